@@ -1,0 +1,70 @@
+/**
+ * Audit rows: one JSON object per line, keys in a fixed order and compact, so
+ * the log can be searched with plain grep (`grep '"op":"send".*"actor":"alpha"'`).
+ */
+import { createHash } from 'node:crypto';
+
+export const PREVIEW_CODE_POINTS = 200;
+
+export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session';
+
+export interface AuditRow {
+  ts: string;
+  op: AuditOp;
+  actor: string;
+  message_id: string | null;
+  from: string;
+  to: string;
+  addressed_to?: string | null;
+  thread_id: string | null;
+  body_preview: string | null;
+  body_sha256: string | null;
+  [extra: string]: unknown;
+}
+
+/** The first 200 code points of a body (never splits a surrogate pair). */
+export function bodyPreview(body: string): string {
+  let count = 0;
+  let end = 0;
+  for (const char of body) {
+    if (count === PREVIEW_CODE_POINTS) break;
+    end += char.length;
+    count++;
+  }
+  return body.slice(0, end);
+}
+
+export function bodySha256(body: string): string {
+  return createHash('sha256').update(body, 'utf8').digest('hex');
+}
+
+export interface MessageFacts {
+  messageId: string;
+  fromAgent: string;
+  toAgent: string;
+  addressedTo: string | null;
+  threadId: string;
+  body: string;
+}
+
+/** A row about one message (send, read, deliver, claim), keys in the documented order. */
+export function messageRow(op: AuditOp, ts: string, actor: string, message: MessageFacts): AuditRow {
+  return {
+    ts,
+    op,
+    actor,
+    message_id: message.messageId,
+    from: message.fromAgent,
+    to: message.toAgent,
+    addressed_to: message.addressedTo,
+    thread_id: message.threadId,
+    body_preview: bodyPreview(message.body),
+    body_sha256: bodySha256(message.body),
+  };
+}
+
+export function serialiseRows(rows: readonly AuditRow[]): string {
+  let text = '';
+  for (const row of rows) text += `${JSON.stringify(row)}\n`;
+  return text;
+}

@@ -1,0 +1,82 @@
+/**
+ * Every subcommand the CLI knows, with its arguments and help. Each command's
+ * code is imported only when that command runs.
+ */
+import type { CommandSpec } from './spec.js';
+
+const json = { name: 'json', type: 'boolean', description: 'print machine-readable JSON' } as const;
+const speaker = {
+  name: 'name',
+  type: 'string',
+  value: 'NAME',
+  description: 'act as this agent instead of $AGENT_BUS_NAME (or human)',
+} as const;
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'send',
+    summary: 'Send mail to an agent, a client, a repo, or everyone (*).',
+    details: [
+      'NAME forms: repo/client-N or repo/client-label (one session), repo/client (whichever session',
+      'of that client reads first), repo (every client in the repo; one of them claims it), * (everyone).',
+      'Use - as BODY to read the body from standard input.',
+    ].join('\n'),
+    positionals: [{ name: 'BODY', required: true, description: 'the message text, or - to read it from stdin' }],
+    options: [
+      { name: 'to', type: 'string', value: 'NAME', description: 'recipient', default: '*' },
+      { name: 'thread', type: 'string', value: 'ID', description: 'reply on this thread instead of starting one' },
+      speaker,
+      json,
+    ],
+    examples: ['agent-bus send "please review the login form" --to web-app', 'git diff | agent-bus send - --to api/claude'],
+    load: async () => (await import('./commands/send.js')).run,
+  },
+  {
+    name: 'inbox',
+    summary: 'Show unread mail and mark it read.',
+    positionals: [],
+    options: [
+      speaker,
+      { name: 'limit', type: 'string', value: 'N', description: 'show at most N messages', default: '50' },
+      { name: 'peek', type: 'boolean', description: 'show without marking read or claiming' },
+      { name: 'short', type: 'boolean', description: 'one line per message' },
+      json,
+    ],
+    load: async () => (await import('./commands/inbox.js')).run,
+  },
+  {
+    name: 'agents',
+    summary: 'List the agents on the bus, grouped by repo, with unread counts.',
+    positionals: [],
+    options: [json],
+    load: async () => (await import('./commands/agents.js')).run,
+  },
+  {
+    name: 'forget',
+    summary: 'Remove an agent (or every agent of a repo) from the roster. Message history is kept.',
+    positionals: [{ name: 'NAME', required: false, description: 'the agent to forget' }],
+    options: [
+      { name: 'group', type: 'string', value: 'REPO', description: 'forget every agent of this repo' },
+      json,
+    ],
+    examples: ['agent-bus forget human', 'agent-bus forget --group old-repo'],
+    load: async () => (await import('./commands/forget.js')).run,
+  },
+  {
+    name: 'tail',
+    summary: 'Show the audit log, newest last; -f follows it live.',
+    positionals: [],
+    options: [
+      { name: 'follow', short: 'f', type: 'boolean', description: 'keep printing new rows as they are written' },
+      { name: 'limit', type: 'string', value: 'N', description: 'rows to show first', default: '50' },
+      { name: 'full', type: 'boolean', description: 'print whole previews, wrapped to the terminal' },
+      { name: 'json', type: 'boolean', description: 'print one JSON object per line' },
+    ],
+    examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
+    load: async () => (await import('./commands/tail.js')).run,
+  },
+];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}

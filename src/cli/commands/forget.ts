@@ -1,0 +1,38 @@
+/** `agent-bus forget`: drop stale names from the roster; their mail stays in the database. */
+import { openBus } from '../../runtime.js';
+import { UsageError } from '../args.js';
+import type { CommandRunner } from '../spec.js';
+
+export const run: CommandRunner = async (args, io) => {
+  const name = args.positionals[0];
+  const group = typeof args.values.group === 'string' ? args.values.group.trim() : undefined;
+  if (name !== undefined && group !== undefined) throw new UsageError('forget: give either NAME or --group REPO, not both');
+  if (name === undefined && group === undefined) throw new UsageError("forget: missing NAME (or --group REPO). See 'agent-bus forget --help'.");
+  const bus = openBus(io.env);
+  try {
+    if (group !== undefined) {
+      if (group === '') throw new UsageError('forget: --group needs a repo name');
+      const removed = await bus.forgetGroup(group);
+      if (args.values.json) io.stdout.write(`${JSON.stringify({ group, forgotten: removed })}\n`);
+      else if (removed.length === 0) io.stdout.write(`(no agents in a repo named '${group}' on the roster)\n`);
+      else io.stdout.write(`forgot ${removed.length} agent(s): ${removed.join(', ')}\n`);
+      return 0;
+    }
+    const target = (name as string).trim();
+    const result = await bus.forget(target);
+    if (args.values.json) {
+      io.stdout.write(`${JSON.stringify({ name: target, forgotten: result.removed, pending_count: result.pending })}\n`);
+    } else if (!result.removed) {
+      io.stdout.write(`(no agent named '${target}' on the roster)\n`);
+    } else {
+      const rest =
+        result.pending > 0
+          ? `${result.pending} undelivered message(s) remain in the DB; they will be delivered if '${target}' reconnects.`
+          : 'no undelivered messages.';
+      io.stdout.write(`forgot agent '${target}'. ${rest}\n`);
+    }
+    return 0;
+  } finally {
+    await bus.close();
+  }
+};

@@ -1,0 +1,46 @@
+/** `agent-bus inbox`: read (and by default mark read) an agent's unread mail. */
+import { openBus } from '../../runtime.js';
+import { positiveInt, speakerName } from '../context.js';
+import { clockTime, oneLine, shortThread, terminalWidth, wrap } from '../format.js';
+import { makeStyle } from '../style.js';
+import type { MessageView } from '../../core/views.js';
+import type { CommandRunner } from '../spec.js';
+
+function audience(message: MessageView): string {
+  if (message.kind === 'broadcast') return ' (everyone)';
+  if (message.kind === 'group') return ` (everyone in ${message.addressed_to ?? message.to})`;
+  return '';
+}
+
+export const run: CommandRunner = async (args, io) => {
+  const reader = speakerName(args.values.name, io.env);
+  const limit = positiveInt(args.values.limit, 'limit', 50);
+  const bus = openBus(io.env);
+  try {
+    const messages = await bus.readInbox({ reader, markRead: !args.values.peek, limit });
+    if (args.values.json) {
+      io.stdout.write(`${JSON.stringify(messages)}\n`);
+      return 0;
+    }
+    if (messages.length === 0) {
+      io.stdout.write(`(no messages for ${reader})\n`);
+      return 0;
+    }
+    const style = await makeStyle(io.stdout, io.env);
+    const width = terminalWidth(io.stdout);
+    const out: string[] = [];
+    for (const message of messages) {
+      const claimed =
+        message.claimed_by !== null && message.claimed_by !== reader ? style.dim(` [already picked up by ${message.claimed_by}]`) : '';
+      const head =
+        `${style.dim(clockTime(message.sent_at))}  ${style.agent(message.from)} → ${message.to}${audience(message)}  ` +
+        `${style.dim(`[${shortThread(message.thread_id)}]`)}${claimed}`;
+      if (args.values.short) out.push(`${head}  ${oneLine(message.body)}`);
+      else out.push(head, wrap(message.body, width));
+    }
+    io.stdout.write(`${out.join('\n')}\n`);
+    return 0;
+  } finally {
+    await bus.close();
+  }
+};

@@ -1,0 +1,50 @@
+/** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone. */
+import { openBus } from '../../runtime.js';
+import { speakerName, speakerRegistrations } from '../context.js';
+import { clockTime, oneLine, pad, padStyled, shortThread } from '../format.js';
+import { makeStyle } from '../style.js';
+import type { SendResult } from '../../core/bus.js';
+import type { CommandRunner, CommandIo } from '../spec.js';
+import { UsageError } from '../args.js';
+
+async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  if (stdin.isTTY) throw new UsageError('send: BODY is - but standard input is a terminal; pipe the body in');
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function recipientLabel(result: SendResult): string {
+  if (result.kind === 'broadcast') return `all (${result.recipients.length})`;
+  if (result.kind === 'group') return `${result.to} (${result.recipients.length})`;
+  return result.to;
+}
+
+export const run: CommandRunner = async (args, io: CommandIo) => {
+  const from = speakerName(args.values.name, io.env);
+  const rawBody = args.positionals[0] ?? '';
+  const body = rawBody === '-' ? await readStdin(io.stdin) : rawBody;
+  const to = typeof args.values.to === 'string' ? args.values.to : '*';
+  const threadId = typeof args.values.thread === 'string' ? args.values.thread : null;
+  const bus = openBus(io.env);
+  try {
+    const result = await bus.send({ from, to, body, threadId, register: speakerRegistrations(from, io.env, io.cwd) });
+    if (args.values.json) {
+      io.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    }
+    if (result.recipients.length === 0) {
+      io.stdout.write('(nobody to deliver to — message dropped)\n');
+      return 0;
+    }
+    const style = await makeStyle(io.stdout, io.env);
+    const label = recipientLabel(result);
+    io.stdout.write(
+      `${style.dim(clockTime(result.sent_at))}  ${padStyled(style.agent(from), from, 18)} → ${pad(label, 18)}  ` +
+        `${oneLine(body)} ${style.dim(`[${shortThread(result.thread_id)}]`)}\n`,
+    );
+    return 0;
+  } finally {
+    await bus.close();
+  }
+};

@@ -1,0 +1,59 @@
+/** `agent-bus tail`: the audit log's last rows, and with -f every new row as it is written. */
+import { statSync } from 'node:fs';
+import { followLines } from '../../audit/follow.js';
+import { parseAuditLine, tailAudit } from '../../audit/log.js';
+import type { AuditRow } from '../../audit/record.js';
+import { busPaths } from '../../core/paths.js';
+import { positiveInt } from '../context.js';
+import { clockTime, oneLine, pad, padStyled, shortThread, terminalWidth, wrap } from '../format.js';
+import { makeStyle, type Style } from '../style.js';
+import type { CommandRunner } from '../spec.js';
+
+export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width: number): string {
+  const from = typeof row.from === 'string' ? row.from : '';
+  const to = typeof row.to === 'string' ? row.to : '';
+  const preview = typeof row.body_preview === 'string' ? row.body_preview : '';
+  const status = typeof row.wake_status === 'string' ? ` (${row.wake_status})` : '';
+  const head =
+    `${style.dim(clockTime(String(row.ts ?? '')))}  ${pad(String(row.op ?? '?'), 8)}` +
+    `${padStyled(style.agent(from), from, 18)} → ${padStyled(style.agent(to), to, 18)}`;
+  const thread = style.dim(`[${shortThread(row.thread_id)}]`);
+  if (full) return `${head}  ${thread}${status}\n${wrap(preview, width)}`;
+  return `${head}  ${oneLine(preview)}${status}  ${thread}`;
+}
+
+export const run: CommandRunner = async (args, io) => {
+  const limit = positiveInt(args.values.limit, 'limit', 50);
+  const json = Boolean(args.values.json);
+  const full = Boolean(args.values.full);
+  const path = busPaths(io.env).audit;
+  const style = await makeStyle(io.stdout, io.env, json);
+  const width = terminalWidth(io.stdout);
+  const print = (row: AuditRow): void => {
+    io.stdout.write(`${json ? JSON.stringify(row) : renderAuditRow(row, style, full, width)}\n`);
+  };
+  let startOffset = 0;
+  try {
+    startOffset = statSync(path).size;
+  } catch {
+    startOffset = 0;
+  }
+  for (const row of tailAudit(path, limit, startOffset)) print(row);
+  if (!args.values.follow) return 0;
+  return new Promise<number>((resolve) => {
+    const follower = followLines(
+      path,
+      (line) => {
+        const row = parseAuditLine(line);
+        if (row) print(row);
+      },
+      { fromOffset: startOffset },
+    );
+    const stop = (): void => {
+      follower.close();
+      resolve(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+};

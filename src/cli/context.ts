@@ -1,0 +1,36 @@
+/** What CLI commands share: who is speaking, opening the bus, parsing numeric flags. */
+import { resolve } from 'node:path';
+import { parseName } from '../core/names.js';
+import { registrationsFor } from '../core/roster.js';
+import type { Registration } from '../store/types.js';
+import type { Env } from '../core/settings.js';
+import { UsageError } from './args.js';
+
+export const DEFAULT_HUMAN = 'human';
+
+/** The name the CLI acts as: --name, else $AGENT_BUS_NAME, else human. */
+export function speakerName(flag: string | boolean | undefined, env: Env): string {
+  const name = typeof flag === 'string' ? flag.trim() : (env.AGENT_BUS_NAME ?? '').trim() || DEFAULT_HUMAN;
+  parseName(name);
+  return name;
+}
+
+/**
+ * How a speaker is put on the roster when it sends. Only the identity the
+ * environment describes is authoritative (moves to $AGENT_BUS_REPO); speaking
+ * as somebody else with --name never changes where that agent is registered.
+ */
+export function speakerRegistrations(name: string, env: Env, cwd: string): Registration[] {
+  const ownIdentity = (env.AGENT_BUS_NAME ?? '').trim() === name;
+  const repo = (env.AGENT_BUS_REPO ?? '').trim();
+  if (ownIdentity && repo !== '') return registrationsFor(name, resolve(cwd, repo), true);
+  return registrationsFor(name, cwd, false);
+}
+
+export function positiveInt(value: string | boolean | undefined, flag: string, fallback: number): number {
+  if (value === undefined || typeof value === 'boolean') return fallback;
+  if (!/^\d+$/.test(value.trim()) || Number.parseInt(value, 10) < 1) {
+    throw new UsageError(`--${flag} must be a whole number of at least 1, got '${value}'`);
+  }
+  return Number.parseInt(value, 10);
+}

@@ -1,0 +1,75 @@
+/** Text shapes shared by the CLI's listings: clock times, relative ages, one-line previews, wrapping. */
+import { stampToMillis } from '../core/clock.js';
+
+/** Local wall-clock HH:MM:SS of a stored UTC stamp. */
+export function clockTime(stamp: string): string {
+  const millis = stampToMillis(stamp);
+  if (Number.isNaN(millis)) return '--:--:--';
+  const date = new Date(millis);
+  const two = (value: number): string => String(value).padStart(2, '0');
+  return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+export function relativeAge(stamp: string, nowMillis = Date.now()): string {
+  const millis = stampToMillis(stamp);
+  if (Number.isNaN(millis)) return 'never';
+  const seconds = Math.floor((nowMillis - millis) / 1000);
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
+  if (seconds < 7 * 86_400) return `${Math.floor(seconds / 86_400)}d ago`;
+  if (seconds < 30 * 86_400) return `${Math.floor(seconds / (7 * 86_400))}w ago`;
+  const date = new Date(millis);
+  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+}
+
+export function shortThread(threadId: string | null | undefined): string {
+  return threadId ? threadId.slice(0, 8) : '--------';
+}
+
+/** A body on one line: newlines become spaces, cut to `max` code points with an ellipsis. */
+export function oneLine(text: string, max = 72): string {
+  const flat = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** Pad to a width counted in code points (names are short; this keeps columns aligned). */
+export function pad(text: string, width: number): string {
+  const length = Array.from(text).length;
+  return length >= width ? text : text + ' '.repeat(width - length);
+}
+
+/** Pad a coloured string by the width of its plain text. */
+export function padStyled(styled: string, plainText: string, width: number): string {
+  const length = Array.from(plainText).length;
+  return length >= width ? styled : styled + ' '.repeat(width - length);
+}
+
+/** Wrap text to `width` columns with an indent, keeping blank lines and never breaking long words. */
+export function wrap(text: string, width: number, indent = '    '): string {
+  const room = Math.max(20, width - indent.length);
+  const out: string[] = [];
+  for (const paragraph of text.split(/\r?\n/)) {
+    if (paragraph.trim() === '') {
+      out.push('');
+      continue;
+    }
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter((part) => part !== '')) {
+      if (line === '') line = word;
+      else if (Array.from(line).length + 1 + Array.from(word).length <= room) line += ` ${word}`;
+      else {
+        out.push(indent + line);
+        line = word;
+      }
+    }
+    if (line !== '') out.push(indent + line);
+  }
+  return out.join('\n');
+}
+
+export function terminalWidth(stream: { columns?: number }): number {
+  return stream.columns && stream.columns > 0 ? stream.columns : 80;
+}

@@ -1,0 +1,73 @@
+/** The CLI's dispatcher: global flags, help, the subcommand, and one-line errors with exit codes. */
+import { readFileSync } from 'node:fs';
+import { BusError } from '../core/errors.js';
+import { commandHelp, parseCommandArgs, UsageError } from './args.js';
+import { COMMANDS, findCommand } from './commands.js';
+import type { CommandIo } from './spec.js';
+
+export function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
+  const lines = [
+    'Usage: agent-bus <command> [options]',
+    '',
+    'A persistent message bus for coding agents and the humans steering them.',
+    '',
+    'Commands:',
+    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
+    '',
+    'Options:',
+    '  -V, --version  print the version',
+    '  -h, --help     show this help',
+    '',
+    "Run 'agent-bus <command> --help' for a command's options.",
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function report(io: CommandIo, error: unknown): number {
+  if (error instanceof BusError) {
+    io.stderr.write(`agent-bus: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`agent-bus: unexpected error: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  if (io.env.AGENT_BUS_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  return 1;
+}
+
+export async function main(io: CommandIo): Promise<number> {
+  const [first, ...rest] = io.argv;
+  if (first === undefined) {
+    io.stderr.write(topHelp());
+    return 2;
+  }
+  if (first === '--version' || first === '-V') {
+    io.stdout.write(`agent-bus ${version()}\n`);
+    return 0;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' && rest[0] ? findCommand(rest[0]) : undefined;
+    io.stdout.write(topic ? commandHelp(topic) : topHelp());
+    return 0;
+  }
+  const spec = findCommand(first);
+  if (!spec) {
+    return report(io, new UsageError(`unknown command '${first}'. Run 'agent-bus --help' for the list.`));
+  }
+  try {
+    const args = parseCommandArgs(spec, rest);
+    if (args.values.help) {
+      io.stdout.write(commandHelp(spec));
+      return 0;
+    }
+    const run = await spec.load();
+    return await run(args, io);
+  } catch (error) {
+    return report(io, error);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * How a subcommand describes itself: its arguments, options and help text.
+ * Parsing uses node:util's parseArgs, which costs nothing to load; hooks and
+ * `inbox` start a fresh process on every turn, so start-up time is the budget.
+ */
+import type { Env } from '../core/settings.js';
+
+export interface OptionSpec {
+  name: string;
+  short?: string;
+  type: 'string' | 'boolean';
+  /** Placeholder shown in help for a string option, e.g. NAME. */
+  value?: string;
+  description: string;
+  default?: string;
+}
+
+export interface PositionalSpec {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
+export interface CommandIo {
+  argv: string[];
+  env: Env;
+  cwd: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+export type CommandRunner = (args: ParsedArgs, io: CommandIo) => Promise<number>;
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  /** Longer help text, printed under the usage line. */
+  details?: string;
+  positionals: PositionalSpec[];
+  options: OptionSpec[];
+  examples?: string[];
+  load(): Promise<CommandRunner>;
+}

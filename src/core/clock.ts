@@ -1,0 +1,32 @@
+/**
+ * Timestamps as the bus stores them: UTC, microseconds, `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
+ * They sort as text, so within one process they are made strictly increasing:
+ * two sends in the same microsecond still read back in the order they were made.
+ */
+import { performance } from 'node:perf_hooks';
+
+const originMicros = Date.now() * 1000 - Math.round(performance.now() * 1000);
+let lastMicros = 0;
+
+export function nowMicros(): number {
+  let micros = originMicros + Math.round(performance.now() * 1000);
+  if (micros <= lastMicros) micros = lastMicros + 1;
+  lastMicros = micros;
+  return micros;
+}
+
+export function formatStamp(micros: number): string {
+  const millis = Math.floor(micros / 1000);
+  const iso = new Date(millis).toISOString(); // 2026-01-02T03:04:05.678Z
+  const fraction = String(micros % 1_000_000).padStart(6, '0');
+  return `${iso.slice(0, 19)}.${fraction}Z`;
+}
+
+export function nowStamp(): string {
+  return formatStamp(nowMicros());
+}
+
+/** Milliseconds since the epoch for a stored stamp (microseconds are dropped), or NaN. */
+export function stampToMillis(stamp: string): number {
+  return Date.parse(stamp.length > 24 ? `${stamp.slice(0, 23)}Z` : stamp);
+}

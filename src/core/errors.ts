@@ -1,0 +1,37 @@
+/**
+ * Errors the bus raises for bad input or an unusable store. Each carries the
+ * exit code the CLI maps it to, so every surface reports failures the same way.
+ */
+export class BusError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+}
+
+/** A name that breaks one of the naming rules; the message says which. */
+export class InvalidNameError extends BusError {}
+
+/** Input that is not a name but still unusable: an empty body, a bad limit, a body over the size cap. */
+export class InvalidInputError extends BusError {}
+
+/** A send to a name nobody holds. Nothing was written. */
+export class UnknownRecipientError extends BusError {
+  readonly to: string;
+  constructor(to: string, message: string) {
+    super(message, 1);
+    this.to = to;
+  }
+}
+
+/** The database was written by a newer, incompatible agent-bus. */
+export class SchemaTooNewError extends BusError {
+  constructor(message: string) {
+    super(message, 3);
+  }
+}
+
+/** The database file cannot be opened or is not a database. */
+export class StoreUnavailableError extends BusError {}

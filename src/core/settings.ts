@@ -1,0 +1,37 @@
+/**
+ * Settings read from the environment. Every parser is forgiving the way users
+ * expect: unset or unparseable values fall back to the documented default.
+ */
+export type Env = Record<string, string | undefined>;
+
+export function intSetting(env: Env, key: string, fallback: number, min = 0): number {
+  const raw = env[key]?.trim();
+  if (!raw) return fallback;
+  if (!/^-?\d+$/.test(raw)) return fallback;
+  return Math.max(min, Number.parseInt(raw, 10));
+}
+
+export function floatSetting(env: Env, key: string, fallback: number, min = 0): number {
+  const raw = env[key]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) return fallback;
+  return value < min ? fallback : value;
+}
+
+export interface BusSettings {
+  /** Skip clients idle this many days in repo-wide and `*` sends, when a fresher repo-mate exists; 0 disables. */
+  fanoutMaxIdleDays: number;
+  /** Largest body accepted, in UTF-8 bytes. */
+  maxBodyBytes: number;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_FANOUT_MAX_IDLE_DAYS = 14;
+
+export function busSettings(env: Env = process.env): BusSettings {
+  return {
+    fanoutMaxIdleDays: intSetting(env, 'AGENT_BUS_FANOUT_MAX_IDLE_DAYS', DEFAULT_FANOUT_MAX_IDLE_DAYS, 0),
+    maxBodyBytes: intSetting(env, 'AGENT_BUS_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1),
+  };
+}

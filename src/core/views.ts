@@ -1,0 +1,76 @@
+/**
+ * The JSON shapes the bus shows the world (MCP results, `--json` output).
+ * Their keys and order are a stable contract.
+ */
+import { groupOf, parseNameLenient } from './names.js';
+import type { AgentRecord, MessageRecord } from '../store/types.js';
+
+export type MessageKind = 'direct' | 'group' | 'broadcast';
+
+export interface MessageView {
+  message_id: string;
+  from: string;
+  to: string;
+  addressed_to: string | null;
+  kind: MessageKind;
+  claimed_by: string | null;
+  body: string;
+  sent_at: string;
+  thread_id: string;
+  read_at: string | null;
+  delivered_at: string | null;
+}
+
+export function messageKind(message: Pick<MessageRecord, 'fanoutId' | 'addressedTo'>): MessageKind {
+  if (message.fanoutId === null) return 'direct';
+  return message.addressedTo === '*' ? 'broadcast' : 'group';
+}
+
+export function messageView(message: MessageRecord): MessageView {
+  return {
+    message_id: message.messageId,
+    from: message.fromAgent,
+    to: message.toAgent,
+    addressed_to: message.addressedTo,
+    kind: messageKind(message),
+    claimed_by: message.claimedBy,
+    body: message.body,
+    sent_at: message.sentAt,
+    thread_id: message.threadId,
+    read_at: message.readAt,
+    delivered_at: message.deliveredAt,
+  };
+}
+
+export type AgentKind = 'session' | 'client' | 'agent';
+
+export interface AgentView {
+  name: string;
+  kind: AgentKind;
+  group: string;
+  client: string | null;
+  topic: string | null;
+  repo_path: string;
+  registered_at: string;
+  last_seen: string;
+  pending_count: number;
+  /** Whether a running server holds this session address; null for names that are not sessions. */
+  live: boolean | null;
+}
+
+export function agentView(agent: AgentRecord, pending: number, live: boolean | null): AgentView {
+  const parsed = parseNameLenient(agent.name);
+  const isSession = parsed !== null && parsed.handle !== null;
+  return {
+    name: agent.name,
+    kind: isSession ? 'session' : agent.client !== null ? 'client' : 'agent',
+    group: agent.groupName ?? groupOf(agent.name),
+    client: agent.client ?? (isSession ? parsed.client : null),
+    topic: agent.topic,
+    repo_path: agent.repoPath,
+    registered_at: agent.registeredAt,
+    last_seen: agent.lastSeen,
+    pending_count: pending,
+    live: isSession ? live : null,
+  };
+}

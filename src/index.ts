@@ -1,0 +1,10 @@
+/** The agent-bus library: the same operations the CLI and MCP server use. */
+export { Bus, readerIdentity } from './core/bus.js';
+export type { SendRequest, SendResult, ReadRequest, ForgetResult } from './core/bus.js';
+export { openBus } from './runtime.js';
+export { busPaths } from './core/paths.js';
+export * from './core/errors.js';
+export * from './core/names.js';
+export type { MessageView, AgentView } from './core/views.js';
+export { registrationsFor } from './core/roster.js';
+export type { Store } from './store/types.js';

@@ -1,0 +1,7 @@
+/** Choose and open the storage backend for a database location. */
+import { SqliteStore } from './sqlite/store.js';
+import type { Store } from './types.js';
+
+export function openStore(location: string): Store {
+  return new SqliteStore(location);
+}

@@ -1,0 +1,112 @@
+/**
+ * Opening the SQLite file: private permissions, WAL, and forward migration
+ * under the write lock so that processes starting together migrate once.
+ */
+import Database from 'better-sqlite3';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SchemaTooNewError, StoreUnavailableError } from '../../core/errors.js';
+import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
+
+/** How long a writer waits for the lock before giving up, in milliseconds. */
+export const BUSY_TIMEOUT_MS = 30_000;
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_CANTOPEN');
+}
+
+/** Create the folder (0700) and an empty file (0600) so SQLite never creates them with looser modes. */
+function preparePrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+export function openSqlite(path: string): Database.Database {
+  let db: Database.Database;
+  try {
+    preparePrivateFile(path);
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw new StoreUnavailableError(`cannot open the database at ${path}: ${describe(error)}`);
+  }
+  try {
+    try {
+      db.pragma('journal_mode = WAL');
+    } catch (error) {
+      // Another process converting the file at this moment holds the lock; it ends in WAL anyway.
+      if (!String((error as { code?: string }).code).startsWith('SQLITE_BUSY')) throw error;
+    }
+    db.pragma('synchronous = NORMAL');
+    migrate(db, path);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof SchemaTooNewError) throw error;
+    if (isCorruption(error)) throw new StoreUnavailableError(`cannot use the database at ${path}: ${describe(error)}`);
+    throw error;
+  }
+}
+
+function readVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+function checkEpoch(version: number): void {
+  const epoch = Math.floor(version / EPOCH_SIZE);
+  if (epoch > SCHEMA_EPOCH) {
+    throw new SchemaTooNewError(
+      `this database uses schema epoch ${epoch}, but this agent-bus only understands epoch ${SCHEMA_EPOCH} — upgrade agent-bus`,
+    );
+  }
+}
+
+function hasTable(db: Database.Database, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+}
+
+/** Copy the database as it is now next to it, as `<db>.pre-migrate-<version>`, once. */
+function backUp(path: string, version: number): void {
+  const target = `${path}.pre-migrate-${version}`;
+  if (existsSync(target)) return;
+  const partial = `${target}.partial`;
+  rmSync(partial, { force: true });
+  // A second connection reads a consistent snapshot while the first holds the write lock.
+  const reader = new Database(path, { readonly: true, timeout: BUSY_TIMEOUT_MS });
+  try {
+    reader.prepare('VACUUM INTO ?').run(partial);
+  } finally {
+    reader.close();
+  }
+  chmodSync(partial, 0o600);
+  renameSync(partial, target);
+}
+
+export function migrate(db: Database.Database, path: string): void {
+  let version = readVersion(db);
+  checkEpoch(version);
+  if (version >= TARGET_VERSION) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    version = readVersion(db);
+    checkEpoch(version);
+    if (version < TARGET_VERSION) {
+      if (hasTable(db, 'agents')) backUp(path, version);
+      const done = version >= SCHEMA_EPOCH * EPOCH_SIZE ? version % EPOCH_SIZE : 0;
+      for (const step of STEPS) if (step.step > done) step.apply(db);
+      db.pragma(`user_version = ${TARGET_VERSION}`);
+    }
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

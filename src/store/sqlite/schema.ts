@@ -1,0 +1,114 @@
+/**
+ * The SQLite schema, versioned as `PRAGMA user_version = epoch * 1000 + step`.
+ * Steps only add (tables, nullable columns, indexes) and are idempotent, so an
+ * older agent-bus keeps working against a newer database of the same epoch.
+ * Steps 1–3 are the schemas the Python agent-bus 0.4, 0.5 and 0.6 wrote.
+ */
+import type Database from 'better-sqlite3';
+
+export const SCHEMA_EPOCH = 1;
+export const EPOCH_SIZE = 1000;
+
+type Db = Database.Database;
+
+function columns(db: Db, table: string): Set<string> {
+  const rows = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+  return new Set(rows.map((row) => row.name));
+}
+
+function addColumns(db: Db, table: string, definitions: Record<string, string>): void {
+  const present = columns(db, table);
+  for (const [name, type] of Object.entries(definitions)) {
+    if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+  }
+}
+
+export interface MigrationStep {
+  step: number;
+  description: string;
+  apply(db: Db): void;
+}
+
+export const STEPS: MigrationStep[] = [
+  {
+    step: 1,
+    description: 'agents and messages (the 0.4 schema)',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS agents (
+          name TEXT PRIMARY KEY,
+          repo_path TEXT NOT NULL,
+          registered_at TEXT NOT NULL,
+          last_seen TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS messages (
+          message_id TEXT PRIMARY KEY,
+          from_agent TEXT NOT NULL,
+          to_agent TEXT NOT NULL,
+          body TEXT NOT NULL,
+          thread_id TEXT NOT NULL,
+          sent_at TEXT NOT NULL,
+          read_at TEXT,
+          delivered_at TEXT
+        );
+        CREATE INDEX IF NOT EXISTS idx_messages_inbox ON messages(to_agent, read_at);
+        CREATE INDEX IF NOT EXISTS idx_messages_thread ON messages(thread_id, sent_at);
+      `);
+    },
+  },
+  {
+    step: 2,
+    description: 'repo-wide addressing and claims (the 0.5 schema)',
+    apply(db) {
+      addColumns(db, 'agents', { group_name: 'TEXT', client: 'TEXT' });
+      addColumns(db, 'messages', { addressed_to: 'TEXT', fanout_id: 'TEXT', to_group: 'TEXT', claimed_by: 'TEXT' });
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS idx_agents_group ON agents(group_name);
+        CREATE INDEX IF NOT EXISTS idx_messages_fanout ON messages(fanout_id);
+      `);
+    },
+  },
+  {
+    step: 3,
+    description: 'session addresses and topics (the 0.6 schema)',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS sessions (
+          server_pid INTEGER NOT NULL,
+          server_started TEXT NOT NULL,
+          name TEXT NOT NULL,
+          client_address TEXT NOT NULL,
+          repo_path TEXT NOT NULL,
+          lineage TEXT NOT NULL,
+          session_key TEXT,
+          boot_id TEXT,
+          pid_ns TEXT,
+          started_at TEXT NOT NULL,
+          last_seen TEXT NOT NULL,
+          ended_at TEXT,
+          PRIMARY KEY (server_pid, server_started, client_address)
+        );
+        CREATE INDEX IF NOT EXISTS idx_sessions_address ON sessions(client_address);
+      `);
+      addColumns(db, 'agents', { topic: 'TEXT' });
+      // Session-shaped names written by 0.5 (`repo/codex-docs`) belong to their repo.
+      db.exec(`
+        UPDATE agents SET group_name = substr(name, 1, instr(name, '/') - 1)
+        WHERE instr(name, '/') > 1 AND instr(substr(name, instr(name, '/') + 1), '-') > 0
+          AND group_name IS NULL
+      `);
+    },
+  },
+  {
+    step: 4,
+    description: 'indexes for unread mail and recent activity',
+    apply(db) {
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS idx_messages_unread ON messages(to_agent, sent_at) WHERE read_at IS NULL;
+        CREATE INDEX IF NOT EXISTS idx_messages_sent ON messages(sent_at);
+      `);
+    },
+  },
+];
+
+export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -1,0 +1,334 @@
+/**
+ * The embedded SQLite backend: one connection per process, statements
+ * prepared once, every read-modify-write in a `BEGIN IMMEDIATE` transaction.
+ */
+import type Database from 'better-sqlite3';
+import { openSqlite } from './open.js';
+import type {
+  AgentRecord,
+  ForgetOutcome,
+  MessageRecord,
+  ReadInput,
+  ReadOutcome,
+  ReaderIdentity,
+  Registration,
+  RosterQuery,
+  RosterSnapshot,
+  SendInput,
+  SessionHolder,
+  Store,
+} from '../types.js';
+
+const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
+  group_name AS groupName, client, topic`;
+
+const MESSAGE_COLUMNS = `message_id AS messageId, from_agent AS fromAgent, to_agent AS toAgent, body,
+  thread_id AS threadId, sent_at AS sentAt, read_at AS readAt, delivered_at AS deliveredAt,
+  addressed_to AS addressedTo, fanout_id AS fanoutId, to_group AS toGroup, claimed_by AS claimedBy`;
+
+// A fan-out copy is skipped when the reader already holds its own copy of that send,
+// and a bare-repo copy also when the address the reader shares holds one.
+const NO_OWN_COPY = `(m.fanout_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM messages s WHERE s.fanout_id = m.fanout_id AND s.to_agent = @me))`;
+const NO_OWN_OR_SHARED_COPY = `(m.fanout_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM messages s WHERE s.fanout_id = m.fanout_id AND s.to_agent IN (@me, @sharedOrMe)))`;
+
+// What a reader may drain: its own mail; for a session, mail at its client address
+// that it did not send itself; and mail to its bare repo name while nobody holds
+// that name (left by a rename or by an older agent-bus that could not fan out).
+const INBOX_UNION = `
+  SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.to_agent = @me AND m.read_at IS NULL
+  UNION ALL
+  SELECT ${MESSAGE_COLUMNS} FROM messages m
+   WHERE m.to_agent = @shared AND m.read_at IS NULL AND m.from_agent != @me AND ${NO_OWN_COPY}
+  UNION ALL
+  SELECT ${MESSAGE_COLUMNS} FROM messages m
+   WHERE m.to_agent = @group AND m.read_at IS NULL
+     AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = @group) AND ${NO_OWN_OR_SHARED_COPY}`;
+
+type Params = Record<string, string | number | null>;
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(readonly location: string) {
+    this.db = openSqlite(location);
+  }
+
+  /** The underlying connection, for migrations tests and benchmarks that seed data. */
+  get connection(): Database.Database {
+    return this.db;
+  }
+
+  private statement(sql: string): Database.Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private all<T>(sql: string, params: Params | unknown[] = {}): T[] {
+    return this.statement(sql).all(params) as T[];
+  }
+
+  private get<T>(sql: string, params: Params | unknown[] = {}): T | undefined {
+    return this.statement(sql).get(params) as T | undefined;
+  }
+
+  private run(sql: string, params: Params | unknown[] = {}): Database.RunResult {
+    return this.statement(sql).run(params);
+  }
+
+  private immediate<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  private registerNow(registrations: Registration[], now: string): void {
+    for (const reg of registrations) {
+      const params = { name: reg.name, repo: reg.repoPath, now, group: reg.groupName, client: reg.client };
+      if (reg.authoritative) {
+        this.run(
+          `INSERT INTO agents (name, repo_path, registered_at, last_seen, group_name, client)
+           VALUES (@name, @repo, @now, @now, @group, @client)
+           ON CONFLICT(name) DO UPDATE SET repo_path = excluded.repo_path, last_seen = excluded.last_seen,
+             group_name = excluded.group_name, client = excluded.client`,
+          params,
+        );
+      } else {
+        this.run(
+          `INSERT INTO agents (name, repo_path, registered_at, last_seen, group_name, client)
+           VALUES (@name, @repo, @now, @now, @group, @client)
+           ON CONFLICT(name) DO UPDATE SET last_seen = excluded.last_seen,
+             group_name = excluded.group_name, client = excluded.client`,
+          params,
+        );
+      }
+    }
+  }
+
+  async register(registrations: Registration[], now: string): Promise<void> {
+    this.immediate(() => this.registerNow(registrations, now));
+  }
+
+  async touch(names: string[], now: string): Promise<void> {
+    if (names.length === 0) return;
+    this.immediate(() => {
+      for (const name of names) this.run('UPDATE agents SET last_seen = @now WHERE name = @name', { name, now });
+    });
+  }
+
+  async getAgent(name: string): Promise<AgentRecord | null> {
+    return this.get<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [name]) ?? null;
+  }
+
+  private membersOf(group: string): AgentRecord[] {
+    return this.all<AgentRecord>(
+      `SELECT ${AGENT_COLUMNS} FROM agents WHERE group_name = @group OR name = @group ORDER BY name`,
+      { group },
+    ).filter((agent) => (agent.groupName ?? agent.name) === group || agent.name === group);
+  }
+
+  async groupMembers(group: string): Promise<AgentRecord[]> {
+    return this.membersOf(group);
+  }
+
+  private candidates(query: RosterQuery): AgentRecord[] {
+    switch (query.kind) {
+      case 'all':
+        return this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`);
+      case 'name':
+        return this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [query.name]);
+      case 'group':
+        return this.membersOf(query.group);
+    }
+  }
+
+  async send(input: SendInput): Promise<MessageRecord[]> {
+    return this.immediate(() => {
+      this.registerNow(input.register, input.sentAt);
+      const plan = input.plan(this.candidates(input.roster));
+      const records: MessageRecord[] = [];
+      for (const row of plan.rows) {
+        const record: MessageRecord = {
+          messageId: row.messageId,
+          fromAgent: input.from,
+          toAgent: row.toAgent,
+          body: input.body,
+          threadId: plan.threadId as string,
+          sentAt: input.sentAt,
+          readAt: null,
+          deliveredAt: null,
+          addressedTo: input.addressedTo,
+          fanoutId: plan.fanoutId,
+          toGroup: row.toGroup,
+          claimedBy: null,
+        };
+        this.run(
+          `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group)
+           VALUES (@messageId, @fromAgent, @toAgent, @body, @threadId, @sentAt, @addressedTo, @fanoutId, @toGroup)`,
+          {
+            messageId: record.messageId,
+            fromAgent: record.fromAgent,
+            toAgent: record.toAgent,
+            body: record.body,
+            threadId: record.threadId,
+            sentAt: record.sentAt,
+            addressedTo: record.addressedTo,
+            fanoutId: record.fanoutId,
+            toGroup: record.toGroup,
+          },
+        );
+        records.push(record);
+      }
+      return records;
+    });
+  }
+
+  private inboxParams(reader: ReaderIdentity): Params {
+    const shared = reader.isSession ? reader.clientAddress : null;
+    return {
+      me: reader.name,
+      shared,
+      sharedOrMe: shared ?? reader.name,
+      group: reader.group !== reader.name ? reader.group : null,
+    };
+  }
+
+  private selectInbox(reader: ReaderIdentity, limit: number, actionableOnly: boolean): MessageRecord[] {
+    const filter = actionableOnly ? 'WHERE claimedBy IS NULL OR claimedBy = @me' : '';
+    return this.all<MessageRecord>(
+      `SELECT * FROM (${INBOX_UNION}) ${filter} ORDER BY sentAt, messageId LIMIT @limit`,
+      { ...this.inboxParams(reader), limit },
+    );
+  }
+
+  async readInbox(input: ReadInput): Promise<ReadOutcome> {
+    const contestedClaims = new Set<string>();
+    if (input.limit <= 0) return { messages: [], contestedClaims };
+    if (!input.markRead) {
+      return { messages: this.selectInbox(input.reader, input.limit, input.actionableOnly), contestedClaims };
+    }
+    const { reader, now } = input;
+    const messages = this.immediate(() => {
+      const rows = this.selectInbox(reader, input.limit, input.actionableOnly);
+      const shared = reader.clientAddress;
+      for (const row of rows) {
+        if (row.fanoutId !== null && row.claimedBy === null && row.toGroup === reader.group) {
+          // First reader in the repo: claim every copy of this fan-out in the repo.
+          this.run(
+            `UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @group AND claimed_by IS NULL`,
+            { me: reader.name, fanout: row.fanoutId, group: reader.group },
+          );
+          row.claimedBy = reader.name;
+          const mates = this.get(
+            `SELECT 1 FROM messages WHERE fanout_id = @fanout AND to_group = @group
+               AND to_agent != @me AND to_agent != @shared LIMIT 1`,
+            { fanout: row.fanoutId, group: reader.group, me: reader.name, shared: shared ?? reader.name },
+          );
+          if (mates !== undefined) contestedClaims.add(row.messageId);
+        }
+        this.run(
+          'UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id',
+          { now, id: row.messageId },
+        );
+        row.readAt = now;
+        row.deliveredAt = row.deliveredAt ?? now;
+        if (reader.isSession && shared !== null && row.fanoutId !== null && row.toAgent === reader.name) {
+          // A copy left at the shared address by an older sender is the same mail: settle it.
+          this.run(
+            `UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now)
+             WHERE fanout_id = @fanout AND to_agent = @shared AND read_at IS NULL`,
+            { now, fanout: row.fanoutId, shared },
+          );
+        }
+      }
+      return rows;
+    });
+    return { messages, contestedClaims };
+  }
+
+  async pendingCount(reader: ReaderIdentity): Promise<number> {
+    const row = this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (${INBOX_UNION})`, this.inboxParams(reader));
+    return row?.n ?? 0;
+  }
+
+  async roster(): Promise<RosterSnapshot> {
+    return this.db.transaction(() => {
+      const agents = this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`);
+      const unread = this.all<{ toAgent: string; n: number }>(
+        'SELECT to_agent AS toAgent, COUNT(*) AS n FROM messages WHERE read_at IS NULL GROUP BY to_agent',
+      );
+      const names = new Set(agents.map((agent) => agent.name));
+      const pending = new Map<string, number>();
+      for (const agent of agents) pending.set(agent.name, 0);
+      for (const { toAgent, n } of unread) {
+        if (names.has(toAgent)) {
+          pending.set(toAgent, n);
+          continue;
+        }
+        // Mail to a bare repo name nobody holds waits for that repo's first reader: count it for each.
+        const members = agents.filter((agent) => agent.groupName === toAgent && agent.name !== toAgent);
+        if (members.length === 0) continue;
+        const orphans = this.all<{ messageId: string; fanoutId: string | null }>(
+          `SELECT message_id AS messageId, fanout_id AS fanoutId FROM messages WHERE to_agent = ? AND read_at IS NULL`,
+          [toAgent],
+        );
+        const holders = new Map<string, Set<string>>();
+        for (const { fanoutId } of orphans) {
+          if (fanoutId === null || holders.has(fanoutId)) continue;
+          const copies = this.all<{ toAgent: string }>('SELECT to_agent AS toAgent FROM messages WHERE fanout_id = ?', [fanoutId]);
+          holders.set(fanoutId, new Set(copies.map((copy) => copy.toAgent)));
+        }
+        for (const member of members) {
+          const count = orphans.filter((row) => row.fanoutId === null || !holders.get(row.fanoutId)?.has(member.name)).length;
+          pending.set(member.name, (pending.get(member.name) ?? 0) + count);
+        }
+      }
+      const sessionHolders = this.all<SessionHolder>(
+        `SELECT name, server_pid AS serverPid, server_started AS serverStarted FROM sessions WHERE ended_at IS NULL`,
+      );
+      return { agents, pending, sessionHolders };
+    })();
+  }
+
+  async forget(name: string): Promise<ForgetOutcome> {
+    return this.immediate(() => {
+      const removed = this.run('DELETE FROM agents WHERE name = ?', [name]).changes > 0;
+      const row = this.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE to_agent = ? AND read_at IS NULL', [name]);
+      return { removed, pending: row?.n ?? 0 };
+    });
+  }
+
+  async forgetGroup(group: string): Promise<string[]> {
+    return this.immediate(() => {
+      const names = this.membersOf(group).map((agent) => agent.name);
+      for (const name of names) this.run('DELETE FROM agents WHERE name = ?', [name]);
+      return names.sort();
+    });
+  }
+
+  async thread(threadId: string, limit: number): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    return this.all<MessageRecord>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE thread_id = ? ORDER BY sent_at, message_id LIMIT ?`,
+      [threadId, limit],
+    );
+  }
+
+  async recentMessages(limit: number): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    return this.all<MessageRecord>(
+      `SELECT * FROM (SELECT ${MESSAGE_COLUMNS} FROM messages ORDER BY sent_at DESC, message_id DESC LIMIT ?)
+       ORDER BY sentAt, messageId`,
+      [limit],
+    );
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}
