@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Runs every test file under test/ with node's test runner (through tsx) and
+// ends with the plain summary line CI reads: "N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+function findTests(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findTests(path));
+    else if (entry.name.endsWith('.test.ts')) found.push(path);
+  }
+  return found;
+}
+
+const filter = process.argv.slice(2);
+let files = findTests(join(root, 'test')).sort();
+if (filter.length > 0) files = files.filter((file) => filter.some((part) => file.includes(part)));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-tests-'));
+const tap = join(scratch, 'report.tap');
+const result = spawnSync(
+  process.execPath,
+  [
+    '--import', 'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    ...files.map((file) => relative(root, file)),
+  ],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } },
+);
+
+let passed = 0;
+let failed = 0;
+try {
+  const report = readFileSync(tap, 'utf8');
+  passed = Number(/^# pass (\d+)/m.exec(report)?.[1] ?? 0);
+  failed = Number(/^# fail (\d+)/m.exec(report)?.[1] ?? 0);
+} catch {
+  failed = Math.max(failed, 1);
+}
+rmSync(scratch, { recursive: true, force: true });
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(result.status === 0 && failed === 0 && passed > 0 ? 0 : 1);
