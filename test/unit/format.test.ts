@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatStamp, nowStamp, stampToMillis } from '../../src/core/clock.js';
+import { oneLine, relativeAge, shortThread, wrap } from '../../src/cli/format.js';
+import { bodyPreview, bodySha256 } from '../../src/audit/record.js';
+import { createHash } from 'node:crypto';
+
+test('stamps are UTC with six fractional digits and strictly increase', () => {
+  assert.equal(formatStamp(Date.UTC(2026, 4, 13, 10, 0, 0, 123) * 1000 + 456), '2026-05-13T10:00:00.123456Z');
+  let previous = nowStamp();
+  for (let index = 0; index < 5000; index++) {
+    const next = nowStamp();
+    assert.ok(next > previous, `${next} after ${previous}`);
+    previous = next;
+  }
+  assert.equal(stampToMillis('2026-05-13T10:00:00.123456Z'), Date.UTC(2026, 4, 13, 10, 0, 0, 123));
+});
+
+test('relative ages', () => {
+  const now = Date.UTC(2026, 0, 31, 12, 0, 0);
+  const ago = (seconds: number): string => formatStamp((now - seconds * 1000) * 1000);
+  assert.equal(relativeAge(ago(2), now), 'just now');
+  assert.equal(relativeAge(ago(-30), now), 'just now');
+  assert.equal(relativeAge(ago(42), now), '42s ago');
+  assert.equal(relativeAge(ago(120), now), '2m ago');
+  assert.equal(relativeAge(ago(3 * 3600), now), '3h ago');
+  assert.equal(relativeAge(ago(2 * 86400), now), '2d ago');
+  assert.equal(relativeAge(ago(14 * 86400), now), '2w ago');
+  assert.match(relativeAge(ago(60 * 86400), now), /^\d{4}-\d{2}-\d{2}$/);
+});
+
+test('previews, one-liners and wrapping', () => {
+  const body = `${'é'.repeat(150)}${'😀'.repeat(100)}`;
+  const preview = bodyPreview(body);
+  assert.equal(Array.from(preview).length, 200);
+  assert.ok(!preview.endsWith('\ud83d'), 'never splits a surrogate pair');
+  assert.equal(bodySha256('héllo'), createHash('sha256').update(Buffer.from('héllo', 'utf8')).digest('hex'));
+  assert.equal(oneLine('a\nb\r\n  c'), 'a b c');
+  assert.equal(Array.from(oneLine('x'.repeat(100))).length, 72);
+  assert.ok(oneLine('x'.repeat(100)).endsWith('…'));
+  assert.equal(shortThread('c7a3b2f0-1111-2222-3333-444455556666'), 'c7a3b2f0');
+  const wrapped = wrap(`${'word '.repeat(40)}\n\nhttps://example.com/${'p'.repeat(120)}`, 40);
+  for (const line of wrapped.split('\n')) if (!line.includes('https')) assert.ok(line.length <= 40, line);
+  assert.ok(wrapped.includes(`https://example.com/${'p'.repeat(120)}`), 'long words are never broken');
+  assert.ok(wrapped.includes('\n\n'), 'blank lines are kept');
+});
