@@ -3,7 +3,7 @@
  * temp folder, and drives the built CLI as a real subprocess.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -23,6 +23,7 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}): TempBus {
   const dir = mkdtempSync(join(tmpdir(), 'agent-bus-test-'));
   const db = join(dir, 'bus', 'bus.db');
   const audit = join(dir, 'bus', 'audit.log');
+  mkdirSync(join(dir, 'home'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: join(dir, 'home'),

@@ -1,0 +1,268 @@
+/** The CLI as a user meets it: a real subprocess on a private bus. */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { COMMANDS } from '../../src/cli/commands.js';
+import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+
+interface AgentRow {
+  name: string;
+  kind: string;
+  group: string;
+  client: string | null;
+  repo_path: string;
+  pending_count: number;
+  live: boolean | null;
+}
+
+function withBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
+  return async () => {
+    const bus = tempBus();
+    try {
+      await work(bus);
+    } finally {
+      bus.cleanup();
+    }
+  };
+}
+
+/** Register names the way their own sessions would: speaking as themselves from their repo. */
+function join_(bus: TempBus, name: string, repo: string): void {
+  const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo };
+  const result = runCli(['send', 'joining', '--to', name, '--json'], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(runCli(['inbox'], { env }).code, 0);
+}
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
+
+function oneLineError(stderr: string): void {
+  assert.equal(stderr.trimEnd().split('\n').length, 1, `one line on stderr, got: ${stderr}`);
+  assert.match(stderr, /^agent-bus: /);
+  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+}
+
+test('--version prints the package version', withBus((bus) => {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const result = runCli(['--version'], { env: bus.env });
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout, `agent-bus ${manifest.version}\n`);
+}));
+
+test('no command, an unknown command, a wrong flag or a missing argument exit 2 with one line', withBus((bus) => {
+  const none = runCli([], { env: bus.env });
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /Usage: agent-bus <command>/);
+  for (const args of [['frobnicate'], ['send', 'x', '--bogus'], ['send'], ['inbox', '--limit', 'many'], ['send', 'a', 'b'], ['tail', '--limit', '0']]) {
+    const result = runCli(args, { env: bus.env });
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    oneLineError(result.stderr);
+  }
+  assert.match(runCli(['send', 'a', 'b'], { env: bus.env }).stderr, /unexpected argument 'b' \(quote BODY/);
+}));
+
+test('--help on every subcommand explains its options', withBus((bus) => {
+  const top = runCli(['--help'], { env: bus.env });
+  assert.equal(top.code, 0);
+  for (const command of COMMANDS) {
+    assert.match(top.stdout, new RegExp(`\\n  ${command.name}\\s`));
+    for (const flag of ['--help', '-h']) {
+      const result = runCli([command.name, flag], { env: bus.env });
+      assert.equal(result.code, 0, `${command.name} ${flag}`);
+      assert.match(result.stdout, new RegExp(`^Usage: agent-bus ${command.name}`));
+      for (const option of command.options) assert.ok(result.stdout.includes(`--${option.name}`), `${command.name} documents --${option.name}`);
+    }
+  }
+  assert.match(runCli(['help', 'tail'], { env: bus.env }).stdout, /^Usage: agent-bus tail/);
+}));
+
+test('send then inbox --json round trip', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const sent = json<{ recipients: string[]; message_id: string; kind: string; thread_id: string }>(
+    runCli(['send', 'hello beta', '--to', 'beta', '--json'], { env: bus.env }),
+  );
+  assert.deepEqual(sent.recipients, ['beta']);
+  assert.equal(sent.kind, 'direct');
+  const inbox = json<Array<Record<string, unknown>>>(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env }));
+  assert.equal(inbox.length, 1);
+  assert.deepEqual(Object.keys(inbox[0] ?? {}), ['message_id', 'from', 'to', 'addressed_to', 'kind', 'claimed_by', 'body', 'sent_at', 'thread_id', 'read_at', 'delivered_at']);
+  assert.equal(inbox[0]?.message_id, sent.message_id);
+  assert.equal(inbox[0]?.from, 'human');
+  assert.equal(inbox[0]?.body, 'hello beta');
+  assert.equal(typeof inbox[0]?.read_at, 'string');
+  assert.deepEqual(json(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env })), []);
+  assert.equal(runCli(['inbox', '--name', 'beta'], { env: bus.env }).stdout, '(no messages for beta)\n');
+}));
+
+test('plain send lines, peeking, limits and the text inbox', withBus((bus) => {
+  join_(bus, 'repo-a/claude', '/repos/a');
+  join_(bus, 'repo-a/codex', '/repos/a');
+  const group = runCli(['send', 'line one\nline two', '--to', 'repo-a'], { env: bus.env });
+  assert.equal(group.code, 0);
+  assert.match(group.stdout, /^\d\d:\d\d:\d\d {2}human {14}→ repo-a \(2\) {10}line one line two \[[0-9a-f]{8}\]\n$/);
+  assert.match(runCli(['send', 'to all'], { env: bus.env }).stdout, /→ all \(2\)/);
+  assert.match(runCli(['send', 'direct', '--to', 'repo-a/codex'], { env: bus.env }).stdout, /→ repo-a\/codex /);
+  const peek = runCli(['inbox', '--name', 'repo-a/codex', '--peek', '--json'], { env: bus.env });
+  assert.equal(json<unknown[]>(peek).length, 3);
+  const limited = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'repo-a/codex', '--limit', '1', '--json'], { env: bus.env }));
+  assert.deepEqual(limited.map((message) => message.body), ['line one\nline two']);
+  const text = runCli(['inbox', '--name', 'repo-a/codex'], { env: bus.env });
+  assert.match(text.stdout, /human → repo-a\/codex \(everyone\) {2}\[[0-9a-f]{8}\]\n {4}to all\n/);
+  assert.match(text.stdout, /human → repo-a\/codex {2}\[[0-9a-f]{8}\]\n {4}direct/);
+  const short = runCli(['inbox', '--name', 'repo-a/claude', '--short'], { env: bus.env });
+  assert.match(short.stdout, /\[already picked up by repo-a\/codex\] {2}line one line two/);
+  assert.equal(runCli(['send', 'nobody', '--to', 'repo-a', '--name', 'repo-a/claude'], { env: bus.env }).stdout.includes('(1)'), true);
+}));
+
+test('an unknown recipient exits 1 with the repo agents, nothing written', withBus((bus) => {
+  join_(bus, 'repo-a/claude', '/repos/a');
+  const before = readAudit(bus.audit).length;
+  const result = runCli(['send', 'x', '--to', 'repo-a/cluade'], { env: bus.env });
+  assert.equal(result.code, 1);
+  oneLineError(result.stderr);
+  assert.match(result.stderr, /Agents in that repo: repo-a\/claude\./);
+  assert.equal(readAudit(bus.audit).length, before);
+  const invalid = runCli(['send', 'x', '--name', 'Bad Name'], { env: bus.env });
+  assert.equal(invalid.code, 1);
+  assert.match(invalid.stderr, /invalid name: a name cannot contain whitespace/);
+}));
+
+test('a body from stdin, and one over the size cap', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const body = 'line 1\n$(rm -rf /) `whoami` "quoted"\n';
+  assert.equal(runCli(['send', '-', '--to', 'beta'], { env: bus.env, input: body }).code, 0);
+  const [message] = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env }));
+  assert.equal(message?.body, body);
+  const big = runCli(['send', '-', '--to', 'beta'], { env: { ...bus.env, AGENT_BUS_MAX_BODY_BYTES: '1000' }, input: 'x'.repeat(1001) });
+  assert.equal(big.code, 1);
+  oneLineError(big.stderr);
+  assert.match(big.stderr, /1001 bytes; the limit is 1000 bytes/);
+  assert.deepEqual(json(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env })), []);
+}));
+
+test('speaking as somebody else never moves where they are registered', withBus((bus) => {
+  join_(bus, 'alpha', '/repos/alpha');
+  const elsewhere = join(bus.dir, 'elsewhere');
+  mkdirSync(elsewhere);
+  runCli(['send', 'hi', '--name', 'alpha'], { env: { ...bus.env, AGENT_BUS_NAME: 'beta', AGENT_BUS_REPO: '/repos/beta' }, cwd: elsewhere });
+  runCli(['send', 'hi', '--name', 'newcomer'], { env: bus.env, cwd: elsewhere });
+  runCli(['send', 'moved'], { env: { ...bus.env, AGENT_BUS_NAME: 'alpha', AGENT_BUS_REPO: '/repos/alpha-2' } });
+  const agents = json<AgentRow[]>(runCli(['agents', '--json'], { env: bus.env }));
+  const repoOf = (name: string): string | undefined => agents.find((agent) => agent.name === name)?.repo_path;
+  assert.equal(repoOf('alpha'), '/repos/alpha-2', 'its own identity moves with AGENT_BUS_REPO');
+  assert.equal(repoOf('newcomer'), elsewhere);
+  assert.equal(repoOf('beta'), undefined, 'beta never spoke');
+}));
+
+test('agents groups each repo and prints JSON arrays', withBus((bus) => {
+  assert.equal(runCli(['agents'], { env: bus.env }).stdout, '(no agents registered yet)\n');
+  assert.deepEqual(json(runCli(['agents', '--json'], { env: bus.env })), []);
+  join_(bus, 'repo-a/claude', '/repos/a');
+  join_(bus, 'repo-a/codex', '/repos/a');
+  join_(bus, 'repo-b', '/repos/b');
+  runCli(['send', 'for codex', '--to', 'repo-a/codex'], { env: bus.env });
+  const text = runCli(['agents'], { env: bus.env }).stdout;
+  const lines = text.trimEnd().split('\n');
+  const header = lines.findIndex((line) => line.startsWith('repo-a '));
+  assert.match(lines[header] ?? '', /^repo-a\s+repo=\/repos\/a {2}2 agents$/);
+  assert.match(lines[header + 1] ?? '', /^ {2}repo-a\/claude\s+seen just now {2}pending=0$/);
+  assert.match(lines[header + 2] ?? '', /^ {2}repo-a\/codex\s+seen just now {2}pending=1$/);
+  assert.ok(lines.some((line) => /^repo-b\s+repo=\/repos\/b {2}seen just now {2}pending=\d+$/.test(line)), text);
+  assert.ok(lines.some((line) => /^human\s+repo=~ {2}seen just now/.test(line)), text);
+  const rows = json<AgentRow[]>(runCli(['agents', '--json'], { env: bus.env }));
+  assert.deepEqual(
+    rows.map((row) => [row.name, row.kind, row.group, row.client, row.live]),
+    [
+      ['human', 'agent', 'human', null, null],
+      ['repo-a/claude', 'client', 'repo-a', 'claude', null],
+      ['repo-a/codex', 'client', 'repo-a', 'codex', null],
+      ['repo-b', 'agent', 'repo-b', null, null],
+    ],
+  );
+}));
+
+test('forget: one agent, an unknown one, a bare repo and --group', withBus((bus) => {
+  join_(bus, 'repo-a/claude', '/repos/a');
+  join_(bus, 'repo-a/codex', '/repos/a');
+  runCli(['send', 'pending', '--to', 'repo-a/codex'], { env: bus.env });
+  const one = runCli(['forget', 'repo-a/codex'], { env: bus.env });
+  assert.equal(one.stdout, "forgot agent 'repo-a/codex'. 1 undelivered message(s) remain in the DB; they will be delivered if 'repo-a/codex' reconnects.\n");
+  assert.equal(runCli(['forget', 'nobody'], { env: bus.env }).stdout, "(no agent named 'nobody' on the roster)\n");
+  join_(bus, 'repo-a/codex', '/repos/a');
+  const bare = runCli(['forget', 'repo-a'], { env: bus.env });
+  assert.equal(bare.code, 1);
+  oneLineError(bare.stderr);
+  assert.match(bare.stderr, /is a repo with 2 agent\(s\): repo-a\/claude, repo-a\/codex.*forget --group repo-a/);
+  assert.equal(runCli(['forget', '--group', 'repo-a'], { env: bus.env }).stdout, 'forgot 2 agent(s): repo-a/claude, repo-a/codex\n');
+  assert.equal(runCli(['forget', '--group', 'repo-a'], { env: bus.env }).stdout, "(no agents in a repo named 'repo-a' on the roster)\n");
+  assert.equal(runCli(['forget'], { env: bus.env }).code, 2);
+  const names = json<AgentRow[]>(runCli(['agents', '--json'], { env: bus.env })).map((agent) => agent.name);
+  assert.deepEqual(names, ['human']);
+}));
+
+test('tail: summaries, whole previews and JSON lines', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  runCli(['send', 'tail me please', '--to', 'beta'], { env: bus.env });
+  const plain = runCli(['tail'], { env: bus.env }).stdout.trimEnd().split('\n');
+  assert.ok(plain.some((line) => /send {4}human {14}→ beta {16}tail me please {2}\[[0-9a-f]{8}\]$/.test(line)), plain.join('\n'));
+  for (const line of plain) assert.throws(() => JSON.parse(line));
+  const lines = runCli(['tail', '--json', '--limit', '2'], { env: bus.env }).stdout.trimEnd().split('\n');
+  assert.equal(lines.length, 2);
+  const rows = lines.map((line) => JSON.parse(line) as { op: string; body_preview: string });
+  assert.equal(rows.filter((row) => row.op === 'send').at(-1)?.body_preview, 'tail me please');
+  const long = 'word '.repeat(60).trim();
+  runCli(['send', long, '--to', 'beta'], { env: bus.env });
+  const full = runCli(['tail', '--full', '--limit', '1'], { env: { ...bus.env, COLUMNS: '80' } }).stdout;
+  assert.ok(full.split('\n').length > 2, 'the preview is wrapped over several lines');
+  assert.ok(full.replace(/\s+/g, ' ').includes('word '.repeat(39).trim()));
+}));
+
+test('tail -f shows a send made by another process', withBus(async (bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: bus.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const seen = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no line within 10 s; got: ${out}`)), 10_000);
+      follower.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('"body_preview":"followed"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(runCli(['send', 'followed', '--to', 'beta'], { env: bus.env }).code, 0);
+    await seen;
+    const lines = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string });
+    assert.ok(lines.length >= 2, 'the last row first, then the new ones');
+  } finally {
+    follower.kill('SIGINT');
+  }
+}));
+
+test('state lives privately under ~/.claude-agent-bus by default', withBus((bus) => {
+  const env = { ...bus.env };
+  delete env.AGENT_BUS_DB;
+  delete env.AGENT_BUS_AUDIT_LOG;
+  assert.equal(runCli(['send', 'hi'], { env }).code, 0);
+  const folder = join(env.HOME as string, '.claude-agent-bus');
+  assert.equal(statSync(folder).mode & 0o777, 0o700);
+  assert.equal(statSync(join(folder, 'bus.db')).mode & 0o777, 0o600);
+  runCli(['send', 'again', '--to', 'human', '--name', 'other'], { env });
+  assert.equal(statSync(join(folder, 'audit.log')).mode & 0o777, 0o600);
+}));
+
+test('colour only on a terminal, and never under NO_COLOR', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const env = { ...bus.env };
+  delete env.NO_COLOR;
+  assert.doesNotMatch(runCli(['agents'], { env }).stdout, ANSI, 'a pipe gets no colour');
+  const inTerminal = (extra: NodeJS.ProcessEnv): string =>
+    spawnSync('script', ['-qec', `${process.execPath} ${CLI} agents`, '/dev/null'], { env: { ...env, ...extra, TERM: 'xterm' }, encoding: 'utf8' }).stdout;
+  assert.match(inTerminal({}), ANSI);
+  assert.doesNotMatch(inTerminal({ NO_COLOR: '1' }), ANSI);
+}));
