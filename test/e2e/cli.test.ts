@@ -167,10 +167,10 @@ test('agents groups each repo and prints JSON arrays', withBus((bus) => {
   const lines = text.trimEnd().split('\n');
   const header = lines.findIndex((line) => line.startsWith('repo-a '));
   assert.match(lines[header] ?? '', /^repo-a\s+repo=\/repos\/a {2}2 agents$/);
-  assert.match(lines[header + 1] ?? '', /^ {2}repo-a\/claude\s+seen just now {2}pending=0$/);
-  assert.match(lines[header + 2] ?? '', /^ {2}repo-a\/codex\s+seen just now {2}pending=1$/);
-  assert.ok(lines.some((line) => /^repo-b\s+repo=\/repos\/b {2}seen just now {2}pending=\d+$/.test(line)), text);
-  assert.ok(lines.some((line) => /^human\s+repo=~ {2}seen just now/.test(line)), text);
+  assert.match(lines[header + 1] ?? '', /^ {2}repo-a\/claude\s+seen (?:just now|\d+s ago) {2}pending=0$/);
+  assert.match(lines[header + 2] ?? '', /^ {2}repo-a\/codex\s+seen (?:just now|\d+s ago) {2}pending=1$/);
+  assert.ok(lines.some((line) => /^repo-b\s+repo=\/repos\/b {2}seen (?:just now|\d+s ago) {2}pending=\d+$/.test(line)), text);
+  assert.ok(lines.some((line) => /^human\s+repo=~ {2}seen (?:just now|\d+s ago)/.test(line)), text);
   const rows = json<AgentRow[]>(runCli(['agents', '--json'], { env: bus.env }));
   assert.deepEqual(
     rows.map((row) => [row.name, row.kind, row.group, row.client, row.live]),
