@@ -7,6 +7,8 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
+const SIGNATURE_BYTES = 64;
+
 export interface FollowOptions {
   /** Byte offset to start from; defaults to the current end of the file. */
   fromOffset?: number;
@@ -23,7 +25,23 @@ export function followLines(path: string, onLine: (line: string) => void, option
   let inode = -1;
   let offset = 0;
   let remainder = Buffer.alloc(0);
+  // The last bytes read: if they change under us, the file was truncated and
+  // rewritten to at least its old size between two looks.
+  let signature = Buffer.alloc(0);
   let closed = false;
+
+  const restart = (): void => {
+    offset = 0;
+    remainder = Buffer.alloc(0);
+    signature = Buffer.alloc(0);
+  };
+
+  const rewritten = (): boolean => {
+    if (signature.length === 0 || fd === null) return false;
+    const now = Buffer.alloc(signature.length);
+    const bytes = readSync(fd, now, 0, now.length, offset - signature.length);
+    return bytes !== signature.length || !now.equals(signature);
+  };
 
   const open = (): boolean => {
     try {
@@ -47,18 +65,16 @@ export function followLines(path: string, onLine: (line: string) => void, option
     if (fd === null || current.ino !== inode) {
       if (fd !== null) closeSync(fd);
       if (!open()) return;
-      offset = 0;
-      remainder = Buffer.alloc(0);
+      restart();
     }
-    if (current.size < offset) {
-      offset = 0;
-      remainder = Buffer.alloc(0);
-    }
+    if (current.size < offset || rewritten()) restart();
     const chunk = Buffer.alloc(64 * 1024);
     for (;;) {
       const bytes = readSync(fd as number, chunk, 0, chunk.length, offset);
       if (bytes <= 0) break;
       offset += bytes;
+      signature = Buffer.concat([signature, chunk.subarray(0, bytes)]);
+      if (signature.length > SIGNATURE_BYTES) signature = Buffer.from(signature.subarray(signature.length - SIGNATURE_BYTES));
       let data = remainder.length > 0 ? Buffer.concat([remainder, chunk.subarray(0, bytes)]) : chunk.subarray(0, bytes);
       let newline = data.indexOf(0x0a);
       while (newline >= 0) {
@@ -70,7 +86,12 @@ export function followLines(path: string, onLine: (line: string) => void, option
     }
   };
 
-  if (open()) offset = options.fromOffset ?? fstatSync(fd as unknown as number).size;
+  if (open()) {
+    offset = options.fromOffset ?? fstatSync(fd as unknown as number).size;
+    const length = Math.min(SIGNATURE_BYTES, offset);
+    signature = Buffer.alloc(length);
+    if (readSync(fd as unknown as number, signature, 0, length, offset - length) !== length) signature = Buffer.alloc(0);
+  }
 
   let watcher: FSWatcher | null = null;
   try {

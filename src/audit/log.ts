@@ -8,6 +8,8 @@ import { dirname } from 'node:path';
 import { serialiseRows, type AuditRow } from './record.js';
 
 const TAIL_CHUNK = 64 * 1024;
+/** No audit row comes near this; anything longer is not a row. */
+const MAX_LINE_BYTES = 1024 * 1024;
 
 export class AuditLog {
   private fd: number | null = null;
@@ -50,6 +52,7 @@ export function parseAuditLine(line: string): AuditRow | null {
 /**
  * The last `limit` parsed rows of the log, oldest first, reading backwards
  * from the end in chunks: the cost follows `limit`, not the size of the log.
+ * A "line" longer than any audit row could be is skipped rather than buffered.
  */
 export function tailAudit(path: string, limit: number, endOffset?: number): AuditRow[] {
   if (limit <= 0) return [];
@@ -61,31 +64,34 @@ export function tailAudit(path: string, limit: number, endOffset?: number): Audi
     throw error;
   }
   try {
-    const size = Math.min(fstatSync(fd).size, endOffset ?? Number.POSITIVE_INFINITY);
+    let position = Math.min(fstatSync(fd).size, endOffset ?? Number.POSITIVE_INFINITY);
     const rows: AuditRow[] = [];
-    let position = size;
-    let carry = Buffer.alloc(0);
+    const chunk = Buffer.alloc(TAIL_CHUNK);
+    // The tail of the line being assembled (bytes after the newline not yet seen), or null once it is too long.
+    let carry: Buffer | null = Buffer.alloc(0);
+    const take = (piece: Buffer): void => {
+      if (carry === null) return;
+      const row = parseAuditLine(Buffer.concat([piece, carry]).toString('utf8'));
+      if (row) rows.push(row);
+    };
     while (position > 0 && rows.length < limit) {
       const length = Math.min(TAIL_CHUNK, position);
       position -= length;
-      const chunk = Buffer.alloc(length);
       readSync(fd, chunk, 0, length, position);
-      let buffer = Buffer.concat([chunk, carry]);
-      // Everything after the first newline in the buffer is made of whole lines.
-      let end = buffer.length;
-      for (let index = buffer.length - 1; index >= 0 && rows.length < limit; index--) {
-        if (buffer[index] !== 0x0a) continue;
-        const row = parseAuditLine(buffer.subarray(index + 1, end).toString('utf8'));
-        if (row) rows.push(row);
+      let end = length;
+      for (let index = length - 1; index >= 0 && rows.length < limit; index--) {
+        if (chunk[index] !== 0x0a) continue;
+        take(chunk.subarray(index + 1, end));
+        carry = Buffer.alloc(0);
         end = index;
       }
-      buffer = buffer.subarray(0, end);
-      carry = buffer;
+      if (rows.length >= limit) break;
+      if (carry !== null) {
+        carry = Buffer.concat([chunk.subarray(0, end), carry]);
+        if (carry.length > MAX_LINE_BYTES) carry = null;
+      }
     }
-    if (position === 0 && rows.length < limit && carry.length > 0) {
-      const row = parseAuditLine(carry.toString('utf8'));
-      if (row) rows.push(row);
-    }
+    if (position === 0 && rows.length < limit) take(Buffer.alloc(0));
     return rows.reverse();
   } finally {
     closeSync(fd);

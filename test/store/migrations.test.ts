@@ -336,6 +336,50 @@ for (const spec of FIXTURES) {
   });
 }
 
+test('steps tolerate columns that are already there (added by hand to a 0.4 database)', () => {
+  const bus = fixtureBus('0.4', (db) =>
+    db.exec(`
+      ALTER TABLE agents ADD COLUMN topic TEXT;
+      ALTER TABLE messages ADD COLUMN fanout_id TEXT;
+      UPDATE agents SET topic = 'hand-made' WHERE name = 'repo-b';
+    `),
+  );
+  try {
+    const before = snapshot(bus.db);
+    ok(runCli(['agents', '--json'], { env: bus.env }), 'agents');
+    const after = snapshot(bus.db, before.columns);
+    assert.equal(after.version, TARGET_VERSION);
+    assert.deepEqual(after.rows, before.rows, 'rows and hand-added values kept');
+    assert.deepEqual(backupFiles(bus.db), [`${basename(bus.db)}.pre-migrate-0`]);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('a .partial left by an interrupted backup is replaced; an existing backup is kept, not overwritten', () => {
+  const interrupted = fixtureBus('0.4');
+  const earlier = fixtureBus('0.5');
+  try {
+    const partial = `${interrupted.db}.pre-migrate-0.partial`;
+    writeFileSync(partial, 'half a backup', { mode: 0o644 });
+    const before = snapshot(interrupted.db);
+    ok(runCli(['agents', '--json'], { env: interrupted.env }), 'agents');
+    assert.deepEqual(backupFiles(interrupted.db), [`${basename(interrupted.db)}.pre-migrate-0`], 'the .partial is gone');
+    const saved = backupSnapshot(interrupted, `${interrupted.db}.pre-migrate-0`, before.columns);
+    assert.deepEqual(saved.rows, before.rows);
+    assert.equal(mode(`${interrupted.db}.pre-migrate-0`), 0o600);
+
+    const existing = `${earlier.db}.pre-migrate-1002`;
+    writeFileSync(existing, 'an earlier backup', { mode: 0o600 });
+    ok(runCli(['agents', '--json'], { env: earlier.env }), 'agents');
+    assert.equal(readFileSync(existing, 'utf8'), 'an earlier backup', 'an existing backup is never overwritten');
+    assert.equal(userVersion(earlier.db), TARGET_VERSION);
+  } finally {
+    interrupted.cleanup();
+    earlier.cleanup();
+  }
+});
+
 // ---------------------------------------------------------------------------
 // Mail left at a bare repo name by an older version.
 
