@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, json, readAudit, ROOT as ROOT_DIR, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 
 interface AgentRow {
   name: string;
@@ -266,3 +266,39 @@ test('colour only on a terminal, and never under NO_COLOR', withBus((bus) => {
   assert.match(inTerminal({}), ANSI);
   assert.doesNotMatch(inTerminal({ NO_COLOR: '1' }), ANSI);
 }));
+
+test('times show in local HH:MM:SS', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const sent = json<{ sent_at: string }>(runCli(['send', 'clock', '--to', 'beta', '--json'], { env: bus.env }));
+  const utc = new Date(sent.sent_at.slice(0, 23) + 'Z');
+  const inKolkata = new Date(utc.getTime() + 330 * 60_000).toISOString().slice(11, 19);
+  const line = runCli(['tail', '--limit', '1'], { env: { ...bus.env, TZ: 'Asia/Kolkata' } }).stdout;
+  assert.ok(line.startsWith(`${inKolkata}  send`), `${line} should start with ${inKolkata}`);
+  const inUtc = runCli(['tail', '--limit', '1'], { env: { ...bus.env, TZ: 'UTC' } }).stdout;
+  assert.ok(inUtc.startsWith(`${utc.toISOString().slice(11, 19)}  send`), inUtc);
+}));
+
+test('each agent keeps one colour across commands', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  join_(bus, 'gamma', '/repos/gamma');
+  runCli(['send', 'hello', '--to', 'beta', '--name', 'gamma'], { env: bus.env });
+  const env = { ...bus.env, TERM: 'xterm' };
+  delete env.NO_COLOR;
+  const inTerminal = (args: string): string =>
+    spawnSync('script', ['-qec', `${process.execPath} ${CLI} ${args}`, '/dev/null'], { env, encoding: 'utf8' }).stdout;
+  const colourOf = (text: string, name: string): string | undefined =>
+    new RegExp(`(${String.fromCharCode(27)}\\[[0-9;]+m)${name}`).exec(text)?.[1];
+  const roster = inTerminal('agents');
+  const log = inTerminal('tail');
+  for (const name of ['beta', 'gamma']) {
+    const colour = colourOf(roster, name);
+    assert.ok(colour, `${name} is coloured in agents`);
+    assert.equal(colourOf(log, name), colour, `${name} has the same colour in tail`);
+  }
+}));
+
+test('npx agent-bus runs the package bin', () => {
+  const result = spawnSync('npx', ['--no-install', 'agent-bus', '--version'], { cwd: ROOT_DIR, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^agent-bus \d+\.\d+\.\d+\n$/);
+});
