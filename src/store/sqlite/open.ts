@@ -39,6 +39,8 @@ export function openSqlite(path: string): Database.Database {
     throw new StoreUnavailableError(`cannot open the database at ${path}: ${describe(error)}`);
   }
   try {
+    // Refuse a newer epoch before anything writes to the file (the switch to WAL is a write).
+    checkEpoch(readVersion(db));
     try {
       db.pragma('journal_mode = WAL');
     } catch (error) {

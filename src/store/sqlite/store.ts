@@ -266,7 +266,7 @@ export class SqliteStore implements Store {
       for (const agent of agents) pending.set(agent.name, 0);
       for (const { toAgent, n } of unread) {
         if (names.has(toAgent)) {
-          pending.set(toAgent, n);
+          pending.set(toAgent, (pending.get(toAgent) ?? 0) + n);
           continue;
         }
         // Mail to a bare repo name nobody holds waits for that repo's first reader: count it for each.
