@@ -10,17 +10,21 @@
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
+ * `npm run bench -- 3 5` (numbers or ids) runs only some sections.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditLog } from '../src/audit/log.js';
 import { Bus } from '../src/core/bus.js';
+import { nowStamp } from '../src/core/clock.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
 import { openBus } from '../src/runtime.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
+import type { Store } from '../src/store/types.js';
 import { seedLargeBus } from './seed.js';
 import {
   CLI,
@@ -87,11 +91,33 @@ async function sendThroughput(ws: Workspace): Promise<Measurement> {
     return {
       value: Math.round(perSecond),
       shown: `${Math.round(perSecond).toLocaleString('en-US')} sends/s`,
-      details: { sends: SENDS, warmup: WARMUP, seconds: round(seconds, 3), microsPerSend: round((seconds * 1e6) / SENDS, 1) },
+      details: {
+        sends: SENDS,
+        warmup: WARMUP,
+        seconds: round(seconds, 3),
+        microsPerSend: round((seconds * 1e6) / SENDS, 1),
+        // For context: the same connection and schema, one bare INSERT per write transaction.
+        rawInsertTransactionsPerSecond: rawInsertTransactions(bus.store),
+      },
     };
   } finally {
     await bus.close();
   }
+}
+
+/** One raw INSERT into messages per BEGIN IMMEDIATE … COMMIT: what one write transaction costs here. */
+function rawInsertTransactions(store: Store): number | null {
+  if (!(store instanceof SqliteStore)) return null;
+  const db = store.connection;
+  const COUNT = 10_000;
+  const insert = db.prepare(
+    `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to)
+     VALUES (?, 'bench/alpha', 'bench/beta', ?, ?, ?, 'bench/beta')`,
+  );
+  const once = db.transaction((index: number) => insert.run(`raw-${index}`, BODY, `raw-thread-${index}`, nowStamp()));
+  const start = performance.now();
+  for (let index = 0; index < COUNT; index++) once.immediate(index);
+  return Math.round(COUNT / ((performance.now() - start) / 1000));
 }
 
 // ---------------------------------------------------------------- 2. fan-out
@@ -210,6 +236,10 @@ async function cliStartup(ws: Workspace): Promise<Measurement> {
   const cliArgs = [CLI, 'inbox', '--name', 'bench/idle'];
   const bareArgs = ['-e', '0'];
   const cwd = location.home;
+  const check = spawnSync(process.execPath, cliArgs, { env: location.env, cwd, encoding: 'utf8', timeout: 30_000 });
+  if (check.status !== 0 || check.stdout.trim() !== '(no messages for bench/idle)') {
+    throw new Error(`${relative(ROOT, CLI)} inbox did not report an empty inbox (${check.status}): ${check.stdout}${check.stderr}`);
+  }
   for (let run = 0; run < WARMUP; run++) {
     timeNode(cliArgs, location.env, cwd);
     timeNode(bareArgs, location.env, cwd);
@@ -234,6 +264,7 @@ async function cliStartup(ws: Workspace): Promise<Measurement> {
     details: {
       runs: RUNS,
       warmup: WARMUP,
+      cli: relative(ROOT, CLI),
       cliMedianMs: round(median(cli)),
       nodeMedianMs: round(median(bare)),
       cliMinMs: round(Math.min(...cli)),
@@ -404,11 +435,16 @@ async function main(): Promise<number> {
   }
 
   const machine = cpus();
-  console.log(`agent-bus benchmark: node ${process.version}, ${machine.length} cores (${machine[0]?.model ?? 'unknown'}), temp ${ws.dir}`);
+  console.log(`agent-bus benchmark: node ${process.version}, ${machine.length} cores (${machine[0]?.model ?? 'unknown'})`);
+  console.log(`CLI ${relative(ROOT, CLI)}; temp folder ${ws.dir} (removed at the end)`);
+  // `npm run bench -- <id or number> …` runs only those sections.
+  const wanted = process.argv.slice(2);
+  const sections = SECTIONS.filter((section, index) => wanted.length === 0 || wanted.includes(section.id) || wanted.includes(String(index + 1)));
+  if (sections.length === 0) throw new Error(`no section matches ${wanted.join(' ')}; the sections are ${SECTIONS.map((s) => s.id).join(', ')}`);
   const figures: Figure[] = [];
   try {
-    for (const section of SECTIONS) {
-      console.log(`\n[${figures.length + 1}/${SECTIONS.length}] ${section.title}`);
+    for (const section of sections) {
+      console.log(`\n[${figures.length + 1}/${sections.length}] ${section.title}`);
       const started = performance.now();
       const figure: Figure = { id: section.id, title: section.title, unit: section.unit, goal: section.goal, value: null, shown: '', pass: false, details: {} };
       try {
@@ -436,6 +472,7 @@ async function main(): Promise<number> {
     platform: `${process.platform} ${process.arch}`,
     cores: machine.length,
     cpu: machine[0]?.model ?? null,
+    cli: relative(ROOT, CLI),
     passed: figures.filter((figure) => figure.pass).length,
     failed: figures.filter((figure) => !figure.pass).length,
     figures: figures.map((figure) => ({

@@ -4,13 +4,24 @@
  * it ends) and a timeout for each section.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 export const ROOT = resolve(new URL('..', import.meta.url).pathname);
-export const CLI = join(ROOT, 'dist', 'cli.js');
+
+/** The built CLI: whatever package.json's `bin` names (dist/cli.js unless the build says otherwise). */
+export const CLI = ((): string => {
+  try {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+    const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.['agent-bus'];
+    if (bin) return join(ROOT, bin);
+  } catch {
+    // Fall through to the historical location.
+  }
+  return join(ROOT, 'dist', 'cli.js');
+})();
 
 // ---------------------------------------------------------------- statistics
 

@@ -7,12 +7,14 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const code = await main({
+void main({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;
+

@@ -2,7 +2,7 @@
  * Audit rows: one JSON object per line, keys in a fixed order and compact, so
  * the log can be searched with plain grep (`grep '"op":"send".*"actor":"alpha"'`).
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/lazy-crypto.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 
@@ -35,7 +35,7 @@ export function bodyPreview(body: string): string {
 }
 
 export function bodySha256(body: string): string {
-  return createHash('sha256').update(body, 'utf8').digest('hex');
+  return sha256Hex(body);
 }
 
 export interface MessageFacts {

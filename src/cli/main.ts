@@ -1,6 +1,6 @@
 /** The CLI's dispatcher: global flags, help, the subcommand, and one-line errors with exit codes. */
 import { readFileSync } from 'node:fs';
-import { BusError } from '../core/errors.js';
+import type { BusError } from '../core/errors.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
 import { COMMANDS, findCommand } from './commands.js';
 import type { CommandIo } from './spec.js';
@@ -29,8 +29,16 @@ function topHelp(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Each command is bundled on its own, with its own copy of the error classes,
+ * so errors are recognised by shape rather than by `instanceof`.
+ */
+function isBusError(error: unknown): error is BusError {
+  return error instanceof Error && typeof (error as Partial<BusError>).exitCode === 'number';
+}
+
 function report(io: CommandIo, error: unknown): number {
-  if (error instanceof BusError) {
+  if (isBusError(error)) {
     io.stderr.write(`agent-bus: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
     return error.exitCode;
   }

@@ -3,7 +3,7 @@
  * picocolors is loaded only when colour is actually on. Each agent keeps one
  * colour everywhere: its name's SHA-1 picks it from a fixed palette.
  */
-import { createHash } from 'node:crypto';
+import { sha1Bytes } from '../core/lazy-crypto.js';
 import type { Env } from '../core/settings.js';
 
 type Paint = (text: string) => string;
@@ -25,7 +25,7 @@ export function colourWanted(stream: { isTTY?: boolean }, env: Env, json = false
 }
 
 export function paletteIndex(name: string, size: number): number {
-  return createHash('sha1').update(name, 'utf8').digest().readUInt32BE(0) % size;
+  return sha1Bytes(name).readUInt32BE(0) % size;
 }
 
 export async function makeStyle(stream: { isTTY?: boolean }, env: Env, json = false): Promise<Style> {

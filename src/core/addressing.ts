@@ -3,8 +3,8 @@
  * the send's transaction: the four address forms, skipping the sender,
  * one copy per client for clients with sessions, and idle skipping.
  */
-import { randomUUID } from 'node:crypto';
 import { formatStamp } from './clock.js';
+import { randomId } from './lazy-crypto.js';
 import { UnknownRecipientError } from './errors.js';
 import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
@@ -78,16 +78,16 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
   const direct = (agent: AgentRecord): SendPlan => ({
     kind: 'direct',
     fanoutId: null,
-    threadId: options.threadId ?? randomUUID(),
-    rows: [{ messageId: randomUUID(), toAgent: agent.name, toGroup: null }],
+    threadId: options.threadId ?? randomId(),
+    rows: [{ messageId: randomId(), toAgent: agent.name, toGroup: null }],
   });
   const fanout = (kind: 'group' | 'broadcast', members: AgentRecord[]): SendPlan => {
     const recipients = trimIdle(fanoutMembers(members, options.skip), options.nowMicros, options.fanoutMaxIdleDays);
     return {
       kind,
-      fanoutId: recipients.length > 0 ? randomUUID() : null,
-      threadId: options.threadId ?? (recipients.length > 0 ? randomUUID() : null),
-      rows: recipients.map((agent) => ({ messageId: randomUUID(), toAgent: agent.name, toGroup: agentGroup(agent) })),
+      fanoutId: recipients.length > 0 ? randomId() : null,
+      threadId: options.threadId ?? (recipients.length > 0 ? randomId() : null),
+      rows: recipients.map((agent) => ({ messageId: randomId(), toAgent: agent.name, toGroup: agentGroup(agent) })),
     };
   };
 

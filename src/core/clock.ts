@@ -3,13 +3,13 @@
  * They sort as text, so within one process they are made strictly increasing:
  * two sends in the same microsecond still read back in the order they were made.
  */
-import { performance } from 'node:perf_hooks';
-
-const originMicros = Date.now() * 1000 - Math.round(performance.now() * 1000);
+// process.hrtime needs no module load (perf_hooks would, on every hook run).
+const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
+const originMicros = Date.now() * 1000 - monotonicMicros();
 let lastMicros = 0;
 
 export function nowMicros(): number {
-  let micros = originMicros + Math.round(performance.now() * 1000);
+  let micros = originMicros + monotonicMicros();
   if (micros <= lastMicros) micros = lastMicros + 1;
   lastMicros = micros;
   return micros;

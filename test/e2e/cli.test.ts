@@ -1,7 +1,7 @@
 /** The CLI as a user meets it: a real subprocess on a private bus. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
@@ -282,7 +282,7 @@ test('each agent keeps one colour across commands', withBus((bus) => {
   join_(bus, 'beta', '/repos/beta');
   join_(bus, 'gamma', '/repos/gamma');
   runCli(['send', 'hello', '--to', 'beta', '--name', 'gamma'], { env: bus.env });
-  const env = { ...bus.env, TERM: 'xterm' };
+  const env: NodeJS.ProcessEnv = { ...bus.env, TERM: 'xterm' };
   delete env.NO_COLOR;
   const inTerminal = (args: string): string =>
     spawnSync('script', ['-qec', `${process.execPath} ${CLI} ${args}`, '/dev/null'], { env, encoding: 'utf8' }).stdout;
@@ -297,8 +297,21 @@ test('each agent keeps one colour across commands', withBus((bus) => {
   }
 }));
 
-test('npx agent-bus runs the package bin', () => {
-  const result = spawnSync('npx', ['--no-install', 'agent-bus', '--version'], { cwd: ROOT_DIR, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  assert.equal(result.status, 0, result.stderr);
-  assert.match(result.stdout, /^agent-bus \d+\.\d+\.\d+\n$/);
-});
+test('npm install -g and npx give a working agent-bus command', withBus((bus) => {
+  const npm = (args: string[], cwd: string): void => {
+    const result = spawnSync('npm', [...args, '--offline', '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', env: { ...process.env, HOME: bus.env.HOME } });
+    assert.equal(result.status, 0, result.stderr);
+  };
+  const prefix = join(bus.dir, 'global');
+  npm(['install', '-g', ROOT_DIR, '--prefix', prefix], bus.dir);
+  const global = spawnSync(join(prefix, 'bin', 'agent-bus'), ['--version'], { encoding: 'utf8', env: bus.env });
+  assert.equal(global.status, 0, global.stderr);
+  assert.match(global.stdout, /^agent-bus \d+\.\d+\.\d+\n$/);
+  const consumer = join(bus.dir, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}\n');
+  npm(['install', ROOT_DIR], consumer);
+  const viaNpx = spawnSync('npx', ['--no-install', 'agent-bus', 'send', 'from npx', '--json'], { cwd: consumer, encoding: 'utf8', env: bus.env });
+  assert.equal(viaNpx.status, 0, viaNpx.stderr);
+  assert.deepEqual(JSON.parse(viaNpx.stdout).recipients, []);
+}));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(new URL('../..', import.meta.url).pathname);
-export const CLI = join(ROOT, 'dist', 'cli.js');
+export const CLI = join(ROOT, 'dist', 'bin', 'cli.cjs');
 
 export interface TempBus {
   dir: string;

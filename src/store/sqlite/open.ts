@@ -4,12 +4,35 @@
  */
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { SchemaTooNewError, StoreUnavailableError } from '../../core/errors.js';
 import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
 
 /** How long a writer waits for the lock before giving up, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 30_000;
+
+let addonPath: string | null | undefined;
+
+/**
+ * The compiled SQLite addon, located directly: better-sqlite3's own lookup
+ * searches a dozen paths on every start, and every hook pays for start-up.
+ */
+function nativeBinding(): string | undefined {
+  if (addonPath === undefined) {
+    try {
+      addonPath = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      addonPath = null;
+    }
+  }
+  return addonPath ?? undefined;
+}
+
+function connect(path: string, options: Database.Options = {}): Database.Database {
+  const binding = nativeBinding();
+  return new Database(path, { timeout: BUSY_TIMEOUT_MS, ...options, ...(binding ? { nativeBinding: binding } : {}) });
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -34,7 +57,7 @@ export function openSqlite(path: string): Database.Database {
   let db: Database.Database;
   try {
     preparePrivateFile(path);
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    db = connect(path);
   } catch (error) {
     throw new StoreUnavailableError(`cannot open the database at ${path}: ${describe(error)}`);
   }
@@ -82,7 +105,7 @@ function backUp(path: string, version: number): void {
   const partial = `${target}.partial`;
   rmSync(partial, { force: true });
   // A second connection reads a consistent snapshot while the first holds the write lock.
-  const reader = new Database(path, { readonly: true, timeout: BUSY_TIMEOUT_MS });
+  const reader = connect(path, { readonly: true });
   try {
     reader.prepare('VACUUM INTO ?').run(partial);
   } finally {
