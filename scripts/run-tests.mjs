@@ -2,7 +2,7 @@
 // Runs every test file under test/ with node's test runner (through tsx) and
 // ends with the plain summary line CI reads: "N passed, N failed".
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -28,6 +28,10 @@ if (files.length === 0) {
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-tests-'));
 const tap = join(scratch, 'report.tap');
+// Tests give every process its own HOME; this one is the net under them, so
+// a test that forgot can never touch the real ~/.claude-agent-bus.
+const home = join(scratch, 'home');
+mkdirSync(home);
 const result = spawnSync(
   process.execPath,
   [
@@ -38,7 +42,7 @@ const result = spawnSync(
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files.map((file) => relative(root, file)),
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, HOME: home, NO_COLOR: '1' } },
 );
 
 let passed = 0;
@@ -49,6 +53,10 @@ try {
   failed = Number(/^# fail (\d+)/m.exec(report)?.[1] ?? 0);
 } catch {
   failed = Math.max(failed, 1);
+}
+if (existsSync(join(home, '.claude-agent-bus'))) {
+  console.error('a test wrote to HOME/.claude-agent-bus instead of its own temp folder');
+  failed += 1;
 }
 rmSync(scratch, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);

@@ -1,7 +1,8 @@
 /**
- * The append-only audit log. Each operation's rows go out in one write on an
- * O_APPEND descriptor, so concurrent writers never interleave within a line
- * and a reader never sees half a row. Reading the tail seeks from the end.
+ * The append-only audit log. Rows go out in whole-line writes on an O_APPEND
+ * descriptor, each operation's rows within one write, so concurrent writers
+ * never interleave within a line and a reader never sees half a row. Reading
+ * the tail seeks from the end.
  */
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -13,18 +14,38 @@ const MAX_LINE_BYTES = 1024 * 1024;
 
 export class AuditLog {
   private fd: number | null = null;
+  private pending: AuditRow[] = [];
+  private flushQueued = false;
 
   constructor(readonly path: string) {}
 
+  /**
+   * Queue rows for the log. Rows appended in the same tick (the sends of one
+   * group commit, say) go out together in one write, made before any caller
+   * awaiting those operations resumes: a caller that sees a result can read its row.
+   */
   append(rows: readonly AuditRow[]): void {
     if (rows.length === 0) return;
-    const data = Buffer.from(serialiseRows(rows), 'utf8');
+    for (const row of rows) this.pending.push(row);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** Write whatever is queued now. */
+  flush(): void {
+    this.flushQueued = false;
+    if (this.pending.length === 0) return;
+    const data = Buffer.from(serialiseRows(this.pending), 'utf8');
+    this.pending = [];
     const fd = this.descriptor();
     let offset = 0;
     while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
   }
 
   close(): void {
+    this.flush();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }

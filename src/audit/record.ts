@@ -47,8 +47,20 @@ export interface MessageFacts {
   body: string;
 }
 
-/** A row about one message (send, read, deliver, claim), keys in the documented order. */
-export function messageRow(op: AuditOp, ts: string, actor: string, message: MessageFacts): AuditRow {
+export interface BodyDigest {
+  preview: string;
+  sha256: string;
+}
+
+export function digestBody(body: string): BodyDigest {
+  return { preview: bodyPreview(body), sha256: bodySha256(body) };
+}
+
+/**
+ * A row about one message (send, read, deliver, claim), keys in the documented
+ * order. A fan-out passes one digest for all its copies: the body is the same.
+ */
+export function messageRow(op: AuditOp, ts: string, actor: string, message: MessageFacts, digest = digestBody(message.body)): AuditRow {
   return {
     ts,
     op,
@@ -58,8 +70,8 @@ export function messageRow(op: AuditOp, ts: string, actor: string, message: Mess
     to: message.toAgent,
     addressed_to: message.addressedTo,
     thread_id: message.threadId,
-    body_preview: bodyPreview(message.body),
-    body_sha256: bodySha256(message.body),
+    body_preview: digest.preview,
+    body_sha256: digest.sha256,
   };
 }
 

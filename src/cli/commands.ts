@@ -1,6 +1,7 @@
 /**
  * Every subcommand the CLI knows, with its arguments and help. Each command's
- * code is imported only when that command runs.
+ * code lives in its own bundle (src/cli/commands/<name>.ts), loaded only when
+ * that command runs.
  */
 import type { CommandSpec } from './spec.js';
 
@@ -29,7 +30,6 @@ export const COMMANDS: CommandSpec[] = [
       json,
     ],
     examples: ['agent-bus send "please review the login form" --to web-app', 'git diff | agent-bus send - --to api/claude'],
-    load: async () => (await import('./commands/send.js')).run,
   },
   {
     name: 'inbox',
@@ -42,14 +42,12 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'short', type: 'boolean', description: 'one line per message' },
       json,
     ],
-    load: async () => (await import('./commands/inbox.js')).run,
   },
   {
     name: 'agents',
     summary: 'List the agents on the bus, grouped by repo, with unread counts.',
     positionals: [],
     options: [json],
-    load: async () => (await import('./commands/agents.js')).run,
   },
   {
     name: 'forget',
@@ -60,7 +58,6 @@ export const COMMANDS: CommandSpec[] = [
       json,
     ],
     examples: ['agent-bus forget human', 'agent-bus forget --group old-repo'],
-    load: async () => (await import('./commands/forget.js')).run,
   },
   {
     name: 'tail',
@@ -73,7 +70,6 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'json', type: 'boolean', description: 'print one JSON object per line' },
     ],
     examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
-    load: async () => (await import('./commands/tail.js')).run,
   },
 ];
 

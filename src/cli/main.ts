@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import type { BusError } from '../core/errors.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
+import { loadCommand } from './command-loader.js';
 import { COMMANDS, findCommand } from './commands.js';
+import { ReaderGone } from './output.js';
 import type { CommandIo } from './spec.js';
 
 export function version(): string {
@@ -73,9 +75,10 @@ export async function main(io: CommandIo): Promise<number> {
       io.stdout.write(commandHelp(spec));
       return 0;
     }
-    const run = await spec.load();
+    const run = loadCommand(spec.name);
     return await run(args, io);
   } catch (error) {
+    if (error instanceof ReaderGone) return 0;
     return report(io, error);
   }
 }

@@ -4,6 +4,7 @@
  * `inbox` start a fresh process on every turn, so start-up time is the budget.
  */
 import type { Env } from '../core/settings.js';
+import type { Output } from './output.js';
 
 export interface OptionSpec {
   name: string;
@@ -25,9 +26,10 @@ export interface CommandIo {
   argv: string[];
   env: Env;
   cwd: string;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  stdin: NodeJS.ReadStream;
+  stdout: Output;
+  stderr: Output;
+  /** Standard input, built only when a command reads it. */
+  stdin(): NodeJS.ReadStream;
 }
 
 export interface ParsedArgs {
@@ -45,5 +47,4 @@ export interface CommandSpec {
   positionals: PositionalSpec[];
   options: OptionSpec[];
   examples?: string[];
-  load(): Promise<CommandRunner>;
 }

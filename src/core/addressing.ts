@@ -4,7 +4,7 @@
  * one copy per client for clients with sessions, and idle skipping.
  */
 import { formatStamp } from './clock.js';
-import { randomId } from './lazy-crypto.js';
+import { randomId, timeOrderedId } from './lazy-crypto.js';
 import { UnknownRecipientError } from './errors.js';
 import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
@@ -79,7 +79,7 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
     kind: 'direct',
     fanoutId: null,
     threadId: options.threadId ?? randomId(),
-    rows: [{ messageId: randomId(), toAgent: agent.name, toGroup: null }],
+    rows: [{ messageId: timeOrderedId(), toAgent: agent.name, toGroup: null }],
   });
   const fanout = (kind: 'group' | 'broadcast', members: AgentRecord[]): SendPlan => {
     const recipients = trimIdle(fanoutMembers(members, options.skip), options.nowMicros, options.fanoutMaxIdleDays);
@@ -87,7 +87,7 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
       kind,
       fanoutId: recipients.length > 0 ? randomId() : null,
       threadId: options.threadId ?? (recipients.length > 0 ? randomId() : null),
-      rows: recipients.map((agent) => ({ messageId: randomId(), toAgent: agent.name, toGroup: agentGroup(agent) })),
+      rows: recipients.map((agent) => ({ messageId: timeOrderedId(), toAgent: agent.name, toGroup: agentGroup(agent) })),
     };
   };
 

@@ -4,7 +4,7 @@
  * appends its audit rows in a single write.
  */
 import { AuditLog } from '../audit/log.js';
-import { messageRow, type AuditRow } from '../audit/record.js';
+import { digestBody, messageRow, type AuditRow, type BodyDigest } from '../audit/record.js';
 import { planSend, rosterQueryFor, unknownRecipient, NoSuchRecipient } from './addressing.js';
 import { formatStamp, nowMicros, nowStamp } from './clock.js';
 import { BusError, InvalidInputError, InvalidNameError } from './errors.js';
@@ -120,7 +120,10 @@ export class Bus {
       const { agents } = await this.store.roster();
       throw unknownRecipient(to, agents);
     }
-    this.audit.append(records.map((record) => messageRow('send', sentAt, request.from, record)));
+    if (records.length > 0) {
+      const digest = digestBody(request.body);
+      this.audit.append(records.map((record) => messageRow('send', sentAt, request.from, record, digest)));
+    }
     const kind: MessageKind = records[0] ? messageKind(records[0]) : to === BROADCAST ? 'broadcast' : 'group';
     const result: SendResult = {
       to,
@@ -148,9 +151,10 @@ export class Bus {
     if (request.markRead ?? true) {
       const rows: AuditRow[] = [];
       for (const message of outcome.messages) {
-        rows.push(messageRow('read', now, request.reader, message));
-        if (request.deliver) rows.push(messageRow('deliver', now, request.reader, message));
-        if (outcome.contestedClaims.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message));
+        const digest: BodyDigest = digestBody(message.body);
+        rows.push(messageRow('read', now, request.reader, message, digest));
+        if (request.deliver) rows.push(messageRow('deliver', now, request.reader, message, digest));
+        if (outcome.contestedClaims.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
       }
       this.audit.append(rows);
     }

@@ -18,6 +18,47 @@ export function randomId(): string {
   return crypto().randomUUID();
 }
 
+const idBytes = Buffer.alloc(16);
+// Random bytes drawn in bulk: one draw per id costs more than the rest of a send.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+let lastMillis = 0;
+let sequence = 0;
+
+/**
+ * A UUID version 7 (RFC 9562): milliseconds since the epoch, a counter for ids
+ * made in the same millisecond, then random bits. New message ids land at the
+ * end of the primary-key index instead of on a random page, which roughly
+ * halves what each commit writes; within one process they also sort in the
+ * order they were made.
+ */
+export function timeOrderedId(): string {
+  let millis = Date.now();
+  if (millis <= lastMillis) {
+    millis = lastMillis;
+    sequence++;
+    if (sequence > 0xfff) {
+      millis = ++lastMillis;
+      sequence = 0;
+    }
+  } else {
+    sequence = 0;
+  }
+  lastMillis = millis;
+  if (poolOffset + 10 > pool.length) {
+    crypto().randomFillSync(pool);
+    poolOffset = 0;
+  }
+  pool.copy(idBytes, 6, poolOffset, poolOffset + 10);
+  poolOffset += 10;
+  idBytes.writeUIntBE(millis, 0, 6);
+  idBytes[6] = 0x70 | (sequence >> 8);
+  idBytes[7] = sequence & 0xff;
+  idBytes[8] = ((idBytes[8] as number) & 0x3f) | 0x80;
+  const hex = idBytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export function sha256Hex(text: string): string {
   return crypto().createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -326,3 +326,24 @@ test('forget keeps history and refuses a bare repo name with members', () =>
     const count = ctx.store.connection.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number };
     assert.equal(count.n, 2);
   }));
+
+test('sends made together commit together; a failing one undoes only itself', () =>
+  withBus(async (ctx) => {
+    await ctx.register(['alpha', 'beta', 'gamma']);
+    const newbie = { name: 'newbie', repoPath: '/x', groupName: null, client: null, authoritative: true };
+    const outcomes = await Promise.allSettled([
+      ctx.bus.send({ from: 'alpha', to: 'beta', body: 'first' }),
+      ctx.bus.send({ from: 'newbie', to: 'nobody-here', body: 'lost', register: [newbie] }),
+      ctx.bus.send({ from: 'alpha', to: '*', body: 'third' }),
+      ...Array.from({ length: 300 }, (_, index) => ctx.bus.send({ from: 'gamma', to: 'beta', body: `burst ${index}` })),
+    ]);
+    assert.deepEqual(outcomes.slice(0, 3).map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok(outcomes.slice(3).every((outcome) => outcome.status === 'fulfilled'));
+    assert.equal(await ctx.store.getAgent('newbie'), null, "the failed send's registration was undone");
+    const count = ctx.store.connection.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number };
+    assert.equal(count.n, 1 + 2 + 300);
+    const beta = await ctx.bus.readInbox({ reader: 'beta', limit: 1000 });
+    assert.deepEqual(beta.slice(0, 3).map((message) => message.body), ['first', 'third', 'burst 0']);
+    assert.equal(beta.at(-1)?.body, 'burst 299', 'a burst reads back in the order it was sent');
+    assert.equal(readAudit(ctx.paths.audit).filter((row) => row.op === 'send').length, 303);
+  }));

@@ -23,7 +23,7 @@ function recipientLabel(result: SendResult): string {
 export const run: CommandRunner = async (args, io: CommandIo) => {
   const from = speakerName(args.values.name, io.env);
   const rawBody = args.positionals[0] ?? '';
-  const body = rawBody === '-' ? await readStdin(io.stdin) : rawBody;
+  const body = rawBody === '-' ? await readStdin(io.stdin()) : rawBody;
   const to = typeof args.values.to === 'string' ? args.values.to : '*';
   const threadId = typeof args.values.thread === 'string' ? args.values.thread : null;
   const bus = openBus(io.env);

@@ -40,12 +40,19 @@ export const run: CommandRunner = async (args, io) => {
   }
   for (const row of tailAudit(path, limit, startOffset)) print(row);
   if (!args.values.follow) return 0;
-  return new Promise<number>((resolve) => {
+  return new Promise<number>((resolve, reject) => {
     const follower = followLines(
       path,
       (line) => {
         const row = parseAuditLine(line);
-        if (row) print(row);
+        if (!row) return;
+        try {
+          print(row);
+        } catch (error) {
+          // Most likely the reader went away; the dispatcher decides what that means.
+          follower.close();
+          reject(error);
+        }
       },
       { fromOffset: startOffset },
     );

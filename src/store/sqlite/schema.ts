@@ -101,11 +101,15 @@ export const STEPS: MigrationStep[] = [
   },
   {
     step: 4,
-    description: 'indexes for unread mail and recent activity',
+    description: 'indexes for unread mail and for one repo\'s copies of a fan-out',
     apply(db) {
+      // Unread mail is a small slice of a table that only grows: a partial index keeps
+      // inbox reads and roster counts independent of the history's size. A fan-out to
+      // everyone has a copy per agent; claims and "do I already have a copy" look up
+      // one repo's copies, not all of them.
       db.exec(`
         CREATE INDEX IF NOT EXISTS idx_messages_unread ON messages(to_agent, sent_at) WHERE read_at IS NULL;
-        CREATE INDEX IF NOT EXISTS idx_messages_sent ON messages(sent_at);
+        CREATE INDEX IF NOT EXISTS idx_messages_fanout_copies ON messages(fanout_id, to_group, to_agent);
       `);
     },
   },
