@@ -15,11 +15,18 @@ export function nowMicros(): number {
   return micros;
 }
 
+// Sends come in bursts: the date and time up to the second rarely change between stamps.
+let cachedSecond = Number.NaN;
+let cachedPrefix = '';
+
 export function formatStamp(micros: number): string {
-  const millis = Math.floor(micros / 1000);
-  const iso = new Date(millis).toISOString(); // 2026-01-02T03:04:05.678Z
-  const fraction = String(micros % 1_000_000).padStart(6, '0');
-  return `${iso.slice(0, 19)}.${fraction}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2026-01-02T03:04:05
+  }
+  const fraction = String(micros - second * 1_000_000).padStart(6, '0');
+  return `${cachedPrefix}.${fraction}Z`;
 }
 
 export function nowStamp(): string {

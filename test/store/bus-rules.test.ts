@@ -335,10 +335,12 @@ test('sends made together commit together; a failing one undoes only itself', ()
       ctx.bus.send({ from: 'alpha', to: 'beta', body: 'first' }),
       ctx.bus.send({ from: 'newbie', to: 'nobody-here', body: 'lost', register: [newbie] }),
       ctx.bus.send({ from: 'alpha', to: '*', body: 'third' }),
+      ctx.bus.send({ from: 'alpha', to: 'nobody-else', body: 'refused without registering anyone' }),
       ...Array.from({ length: 300 }, (_, index) => ctx.bus.send({ from: 'gamma', to: 'beta', body: `burst ${index}` })),
     ]);
     assert.deepEqual(outcomes.slice(0, 3).map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
-    assert.ok(outcomes.slice(3).every((outcome) => outcome.status === 'fulfilled'));
+    assert.equal(outcomes[3]?.status, 'rejected');
+    assert.ok(outcomes.slice(4).every((outcome) => outcome.status === 'fulfilled'));
     assert.equal(await ctx.store.getAgent('newbie'), null, "the failed send's registration was undone");
     const count = ctx.store.connection.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number };
     assert.equal(count.n, 1 + 2 + 300);

@@ -15,6 +15,7 @@ import type {
   RosterQuery,
   RosterSnapshot,
   SendInput,
+  SendPlan,
   SessionHolder,
   Store,
 } from '../types.js';
@@ -59,11 +60,18 @@ interface QueuedSend {
 /** Most sends one write transaction carries, so a burst never holds the lock for long. */
 const MAX_SENDS_PER_COMMIT = 256;
 
+/** A send its own plan refused (an unknown recipient): nothing of it was written. */
+class PlanRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super('send refused by its plan');
+  }
+}
+
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private sendQueue: QueuedSend[] = [];
-  /** One send as a savepoint, so a failed send in a shared commit undoes only itself. */
+  /** One send as a savepoint, so a send that fails after writing undoes only itself. */
   private readonly sendOne: Database.Transaction<(input: SendInput) => MessageRecord[]>;
 
   constructor(readonly location: string) {
@@ -162,10 +170,12 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Sends made in the same tick share one write transaction (group commit):
-   * each is a savepoint of its own, so one failing send does not undo the
-   * others, and each resolves only once the shared transaction has committed.
-   * A commit costs far more here than the rows it writes.
+   * Sends made in the same tick share one write transaction (group commit),
+   * and each resolves only once that transaction has committed: a commit
+   * costs far more here than the rows it writes. One send's failure never
+   * undoes another's: a send that registers its speaker first runs as a
+   * savepoint; a send whose plan refuses it has written nothing yet; any other
+   * failure (the disk, say) fails the whole batch.
    */
   send(input: SendInput): Promise<MessageRecord[]> {
     return new Promise((resolve, reject) => {
@@ -182,9 +192,11 @@ export class SqliteStore implements Store {
         this.immediate(() => {
           for (const { input } of batch) {
             try {
-              outcomes.push({ records: this.sendOne(input) });
+              outcomes.push({ records: input.register.length > 0 ? this.sendOne(input) : this.sendNow(input) });
             } catch (error) {
-              outcomes.push({ error });
+              if (error instanceof PlanRefused) outcomes.push({ error: error.reason });
+              else if (input.register.length > 0) outcomes.push({ error });
+              else throw error;
             }
           }
         });
@@ -202,7 +214,12 @@ export class SqliteStore implements Store {
 
   private sendNow(input: SendInput): MessageRecord[] {
     this.registerNow(input.register, input.sentAt);
-    const plan = input.plan(this.candidates(input.roster));
+    let plan: SendPlan;
+    try {
+      plan = input.plan(this.candidates(input.roster));
+    } catch (error) {
+      throw new PlanRefused(error);
+    }
     const records: MessageRecord[] = [];
     for (const row of plan.rows) {
       const record: MessageRecord = {
