@@ -1,17 +1,18 @@
 #!/usr/bin/env node
-// Bundles the CLI into dist/bin/: a small dispatcher (cli.cjs) and one
-// self-contained file per command (commands/<name>.cjs), loaded only when
-// that command runs, each with a V8 code cache beside it.
-// Hooks and `inbox` start a fresh process at every turn of every agent;
-// resolving and compiling dozens of ES modules was most of their start-up.
-// CommonJS skips the ES module loader altogether, and the code cache skips
-// compiling the bundle. better-sqlite3's JavaScript is bundled; its compiled
-// addon loads from node_modules.
+// Builds the CLI into dist/bin/: a small launcher (cli.cjs) and one
+// self-contained bundle per command (commands/<name>.cjs: the dispatcher plus
+// that command), plus commands/_dispatch.cjs for help and mistakes. Each bundle
+// gets a V8 code cache recorded from a real run.
+//
+// Why: hooks and `inbox` start a fresh process at every turn of every agent.
+// Resolving and compiling dozens of ES modules was most of their start-up;
+// CommonJS bundles skip the ES module loader, and the code cache skips
+// compiling. better-sqlite3's JavaScript is bundled; its addon loads from node_modules.
 import { build } from 'esbuild';
-import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { Script } from 'node:vm';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 const outdir = 'dist/bin';
 rmSync(outdir, { recursive: true, force: true });
@@ -30,20 +31,47 @@ const common = {
 await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 
-const commands = readdirSync('src/cli/commands').filter((file) => file.endsWith('.ts'));
-await build({
-  ...common,
-  entryPoints: commands.map((file) => `src/cli/commands/${file}`),
-  outdir: `${outdir}/commands`,
-  outExtension: { '.js': '.cjs' },
-});
+const cli = resolve('src/cli');
+const bundle = (name, contents) =>
+  build({ ...common, stdin: { contents, resolveDir: cli, loader: 'ts', sourcefile: `${name}-bundle.ts` }, outfile: `${outdir}/commands/${name}.cjs` });
 
-// The code cache: compile and initialise each bundle exactly as src/cli/command-loader.ts
-// does (same wrapper text, or V8 rejects the cache), then keep what V8 compiled.
-for (const file of commands) {
-  const path = `${outdir}/commands/${file.replace(/\.ts$/, '.cjs')}`;
-  const script = new Script(Module.wrap(readFileSync(path, 'utf8')), { filename: path });
-  const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(resolve(path)), module, resolve(path), dirname(resolve(path)));
-  writeFileSync(`${path}.v8cache`, script.createCachedData());
+const commands = readdirSync('src/cli/commands').filter((file) => file.endsWith('.ts')).map((file) => file.replace(/\.ts$/, ''));
+await Promise.all([
+  bundle('_dispatch', `import { main } from './main.js';\nexport const start = (io) => main(io, () => undefined);\n`),
+  ...commands.map((name) =>
+    bundle(
+      name,
+      `import { main } from './main.js';\nimport { run } from './commands/${name}.js';\n` +
+        `export const start = (io) => main(io, (wanted) => (wanted === '${name}' ? run : undefined));\n`,
+    ),
+  ),
+]);
+
+// Record each bundle's code cache from a representative run on a scratch bus.
+const warmups = {
+  _dispatch: ['--help'],
+  send: ['send', 'warming the code cache', '--to', 'warmup', '--name', 'warmup'],
+  inbox: ['inbox', '--name', 'warmup'],
+  agents: ['agents'],
+  forget: ['forget', 'nobody'],
+  tail: ['tail', '--limit', '5'],
+};
+const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
+try {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: scratch,
+    AGENT_BUS_DB: join(scratch, 'bus.db'),
+    AGENT_BUS_AUDIT_LOG: join(scratch, 'audit.log'),
+    AGENT_BUS_BUILD_CODE_CACHE: '1',
+    NO_COLOR: '1',
+  };
+  for (const name of ['_dispatch', ...commands]) {
+    const args = warmups[name];
+    if (!args) throw new Error(`no warm-up run for the '${name}' bundle: add one to scripts/bundle.mjs`);
+    const result = spawnSync(process.execPath, [resolve(outdir, "cli.cjs"), ...args], { env, cwd: scratch, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
 }

@@ -1,21 +1,30 @@
 #!/usr/bin/env node
-import { main } from './cli/main.js';
+/**
+ * The `agent-bus` launcher: picks the bundle for the command line (each
+ * command ships as one bundle with the dispatcher inside) and runs it.
+ */
+import { bundleFor, loadBundle, writeCodeCache } from './cli/command-loader.js';
 import { fdOutput, ReaderGone } from './cli/output.js';
 
-void main({
-  argv: process.argv.slice(2),
-  env: process.env,
-  cwd: process.cwd(),
-  stdout: fdOutput(1, () => process.stdout),
-  stderr: fdOutput(2, () => process.stderr),
-  stdin: () => process.stdin,
-}).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    // A reader that goes away early (`agent-bus tail | head`) is not an error.
-    if (error instanceof ReaderGone) process.exit(0);
-    throw error;
-  },
-);
+const loaded = loadBundle(bundleFor(process.argv[2]));
+void loaded.bundle
+  .start({
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: fdOutput(1, () => process.stdout),
+    stderr: fdOutput(2, () => process.stderr),
+    stdin: () => process.stdin,
+  })
+  .then(
+    (code) => {
+      process.exitCode = code;
+      // Set by the build only, which runs each command once to record its code cache.
+      if (process.env.AGENT_BUS_BUILD_CODE_CACHE === '1') writeCodeCache(loaded);
+    },
+    (error: unknown) => {
+      // A reader that goes away early (`agent-bus tail | head`) is not an error.
+      if (error instanceof ReaderGone) process.exit(0);
+      throw error;
+    },
+  );

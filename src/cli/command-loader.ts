@@ -1,21 +1,39 @@
 /**
- * Loads a command's own bundle, `commands/<name>.cjs` beside the dispatcher,
+ * Loads one of the CLI's bundles (`commands/<name>.cjs` beside the launcher)
  * with the V8 code cache the build wrote next to it. Compiling a bundle that
- * carries SQLite bindings and the bus's core is the largest part of a short
+ * carries SQLite bindings and the bus's core is a large part of a short
  * command's start-up, and the cache turns it into a read. A missing, stale or
  * rejected cache only costs that compile.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import type { CommandRunner } from './spec.js';
+import type { CommandIo } from './spec.js';
 
 export const CODE_CACHE_SUFFIX = '.v8cache';
+/** The bundle for everything that is not a command: help, --version, mistakes. */
+export const DISPATCH_BUNDLE = '_dispatch';
 
-export function commandBundlePath(name: string): string {
-  return join(dirname(fileURLToPath(import.meta.url)), 'commands', `${name}.cjs`);
+export interface CliBundle {
+  start(io: CommandIo): Promise<number>;
+}
+
+export interface LoadedBundle {
+  bundle: CliBundle;
+  path: string;
+  script: Script;
+}
+
+function bundleDirectory(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), 'commands');
+}
+
+/** The bundle for a command line: the command's own, when `word` names one. */
+export function bundleFor(word: string | undefined): string {
+  const path = word && /^[a-z][a-z-]*$/.test(word) ? join(bundleDirectory(), `${word}.cjs`) : '';
+  return path !== '' && existsSync(path) ? path : join(bundleDirectory(), `${DISPATCH_BUNDLE}.cjs`);
 }
 
 function readCache(path: string): Buffer | undefined {
@@ -26,17 +44,24 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
-/** Compile and run a CommonJS file the way require() would, with an optional code cache. */
-export function compileCommonJs(file: string, cachedData?: Buffer): { exports: unknown; script: Script } {
-  const script = new Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+/** Compile and run a CommonJS file the way require() would, with its code cache if there is one. */
+export function loadBundle(path: string): LoadedBundle {
+  const script = new Script(Module.wrap(readFileSync(path, 'utf8')), {
+    filename: path,
+    cachedData: readCache(`${path}${CODE_CACHE_SUFFIX}`),
+  });
   const module = { exports: {} as unknown };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  return { exports: module.exports, script };
+  wrapper.call(module.exports, module.exports, createRequire(path), module, path, dirname(path));
+  return { bundle: module.exports as CliBundle, path, script };
 }
 
-export function loadCommand(name: string): CommandRunner {
-  const file = commandBundlePath(name);
-  const { exports } = compileCommonJs(file, readCache(`${file}${CODE_CACHE_SUFFIX}`));
-  return (exports as { run: CommandRunner }).run;
+/**
+ * Keep what V8 compiled while the bundle ran (the build runs each command
+ * once for this), so the cache covers the functions a real run needs.
+ */
+export function writeCodeCache(loaded: LoadedBundle): void {
+  const target = `${loaded.path}${CODE_CACHE_SUFFIX}`;
+  writeFileSync(`${target}.partial`, loaded.script.createCachedData());
+  renameSync(`${target}.partial`, target);
 }

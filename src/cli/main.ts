@@ -1,15 +1,27 @@
 /** The CLI's dispatcher: global flags, help, the subcommand, and one-line errors with exit codes. */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BusError } from '../core/errors.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
-import { loadCommand } from './command-loader.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { ReaderGone } from './output.js';
-import type { CommandIo } from './spec.js';
+import type { CommandIo, CommandRunner } from './spec.js';
 
+/** The version in agent-bus's package.json, found by walking up from this file (source or bundle). */
 export function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
+  let folder = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'agent-bus' && manifest.version) return manifest.version;
+    } catch {
+      // No manifest here: keep walking up.
+    }
+    const parent = dirname(folder);
+    if (parent === folder) return 'unknown';
+    folder = parent;
+  }
 }
 
 function topHelp(): string {
@@ -50,7 +62,11 @@ function report(io: CommandIo, error: unknown): number {
   return 1;
 }
 
-export async function main(io: CommandIo): Promise<number> {
+/**
+ * Run the command line in `io.argv`. `runnerFor` gives the code of a command;
+ * each shipped bundle carries exactly one, so it answers for that one alone.
+ */
+export async function main(io: CommandIo, runnerFor: (name: string) => CommandRunner | undefined): Promise<number> {
   const [first, ...rest] = io.argv;
   if (first === undefined) {
     io.stderr.write(topHelp());
@@ -75,7 +91,8 @@ export async function main(io: CommandIo): Promise<number> {
       io.stdout.write(commandHelp(spec));
       return 0;
     }
-    const run = loadCommand(spec.name);
+    const run = runnerFor(spec.name);
+    if (!run) throw new Error(`the code of '${spec.name}' is not in this bundle; reinstall agent-bus`);
     return await run(args, io);
   } catch (error) {
     if (error instanceof ReaderGone) return 0;

@@ -35,11 +35,14 @@ function sleepBriefly(): void {
 }
 
 export function fdOutput(fd: number, stream: () => { columns?: number }): Output {
-  const tty = isTerminal(fd);
+  let tty: boolean | undefined;
   return {
-    isTTY: tty,
+    get isTTY() {
+      tty ??= isTerminal(fd);
+      return tty;
+    },
     get columns() {
-      return tty ? stream().columns : undefined;
+      return this.isTTY ? stream().columns : undefined;
     },
     write(text: string): void {
       const data = Buffer.from(text, 'utf8');

@@ -5,7 +5,8 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SchemaTooNewError, StoreUnavailableError } from '../../core/errors.js';
 import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
 
@@ -14,16 +15,27 @@ export const BUSY_TIMEOUT_MS = 30_000;
 
 let addonPath: string | null | undefined;
 
+const ADDON = join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+
 /**
  * The compiled SQLite addon, located directly: better-sqlite3's own lookup
- * searches a dozen paths on every start, and every hook pays for start-up.
+ * searches a dozen paths, and module resolution walks folders, on every start,
+ * and every hook pays for start-up. This file sits three folders below the
+ * package root (src/store/sqlite, dist/store/sqlite, dist/bin/commands), so
+ * the addon is in the package's node_modules or, when npm hoisted it, beside
+ * the package.
  */
 function nativeBinding(): string | undefined {
   if (addonPath === undefined) {
-    try {
-      addonPath = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
-    } catch {
-      addonPath = null;
+    const here = dirname(fileURLToPath(import.meta.url));
+    const candidates = [join(here, '..', '..', '..', 'node_modules', ADDON), join(here, '..', '..', '..', '..', ADDON)];
+    addonPath = candidates.find((candidate) => existsSync(candidate)) ?? null;
+    if (addonPath === null) {
+      try {
+        addonPath = createRequire(import.meta.url).resolve(ADDON);
+      } catch {
+        addonPath = null;
+      }
     }
   }
   return addonPath ?? undefined;

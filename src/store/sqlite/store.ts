@@ -282,6 +282,8 @@ export class SqliteStore implements Store {
       return { messages: this.selectInbox(input.reader, input.limit, input.actionableOnly), contestedClaims };
     }
     const { reader, now } = input;
+    // Most reads find nothing: answer those without taking the write lock.
+    if (this.selectInbox(reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
     const messages = this.immediate(() => {
       const rows = this.selectInbox(reader, input.limit, input.actionableOnly);
       const shared = reader.clientAddress;
