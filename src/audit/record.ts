@@ -80,3 +80,18 @@ export function serialiseRows(rows: readonly AuditRow[]): string {
   for (const row of rows) text += `${JSON.stringify(row)}\n`;
   return text;
 }
+
+/** A row about a session address: claimed, renamed, or given up. No message, so no body fields. */
+export function sessionRow(ts: string, actor: string, from: string, to: string, event: 'claim' | 'rename' | 'end', text: string): AuditRow {
+  return {
+    ts,
+    op: 'session',
+    actor,
+    message_id: null,
+    from,
+    to,
+    thread_id: null,
+    body_preview: `session ${event}: ${text}`,
+    body_sha256: null,
+  };
+}

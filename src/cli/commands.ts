@@ -71,6 +71,17 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
   },
+  {
+    name: 'serve',
+    summary: 'Run the MCP server over stdio for one client session (what a client config starts).',
+    details: [
+      'Identity: AGENT_BUS_NAME (with AGENT_BUS_REPO), else --client (or AGENT_BUS_CLIENT) plus the repo',
+      'this runs in gives <repo>/<client>; each session then claims its own address, <repo>/<client>-N.',
+    ].join('\n'),
+    positionals: [],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id (claude, codex, opencode, agy, …) when AGENT_BUS_NAME is not set' }],
+    examples: ['agent-bus serve --client claude'],
+  },
 ];
 
 export function findCommand(name: string): CommandSpec | undefined {

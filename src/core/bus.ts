@@ -4,17 +4,20 @@
  * appends its audit rows in a single write.
  */
 import { AuditLog } from '../audit/log.js';
-import { digestBody, messageRow, type AuditRow, type BodyDigest } from '../audit/record.js';
+import { digestBody, messageRow, sessionRow, type AuditRow, type BodyDigest } from '../audit/record.js';
+import { decideClaim, isNumbered, keyOf, type Claimant, type ClaimContext } from './sessions.js';
+import { processEnded, systemProcessTable } from '../sessions/procs.js';
 import { planSend, rosterQueryFor, unknownRecipient, NoSuchRecipient } from './addressing.js';
 import { formatStamp, nowMicros, nowStamp } from './clock.js';
 import { BusError, InvalidInputError, InvalidNameError } from './errors.js';
-import { processAlive } from './liveness.js';
-import { clientAddressOf, groupOf, nameProblem, parseNameLenient, BROADCAST } from './names.js';
+import { clientAddressOf, composeName, groupOf, nameProblem, parseNameLenient, BROADCAST } from './names.js';
 import { busSettings, type BusSettings } from './settings.js';
 import { agentView, messageKind, messageView, type AgentView, type MessageKind, type MessageView } from './views.js';
-import type { MessageRecord, ReaderIdentity, Registration, Store } from '../store/types.js';
+import type { AddressMove, MessageRecord, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/types.js';
+import { registrationsFor } from './roster.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
+export const MAX_TOPIC_LENGTH = 200;
 
 export interface SendRequest {
   from: string;
@@ -66,15 +69,40 @@ function utf8Length(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/** Whether a session row's server is still running, judged from the process table. */
+export type SessionLiveness = (row: SessionRecord) => boolean;
+
+export function systemSessionLiveness(): SessionLiveness {
+  const table = systemProcessTable();
+  const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
+  return (row) =>
+    row.endedAt === null &&
+    !processEnded({ pid: row.serverPid, started: row.serverStarted, bootId: row.bootId, pidNs: row.pidNs }, table, current);
+}
+
+export interface ClaimResult {
+  name: string;
+  warnings: string[];
+}
+
 export class Bus {
   readonly settings: BusSettings;
+  private liveness: SessionLiveness | undefined;
 
   constructor(
     readonly store: Store,
     readonly audit: AuditLog,
     settings: BusSettings = busSettings(),
+    liveness?: SessionLiveness,
   ) {
     this.settings = settings;
+    this.liveness = liveness;
+  }
+
+  /** Session liveness, from the process table unless the bus was given another judge. */
+  isRunning(row: SessionRecord): boolean {
+    this.liveness ??= systemSessionLiveness();
+    return this.liveness(row);
   }
 
   private validateSend(request: SendRequest): { to: string; threadId: string | null } {
@@ -173,7 +201,7 @@ export class Bus {
   async agents(group?: string): Promise<AgentView[]> {
     const snapshot = await this.store.roster();
     const live = new Set<string>();
-    for (const holder of snapshot.sessionHolders) if (processAlive(holder.serverPid)) live.add(holder.name);
+    for (const holder of snapshot.sessionHolders) if (this.isRunning(holder)) live.add(holder.name);
     return snapshot.agents
       .filter((agent) => group === undefined || (agent.groupName ?? groupOf(agent.name)) === group)
       .map((agent) => agentView(agent, snapshot.pending.get(agent.name) ?? 0, live.has(agent.name)));
@@ -205,8 +233,105 @@ export class Bus {
     return (await this.store.recentMessages(limit)).map(messageView);
   }
 
+  /** Names held by running sessions (for a client address, or everywhere). */
+  async liveSessionNames(clientAddress?: string): Promise<Set<string>> {
+    const rows = await this.store.sessionRows(clientAddress);
+    return new Set(rows.filter((row) => this.isRunning(row)).map((row) => row.name));
+  }
+
+  /**
+   * Claim a session address for a starting server. Which processes have
+   * ended is read before the write lock (a `ps` can be slow); rows that
+   * appear meanwhile count as running.
+   */
+  async claimSession(claimant: Claimant, row: Omit<SessionRecord, 'name' | 'endedAt'>, context: Omit<ClaimContext, 'ended'>): Promise<ClaimResult> {
+    const before = await this.store.sessionRows(claimant.clientAddress);
+    const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(sessionKeyText));
+    let warnings: string[] = [];
+    const now = formatStamp(context.nowMicros);
+    const outcome = await this.store.claimSession({
+      clientAddress: claimant.clientAddress,
+      row,
+      now,
+      decide: (rows, roster) => {
+        const plan = decideClaim(rows, roster, claimant, { ...context, ended: (candidate) => endedBefore.has(sessionKeyText(candidate)) });
+        warnings = plan.warnings;
+        return plan;
+      },
+      registrationsFor: (name) => registrationsFor(name, row.repoPath, true),
+    });
+    const rows: AuditRow[] = [sessionRow(now, outcome.name, outcome.name, outcome.name, 'claim', `'${outcome.name}' started`)];
+    for (const move of outcome.givenUp) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
+    this.audit.append(rows);
+    return { name: outcome.name, warnings };
+  }
+
+  private givenUpRow(now: string, move: AddressMove, clientAddress: string): AuditRow {
+    return sessionRow(now, move.name, move.name, clientAddress, 'end', `'${move.name}' ended; ${move.moved} unread message(s) moved to '${clientAddress}' for its other sessions`);
+  }
+
+  /** A session's server is stopping: mark it ended and, for a numbered address nobody else holds, hand its mail to the client address. */
+  async endSession(key: SessionKey, name: string): Promise<void> {
+    const others = (await this.store.sessionRows(key.clientAddress)).filter(
+      (row) => row.name === name && sessionKeyText(row) !== sessionKeyText(key) && this.isRunning(row),
+    );
+    const giveUp = isNumbered(name) && others.length === 0;
+    const now = nowStamp();
+    const move = await this.store.endSession(key, now, giveUp);
+    if (move) this.audit.append([this.givenUpRow(now, move, key.clientAddress)]);
+    else if (others.length === 0 && name !== key.clientAddress) {
+      this.audit.append([sessionRow(now, name, name, name, 'end', `'${name}' ended; its address and mail wait for that label to be taken again`)]);
+    }
+  }
+
+  /** Rename a session to `<repo>/<client>-<label>`; its unread mail moves with it. */
+  async renameSession(key: SessionKey, label: string): Promise<string> {
+    const rows = await this.store.sessionRows(key.clientAddress);
+    const own = rows.find((row) => sessionKeyText(row) === sessionKeyText(key));
+    if (!own || own.endedAt !== null) throw new InvalidInputError('this server holds no session address to rename');
+    const target = composeName(groupOf(key.clientAddress), parseNameLenient(key.clientAddress)?.client ?? null, label);
+    if (target === own.name) return target;
+    const siblings = rows.filter((row) => row.name === own.name && row !== own && this.isRunning(row));
+    if (siblings.length > 0) {
+      throw new InvalidInputError(
+        `'${own.name}' is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
+      );
+    }
+    const holders = rows.filter((row) => row.name === target && this.isRunning(row));
+    if (holders.length > 0) throw new InvalidInputError(`'${target}' is held by another running session; pick another label`);
+    const now = nowStamp();
+    const moved = await this.store.renameSession({
+      key,
+      from: own.name,
+      to: target,
+      now,
+      takeOver: rows.filter((row) => row.name === target).map(keyOf),
+      moveMail: own.name !== key.clientAddress,
+      registrations: registrationsFor(target, own.repoPath, true),
+    });
+    this.audit.append([sessionRow(now, target, own.name, target, 'rename', `'${own.name}' is now '${target}'; ${moved} unread message(s) moved`)]);
+    return target;
+  }
+
+  async setTopic(name: string, topic: string | null): Promise<string | null> {
+    const trimmed = topic === null ? null : Array.from(topic.trim()).slice(0, MAX_TOPIC_LENGTH).join('');
+    const value = trimmed === '' ? null : trimmed;
+    await this.store.setTopic(name, value);
+    return value;
+  }
+
+  async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
+    await this.store.bindSessionKey(key, sessionKey);
+  }
+
   async close(): Promise<void> {
     this.audit.close();
     await this.store.close();
   }
 }
+
+function sessionKeyText(row: SessionKey): string {
+  return `${row.serverPid}|${row.serverStarted}|${row.clientAddress}`;
+}
+
+export { keyOf };

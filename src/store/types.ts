@@ -96,18 +96,12 @@ export interface ReadOutcome {
   contestedClaims: Set<string>;
 }
 
-export interface SessionHolder {
-  name: string;
-  serverPid: number;
-  serverStarted: string;
-}
-
 export interface RosterSnapshot {
   agents: AgentRecord[];
   /** Unread mail per roster name, counted as that name's own inbox would see it. */
   pending: Map<string, number>;
   /** Session rows not marked ended: who may still be holding a session address. */
-  sessionHolders: SessionHolder[];
+  sessionHolders: SessionRecord[];
 }
 
 export interface ForgetOutcome {
@@ -132,5 +126,83 @@ export interface Store {
   thread(threadId: string, limit: number): Promise<MessageRecord[]>;
   /** The newest `limit` messages of the bus, oldest first. */
   recentMessages(limit: number): Promise<MessageRecord[]>;
+  /** Roster rows registered for a repo path. */
+  agentsAt(repoPath: string): Promise<AgentRecord[]>;
+  setTopic(name: string, topic: string | null): Promise<void>;
+  sessionRows(clientAddress?: string): Promise<SessionRecord[]>;
+  claimSession(input: ClaimInput): Promise<ClaimOutcome>;
+  /** Mark a session ended; give up its address (mail to the client address) when asked. */
+  endSession(key: SessionKey, now: string, giveUp: boolean): Promise<AddressMove | null>;
+  /** Returns how many unread messages moved with the rename. */
+  renameSession(input: RenameInput): Promise<number>;
+  bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A session: one running MCP server holding one address of its client. */
+export interface SessionRecord {
+  serverPid: number;
+  serverStarted: string;
+  name: string;
+  clientAddress: string;
+  repoPath: string;
+  /** JSON of [pid, start, name] ancestors of the server, nearest first. */
+  lineage: string;
+  sessionKey: string | null;
+  bootId: string | null;
+  pidNs: string | null;
+  startedAt: string;
+  lastSeen: string;
+  endedAt: string | null;
+}
+
+export interface SessionKey {
+  serverPid: number;
+  serverStarted: string;
+  clientAddress: string;
+}
+
+export interface ClaimDecision {
+  /** The address this session takes: a session address, or the client address it must share. */
+  name: string;
+  /** Rows ended longer ago than the resume window: deleted. */
+  expire: SessionKey[];
+  /** Rows whose process is gone but which never said so: marked ended now. */
+  endCrashed: SessionKey[];
+  /** Numbered addresses nobody holds any more: their unread mail moves to the client address. */
+  giveUp: string[];
+  /** An ended row whose address this session takes back: replaced by the new row. */
+  replace: SessionKey[];
+}
+
+export interface ClaimInput {
+  clientAddress: string;
+  /** The new row, without the name the decision gives it. */
+  row: Omit<SessionRecord, 'name' | 'endedAt'>;
+  now: string;
+  decide(rows: SessionRecord[], roster: AgentRecord[]): ClaimDecision;
+  registrationsFor(name: string): Registration[];
+}
+
+export interface AddressMove {
+  name: string;
+  /** Unread messages that moved to the client address. */
+  moved: number;
+}
+
+export interface ClaimOutcome {
+  name: string;
+  givenUp: AddressMove[];
+}
+
+export interface RenameInput {
+  key: SessionKey;
+  from: string;
+  to: string;
+  now: string;
+  /** Ended rows holding the new name (a label left behind): deleted, their mail taken over. */
+  takeOver: SessionKey[];
+  /** False when renaming away from the shared client address: its mail stays for the others. */
+  moveMail: boolean;
+  registrations: Registration[];
 }

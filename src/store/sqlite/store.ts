@@ -16,8 +16,13 @@ import type {
   RosterSnapshot,
   SendInput,
   SendPlan,
-  SessionHolder,
   Store,
+  ClaimInput,
+  ClaimOutcome,
+  AddressMove,
+  RenameInput,
+  SessionKey,
+  SessionRecord,
 } from '../types.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
@@ -48,6 +53,12 @@ const INBOX_UNION = `
   SELECT ${MESSAGE_COLUMNS} FROM messages m
    WHERE m.to_agent = @group AND m.read_at IS NULL
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = @group) AND ${NO_OWN_OR_SHARED_COPY}`;
+
+const SESSION_COLUMNS = `server_pid AS serverPid, server_started AS serverStarted, name, client_address AS clientAddress,
+  repo_path AS repoPath, lineage, session_key AS sessionKey, boot_id AS bootId, pid_ns AS pidNs,
+  started_at AS startedAt, last_seen AS lastSeen, ended_at AS endedAt`;
+
+const SESSION_KEY = 'server_pid = @serverPid AND server_started = @serverStarted AND client_address = @clientAddress';
 
 type Params = Record<string, string | number | null>;
 
@@ -359,9 +370,7 @@ export class SqliteStore implements Store {
           pending.set(member.name, (pending.get(member.name) ?? 0) + count);
         }
       }
-      const sessionHolders = this.all<SessionHolder>(
-        `SELECT name, server_pid AS serverPid, server_started AS serverStarted FROM sessions WHERE ended_at IS NULL`,
-      );
+      const sessionHolders = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL`);
       return { agents, pending, sessionHolders };
     })();
   }
@@ -397,6 +406,109 @@ export class SqliteStore implements Store {
       `SELECT * FROM (SELECT ${MESSAGE_COLUMNS}, rowid AS seq FROM messages ORDER BY rowid DESC LIMIT ?) ORDER BY seq`,
       [limit],
     ).map(({ seq: _seq, ...message }: MessageRecord & { seq?: number }) => message);
+  }
+
+  async agentsAt(repoPath: string): Promise<AgentRecord[]> {
+    return this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE repo_path = ? ORDER BY name`, [repoPath]);
+  }
+
+  async setTopic(name: string, topic: string | null): Promise<void> {
+    this.immediate(() => this.run('UPDATE agents SET topic = ? WHERE name = ?', [topic, name]));
+  }
+
+  async sessionRows(clientAddress?: string): Promise<SessionRecord[]> {
+    if (clientAddress === undefined) return this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions`);
+    return this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [clientAddress]);
+  }
+
+  private keyParams(key: SessionKey): Params {
+    return { serverPid: key.serverPid, serverStarted: key.serverStarted, clientAddress: key.clientAddress };
+  }
+
+  /**
+   * Give up an address no running session holds: its unread mail moves to the
+   * client address (unless that address already has its own copy of the same
+   * fan-out), mail it sent and nobody read yet now comes from the client
+   * address, and the name leaves the roster.
+   */
+  private giveUpAddress(name: string, clientAddress: string): AddressMove {
+    const group = name.slice(0, name.indexOf('/'));
+    const moved = this.run(
+      `UPDATE messages SET to_agent = @shared
+        WHERE to_agent = @name AND read_at IS NULL
+          AND (fanout_id IS NULL OR NOT EXISTS (
+            SELECT 1 FROM messages s WHERE s.fanout_id = messages.fanout_id AND s.to_group = @group AND s.to_agent = @shared))`,
+      { name, shared: clientAddress, group },
+    ).changes;
+    this.run('UPDATE messages SET from_agent = @shared WHERE from_agent = @name AND read_at IS NULL', { name, shared: clientAddress });
+    this.run('DELETE FROM agents WHERE name = ?', [name]);
+    return { name, moved };
+  }
+
+  async claimSession(input: ClaimInput): Promise<ClaimOutcome> {
+    return this.immediate(() => {
+      const rows = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [input.clientAddress]);
+      const group = input.clientAddress.slice(0, input.clientAddress.indexOf('/'));
+      const decision = input.decide(rows, this.membersOf(group));
+      for (const key of [...decision.expire, ...decision.replace]) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+      for (const key of decision.endCrashed) {
+        this.run(`UPDATE sessions SET ended_at = @now WHERE ${SESSION_KEY} AND ended_at IS NULL`, { ...this.keyParams(key), now: input.now });
+      }
+      const givenUp = decision.giveUp.map((name) => this.giveUpAddress(name, input.clientAddress));
+      const row = input.row;
+      this.run(
+        `INSERT OR REPLACE INTO sessions (server_pid, server_started, name, client_address, repo_path, lineage, session_key,
+           boot_id, pid_ns, started_at, last_seen, ended_at)
+         VALUES (@serverPid, @serverStarted, @name, @clientAddress, @repoPath, @lineage, @sessionKey, @bootId, @pidNs,
+           @startedAt, @lastSeen, NULL)`,
+        {
+          serverPid: row.serverPid,
+          serverStarted: row.serverStarted,
+          name: decision.name,
+          clientAddress: row.clientAddress,
+          repoPath: row.repoPath,
+          lineage: row.lineage,
+          sessionKey: row.sessionKey,
+          bootId: row.bootId,
+          pidNs: row.pidNs,
+          startedAt: row.startedAt,
+          lastSeen: row.lastSeen,
+        },
+      );
+      this.registerNow(input.registrationsFor(decision.name), input.now);
+      return { name: decision.name, givenUp };
+    });
+  }
+
+  async endSession(key: SessionKey, now: string, giveUp: boolean): Promise<AddressMove | null> {
+    return this.immediate(() => {
+      const row = this.get<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+      if (!row || row.endedAt !== null) return null;
+      this.run(`UPDATE sessions SET ended_at = @now, last_seen = @now WHERE ${SESSION_KEY}`, { ...this.keyParams(key), now });
+      return giveUp && row.name !== key.clientAddress ? this.giveUpAddress(row.name, key.clientAddress) : null;
+    });
+  }
+
+  async renameSession(input: RenameInput): Promise<number> {
+    return this.immediate(() => {
+      for (const key of input.takeOver) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+      const oldTopic = this.get<{ topic: string | null }>('SELECT topic FROM agents WHERE name = ?', [input.from])?.topic ?? null;
+      this.registerNow(input.registrations, input.now);
+      this.run('UPDATE agents SET topic = COALESCE(topic, @topic) WHERE name = @name', { topic: oldTopic, name: input.to });
+      let moved = 0;
+      if (input.moveMail) {
+        moved = this.run('UPDATE messages SET to_agent = @to WHERE to_agent = @from AND read_at IS NULL', { from: input.from, to: input.to }).changes;
+        // A session never reads back what it sent to its client address, under any of its names.
+        this.run('UPDATE messages SET from_agent = @to WHERE from_agent = @from AND read_at IS NULL', { from: input.from, to: input.to });
+        this.run('DELETE FROM agents WHERE name = ?', [input.from]);
+      }
+      this.run(`UPDATE sessions SET name = @to, last_seen = @now WHERE ${SESSION_KEY}`, { ...this.keyParams(input.key), to: input.to, now: input.now });
+      return moved;
+    });
+  }
+
+  async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
+    this.immediate(() => this.run(`UPDATE sessions SET session_key = @sessionKey WHERE ${SESSION_KEY}`, { ...this.keyParams(key), sessionKey }));
   }
 
   async close(): Promise<void> {

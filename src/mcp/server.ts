@@ -1,0 +1,110 @@
+/**
+ * The agent-bus MCP server over stdio: one per client session. It works out
+ * who it is from its configuration, holds a session address, and serves the
+ * seven tools, each attributed to that identity. Nothing but protocol goes to
+ * stdout; diagnostics go to stderr.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { tailAudit } from '../audit/log.js';
+import type { Bus } from '../core/bus.js';
+import { BusError } from '../core/errors.js';
+import { IdentityError, resolveIdentity } from '../core/identity.js';
+import { busPaths } from '../core/paths.js';
+import type { Env } from '../core/settings.js';
+import { openBus } from '../runtime.js';
+import { ServerSession } from './session.js';
+import { buildTools } from './tools.js';
+
+export interface ServeOptions {
+  env: Env;
+  cwd: string;
+  client?: string | undefined;
+  version: string;
+  log(line: string): void;
+}
+
+/** Refresh last_seen at most this often: reads should not each take the write lock. */
+export const TOUCH_INTERVAL_MS = 30_000;
+
+export function instructionsFor(name: string): string {
+  return [
+    `You are '${name}' on agent-bus, a message bus shared by the coding agents and humans on this machine.`,
+    'Your identity is attached to every call; never pass a sender name.',
+    'Address forms for send_message(to=…):',
+    "  'repo/client-N' or 'repo/client-label': exactly that session;",
+    "  'repo/client': whichever session of that client reads it first;",
+    "  'repo': every client working in that repo (the first to read it claims it and should act);",
+    "  '*': everyone on the bus.",
+    'Read your mail with read_inbox, reply on the same thread_id, and call list_agents to see who is reachable.',
+    'Call set_session(label=…, topic=…) to name this session after its work.',
+  ].join('\n');
+}
+
+export function toolResult(value: unknown): CallToolResult {
+  const structured = Array.isArray(value) ? { result: value } : (value as Record<string, unknown>);
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured };
+}
+
+export function toolError(error: unknown): CallToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+export async function serve(options: ServeOptions): Promise<number> {
+  const { env, log } = options;
+  let bus: Bus;
+  try {
+    bus = openBus(env);
+  } catch (error) {
+    log(`agent-bus: ${(error as Error).message}`);
+    return error instanceof BusError ? error.exitCode : 1;
+  }
+  let identity;
+  try {
+    identity = await resolveIdentity({ env, client: options.client, cwd: options.cwd }, bus.store, 'server');
+  } catch (error) {
+    await bus.close();
+    if (error instanceof IdentityError) {
+      log(`agent-bus: ${error.message}. Set it in the env block of this client's MCP server config.`);
+      return 2;
+    }
+    throw error;
+  }
+  if (identity.kind !== 'agent') {
+    await bus.close();
+    const marker = identity.kind === 'opted-out' ? identity.marker : '';
+    log(`agent-bus: ${marker.replace(/\/\.agent-bus-ignore$/, '')} is opted out of the bus by its .agent-bus-ignore file. Remove that file to let an agent run here.`);
+    return 2;
+  }
+
+  const session = new ServerSession(bus, identity, env);
+  await session.start();
+  for (const warning of session.warnings) log(`agent-bus: warning: ${warning}`);
+
+  const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });
+  buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS });
+
+  const transport = new StdioServerTransport();
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (code: number): void => {
+      if (stopping) return;
+      stopping = true;
+      void session
+        .release()
+        .catch((error: unknown) => log(`agent-bus: could not release the session: ${(error as Error).message}`))
+        .finally(() => {
+          void bus.close().finally(() => resolve(code));
+        });
+    };
+    transport.onclose = () => stop(0);
+    process.stdin.once('end', () => stop(0));
+    process.once('SIGTERM', () => stop(143));
+    process.once('SIGHUP', () => stop(129));
+    process.once('SIGINT', () => stop(130));
+    void server.connect(transport);
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * The identity a running MCP server speaks as, and the session address it
+ * holds: claimed at start (or, for Codex, at the first tool call, when its
+ * thread id is known), renamed by set_session, given up when the server stops.
+ */
+import type { Bus } from '../core/bus.js';
+import { formatStamp, nowMicros } from '../core/clock.js';
+import type { Identity } from '../core/identity.js';
+import { sessionsEnabled } from '../core/identity.js';
+import { clientAddressOf, normaliseLabel, parseNameLenient } from '../core/names.js';
+import { registrationsFor } from '../core/roster.js';
+import { floatSetting, type Env } from '../core/settings.js';
+import { clientProcessOf, lineageOf, systemProcessTable } from '../sessions/procs.js';
+import { InvalidInputError } from '../core/errors.js';
+import { keyOf } from '../core/sessions.js';
+import type { SessionKey } from '../store/types.js';
+
+type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
+
+export class ServerSession {
+  private current: string;
+  private key: SessionKey | null = null;
+  private claimed = false;
+  private claiming: Promise<void> | null = null;
+  readonly warnings: string[];
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly identity: AgentIdentity,
+    private readonly env: Env,
+  ) {
+    this.current = identity.name;
+    this.warnings = [...identity.warnings];
+  }
+
+  get name(): string {
+    return this.current;
+  }
+
+  get clientAddress(): string | null {
+    return clientAddressOf(this.current);
+  }
+
+  /** Whether this server holds a session address of its own (not a shared or bare name). */
+  get holdsSession(): boolean {
+    return this.key !== null && this.current !== this.key.clientAddress;
+  }
+
+  get sessionKey(): SessionKey | null {
+    return this.key;
+  }
+
+  private get wantsSession(): boolean {
+    return this.identity.client !== null && sessionsEnabled(this.env) && parseNameLenient(this.identity.name)?.client != null;
+  }
+
+  /** Codex tells threads apart only by the thread id in each call's metadata: wait for it. */
+  get defersClaim(): boolean {
+    return this.wantsSession && this.identity.client === 'codex' && !this.startKey();
+  }
+
+  private startKey(): string | null {
+    if (this.identity.client === 'claude') return (this.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null;
+    return (this.env.AGENT_BUS_SESSION_KEY ?? '').trim() || null;
+  }
+
+  async start(): Promise<void> {
+    if (!this.defersClaim) await this.ensure(null);
+  }
+
+  /** Claim (once) before serving a call; `callKey` is the client's id for the conversation making it. */
+  async ensure(callKey: string | null): Promise<void> {
+    if (this.claimed) return;
+    this.claiming ??= this.claim(callKey ?? this.startKey());
+    await this.claiming;
+  }
+
+  private async claim(sessionKey: string | null): Promise<void> {
+    const { repoPath } = this.identity;
+    if (!this.wantsSession) {
+      await this.bus.register(registrationsFor(this.identity.name, repoPath, true));
+      this.claimed = true;
+      return;
+    }
+    const table = systemProcessTable(this.env);
+    const me = table.get(process.pid);
+    if (!me) {
+      this.warnings.push('this system does not say which process started this server, so it cannot hold a session address and shares the client address');
+      await this.bus.register(registrationsFor(this.identity.name, repoPath, true));
+      this.claimed = true;
+      return;
+    }
+    const lineage = lineageOf(process.pid, table);
+    const micros = nowMicros();
+    const stamp = formatStamp(micros);
+    const clientAddress = this.identity.name;
+    const row = {
+      serverPid: process.pid,
+      serverStarted: me.started,
+      clientAddress,
+      repoPath,
+      lineage: JSON.stringify(lineage),
+      sessionKey,
+      bootId: table.bootId(),
+      pidNs: table.pidNamespace(),
+      startedAt: stamp,
+      lastSeen: stamp,
+    };
+    const result = await this.bus.claimSession(
+      { clientAddress, clientProcess: clientProcessOf(lineage), sessionKey, pinned: this.identity.pinnedHandle },
+      row,
+      { nowMicros: micros, resumeHours: floatSetting(this.env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0) },
+    );
+    this.key = keyOf(row);
+    this.current = result.name;
+    this.warnings.push(...result.warnings);
+    this.claimed = true;
+  }
+
+  async rename(label: string): Promise<void> {
+    if (!this.wantsSession || this.key === null) {
+      throw new InvalidInputError(`'${this.current}' is not a session of a client, so it has no session address to name`);
+    }
+    if (this.current === this.key.clientAddress) {
+      throw new InvalidInputError(
+        `'${this.current}' is the address every session of this client shares, so a label would rename all of them; set only a topic instead`,
+      );
+    }
+    this.current = await this.bus.renameSession(this.key, normaliseLabel(label));
+  }
+
+  async release(): Promise<void> {
+    if (this.key === null) return;
+    const key = this.key;
+    this.key = null;
+    await this.bus.endSession(key, this.current);
+  }
+}

@@ -1,0 +1,170 @@
+/** The seven MCP tools, each attributed to the server's own identity. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { AuditRow } from '../audit/record.js';
+import type { Bus } from '../core/bus.js';
+import { nowStamp } from '../core/clock.js';
+import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
+import type { ServerSession } from './session.js';
+import { toolError, toolResult } from './server.js';
+
+export interface ToolContext {
+  bus: Bus;
+  session: ServerSession;
+  auditPath: string;
+  tailAudit(path: string, limit: number): AuditRow[];
+  touchIntervalMs: number;
+}
+
+type Extra = { _meta?: Record<string, unknown> | undefined };
+
+export function buildTools(server: McpServer, context: ToolContext): void {
+  const { bus, session } = context;
+  let lastTouch = 0;
+
+  /** Every call: bind the session (Codex's first call), then refresh last_seen when it is due. */
+  const prepare = async (extra: Extra): Promise<void> => {
+    const threadId = extra._meta?.threadId;
+    await session.ensure(typeof threadId === 'string' && threadId !== '' ? threadId : null);
+    const now = Date.now();
+    if (now - lastTouch >= context.touchIntervalMs) {
+      lastTouch = now;
+      const names = [session.name];
+      const shared = clientAddressOf(session.name);
+      if (shared !== null && shared !== session.name) names.push(shared);
+      await bus.store.touch(names, nowStamp());
+    }
+  };
+
+  const handle =
+    <A>(work: (args: A) => Promise<unknown>) =>
+    async (args: A, extra: Extra): Promise<CallToolResult> => {
+      try {
+        await prepare(extra);
+        return toolResult(await work(args));
+      } catch (error) {
+        return toolError(error);
+      }
+    };
+
+  const limit = (fallback: number) => z.number().int().min(0).max(10_000).default(fallback);
+
+  server.registerTool(
+    'whoami',
+    { description: 'Who this session is on the bus: its name, repo, session address, topic and repo-mates.', inputSchema: {} },
+    handle(async () => {
+      const name = session.name;
+      const parsed = parseNameLenient(name);
+      const [agent] = await bus.agents().then((agents) => agents.filter((row) => row.name === name));
+      const members = await bus.agents(groupOf(name));
+      return {
+        name,
+        group: parsed?.group ?? groupOf(name),
+        client: parsed?.client ?? null,
+        client_address: clientAddressOf(name),
+        session: parsed?.handle ?? null,
+        instance: parsed?.handle && /^\d+$/.test(parsed.handle) ? Number(parsed.handle) : null,
+        topic: agent?.topic ?? null,
+        repo_path: agent?.repo_path ?? null,
+        registered_at: agent?.registered_at ?? null,
+        last_seen: agent?.last_seen ?? null,
+        mcp_client: server.server.getClientVersion()?.name ?? null,
+        group_members: members.map((member) => ({
+          name: member.name,
+          kind: member.kind,
+          client: member.client,
+          topic: member.topic,
+          last_seen: member.last_seen,
+          live: member.live,
+        })),
+        warnings: session.warnings,
+      };
+    }),
+  );
+
+  server.registerTool(
+    'list_agents',
+    {
+      description: 'Everyone on the bus with unread counts; pass a bare repo name as group to see one repo. Sessions show whether they are running (live).',
+      inputSchema: { group: z.string().min(1).optional() },
+    },
+    handle(async ({ group }: { group?: string | undefined }) => bus.agents(group)),
+  );
+
+  server.registerTool(
+    'send_message',
+    {
+      description:
+        "Send mail. to: 'repo/client-N' or 'repo/client-label' (one session), 'repo/client' (any session of that client), 'repo' (every client in the repo; one claims it), or '*' (everyone). Reply with the thread_id you received.",
+      inputSchema: { to: z.string().min(1), body: z.string().min(1), thread_id: z.string().min(1).optional() },
+    },
+    handle(async ({ to, body, thread_id }: { to: string; body: string; thread_id?: string | undefined }) => {
+      const me = session.name;
+      const shared = clientAddressOf(me);
+      const live = session.holdsSession && shared !== null ? await bus.liveSessionNames(shared) : null;
+      const siblingsRunning = live !== null && [...live].some((name) => name !== me);
+      // Alone, a session skips its own client address; with siblings running, they take it there.
+      const skip = session.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
+      const result = await bus.send({ from: me, to, body, threadId: thread_id ?? null, skip });
+      return { ...result, ...(await sendNote(to, me, shared, live, siblingsRunning, bus)) };
+    }),
+  );
+
+  server.registerTool(
+    'read_inbox',
+    {
+      description: "Unread mail for this session (its own, plus mail to its client address no other session took), oldest first. mark_read=false only peeks.",
+      inputSchema: { mark_read: z.boolean().default(true), limit: limit(50) },
+    },
+    handle(async ({ mark_read, limit: max }: { mark_read: boolean; limit: number }) => bus.readInbox({ reader: session.name, markRead: mark_read, limit: max })),
+  );
+
+  server.registerTool(
+    'set_session',
+    {
+      description: "Name this session after its work (label → '<repo>/<client>-<label>'; its unread mail moves with it) and/or set the topic shown in list_agents (an empty topic clears it).",
+      inputSchema: { label: z.string().optional(), topic: z.string().optional() },
+    },
+    handle(async ({ label, topic }: { label?: string | undefined; topic?: string | undefined }) => {
+      if (label !== undefined) await session.rename(label);
+      let current = (await bus.store.getAgent(session.name))?.topic ?? null;
+      if (topic !== undefined) current = await bus.setTopic(session.name, topic);
+      return { name: session.name, client_address: clientAddressOf(session.name), topic: current };
+    }),
+  );
+
+  server.registerTool(
+    'read_thread',
+    { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limit(100) } },
+    handle(async ({ thread_id, limit: max }: { thread_id: string; limit: number }) => bus.thread(thread_id, max)),
+  );
+
+  server.registerTool(
+    'tail_audit',
+    { description: 'The last entries of the audit log (any agent), oldest first.', inputSchema: { limit: limit(50) } },
+    handle(async ({ limit: max }: { limit: number }) => context.tailAudit(context.auditPath, max)),
+  );
+}
+
+/** A note when nobody running will read this soon. */
+async function sendNote(
+  to: string,
+  me: string,
+  shared: string | null,
+  live: Set<string> | null,
+  siblingsRunning: boolean,
+  bus: Bus,
+): Promise<{ note?: string }> {
+  if (live === null) return {};
+  if (to === shared && !siblingsRunning) return { note: `no other session of '${to}' is running; the next one to start will pick this up` };
+  if (isSessionName(to) && to !== me) {
+    const holders = await bus.liveSessionNames(clientAddressOf(to) ?? undefined);
+    if (!holders.has(to)) {
+      return {
+        note: `no running session holds '${to}'; the message waits until a session takes that name again. To reach whichever session is running, send to '${clientAddressOf(to)}'.`,
+      };
+    }
+  }
+  return {};
+}

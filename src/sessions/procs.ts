@@ -1,0 +1,177 @@
+/**
+ * The process table, read for evidence about who is running: a process is
+ * identified by its pid and start time (pids are reused), its state tells a
+ * zombie from a live one, the boot id tells a reboot, the PID namespace tells
+ * a process we cannot see. Linux reads /proc; elsewhere one `ps` per lookup,
+ * bounded by AGENT_BUS_PROCESS_LOOKUP_TIMEOUT.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { floatSetting, type Env } from '../core/settings.js';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Start time as the system reports it: clock ticks since boot (/proc) or ps's lstart text. */
+  started: string;
+  /** One-letter state; Z (zombie) and X (dead) mean ended. */
+  state: string;
+  name: string;
+}
+
+export interface ProcessTable {
+  /** The process, null when it does not exist, undefined when the table cannot tell. */
+  get(pid: number): ProcessInfo | null | undefined;
+  bootId(): string | null;
+  pidNamespace(): string | null;
+}
+
+/** An ancestor as a session row stores it: [pid, start time, command name]. */
+export type LineageEntry = [number, string, string];
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'busybox']);
+
+/** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split at the last ')'. */
+export function parseProcStat(pid: number, text: string): ProcessInfo | null {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const fields = text.slice(close + 2).split(' ');
+  // fields[0] is field 3 (state), fields[1] field 4 (ppid), fields[19] field 22 (starttime).
+  const state = fields[0];
+  const ppid = Number(fields[1]);
+  const started = fields[19];
+  if (!state || !Number.isFinite(ppid) || !started) return null;
+  return { pid, ppid, started, state, name: text.slice(open + 1, close) };
+}
+
+export class ProcFsTable implements ProcessTable {
+  get(pid: number): ProcessInfo | null | undefined {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ESRCH' ? null : undefined;
+    }
+    return parseProcStat(pid, text) ?? undefined;
+  }
+
+  bootId(): string | null {
+    try {
+      return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  pidNamespace(): string | null {
+    try {
+      return readlinkSync('/proc/self/ns/pid');
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** Parse `ps -A -o pid=,ppid=,state=,lstart=,comm=` (lstart is five words, comm may have spaces). */
+export function parsePsOutput(text: string): Map<number, ProcessInfo> {
+  const table = new Map<number, ProcessInfo>();
+  for (const line of text.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (words.length < 9) continue;
+    const pid = Number(words[0]);
+    const ppid = Number(words[1]);
+    if (!Number.isInteger(pid) || !Number.isInteger(ppid)) continue;
+    table.set(pid, { pid, ppid, state: (words[2] ?? '?').charAt(0), started: words.slice(3, 8).join(' '), name: words.slice(8).join(' ') });
+  }
+  return table;
+}
+
+/** For systems without /proc: one `ps` snapshot per table, with a time limit. */
+export class PsTable implements ProcessTable {
+  private snapshot: Map<number, ProcessInfo> | null | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  private load(): Map<number, ProcessInfo> | null {
+    if (this.snapshot === undefined) {
+      const result = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,state=,lstart=,comm='], {
+        encoding: 'utf8',
+        timeout: this.timeoutMs,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, LC_ALL: 'C', TZ: 'UTC0' },
+      });
+      this.snapshot = result.status === 0 ? parsePsOutput(result.stdout) : null;
+    }
+    return this.snapshot;
+  }
+
+  get(pid: number): ProcessInfo | null | undefined {
+    const snapshot = this.load();
+    if (snapshot === null) return undefined;
+    return snapshot.get(pid) ?? null;
+  }
+
+  bootId(): string | null {
+    return null;
+  }
+
+  pidNamespace(): string | null {
+    return null;
+  }
+}
+
+let procFsAvailable: boolean | undefined;
+
+export function systemProcessTable(env: Env = process.env): ProcessTable {
+  if (procFsAvailable === undefined) {
+    try {
+      readFileSync('/proc/self/stat');
+      procFsAvailable = true;
+    } catch {
+      procFsAvailable = false;
+    }
+  }
+  return procFsAvailable ? new ProcFsTable() : new PsTable(floatSetting(env, 'AGENT_BUS_PROCESS_LOOKUP_TIMEOUT', 2, 0.001) * 1000);
+}
+
+/** A process's ancestors, nearest first, as far as the table can see. */
+export function lineageOf(pid: number, table: ProcessTable): LineageEntry[] {
+  const lineage: LineageEntry[] = [];
+  let current = table.get(pid);
+  const seen = new Set<number>();
+  while (current && current.ppid > 0 && !seen.has(current.ppid)) {
+    seen.add(current.ppid);
+    const parent = table.get(current.ppid);
+    if (!parent) break;
+    lineage.push([parent.pid, parent.started, parent.name]);
+    current = parent;
+  }
+  return lineage;
+}
+
+export function isShell(name: string): boolean {
+  const base = name.split('/').pop() ?? name;
+  return SHELLS.has(base.replace(/^-/, ''));
+}
+
+/** The client that started a process: its nearest ancestor that is not a shell (`sh -c` wrappers). */
+export function clientProcessOf(lineage: readonly LineageEntry[]): LineageEntry | null {
+  return lineage.find(([, , name]) => !isShell(name)) ?? null;
+}
+
+/** Whether the process a row recorded has ended, on evidence only. */
+export function processEnded(
+  recorded: { pid: number; started: string; bootId: string | null; pidNs: string | null },
+  table: ProcessTable,
+  current: { bootId: string | null; pidNs: string | null },
+): boolean {
+  if (recorded.bootId && current.bootId && recorded.bootId !== current.bootId) return true;
+  // A process in another PID namespace is invisible from here: it counts as running.
+  if (recorded.pidNs && current.pidNs && recorded.pidNs !== current.pidNs) return false;
+  const info = table.get(recorded.pid);
+  if (info === undefined) return false;
+  if (info === null) return true;
+  return info.started !== recorded.started || info.state === 'Z' || info.state === 'X';
+}
