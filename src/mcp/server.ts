@@ -6,8 +6,6 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
 import { BusError } from '../core/errors.js';
@@ -41,16 +39,6 @@ export function instructionsFor(name: string): string {
     'Read your mail with read_inbox, reply on the same thread_id, and call list_agents to see who is reachable.',
     'Call set_session(label=…, topic=…) to name this session after its work.',
   ].join('\n');
-}
-
-export function toolResult(value: unknown): CallToolResult {
-  const structured = Array.isArray(value) ? { result: value } : (value as Record<string, unknown>);
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured };
-}
-
-export function toolError(error: unknown): CallToolResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return { content: [{ type: 'text', text: message }], isError: true };
 }
 
 export async function serve(options: ServeOptions): Promise<number> {

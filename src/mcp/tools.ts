@@ -7,7 +7,6 @@ import type { Bus } from '../core/bus.js';
 import { nowStamp } from '../core/clock.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ServerSession } from './session.js';
-import { toolError, toolResult } from './server.js';
 
 export interface ToolContext {
   bus: Bus;
@@ -18,6 +17,18 @@ export interface ToolContext {
 }
 
 type Extra = { _meta?: Record<string, unknown> | undefined };
+
+/** Results are JSON text for the model, with the same value as structured content (lists wrapped as {result}). */
+export function toolResult(value: unknown): CallToolResult {
+  const structured = Array.isArray(value) ? { result: value } : (value as Record<string, unknown>);
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured };
+}
+
+export function toolError(error: unknown): CallToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
 
 export function buildTools(server: McpServer, context: ToolContext): void {
   const { bus, session } = context;
