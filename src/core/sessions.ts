@@ -96,7 +96,8 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
 
   const comeback = ended
     .filter((row) => !unavailable.has(row.name))
-    .filter((row) => sameProcess(clientProcessOfRow(row), me.clientProcess) || (row.sessionKey !== null && row.sessionKey === me.sessionKey))
+    // The same conversation (session id), or a restarted server of the same client process that no session id tells apart.
+    .filter((row) => (row.sessionKey !== null && row.sessionKey === me.sessionKey) || couldBeSameSession(row, me))
     .sort((a, b) => ((b.endedAt ?? '9') < (a.endedAt ?? '9') ? -1 : 1))[0];
   if (comeback) return decide(comeback.name, ended.filter((row) => row.name === comeback.name));
 
