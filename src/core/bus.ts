@@ -248,6 +248,7 @@ export class Bus {
     const before = await this.store.sessionRows(claimant.clientAddress);
     const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(sessionKeyText));
     let warnings: string[] = [];
+    let crashed = new Set<string>();
     const now = formatStamp(context.nowMicros);
     const outcome = await this.store.claimSession({
       clientAddress: claimant.clientAddress,
@@ -256,12 +257,14 @@ export class Bus {
       decide: (rows, roster) => {
         const plan = decideClaim(rows, roster, claimant, { ...context, ended: (candidate) => endedBefore.has(sessionKeyText(candidate)) });
         warnings = plan.warnings;
+        crashed = new Set(rows.filter((candidate) => plan.endCrashed.some((key) => sessionKeyText(key) === sessionKeyText(candidate))).map((candidate) => candidate.name));
         return plan;
       },
       registrationsFor: (name) => registrationsFor(name, row.repoPath, true),
     });
     const rows: AuditRow[] = [sessionRow(now, outcome.name, outcome.name, outcome.name, 'claim', `'${outcome.name}' started`)];
-    for (const move of outcome.givenUp) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
+    // A crashed session's end is news; an ended number handing over mail that arrived later is news only if there was some.
+    for (const move of outcome.givenUp) if (crashed.has(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
     this.audit.append(rows);
     return { name: outcome.name, warnings };
   }
