@@ -6,6 +6,9 @@
  *   3. an inbox read with 1,000,000 messages and 10,000 agents in the database
  *   4. `agent-bus inbox` start-up on an empty inbox, relative to a bare `node -e 0`
  *   5. how soon `agent-bus tail -f --json` prints a row after it is written
+ *   6. an MCP send_message round trip over stdio from a connected client
+ *   7. the MCP server's resident memory when idle
+ *   8. the MCP server's time from spawn to ready
  *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
@@ -25,6 +28,7 @@ import { busSettings } from '../src/core/settings.js';
 import { openBus } from '../src/runtime.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import type { Store } from '../src/store/types.js';
+import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { seedLargeBus } from './seed.js';
 import {
   CLI,
@@ -402,6 +406,10 @@ const SECTIONS: Section[] = [
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },
   { id: 'tail-follow-delay', title: "'tail -f --json' delay", unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 60_000, measure: tailFollowDelay },
+  { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
+  { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },
+  // The issue sets no goal for start-up; a client waits for it once per session, so a second is the ceiling we hold it to.
+  { id: 'mcp-startup', title: 'MCP server spawn to ready', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 120_000, measure: mcpStartup },
 ];
 
 function goalText(goal: Goal, unit: string): string {

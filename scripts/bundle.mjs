@@ -26,6 +26,9 @@ const common = {
   define: { 'import.meta.url': '__agentBusModuleUrl' },
   banner: { js: "'use strict';\nconst __agentBusModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
+  // Smaller source to read, parse and keep in memory; names stay for stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
 };
 
 await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
