@@ -59,9 +59,10 @@ export class ServerSession {
     return this.wantsSession && this.identity.client === 'codex' && !this.startKey();
   }
 
+  /** The conversation id a client puts in its server's environment: Claude Code's session id. */
   private startKey(): string | null {
     if (this.identity.client === 'claude') return (this.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null;
-    return (this.env.AGENT_BUS_SESSION_KEY ?? '').trim() || null;
+    return null;
   }
 
   async start(): Promise<void> {

@@ -142,7 +142,7 @@ test('two sessions of one client get -1 and -2; servers that cannot be told apar
     const two = await open(claudeEnv(bus, 'k-2'));
     assert.equal((await one.call<Whoami>('whoami')).name, 'repo-a/claude-1');
     assert.equal((await two.call<Whoami>('whoami')).name, 'repo-a/claude-2');
-    const plain = { ...bus.env, AGENT_BUS_NAME: 'repo-b/codex', AGENT_BUS_REPO: '/repos/b', AGENT_BUS_SESSION_KEY: '' };
+    const plain = { ...bus.env, AGENT_BUS_NAME: 'repo-b/codex', AGENT_BUS_REPO: '/repos/b' };
     const first = await open({ ...plain, AGENT_BUS_CLIENT: 'opencode', AGENT_BUS_NAME: 'repo-b/opencode' });
     const second = await open({ ...plain, AGENT_BUS_CLIENT: 'opencode', AGENT_BUS_NAME: 'repo-b/opencode' });
     assert.equal((await first.call<Whoami>('whoami')).name, 'repo-b/opencode-1');

@@ -118,3 +118,27 @@ test('lineage, the client behind shells, and evidence-only liveness', () => {
   const zombie = fakeTable([{ pid: 10, ppid: 9, started: 'a', state: 'Z', name: 'node' }]);
   assert.equal(processEnded(recorded, zombie, current), true);
 });
+
+test('the ps fallback reads the real process table, and a ps that hangs tells nothing', async () => {
+  const { PsTable } = await import('../../src/sessions/procs.js');
+  const real = new PsTable(5_000).get(process.pid);
+  assert.equal(real?.pid, process.pid);
+  assert.equal(real?.ppid, process.ppid);
+  assert.match(real?.started ?? '', /^\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}$/);
+  assert.equal(new PsTable(5_000).get(2 ** 22 + 12345), null, 'a pid nobody has');
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const bin = mkdtempSync(join(tmpdir(), 'agent-bus-ps-'));
+  const path = process.env.PATH;
+  try {
+    writeFileSync(join(bin, 'ps'), '#!/bin/sh\nsleep 5\n', { mode: 0o755 });
+    process.env.PATH = `${bin}:${path ?? ''}`;
+    const started = Date.now();
+    assert.equal(new PsTable(200).get(process.pid), undefined);
+    assert.ok(Date.now() - started < 3_000, 'AGENT_BUS_PROCESS_LOOKUP_TIMEOUT bounds the wait');
+  } finally {
+    process.env.PATH = path;
+    rmSync(bin, { recursive: true, force: true });
+  }
+});
