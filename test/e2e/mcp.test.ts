@@ -147,10 +147,13 @@ test('two sessions of one client get -1 and -2; servers that cannot be told apar
     const second = await open({ ...plain, AGENT_BUS_CLIENT: 'opencode', AGENT_BUS_NAME: 'repo-b/opencode' });
     assert.equal((await first.call<Whoami>('whoami')).name, 'repo-b/opencode-1');
     assert.equal((await second.call<Whoami>('whoami')).name, 'repo-b/opencode-1', 'one client process, no session ids: one address');
+    assert.match(await second.fails('set_session', { label: 'mine' }), /shared with other sessions the bus cannot tell apart.*set only a topic/);
     const note = await one.call<Sent>('send_message', { to: 'repo-a/claude', body: 'any claude' });
     assert.equal(note.note, undefined, 'a sibling is running to take it');
     assert.deepEqual((await two.call<Message[]>('read_inbox')).map((message) => message.body), ['any claude']);
     assert.deepEqual(await one.call('read_inbox'), [], 'never its own send back');
+    const claims = readAudit(bus.audit).filter((row) => row.op === 'session').map((row) => row.body_preview);
+    assert.ok(claims.includes("session claim: 'repo-a/claude-1' started") && claims.includes("session claim: 'repo-a/claude-2' started"));
     const rendered = spawnSync(process.execPath, [CLI, 'agents'], { env: bus.env, encoding: 'utf8' }).stdout;
     assert.match(rendered, /\n {4}repo-a\/claude-1\s+running {2}seen/);
     assert.match(rendered, /\n {4}repo-a\/claude-2\s+running {2}seen/);
@@ -327,4 +330,11 @@ test('stdout carries only JSON-RPC, and reads do not rewrite last_seen on every 
     await alpha.call('read_inbox');
     await alpha.call('whoami');
     assert.equal(await seen(), first, 'within the touch interval, calls leave last_seen alone');
+  }));
+
+test('servers starting at the same moment each get their own number', () =>
+  withServers(async (bus, open) => {
+    const servers = await Promise.all(['a', 'b', 'c', 'd'].map((key) => open(claudeEnv(bus, `k-${key}`))));
+    const names = await Promise.all(servers.map(async (server) => (await server.call<Whoami>('whoami')).name));
+    assert.deepEqual([...names].sort(), ['repo-a/claude-1', 'repo-a/claude-2', 'repo-a/claude-3', 'repo-a/claude-4']);
   }));
