@@ -60,6 +60,9 @@ const warmups = {
   tail: ['tail', '--limit', '5'],
   // With no identity the server exits at once: that run compiles its start-up path.
   serve: ['serve'],
+  // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
+  'hook-user-prompt': ['hook-user-prompt', '--client', 'claude'],
+  'hook-stop': ['hook-stop', '--client', 'claude'],
 };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {
@@ -74,7 +77,11 @@ try {
   for (const name of ['_dispatch', ...commands]) {
     const args = warmups[name];
     if (!args) throw new Error(`no warm-up run for the '${name}' bundle: add one to scripts/bundle.mjs`);
-    const result = spawnSync(process.execPath, [resolve(outdir, "cli.cjs"), ...args], { env, cwd: scratch, encoding: 'utf8' });
+    const hookEnv = name.startsWith('hook-') ? { AGENT_BUS_NAME: 'warmup/claude', AGENT_BUS_REPO: scratch } : {};
+    if (name.startsWith('hook-')) {
+      spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'send', 'mail for the hook', '--to', 'warmup/claude', '--name', 'warmup/claude'], { env, cwd: scratch });
+    }
+    const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input: '{}' });
     if (result.status !== 0 && name !== 'serve') throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
 } finally {

@@ -72,6 +72,22 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
   },
   {
+    name: 'hook-user-prompt',
+    summary: "Prompt hook: print new mail for the model, in the client's hook dialect.",
+    details: 'Reads the hook payload (JSON) on stdin. Identity as for serve; silent in repos not on the bus.',
+    positionals: [],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
+    examples: ['agent-bus hook-user-prompt --client claude'],
+  },
+  {
+    name: 'hook-stop',
+    summary: 'Stop hook: keep the turn open while mail this agent must act on is waiting.',
+    details: 'Reads the hook payload (JSON) on stdin; prints {"decision":"block","reason":…} (or its client\'s form) when blocking.',
+    positionals: [],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
+    examples: ['agent-bus hook-stop --client claude'],
+  },
+  {
     name: 'serve',
     summary: 'Run the MCP server over stdio for one client session (what a client config starts).',
     details: [

@@ -189,6 +189,30 @@ export class Bus {
     return outcome.messages.map(messageView);
   }
 
+  /**
+   * Hand a reader's mail to its model: take it (claims decided), let `show`
+   * print it, and only then mark it read and delivered and audit `read` and
+   * `deliver` rows. If `show` throws, or the process dies before it returns,
+   * the mail stays unread for the next turn.
+   */
+  async deliverInbox(request: { reader: string; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void): Promise<MessageView[]> {
+    const reader = readerIdentity(request.reader);
+    const outcome = await this.store.takeInbox({ reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false });
+    const views = outcome.messages.map(messageView);
+    show(views);
+    if (outcome.messages.length === 0) return views;
+    const now = nowStamp();
+    await this.store.markDelivered(reader, outcome.messages, now);
+    const rows: AuditRow[] = [];
+    for (const message of outcome.messages) {
+      const digest = digestBody(message.body);
+      rows.push(messageRow('read', now, request.reader, message, digest), messageRow('deliver', now, request.reader, message, digest));
+      if (outcome.contestedClaims.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
+    }
+    this.audit.append(rows);
+    return outcome.messages.map(messageView);
+  }
+
   async pendingCount(reader: string): Promise<number> {
     return this.store.pendingCount(readerIdentity(reader));
   }

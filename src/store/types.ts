@@ -120,6 +120,13 @@ export interface Store {
   roster(): Promise<RosterSnapshot>;
   send(input: SendInput): Promise<MessageRecord[]>;
   readInbox(input: ReadInput): Promise<ReadOutcome>;
+  /**
+   * Select a reader's mail and decide its claims, leaving it unread: for a hook,
+   * which marks it delivered only once it has printed it, so a hook that dies
+   * first loses nothing.
+   */
+  takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome>;
+  markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void>;
   pendingCount(reader: ReaderIdentity): Promise<number>;
   forget(name: string): Promise<ForgetOutcome>;
   forgetGroup(group: string): Promise<string[]>;

@@ -286,6 +286,46 @@ export class SqliteStore implements Store {
     );
   }
 
+  /** First reader in the repo: claim every copy of each unclaimed fan-out among `rows` for the reader's repo. */
+  private claimRows(rows: MessageRecord[], reader: ReaderIdentity, contested: Set<string>): void {
+    const shared = reader.clientAddress;
+    for (const row of rows) {
+      if (row.fanoutId === null || row.claimedBy !== null || row.toGroup !== reader.group) continue;
+      this.run(
+        `UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @group AND claimed_by IS NULL`,
+        { me: reader.name, fanout: row.fanoutId, group: reader.group },
+      );
+      row.claimedBy = reader.name;
+      const mates = this.get(
+        `SELECT 1 FROM messages WHERE fanout_id = @fanout AND to_group = @group
+           AND to_agent != @me AND to_agent != @shared LIMIT 1`,
+        { fanout: row.fanoutId, group: reader.group, me: reader.name, shared: shared ?? reader.name },
+      );
+      if (mates !== undefined) contested.add(row.messageId);
+    }
+  }
+
+  /** Mark rows read and delivered; a session's own copy also settles a copy left at its client address. */
+  private markRows(rows: MessageRecord[], reader: ReaderIdentity, now: string): void {
+    const shared = reader.clientAddress;
+    for (const row of rows) {
+      this.run('UPDATE messages SET read_at = COALESCE(read_at, @now), delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id', {
+        now,
+        id: row.messageId,
+      });
+      row.readAt = row.readAt ?? now;
+      row.deliveredAt = row.deliveredAt ?? now;
+      if (reader.isSession && shared !== null && row.fanoutId !== null && row.toAgent === reader.name) {
+        // A copy left at the shared address by an older sender is the same mail: settle it.
+        this.run(
+          `UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now)
+           WHERE fanout_id = @fanout AND to_group = @group AND to_agent = @shared AND read_at IS NULL`,
+          { now, fanout: row.fanoutId, shared, group: reader.group },
+        );
+      }
+    }
+  }
+
   async readInbox(input: ReadInput): Promise<ReadOutcome> {
     const contestedClaims = new Set<string>();
     if (input.limit <= 0) return { messages: [], contestedClaims };
@@ -297,40 +337,27 @@ export class SqliteStore implements Store {
     if (this.selectInbox(reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
     const messages = this.immediate(() => {
       const rows = this.selectInbox(reader, input.limit, input.actionableOnly);
-      const shared = reader.clientAddress;
-      for (const row of rows) {
-        if (row.fanoutId !== null && row.claimedBy === null && row.toGroup === reader.group) {
-          // First reader in the repo: claim every copy of this fan-out in the repo.
-          this.run(
-            `UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @group AND claimed_by IS NULL`,
-            { me: reader.name, fanout: row.fanoutId, group: reader.group },
-          );
-          row.claimedBy = reader.name;
-          const mates = this.get(
-            `SELECT 1 FROM messages WHERE fanout_id = @fanout AND to_group = @group
-               AND to_agent != @me AND to_agent != @shared LIMIT 1`,
-            { fanout: row.fanoutId, group: reader.group, me: reader.name, shared: shared ?? reader.name },
-          );
-          if (mates !== undefined) contestedClaims.add(row.messageId);
-        }
-        this.run(
-          'UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id',
-          { now, id: row.messageId },
-        );
-        row.readAt = now;
-        row.deliveredAt = row.deliveredAt ?? now;
-        if (reader.isSession && shared !== null && row.fanoutId !== null && row.toAgent === reader.name) {
-          // A copy left at the shared address by an older sender is the same mail: settle it.
-          this.run(
-            `UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now)
-             WHERE fanout_id = @fanout AND to_group = @group AND to_agent = @shared AND read_at IS NULL`,
-            { now, fanout: row.fanoutId, shared, group: reader.group },
-          );
-        }
-      }
+      this.claimRows(rows, reader, contestedClaims);
+      this.markRows(rows, reader, now);
       return rows;
     });
     return { messages, contestedClaims };
+  }
+
+  async takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome> {
+    const contestedClaims = new Set<string>();
+    if (input.limit <= 0 || this.selectInbox(input.reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
+    const messages = this.immediate(() => {
+      const rows = this.selectInbox(input.reader, input.limit, input.actionableOnly);
+      this.claimRows(rows, input.reader, contestedClaims);
+      return rows;
+    });
+    return { messages, contestedClaims };
+  }
+
+  async markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void> {
+    if (messages.length === 0) return;
+    this.immediate(() => this.markRows(messages, reader, now));
   }
 
   async pendingCount(reader: ReaderIdentity): Promise<number> {

@@ -1,0 +1,111 @@
+/**
+ * A hook's input: the JSON object its client writes on stdin. A client that
+ * never closes stdin, or a terminal on stdin, must not hang a turn: reading
+ * stops after AGENT_BUS_HOOK_PAYLOAD_TIMEOUT seconds with whatever arrived.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import type { Env } from '../core/settings.js';
+
+export type Payload = Record<string, unknown>;
+
+export const DEFAULT_PAYLOAD_TIMEOUT_SECONDS = 5;
+
+export function payloadTimeoutMs(env: Env): number {
+  const raw = (env.AGENT_BUS_HOOK_PAYLOAD_TIMEOUT ?? '').trim();
+  if (raw === '') return DEFAULT_PAYLOAD_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(raw);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_PAYLOAD_TIMEOUT_SECONDS * 1000;
+}
+
+function stdinIsTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return true; // No stdin at all: nothing to read.
+  }
+}
+
+export function parsePayload(text: string): Payload {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Payload) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Read stdin without ever blocking past the deadline. Linux: reopen the pipe
+ * through /proc as a non-blocking description of its own and poll it (an
+ * async fs.read on a pipe that never closes would pin a libuv worker thread,
+ * and Node waits for those threads at exit). Elsewhere: process.stdin,
+ * destroyed at the deadline.
+ */
+export function readPayload(timeoutMs: number, fd = 0): Promise<Payload> {
+  // A character device is a terminal (or /dev/null): no client writes a payload there.
+  if (timeoutMs <= 0 || stdinIsTerminal(fd)) return Promise.resolve({});
+  let reopened: number;
+  try {
+    reopened = openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return readWithStream(timeoutMs);
+  }
+  try {
+    return Promise.resolve(parsePayload(pollUntilEnd(reopened, Date.now() + timeoutMs)));
+  } finally {
+    closeSync(reopened);
+  }
+}
+
+function pollUntilEnd(fd: number, deadline: number): string {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let bytes: number;
+    try {
+      bytes = readSync(fd, buffer, 0, buffer.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= deadline) break;
+      Atomics.wait(pause, 0, 0, 2);
+      continue;
+    }
+    if (bytes === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, bytes)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function readWithStream(timeoutMs: number): Promise<Payload> {
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    const chunks: Buffer[] = [];
+    const finish = (): void => {
+      clearTimeout(timer);
+      stdin.removeAllListeners('data');
+      stdin.destroy();
+      resolve(parsePayload(Buffer.concat(chunks).toString('utf8')));
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stdin.once('end', finish);
+    stdin.once('error', finish);
+  });
+}
+
+/** The directory a payload reports: `cwd` (Claude Code, Codex, opencode) or agy's first workspace path. */
+export function payloadDirectory(payload: Payload): string | undefined {
+  if (typeof payload.cwd === 'string' && payload.cwd !== '') return payload.cwd;
+  const paths = payload.workspacePaths;
+  if (Array.isArray(paths) && typeof paths[0] === 'string' && paths[0] !== '') return paths[0];
+  return undefined;
+}
+
+/** The client's id for this conversation, when the payload carries one. */
+export function payloadSessionKey(payload: Payload): string | null {
+  for (const key of ['session_id', 'conversationId', 'thread_id', 'threadId']) {
+    const value = payload[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
+}

@@ -1,0 +1,86 @@
+/**
+ * The turn-boundary hooks. `prompt` (before the model sees a prompt) shows
+ * all new mail; `stop` (when the agent is about to finish) keeps the turn open
+ * only for mail this agent must act on. Each answers in its client's dialect.
+ */
+import { dialectFor } from '../clients/dialects.js';
+import { BusError } from '../core/errors.js';
+import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { clientAddressOf, parseNameLenient } from '../core/names.js';
+import { nowStamp, stampToMillis } from '../core/clock.js';
+import type { Env } from '../core/settings.js';
+import { openBus } from '../runtime.js';
+import { systemProcessTable } from '../sessions/procs.js';
+import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { hookReader } from './scope.js';
+import { promptContext, stopReason } from './text.js';
+
+export type HookKind = 'prompt' | 'stop';
+
+export interface HookRun {
+  kind: HookKind;
+  client: string | undefined;
+  env: Env;
+  cwd: string;
+  write(text: string): void;
+  warn(text: string): void;
+}
+
+/** Refresh last_seen at most this often from hooks: a hook runs at every turn. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function clientOf(run: HookRun): string | null {
+  const named = parseNameLenient((run.env.AGENT_BUS_NAME ?? '').trim())?.client ?? null;
+  return run.client ?? ((run.env.AGENT_BUS_CLIENT ?? '').trim() || named);
+}
+
+export async function runHook(run: HookRun): Promise<number> {
+  const dialect = dialectFor(clientOf(run));
+  const nothing = run.kind === 'prompt' ? dialect.prompt(null) : dialect.stop(null);
+  // Always take the payload in, so the client's pipe never blocks on a full buffer.
+  const payload = await readPayload(payloadTimeoutMs(run.env));
+  let bus;
+  try {
+    bus = openBus(run.env);
+  } catch (error) {
+    run.warn(`agent-bus hook: ${(error as Error).message}`);
+    run.write(nothing);
+    return error instanceof BusError ? error.exitCode : 1;
+  }
+  try {
+    const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus.store, 'hook');
+    if (identity.kind !== 'agent') {
+      run.write(nothing);
+      return 0;
+    }
+    const claudeSession = clientOf(run) === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
+    const table = systemProcessTable(run.env);
+    const reader = await hookReader(bus, identity.name, payloadSessionKey(payload) ?? claudeSession, table, sessionsEnabled(run.env));
+    await touchIfStale(bus, reader);
+    const shared = clientAddressOf(reader);
+    if (run.kind === 'prompt') {
+      await bus.deliverInbox({ reader }, (messages) => run.write(dialect.prompt(promptContext(messages, reader, shared))));
+    } else {
+      await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => run.write(dialect.stop(stopReason(messages, reader, shared))));
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof IdentityError) {
+      run.warn(`agent-bus hook: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await bus.close();
+  }
+}
+
+/** Hooks count as activity (idle skipping must not silence a hook-only client), without a write at every turn. */
+async function touchIfStale(bus: Awaited<ReturnType<typeof openBus>>, reader: string): Promise<void> {
+  const names = [reader];
+  const shared = clientAddressOf(reader);
+  if (shared !== null && shared !== reader) names.push(shared);
+  const agent = await bus.store.getAgent(reader);
+  if (agent && Date.now() - stampToMillis(agent.lastSeen) < TOUCH_INTERVAL_MS) return;
+  await bus.store.touch(names, nowStamp());
+}

@@ -1,0 +1,47 @@
+/** The words a hook shows the model: the new mail since its last turn, and why it may not stop yet. */
+import type { MessageView } from '../core/views.js';
+
+export const REPO_LEGEND =
+  '(A message to everyone in a repo is handled by the first agent there to see it. You saw these first, so they are yours.)';
+export const FYI_HEADER = 'For your information only — a repo-mate already has these; act only if one concerns your own work:';
+export const STOP_HEADER = 'Pending messages from peers — handle them before stopping:';
+
+function audience(message: MessageView, reader: string, readerClientAddress: string | null): string {
+  if (message.kind === 'broadcast') return ' to everyone on the bus';
+  if (message.kind === 'group') return ` to everyone in ${message.addressed_to ?? message.to}`;
+  if (readerClientAddress !== null && message.to === readerClientAddress && reader !== readerClientAddress) return ` to any ${readerClientAddress} session`;
+  return '';
+}
+
+function line(message: MessageView, reader: string, readerClientAddress: string | null): string {
+  return `- from ${message.from}${audience(message, reader, readerClientAddress)} at ${message.sent_at} (thread ${message.thread_id}): ${message.body}`;
+}
+
+function isFyi(message: MessageView, reader: string): boolean {
+  return message.claimed_by !== null && message.claimed_by !== reader;
+}
+
+function actionableBlock(messages: MessageView[], reader: string, readerClientAddress: string | null): string[] {
+  const lines = messages.map((message) => line(message, reader, readerClientAddress));
+  if (messages.some((message) => message.kind === 'group')) lines.push(REPO_LEGEND);
+  return lines;
+}
+
+/** The prompt hook's context, or null when there is no mail. */
+export function promptContext(messages: MessageView[], reader: string, readerClientAddress: string | null): string | null {
+  if (messages.length === 0) return null;
+  const mine = messages.filter((message) => !isFyi(message, reader));
+  const fyi = messages.filter((message) => isFyi(message, reader));
+  const lines = [`[agent-bus] ${messages.length} new message(s) since last turn:`, ...actionableBlock(mine, reader, readerClientAddress)];
+  if (fyi.length > 0) {
+    lines.push(FYI_HEADER, ...fyi.map((message) => `${line(message, reader, readerClientAddress)} [already picked up by ${message.claimed_by}]`));
+  }
+  return lines.join('\n');
+}
+
+/** The stop hook's reason, or null when nothing needs this agent. */
+export function stopReason(messages: MessageView[], reader: string, readerClientAddress: string | null): string | null {
+  const mine = messages.filter((message) => !isFyi(message, reader));
+  if (mine.length === 0) return null;
+  return [STOP_HEADER, ...actionableBlock(mine, reader, readerClientAddress)].join('\n');
+}

@@ -1,0 +1,211 @@
+/** The turn-boundary hooks as clients run them: a fresh process, a JSON payload on stdin, a dialect on stdout. */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { connect, type McpSession } from '../helpers/mcp.js';
+
+interface HookResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function hook(kind: 'hook-user-prompt' | 'hook-stop', env: NodeJS.ProcessEnv, payload: unknown, args: string[] = [], cwd?: string): HookResult {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [CLI, kind, ...args], {
+    env,
+    cwd: cwd ?? env.HOME,
+    input: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - started };
+}
+
+function withBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
+  return async () => {
+    const bus = tempBus();
+    try {
+      await work(bus);
+    } finally {
+      bus.cleanup();
+    }
+  };
+}
+
+function register(bus: TempBus, name: string, repo: string): void {
+  const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo };
+  assert.equal(runCli(['send', 'joining', '--to', name], { env }).code, 0);
+  assert.equal(runCli(['inbox'], { env }).code, 0);
+}
+
+function send(bus: TempBus, body: string, to: string, from = 'human'): void {
+  const result = runCli(['send', body, '--to', to, '--name', from], { env: bus.env });
+  assert.equal(result.code, 0, result.stderr);
+}
+
+const as = (bus: TempBus, name: string): NodeJS.ProcessEnv => ({ ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: '/repos/a' });
+
+test('an empty inbox: each dialect says "nothing"', withBus((bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  const env = as(bus, 'repo-a/claude');
+  for (const [client, prompt, stop] of [
+    ['claude', '', ''],
+    ['opencode', '', ''],
+    ['codex', '', ''],
+    ['someday', '', ''],
+    ['agy', '{"injectSteps":[]}\n', '{"decision":"stop"}\n'],
+  ] as const) {
+    const promptRun = hook('hook-user-prompt', env, {}, ['--client', client]);
+    assert.deepEqual([promptRun.code, promptRun.stdout, promptRun.stderr], [0, prompt, ''], client);
+    const stopRun = hook('hook-stop', env, {}, ['--client', client]);
+    assert.deepEqual([stopRun.code, stopRun.stdout, stopRun.stderr], [0, stop, ''], client);
+  }
+}));
+
+test('the prompt hook shows new mail once, marks it delivered and audits read and deliver', withBus((bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  send(bus, 'first line\nsecond line', 'repo-a/claude');
+  const shown = hook('hook-user-prompt', as(bus, 'repo-a/claude'), { cwd: '/repos/a', session_id: 's' }, ['--client', 'claude']);
+  assert.equal(shown.code, 0);
+  assert.match(shown.stdout, /^\[agent-bus\] 1 new message\(s\) since last turn:\n- from human at \d{4}-\d\d-\d\dT[\d:.]+Z \(thread [0-9a-f-]{36}\): first line\nsecond line\n$/);
+  assert.equal(hook('hook-user-prompt', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']).stdout, '', 'shown once');
+  const db = new Database(bus.db, { readonly: true });
+  const row = db.prepare("SELECT read_at, delivered_at FROM messages WHERE body LIKE 'first line%'").get() as { read_at: string; delivered_at: string };
+  db.close();
+  assert.ok(row.read_at && row.delivered_at, 'a sender can see it reached the model');
+  const ops = readAudit(bus.audit).filter((entry) => String(entry.body_preview).startsWith('first line')).map((entry) => entry.op);
+  assert.deepEqual(ops, ['send', 'read', 'deliver']);
+}));
+
+test('codex and agy dialects carry the same text in their JSON forms', withBus((bus) => {
+  register(bus, 'repo-a/codex', '/repos/a');
+  register(bus, 'repo-a/agy', '/repos/a');
+  send(bus, 'for codex', 'repo-a/codex');
+  send(bus, 'for agy', 'repo-a/agy');
+  const codex = hook('hook-user-prompt', as(bus, 'repo-a/codex'), {}, ['--client', 'codex']);
+  const parsed = JSON.parse(codex.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+  assert.equal(parsed.hookSpecificOutput.hookEventName, 'UserPromptSubmit');
+  assert.match(parsed.hookSpecificOutput.additionalContext, /^\[agent-bus\] 1 new message\(s\)[^]*: for codex$/);
+  const agy = hook('hook-user-prompt', as(bus, 'repo-a/agy'), { workspacePaths: ['/repos/a'] }, ['--client', 'agy']);
+  const steps = (JSON.parse(agy.stdout) as { injectSteps: Array<{ ephemeralMessage: string }> }).injectSteps;
+  assert.match(steps[0]?.ephemeralMessage ?? '', /: for agy$/);
+  send(bus, 'stop agy', 'repo-a/agy');
+  const agyStop = JSON.parse(hook('hook-stop', as(bus, 'repo-a/agy'), {}, ['--client', 'agy']).stdout) as { decision: string; reason: string };
+  assert.equal(agyStop.decision, 'continue');
+  assert.match(agyStop.reason, /^Pending messages from peers — handle them before stopping:\n- from human .*: stop agy$/);
+}));
+
+test('the stop hook blocks for pending mail, then lets the agent stop', withBus((bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  send(bus, 'please reply', 'repo-a/claude');
+  const blocked = hook('hook-stop', as(bus, 'repo-a/claude'), { stop_hook_active: false }, ['--client', 'claude']);
+  const decision = JSON.parse(blocked.stdout) as { decision: string; reason: string };
+  assert.equal(decision.decision, 'block');
+  assert.match(decision.reason, /please reply/);
+  const again = hook('hook-stop', as(bus, 'repo-a/claude'), { stop_hook_active: true }, ['--client', 'claude']);
+  assert.deepEqual([again.code, again.stdout], [0, ''], 'called again with nothing new: it may stop');
+  send(bus, 'one more', 'repo-a/claude');
+  assert.match(hook('hook-stop', as(bus, 'repo-a/claude'), { stop_hook_active: true }, ['--client', 'claude']).stdout, /one more/, 'new mail still blocks');
+}));
+
+test('repo-wide mail: the claimer is asked to act, its repo-mate is told for information', withBus((bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  register(bus, 'repo-a/codex', '/repos/a');
+  send(bus, 'bump the dependency', 'repo-a');
+  send(bus, 'direct to codex', 'repo-a/codex');
+  const claimer = hook('hook-stop', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']);
+  const reason = (JSON.parse(claimer.stdout) as { reason: string }).reason;
+  assert.match(reason, /from human to everyone in repo-a at .*: bump the dependency\n\(A message to everyone in a repo is handled by the first agent there to see it\. You saw these first, so they are yours\.\)$/);
+  const mate = hook('hook-stop', as(bus, 'repo-a/codex'), {}, ['--client', 'codex']);
+  const mateReason = (JSON.parse(mate.stdout) as { reason: string }).reason;
+  assert.match(mateReason, /direct to codex/);
+  assert.doesNotMatch(mateReason, /bump the dependency/, 'claimed by a repo-mate: not a reason to keep working');
+  const pending = json<Array<{ name: string; pending_count: number }>>(runCli(['agents', '--json'], { env: bus.env }));
+  assert.equal(pending.find((agent) => agent.name === 'repo-a/codex')?.pending_count, 1);
+  const prompt = hook('hook-user-prompt', as(bus, 'repo-a/codex'), {}, ['--client', 'claude']);
+  assert.match(prompt.stdout, /^\[agent-bus\] 1 new message\(s\) since last turn:\nFor your information only — a repo-mate already has these; act only if one concerns your own work:\n- from human to everyone in repo-a .*: bump the dependency \[already picked up by repo-a\/claude\]\n$/);
+  const claims = readAudit(bus.audit).filter((entry) => entry.op === 'claim');
+  assert.deepEqual(claims.map((entry) => entry.actor), ['repo-a/claude']);
+}));
+
+test('a hook derives its agent from --client and the payload directory, and is silent elsewhere', withBus((bus) => {
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  register(bus, 'shop/codex', repo);
+  send(bus, 'found by cwd', 'shop/codex');
+  const env = { ...bus.env };
+  const found = hook('hook-user-prompt', env, { cwd: repo }, ['--client', 'codex'], bus.dir);
+  assert.match(found.stdout, /found by cwd/);
+  const elsewhere = join(bus.dir, 'unwired');
+  mkdirSync(join(elsewhere, '.git'), { recursive: true });
+  const before = json<unknown[]>(runCli(['agents', '--json'], { env: bus.env })).length;
+  const silent = hook('hook-stop', env, { cwd: elsewhere }, ['--client', 'codex'], bus.dir);
+  assert.deepEqual([silent.code, silent.stdout, silent.stderr], [0, '', '']);
+  assert.equal(json<unknown[]>(runCli(['agents', '--json'], { env: bus.env })).length, before, 'no rows for a repo not on the bus');
+  writeFileSync(join(repo, '.agent-bus-ignore'), '');
+  send(bus, 'opted out', 'shop/codex');
+  const opted = hook('hook-user-prompt', env, { cwd: repo }, ['--client', 'codex'], bus.dir);
+  assert.deepEqual([opted.code, opted.stdout], [0, '']);
+  const broken = hook('hook-stop', { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_INSTANCE: 'two' }, {}, ['--client', 'codex']);
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /^agent-bus hook: AGENT_BUS_INSTANCE must be a number 1\.\.99, got 'two'\n$/);
+}));
+
+test('a payload that never ends, or a terminal on stdin, cannot hang a hook', withBus(async (bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  const env = { ...as(bus, 'repo-a/claude'), AGENT_BUS_HOOK_PAYLOAD_TIMEOUT: '0.5' };
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, 'hook-stop', '--client', 'claude'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.write('{"partial":');
+  // 'exit', not 'close': our end of its stdin stays open on purpose.
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.stdin.destroy();
+  assert.equal(code, 0);
+  assert.ok(Date.now() - started < 8_000, `finished in ${Date.now() - started} ms`);
+  const terminal = spawnSync('script', ['-qec', `${process.execPath} ${CLI} hook-user-prompt --client claude`, '/dev/null'], {
+    env: { ...as(bus, 'repo-a/claude') },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  assert.equal(terminal.status, 0);
+}));
+
+test('a hook that cannot print loses no mail', withBus(async (bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  send(bus, 'must not vanish', 'repo-a/claude');
+  const child = spawn(process.execPath, [CLI, 'hook-user-prompt', '--client', 'claude'], { env: as(bus, 'repo-a/claude'), stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  child.stdin.end('{}');
+  await new Promise((resolve) => child.on('close', resolve));
+  const after = hook('hook-user-prompt', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']);
+  assert.match(after.stdout, /must not vanish/, 'still there for the next turn');
+}));
+
+test('with two live sessions, each hook sees its own mail and the shared mail, never its sibling\'s', withBus(async (bus) => {
+  const servers: McpSession[] = [];
+  try {
+    const base = { ...bus.env, AGENT_BUS_NAME: 'repo-a/claude', AGENT_BUS_REPO: '/repos/a' };
+    servers.push(await connect({ ...base, CLAUDE_CODE_SESSION_ID: 'sess-1' }));
+    servers.push(await connect({ ...base, CLAUDE_CODE_SESSION_ID: 'sess-2' }));
+    send(bus, 'only for one', 'repo-a/claude-1');
+    send(bus, 'only for two', 'repo-a/claude-2');
+    send(bus, 'any claude', 'repo-a/claude');
+    const unknown = hook('hook-user-prompt', base, { session_id: 'sess-9' }, ['--client', 'claude']);
+    assert.match(unknown.stdout, /any claude/);
+    assert.doesNotMatch(unknown.stdout, /only for/, 'cannot tell which session: the shared address only');
+    const two = hook('hook-user-prompt', base, { session_id: 'sess-2' }, ['--client', 'claude']);
+    assert.match(two.stdout, /only for two/);
+    assert.doesNotMatch(two.stdout, /only for one/);
+    const one = hook('hook-stop', { ...base, CLAUDE_CODE_SESSION_ID: 'sess-1' }, {}, ['--client', 'claude']);
+    assert.match(one.stdout, /only for one/);
+    assert.doesNotMatch(one.stdout, /only for two/);
+  } finally {
+    for (const server of servers) await server.close();
+  }
+}));
