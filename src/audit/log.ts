@@ -4,7 +4,7 @@
  * never interleave within a line and a reader never sees half a row. Reading
  * the tail seeks from the end.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { serialiseRows, type AuditRow } from './record.js';
 
@@ -12,12 +12,26 @@ const TAIL_CHUNK = 64 * 1024;
 /** No audit row comes near this; anything longer is not a row. */
 const MAX_LINE_BYTES = 1024 * 1024;
 
+export type AuditErrorHandler = (message: string) => void;
+
+const reportToStderr: AuditErrorHandler = (message) => {
+  process.stderr.write(`agent-bus: ${message}\n`);
+};
+
 export class AuditLog {
   private fd: number | null = null;
+  private inode = -1;
   private pending: AuditRow[] = [];
   private flushQueued = false;
 
-  constructor(readonly path: string) {}
+  /**
+   * A log that cannot be written is reported, never thrown: the operation has
+   * committed by then, and the database is the record of truth.
+   */
+  constructor(
+    readonly path: string,
+    private readonly onError: AuditErrorHandler = reportToStderr,
+  ) {}
 
   /**
    * Queue rows for the log. Rows appended in the same tick (the sends of one
@@ -38,10 +52,15 @@ export class AuditLog {
     this.flushQueued = false;
     if (this.pending.length === 0) return;
     const data = Buffer.from(serialiseRows(this.pending), 'utf8');
+    const count = this.pending.length;
     this.pending = [];
-    const fd = this.descriptor();
-    let offset = 0;
-    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+    try {
+      const fd = this.descriptor();
+      let offset = 0;
+      while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+    } catch (error) {
+      this.onError(`could not write ${count} row(s) to the audit log at ${this.path}: ${(error as Error).message}`);
+    }
   }
 
   close(): void {
@@ -50,11 +69,22 @@ export class AuditLog {
     this.fd = null;
   }
 
+  /** The open log; reopened when the file was rotated or removed since (long-running servers). */
   private descriptor(): number {
-    if (this.fd === null) {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+    if (this.fd !== null) {
+      let current = -2;
+      try {
+        current = statSync(this.path).ino;
+      } catch {
+        current = -2;
+      }
+      if (current === this.inode) return this.fd;
+      closeSync(this.fd);
+      this.fd = null;
     }
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+    this.inode = fstatSync(this.fd).ino;
     return this.fd;
   }
 }

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { parseName } from '../core/names.js';
 import { registrationsFor } from '../core/roster.js';
+import { canonicalPath } from '../core/identity.js';
 import type { Registration } from '../store/types.js';
 import type { Env } from '../core/settings.js';
 import { UsageError } from './args.js';
@@ -23,7 +24,7 @@ export function speakerName(flag: string | boolean | undefined, env: Env): strin
 export function speakerRegistrations(name: string, env: Env, cwd: string): Registration[] {
   const ownIdentity = (env.AGENT_BUS_NAME ?? '').trim() === name;
   const repo = (env.AGENT_BUS_REPO ?? '').trim();
-  if (ownIdentity && repo !== '') return registrationsFor(name, resolve(cwd, repo), true);
+  if (ownIdentity && repo !== '') return registrationsFor(name, canonicalPath(resolve(cwd, repo)), true);
   return registrationsFor(name, cwd, false);
 }
 

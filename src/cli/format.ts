@@ -25,12 +25,27 @@ export function relativeAge(stamp: string, nowMillis = Date.now()): string {
 }
 
 export function shortThread(threadId: string | null | undefined): string {
-  return threadId ? threadId.slice(0, 8) : '--------';
+  return threadId ? printable(threadId.slice(0, 8)) : '--------';
+}
+
+// Control characters other than tab and newline, including C1: a body could
+// otherwise move the cursor, rewrite the screen or set the clipboard.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Untrusted text made safe for a terminal: control characters shown as ^X or \u00XX. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (char) => {
+    const code = char.charCodeAt(0);
+    if (code < 0x20) return `^${String.fromCharCode(code + 64)}`;
+    if (code === 0x7f) return '^?';
+    return `\\u00${code.toString(16)}`;
+  });
 }
 
 /** A body on one line: newlines become spaces, cut to `max` code points with an ellipsis. */
 export function oneLine(text: string, max = 72): string {
-  const flat = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const flat = printable(text.replace(/\s*[\r\n]+\s*/g, ' ').trim());
   const chars = Array.from(flat);
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
 }
@@ -51,7 +66,7 @@ export function padStyled(styled: string, plainText: string, width: number): str
 export function wrap(text: string, width: number, indent = '    '): string {
   const room = Math.max(20, width - indent.length);
   const out: string[] = [];
-  for (const paragraph of text.split(/\r?\n/)) {
+  for (const paragraph of printable(text.replace(/\r\n/g, '\n')).split('\n')) {
     if (paragraph.trim() === '') {
       out.push('');
       continue;

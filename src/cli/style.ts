@@ -4,6 +4,7 @@
  * colour everywhere: its name's SHA-1 picks it from a fixed palette.
  */
 import { sha1Bytes } from '../core/lazy-crypto.js';
+import { printable } from './format.js';
 import type { Env } from '../core/settings.js';
 
 type Paint = (text: string) => string;
@@ -18,7 +19,7 @@ export interface Style {
 
 const plain: Paint = (text) => text;
 
-export const PLAIN_STYLE: Style = { enabled: false, bold: plain, dim: plain, warn: plain, agent: (name) => name };
+export const PLAIN_STYLE: Style = { enabled: false, bold: plain, dim: plain, warn: plain, agent: (name) => printable(name) };
 
 export function colourWanted(stream: { isTTY?: boolean }, env: Env, json = false): boolean {
   return Boolean(stream.isTTY) && !json && (env.NO_COLOR ?? '') === '' && env.TERM !== 'dumb';
@@ -40,6 +41,6 @@ export async function makeStyle(stream: { isTTY?: boolean }, env: Env, json = fa
     bold: pc.bold,
     dim: pc.dim,
     warn: pc.yellow,
-    agent: (name) => (palette[paletteIndex(name, palette.length)] ?? plain)(name),
+    agent: (name) => (palette[paletteIndex(name, palette.length)] ?? plain)(printable(name)),
   };
 }

@@ -192,14 +192,20 @@ export class Bus {
   /**
    * Hand a reader's mail to its model: take it (claims decided), let `show`
    * print it, and only then mark it read and delivered and audit `read` and
-   * `deliver` rows. If `show` throws, or the process dies before it returns,
-   * the mail stays unread for the next turn.
+   * `deliver` rows. Taking leases the mail, so no other reader shows it
+   * meanwhile. If `show` throws, the lease is given back at once; if the
+   * process dies, the lease runs out. Either way the mail stays unread.
    */
   async deliverInbox(request: { reader: string; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void): Promise<MessageView[]> {
     const reader = readerIdentity(request.reader);
     const outcome = await this.store.takeInbox({ reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false });
     const views = outcome.messages.map(messageView);
-    show(views);
+    try {
+      show(views);
+    } catch (error) {
+      await this.store.releaseLeases(outcome.messages);
+      throw error;
+    }
     if (outcome.messages.length === 0) return views;
     const now = nowStamp();
     await this.store.markDelivered(reader, outcome.messages, now);
@@ -297,46 +303,64 @@ export class Bus {
     return sessionRow(now, move.name, move.name, clientAddress, 'end', `'${move.name}' ended; ${move.moved} unread message(s) moved to '${clientAddress}' for its other sessions`);
   }
 
+  /**
+   * Which rows of a client address are running, read from the process table
+   * before the write lock (a `ps` can be slow). Rows that appear after the
+   * look count as running.
+   */
+  private async runningJudge(clientAddress: string): Promise<(row: SessionRecord) => boolean> {
+    const before = await this.store.sessionRows(clientAddress);
+    const ended = new Set(before.filter((row) => row.endedAt !== null || !this.isRunning(row)).map(sessionKeyText));
+    return (row) => row.endedAt === null && !ended.has(sessionKeyText(row));
+  }
+
   /** A session's server is stopping: mark it ended and, for a numbered address nobody else holds, hand its mail to the client address. */
-  async endSession(key: SessionKey, name: string): Promise<void> {
-    const others = (await this.store.sessionRows(key.clientAddress)).filter(
-      (row) => row.name === name && sessionKeyText(row) !== sessionKeyText(key) && this.isRunning(row),
-    );
-    const giveUp = isNumbered(name) && others.length === 0;
+  async endSession(key: SessionKey): Promise<void> {
+    const running = await this.runningJudge(key.clientAddress);
     const now = nowStamp();
-    const move = await this.store.endSession(key, now, giveUp);
-    if (move) this.audit.append([this.givenUpRow(now, move, key.clientAddress)]);
-    else if (others.length === 0 && name !== key.clientAddress) {
-      this.audit.append([sessionRow(now, name, name, name, 'end', `'${name}' ended; its address and mail wait for that label to be taken again`)]);
+    const outcome = await this.store.endSession(key, now, (rows, own) => {
+      const others = rows.filter((row) => row.name === own.name && sessionKeyText(row) !== sessionKeyText(key) && running(row));
+      return isNumbered(own.name) && others.length === 0;
+    });
+    if (!outcome) return;
+    if (outcome.move) this.audit.append([this.givenUpRow(now, outcome.move, key.clientAddress)]);
+    else if (!isNumbered(outcome.name) && outcome.name !== key.clientAddress) {
+      this.audit.append([sessionRow(now, outcome.name, outcome.name, outcome.name, 'end', `'${outcome.name}' ended; its address and mail wait for that label to be taken again`)]);
     }
   }
 
-  /** Rename a session to `<repo>/<client>-<label>`; its unread mail moves with it. */
+  /** Rename a session to `<repo>/<client>-<label>`; its unread mail moves with it. Decided inside the write lock. */
   async renameSession(key: SessionKey, label: string): Promise<string> {
-    const rows = await this.store.sessionRows(key.clientAddress);
-    const own = rows.find((row) => sessionKeyText(row) === sessionKeyText(key));
-    if (!own || own.endedAt !== null) throw new InvalidInputError('this server holds no session address to rename');
+    const running = await this.runningJudge(key.clientAddress);
     const target = composeName(groupOf(key.clientAddress), parseNameLenient(key.clientAddress)?.client ?? null, label);
-    if (target === own.name) return target;
-    const siblings = rows.filter((row) => row.name === own.name && row !== own && this.isRunning(row));
-    if (siblings.length > 0) {
-      throw new InvalidInputError(
-        `'${own.name}' is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
-      );
-    }
-    const holders = rows.filter((row) => row.name === target && this.isRunning(row));
-    if (holders.length > 0) throw new InvalidInputError(`'${target}' is held by another running session; pick another label`);
     const now = nowStamp();
-    const moved = await this.store.renameSession({
+    let repoPath = '';
+    const registrations: Registration[] = [];
+    const outcome = await this.store.renameSession({
       key,
-      from: own.name,
       to: target,
       now,
-      takeOver: rows.filter((row) => row.name === target).map(keyOf),
-      moveMail: own.name !== key.clientAddress,
-      registrations: registrationsFor(target, own.repoPath, true),
+      registrations,
+      plan: (rows) => {
+        const own = rows.find((row) => sessionKeyText(row) === sessionKeyText(key));
+        if (!own || own.endedAt !== null) throw new InvalidInputError('this server holds no session address to rename');
+        repoPath = own.repoPath;
+        registrations.push(...registrationsFor(target, repoPath, true));
+        if (own.name === target) return { from: own.name, takeOver: [], moveMail: false };
+        if (rows.some((row) => row !== own && row.name === own.name && running(row))) {
+          throw new InvalidInputError(
+            `'${own.name}' is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
+          );
+        }
+        if (rows.some((row) => row !== own && row.name === target && running(row))) {
+          throw new InvalidInputError(`'${target}' is held by another running session; pick another label`);
+        }
+        return { from: own.name, takeOver: rows.filter((row) => row !== own && row.name === target).map(keyOf), moveMail: own.name !== key.clientAddress };
+      },
     });
-    this.audit.append([sessionRow(now, target, own.name, target, 'rename', `'${own.name}' is now '${target}'; ${moved} unread message(s) moved`)]);
+    if (outcome.from !== target) {
+      this.audit.append([sessionRow(now, target, outcome.from, target, 'rename', `'${outcome.from}' is now '${target}'; ${outcome.moved} unread message(s) moved`)]);
+    }
     return target;
   }
 

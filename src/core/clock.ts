@@ -3,13 +3,16 @@
  * They sort as text, so within one process they are made strictly increasing:
  * two sends in the same microsecond still read back in the order they were made.
  */
-// process.hrtime needs no module load (perf_hooks would, on every hook run).
-const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
-const originMicros = Date.now() * 1000 - monotonicMicros();
 let lastMicros = 0;
 
+/**
+ * The wall clock in microseconds. Date.now() keeps it true across a laptop's
+ * sleep and clock corrections (a monotonic counter would drift); the
+ * sub-millisecond part comes from process.hrtime, and a stamp never repeats
+ * or goes backwards within the process.
+ */
 export function nowMicros(): number {
-  let micros = originMicros + monotonicMicros();
+  let micros = Date.now() * 1000 + Number((process.hrtime.bigint() / 1000n) % 1000n);
   if (micros <= lastMicros) micros = lastMicros + 1;
   lastMicros = micros;
   return micros;

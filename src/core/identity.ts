@@ -53,7 +53,8 @@ export type Identity =
   /** Hooks only: this client has no agent registered in this repo. */
   | { kind: 'nobody' };
 
-function canonical(path: string): string {
+/** A path with symlinks resolved, as the roster records repo paths (so every surface agrees). */
+export function canonicalPath(path: string): string {
   try {
     return realpathSync(path);
   } catch {
@@ -63,7 +64,7 @@ function canonical(path: string): string {
 
 /** The nearest folder at or above `start` holding `.git` (a folder or, in worktrees, a file); else `start`. */
 export function repoRoot(start: string): string {
-  const from = canonical(start);
+  const from = canonicalPath(start);
   for (let folder = from; ; folder = dirname(folder)) {
     if (existsSync(join(folder, '.git'))) return folder;
     if (dirname(folder) === folder) return from;
@@ -72,7 +73,7 @@ export function repoRoot(start: string): string {
 
 /** An opt-out marker at or above `start`, up to the repo root. */
 export function optOutMarker(start: string, root: string): string | null {
-  for (let folder = canonical(start); ; folder = dirname(folder)) {
+  for (let folder = canonicalPath(start); ; folder = dirname(folder)) {
     const marker = join(folder, IGNORE_FILE);
     if (existsSync(marker)) return marker;
     if (folder === root || dirname(folder) === folder) return null;
@@ -132,7 +133,7 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
     if (pinned !== null && !parsed?.client) {
       throw new IdentityError(`'${explicitName}' has no client part to add a session to. Name the agent <repo>/<client> first.`);
     }
-    const repoPath = explicitRepo !== '' ? canonical(resolve(input.cwd, explicitRepo)) : root;
+    const repoPath = explicitRepo !== '' ? canonicalPath(resolve(input.cwd, explicitRepo)) : root;
     return { kind: 'agent', name: base, repoPath, client: parsed?.client ?? null, pinnedHandle: pinned, derived: false, warnings: await pathWarnings(base, repoPath, lookups) };
   }
 

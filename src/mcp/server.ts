@@ -85,7 +85,13 @@ export async function serve(options: ServeOptions): Promise<number> {
         .release()
         .catch((error: unknown) => log(`agent-bus: could not release the session: ${(error as Error).message}`))
         .finally(() => {
-          void bus.close().finally(() => resolve(code));
+          // Let go of stdin too, or a signal would leave the process waiting on it.
+          process.stdin.destroy();
+          void bus
+            .close()
+            .then(() => server.close())
+            .catch(() => undefined)
+            .finally(() => resolve(code));
         });
     };
     transport.onclose = () => stop(0);

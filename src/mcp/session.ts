@@ -66,7 +66,9 @@ export class ServerSession {
   }
 
   async start(): Promise<void> {
-    if (!this.defersClaim) await this.ensure(null);
+    // Deferred or not, the client address is on the roster from the start, so mail to it is accepted.
+    if (this.defersClaim) await this.bus.register(registrationsFor(this.identity.name, this.identity.repoPath, true));
+    else await this.ensure(null);
   }
 
   /** Claim (once) before serving a call; `callKey` is the client's id for the conversation making it. */
@@ -134,6 +136,6 @@ export class ServerSession {
     if (this.key === null) return;
     const key = this.key;
     this.key = null;
-    await this.bus.endSession(key, this.current);
+    await this.bus.endSession(key);
   }
 }

@@ -91,11 +91,16 @@ export function parsePsOutput(text: string): Map<number, ProcessInfo> {
 /** For systems without /proc: one `ps` snapshot per table, with a time limit. */
 export class PsTable implements ProcessTable {
   private snapshot: Map<number, ProcessInfo> | null | undefined;
+  private takenAt = 0;
+
+  /** A snapshot older than this is taken again: a long-running server must see sessions that started later. */
+  static readonly MAX_AGE_MS = 1000;
 
   constructor(private readonly timeoutMs: number) {}
 
   private load(): Map<number, ProcessInfo> | null {
-    if (this.snapshot === undefined) {
+    if (this.snapshot === undefined || Date.now() - this.takenAt > PsTable.MAX_AGE_MS) {
+      this.takenAt = Date.now();
       const result = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,state=,lstart=,comm='], {
         encoding: 'utf8',
         timeout: this.timeoutMs,

@@ -127,6 +127,8 @@ export interface Store {
    */
   takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome>;
   markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void>;
+  /** Give back mail a hook took but could not show, so the next reader has it at once. */
+  releaseLeases(messages: MessageRecord[]): Promise<void>;
   pendingCount(reader: ReaderIdentity): Promise<number>;
   forget(name: string): Promise<ForgetOutcome>;
   forgetGroup(group: string): Promise<string[]>;
@@ -138,10 +140,13 @@ export interface Store {
   setTopic(name: string, topic: string | null): Promise<void>;
   sessionRows(clientAddress?: string): Promise<SessionRecord[]>;
   claimSession(input: ClaimInput): Promise<ClaimOutcome>;
-  /** Mark a session ended; give up its address (mail to the client address) when asked. */
-  endSession(key: SessionKey, now: string, giveUp: boolean): Promise<AddressMove | null>;
-  /** Returns how many unread messages moved with the rename. */
-  renameSession(input: RenameInput): Promise<number>;
+  /**
+   * Mark a session ended; `giveUp` decides, from the client's rows read inside
+   * the transaction, whether its address is given up (mail to the client address).
+   */
+  endSession(key: SessionKey, now: string, giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean): Promise<{ name: string; move: AddressMove | null } | null>;
+  /** Returns the old name and how many unread messages moved with the rename. */
+  renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
   bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -202,14 +207,19 @@ export interface ClaimOutcome {
   givenUp: AddressMove[];
 }
 
-export interface RenameInput {
-  key: SessionKey;
+export interface RenamePlan {
   from: string;
-  to: string;
-  now: string;
   /** Ended rows holding the new name (a label left behind): deleted, their mail taken over. */
   takeOver: SessionKey[];
   /** False when renaming away from the shared client address: its mail stays for the others. */
   moveMail: boolean;
+}
+
+export interface RenameInput {
+  key: SessionKey;
+  to: string;
+  now: string;
+  /** Decides the rename from the client's session rows read inside the transaction; throws to refuse it. */
+  plan(rows: SessionRecord[]): RenamePlan;
   registrations: Registration[];
 }

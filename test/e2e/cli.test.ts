@@ -315,3 +315,29 @@ test('npm install -g and npx give a working agent-bus command', withBus((bus) =>
   assert.equal(viaNpx.status, 0, viaNpx.stderr);
   assert.deepEqual(JSON.parse(viaNpx.stdout).recipients, []);
 }));
+
+test('an audit log that cannot be written is reported in one line; the mail still goes through', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const env = { ...bus.env, AGENT_BUS_AUDIT_LOG: bus.dir };
+  const sent = runCli(['send', 'despite the log', '--to', 'beta'], { env });
+  assert.equal(sent.code, 0);
+  assert.match(sent.stderr, /^agent-bus: could not write 1 row\(s\) to the audit log at .*: EISDIR.*\n$/);
+  const read = runCli(['inbox', '--name', 'beta', '--json'], { env });
+  assert.equal(read.code, 0);
+  assert.equal(json<Array<{ body: string }>>(read)[0]?.body, 'despite the log');
+  assert.doesNotMatch(read.stderr, /\n\s+at /, 'no stack trace');
+}));
+
+test('control characters in a body never reach the terminal raw', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const escape = String.fromCharCode(27);
+  const body = `hello ${escape}]52;c;ZXZpbA==${String.fromCharCode(7)} ${escape}[2K world\r\nnext\u009b`;
+  runCli(['send', body, '--to', 'beta'], { env: bus.env });
+  for (const args of [['tail'], ['tail', '--full'], ['inbox', '--name', 'beta', '--peek'], ['inbox', '--name', 'beta', '--short', '--peek']]) {
+    const out = runCli(args, { env: bus.env }).stdout;
+    assert.ok(!out.includes(escape) && !out.includes('\u0007') && !out.includes('\u009b') && !out.includes('\r'), `${args.join(' ')}: ${JSON.stringify(out)}`);
+    assert.match(out, /hello \^\[\]52;c;ZXZpbA==\^G \^\[\[2K world/);
+  }
+  const raw = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env }));
+  assert.equal(raw[0]?.body, body, '--json keeps the body exactly');
+}));

@@ -119,7 +119,9 @@ test('two servers exchange mail and read the thread back in order', () =>
     assert.equal((await alpha.call<Message[]>('read_inbox')).length, 1, 'peeking left it unread');
     const everyone = await alpha.call<Sent>('send_message', { to: '*', body: 'to all' });
     assert.deepEqual(everyone.recipients, ['beta']);
-    assert.equal(everyone.message_id, 'message_ids' in everyone ? everyone.message_ids[0] : undefined);
+    // The spec: message_id whenever exactly one agent received it, a one-recipient broadcast included.
+    assert.equal(everyone.message_id, everyone.message_ids[0]);
+    assert.equal(typeof everyone.message_id, 'string');
     const audit = await alpha.call<Array<{ op: string }>>('tail_audit', { limit: 3 });
     assert.equal(audit.length, 3);
     assert.deepEqual(Object.keys(audit[0] ?? {}).slice(0, 4), ['ts', 'op', 'actor', 'message_id']);
@@ -337,4 +339,49 @@ test('servers starting at the same moment each get their own number', () =>
     const servers = await Promise.all(['a', 'b', 'c', 'd'].map((key) => open(claudeEnv(bus, `k-${key}`))));
     const names = await Promise.all(servers.map(async (server) => (await server.call<Whoami>('whoami')).name));
     assert.deepEqual([...names].sort(), ['repo-a/claude-1', 'repo-a/claude-2', 'repo-a/claude-3', 'repo-a/claude-4']);
+  }));
+
+test('set_session racing for one label: one wins, the other is told it is taken', () =>
+  withServers(async (bus, open) => {
+    const one = await open(claudeEnv(bus, 'k-1'));
+    const two = await open(claudeEnv(bus, 'k-2'));
+    const outcomes = await Promise.allSettled([one.call('set_session', { label: 'frontend' }), two.call('set_session', { label: 'frontend' })]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ['fulfilled', 'rejected']);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+    assert.match(String(refused.reason), /'repo-a\/claude-frontend' is held by another running session/);
+  }));
+
+test('SIGTERM ends the server with 143 and gives its numbered address up', () =>
+  withServers(async (bus, open) => {
+    const doomed = await open(claudeEnv(bus, 'k-1'));
+    const human = await open({ ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: '/repos/h' });
+    await human.call('send_message', { to: 'repo-a/claude-1', body: 'pending at shutdown' });
+    const pid = doomed.pid();
+    assert.ok(pid);
+    const exited = new Promise<number | null>((resolve) => {
+      const check = setInterval(() => {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          clearInterval(check);
+          resolve(null);
+        }
+      }, 20);
+    });
+    const child = (doomed.transport as unknown as { _process?: { once(event: string, listener: (code: number | null) => void): void } })._process;
+    const code = new Promise<number | null>((resolve) => child?.once('exit', resolve));
+    process.kill(pid, 'SIGTERM');
+    await exited;
+    assert.equal(await code, 143);
+    const ended = readAudit(bus.audit).find((row) => String(row.body_preview).startsWith("session end: 'repo-a/claude-1' ended"));
+    assert.match(String(ended?.body_preview), /1 unread message\(s\) moved to 'repo-a\/claude'/);
+  }));
+
+test('a Codex server is on the roster from its start, before any tool call binds its thread', () =>
+  withServers(async (bus, open) => {
+    const repo = join(bus.dir, 'web-app');
+    mkdirSync(join(repo, '.git'), { recursive: true });
+    await open({ ...bus.env, AGENT_BUS_CLIENT: 'codex' }, [], repo);
+    const sent = spawnSync(process.execPath, [CLI, 'send', 'are you there', '--to', 'web-app/codex', '--json'], { env: bus.env, encoding: 'utf8' });
+    assert.equal(sent.status, 0, sent.stderr);
   }));

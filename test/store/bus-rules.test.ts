@@ -349,3 +349,26 @@ test('sends made together commit together; a failing one undoes only itself', ()
     assert.equal(beta.at(-1)?.body, 'burst 299', 'a burst reads back in the order it was sent');
     assert.equal(readAudit(ctx.paths.audit).filter((row) => row.op === 'send').length, 303);
   }));
+
+test('mail a hook has taken is leased: nobody else takes it until it is shown or given back', () =>
+  withBus(async (ctx) => {
+    await ctx.register(['repo-a/claude', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'leased' });
+    const seen: string[][] = [];
+    const first = ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => {
+      seen.push(messages.map((message) => message.body));
+      throw new Error('the client went away');
+    });
+    await assert.rejects(first, /the client went away/);
+    assert.deepEqual(seen, [['leased']]);
+    // Given back at once: the next turn shows it.
+    await ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => seen.push(messages.map((message) => message.body)));
+    assert.deepEqual(seen[1], ['leased']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
+    const taken = await ctx.store.takeInbox({ reader: { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false }, limit: 10, actionableOnly: false });
+    assert.deepEqual(taken.messages.map((message) => message.body), ['second']);
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), [], 'a concurrent reader does not take leased mail');
+    assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1, 'still pending');
+    ctx.store.connection.prepare("UPDATE messages SET lease_until = '2000-01-01T00:00:00.000000Z' WHERE body = 'second'").run();
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude' })).map((message) => message.body), ['second'], 'an expired lease frees it');
+  }));

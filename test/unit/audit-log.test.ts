@@ -142,3 +142,34 @@ test('following a log that does not exist yet picks it up when it appears', asyn
     cleanup();
   }
 });
+
+test('a long-running writer follows a rotated log to its new file', () => {
+  const { dir, cleanup } = scratch();
+  try {
+    const path = join(dir, 'audit.log');
+    const log = new AuditLog(path);
+    log.append([row(1)]);
+    log.flush();
+    renameSync(path, `${path}.1`);
+    log.append([row(2)]);
+    log.flush();
+    log.close();
+    assert.deepEqual(tailAudit(path, 5).map((entry) => entry.message_id), ['m-2']);
+    assert.deepEqual(tailAudit(`${path}.1`, 5).map((entry) => entry.message_id), ['m-1']);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a write that fails is reported, not thrown', () => {
+  const { dir, cleanup } = scratch();
+  try {
+    const reports: string[] = [];
+    const log = new AuditLog(dir, (message) => reports.push(message));
+    log.append([row(1)]);
+    assert.doesNotThrow(() => log.flush());
+    assert.match(reports[0] ?? '', /could not write 1 row\(s\) to the audit log at .*EISDIR/);
+  } finally {
+    cleanup();
+  }
+});

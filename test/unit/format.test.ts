@@ -44,3 +44,8 @@ test('previews, one-liners and wrapping', () => {
   assert.ok(wrapped.includes(`https://example.com/${'p'.repeat(120)}`), 'long words are never broken');
   assert.ok(wrapped.includes('\n\n'), 'blank lines are kept');
 });
+
+test('stamps follow the wall clock', async () => {
+  const { nowMicros } = await import('../../src/core/clock.js');
+  assert.ok(Math.abs(nowMicros() / 1000 - Date.now()) < 1000);
+});

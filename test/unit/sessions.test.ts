@@ -142,3 +142,17 @@ test('the ps fallback reads the real process table, and a ps that hangs tells no
     rmSync(bin, { recursive: true, force: true });
   }
 });
+
+test('the ps fallback sees processes that started after its first look', async () => {
+  const { PsTable } = await import('../../src/sessions/procs.js');
+  const { spawn } = await import('node:child_process');
+  const table = new PsTable(5_000);
+  assert.ok(table.get(process.pid));
+  const child = spawn('sleep', ['10']);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, PsTable.MAX_AGE_MS + 200));
+    assert.equal(table.get(child.pid as number)?.pid, child.pid);
+  } finally {
+    child.kill();
+  }
+});

@@ -1,18 +1,18 @@
 /** `agent-bus agents`: the roster, one block per repo, sessions under their client. */
 import { homedir } from 'node:os';
 import { openBus } from '../../runtime.js';
-import { pad, padStyled, relativeAge } from '../format.js';
+import { pad, padStyled, printable, relativeAge } from '../format.js';
 import { makeStyle, type Style } from '../style.js';
 import type { AgentView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
 
 function shortPath(path: string, home: string): string {
-  if (home !== '' && (path === home || path.startsWith(`${home}/`))) return `~${path.slice(home.length)}`;
-  return path;
+  if (home !== '' && (path === home || path.startsWith(`${home}/`))) return printable(`~${path.slice(home.length)}`);
+  return printable(path);
 }
 
 function details(agent: AgentView, now: number): string {
-  const topic = agent.topic ? `  ${agent.topic}` : '';
+  const topic = agent.topic ? `  ${printable(agent.topic)}` : '';
   return `seen ${relativeAge(agent.last_seen, now)}  pending=${agent.pending_count}${topic}`;
 }
 
@@ -36,7 +36,7 @@ export function renderRoster(agents: AgentView[], style: Style, home: string, no
     }
     const counted = members.filter((member) => member.kind !== 'session').length;
     const path = members[0] ? shortPath(members[0].repo_path, home) : '';
-    lines.push(`${pad(group, width)}repo=${path}  ${counted} agent${counted === 1 ? '' : 's'}`);
+    lines.push(`${pad(printable(group), width)}repo=${path}  ${counted} agent${counted === 1 ? '' : 's'}`);
     for (const member of members) {
       const indent = ' '.repeat(indentOf(member));
       const state = member.kind === 'session' ? `${member.live ? 'running' : 'ended'}  ` : '';

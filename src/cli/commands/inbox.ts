@@ -1,14 +1,14 @@
 /** `agent-bus inbox`: read (and by default mark read) an agent's unread mail. */
 import { openBus } from '../../runtime.js';
 import { positiveInt, speakerName } from '../context.js';
-import { clockTime, oneLine, shortThread, terminalWidth, wrap } from '../format.js';
+import { clockTime, oneLine, printable, shortThread, terminalWidth, wrap } from '../format.js';
 import { makeStyle } from '../style.js';
 import type { MessageView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
 
 function audience(message: MessageView): string {
   if (message.kind === 'broadcast') return ' (everyone)';
-  if (message.kind === 'group') return ` (everyone in ${message.addressed_to ?? message.to})`;
+  if (message.kind === 'group') return ` (everyone in ${printable(message.addressed_to ?? message.to)})`;
   return '';
 }
 
@@ -31,9 +31,9 @@ export const run: CommandRunner = async (args, io) => {
     const out: string[] = [];
     for (const message of messages) {
       const claimed =
-        message.claimed_by !== null && message.claimed_by !== reader ? style.dim(` [already picked up by ${message.claimed_by}]`) : '';
+        message.claimed_by !== null && message.claimed_by !== reader ? style.dim(` [already picked up by ${printable(message.claimed_by)}]`) : '';
       const head =
-        `${style.dim(clockTime(message.sent_at))}  ${style.agent(message.from)} → ${message.to}${audience(message)}  ` +
+        `${style.dim(clockTime(message.sent_at))}  ${style.agent(message.from)} → ${printable(message.to)}${audience(message)}  ` +
         `${style.dim(`[${shortThread(message.thread_id)}]`)}${claimed}`;
       if (args.values.short) out.push(`${head}  ${oneLine(message.body)}`);
       else out.push(head, wrap(message.body, width));

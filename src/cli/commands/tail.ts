@@ -5,7 +5,7 @@ import { parseAuditLine, tailAudit } from '../../audit/log.js';
 import type { AuditRow } from '../../audit/record.js';
 import { busPaths } from '../../core/paths.js';
 import { positiveInt } from '../context.js';
-import { clockTime, oneLine, pad, padStyled, shortThread, terminalWidth, wrap } from '../format.js';
+import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../format.js';
 import { makeStyle, type Style } from '../style.js';
 import type { CommandRunner } from '../spec.js';
 
@@ -13,9 +13,9 @@ export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width
   const from = typeof row.from === 'string' ? row.from : '';
   const to = typeof row.to === 'string' ? row.to : '';
   const preview = typeof row.body_preview === 'string' ? row.body_preview : '';
-  const status = typeof row.wake_status === 'string' ? ` (${row.wake_status})` : '';
+  const status = typeof row.wake_status === 'string' ? ` (${printable(row.wake_status)})` : '';
   const head =
-    `${style.dim(clockTime(String(row.ts ?? '')))}  ${pad(String(row.op ?? '?'), 8)}` +
+    `${style.dim(clockTime(String(row.ts ?? '')))}  ${pad(printable(String(row.op ?? '?')), 8)}` +
     `${padStyled(style.agent(from), from, 18)} → ${padStyled(style.agent(to), to, 18)}`;
   const thread = style.dim(`[${shortThread(row.thread_id)}]`);
   if (full) return `${head}  ${thread}${status}\n${wrap(preview, width)}`;

@@ -109,6 +109,10 @@ function checkEpoch(version: number): void {
   }
 }
 
+function columnExists(db: Database.Database, table: string, column: string): boolean {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some((row) => row.name === column);
+}
+
 function hasTable(db: Database.Database, table: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
 }
@@ -133,7 +137,13 @@ function backUp(path: string, version: number): void {
 export function migrate(db: Database.Database, path: string, seenVersion = readVersion(db)): void {
   let version = seenVersion;
   checkEpoch(version);
-  if (version >= TARGET_VERSION) return;
+  if (version === TARGET_VERSION) return;
+  if (version > TARGET_VERSION) {
+    // A newer agent-bus of this epoch migrated the file. Its steps only add, but make sure ours
+    // are all there (each is a no-op when it is), and leave its version alone.
+    if (!columnExists(db, 'messages', 'lease_until')) db.transaction(() => STEPS.forEach((step) => step.apply(db))).immediate();
+    return;
+  }
   db.exec('BEGIN IMMEDIATE');
   try {
     version = readVersion(db);

@@ -113,6 +113,16 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 5,
+    description: 'a lease on mail a hook is about to show',
+    apply(db) {
+      // Set while a hook prints a message and cleared by its reading; if the hook dies
+      // first, the lease runs out and the mail is shown at the next turn. Older versions
+      // ignore the column.
+      addColumns(db, 'messages', { lease_until: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

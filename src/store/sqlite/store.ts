@@ -3,6 +3,7 @@
  * prepared once, every read-modify-write in a `BEGIN IMMEDIATE` transaction.
  */
 import type Database from 'better-sqlite3';
+import { formatStamp, nowMicros, nowStamp } from '../../core/clock.js';
 import { openSqlite } from './open.js';
 import type {
   AgentRecord,
@@ -44,15 +45,21 @@ const NO_OWN_OR_SHARED_COPY = `(m.fanout_id IS NULL OR NOT EXISTS (
 // What a reader may drain: its own mail; for a session, mail at its client address
 // that it did not send itself; and mail to its bare repo name while nobody holds
 // that name (left by a rename or by an older agent-bus that could not fan out).
+// Mail a hook is showing right now (its lease has not run out) is nobody else's to take.
+const NOT_LEASED = '(m.lease_until IS NULL OR m.lease_until < @now)';
+
 const INBOX_UNION = `
-  SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.to_agent = @me AND m.read_at IS NULL
+  SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.to_agent = @me AND m.read_at IS NULL AND ${NOT_LEASED}
   UNION ALL
   SELECT ${MESSAGE_COLUMNS} FROM messages m
-   WHERE m.to_agent = @shared AND m.read_at IS NULL AND m.from_agent != @me AND ${NO_OWN_COPY}
+   WHERE m.to_agent = @shared AND m.read_at IS NULL AND ${NOT_LEASED} AND m.from_agent != @me AND ${NO_OWN_COPY}
   UNION ALL
   SELECT ${MESSAGE_COLUMNS} FROM messages m
-   WHERE m.to_agent = @group AND m.read_at IS NULL
+   WHERE m.to_agent = @group AND m.read_at IS NULL AND ${NOT_LEASED}
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = @group) AND ${NO_OWN_OR_SHARED_COPY}`;
+
+/** How long a hook may take between taking mail and printing it before another reader may take it. */
+const LEASE_MICROS = 30_000_000;
 
 const SESSION_COLUMNS = `server_pid AS serverPid, server_started AS serverStarted, name, client_address AS clientAddress,
   repo_path AS repoPath, lineage, session_key AS sessionKey, boot_id AS bootId, pid_ns AS pidNs,
@@ -267,9 +274,10 @@ export class SqliteStore implements Store {
     return records;
   }
 
-  private inboxParams(reader: ReaderIdentity): Params {
+  private inboxParams(reader: ReaderIdentity, now: string): Params {
     const shared = reader.isSession ? reader.clientAddress : null;
     return {
+      now,
       me: reader.name,
       myGroup: reader.group,
       shared,
@@ -278,11 +286,11 @@ export class SqliteStore implements Store {
     };
   }
 
-  private selectInbox(reader: ReaderIdentity, limit: number, actionableOnly: boolean): MessageRecord[] {
+  private selectInbox(reader: ReaderIdentity, limit: number, actionableOnly: boolean, now = nowStamp()): MessageRecord[] {
     const filter = actionableOnly ? 'WHERE claimedBy IS NULL OR claimedBy = @me' : '';
     return this.all<MessageRecord>(
       `SELECT * FROM (${INBOX_UNION}) ${filter} ORDER BY sentAt, messageId LIMIT @limit`,
-      { ...this.inboxParams(reader), limit },
+      { ...this.inboxParams(reader, now), limit },
     );
   }
 
@@ -348,11 +356,21 @@ export class SqliteStore implements Store {
     const contestedClaims = new Set<string>();
     if (input.limit <= 0 || this.selectInbox(input.reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
     const messages = this.immediate(() => {
-      const rows = this.selectInbox(input.reader, input.limit, input.actionableOnly);
+      const micros = nowMicros();
+      const rows = this.selectInbox(input.reader, input.limit, input.actionableOnly, formatStamp(micros));
       this.claimRows(rows, input.reader, contestedClaims);
+      const until = formatStamp(micros + LEASE_MICROS);
+      for (const row of rows) this.run('UPDATE messages SET lease_until = ? WHERE message_id = ?', [until, row.messageId]);
       return rows;
     });
     return { messages, contestedClaims };
+  }
+
+  async releaseLeases(messages: MessageRecord[]): Promise<void> {
+    if (messages.length === 0) return;
+    this.immediate(() => {
+      for (const message of messages) this.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL', [message.messageId]);
+    });
   }
 
   async markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void> {
@@ -361,7 +379,8 @@ export class SqliteStore implements Store {
   }
 
   async pendingCount(reader: ReaderIdentity): Promise<number> {
-    const row = this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (${INBOX_UNION})`, this.inboxParams(reader));
+    // Leased mail is still unread: count it, whatever its lease.
+    const row = this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (${INBOX_UNION})`, this.inboxParams(reader, '9999'));
     return row?.n ?? 0;
   }
 
@@ -507,30 +526,39 @@ export class SqliteStore implements Store {
     });
   }
 
-  async endSession(key: SessionKey, now: string, giveUp: boolean): Promise<AddressMove | null> {
+  async endSession(
+    key: SessionKey,
+    now: string,
+    giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean,
+  ): Promise<{ name: string; move: AddressMove | null } | null> {
     return this.immediate(() => {
-      const row = this.get<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+      const rows = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [key.clientAddress]);
+      const row = rows.find((candidate) => candidate.serverPid === key.serverPid && candidate.serverStarted === key.serverStarted);
       if (!row || row.endedAt !== null) return null;
       this.run(`UPDATE sessions SET ended_at = @now, last_seen = @now WHERE ${SESSION_KEY}`, { ...this.keyParams(key), now });
-      return giveUp && row.name !== key.clientAddress ? this.giveUpAddress(row.name, key.clientAddress) : null;
+      const move = row.name !== key.clientAddress && giveUp(rows, row) ? this.giveUpAddress(row.name, key.clientAddress) : null;
+      return { name: row.name, move };
     });
   }
 
-  async renameSession(input: RenameInput): Promise<number> {
+  async renameSession(input: RenameInput): Promise<{ from: string; moved: number }> {
     return this.immediate(() => {
-      for (const key of input.takeOver) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
-      const oldTopic = this.get<{ topic: string | null }>('SELECT topic FROM agents WHERE name = ?', [input.from])?.topic ?? null;
+      const rows = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [input.key.clientAddress]);
+      const plan = input.plan(rows);
+      const from = plan.from;
+      for (const key of plan.takeOver) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+      const oldTopic = this.get<{ topic: string | null }>('SELECT topic FROM agents WHERE name = ?', [from])?.topic ?? null;
       this.registerNow(input.registrations, input.now);
       this.run('UPDATE agents SET topic = COALESCE(topic, @topic) WHERE name = @name', { topic: oldTopic, name: input.to });
       let moved = 0;
-      if (input.moveMail) {
-        moved = this.run('UPDATE messages SET to_agent = @to WHERE to_agent = @from AND read_at IS NULL', { from: input.from, to: input.to }).changes;
+      if (plan.moveMail) {
+        moved = this.run('UPDATE messages SET to_agent = @to WHERE to_agent = @from AND read_at IS NULL', { from, to: input.to }).changes;
         // A session never reads back what it sent to its client address, under any of its names.
-        this.run('UPDATE messages SET from_agent = @to WHERE from_agent = @from AND read_at IS NULL', { from: input.from, to: input.to });
-        this.run('DELETE FROM agents WHERE name = ?', [input.from]);
+        this.run('UPDATE messages SET from_agent = @to WHERE from_agent = @from AND read_at IS NULL', { from, to: input.to });
+        this.run('DELETE FROM agents WHERE name = ?', [from]);
       }
       this.run(`UPDATE sessions SET name = @to, last_seen = @now WHERE ${SESSION_KEY}`, { ...this.keyParams(input.key), to: input.to, now: input.now });
-      return moved;
+      return { from, moved };
     });
   }
 
