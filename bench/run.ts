@@ -6,9 +6,10 @@
  *   3. an inbox read with 1,000,000 messages and 10,000 agents in the database
  *   4. `agent-bus inbox` start-up on an empty inbox, relative to a bare `node -e 0`
  *   5. how soon `agent-bus tail -f --json` prints a row after it is written
- *   6. an MCP send_message round trip over stdio from a connected client
- *   7. the MCP server's resident memory when idle
- *   8. the MCP server's time from spawn to ready
+ *   6–9. each hook's start-up with an empty and a 10-message inbox, relative to `node -e 0`
+ *   10. an MCP send_message round trip over stdio from a connected client
+ *   11. the MCP server's resident memory when idle
+ *   12. the MCP server's time from spawn to ready
  *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
@@ -28,6 +29,7 @@ import { busSettings } from '../src/core/settings.js';
 import { openBus } from '../src/runtime.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import type { Store } from '../src/store/types.js';
+import { hookStartup } from './hooks.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { seedLargeBus } from './seed.js';
 import {
@@ -406,6 +408,11 @@ const SECTIONS: Section[] = [
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },
   { id: 'tail-follow-delay', title: "'tail -f --json' delay", unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 60_000, measure: tailFollowDelay },
+  { id: 'hook-prompt-empty', title: "'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0) },
+  { id: 'hook-stop-empty', title: "'hook-stop', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 0) },
+  // No goal is set for ten messages; the ceiling is ours, to notice a regression.
+  { id: 'hook-prompt-10', title: "'hook-user-prompt', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10) },
+  { id: 'hook-stop-10', title: "'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10) },
   { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
   { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },
   // The issue sets no goal for start-up; a client waits for it once per session, so a second is the ceiling we hold it to.

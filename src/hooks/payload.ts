@@ -35,28 +35,59 @@ export function parsePayload(text: string): Payload {
 }
 
 /**
- * Read stdin without ever blocking past the deadline. Linux: reopen the pipe
- * through /proc as a non-blocking description of its own and poll it (an
- * async fs.read on a pipe that never closes would pin a libuv worker thread,
- * and Node waits for those threads at exit). Elsewhere: process.stdin,
- * destroyed at the deadline.
+ * Read stdin without ever blocking past the deadline, and without building
+ * Node's stream machinery (process.stdin loads some twenty modules, a large
+ * share of a hook's start-up). The input is made non-blocking and polled:
+ * - a pipe: reopened through /proc as a non-blocking description of its own;
+ * - a socket (what a Node client such as Claude Code gives its hooks): libuv's
+ *   pipe handle opened on fd 0 sets O_NONBLOCK on it, and is then let go;
+ * - anything else: process.stdin, destroyed at the deadline.
+ * An async fs.read on an input that never ends would pin a libuv worker
+ * thread, and Node waits for those threads at exit.
  */
 export function readPayload(timeoutMs: number, fd = 0): Promise<Payload> {
   // A character device is a terminal (or /dev/null): no client writes a payload there.
   if (timeoutMs <= 0 || stdinIsTerminal(fd)) return Promise.resolve({});
-  let reopened: number;
+  const deadline = Date.now() + timeoutMs;
+  let reopened: number | null = null;
   try {
     reopened = openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
-    return readWithStream(timeoutMs);
+    reopened = null;
   }
+  if (reopened !== null) {
+    try {
+      return Promise.resolve(parsePayload(pollUntilEnd(reopened, deadline)));
+    } finally {
+      closeSync(reopened);
+    }
+  }
+  if (makeNonBlocking(fd)) return Promise.resolve(parsePayload(pollUntilEnd(fd, deadline)));
+  return readWithStream(timeoutMs);
+}
+
+interface PipeHandle {
+  open(fd: number): number;
+  unref(): void;
+}
+
+/** Set O_NONBLOCK on a socket fd through libuv's pipe handle (no public API does it without loading node:net). */
+function makeNonBlocking(fd: number): boolean {
   try {
-    return Promise.resolve(parsePayload(pollUntilEnd(reopened, Date.now() + timeoutMs)));
-  } finally {
-    closeSync(reopened);
+    const binding = (process as unknown as { binding(name: string): { Pipe: new (type: number) => PipeHandle; constants: { SOCKET: number } } }).binding('pipe_wrap');
+    const handle = new binding.Pipe(binding.constants.SOCKET);
+    if (handle.open(fd) !== 0) return false;
+    handle.unref();
+    return true;
+  } catch {
+    return false;
   }
 }
 
+/**
+ * Read until end of input, or until what has arrived is a whole JSON object:
+ * clients write one object, and some close their end a little after writing.
+ */
 function pollUntilEnd(fd: number, deadline: number): string {
   const chunks: Buffer[] = [];
   const buffer = Buffer.alloc(64 * 1024);
@@ -67,13 +98,25 @@ function pollUntilEnd(fd: number, deadline: number): string {
       bytes = readSync(fd, buffer, 0, buffer.length, null);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= deadline) break;
-      Atomics.wait(pause, 0, 0, 2);
+      if (chunks.length > 0 && isWholeObject(chunks)) break;
+      Atomics.wait(pause, 0, 0, 1);
       continue;
     }
     if (bytes === 0) break;
     chunks.push(Buffer.from(buffer.subarray(0, bytes)));
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function isWholeObject(chunks: Buffer[]): boolean {
+  const text = Buffer.concat(chunks).toString('utf8').trimEnd();
+  if (!text.endsWith('}')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function readWithStream(timeoutMs: number): Promise<Payload> {

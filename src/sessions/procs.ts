@@ -5,8 +5,8 @@
  * a process we cannot see. Linux reads /proc; elsewhere one `ps` per lookup,
  * bounded by AGENT_BUS_PROCESS_LOOKUP_TIMEOUT.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { floatSetting, type Env } from '../core/settings.js';
 
 export interface ProcessInfo {
@@ -101,6 +101,9 @@ export class PsTable implements ProcessTable {
   private load(): Map<number, ProcessInfo> | null {
     if (this.snapshot === undefined || Date.now() - this.takenAt > PsTable.MAX_AGE_MS) {
       this.takenAt = Date.now();
+      // Loaded here only: node:child_process pulls in streams and sockets, which every
+      // hook would pay for on Linux, where /proc answers instead.
+      const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
       const result = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,state=,lstart=,comm='], {
         encoding: 'utf8',
         timeout: this.timeoutMs,

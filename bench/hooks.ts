@@ -1,0 +1,63 @@
+/**
+ * The hooks' start-up: each runs as a fresh process at every turn of every
+ * agent. Measured as a ratio to a bare `node -e 0` in the same run, with the
+ * payload a client writes on stdin, for an empty inbox and for ten messages.
+ */
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { openBus } from '../src/runtime.js';
+import { registrationsFor } from '../src/core/roster.js';
+import { CLI, median, round, type Workspace } from './util.js';
+
+function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): number {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, cwd, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
+  return elapsed;
+}
+
+export interface HookFigure {
+  value: number | null;
+  shown: string;
+  details: Record<string, unknown>;
+}
+
+export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hook-stop', messages: number): Promise<HookFigure> {
+  const RUNS = 30;
+  const WARMUP = 3;
+  const location = ws.bus(`${hook}-${messages}`);
+  const name = 'bench-repo/claude';
+  const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home };
+  const bus = openBus(location.env);
+  await bus.register(registrationsFor(name, location.home, true));
+  await bus.register(registrationsFor('human', location.home, true));
+  const refill = async (): Promise<void> => {
+    await Promise.all(Array.from({ length: messages }, (_, index) => bus.send({ from: 'human', to: name, body: `please look at item ${index}` })));
+  };
+  const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: hook === 'hook-stop' ? 'Stop' : 'UserPromptSubmit', stop_hook_active: false });
+  const hookArgs = [CLI, hook, '--client', 'claude'];
+  const bare = ['-e', '0'];
+  const hookTimes: number[] = [];
+  const bareTimes: number[] = [];
+  try {
+    for (let run = 0; run < WARMUP + RUNS; run++) {
+      await refill();
+      const first = run % 2 === 0;
+      const a = first ? timed(hookArgs, env, location.home, payload) : timed(bare, env, location.home, '');
+      const b = first ? timed(bare, env, location.home, '') : timed(hookArgs, env, location.home, payload);
+      if (run < WARMUP) continue;
+      hookTimes.push(first ? a : b);
+      bareTimes.push(first ? b : a);
+    }
+    if (messages > 0 && (await bus.pendingCount(name)) !== 0) throw new Error('the hook left mail unread');
+  } finally {
+    await bus.close();
+  }
+  const ratio = median(hookTimes) / median(bareTimes);
+  return {
+    value: round(ratio, 3),
+    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
+    details: { runs: RUNS, messages, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+  };
+}
