@@ -57,6 +57,8 @@ function isCorruption(error: unknown): boolean {
 
 /** Create the folder (0700) and an empty file (0600) so SQLite never creates them with looser modes. */
 function preparePrivateFile(path: string): void {
+  // The common case, every hook at every turn: the file is there. One stat, no exception built.
+  if (existsSync(path)) return;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
     closeSync(openSync(path, 'wx', 0o600));
