@@ -58,6 +58,7 @@ const warmups = {
   agents: ['agents'],
   forget: ['forget', 'nobody'],
   tail: ['tail', '--limit', '5'],
+  init: ['init', '--json'],
   // With no identity the server exits at once: that run compiles its start-up path.
   serve: ['serve'],
   // Hooks speak for a named agent with mail waiting, so the run takes their whole path.

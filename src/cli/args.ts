@@ -60,7 +60,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
   if (positionals.length < required.length) {
     throw usage(`missing ${required[positionals.length]?.name ?? 'argument'}`);
   }
-  if (positionals.length > spec.positionals.length) {
+  if (positionals.length > spec.positionals.length && !spec.positionals.at(-1)?.variadic) {
     const extra = positionals[spec.positionals.length];
     const hint = spec.positionals.length > 0 ? ` (quote ${spec.positionals.at(-1)?.name} if it has spaces)` : '';
     throw usage(`unexpected argument '${extra}'${hint}`);

@@ -72,6 +72,27 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
   },
   {
+    name: 'init',
+    summary: 'Wire repos for your clients: the MCP server, the hooks and pre-approved tools.',
+    details: [
+      'Each client is wired as <repo>/<client>. A single repo is written at once; several paths or --scan',
+      'show a plan first (--apply writes it). Re-running refreshes what init wrote and adds nothing twice;',
+      'hand-written agent-bus entries are kept unless --force, and a file that cannot be parsed is never touched.',
+    ].join('\n'),
+    positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (or, with --scan, folders to search); default: this folder' }],
+    options: [
+      { name: 'clients', type: 'string', value: 'LIST', description: 'comma-separated clients to wire', default: 'claude' },
+      { name: 'scan', type: 'boolean', description: 'treat PATHS as roots and find the git repos under them' },
+      { name: 'apply', type: 'boolean', description: 'write the plan (needed with --scan or several paths)' },
+      { name: 'force', type: 'boolean', description: 'replace hand-written agent-bus entries' },
+      { name: 'prefix', type: 'string', value: 'STR', description: 'put STR in front of every derived repo name' },
+      { name: 'name', type: 'string', value: 'NAME', description: 'the repo name to use (single repo only)' },
+      { name: 'bin-path', type: 'string', value: 'PATH', description: 'the agent-bus to write into configs (default: $AGENT_BUS_BIN, else the one on PATH)' },
+      json,
+    ],
+    examples: ['agent-bus init', 'agent-bus init --scan ~/projects', 'agent-bus init --scan ~/projects --apply'],
+  },
+  {
     name: 'hook-user-prompt',
     summary: "Prompt hook: print new mail for the model, in the client's hook dialect.",
     details: 'Reads the hook payload (JSON) on stdin. Identity as for serve; silent in repos not on the bus.',

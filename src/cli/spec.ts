@@ -19,6 +19,8 @@ export interface OptionSpec {
 export interface PositionalSpec {
   name: string;
   required: boolean;
+  /** Takes every remaining argument (only the last one may). */
+  variadic?: boolean;
   description: string;
 }
 

@@ -371,6 +371,30 @@ export class Bus {
     return value;
   }
 
+  /** Retire a name `agent-bus init` replaced, keeping its unread mail reachable; audited as `retire`. */
+  async retire(old: string, successor: string): Promise<void> {
+    if (old === successor) return;
+    const outcome = await this.store.retire(old, successor);
+    if (!outcome.removed && outcome.moved === 0) return;
+    const what =
+      outcome.moved > 0 || groupOf(successor) !== old
+        ? `${outcome.moved} unread message(s) re-addressed`
+        : `${outcome.left} unread message(s) left for '${old}' to be picked up by the first agent in that repo to read`;
+    this.audit.append([
+      {
+        ts: nowStamp(),
+        op: 'retire',
+        actor: 'agent-bus init',
+        message_id: null,
+        from: old,
+        to: successor,
+        thread_id: null,
+        body_preview: `'${old}' is now wired as '${successor}'; ${what}`,
+        body_sha256: null,
+      },
+    ]);
+  }
+
   async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
     await this.store.bindSessionKey(key, sessionKey);
   }

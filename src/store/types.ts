@@ -148,6 +148,12 @@ export interface Store {
   /** Returns the old name and how many unread messages moved with the rename. */
   renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
   bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
+  /**
+   * Take a name init replaced off the roster. When the successor is in the repo the
+   * old name now addresses, its unread mail stays for that repo's first reader;
+   * otherwise it is re-addressed to the successor.
+   */
+  retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }>;
   close(): Promise<void>;
 }
 

@@ -562,6 +562,18 @@ export class SqliteStore implements Store {
     });
   }
 
+  async retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }> {
+    return this.immediate(() => {
+      const removed = this.run('DELETE FROM agents WHERE name = ?', [old]).changes > 0;
+      if (successor.slice(0, successor.indexOf('/')) === old) {
+        const left = this.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE to_agent = ? AND read_at IS NULL', [old])?.n ?? 0;
+        return { removed, moved: 0, left };
+      }
+      const moved = this.run('UPDATE messages SET to_agent = ? WHERE to_agent = ? AND read_at IS NULL', [successor, old]).changes;
+      return { removed, moved, left: 0 };
+    });
+  }
+
   async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
     this.immediate(() => this.run(`UPDATE sessions SET session_key = @sessionKey WHERE ${SESSION_KEY}`, { ...this.keyParams(key), sessionKey }));
   }

@@ -1,0 +1,123 @@
+/** `agent-bus init`: wire repos for the clients asked for, or show the plan. */
+import { accessSync, constants } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { writeAtomic } from '../../init/files.js';
+import { planInit, repoChanges, WIRINGS, type RepoPlan } from '../../init/plan.js';
+import { openBus } from '../../runtime.js';
+import { UsageError } from '../args.js';
+import type { Env } from '../../core/settings.js';
+import type { CommandRunner } from '../spec.js';
+
+/** The agent-bus to write into configs: --bin-path, $AGENT_BUS_BIN, the one on PATH (symlinks kept: a pipx-style shim stays stable), or the bare name. */
+export function binPath(flag: string | undefined, env: Env): string {
+  if (flag) return flag;
+  if (env.AGENT_BUS_BIN) return env.AGENT_BUS_BIN;
+  for (const folder of (env.PATH ?? '').split(delimiter)) {
+    if (folder === '') continue;
+    const candidate = join(folder, 'agent-bus');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return 'agent-bus';
+}
+
+function parseClients(raw: string | undefined): string[] {
+  const clients = [...new Set((raw ?? 'claude').split(',').map((client) => client.trim()).filter((client) => client !== ''))];
+  const known = Object.keys(WIRINGS).sort();
+  const unknown = clients.filter((client) => !known.includes(client));
+  if (clients.length === 0 || unknown.length > 0) {
+    throw new UsageError(`unknown client(s): ${unknown.length > 0 ? unknown.join(', ') : '(none given)'}. init can wire: ${known.join(', ')}`);
+  }
+  return clients;
+}
+
+function shortPath(path: string, home: string): string {
+  return home !== '' && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
+}
+
+function render(plans: RepoPlan[], clients: string[], home: string): string {
+  if (plans.length === 0) return '(no repos found)\n';
+  const actionWidth = Math.max(...plans.map((plan) => plan.action.length));
+  const nameWidth = Math.max(8, ...plans.map((plan) => (plan.name ?? '-').length));
+  const lines = plans.map((plan) => {
+    const touched = plan.clients.filter((client) => client.action === 'write' || client.action === 'refresh').map((client) => client.client);
+    const extra = `${touched.length > 0 ? `   [${touched.join(', ')}]` : ''}${plan.notes.length > 0 ? `   (${plan.notes.join('; ')})` : ''}`;
+    return `  ${plan.action.padEnd(actionWidth)}  ${(plan.name ?? '-').padEnd(nameWidth)}  ${shortPath(plan.repo, home)}${extra}`;
+  });
+  const count = (action: string): number => plans.filter((plan) => plan.action === action).length;
+  const renamed = plans.filter((plan) => plan.previous_name !== null).length;
+  lines.push(
+    '',
+    `${plans.length} repo(s) scanned · clients=${clients.join(',')} · write=${count('write')} refresh=${count('refresh')} renamed=${renamed} ` +
+      `handwritten-skip=${count('skip-handwritten')} unreadable-skip=${count('skip-unreadable')} ignored=${count('skip-ignored')} not-repo=${count('skip-not-repo')}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export const run: CommandRunner = async (args, io) => {
+  const scan = Boolean(args.values.scan);
+  const name = typeof args.values.name === 'string' ? args.values.name : undefined;
+  if (name !== undefined && (scan || args.positionals.length > 1)) {
+    throw new UsageError('--name only applies to single-repo init (omit --scan and pass exactly one path)');
+  }
+  const clients = parseClients(typeof args.values.clients === 'string' ? args.values.clients : undefined);
+  const options = {
+    paths: args.positionals,
+    clients,
+    scan,
+    force: Boolean(args.values.force),
+    prefix: typeof args.values.prefix === 'string' ? args.values.prefix : '',
+    name,
+    bin: binPath(typeof args.values['bin-path'] === 'string' ? args.values['bin-path'] : undefined, io.env),
+  };
+  const plans = planInit(options, io.cwd);
+  const bus = openBus(io.env);
+  try {
+    for (const plan of plans) {
+      for (const client of plan.clients) {
+        const known = client.name ? await bus.store.getAgent(client.name) : null;
+        if (known && known.repoPath !== plan.repo) {
+          plan.notes.push(`'${client.name}' is also registered for ${known.repoPath} — if that repo is live too they share an inbox; pin a name with .agent-bus-name`);
+        }
+      }
+    }
+    if (args.values.json) {
+      const shaped = plans.map((plan) => ({ ...plan, clients: plan.clients.map(({ files: _files, ...client }) => client) }));
+      io.stdout.write(`${JSON.stringify(shaped, null, 2)}\n`);
+      return 0;
+    }
+    const home = io.env.HOME ?? homedir();
+    io.stdout.write(render(plans, clients, home));
+    const changing = plans.filter(repoChanges);
+    if (changing.length === 0) {
+      io.stdout.write('nothing to do.\n');
+      return 0;
+    }
+    const bulk = scan || args.positionals.length > 1;
+    if (bulk && !args.values.apply) {
+      io.stdout.write(`DRY RUN. Re-run with --apply to write changes (${changing.length} repo(s) will be modified).\n`);
+      return 0;
+    }
+    let failed = 0;
+    for (const plan of changing) {
+      try {
+        for (const client of plan.clients) {
+          for (const file of client.files) if (file.before !== file.after) writeAtomic(file.path, file.after);
+          if (client.previous_name !== null && client.name !== null) await bus.retire(client.previous_name, client.name);
+        }
+      } catch (error) {
+        failed++;
+        io.stderr.write(`agent-bus: skipped ${plan.repo} — ${(error as Error).message}\n`);
+      }
+    }
+    io.stdout.write(`Applied to ${changing.length - failed} repo(s).\n`);
+    return failed > 0 ? 1 : 0;
+  } finally {
+    await bus.close();
+  }
+};

@@ -1,0 +1,54 @@
+/**
+ * Reading and writing the config files init owns a part of. A file that
+ * cannot be parsed is reported and never overwritten; every write goes to a
+ * temporary file first and is renamed over the original, so a crash never
+ * leaves a half-written config.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type JsonObject = Record<string, unknown>;
+
+export type ConfigRead = { kind: 'missing' } | { kind: 'ok'; value: JsonObject; text: string } | { kind: 'unreadable'; reason: string };
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function readJsonConfig(path: string): ConfigRead {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', reason: (error as Error).message };
+  }
+  if (text.trim() === '') return { kind: 'ok', value: {}, text };
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? { kind: 'ok', value, text } : { kind: 'unreadable', reason: 'its top level is not a JSON object' };
+  } catch {
+    return { kind: 'unreadable', reason: 'it is not valid JSON' };
+  }
+}
+
+export function jsonText(value: JsonObject): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Write through a temporary file in the same folder and rename it into place. */
+export function writeAtomic(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.agent-bus-tmp`;
+  try {
+    writeFileSync(temporary, text);
+    renameSync(temporary, path);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** A word safe to put in a shell command line. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

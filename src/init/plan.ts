@@ -1,0 +1,146 @@
+/**
+ * `agent-bus init`: which repos to wire, under which names, and what would
+ * change in each client's files. Planning writes nothing.
+ */
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { claudeWiring } from '../clients/claude.js';
+import { canonicalPath, IGNORE_FILE, repoName } from '../core/identity.js';
+import { composeName, slugify } from '../core/names.js';
+import type { ClientWiring, FileChange } from './wiring.js';
+
+export const WIRINGS: Record<string, ClientWiring> = { claude: claudeWiring };
+
+export type ClientAction = 'write' | 'refresh' | 'skip-handwritten' | 'skip-unreadable';
+export type RepoAction = ClientAction | 'skip-ignored' | 'skip-not-repo';
+
+export interface ClientPlan {
+  client: string;
+  name: string | null;
+  action: ClientAction;
+  previous_name: string | null;
+  files: FileChange[];
+}
+
+export interface RepoPlan {
+  repo: string;
+  name: string | null;
+  action: RepoAction;
+  previous_name: string | null;
+  notes: string[];
+  clients: ClientPlan[];
+}
+
+export interface PlanOptions {
+  paths: string[];
+  clients: string[];
+  scan: boolean;
+  force: boolean;
+  prefix: string;
+  name?: string | undefined;
+  bin: string;
+}
+
+const SKIPPED_FOLDERS = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'vendor', 'build', 'dist', '.next', '.nuxt']);
+const MAX_SCAN_DEPTH = 6;
+
+function isRepo(path: string): boolean {
+  return existsSync(join(path, '.git'));
+}
+
+/** Git repos under `root` (the root itself when it is one); nested repos and symlinks are not followed. */
+export function scanRepos(root: string): string[] {
+  const found: string[] = [];
+  const walk = (folder: string, depth: number): void => {
+    if (isRepo(folder)) {
+      found.push(folder);
+      return;
+    }
+    if (depth >= MAX_SCAN_DEPTH) return;
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory() || entry.name.startsWith('.') || SKIPPED_FOLDERS.has(entry.name)) continue;
+      const path = join(folder, entry.name);
+      if (lstatSync(path).isSymbolicLink()) continue;
+      walk(path, depth + 1);
+    }
+  };
+  walk(canonicalPath(root), 0);
+  return found.sort();
+}
+
+function groupName(repo: string, options: PlanOptions): string {
+  if (options.name) return slugify(options.name);
+  const base = repoName(repo);
+  if (options.prefix === '' || existsSync(join(repo, '.agent-bus-name'))) return base;
+  return slugify(`${options.prefix.replace(/-+$/, '')}-${base}`);
+}
+
+function changed(files: FileChange[]): boolean {
+  return files.some((file) => file.before !== file.after);
+}
+
+export function planRepo(repo: string, options: PlanOptions): RepoPlan {
+  const base: RepoPlan = { repo, name: null, action: 'skip-not-repo', previous_name: null, notes: [], clients: [] };
+  if (!isRepo(repo)) return base;
+  if (existsSync(join(repo, IGNORE_FILE))) return { ...base, action: 'skip-ignored' };
+  const group = groupName(repo, options);
+  const plan: RepoPlan = { ...base, name: group, action: 'skip-handwritten' };
+  for (const client of options.clients) {
+    const wiring = WIRINGS[client] as ClientWiring;
+    const name = composeName(group, client);
+    const seen = wiring.inspect(repo);
+    let action: ClientAction;
+    let files: FileChange[] = [];
+    if (seen.status === 'unreadable') {
+      action = 'skip-unreadable';
+      plan.notes.push(`${client}: ${seen.problem ?? 'a config file cannot be parsed, left alone'}`);
+    } else if (seen.status === 'handwritten' && !options.force) {
+      action = 'skip-handwritten';
+      plan.notes.push(`${client}: hand-written agent-bus entry left alone (use --force to replace it)`);
+    } else {
+      files = wiring.plan(repo, name, options.bin).files;
+      action = seen.status === 'absent' ? 'write' : 'refresh';
+      if (seen.status !== 'absent' && !changed(files) && seen.previousName === name) action = 'refresh';
+    }
+    const previous = seen.previousName !== null && seen.previousName !== name ? seen.previousName : null;
+    if (previous !== null && (action === 'write' || action === 'refresh')) plan.notes.push(`renaming from '${previous}' to '${name}'`);
+    plan.clients.push({ client, name, action, previous_name: previous, files });
+  }
+  const actions = plan.clients.map((client) => client.action);
+  plan.action = actions.includes('refresh') ? 'refresh' : actions.includes('write') ? 'write' : actions.includes('skip-unreadable') ? 'skip-unreadable' : 'skip-handwritten';
+  plan.previous_name = plan.clients.find((client) => client.previous_name !== null)?.previous_name ?? null;
+  return plan;
+}
+
+/** Two repos of one run must not share a name: the later one takes its parent folder's name in front. */
+function deconflict(plans: RepoPlan[], options: PlanOptions): RepoPlan[] {
+  const taken = new Map<string, string>();
+  return plans.map((plan) => {
+    if (plan.name === null || plan.action.startsWith('skip')) return plan;
+    const first = taken.get(plan.name);
+    if (first === undefined) {
+      taken.set(plan.name, plan.repo);
+      return plan;
+    }
+    const renamed = planRepo(plan.repo, { ...options, name: `${basename(dirname(plan.repo))}-${plan.name}` });
+    renamed.notes.push(`renamed to deconflict with ${first}`);
+    if (renamed.name) taken.set(renamed.name, renamed.repo);
+    return renamed;
+  });
+}
+
+export function planInit(options: PlanOptions, cwd: string): RepoPlan[] {
+  const paths = (options.paths.length > 0 ? options.paths : [cwd]).map((path) => canonicalPath(resolve(cwd, path)));
+  const repos = options.scan ? [...new Set(paths.flatMap(scanRepos))] : paths;
+  return deconflict(repos.map((repo) => planRepo(repo, options)), options);
+}
+
+export function repoChanges(plan: RepoPlan): boolean {
+  return plan.clients.some((client) => (client.action === 'write' || client.action === 'refresh') && changed(client.files));
+}

@@ -1,0 +1,28 @@
+/** The contract each client's wiring fulfils for `agent-bus init`. */
+export type WiringStatus = 'absent' | 'managed' | 'handwritten' | 'unreadable';
+
+export interface WiringInspection {
+  status: WiringStatus;
+  /** The name the existing wiring gives this client, if any. */
+  previousName: string | null;
+  problem?: string;
+}
+
+export interface FileChange {
+  path: string;
+  /** The file's text now, or null when it does not exist. */
+  before: string | null;
+  after: string;
+}
+
+export interface WiringPlan {
+  files: FileChange[];
+}
+
+export interface ClientWiring {
+  id: string;
+  files(repo: string): string[];
+  inspect(repo: string): WiringInspection;
+  /** The complete new text of every file, computed before anything is written (never half-wired). */
+  plan(repo: string, name: string, bin: string): WiringPlan;
+}

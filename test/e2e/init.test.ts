@@ -1,0 +1,165 @@
+/** `agent-bus init` for Claude Code: what it writes, what it leaves alone, and that the wiring runs. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+
+interface Settings {
+  permissions: { allow: string[] };
+  hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string }> }>>;
+}
+
+function withBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
+  return async () => {
+    const bus = tempBus();
+    try {
+      await work(bus);
+    } finally {
+      bus.cleanup();
+    }
+  };
+}
+
+function repo(bus: TempBus, ...parts: string[]): string {
+  const path = join(bus.dir, ...parts);
+  mkdirSync(join(path, '.git'), { recursive: true });
+  return path;
+}
+
+const read = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
+const init = (bus: TempBus, args: string[], cwd?: string) => runCli(['init', '--bin-path', CLI, ...args], { env: bus.env, cwd });
+
+test('a single repo is wired at once, and a re-run changes nothing', withBus((bus) => {
+  const path = repo(bus, 'acme.dev');
+  const first = init(bus, [], path);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^ {2}write {2}acme-dev {2}.*acme\.dev {3}\[claude\]\n\n1 repo\(s\) scanned · clients=claude · write=1 refresh=0/);
+  assert.match(first.stdout, /Applied to 1 repo\(s\)\.\n$/);
+  const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
+  assert.deepEqual(mcp.mcpServers['agent-bus']?.args, ['serve']);
+  assert.equal(mcp.mcpServers['agent-bus']?.command, CLI);
+  assert.deepEqual(mcp.mcpServers['agent-bus']?.env, { AGENT_BUS_NAME: 'acme-dev/claude', AGENT_BUS_REPO: path });
+  const settings = read(join(path, '.claude', 'settings.json')) as Settings;
+  assert.deepEqual(settings.permissions.allow, ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'tail_audit', 'set_session'].map((tool) => `mcp__agent-bus__${tool}`));
+  assert.equal(settings.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-user-prompt --client claude || true`);
+  assert.equal(settings.hooks.Stop?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-stop --client claude || true`);
+  const before = [readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')];
+  const again = init(bus, [], path);
+  assert.match(again.stdout, /nothing to do\.\n$/);
+  assert.deepEqual([readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')], before, 'byte-identical');
+  assert.ok(!readdirSync(path).some((file) => file.includes('agent-bus-tmp')) && !readdirSync(join(path, '.claude')).some((file) => file.includes('agent-bus-tmp')));
+}));
+
+test('what is not ours is kept; hand-written entries need --force; unparseable files are never touched', withBus((bus) => {
+  const path = repo(bus, 'shop');
+  mkdirSync(join(path, '.claude'));
+  writeFileSync(join(path, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other-server' }, 'agent-bus': { command: 'my-own-bus', args: ['--x'] } } }));
+  writeFileSync(
+    join(path, '.claude', 'settings.json'),
+    JSON.stringify({
+      model: 'opus',
+      permissions: { allow: ['Bash(ls)', 'mcp__agent-bus__whoami'] },
+      hooks: {
+        Stop: [
+          { matcher: '', hooks: [{ type: 'command', command: 'say done' }] },
+          { matcher: '', hooks: [{ type: 'command', command: 'agent-bus hook-stop --client codex || true' }] },
+          { matcher: '', hooks: [{ type: 'command', command: 'agent-bus hook-stop' }] },
+        ],
+      },
+    }),
+  );
+  const kept = init(bus, [], path);
+  assert.match(kept.stdout, /skip-handwritten .*claude: hand-written agent-bus entry left alone/);
+  assert.equal((read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string }> }).mcpServers['agent-bus']?.command, 'my-own-bus');
+  assert.equal(init(bus, ['--force'], path).code, 0);
+  const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string }> };
+  assert.equal(mcp.mcpServers.other?.command, 'other-server');
+  assert.equal(mcp.mcpServers['agent-bus']?.command, CLI);
+  const settings = read(join(path, '.claude', 'settings.json')) as Settings & { model: string };
+  assert.equal(settings.model, 'opus');
+  assert.deepEqual(settings.permissions.allow.slice(0, 2), ['Bash(ls)', 'mcp__agent-bus__whoami']);
+  assert.equal(settings.permissions.allow.filter((entry) => entry === 'mcp__agent-bus__whoami').length, 1);
+  const stops = (settings.hooks.Stop ?? []).map((block) => block.hooks[0]?.command);
+  assert.deepEqual(stops, ['say done', 'agent-bus hook-stop --client codex || true', `AGENT_BUS_NAME=shop/claude ${CLI} hook-stop --client claude || true`], 'an untagged old agent-bus hook is replaced; others stay');
+
+  const broken = repo(bus, 'broken');
+  writeFileSync(join(broken, '.mcp.json'), '{ "mcpServers": { // a comment\n } }');
+  const refused = init(bus, ['--force'], broken);
+  assert.equal(refused.code, 0);
+  assert.match(refused.stdout, /skip-unreadable .*\.mcp\.json: it is not valid JSON, left alone/);
+  assert.equal(readFileSync(join(broken, '.mcp.json'), 'utf8'), '{ "mcpServers": { // a comment\n } }');
+  assert.ok(!existsSync(join(broken, '.claude')), 'never half-wired');
+}));
+
+test('--scan plans first, --apply writes; names are derived, deconflicted and pinned', withBus((bus) => {
+  const a = repo(bus, 'work', 'api');
+  const b = repo(bus, 'play', 'api');
+  const pinned = repo(bus, 'work', 'legacy');
+  writeFileSync(join(pinned, '.agent-bus-name'), 'Old Name\n');
+  const ignored = repo(bus, 'work', 'private');
+  writeFileSync(join(ignored, '.agent-bus-ignore'), '');
+  mkdirSync(join(bus.dir, 'work', 'node_modules', 'dep', '.git'), { recursive: true });
+  const plan = init(bus, ['--scan', join(bus.dir, 'work'), join(bus.dir, 'play')]);
+  assert.match(plan.stdout, /DRY RUN\. Re-run with --apply to write changes \(3 repo\(s\) will be modified\)\.\n$/);
+  assert.ok(!existsSync(join(a, '.mcp.json')), 'a dry run writes nothing');
+  const rows = json<Array<{ repo: string; name: string; action: string; notes: string[]; clients: Array<{ client: string; name: string; action: string }> }>>(
+    init(bus, ['--scan', join(bus.dir, 'work'), join(bus.dir, 'play'), '--json', '--prefix', 'co']),
+  );
+  const byRepo = new Map(rows.map((row) => [row.repo, row]));
+  assert.equal(byRepo.get(a)?.name, 'co-api');
+  assert.equal(byRepo.get(b)?.name, 'play-co-api');
+  assert.match(byRepo.get(b)?.notes.join(' ') ?? '', /renamed to deconflict with .*work\/api/);
+  assert.equal(byRepo.get(pinned)?.name, 'old-name', '.agent-bus-name wins over the prefix');
+  assert.equal(byRepo.get(ignored)?.action, 'skip-ignored');
+  assert.deepEqual(byRepo.get(a)?.clients, [{ client: 'claude', name: 'co-api/claude', action: 'write', previous_name: null }]);
+  assert.equal(rows.some((row) => row.repo.includes('node_modules')), false);
+  assert.equal(init(bus, ['--scan', join(bus.dir, 'work'), join(bus.dir, 'play'), '--apply']).code, 0);
+  assert.ok(existsSync(join(a, '.mcp.json')) && existsSync(join(b, '.mcp.json')) && !existsSync(join(ignored, '.mcp.json')));
+  const named = json<Array<{ name: string }>>(init(bus, ['--json', '--name', 'Billing API', a]));
+  assert.equal(named[0]?.name, 'billing-api');
+}));
+
+test('bad init usage exits 2 with one line', withBus((bus) => {
+  const path = repo(bus, 'x');
+  const unknown = init(bus, ['--clients', 'nonesuch'], path);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /^agent-bus: unknown client\(s\): nonesuch\. init can wire: claude\n$/);
+  const named = init(bus, ['--scan', '--name', 'y', bus.dir]);
+  assert.equal(named.code, 2);
+  assert.match(named.stderr, /--name only applies to single-repo init/);
+  const notRepo = init(bus, [], bus.dir);
+  assert.match(notRepo.stdout, /skip-not-repo/);
+}));
+
+test('old bare-name wiring is renamed, the old name retired, and its unread mail still reaches the repo', withBus((bus) => {
+  const path = repo(bus, 'acme.dev');
+  mkdirSync(join(path, '.claude'));
+  writeFileSync(join(path, '.mcp.json'), JSON.stringify({ mcpServers: { 'agent-bus': { command: 'agent-bus', args: ['serve'], env: { AGENT_BUS_NAME: 'acme-dev', AGENT_BUS_REPO: path } } } }));
+  assert.equal(runCli(['send', 'joining', '--to', 'acme-dev'], { env: { ...bus.env, AGENT_BUS_NAME: 'acme-dev', AGENT_BUS_REPO: path } }).code, 0);
+  runCli(['inbox', '--name', 'acme-dev'], { env: bus.env });
+  runCli(['send', 'for the old name', '--to', 'acme-dev'], { env: bus.env });
+  const upgraded = init(bus, [], path);
+  assert.match(upgraded.stdout, /refresh .*acme-dev .*\[claude\] {3}\(renaming from 'acme-dev' to 'acme-dev\/claude'\)/);
+  const retire = readAudit(bus.audit).find((row) => row.op === 'retire');
+  assert.equal(retire?.body_preview, "'acme-dev' is now wired as 'acme-dev/claude'; 1 unread message(s) left for 'acme-dev' to be picked up by the first agent in that repo to read");
+  const names = json<Array<{ name: string }>>(runCli(['agents', '--json'], { env: bus.env })).map((agent) => agent.name);
+  assert.ok(!names.includes('acme-dev'), 'the old name left the roster');
+  runCli(['send', 'joining', '--to', 'acme-dev/claude'], { env: { ...bus.env, AGENT_BUS_NAME: 'acme-dev/claude', AGENT_BUS_REPO: path } });
+  const inbox = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'acme-dev/claude', '--json'], { env: bus.env }));
+  assert.ok(inbox.some((message) => message.body === 'for the old name'));
+}));
+
+test('the hook commands init writes run as written and deliver mail', withBus((bus) => {
+  const path = repo(bus, 'live');
+  assert.equal(init(bus, [], path).code, 0);
+  runCli(['send', 'joining', '--to', 'live/claude'], { env: { ...bus.env, AGENT_BUS_NAME: 'live/claude', AGENT_BUS_REPO: path } });
+  runCli(['inbox', '--name', 'live/claude'], { env: bus.env });
+  runCli(['send', 'through the wiring', '--to', 'live/claude'], { env: bus.env });
+  const settings = read(join(path, '.claude', 'settings.json')) as Settings;
+  const command = settings.hooks.Stop?.[0]?.hooks[0]?.command ?? '';
+  const ran = spawnSync('sh', ['-c', command], { env: bus.env, cwd: path, input: JSON.stringify({ cwd: path, session_id: 'x', stop_hook_active: false }), encoding: 'utf8' });
+  assert.equal(ran.status, 0, ran.stderr);
+  assert.match((JSON.parse(ran.stdout) as { decision: string; reason: string }).reason, /through the wiring/);
+}));
