@@ -203,7 +203,7 @@ export class Bus {
     try {
       show(views);
     } catch (error) {
-      await this.store.releaseLeases(outcome.messages);
+      await this.store.releaseLeases(reader, outcome);
       throw error;
     }
     if (outcome.messages.length === 0) return views;

@@ -66,8 +66,10 @@ export async function runHook(run: HookRun): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof IdentityError) {
+      // Not 2: Claude Code reads exit 2 from a Stop hook as "keep working" and from a prompt hook as "drop the prompt".
       run.warn(`agent-bus hook: ${error.message}`);
-      return 2;
+      run.write(nothing);
+      return 1;
     }
     throw error;
   } finally {

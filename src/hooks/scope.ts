@@ -1,15 +1,22 @@
 /**
  * Which inbox a hook drains. A hook runs for one session of its client, but
- * only the process table or the client's session id can say which: its
- * nearest non-shell ancestor is a running session's client process, or the
- * payload's session id matches exactly one running session. A hook that
- * cannot tell reads the address all sessions share, never a session's own.
+ * only the client's session id or the process table can say which:
+ * - a running session whose session id matches the payload's;
+ * - else, for a client that runs one session per process, the running
+ *   session of the hook's own client process (this wins over a stale id,
+ *   e.g. after Claude Code's /clear). Codex runs every thread's server from
+ *   one process, so for it only the thread id counts.
+ * A hook that cannot tell reads the address all sessions share, never a
+ * session's own.
  */
 import type { Bus } from '../core/bus.js';
-import { clientAddressOf } from '../core/names.js';
+import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { clientProcessOfRow } from '../core/sessions.js';
 import { clientProcessOf, lineageOf, type ProcessTable } from '../sessions/procs.js';
 import type { SessionRecord } from '../store/types.js';
+
+/** Clients whose one process hosts several sessions: their hooks are matched by session id alone. */
+const MULTI_SESSION_CLIENTS = new Set(['codex']);
 
 function onlyName(rows: SessionRecord[]): string | null {
   const names = new Set(rows.map((row) => row.name));
@@ -22,17 +29,21 @@ export async function hookReader(bus: Bus, name: string, sessionKey: string | nu
   if (!sessionsOn) return shared;
   const live = (await bus.store.sessionRows(shared)).filter((row) => bus.isRunning(row));
   if (live.length === 0) return shared;
-  const mine = clientProcessOf(lineageOf(process.pid, table));
-  if (mine !== null) {
-    const byProcess = onlyName(live.filter((row) => {
-      const theirs = clientProcessOfRow(row);
-      return theirs !== null && theirs[0] === mine[0] && theirs[1] === mine[1];
-    }));
-    if (byProcess !== null) return byProcess;
-  }
   if (sessionKey !== null) {
     const byKey = onlyName(live.filter((row) => row.sessionKey === sessionKey));
     if (byKey !== null) return byKey;
+  }
+  const client = parseNameLenient(shared)?.client ?? '';
+  if (MULTI_SESSION_CLIENTS.has(client)) return shared;
+  const mine = clientProcessOf(lineageOf(process.pid, table));
+  if (mine !== null) {
+    const byProcess = onlyName(
+      live.filter((row) => {
+        const theirs = clientProcessOfRow(row);
+        return theirs !== null && theirs[0] === mine[0] && theirs[1] === mine[1];
+      }),
+    );
+    if (byProcess !== null) return byProcess;
   }
   return shared;
 }

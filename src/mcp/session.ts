@@ -74,7 +74,10 @@ export class ServerSession {
   /** Claim (once) before serving a call; `callKey` is the client's id for the conversation making it. */
   async ensure(callKey: string | null): Promise<void> {
     if (this.claimed) return;
-    this.claiming ??= this.claim(callKey ?? this.startKey());
+    this.claiming ??= this.claim(callKey ?? this.startKey()).catch((error: unknown) => {
+      this.claiming = null; // A failed claim (a busy database, say) is tried again at the next call.
+      throw error;
+    });
     await this.claiming;
   }
 
@@ -133,6 +136,7 @@ export class ServerSession {
   }
 
   async release(): Promise<void> {
+    await this.claiming?.catch(() => undefined);
     if (this.key === null) return;
     const key = this.key;
     this.key = null;

@@ -94,6 +94,10 @@ export interface ReadOutcome {
   messages: MessageRecord[];
   /** Ids of rows whose fan-out this read claimed while a repo-mate also holds a copy. */
   contestedClaims: Set<string>;
+  /** Fan-outs this read claimed (a take gives them back if it cannot show the mail). */
+  claimedFanouts?: string[];
+  /** The lease a take holds on its rows (a take only). */
+  lease?: string;
 }
 
 export interface RosterSnapshot {
@@ -127,8 +131,8 @@ export interface Store {
    */
   takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome>;
   markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void>;
-  /** Give back mail a hook took but could not show, so the next reader has it at once. */
-  releaseLeases(messages: MessageRecord[]): Promise<void>;
+  /** Give back mail a hook took but could not show (and the claims the take made), so the next reader has it at once. */
+  releaseLeases(reader: ReaderIdentity, taken: ReadOutcome): Promise<void>;
   pendingCount(reader: ReaderIdentity): Promise<number>;
   forget(name: string): Promise<ForgetOutcome>;
   forgetGroup(group: string): Promise<string[]>;

@@ -152,8 +152,9 @@ test('a hook derives its agent from --client and the payload directory, and is s
   send(bus, 'opted out', 'shop/codex');
   const opted = hook('hook-user-prompt', env, { cwd: repo }, ['--client', 'codex'], bus.dir);
   assert.deepEqual([opted.code, opted.stdout], [0, '']);
-  const broken = hook('hook-stop', { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_INSTANCE: 'two' }, {}, ['--client', 'codex']);
-  assert.equal(broken.code, 2);
+  const broken = hook('hook-stop', { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_INSTANCE: 'two' }, {}, ['--client', 'agy']);
+  assert.equal(broken.code, 1, 'not 2: Claude Code would read 2 as "keep working"');
+  assert.equal(broken.stdout, '{"decision":"stop"}\n', "the dialect's nothing all the same");
   assert.match(broken.stderr, /^agent-bus hook: AGENT_BUS_INSTANCE must be a number 1\.\.99, got 'two'\n$/);
 }));
 
@@ -167,7 +168,7 @@ test('a payload that never ends, or a terminal on stdin, cannot hang a hook', wi
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   child.stdin.destroy();
   assert.equal(code, 0);
-  assert.ok(Date.now() - started < 8_000, `finished in ${Date.now() - started} ms`);
+  assert.ok(Date.now() - started < 3_000, `finished in ${Date.now() - started} ms: the 0.5 s timeout, not the 5 s default`);
   const terminal = spawnSync('script', ['-qec', `${process.execPath} ${CLI} hook-user-prompt --client claude`, '/dev/null'], {
     env: { ...as(bus, 'repo-a/claude') },
     encoding: 'utf8',
@@ -205,6 +206,40 @@ test('with two live sessions, each hook sees its own mail and the shared mail, n
     const one = hook('hook-stop', { ...base, CLAUDE_CODE_SESSION_ID: 'sess-1' }, {}, ['--client', 'claude']);
     assert.match(one.stdout, /only for one/);
     assert.doesNotMatch(one.stdout, /only for two/);
+  } finally {
+    for (const server of servers) await server.close();
+  }
+}));
+
+test('a hook that cannot print gives back the claim it made: a repo-mate is asked to act instead', withBus(async (bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  register(bus, 'repo-a/codex', '/repos/a');
+  send(bus, 'whoever is free', 'repo-a');
+  const child = spawn(process.execPath, [CLI, 'hook-stop', '--client', 'claude'], { env: as(bus, 'repo-a/claude'), stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  child.stdin.end('{}');
+  await new Promise((resolve) => child.on('close', resolve));
+  const mate = hook('hook-stop', as(bus, 'repo-a/codex'), {}, ['--client', 'codex']);
+  assert.match((JSON.parse(mate.stdout) as { reason: string }).reason, /whoever is free/, 'unclaimed again, so the repo-mate must act');
+}));
+
+test('Codex runs every thread from one process: a hook is matched by its thread id only', withBus(async (bus) => {
+  const repoPath = join(bus.dir, 'web');
+  mkdirSync(join(repoPath, '.git'), { recursive: true });
+  const env = { ...bus.env, AGENT_BUS_CLIENT: 'codex' };
+  const servers: McpSession[] = [];
+  try {
+    servers.push(await connect(env, { cwd: repoPath }));
+    servers.push(await connect(env, { cwd: repoPath }));
+    await servers[0]?.client.callTool({ name: 'whoami', arguments: {}, _meta: { threadId: 'thread-a' } });
+    send(bus, 'private to thread a', 'web/codex-1');
+    send(bus, 'for any codex', 'web/codex');
+    const other = hook('hook-user-prompt', { ...bus.env }, { cwd: repoPath, session_id: 'thread-b' }, ['--client', 'codex'], repoPath);
+    const context = (JSON.parse(other.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    assert.match(context, /for any codex/);
+    assert.doesNotMatch(context, /private to thread a/);
+    const own = hook('hook-user-prompt', { ...bus.env }, { cwd: repoPath, session_id: 'thread-a' }, ['--client', 'codex'], repoPath);
+    assert.match(own.stdout, /private to thread a/);
   } finally {
     for (const server of servers) await server.close();
   }

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { formatStamp, nowMicros, nowStamp } from '../../core/clock.js';
+import { randomId } from '../../core/lazy-crypto.js';
 import { openSqlite } from './open.js';
 import type {
   AgentRecord,
@@ -58,8 +59,8 @@ const INBOX_UNION = `
    WHERE m.to_agent = @group AND m.read_at IS NULL AND ${NOT_LEASED}
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = @group) AND ${NO_OWN_OR_SHARED_COPY}`;
 
-/** How long a hook may take between taking mail and printing it before another reader may take it. */
-const LEASE_MICROS = 30_000_000;
+/** How long a hook may take between taking mail and printing it before another reader may take it: well past the busy timeout. */
+const LEASE_MICROS = 90_000_000;
 
 const SESSION_COLUMNS = `server_pid AS serverPid, server_started AS serverStarted, name, client_address AS clientAddress,
   repo_path AS repoPath, lineage, session_key AS sessionKey, boot_id AS bootId, pid_ns AS pidNs,
@@ -295,7 +296,7 @@ export class SqliteStore implements Store {
   }
 
   /** First reader in the repo: claim every copy of each unclaimed fan-out among `rows` for the reader's repo. */
-  private claimRows(rows: MessageRecord[], reader: ReaderIdentity, contested: Set<string>): void {
+  private claimRows(rows: MessageRecord[], reader: ReaderIdentity, contested: Set<string>, claimed: string[] = []): void {
     const shared = reader.clientAddress;
     for (const row of rows) {
       if (row.fanoutId === null || row.claimedBy !== null || row.toGroup !== reader.group) continue;
@@ -304,6 +305,7 @@ export class SqliteStore implements Store {
         { me: reader.name, fanout: row.fanoutId, group: reader.group },
       );
       row.claimedBy = reader.name;
+      claimed.push(row.fanoutId);
       const mates = this.get(
         `SELECT 1 FROM messages WHERE fanout_id = @fanout AND to_group = @group
            AND to_agent != @me AND to_agent != @shared LIMIT 1`,
@@ -355,21 +357,29 @@ export class SqliteStore implements Store {
   async takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome> {
     const contestedClaims = new Set<string>();
     if (input.limit <= 0 || this.selectInbox(input.reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
+    const claimedFanouts: string[] = [];
+    // The lease names its holder: a stamp (compared as text) and a token only this take knows.
+    const micros = nowMicros();
+    const lease = `${formatStamp(micros + LEASE_MICROS)}|${randomId()}`;
     const messages = this.immediate(() => {
-      const micros = nowMicros();
       const rows = this.selectInbox(input.reader, input.limit, input.actionableOnly, formatStamp(micros));
-      this.claimRows(rows, input.reader, contestedClaims);
-      const until = formatStamp(micros + LEASE_MICROS);
-      for (const row of rows) this.run('UPDATE messages SET lease_until = ? WHERE message_id = ?', [until, row.messageId]);
+      this.claimRows(rows, input.reader, contestedClaims, claimedFanouts);
+      for (const row of rows) this.run('UPDATE messages SET lease_until = ? WHERE message_id = ?', [lease, row.messageId]);
       return rows;
     });
-    return { messages, contestedClaims };
+    return { messages, contestedClaims, claimedFanouts, lease };
   }
 
-  async releaseLeases(messages: MessageRecord[]): Promise<void> {
-    if (messages.length === 0) return;
+  async releaseLeases(reader: ReaderIdentity, taken: ReadOutcome): Promise<void> {
+    if (taken.messages.length === 0 || taken.lease === undefined) return;
     this.immediate(() => {
-      for (const message of messages) this.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL', [message.messageId]);
+      for (const message of taken.messages) {
+        this.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL AND lease_until = ?', [message.messageId, taken.lease]);
+      }
+      // Claims nobody has acted on go back too: the repo's next reader should be asked, not told it is taken.
+      for (const fanout of taken.claimedFanouts ?? []) {
+        this.run('UPDATE messages SET claimed_by = NULL WHERE fanout_id = ? AND to_group = ? AND claimed_by = ? AND read_at IS NULL', [fanout, reader.group, reader.name]);
+      }
     });
   }
 
