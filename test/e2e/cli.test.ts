@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { CLI, json, readAudit, ROOT as ROOT_DIR, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, json, readAudit, ROOT as ROOT_DIR, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 interface AgentRow {
   name: string;
@@ -17,16 +17,7 @@ interface AgentRow {
   live: boolean | null;
 }
 
-function withBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
-  return async () => {
-    const bus = tempBus();
-    try {
-      await work(bus);
-    } finally {
-      bus.cleanup();
-    }
-  };
-}
+const withBus = withTempBus;
 
 /** Register names the way their own sessions would: speaking as themselves from their repo. */
 function join_(bus: TempBus, name: string, repo: string): void {

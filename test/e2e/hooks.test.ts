@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 
 interface HookResult {
@@ -27,16 +27,7 @@ function hook(kind: 'hook-user-prompt' | 'hook-stop', env: NodeJS.ProcessEnv, pa
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - started };
 }
 
-function withBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
-  return async () => {
-    const bus = tempBus();
-    try {
-      await work(bus);
-    } finally {
-      bus.cleanup();
-    }
-  };
-}
+const withBus = withTempBus;
 
 function register(bus: TempBus, name: string, repo: string): void {
   const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo };

@@ -4,23 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 interface Settings {
   permissions: { allow: string[] };
   hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string }> }>>;
 }
 
-function withBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
-  return async () => {
-    const bus = tempBus();
-    try {
-      await work(bus);
-    } finally {
-      bus.cleanup();
-    }
-  };
-}
+const withBus = withTempBus;
 
 function repo(bus: TempBus, ...parts: string[]): string {
   const path = join(bus.dir, ...parts);

@@ -95,3 +95,15 @@ export function json<T = unknown>(result: CliResult): T {
   if (result.code !== 0) throw new Error(`command failed (${result.code}): ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
+
+/** A test body run against a fresh private bus, removed afterwards. */
+export function withTempBus(work: (bus: TempBus) => void | Promise<void>): () => Promise<void> {
+  return async () => {
+    const bus = tempBus();
+    try {
+      await work(bus);
+    } finally {
+      bus.cleanup();
+    }
+  };
+}
