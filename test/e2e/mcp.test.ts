@@ -208,6 +208,8 @@ test("a killed server's numbered address hands its mail to the client address", 
     assert.equal(listed.find((row) => row.name === 'repo-a/claude-1')?.live, false, 'judged ended from the process table');
     const note = await human.call<Sent>('send_message', { to: 'repo-a/claude-1', body: 'too late' });
     assert.ok(note.recipients.length === 1);
+    const rendered = spawnSync(process.execPath, [CLI, 'agents'], { env: bus.env, encoding: 'utf8' }).stdout;
+    assert.match(rendered, /\n {4}repo-a\/claude-1\s+ended {2}seen/);
     const successor = await open(claudeEnv(bus, 'k-2'));
     const me = await successor.call<Whoami>('whoami');
     assert.equal(me.name, 'repo-a/claude-2', 'a fresh number, not the dead one');
@@ -384,4 +386,28 @@ test('a Codex server is on the roster from its start, before any tool call binds
     await open({ ...bus.env, AGENT_BUS_CLIENT: 'codex' }, [], repo);
     const sent = spawnSync(process.execPath, [CLI, 'send', 'are you there', '--to', 'web-app/codex', '--json'], { env: bus.env, encoding: 'utf8' });
     assert.equal(sent.status, 0, sent.stderr);
+  }));
+
+test('send notes: an address no running session holds, and a client address with no sibling running', () =>
+  withServers(async (bus, open) => {
+    const alone = await open(claudeEnv(bus, 'k-1'));
+    const labelled = await open(claudeEnv(bus, 'k-2', { AGENT_BUS_SESSION: 'docs' }));
+    assert.equal((await labelled.call<Whoami>('whoami')).name, 'repo-a/claude-docs');
+    const pid = labelled.pid();
+    await labelled.close();
+    if (pid) await waitForExit(pid);
+    const toEnded = await alone.call<Sent>('send_message', { to: 'repo-a/claude-docs', body: 'for whoever takes docs next' });
+    assert.equal(
+      toEnded.note,
+      "no running session holds 'repo-a/claude-docs'; the message waits until a session takes that name again. To reach whichever session is running, send to 'repo-a/claude'.",
+    );
+    const toSelf = await alone.call<Sent>('send_message', { to: 'repo-a/claude', body: 'note to a future self' });
+    assert.equal(toSelf.note, "no other session of 'repo-a/claude' is running; the next one to start will pick this up");
+    // A labelled address keeps its mail for the next session to take the label.
+    const next = await open(claudeEnv(bus, 'k-3', { AGENT_BUS_SESSION: 'docs' }));
+    assert.equal((await next.call<Whoami>('whoami')).name, 'repo-a/claude-docs');
+    const bodies = (await next.call<Message[]>('read_inbox')).map((message) => message.body);
+    assert.ok(bodies.includes('for whoever takes docs next'), bodies.join(' | '));
+    const ended = readAudit(bus.audit).find((row) => String(row.body_preview).startsWith("session end: 'repo-a/claude-docs'"));
+    assert.equal(ended?.body_preview, "session end: 'repo-a/claude-docs' ended; its address and mail wait for that label to be taken again");
   }));
