@@ -25,13 +25,16 @@ function ownedByUs(block: unknown): boolean {
   return block.hooks.some((hook) => {
     if (!isObject(hook) || typeof hook.command !== 'string') return false;
     const command = hook.command;
-    if (!command.includes('agent-bus') || !/\bhook-(user-prompt|stop)\b/.test(command)) return false;
-    return /--client claude\b/.test(command) || !command.includes('--client');
+    // Ours, whatever the binary is called (--bin-path): a hook subcommand tagged for this client.
+    if (/\bhook-(user-prompt|stop) --client claude\b/.test(command)) return true;
+    // Written by an older agent-bus before hooks carried a client tag.
+    return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
   });
 }
 
 export const claudeWiring: ClientWiring = {
   id: 'claude',
+  forceable: true,
   files: (repo) => [join(repo, '.mcp.json'), join(repo, '.claude', 'settings.json')],
 
   inspect(repo): WiringInspection {

@@ -5,11 +5,12 @@
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { claudeWiring } from '../clients/claude.js';
+import { codexWiring } from '../clients/codex.js';
 import { canonicalPath, IGNORE_FILE, repoName } from '../core/identity.js';
 import { composeName, slugify } from '../core/names.js';
 import type { ClientWiring, FileChange } from './wiring.js';
 
-export const WIRINGS: Record<string, ClientWiring> = { claude: claudeWiring };
+export const WIRINGS: Record<string, ClientWiring> = { claude: claudeWiring, codex: codexWiring };
 
 export type ClientAction = 'write' | 'refresh' | 'skip-handwritten' | 'skip-unreadable';
 export type RepoAction = ClientAction | 'skip-ignored' | 'skip-not-repo';
@@ -100,11 +101,17 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
     if (seen.status === 'unreadable') {
       action = 'skip-unreadable';
       plan.notes.push(`${client}: ${seen.problem ?? 'a config file cannot be parsed, left alone'}`);
-    } else if (seen.status === 'handwritten' && !options.force) {
+    } else if (seen.status === 'handwritten' && (!options.force || !wiring.forceable)) {
       action = 'skip-handwritten';
-      plan.notes.push(`${client}: hand-written agent-bus entry left alone (use --force to replace it)`);
+      plan.notes.push(`${client}: hand-written agent-bus entry left alone${wiring.forceable ? ' (use --force to replace it)' : ''}`);
     } else {
-      files = wiring.plan(repo, name, options.bin).files;
+      try {
+        files = wiring.plan(repo, name, options.bin).files;
+      } catch (error) {
+        plan.notes.push(`${client}: ${(error as Error).message}`);
+        plan.clients.push({ client, name, action: 'skip-unreadable', previous_name: null, files: [] });
+        continue;
+      }
       action = seen.status === 'absent' ? 'write' : 'refresh';
       if (seen.status !== 'absent' && !changed(files) && seen.previousName === name) action = 'refresh';
     }

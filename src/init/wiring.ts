@@ -21,6 +21,8 @@ export interface WiringPlan {
 
 export interface ClientWiring {
   id: string;
+  /** Whether --force may replace a hand-written agent-bus entry. */
+  forceable: boolean;
   files(repo: string): string[];
   inspect(repo: string): WiringInspection;
   /** The complete new text of every file, computed before anything is written (never half-wired). */

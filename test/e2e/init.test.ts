@@ -40,6 +40,8 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   const again = init(bus, [], path);
   assert.match(again.stdout, /nothing to do\.\n$/);
   assert.deepEqual([readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')], before, 'byte-identical');
+  const rerun = read(join(path, '.claude', 'settings.json')) as Settings;
+  assert.deepEqual([rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.permissions.allow.length], [1, 1, 7], 'nothing added twice');
   assert.ok(!readdirSync(path).some((file) => file.includes('agent-bus-tmp')) && !readdirSync(join(path, '.claude')).some((file) => file.includes('agent-bus-tmp')));
 }));
 
@@ -116,7 +118,7 @@ test('bad init usage exits 2 with one line', withBus((bus) => {
   const path = repo(bus, 'x');
   const unknown = init(bus, ['--clients', 'nonesuch'], path);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /^agent-bus: unknown client\(s\): nonesuch\. init can wire: claude\n$/);
+  assert.match(unknown.stderr, /^agent-bus: unknown client\(s\): nonesuch\. init can wire: claude, codex\n$/);
   const named = init(bus, ['--scan', '--name', 'y', bus.dir]);
   assert.equal(named.code, 2);
   assert.match(named.stderr, /--name only applies to single-repo init/);

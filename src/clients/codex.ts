@@ -1,0 +1,160 @@
+/**
+ * What `agent-bus init` writes for Codex: our MCP server table in
+ * `.codex/config.toml`, between two marker comments so that only that span is
+ * ever rewritten (the user's other tables and comments stay byte for byte),
+ * and the prompt and stop hooks in `.codex/hooks.json`. Codex approves a hook
+ * by its definition, so the commands carry no agent name (the hook finds its
+ * agent from the payload's cwd) and are identical in every repo.
+ */
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { isObject, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+import { readFileSync } from 'node:fs';
+
+export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
+export const BLOCK_END = '# <<< agent-bus <<<';
+/** Codex starts MCP servers with a minimal environment: these pass through. */
+export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_AUDIT_LOG'];
+const HOOK_EVENTS: Array<[string, string]> = [
+  ['UserPromptSubmit', 'hook-user-prompt'],
+  ['Stop', 'hook-stop'],
+];
+
+type TomlRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
+
+function readToml(path: string): TomlRead {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', reason: (error as Error).message };
+  }
+  const starts = text.split('\n').filter((line) => line.trim() === BLOCK_START).length;
+  const ends = text.split('\n').filter((line) => line.trim() === BLOCK_END).length;
+  const ordered = starts === 0 || text.indexOf(BLOCK_START) < text.indexOf(BLOCK_END);
+  if (starts !== ends || starts > 1 || !ordered) {
+    return { kind: 'unreadable', reason: `its agent-bus markers are not a single well-formed block (${starts} start, ${ends} end)` };
+  }
+  try {
+    parseToml(text);
+  } catch {
+    return { kind: 'unreadable', reason: 'it is not valid TOML' };
+  }
+  return { kind: 'ok', text };
+}
+
+/** The text with our block (markers included) cut out, and where it was. */
+function withoutBlock(text: string): { rest: string; at: number } {
+  const start = text.indexOf(BLOCK_START);
+  if (start < 0) return { rest: text, at: -1 };
+  const endMarker = text.indexOf(BLOCK_END, start);
+  let end = endMarker + BLOCK_END.length;
+  if (text[end] === '\n') end++;
+  return { rest: text.slice(0, start) + text.slice(end), at: start };
+}
+
+function serverTable(toml: JsonObject): unknown {
+  return isObject(toml.mcp_servers) ? toml.mcp_servers['agent-bus'] : undefined;
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+export function codexBlock(bin: string, name: string, repo: string): string {
+  return [
+    BLOCK_START,
+    '[mcp_servers.agent-bus]',
+    `command = ${quote(bin)}`,
+    'args = ["serve"]',
+    `env_vars = [${PASSED_THROUGH.map(quote).join(', ')}]`,
+    'default_tools_approval_mode = "approve"',
+    '',
+    '[mcp_servers.agent-bus.env]',
+    `AGENT_BUS_NAME = ${quote(name)}`,
+    `AGENT_BUS_REPO = ${quote(repo)}`,
+    BLOCK_END,
+    '',
+  ].join('\n');
+}
+
+function hookCommand(bin: string, subcommand: string): string {
+  return `${shellQuote(bin)} ${subcommand} --client codex || true`;
+}
+
+function ownedByUs(block: unknown): boolean {
+  if (!isObject(block) || !Array.isArray(block.hooks)) return false;
+  return block.hooks.some((hook) => {
+    if (!isObject(hook) || typeof hook.command !== 'string') return false;
+    const command = hook.command;
+    // Ours, whatever the binary is called (--bin-path): a hook subcommand tagged for this client.
+    if (/\bhook-(user-prompt|stop) --client codex\b/.test(command)) return true;
+    // Written by an older agent-bus before hooks carried a client tag.
+    return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
+  });
+}
+
+export const codexWiring: ClientWiring = {
+  id: 'codex',
+  // A [mcp_servers.agent-bus] table of the user's own is theirs: not even --force replaces it.
+  forceable: false,
+  files: (repo) => [join(repo, '.codex', 'config.toml'), join(repo, '.codex', 'hooks.json')],
+
+  inspect(repo): WiringInspection {
+    const [configPath, hooksPath] = this.files(repo) as [string, string];
+    const config = readToml(configPath);
+    if (config.kind === 'unreadable') return { status: 'unreadable', previousName: null, problem: `${configPath}: ${config.reason}, left alone` };
+    const hooks = readJsonConfig(hooksPath);
+    if (hooks.kind === 'unreadable') return { status: 'unreadable', previousName: null, problem: `${hooksPath}: ${hooks.reason}, left alone` };
+    if (config.kind === 'missing') return { status: 'absent', previousName: null };
+    const outside = serverTable(parseToml(withoutBlock(config.text).rest) as JsonObject);
+    if (outside !== undefined) return { status: 'handwritten', previousName: null };
+    const ours = serverTable(parseToml(config.text) as JsonObject);
+    if (ours === undefined) return { status: 'absent', previousName: null };
+    const env = isObject(ours) && isObject(ours.env) ? ours.env : {};
+    return { status: 'managed', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+  },
+
+  plan(repo, name, bin): WiringPlan {
+    const [configPath, hooksPath] = this.files(repo) as [string, string];
+    const config = readToml(configPath);
+    const hooksRead = readJsonConfig(hooksPath);
+    if (config.kind === 'unreadable' || hooksRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
+    const before = config.kind === 'ok' ? config.text : null;
+    const block = codexBlock(bin, name, repo);
+    let after: string;
+    if (before === null || before.trim() === '') after = block;
+    else {
+      const { rest, at } = withoutBlock(before);
+      if (at >= 0) after = rest.slice(0, at) + block + rest.slice(at);
+      else after = `${before}${before.endsWith('\n') ? '' : '\n'}\n${block}`;
+    }
+    // Check the result before anything is written: ours is in, everything else is as it was.
+    let parsed: JsonObject;
+    try {
+      parsed = parseToml(after) as JsonObject;
+    } catch (error) {
+      throw new Error(`${configPath}: adding the agent-bus table would not give valid TOML (${(error as Error).message}); nothing written`);
+    }
+    const server = serverTable(parsed);
+    if (!isObject(server) || !isObject(server.env) || server.env.AGENT_BUS_NAME !== name) {
+      throw new Error(`${configPath}: the agent-bus table did not read back as written; nothing written`);
+    }
+
+    const hooksValue: JsonObject = hooksRead.kind === 'ok' ? structuredClone(hooksRead.value) : {};
+    const hooks = isObject(hooksValue.hooks) ? hooksValue.hooks : {};
+    for (const [event, subcommand] of HOOK_EVENTS) {
+      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !ownedByUs(group)) : [];
+      kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand) }] });
+      hooks[event] = kept;
+    }
+    hooksValue.hooks = hooks;
+    return {
+      files: [
+        { path: configPath, before, after },
+        { path: hooksPath, before: hooksRead.kind === 'ok' ? hooksRead.text : null, after: jsonText(hooksValue) },
+      ],
+    };
+  },
+};

@@ -1,0 +1,104 @@
+/** `agent-bus init --clients codex`: our table between markers, everything else byte for byte, and hooks that run. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'smol-toml';
+import { CLI, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+
+function repo(bus: TempBus, ...parts: string[]): string {
+  const path = join(bus.dir, ...parts);
+  mkdirSync(join(path, '.git'), { recursive: true });
+  return path;
+}
+
+const init = (bus: TempBus, args: string[], cwd?: string) => runCli(['init', '--clients', 'codex', '--bin-path', CLI, ...args], { env: bus.env, cwd });
+const config = (path: string): string => readFileSync(join(path, '.codex', 'config.toml'), 'utf8');
+
+test('a fresh repo gets the marked table and hooks that carry no agent name', withTempBus((bus) => {
+  const one = repo(bus, 'web-app');
+  const two = repo(bus, 'api');
+  assert.equal(init(bus, [], one).code, 0);
+  assert.equal(init(bus, [], two).code, 0);
+  assert.equal(
+    config(one),
+    [
+      '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>',
+      '[mcp_servers.agent-bus]',
+      `command = ${JSON.stringify(CLI)}`,
+      'args = ["serve"]',
+      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_AUDIT_LOG"]',
+      'default_tools_approval_mode = "approve"',
+      '',
+      '[mcp_servers.agent-bus.env]',
+      'AGENT_BUS_NAME = "web-app/codex"',
+      `AGENT_BUS_REPO = ${JSON.stringify(one)}`,
+      '# <<< agent-bus <<<',
+      '',
+    ].join('\n'),
+  );
+  const hooks = readFileSync(join(one, '.codex', 'hooks.json'), 'utf8');
+  assert.equal(hooks, readFileSync(join(two, '.codex', 'hooks.json'), 'utf8'), 'identical in every repo, so one approval covers them');
+  const parsed = JSON.parse(hooks) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
+  assert.equal(parsed.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command, `${CLI} hook-user-prompt --client codex || true`);
+  assert.equal(parsed.hooks.Stop?.[0]?.hooks[0]?.command, `${CLI} hook-stop --client codex || true`);
+  assert.equal(parsed.hooks.Stop?.[0]?.matcher, undefined);
+  assert.doesNotMatch(hooks, /AGENT_BUS_NAME/);
+}));
+
+test("the user's tables and comments stay byte for byte; re-runs are identical; a rename rewrites only our span", withTempBus((bus) => {
+  const path = repo(bus, 'svc');
+  mkdirSync(join(path, '.codex'));
+  const mine = '# my codex settings\nmodel = "o3" # inline note\n\n[profiles.fast]\nmodel = "mini"\n\n[mcp_servers.other]\ncommand = "other"\n';
+  writeFileSync(join(path, '.codex', 'config.toml'), mine);
+  assert.equal(init(bus, [], path).code, 0);
+  const first = config(path);
+  assert.ok(first.startsWith(`${mine}\n# >>> agent-bus`), 'appended after a blank line, the rest untouched');
+  assert.equal((parse(first) as { profiles: { fast: { model: string } } }).profiles.fast.model, 'mini');
+  assert.match(init(bus, [], path).stdout, /nothing to do/);
+  assert.equal(config(path), first);
+  assert.equal(init(bus, ['--name', 'renamed'], path).code, 0);
+  const renamed = config(path);
+  assert.ok(renamed.startsWith(mine));
+  assert.match(renamed, /AGENT_BUS_NAME = "renamed\/codex"/);
+  assert.equal(renamed.split('# >>> agent-bus').length, 2, 'still one block');
+}));
+
+test("a table of the user's own is left alone even with --force; broken files are never touched", withTempBus((bus) => {
+  const own = repo(bus, 'own');
+  mkdirSync(join(own, '.codex'));
+  const theirs = '[mcp_servers.agent-bus]\ncommand = "their-bus"\n';
+  writeFileSync(join(own, '.codex', 'config.toml'), theirs);
+  const forced = init(bus, ['--force'], own);
+  assert.match(forced.stdout, /skip-handwritten .*codex: hand-written agent-bus entry left alone\)/);
+  assert.equal(config(own), theirs);
+
+  const markers = repo(bus, 'markers');
+  mkdirSync(join(markers, '.codex'));
+  const twice = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>\n# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>\n# <<< agent-bus <<<\n';
+  writeFileSync(join(markers, '.codex', 'config.toml'), twice);
+  assert.match(init(bus, [], markers).stdout, /skip-unreadable .*markers are not a single well-formed block \(2 start, 1 end\)/);
+  assert.equal(config(markers), twice);
+
+  const invalid = repo(bus, 'invalid');
+  mkdirSync(join(invalid, '.codex'));
+  writeFileSync(join(invalid, '.codex', 'config.toml'), 'model = \n');
+  assert.match(init(bus, ['--force'], invalid).stdout, /skip-unreadable .*it is not valid TOML, left alone/);
+  assert.equal(config(invalid), 'model = \n');
+}));
+
+test('the Codex hook commands run as written and answer in JSON', withTempBus((bus) => {
+  const path = repo(bus, 'live');
+  assert.equal(init(bus, [], path).code, 0);
+  const env = { ...bus.env, AGENT_BUS_NAME: 'live/codex', AGENT_BUS_REPO: path };
+  runCli(['send', 'joining', '--to', 'live/codex'], { env });
+  runCli(['inbox'], { env });
+  runCli(['send', 'mail for codex', '--to', 'live/codex'], { env: bus.env });
+  const hooks = JSON.parse(readFileSync(join(path, '.codex', 'hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+  const command = hooks.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command ?? '';
+  const ran = spawnSync('sh', ['-c', command], { env: bus.env, cwd: bus.dir, input: JSON.stringify({ cwd: path, session_id: 't-1', hook_event_name: 'UserPromptSubmit' }), encoding: 'utf8' });
+  assert.equal(ran.status, 0, ran.stderr);
+  const context = (JSON.parse(ran.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  assert.match(context, /mail for codex/);
+}));
