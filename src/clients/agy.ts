@@ -1,0 +1,68 @@
+/**
+ * What `agent-bus init` writes for Antigravity CLI (agy): a workspace plugin
+ * of its own under `.agents/plugins/agent-bus/` (agy only starts MCP servers
+ * configured per user or bundled with a plugin). The folder is ours whole;
+ * nothing of the user's under `.agents/` is touched. agy has no prompt-submit
+ * event: the prompt hook runs before each model call (PreInvocation).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isObject, jsonText, readJsonConfig, shellQuote } from '../init/files.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+
+export function pluginFolder(repo: string): string {
+  return join(repo, '.agents', 'plugins', 'agent-bus');
+}
+
+function hookCommand(bin: string, name: string, subcommand: string): string {
+  return `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client agy || true`;
+}
+
+export const agyWiring: ClientWiring = {
+  id: 'agy',
+  forceable: true,
+  files: (repo) => ['plugin.json', 'mcp_config.json', 'hooks.json'].map((file) => join(pluginFolder(repo), file)),
+
+  inspect(repo): WiringInspection {
+    if (!existsSync(pluginFolder(repo))) return { status: 'absent', previousName: null };
+    const [, mcpPath] = this.files(repo) as [string, string, string];
+    for (const path of this.files(repo)) {
+      const read = readJsonConfig(path);
+      if (read.kind === 'unreadable') return { status: 'unreadable', previousName: null, problem: `${path}: ${read.reason}, left alone` };
+    }
+    const mcp = readJsonConfig(mcpPath);
+    const entry = mcp.kind === 'ok' && isObject(mcp.value.mcpServers) ? mcp.value.mcpServers['agent-bus'] : undefined;
+    if (entry === undefined) return { status: 'absent', previousName: null };
+    const managed = isObject(entry) && Array.isArray(entry.args) && entry.args[0] === 'serve';
+    const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
+    return { status: managed ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+  },
+
+  plan(repo, name, bin): WiringPlan {
+    const [pluginPath, mcpPath, hooksPath] = this.files(repo) as [string, string, string];
+    const current = (path: string): string | null => {
+      const read = readJsonConfig(path);
+      return read.kind === 'ok' ? read.text : null;
+    };
+    return {
+      files: [
+        { path: pluginPath, before: current(pluginPath), after: jsonText({ name: 'agent-bus' }) },
+        {
+          path: mcpPath,
+          before: current(mcpPath),
+          after: jsonText({ mcpServers: { 'agent-bus': { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo } } } }),
+        },
+        {
+          path: hooksPath,
+          before: current(hooksPath),
+          after: jsonText({
+            'agent-bus': {
+              PreInvocation: [{ type: 'command', command: hookCommand(bin, name, 'hook-user-prompt') }],
+              Stop: [{ type: 'command', command: hookCommand(bin, name, 'hook-stop') }],
+            },
+          }),
+        },
+      ],
+    };
+  },
+};

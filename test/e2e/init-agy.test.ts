@@ -1,0 +1,54 @@
+/** `agent-bus init --clients agy`: a workspace plugin of our own, the user's .agents/ untouched, hooks that run. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+
+function repo(bus: TempBus, name: string): string {
+  const path = join(bus.dir, name);
+  mkdirSync(join(path, '.git'), { recursive: true });
+  return path;
+}
+
+const init = (bus: TempBus, args: string[], cwd: string) => runCli(['init', '--clients', 'agy', '--bin-path', CLI, ...args], { env: bus.env, cwd });
+
+test('a workspace plugin with the server and flat hook lists; the user\'s .agents files untouched; re-runs identical', withTempBus((bus) => {
+  const path = repo(bus, 'tools');
+  mkdirSync(join(path, '.agents'));
+  writeFileSync(join(path, '.agents', 'hooks.json'), '{"mine": true}');
+  writeFileSync(join(path, '.agents', 'mcp_config.json'), '// my own config, with a comment\n{}');
+  assert.equal(init(bus, [], path).code, 0);
+  const plugin = join(path, '.agents', 'plugins', 'agent-bus');
+  assert.deepEqual(readdirSync(plugin).sort(), ['hooks.json', 'mcp_config.json', 'plugin.json']);
+  assert.deepEqual(JSON.parse(readFileSync(join(plugin, 'plugin.json'), 'utf8')), { name: 'agent-bus' });
+  assert.deepEqual(JSON.parse(readFileSync(join(plugin, 'mcp_config.json'), 'utf8')), {
+    mcpServers: { 'agent-bus': { command: CLI, args: ['serve'], env: { AGENT_BUS_NAME: 'tools/agy', AGENT_BUS_REPO: path } } },
+  });
+  const hooks = JSON.parse(readFileSync(join(plugin, 'hooks.json'), 'utf8')) as Record<string, Record<string, Array<{ type: string; command: string }>>>;
+  assert.deepEqual(hooks['agent-bus']?.PreInvocation, [{ type: 'command', command: `AGENT_BUS_NAME=tools/agy ${CLI} hook-user-prompt --client agy || true` }]);
+  assert.deepEqual(hooks['agent-bus']?.Stop, [{ type: 'command', command: `AGENT_BUS_NAME=tools/agy ${CLI} hook-stop --client agy || true` }]);
+  assert.equal(readFileSync(join(path, '.agents', 'hooks.json'), 'utf8'), '{"mine": true}');
+  assert.equal(readFileSync(join(path, '.agents', 'mcp_config.json'), 'utf8'), '// my own config, with a comment\n{}');
+  assert.match(init(bus, [], path).stdout, /nothing to do/);
+}));
+
+test('the agy hook commands run as written and answer in its JSON', withTempBus((bus) => {
+  const path = repo(bus, 'live');
+  assert.equal(init(bus, [], path).code, 0);
+  const env = { ...bus.env, AGENT_BUS_NAME: 'live/agy', AGENT_BUS_REPO: path };
+  runCli(['send', 'joining', '--to', 'live/agy'], { env });
+  runCli(['inbox'], { env });
+  runCli(['send', 'mail for agy', '--to', 'live/agy'], { env: bus.env });
+  const hooks = JSON.parse(readFileSync(join(path, '.agents', 'plugins', 'agent-bus', 'hooks.json'), 'utf8')) as Record<string, Record<string, Array<{ command: string }>>>;
+  const run = (command: string): string => {
+    const result = spawnSync('sh', ['-c', command], { env: bus.env, cwd: path, input: JSON.stringify({ workspacePaths: [path], conversationId: 'c-1' }), encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    return result.stdout;
+  };
+  const stop = JSON.parse(run(hooks['agent-bus']?.Stop?.[0]?.command ?? '')) as { decision: string; reason: string };
+  assert.equal(stop.decision, 'continue');
+  assert.match(stop.reason, /mail for agy/);
+  assert.deepEqual(JSON.parse(run(hooks['agent-bus']?.PreInvocation?.[0]?.command ?? '')), { injectSteps: [] });
+}));
