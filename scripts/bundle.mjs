@@ -26,6 +26,8 @@ const common = {
   define: { 'import.meta.url': '__agentBusModuleUrl' },
   banner: { js: "'use strict';\nconst __agentBusModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
+  // Prefer a package's ES module build: jsonc-parser's UMD main requires its parts dynamically.
+  mainFields: ['module', 'main'],
   // Smaller source to read, parse and keep in memory; names stay for stack traces.
   minifyWhitespace: true,
   minifySyntax: true,

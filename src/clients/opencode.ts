@@ -1,0 +1,68 @@
+/**
+ * What `agent-bus init` writes for opencode: the MCP server merged into
+ * `.opencode/opencode.json` (comments and the rest of the file kept), and the
+ * generated plugin `.opencode/plugins/agent-bus.js`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
+import { isObject } from '../init/files.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+import { opencodePluginSource, PLUGIN_MARKER } from './opencode-plugin.js';
+
+type TextRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
+
+function readText(path: string): TextRead {
+  try {
+    return { kind: 'ok', text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', reason: (error as Error).message };
+  }
+}
+
+function parseJsonc(text: string): { value: unknown; ok: boolean } {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true });
+  return { value: text.trim() === '' ? {} : value, ok: errors.length === 0 && (text.trim() === '' || isObject(value)) };
+}
+
+export const opencodeWiring: ClientWiring = {
+  id: 'opencode',
+  forceable: true,
+  files: (repo) => [join(repo, '.opencode', 'opencode.json'), join(repo, '.opencode', 'plugins', 'agent-bus.js')],
+
+  inspect(repo): WiringInspection {
+    const [configPath, pluginPath] = this.files(repo) as [string, string];
+    const config = readText(configPath);
+    if (config.kind === 'unreadable') return { status: 'unreadable', previousName: null, problem: `${configPath}: ${config.reason}, left alone` };
+    const plugin = readText(pluginPath);
+    if (plugin.kind === 'ok' && !plugin.text.startsWith(PLUGIN_MARKER)) return { status: 'handwritten', previousName: null };
+    if (config.kind === 'missing') return { status: plugin.kind === 'ok' ? 'managed' : 'absent', previousName: null };
+    const parsed = parseJsonc(config.text);
+    if (!parsed.ok) return { status: 'unreadable', previousName: null, problem: `${configPath}: it is not valid JSON with comments, left alone` };
+    const entry = isObject(parsed.value) && isObject(parsed.value.mcp) ? parsed.value.mcp['agent-bus'] : undefined;
+    if (entry === undefined) return { status: plugin.kind === 'ok' ? 'managed' : 'absent', previousName: null };
+    const managed = isObject(entry) && Array.isArray(entry.command) && entry.command[1] === 'serve';
+    const env = isObject(entry) && isObject(entry.environment) ? entry.environment : {};
+    return { status: managed ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+  },
+
+  plan(repo, name, bin): WiringPlan {
+    const [configPath, pluginPath] = this.files(repo) as [string, string];
+    const config = readText(configPath);
+    if (config.kind === 'unreadable') throw new Error('a config file cannot be read');
+    const before = config.kind === 'ok' ? config.text : null;
+    const base = before === null || before.trim() === '' ? '{}\n' : before;
+    if (!parseJsonc(base).ok) throw new Error(`${configPath}: it is not valid JSON with comments, left alone`);
+    const entry = { type: 'local', command: [bin, 'serve'], environment: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, enabled: true };
+    // An edit, not a rewrite: the user's comments and layout stay where they are.
+    const after = applyEdits(base, modify(base, ['mcp', 'agent-bus'], entry, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } }));
+    const plugin = readText(pluginPath);
+    return {
+      files: [
+        { path: configPath, before, after: after.endsWith('\n') ? after : `${after}\n` },
+        { path: pluginPath, before: plugin.kind === 'ok' ? plugin.text : null, after: opencodePluginSource(bin, name) },
+      ],
+    };
+  },
+};

@@ -1,0 +1,123 @@
+/** `agent-bus init --clients opencode`: the merged config (comments kept) and the generated plugin, driven with a fake opencode. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'jsonc-parser';
+import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+
+const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');
+
+type Hooks = {
+  'experimental.chat.system.transform': (input: { sessionID: string }, output: { system: string[] }) => Promise<void>;
+  event: (input: { event: { type: string; properties?: Record<string, unknown> } }) => Promise<void>;
+};
+
+function repo(bus: TempBus, name: string): string {
+  const path = join(bus.dir, name);
+  mkdirSync(join(path, '.git'), { recursive: true });
+  return path;
+}
+
+interface Harness {
+  hooks: Hooks;
+  prompts: Array<{ id: string; text: string }>;
+  calls(): Array<{ subcommand: string; name: string; cwd: string }>;
+}
+
+async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?: number, parents: Record<string, string> = {}): Promise<Harness> {
+  const path = repo(bus, `oc-${Math.random().toString(36).slice(2)}`);
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', FAKE_BIN], { env: bus.env, cwd: path }).code, 0);
+  const scriptPath = join(bus.dir, `script-${Math.random().toString(36).slice(2)}.json`);
+  const log = `${scriptPath}.log`;
+  writeFileSync(scriptPath, JSON.stringify(script));
+  writeFileSync(log, '');
+  process.env.FAKE_SCRIPT = scriptPath;
+  process.env.FAKE_LOG = log;
+  if (timeoutMs === undefined) delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
+  else process.env.AGENT_BUS_HOOK_TIMEOUT_MS = String(timeoutMs);
+  const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+  const prompts: Array<{ id: string; text: string }> = [];
+  const client = {
+    session: {
+      get: async ({ path: where }: { path: { id: string } }) => ({ data: { id: where.id, parentID: parents[where.id] } }),
+      prompt: async ({ path: where, body }: { path: { id: string }; body: { parts: Array<{ text: string }> } }) => {
+        prompts.push({ id: where.id, text: body.parts[0]?.text ?? '' });
+      },
+    },
+  };
+  const hooks = await module.AgentBus({ client, directory: path });
+  const calls = () =>
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { subcommand: string; name: string; cwd: string });
+  return { hooks, prompts, calls };
+}
+
+async function request(hooks: Hooks, sessionID = 's-1'): Promise<string[]> {
+  const output = { system: ['base'] };
+  await hooks['experimental.chat.system.transform']({ sessionID }, output);
+  return output.system;
+}
+
+test('opencode.json is merged with its comments kept; the plugin is marked and valid', withTempBus((bus) => {
+  const path = repo(bus, 'web');
+  mkdirSync(join(path, '.opencode'));
+  const mine = '{\n  // my model\n  "model": "x/y",\n  "mcp": {\n    /* another server */\n    "other": { "type": "local", "command": ["o"] }\n  },\n}\n';
+  writeFileSync(join(path, '.opencode', 'opencode.json'), mine);
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  const merged = readFileSync(join(path, '.opencode', 'opencode.json'), 'utf8');
+  assert.ok(merged.includes('// my model') && merged.includes('/* another server */'), merged);
+  const value = parse(merged) as { model: string; mcp: Record<string, { command: string[]; environment?: Record<string, string>; enabled?: boolean }> };
+  assert.equal(value.model, 'x/y');
+  assert.deepEqual(value.mcp.other?.command, ['o']);
+  assert.deepEqual(value.mcp['agent-bus']?.command, [CLI, 'serve']);
+  assert.deepEqual(value.mcp['agent-bus']?.environment, { AGENT_BUS_NAME: 'web/opencode', AGENT_BUS_REPO: path });
+  const pluginPath = join(path, '.opencode', 'plugins', 'agent-bus.js');
+  assert.ok(readFileSync(pluginPath, 'utf8').startsWith('// Managed by `agent-bus init`'));
+  assert.equal(spawnSync(process.execPath, ['--check', pluginPath]).status, 0);
+  assert.match(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).stdout, /nothing to do/);
+  writeFileSync(pluginPath, '// my own plugin\n');
+  assert.match(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).stdout, /hand-written agent-bus entry left alone/);
+  assert.ok(existsSync(pluginPath) && readFileSync(pluginPath, 'utf8') === '// my own plugin\n');
+}));
+
+test('mail reaches the system prompt and is repeated for the rest of the turn; idle starts clean', withTempBus(async (bus) => {
+  const { hooks, calls } = await harness(bus, { 'hook-user-prompt': ['[agent-bus] first', '', '[agent-bus] second', ''], 'hook-stop': [''] });
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] first']);
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] first']);
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] first\n[agent-bus] second']);
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+  assert.deepEqual(await request(hooks), ['base']);
+  const first = calls()[0];
+  assert.equal(first?.subcommand, 'hook-user-prompt');
+  assert.match(first?.name ?? '', /\/opencode$/, 'the hook speaks as the wired name');
+}));
+
+test('mail waiting when the session goes idle starts one follow-up turn; subagents are left alone', withTempBus(async (bus) => {
+  const reason = { decision: 'block', reason: 'Pending messages from peers — handle them before stopping:\n- from human: x' };
+  const { hooks, prompts, calls } = await harness(bus, { 'hook-user-prompt': [''], 'hook-stop': [JSON.stringify(reason), ''] }, undefined, { child: 's-1' });
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+  await hooks.event({ event: { type: 'session.status', properties: { sessionID: 's-1', status: { type: 'idle' } } } });
+  assert.equal(calls().filter((call) => call.subcommand === 'hook-stop').length, 2);
+  assert.deepEqual(prompts, [{ id: 's-1', text: reason.reason }]);
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'child' } } });
+  assert.equal(calls().filter((call) => call.subcommand === 'hook-stop').length, 2, 'a subagent session runs no hook');
+  await hooks.event({ event: { type: 'session.updated', properties: { sessionID: 's-1' } } });
+  assert.equal(calls().filter((call) => call.subcommand === 'hook-stop').length, 2);
+}));
+
+test('a hanging hook never holds a model request, and a stuck one is not spawned again', withTempBus(async (bus) => {
+  const slow = await harness(bus, { 'hook-user-prompt': ['[agent-bus] late'], delayMs: { 'hook-user-prompt': 2000 } }, 300);
+  const started = Date.now();
+  assert.deepEqual(await request(slow.hooks), ['base']);
+  assert.ok(Date.now() - started < 1500, 'the request went ahead at the timeout');
+  const stuck = await harness(bus, { 'hook-user-prompt': [''], 'hook-stop': [''], delayMs: { 'hook-user-prompt': 1000 } }, 1000);
+  const begun = Date.now();
+  for (let index = 0; index < 3; index++) await request(stuck.hooks);
+  await request(stuck.hooks, 's-2');
+  assert.ok(Date.now() - begun < 4500);
+  assert.equal(stuck.calls().filter((call) => call.subcommand === 'hook-user-prompt').length, 1, 'one stuck hook, never restarted');
+}));

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// A stand-in agent-bus for the opencode plugin tests: answers each hook from a
+// script file, in order, optionally after a delay, and logs every call.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const [subcommand] = process.argv.slice(2);
+const script = JSON.parse(readFileSync(process.env.FAKE_SCRIPT, 'utf8'));
+const counter = `${process.env.FAKE_SCRIPT}.${subcommand}.count`;
+const index = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0;
+writeFileSync(counter, String(index + 1));
+appendFileSync(process.env.FAKE_LOG, `${JSON.stringify({ subcommand, name: process.env.AGENT_BUS_NAME, cwd: process.cwd() })}\n`);
+const replies = script[subcommand] ?? [];
+const reply = replies[Math.min(index, replies.length - 1)] ?? '';
+const delay = script.delayMs?.[subcommand] ?? 0;
+setTimeout(() => process.stdout.write(reply), delay);
