@@ -26,7 +26,10 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   const path = repo(bus, 'acme.dev');
   const first = init(bus, [], path);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /^ {2}write {2}acme-dev {2}.*acme\.dev {3}\[claude\]\n\n1 repo\(s\) scanned · clients=claude · write=1 refresh=0/);
+  assert.match(
+    first.stdout,
+    /^ {2}write {2}acme-dev {2}.*acme\.dev {3}\[claude\]\n {6}create {5}\.mcp\.json {2}\(claude\)\n {6}create {5}\.claude\/settings\.json {2}\(claude\)\n\n1 repo\(s\) scanned · clients=claude · write=1 refresh=0/,
+  );
   assert.match(first.stdout, /Applied to 1 repo\(s\)\.\n$/);
   const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
   assert.deepEqual(mcp.mcpServers['agent-bus']?.args, ['serve']);
@@ -155,4 +158,28 @@ test('the hook commands init writes run as written and deliver mail', withBus((b
   const ran = spawnSync('sh', ['-c', command], { env: bus.env, cwd: path, input: JSON.stringify({ cwd: path, session_id: 'x', stop_hook_active: false }), encoding: 'utf8' });
   assert.equal(ran.status, 0, ran.stderr);
   assert.match((JSON.parse(ran.stdout) as { decision: string; reason: string }).reason, /through the wiring/);
+}));
+
+test('all four clients in one repo, each under its own name; a second plan renames nothing', withBus((bus) => {
+  const path = repo(bus, 'repo-a');
+  const plan = json<Array<{ clients: Array<{ client: string; name: string; action: string }> }>>(init(bus, ['--clients', 'claude,codex,agy,opencode', '--json'], path));
+  assert.deepEqual(plan[0]?.clients.map((client) => [client.client, client.name, client.action]), [
+    ['claude', 'repo-a/claude', 'write'],
+    ['codex', 'repo-a/codex', 'write'],
+    ['agy', 'repo-a/agy', 'write'],
+    ['opencode', 'repo-a/opencode', 'write'],
+  ]);
+  assert.equal(init(bus, ['--clients', 'claude,codex,agy,opencode'], path).code, 0);
+  const again = init(bus, ['--clients', 'claude,codex,agy,opencode'], path);
+  assert.match(again.stdout, /renamed=0/);
+  assert.match(again.stdout, /nothing to do/);
+  assert.doesNotMatch(again.stdout, / {6}(create|refresh) /);
+}));
+
+test('the plan warns when a name is already registered for another repo path', withBus((bus) => {
+  const elsewhere = repo(bus, 'one', 'api');
+  const here = repo(bus, 'two', 'api');
+  runCli(['send', 'hi', '--to', 'api/claude'], { env: { ...bus.env, AGENT_BUS_NAME: 'api/claude', AGENT_BUS_REPO: elsewhere } });
+  const plan = init(bus, [], here);
+  assert.match(plan.stdout, /'api\/claude' is also registered for .*one\/api — if that repo is live too they share an inbox; pin a name with \.agent-bus-name/);
 }));

@@ -1,7 +1,7 @@
 /** `agent-bus init`: wire repos for the clients asked for, or show the plan. */
 import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { writeAtomic } from '../../init/files.js';
 import { planInit, repoChanges, WIRINGS, type RepoPlan } from '../../init/plan.js';
 import { openBus } from '../../runtime.js';
@@ -44,10 +44,18 @@ function render(plans: RepoPlan[], clients: string[], home: string): string {
   if (plans.length === 0) return '(no repos found)\n';
   const actionWidth = Math.max(...plans.map((plan) => plan.action.length));
   const nameWidth = Math.max(8, ...plans.map((plan) => (plan.name ?? '-').length));
-  const lines = plans.map((plan) => {
+  const lines = plans.flatMap((plan) => {
     const touched = plan.clients.filter((client) => client.action === 'write' || client.action === 'refresh').map((client) => client.client);
     const extra = `${touched.length > 0 ? `   [${touched.join(', ')}]` : ''}${plan.notes.length > 0 ? `   (${plan.notes.join('; ')})` : ''}`;
-    return `  ${plan.action.padEnd(actionWidth)}  ${(plan.name ?? '-').padEnd(nameWidth)}  ${shortPath(plan.repo, home)}${extra}`;
+    const head = `  ${plan.action.padEnd(actionWidth)}  ${(plan.name ?? '-').padEnd(nameWidth)}  ${shortPath(plan.repo, home)}${extra}`;
+    // Then each file: what happens to it.
+    const files = plan.clients.flatMap((client) =>
+      client.files.map((file) => {
+        const what = file.before === null ? 'create' : file.before === file.after ? 'unchanged' : 'refresh';
+        return `      ${what.padEnd(9)}  ${relative(plan.repo, file.path)}  (${client.client})`;
+      }),
+    );
+    return [head, ...files];
   });
   const count = (action: string): number => plans.filter((plan) => plan.action === action).length;
   const renamed = plans.filter((plan) => plan.previous_name !== null).length;
