@@ -4,7 +4,7 @@
  * tools pre-approved. Everything else in those files is left as it was.
  */
 import { join } from 'node:path';
-import { isObject, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 
 export const SERVER_KEY = 'agent-bus';
@@ -19,18 +19,6 @@ function hookCommand(bin: string, name: string, subcommand: string): string {
   return `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client claude || true`;
 }
 
-/** Hook blocks init wrote for Claude Code, or that an older agent-bus wrote without a client tag. */
-function ownedByUs(block: unknown): boolean {
-  if (!isObject(block) || !Array.isArray(block.hooks)) return false;
-  return block.hooks.some((hook) => {
-    if (!isObject(hook) || typeof hook.command !== 'string') return false;
-    const command = hook.command;
-    // Ours, whatever the binary is called (--bin-path): a hook subcommand tagged for this client.
-    if (/\bhook-(user-prompt|stop) --client claude\b/.test(command)) return true;
-    // Written by an older agent-bus before hooks carried a client tag.
-    return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
-  });
-}
 
 export const claudeWiring: ClientWiring = {
   id: 'claude',
@@ -72,7 +60,7 @@ export const claudeWiring: ClientWiring = {
     settings.permissions = permissions;
     const hooks = isObject(settings.hooks) ? settings.hooks : {};
     for (const [event, subcommand] of HOOK_EVENTS) {
-      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((block) => !ownedByUs(block)) : [];
+      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((block) => !isOurHookGroup(block, 'claude')) : [];
       kept.push({ matcher: '', hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand) }] });
       hooks[event] = kept;
     }

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { isObject, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 import { readFileSync } from 'node:fs';
 
@@ -83,17 +83,6 @@ function hookCommand(bin: string, subcommand: string): string {
   return `${shellQuote(bin)} ${subcommand} --client codex || true`;
 }
 
-function ownedByUs(block: unknown): boolean {
-  if (!isObject(block) || !Array.isArray(block.hooks)) return false;
-  return block.hooks.some((hook) => {
-    if (!isObject(hook) || typeof hook.command !== 'string') return false;
-    const command = hook.command;
-    // Ours, whatever the binary is called (--bin-path): a hook subcommand tagged for this client.
-    if (/\bhook-(user-prompt|stop) --client codex\b/.test(command)) return true;
-    // Written by an older agent-bus before hooks carried a client tag.
-    return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
-  });
-}
 
 export const codexWiring: ClientWiring = {
   id: 'codex',
@@ -145,7 +134,7 @@ export const codexWiring: ClientWiring = {
     const hooksValue: JsonObject = hooksRead.kind === 'ok' ? structuredClone(hooksRead.value) : {};
     const hooks = isObject(hooksValue.hooks) ? hooksValue.hooks : {};
     for (const [event, subcommand] of HOOK_EVENTS) {
-      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !ownedByUs(group)) : [];
+      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, 'codex')) : [];
       kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand) }] });
       hooks[event] = kept;
     }

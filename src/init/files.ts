@@ -52,3 +52,19 @@ export function writeAtomic(path: string, text: string): void {
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * Whether a hook group runs one of our hooks for `client`: tagged with that
+ * client, whatever the binary is called (--bin-path), or written by an older
+ * agent-bus before hooks carried a client tag.
+ */
+export function isOurHookGroup(group: unknown, client: string): boolean {
+  if (!isObject(group) || !Array.isArray(group.hooks)) return false;
+  const tagged = new RegExp(`\\bhook-(user-prompt|stop) --client ${client}\\b`);
+  return group.hooks.some((hook) => {
+    if (!isObject(hook) || typeof hook.command !== 'string') return false;
+    const command = hook.command;
+    if (tagged.test(command)) return true;
+    return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
+  });
+}
