@@ -409,4 +409,3 @@ function sessionKeyText(row: SessionKey): string {
   return `${row.serverPid}|${row.serverStarted}|${row.clientAddress}`;
 }
 
-export { keyOf };

@@ -3,7 +3,7 @@
  * to an address when its session ends. Decisions here are pure; the store
  * applies them in one transaction.
  */
-import { composeName, handleProblem, parseNameLenient } from './names.js';
+import { composeName, parseNameLenient } from './names.js';
 import { formatStamp } from './clock.js';
 import { clientProcessOf, type LineageEntry } from '../sessions/procs.js';
 import type { AgentRecord, ClaimDecision, SessionKey, SessionRecord } from '../store/types.js';
@@ -111,9 +111,4 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   if (chosen) return decide(chosen);
   warnings.push(`every session number of '${me.clientAddress}' is taken, so this session shares the client address`);
   return decide(me.clientAddress);
-}
-
-/** Why a label cannot name this session, or null. */
-export function labelProblem(label: string): string | null {
-  return handleProblem(label);
 }
