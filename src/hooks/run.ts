@@ -12,6 +12,7 @@ import type { Env } from '../core/settings.js';
 import { openBus } from '../runtime.js';
 import { systemProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { recordCodexRoute } from './routes.js';
 import { hookReader } from './scope.js';
 import { promptContext, stopReason } from './text.js';
 
@@ -57,6 +58,8 @@ export async function runHook(run: HookRun): Promise<number> {
     const table = systemProcessTable(run.env);
     const reader = await hookReader(bus, identity.name, payloadSessionKey(payload) ?? claudeSession, table, sessionsEnabled(run.env));
     await touchIfStale(bus, reader);
+    const threadId = payloadSessionKey(payload);
+    if (clientOf(run) === 'codex' && threadId !== null) await recordCodexRoute(bus, reader, threadId, identity.repoPath, table);
     const shared = clientAddressOf(reader);
     if (run.kind === 'prompt') {
       await bus.deliverInbox({ reader }, (messages) => run.write(dialect.prompt(promptContext(messages, reader, shared))));

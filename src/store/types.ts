@@ -152,6 +152,9 @@ export interface Store {
   /** Returns the old name and how many unread messages moved with the rename. */
   renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
   bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
+  /** Record (or refresh) a route; written only when something changed or the row is older than `staleBefore`. */
+  recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean>;
+  routes(agent?: string): Promise<ClientRoute[]>;
   /**
    * Take a name init replaced off the roster. When the successor is in the repo the
    * old name now addresses, its unread mail stays for that repo's first reader;
@@ -176,6 +179,18 @@ export interface SessionRecord {
   startedAt: string;
   lastSeen: string;
   endedAt: string | null;
+}
+
+/** How to reach a client's session from outside (Codex: queue a turn on its thread). */
+export interface ClientRoute {
+  threadId: string;
+  agent: string;
+  client: string;
+  executable: string | null;
+  clientPid: number | null;
+  clientStarted: string | null;
+  repoPath: string;
+  updatedAt: string;
 }
 
 export interface SessionKey {

@@ -235,3 +235,30 @@ test('Codex runs every thread from one process: a hook is matched by its thread 
     for (const server of servers) await server.close();
   }
 }));
+
+test("Codex hooks record their thread id and the executable running them, for waking the session later", withBus(async (bus) => {
+  const repoPath = join(bus.dir, 'svc');
+  mkdirSync(join(repoPath, '.git'), { recursive: true });
+  register(bus, 'svc/codex', repoPath);
+  // A stand-in Codex: a process that runs the hook through `sh -c`, as Codex does.
+  const command = `${process.execPath} ${CLI} hook-user-prompt --client codex`;
+  const ran = spawnSync(process.execPath, ['-e', `require('child_process').execSync(process.argv[1], { input: process.argv[2], stdio: ['pipe', 'inherit', 'inherit'] })`, command, JSON.stringify({ cwd: repoPath, session_id: 'thread-42' })], {
+    env: bus.env,
+    cwd: repoPath,
+    encoding: 'utf8',
+  });
+  assert.equal(ran.status, 0, ran.stderr);
+  const db = new Database(bus.db, { readonly: true });
+  const rows = db.prepare('SELECT thread_id, agent, client, executable, client_pid, repo_path FROM client_routes').all() as Array<Record<string, unknown>>;
+  db.close();
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]?.thread_id, 'thread-42');
+  assert.equal(rows[0]?.agent, 'svc/codex');
+  assert.equal(rows[0]?.client, 'codex');
+  assert.equal(rows[0]?.executable, process.execPath, 'the binary behind the client process, past the shell');
+  assert.equal(rows[0]?.repo_path, repoPath);
+  hook('hook-stop', { ...bus.env }, { cwd: repoPath, session_id: 'thread-42' }, ['--client', 'claude'], repoPath);
+  const db2 = new Database(bus.db, { readonly: true });
+  assert.equal((db2.prepare('SELECT COUNT(*) AS n FROM client_routes').get() as { n: number }).n, 1, 'only Codex hooks record routes');
+  db2.close();
+}));

@@ -123,6 +123,26 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'messages', { lease_until: 'TEXT' });
     },
   },
+  {
+    step: 6,
+    description: 'how to reach a Codex session from outside: its thread id and executable',
+    apply(db) {
+      // Written by Codex's hooks at each turn, read by senders that queue a turn for an idle session.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS client_routes (
+          thread_id TEXT PRIMARY KEY,
+          agent TEXT NOT NULL,
+          client TEXT NOT NULL,
+          executable TEXT,
+          client_pid INTEGER,
+          client_started TEXT,
+          repo_path TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS idx_client_routes_agent ON client_routes(agent);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -20,6 +20,7 @@ import type {
   SendPlan,
   Store,
   ClaimInput,
+  ClientRoute,
   ClaimOutcome,
   AddressMove,
   RenameInput,
@@ -582,6 +583,41 @@ export class SqliteStore implements Store {
       const moved = this.run('UPDATE messages SET to_agent = ? WHERE to_agent = ? AND read_at IS NULL', [successor, old]).changes;
       return { removed, moved, left: 0 };
     });
+  }
+
+  async recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean> {
+    const known = this.get<ClientRoute>(
+      `SELECT thread_id AS threadId, agent, client, executable, client_pid AS clientPid, client_started AS clientStarted,
+              repo_path AS repoPath, updated_at AS updatedAt FROM client_routes WHERE thread_id = ?`,
+      [route.threadId],
+    );
+    const same =
+      known !== undefined &&
+      known.agent === route.agent &&
+      known.executable === route.executable &&
+      known.clientPid === route.clientPid &&
+      known.clientStarted === route.clientStarted &&
+      known.updatedAt >= staleBefore;
+    // Hooks run at every turn: read first, and take the write lock only when the route changed.
+    if (same) return false;
+    this.immediate(() =>
+      this.run(
+        `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at)
+         VALUES (@threadId, @agent, @client, @executable, @clientPid, @clientStarted, @repoPath, @updatedAt)
+         ON CONFLICT(thread_id) DO UPDATE SET agent = excluded.agent, client = excluded.client, executable = excluded.executable,
+           client_pid = excluded.client_pid, client_started = excluded.client_started, repo_path = excluded.repo_path,
+           updated_at = excluded.updated_at`,
+        { ...route },
+      ),
+    );
+    return true;
+  }
+
+  async routes(agent?: string): Promise<ClientRoute[]> {
+    const columns = `thread_id AS threadId, agent, client, executable, client_pid AS clientPid, client_started AS clientStarted,
+      repo_path AS repoPath, updated_at AS updatedAt`;
+    if (agent === undefined) return this.all<ClientRoute>(`SELECT ${columns} FROM client_routes ORDER BY updated_at`);
+    return this.all<ClientRoute>(`SELECT ${columns} FROM client_routes WHERE agent = ? ORDER BY updated_at`, [agent]);
   }
 
   async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {

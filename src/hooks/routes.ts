@@ -1,0 +1,38 @@
+/**
+ * Codex's hooks note how to reach their session from outside, for waking it
+ * later: its thread id, the Codex executable that runs it (the real binary,
+ * even when `codex` on PATH is a wrapper script), and that process.
+ */
+import { readlinkSync } from 'node:fs';
+import type { Bus } from '../core/bus.js';
+import { formatStamp, nowMicros } from '../core/clock.js';
+import { clientProcessOf, lineageOf, type ProcessTable } from '../sessions/procs.js';
+
+/** A route is rewritten at least this often, so its age says whether the session is still around. */
+const ROUTE_REFRESH_MICROS = 10 * 60 * 1_000_000;
+
+function executableOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return null;
+  }
+}
+
+export async function recordCodexRoute(bus: Bus, agent: string, threadId: string, repoPath: string, table: ProcessTable): Promise<void> {
+  const client = clientProcessOf(lineageOf(process.pid, table));
+  const micros = nowMicros();
+  await bus.store.recordRoute(
+    {
+      threadId,
+      agent,
+      client: 'codex',
+      executable: client ? executableOf(client[0]) : null,
+      clientPid: client ? client[0] : null,
+      clientStarted: client ? client[1] : null,
+      repoPath,
+      updatedAt: formatStamp(micros),
+    },
+    formatStamp(micros - ROUTE_REFRESH_MICROS),
+  );
+}
