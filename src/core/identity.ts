@@ -56,7 +56,7 @@ export type Identity =
 /** A path with symlinks resolved, as the roster records repo paths (so every surface agrees). */
 export function canonicalPath(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return resolve(path);
   }
@@ -134,7 +134,9 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
       throw new IdentityError(`'${explicitName}' has no client part to add a session to. Name the agent <repo>/<client> first.`);
     }
     const repoPath = explicitRepo !== '' ? canonicalPath(resolve(input.cwd, explicitRepo)) : root;
-    return { kind: 'agent', name: base, repoPath, client: parsed?.client ?? null, pinnedHandle: pinned, derived: false, warnings: await pathWarnings(base, repoPath, lookups) };
+    // Hooks show no warnings, and run at every turn: they skip the lookup.
+    const warnings = mode === 'server' ? await pathWarnings(base, repoPath, lookups) : [];
+    return { kind: 'agent', name: base, repoPath, client: parsed?.client ?? null, pinnedHandle: pinned, derived: false, warnings };
   }
 
   const client = (input.client ?? env.AGENT_BUS_CLIENT ?? '').trim();
@@ -152,7 +154,8 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
     .sort();
   if (mode === 'hook' && registered.length === 0) return { kind: 'nobody' };
   const name = registered[0] ?? composeName(repoName(root), client);
-  return { kind: 'agent', name, repoPath: root, client, pinnedHandle: handle, derived: true, warnings: await pathWarnings(name, root, lookups) };
+  const warnings = mode === 'server' ? await pathWarnings(name, root, lookups) : [];
+  return { kind: 'agent', name, repoPath: root, client, pinnedHandle: handle, derived: true, warnings };
 }
 
 async function pathWarnings(name: string, repoPath: string, lookups: IdentityLookups): Promise<string[]> {
