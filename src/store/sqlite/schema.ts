@@ -109,7 +109,7 @@ export const STEPS: MigrationStep[] = [
       // one repo's copies, not all of them.
       db.exec(`
         CREATE INDEX IF NOT EXISTS idx_messages_unread ON messages(to_agent, sent_at) WHERE read_at IS NULL;
-        CREATE INDEX IF NOT EXISTS idx_messages_fanout_copies ON messages(fanout_id, to_group, to_agent);
+        CREATE INDEX IF NOT EXISTS idx_messages_fanout_copies ON messages(fanout_id, to_group, to_agent) WHERE fanout_id IS NOT NULL;
       `);
     },
   },
