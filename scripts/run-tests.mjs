@@ -8,18 +8,20 @@ import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-function findTests(dir) {
+function findTests(dir, suffix) {
   const found = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...findTests(path));
-    else if (entry.name.endsWith('.test.ts')) found.push(path);
+    if (entry.isDirectory()) found.push(...findTests(path, suffix));
+    else if (entry.name.endsWith(suffix)) found.push(path);
   }
   return found;
 }
 
-const filter = process.argv.slice(2);
-let files = findTests(join(root, 'test')).sort();
+// --clients runs the suite that drives the real clients (test/clients/*.clients.ts) instead.
+const clients = process.argv.includes('--clients');
+const filter = process.argv.slice(2).filter((arg) => arg !== '--clients');
+let files = findTests(join(root, 'test'), clients ? '.clients.ts' : '.test.ts').sort();
 if (filter.length > 0) files = files.filter((file) => filter.some((part) => file.includes(part)));
 if (files.length === 0) {
   console.error('no test files found');

@@ -1,0 +1,120 @@
+/**
+ * Claude Code for real, offline: a temp repo wired by our own `agent-bus init`,
+ * Claude Code started against a fake model server on 127.0.0.1. The workspace
+ * is trusted the way a user would at the first-run prompt; everything else is
+ * what init wrote.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
+
+const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
+const runnable = existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
+const skip = runnable ? false : `Claude Code is not installed in clients/ (npm run test:clients installs it)`;
+
+interface Setup {
+  bus: TempBus;
+  repo: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function setup(): Setup {
+  const bus = tempBus();
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  assert.equal(runCli(['init', '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
+  // What the user does at the first-run prompt: trust this workspace.
+  writeFileSync(join(bus.env.HOME as string, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
+  runCli(['send', 'joining', '--to', 'human'], { env: { ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: bus.dir } });
+  return { bus, repo, env: bus.env };
+}
+
+function runClaude(s: Setup, model: FakeModel, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json'], {
+      cwd: s.repo,
+      env: {
+        ...s.env,
+        ANTHROPIC_BASE_URL: model.url,
+        ANTHROPIC_API_KEY: 'dummy',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 90_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('Claude Code starts our MCP server and the model\'s send_message lands in the bus', { skip }, async () => {
+  const s = setup();
+  const model = await startFakeAnthropic((body): Reply =>
+    hasToolResult(body) ? { text: 'sent it' } : { tool: 'mcp__agent-bus__send_message', input: { to: 'human', body: 'hello from the model' } },
+  );
+  try {
+    const run = await runClaude(s, model, 'please greet the human');
+    assert.equal(run.code, 0, run.stderr);
+    const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: s.env }));
+    const greeting = inbox.find((message) => message.body === 'hello from the model');
+    assert.ok(greeting, `the tool call reached the bus; requests: ${model.requests.length}, output: ${run.stdout.slice(0, 300)}`);
+    assert.match(greeting.from, /^shop\/claude(-\d+)?$/);
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test('mail sent before a turn reaches the model through the prompt hook', { skip }, async () => {
+  const s = setup();
+  // The agent has been here before (its name is on the roster), so mail to it is accepted.
+  const agent = { ...s.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: s.repo };
+  runCli(['send', 'joining', '--to', 'shop/claude'], { env: agent });
+  runCli(['inbox'], { env: agent });
+  const sent = runCli(['send', 'MAIL-BEFORE-THE-TURN', '--to', 'shop/claude'], { env: s.env });
+  assert.equal(sent.code, 0, sent.stderr);
+  const model = await startFakeAnthropic(() => ({ text: 'noted' }));
+  try {
+    const run = await runClaude(s, model, 'anything new?');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(model.requests.some((raw) => raw.includes('MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test('mail arriving during a turn keeps Claude Code working until the inbox is empty', { skip }, async () => {
+  const s = setup();
+  let sent = false;
+  const model = await startFakeAnthropic((): Reply => {
+    if (!sent) {
+      sent = true;
+      runCli(['send', 'MAIL-DURING-THE-TURN', '--to', 'shop/claude'], { env: s.env });
+    }
+    return { text: 'working on it' };
+  });
+  try {
+    const run = await runClaude(s, model, 'do the task');
+    assert.equal(run.code, 0, run.stderr);
+    const later = model.requests.slice(1);
+    assert.ok(later.some((raw) => raw.includes('MAIL-DURING-THE-TURN')), `the Stop hook made another request carry the mail (${model.requests.length} requests)`);
+    assert.ok(!model.requests[0]?.includes('MAIL-DURING-THE-TURN'));
+    assert.ok(model.requests.length <= 4, 'the loop ended once the inbox was empty');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});

@@ -1,0 +1,89 @@
+/**
+ * A stand-in for the Anthropic Messages API on 127.0.0.1: it logs every
+ * request and answers from a scenario (a tool call, or a line of text), as a
+ * stream of server-sent events the way Claude Code expects.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Reply = { tool: string; input: Record<string, unknown> } | { text: string };
+
+export interface FakeModel {
+  url: string;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+type Body = { messages?: Array<{ role: string; content: unknown }>; model?: string; stream?: boolean };
+
+function send(res: http.ServerResponse, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+export async function startFakeAnthropic(scenario: (body: Body, raw: string, index: number) => Reply): Promise<FakeModel> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    req.on('end', () => {
+      const url = (req.url ?? '').split('?')[0] ?? '';
+      if (req.method === 'POST' && url.endsWith('/v1/messages/count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ input_tokens: 100 }));
+        return;
+      }
+      if (!(req.method === 'POST' && url.endsWith('/v1/messages'))) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: url } }));
+        return;
+      }
+      requests.push(raw);
+      let body: Body = {};
+      try {
+        body = JSON.parse(raw) as Body;
+      } catch {
+        body = {};
+      }
+      const reply = scenario(body, raw, requests.length);
+      const id = `msg_${requests.length}`;
+      const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+      const block = 'tool' in reply ? { type: 'tool_use', id: `toolu_${requests.length}`, name: reply.tool, input: reply.input } : { type: 'text', text: reply.text };
+      const stop = 'tool' in reply ? 'tool_use' : 'end_turn';
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [block], stop_reason: stop, stop_sequence: null, usage }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      send(res, 'message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage } });
+      if ('tool' in reply) {
+        send(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${requests.length}`, name: reply.tool, input: {} } });
+        send(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.input) } });
+      } else {
+        send(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+        send(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: reply.text } });
+      }
+      send(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
+      send(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } });
+      send(res, 'message_stop', { type: 'message_stop' });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Whether the last message of a request carries a tool result. */
+export function hasToolResult(body: Body): boolean {
+  const last = body.messages?.at(-1);
+  return Array.isArray(last?.content) && (last.content as Array<{ type?: string }>).some((part) => part.type === 'tool_result');
+}
