@@ -1,0 +1,118 @@
+/**
+ * Codex for real, offline: a temp repo wired by `agent-bus init --clients
+ * codex`, `codex exec` against a fake Responses API on 127.0.0.1. The project
+ * is trusted and its hooks approved the way a user would (--trust,
+ * --dangerously-bypass-hook-trust); everything else is what init wrote.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { hasToolOutput, startFakeResponses, type FakeResponses, type ResponsesReply } from './fake-responses.js';
+
+const CODEX = join(ROOT, 'clients', 'node_modules', '.bin', 'codex');
+const runnable = existsSync(CODEX) && spawnSync(CODEX, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
+const skip = runnable ? false : 'Codex is not installed in clients/ (npm run test:clients installs it)';
+
+interface Setup {
+  bus: TempBus;
+  repo: string;
+}
+
+function setup(): Setup {
+  const bus = tempBus();
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(repo);
+  // Codex trusts a project only inside a real git repository.
+  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
+  assert.equal(runCli(['init', '--clients', 'codex', '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
+  runCli(['send', 'joining', '--to', 'human'], { env: { ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: bus.dir } });
+  // The agent has been here before, so mail to its name is accepted before Codex starts.
+  const agent = { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_REPO: repo };
+  runCli(['send', 'joining', '--to', 'shop/codex'], { env: agent });
+  runCli(['inbox'], { env: agent });
+  return { bus, repo };
+}
+
+function runCodex(s: Setup, model: FakeResponses, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const home = join(s.bus.dir, 'codex-home');
+  mkdirSync(home, { recursive: true });
+  return new Promise((resolve) => {
+    const child = spawn(
+      CODEX,
+      [
+        'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
+        '-c', 'model=fake-model', '-c', 'model_provider=fake',
+        '-c', `model_providers.fake={name="fake",base_url="${model.url}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
+        prompt,
+      ],
+      { cwd: s.repo, env: { ...s.bus.env, CODEX_HOME: home, OPENAI_API_KEY: 'dummy' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 90_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("Codex starts our MCP server and the model's send_message lands in the bus", { skip }, async () => {
+  const s = setup();
+  // Codex offers an MCP server's tools as a namespace, its name made safe: agent-bus → mcp__agent_bus.
+  const model = await startFakeResponses((body): ResponsesReply =>
+    hasToolOutput(body) ? { text: 'sent it' } : { namespace: 'mcp__agent_bus', name: 'send_message', input: { to: 'human', body: 'hello from codex' } },
+  );
+  try {
+    const run = await runCodex(s, model, 'please greet the human');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: s.bus.env }));
+    const greeting = inbox.find((message) => message.body === 'hello from codex');
+    assert.ok(greeting, `the tool call reached the bus (${model.requests.length} requests): ${run.stdout.slice(-1500)}`);
+    assert.match(greeting.from, /^shop\/codex(-\d+)?$/);
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test('mail sent before a turn reaches the model through the prompt hook', { skip }, async () => {
+  const s = setup();
+  assert.equal(runCli(['send', 'MAIL-BEFORE-THE-TURN', '--to', 'shop/codex'], { env: s.bus.env }).code, 0);
+  const model = await startFakeResponses(() => ({ text: 'noted' }));
+  try {
+    const run = await runCodex(s, model, 'anything new?');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(model.requests.some((raw) => raw.includes('MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test('mail arriving during a turn keeps Codex working until the inbox is empty', { skip }, async () => {
+  const s = setup();
+  let sent = false;
+  const model = await startFakeResponses((): ResponsesReply => {
+    if (!sent) {
+      sent = true;
+      runCli(['send', 'MAIL-DURING-THE-TURN', '--to', 'shop/codex'], { env: s.bus.env });
+    }
+    return { text: 'working on it' };
+  });
+  try {
+    const run = await runCodex(s, model, 'do the task');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(model.requests.slice(1).some((raw) => raw.includes('MAIL-DURING-THE-TURN')), `the Stop hook made another request carry the mail (${model.requests.length} requests)`);
+    assert.ok(!model.requests[0]?.includes('MAIL-DURING-THE-TURN'));
+    assert.ok(model.requests.length <= 4, 'the loop ended once the inbox was empty');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});

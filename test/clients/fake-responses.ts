@@ -1,0 +1,87 @@
+/**
+ * A stand-in for the OpenAI Responses API on 127.0.0.1 (what Codex talks to):
+ * it logs every request and answers from a scenario, a function call on an
+ * MCP namespace or a line of text, as server-sent events.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ResponsesReply = { namespace: string; name: string; input: Record<string, unknown> } | { text: string };
+
+export interface FakeResponses {
+  url: string;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+type Item = { type?: string; role?: string };
+export type ResponsesBody = { input?: Item[]; model?: string };
+
+function send(res: http.ServerResponse, data: { type: string } & Record<string, unknown>): void {
+  res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+/** Whether the items after the last user message include a tool's output. */
+export function hasToolOutput(body: ResponsesBody): boolean {
+  const input = body.input ?? [];
+  const lastUser = input.map((item) => item.role === 'user').lastIndexOf(true);
+  return input.slice(lastUser + 1).some((item) => /output/.test(item.type ?? ''));
+}
+
+export async function startFakeResponses(scenario: (body: ResponsesBody, raw: string, index: number) => ResponsesReply): Promise<FakeResponses> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    req.on('end', () => {
+      const url = (req.url ?? '').split('?')[0] ?? '';
+      if (req.method === 'GET' && url.endsWith('/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }], models: [] }));
+        return;
+      }
+      if (!(req.method === 'POST' && url.endsWith('/responses'))) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `not found ${url}` } }));
+        return;
+      }
+      requests.push(raw);
+      let body: ResponsesBody = {};
+      try {
+        body = JSON.parse(raw) as ResponsesBody;
+      } catch {
+        body = {};
+      }
+      const n = requests.length;
+      const reply = scenario(body, raw, n);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      send(res, { type: 'response.created', response: { id: `resp_${n}` } });
+      if ('namespace' in reply) {
+        send(res, {
+          type: 'response.output_item.done',
+          item: { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, namespace: reply.namespace, name: reply.name, arguments: JSON.stringify(reply.input) },
+        });
+      } else {
+        send(res, { type: 'response.output_item.added', item: { type: 'message', role: 'assistant', id: `msg_${n}`, content: [] } });
+        send(res, { type: 'response.output_text.delta', delta: reply.text, item_id: `msg_${n}` });
+        send(res, { type: 'response.output_item.done', item: { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: reply.text }] } });
+      }
+      send(res, {
+        type: 'response.completed',
+        response: { id: `resp_${n}`, usage: { input_tokens: 10, input_tokens_details: null, output_tokens: 5, output_tokens_details: null, total_tokens: 15 } },
+      });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
