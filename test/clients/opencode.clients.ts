@@ -1,0 +1,112 @@
+/**
+ * opencode for real, offline: a temp repo wired by `agent-bus init --clients
+ * opencode`, `opencode run` against a fake chat completions server on
+ * 127.0.0.1. The fake model provider lives in the user's config (the temp
+ * XDG_CONFIG_HOME), so the project files are exactly what init wrote.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { hasToolMessage, startFakeChat, type ChatReply, type FakeChat } from './fake-chat.js';
+
+const OPENCODE = join(ROOT, 'clients', 'node_modules', '.bin', 'opencode');
+const runnable = existsSync(OPENCODE) && spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
+const skip = runnable ? false : 'opencode is not installed in clients/ (npm run test:clients installs it)';
+
+interface Setup {
+  bus: TempBus;
+  repo: string;
+}
+
+function setup(): Setup {
+  const bus = tempBus();
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(repo);
+  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
+  runCli(['send', 'joining', '--to', 'human'], { env: { ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: bus.dir } });
+  const agent = { ...bus.env, AGENT_BUS_NAME: 'shop/opencode', AGENT_BUS_REPO: repo };
+  runCli(['send', 'joining', '--to', 'shop/opencode'], { env: agent });
+  runCli(['inbox'], { env: agent });
+  return { bus, repo };
+}
+
+function runOpencode(s: Setup, model: FakeChat, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const home = s.bus.env.HOME as string;
+  const config = join(home, '.config');
+  mkdirSync(join(config, 'opencode'), { recursive: true });
+  writeFileSync(
+    join(config, 'opencode', 'opencode.json'),
+    JSON.stringify({
+      model: 'fake/fake-model',
+      small_model: 'fake/fake-model',
+      autoupdate: false,
+      share: 'disabled',
+      provider: {
+        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${model.url}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
+      },
+    }),
+  );
+  return new Promise((resolve) => {
+    const child = spawn(OPENCODE, ['run', '--format', 'json', prompt], {
+      cwd: s.repo,
+      env: {
+        ...s.bus.env,
+        XDG_CONFIG_HOME: config,
+        XDG_DATA_HOME: join(home, '.local', 'share'),
+        XDG_CACHE_HOME: join(home, '.cache'),
+        XDG_STATE_HOME: join(home, '.local', 'state'),
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+        OPENCODE_DISABLE_SHARE: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 120_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("opencode starts our MCP server and the model's send_message lands in the bus", { skip }, async () => {
+  const s = setup();
+  const model = await startFakeChat((body): ChatReply => {
+    const tool = (body.tools ?? []).map((entry) => entry.function?.name ?? '').find((name) => name.endsWith('send_message'));
+    if (!tool || hasToolMessage(body)) return { text: 'sent it' };
+    return { tool, input: { to: 'human', body: 'hello from opencode' } };
+  });
+  try {
+    const run = await runOpencode(s, model, 'please greet the human');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: s.bus.env }));
+    const greeting = inbox.find((message) => message.body === 'hello from opencode');
+    assert.ok(greeting, `the tool call reached the bus (${model.requests.length} requests): ${run.stdout.slice(-1500)} ${run.stderr.slice(-1500)}`);
+    assert.match(greeting.from, /^shop\/opencode(-\d+)?$/);
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test('mail sent before a turn reaches the model through the plugin', { skip }, async () => {
+  const s = setup();
+  assert.equal(runCli(['send', 'MAIL-BEFORE-THE-TURN', '--to', 'shop/opencode'], { env: s.bus.env }).code, 0);
+  const model = await startFakeChat(() => ({ text: 'noted' }));
+  try {
+    const run = await runOpencode(s, model, 'anything new?');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(model.requests.some((raw) => raw.includes('MAIL-BEFORE-THE-TURN')), `the mail is in a model request (${model.requests.length} requests)`);
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
