@@ -1,7 +1,7 @@
 /** The shipped CLI bundle: each command carries a V8 code cache, and a bad or missing cache only costs speed. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
@@ -34,5 +34,15 @@ test('a corrupt or missing code cache falls back to compiling the bundle', () =>
   } finally {
     rmSync(copy, { recursive: true, force: true });
     bus.cleanup();
+  }
+});
+
+test("the hooks' bundles carry the store, the core and the dialects, nothing heavier", () => {
+  for (const hook of ['hook-user-prompt', 'hook-stop']) {
+    const source = readFileSync(join(BIN, 'commands', `${hook}.cjs`), 'utf8');
+    for (const heavy of ['@modelcontextprotocol', 'zod', 'jsonc-parser', 'smol-toml', 'picocolors', 'node:http', 'require("http")']) {
+      assert.ok(!source.includes(heavy), `${hook} must not bundle ${heavy}`);
+    }
+    assert.ok(source.includes('better-sqlite3'), `${hook} bundles the store`);
   }
 });
