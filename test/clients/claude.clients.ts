@@ -5,12 +5,13 @@
  * what init wrote.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
+import { runClient, type ClientRun } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const runnable = existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
@@ -33,29 +34,14 @@ function setup(): Setup {
   return { bus, repo, env: bus.env };
 }
 
-function runClaude(s: Setup, model: FakeModel, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json'], {
-      cwd: s.repo,
-      env: {
-        ...s.env,
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: 'dummy',
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function runClaude(s: Setup, model: FakeModel, prompt: string): Promise<ClientRun> {
+  return runClient(CLAUDE, ['-p', prompt, '--output-format', 'json'], s.repo, {
+    ...s.env,
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
   });
 }
 

@@ -5,12 +5,13 @@
  * --dangerously-bypass-hook-trust); everything else is what init wrote.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { hasToolOutput, startFakeResponses, type FakeResponses, type ResponsesReply } from './fake-responses.js';
+import { runClient, type ClientRun } from './harness.js';
 
 const CODEX = join(ROOT, 'clients', 'node_modules', '.bin', 'codex');
 const runnable = existsSync(CODEX) && spawnSync(CODEX, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
@@ -36,30 +37,16 @@ function setup(): Setup {
   return { bus, repo };
 }
 
-function runCodex(s: Setup, model: FakeResponses, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCodex(s: Setup, model: FakeResponses, prompt: string): Promise<ClientRun> {
   const home = join(s.bus.dir, 'codex-home');
   mkdirSync(home, { recursive: true });
-  return new Promise((resolve) => {
-    const child = spawn(
-      CODEX,
-      [
-        'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
-        '-c', 'model=fake-model', '-c', 'model_provider=fake',
-        '-c', `model_providers.fake={name="fake",base_url="${model.url}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
-        prompt,
-      ],
-      { cwd: s.repo, env: { ...s.bus.env, CODEX_HOME: home, OPENAI_API_KEY: 'dummy' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const args = [
+    'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
+    '-c', 'model=fake-model', '-c', 'model_provider=fake',
+    '-c', `model_providers.fake={name="fake",base_url="${model.url}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
+    prompt,
+  ];
+  return runClient(CODEX, args, s.repo, { ...s.bus.env, CODEX_HOME: home, OPENAI_API_KEY: 'dummy' });
 }
 
 test("Codex starts our MCP server and the model's send_message lands in the bus", { skip }, async () => {

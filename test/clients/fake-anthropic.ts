@@ -3,16 +3,12 @@
  * request and answers from a scenario (a tool call, or a line of text), as a
  * stream of server-sent events the way Claude Code expects.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { json, listen, parseBody, type FakeServer } from './harness.js';
 
 export type Reply = { tool: string; input: Record<string, unknown> } | { text: string };
 
-export interface FakeModel {
-  url: string;
-  requests: string[];
-  close(): Promise<void>;
-}
+export type FakeModel = FakeServer;
 
 type Body = { messages?: Array<{ role: string; content: unknown }>; model?: string; stream?: boolean };
 
@@ -22,38 +18,18 @@ function send(res: http.ServerResponse, event: string, data: unknown): void {
 
 export async function startFakeAnthropic(scenario: (body: Body, raw: string, index: number) => Reply): Promise<FakeModel> {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    req.on('end', () => {
+  const server = await listen((req, raw, res) => {
       const url = (req.url ?? '').split('?')[0] ?? '';
-      if (req.method === 'POST' && url.endsWith('/v1/messages/count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (!(req.method === 'POST' && url.endsWith('/v1/messages'))) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: url } }));
-        return;
-      }
+      if (req.method === 'POST' && url.endsWith('/v1/messages/count_tokens')) return json(res, 200, { input_tokens: 100 });
+      if (!(req.method === 'POST' && url.endsWith('/v1/messages'))) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: url } });
       requests.push(raw);
-      let body: Body = {};
-      try {
-        body = JSON.parse(raw) as Body;
-      } catch {
-        body = {};
-      }
+      const body = parseBody<Body>(raw);
       const reply = scenario(body, raw, requests.length);
       const id = `msg_${requests.length}`;
       const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
       const block = 'tool' in reply ? { type: 'tool_use', id: `toolu_${requests.length}`, name: reply.tool, input: reply.input } : { type: 'text', text: reply.text };
       const stop = 'tool' in reply ? 'tool_use' : 'end_turn';
-      if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [block], stop_reason: stop, stop_sequence: null, usage }));
-        return;
-      }
+      if (!body.stream) return json(res, 200, { id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [block], stop_reason: stop, stop_sequence: null, usage });
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       send(res, 'message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage } });
       if ('tool' in reply) {
@@ -67,19 +43,8 @@ export async function startFakeAnthropic(scenario: (body: Body, raw: string, ind
       send(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } });
       send(res, 'message_stop', { type: 'message_stop' });
       res.end();
-    });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, requests };
 }
 
 /** Whether the last message of a request carries a tool result. */

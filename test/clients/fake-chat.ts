@@ -3,17 +3,12 @@
  * opencode's openai-compatible provider talks to): logs every request and
  * answers from a scenario, a tool call or a line of text, streamed.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, listen, parseBody, type FakeServer } from './harness.js';
 
 export type ChatReply = { tool: string; input: Record<string, unknown> } | { text: string };
 export type ChatBody = { messages?: Array<{ role: string; content: unknown }>; tools?: Array<{ function?: { name: string } }>; stream?: boolean; model?: string };
 
-export interface FakeChat {
-  url: string;
-  requests: string[];
-  close(): Promise<void>;
-}
+export type FakeChat = FakeServer;
 
 export function hasToolMessage(body: ChatBody): boolean {
   const messages = body.messages ?? [];
@@ -23,28 +18,12 @@ export function hasToolMessage(body: ChatBody): boolean {
 
 export async function startFakeChat(scenario: (body: ChatBody, raw: string, index: number) => ChatReply): Promise<FakeChat> {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    req.on('end', () => {
+  const server = await listen((req, raw, res) => {
       const url = (req.url ?? '').split('?')[0] ?? '';
-      if (req.method === 'GET' && url.endsWith('/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }] }));
-        return;
-      }
-      if (!(req.method === 'POST' && url.endsWith('/chat/completions'))) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `not found ${url}` } }));
-        return;
-      }
+      if (req.method === 'GET' && url.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }] });
+      if (!(req.method === 'POST' && url.endsWith('/chat/completions'))) return json(res, 404, { error: { message: `not found ${url}` } });
       requests.push(raw);
-      let body: ChatBody = {};
-      try {
-        body = JSON.parse(raw) as ChatBody;
-      } catch {
-        body = {};
-      }
+      const body = parseBody<ChatBody>(raw);
       const n = requests.length;
       const reply = scenario(body, raw, n);
       const base = { id: `chatcmpl_${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
@@ -55,27 +34,14 @@ export async function startFakeChat(scenario: (body: ChatBody, raw: string, inde
           : { role: 'assistant', content: reply.text };
       const finish = 'tool' in reply ? 'tool_calls' : 'stop';
       if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
         const message = 'tool' in reply ? { role: 'assistant', content: null, tool_calls: delta.tool_calls } : { role: 'assistant', content: reply.text };
-        res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
-        return;
+        return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage });
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
       res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }], usage })}\n\n`);
       res.write('data: [DONE]\n\n');
       res.end();
-    });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, requests };
 }

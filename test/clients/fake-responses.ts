@@ -3,16 +3,12 @@
  * it logs every request and answers from a scenario, a function call on an
  * MCP namespace or a line of text, as server-sent events.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { json, listen, parseBody, type FakeServer } from './harness.js';
 
 export type ResponsesReply = { namespace: string; name: string; input: Record<string, unknown> } | { text: string };
 
-export interface FakeResponses {
-  url: string;
-  requests: string[];
-  close(): Promise<void>;
-}
+export type FakeResponses = FakeServer;
 
 type Item = { type?: string; role?: string };
 export type ResponsesBody = { input?: Item[]; model?: string };
@@ -30,28 +26,12 @@ export function hasToolOutput(body: ResponsesBody): boolean {
 
 export async function startFakeResponses(scenario: (body: ResponsesBody, raw: string, index: number) => ResponsesReply): Promise<FakeResponses> {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    req.on('end', () => {
+  const server = await listen((req, raw, res) => {
       const url = (req.url ?? '').split('?')[0] ?? '';
-      if (req.method === 'GET' && url.endsWith('/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }], models: [] }));
-        return;
-      }
-      if (!(req.method === 'POST' && url.endsWith('/responses'))) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `not found ${url}` } }));
-        return;
-      }
+      if (req.method === 'GET' && url.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }], models: [] });
+      if (!(req.method === 'POST' && url.endsWith('/responses'))) return json(res, 404, { error: { message: `not found ${url}` } });
       requests.push(raw);
-      let body: ResponsesBody = {};
-      try {
-        body = JSON.parse(raw) as ResponsesBody;
-      } catch {
-        body = {};
-      }
+      const body = parseBody<ResponsesBody>(raw);
       const n = requests.length;
       const reply = scenario(body, raw, n);
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -71,17 +51,6 @@ export async function startFakeResponses(scenario: (body: ResponsesBody, raw: st
         response: { id: `resp_${n}`, usage: { input_tokens: 10, input_tokens_details: null, output_tokens: 5, output_tokens_details: null, total_tokens: 15 } },
       });
       res.end();
-    });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, requests };
 }

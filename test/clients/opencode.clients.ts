@@ -5,12 +5,13 @@
  * XDG_CONFIG_HOME), so the project files are exactly what init wrote.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { hasToolMessage, startFakeChat, type ChatReply, type FakeChat } from './fake-chat.js';
+import { runClient, type ClientRun } from './harness.js';
 
 const OPENCODE = join(ROOT, 'clients', 'node_modules', '.bin', 'opencode');
 const runnable = existsSync(OPENCODE) && spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
@@ -34,7 +35,7 @@ function setup(): Setup {
   return { bus, repo };
 }
 
-function runOpencode(s: Setup, model: FakeChat, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runOpencode(s: Setup, model: FakeChat, prompt: string): Promise<ClientRun> {
   const home = s.bus.env.HOME as string;
   const config = join(home, '.config');
   mkdirSync(join(config, 'opencode'), { recursive: true });
@@ -50,30 +51,15 @@ function runOpencode(s: Setup, model: FakeChat, prompt: string): Promise<{ code:
       },
     }),
   );
-  return new Promise((resolve) => {
-    const child = spawn(OPENCODE, ['run', '--format', 'json', prompt], {
-      cwd: s.repo,
-      env: {
-        ...s.bus.env,
-        XDG_CONFIG_HOME: config,
-        XDG_DATA_HOME: join(home, '.local', 'share'),
-        XDG_CACHE_HOME: join(home, '.cache'),
-        XDG_STATE_HOME: join(home, '.local', 'state'),
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        OPENCODE_DISABLE_SHARE: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 120_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runClient(OPENCODE, ['run', '--format', 'json', prompt], s.repo, {
+    ...s.bus.env,
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_SHARE: '1',
   });
 }
 
