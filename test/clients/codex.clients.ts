@@ -9,33 +9,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolOutput, startFakeResponses, type FakeResponses, type ResponsesReply } from './fake-responses.js';
-import { runClient, type ClientRun } from './harness.js';
+import { runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const CODEX = join(ROOT, 'clients', 'node_modules', '.bin', 'codex');
 const runnable = existsSync(CODEX) && spawnSync(CODEX, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
 const skip = runnable ? false : 'Codex is not installed in clients/ (npm run test:clients installs it)';
 
-interface Setup {
-  bus: TempBus;
-  repo: string;
-}
-
-function setup(): Setup {
-  const bus = tempBus();
-  const repo = join(bus.dir, 'shop');
-  mkdirSync(repo);
-  // Codex trusts a project only inside a real git repository.
-  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
-  assert.equal(runCli(['init', '--clients', 'codex', '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
-  runCli(['send', 'joining', '--to', 'human'], { env: { ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: bus.dir } });
-  // The agent has been here before, so mail to its name is accepted before Codex starts.
-  const agent = { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_REPO: repo };
-  runCli(['send', 'joining', '--to', 'shop/codex'], { env: agent });
-  runCli(['inbox'], { env: agent });
-  return { bus, repo };
-}
+type Setup = WiredRepo;
+const setup = (): Setup => wiredRepo('codex');
 
 function runCodex(s: Setup, model: FakeResponses, prompt: string): Promise<ClientRun> {
   const home = join(s.bus.dir, 'codex-home');

@@ -1,7 +1,11 @@
 /** What the real-client tests share: a local HTTP server that records requests, and a client run with a hard timeout. */
-import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { CLI, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 
 export interface FakeServer {
   url: string;
@@ -64,4 +68,29 @@ export function runClient(command: string, args: string[], cwd: string, env: Nod
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+export interface WiredRepo {
+  bus: TempBus;
+  repo: string;
+}
+
+/**
+ * A git repo named `shop`, wired for `client` by our own `agent-bus init`, on a
+ * private bus where the human and `shop/<client>` are already known (as after
+ * an earlier session), so mail to either is accepted before the client starts.
+ */
+export function wiredRepo(client: string): WiredRepo {
+  const bus = tempBus();
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(repo);
+  // Codex trusts a project only inside a real git repository; the others accept one too.
+  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
+  assert.equal(runCli(['init', '--clients', client, '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
+  for (const [name, home] of [['human', bus.dir], [`shop/${client}`, repo]] as const) {
+    const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: home };
+    runCli(['send', 'joining', '--to', name], { env });
+    runCli(['inbox'], { env });
+  }
+  return { bus, repo };
 }

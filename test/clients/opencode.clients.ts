@@ -9,31 +9,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolMessage, startFakeChat, type ChatReply, type FakeChat } from './fake-chat.js';
-import { runClient, type ClientRun } from './harness.js';
+import { runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const OPENCODE = join(ROOT, 'clients', 'node_modules', '.bin', 'opencode');
 const runnable = existsSync(OPENCODE) && spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
 const skip = runnable ? false : 'opencode is not installed in clients/ (npm run test:clients installs it)';
 
-interface Setup {
-  bus: TempBus;
-  repo: string;
-}
-
-function setup(): Setup {
-  const bus = tempBus();
-  const repo = join(bus.dir, 'shop');
-  mkdirSync(repo);
-  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
-  runCli(['send', 'joining', '--to', 'human'], { env: { ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: bus.dir } });
-  const agent = { ...bus.env, AGENT_BUS_NAME: 'shop/opencode', AGENT_BUS_REPO: repo };
-  runCli(['send', 'joining', '--to', 'shop/opencode'], { env: agent });
-  runCli(['inbox'], { env: agent });
-  return { bus, repo };
-}
+type Setup = WiredRepo;
+const setup = (): Setup => wiredRepo('opencode');
 
 function runOpencode(s: Setup, model: FakeChat, prompt: string): Promise<ClientRun> {
   const home = s.bus.env.HOME as string;
