@@ -6,37 +6,27 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
-import { runClient, type ClientRun } from './harness.js';
+import { runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const runnable = existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
 const skip = runnable ? false : `Claude Code is not installed in clients/ (npm run test:clients installs it)`;
 
-interface Setup {
-  bus: TempBus;
-  repo: string;
-  env: NodeJS.ProcessEnv;
-}
-
-function setup(): Setup {
-  const bus = tempBus();
-  const repo = join(bus.dir, 'shop');
-  mkdirSync(join(repo, '.git'), { recursive: true });
-  assert.equal(runCli(['init', '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
+function setup(): WiredRepo {
+  const wired = wiredRepo('claude');
   // What the user does at the first-run prompt: trust this workspace.
-  writeFileSync(join(bus.env.HOME as string, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
-  runCli(['send', 'joining', '--to', 'human'], { env: { ...bus.env, AGENT_BUS_NAME: 'human', AGENT_BUS_REPO: bus.dir } });
-  return { bus, repo, env: bus.env };
+  writeFileSync(join(wired.bus.env.HOME as string, '.claude.json'), JSON.stringify({ projects: { [wired.repo]: { hasTrustDialogAccepted: true } } }));
+  return wired;
 }
 
-function runClaude(s: Setup, model: FakeModel, prompt: string): Promise<ClientRun> {
+function runClaude(s: WiredRepo, model: FakeModel, prompt: string): Promise<ClientRun> {
   return runClient(CLAUDE, ['-p', prompt, '--output-format', 'json'], s.repo, {
-    ...s.env,
+    ...s.bus.env,
     ANTHROPIC_BASE_URL: model.url,
     ANTHROPIC_API_KEY: 'dummy',
     DISABLE_TELEMETRY: '1',
@@ -53,7 +43,7 @@ test('Claude Code starts our MCP server and the model\'s send_message lands in t
   try {
     const run = await runClaude(s, model, 'please greet the human');
     assert.equal(run.code, 0, run.stderr);
-    const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: s.env }));
+    const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: s.bus.env }));
     const greeting = inbox.find((message) => message.body === 'hello from the model');
     assert.ok(greeting, `the tool call reached the bus; requests: ${model.requests.length}, output: ${run.stdout.slice(0, 300)}`);
     assert.match(greeting.from, /^shop\/claude(-\d+)?$/);
@@ -65,11 +55,7 @@ test('Claude Code starts our MCP server and the model\'s send_message lands in t
 
 test('mail sent before a turn reaches the model through the prompt hook', { skip }, async () => {
   const s = setup();
-  // The agent has been here before (its name is on the roster), so mail to it is accepted.
-  const agent = { ...s.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: s.repo };
-  runCli(['send', 'joining', '--to', 'shop/claude'], { env: agent });
-  runCli(['inbox'], { env: agent });
-  const sent = runCli(['send', 'MAIL-BEFORE-THE-TURN', '--to', 'shop/claude'], { env: s.env });
+  const sent = runCli(['send', 'MAIL-BEFORE-THE-TURN', '--to', 'shop/claude'], { env: s.bus.env });
   assert.equal(sent.code, 0, sent.stderr);
   const model = await startFakeAnthropic(() => ({ text: 'noted' }));
   try {
@@ -88,7 +74,7 @@ test('mail arriving during a turn keeps Claude Code working until the inbox is e
   const model = await startFakeAnthropic((): Reply => {
     if (!sent) {
       sent = true;
-      runCli(['send', 'MAIL-DURING-THE-TURN', '--to', 'shop/claude'], { env: s.env });
+      runCli(['send', 'MAIL-DURING-THE-TURN', '--to', 'shop/claude'], { env: s.bus.env });
     }
     return { text: 'working on it' };
   });

@@ -17,10 +17,9 @@ const CODEX = join(ROOT, 'clients', 'node_modules', '.bin', 'codex');
 const runnable = existsSync(CODEX) && spawnSync(CODEX, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
 const skip = runnable ? false : 'Codex is not installed in clients/ (npm run test:clients installs it)';
 
-type Setup = WiredRepo;
-const setup = (): Setup => wiredRepo('codex');
+const setup = (): WiredRepo => wiredRepo('codex');
 
-function runCodex(s: Setup, model: FakeResponses, prompt: string): Promise<ClientRun> {
+function runCodex(s: WiredRepo, model: FakeResponses, prompt: string): Promise<ClientRun> {
   const home = join(s.bus.dir, 'codex-home');
   mkdirSync(home, { recursive: true });
   const args = [

@@ -17,10 +17,9 @@ const OPENCODE = join(ROOT, 'clients', 'node_modules', '.bin', 'opencode');
 const runnable = existsSync(OPENCODE) && spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
 const skip = runnable ? false : 'opencode is not installed in clients/ (npm run test:clients installs it)';
 
-type Setup = WiredRepo;
-const setup = (): Setup => wiredRepo('opencode');
+const setup = (): WiredRepo => wiredRepo('opencode');
 
-function runOpencode(s: Setup, model: FakeChat, prompt: string): Promise<ClientRun> {
+function runOpencode(s: WiredRepo, model: FakeChat, prompt: string): Promise<ClientRun> {
   const home = s.bus.env.HOME as string;
   const config = join(home, '.config');
   mkdirSync(join(config, 'opencode'), { recursive: true });
