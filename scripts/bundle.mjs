@@ -66,6 +66,11 @@ const warmups = {
   // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
   'hook-user-prompt': ['hook-user-prompt', '--client', 'claude'],
   'hook-stop': ['hook-stop', '--client', 'claude'],
+  'hook-session-start': ['hook-session-start', '--client', 'claude'],
+  'hook-pre-tool': ['hook-pre-tool', '--client', 'claude'],
+  channel: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'],
+  notice: ['notice', 'warming the code cache', '-s', 'alert'],
+  statusline: ['statusline'],
 };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {
@@ -80,11 +85,12 @@ try {
   for (const name of ['_dispatch', ...commands]) {
     const args = warmups[name];
     if (!args) throw new Error(`no warm-up run for the '${name}' bundle: add one to scripts/bundle.mjs`);
-    const hookEnv = name.startsWith('hook-') ? { AGENT_BUS_NAME: 'warmup/claude', AGENT_BUS_REPO: scratch } : {};
+    const hookEnv = name.startsWith('hook-') || name === 'statusline' ? { AGENT_BUS_NAME: 'warmup/claude', AGENT_BUS_REPO: scratch, AGENT_BUS_CHANNELS: 'warmup' } : {};
     if (name.startsWith('hook-')) {
       spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'send', 'mail for the hook', '--to', 'warmup/claude', '--name', 'warmup/claude'], { env, cwd: scratch });
     }
-    const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input: '{}' });
+    const input = name.startsWith('hook-') ? JSON.stringify({ session_id: 'warmup-session', cwd: scratch }) : '{}';
+    const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
     if (result.status !== 0 && name !== 'serve') throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
 } finally {

@@ -4,8 +4,23 @@ import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
 import { busSettings, type Env } from './core/settings.js';
 import { openStore } from './store/open.js';
+import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 
 export function openBus(env: Env = process.env): Bus {
   const paths = busPaths(env);
   return new Bus(openStore(paths.db), new AuditLog(paths.audit), busSettings(env));
+}
+
+/**
+ * Publish one notice from a script or daemon: validated exactly as the CLI
+ * validates it (an empty message, an unknown severity or a bad TTL throws,
+ * and nothing is stored). Opens the bus from `env` and closes it again.
+ */
+export async function publishNotice(request: PublishRequest, env: Env = process.env): Promise<PublishResult> {
+  const bus = openBus(env);
+  try {
+    return await bus.notices.publish(request);
+  } finally {
+    await bus.close();
+  }
 }

@@ -6,7 +6,7 @@ import { sha256Hex } from '../core/lazy-crypto.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 
-export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session';
+export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session' | 'notice';
 
 export interface AuditRow {
   ts: string;

@@ -35,3 +35,11 @@ export function positiveInt(value: string | boolean | undefined, flag: string, f
   }
   return Number.parseInt(value, 10);
 }
+
+/** The whole of standard input, for a body given as `-`; `what` names it in the error when stdin is a terminal. */
+export async function readStdin(stdin: NodeJS.ReadStream, what: string): Promise<string> {
+  if (stdin.isTTY) throw new UsageError(`${what} is - but standard input is a terminal; pipe the text in`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -10,25 +10,43 @@ export interface HookDialect {
   prompt(context: string | null): string;
   /** What the stop hook prints: a reason to keep working, or its "let it stop". */
   stop(reason: string | null): string;
+  /** What the session-start hook prints: context for the session's first turn. */
+  sessionStart(context: string | null): string;
+  /** What the pre-tool hook prints: context added before the tool runs (never a decision about the tool). */
+  preTool(context: string | null): string;
 }
 
+const plain = (context: string | null): string => (context === null ? '' : `${context}\n`);
+const additionalContext = (event: string) => (context: string | null): string =>
+  context === null ? '' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`;
+
 const standard: HookDialect = {
-  prompt: (context) => (context === null ? '' : `${context}\n`),
+  prompt: plain,
   stop: (reason) => (reason === null ? '' : `${JSON.stringify({ decision: 'block', reason })}\n`),
+  sessionStart: plain,
+  // Plain stdout from a PreToolUse hook reaches only the transcript; this form reaches the model.
+  preTool: additionalContext('PreToolUse'),
 };
 
 const codex: HookDialect = {
-  prompt: (context) =>
-    context === null ? '' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: context } })}\n`,
+  prompt: additionalContext('UserPromptSubmit'),
   stop: standard.stop,
+  sessionStart: plain,
+  preTool: additionalContext('PreToolUse'),
 };
 
+/** The generated opencode plugin runs the hooks itself and adds their plain text to the system prompt. */
+const opencode: HookDialect = { ...standard, preTool: plain };
+
+const agyPrompt = (context: string | null): string => `${JSON.stringify({ injectSteps: context === null ? [] : [{ ephemeralMessage: context }] })}\n`;
 const agy: HookDialect = {
-  prompt: (context) => `${JSON.stringify({ injectSteps: context === null ? [] : [{ ephemeralMessage: context }] })}\n`,
+  prompt: agyPrompt,
   stop: (reason) => `${JSON.stringify(reason === null ? { decision: 'stop' } : { decision: 'continue', reason })}\n`,
+  sessionStart: agyPrompt,
+  preTool: agyPrompt,
 };
 
-const DIALECTS: Record<string, HookDialect> = { codex, agy };
+const DIALECTS: Record<string, HookDialect> = { codex, agy, opencode };
 
 export function dialectFor(client: string | null | undefined): HookDialect {
   return (client && DIALECTS[client]) || standard;

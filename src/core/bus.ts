@@ -15,6 +15,7 @@ import { busSettings, type BusSettings } from './settings.js';
 import { agentView, messageKind, messageView, type AgentView, type MessageKind, type MessageView } from './views.js';
 import type { AddressMove, MessageRecord, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/types.js';
 import { registrationsFor } from './roster.js';
+import { Notices } from './notice-ops.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -97,6 +98,14 @@ export class Bus {
   ) {
     this.settings = settings;
     this.liveness = liveness;
+  }
+
+  private noticeOps: Notices | undefined;
+
+  /** Broadcast notices: publish, list, acknowledge, clear, deliver. */
+  get notices(): Notices {
+    this.noticeOps ??= new Notices(this.store, this.audit, this.settings.channelMaxNotices);
+    return this.noticeOps;
   }
 
   /** Session liveness, from the process table unless the bus was given another judge. */
@@ -196,12 +205,12 @@ export class Bus {
    * meanwhile. If `show` throws, the lease is given back at once; if the
    * process dies, the lease runs out. Either way the mail stays unread.
    */
-  async deliverInbox(request: { reader: string; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void): Promise<MessageView[]> {
+  async deliverInbox(request: { reader: string; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void | Promise<void>): Promise<MessageView[]> {
     const reader = readerIdentity(request.reader);
     const outcome = await this.store.takeInbox({ reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false });
     const views = outcome.messages.map(messageView);
     try {
-      show(views);
+      await show(views);
     } catch (error) {
       await this.store.releaseLeases(reader, outcome);
       throw error;

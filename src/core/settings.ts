@@ -24,14 +24,18 @@ export interface BusSettings {
   fanoutMaxIdleDays: number;
   /** Largest body accepted, in UTF-8 bytes. */
   maxBodyBytes: number;
+  /** Most live notices one channel (or the global notices) holds. */
+  channelMaxNotices: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_FANOUT_MAX_IDLE_DAYS = 14;
+export const DEFAULT_CHANNEL_MAX_NOTICES = 50;
 
 export function busSettings(env: Env = process.env): BusSettings {
   return {
     fanoutMaxIdleDays: intSetting(env, 'AGENT_BUS_FANOUT_MAX_IDLE_DAYS', DEFAULT_FANOUT_MAX_IDLE_DAYS, 0),
     maxBodyBytes: intSetting(env, 'AGENT_BUS_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1),
+    channelMaxNotices: intSetting(env, 'AGENT_BUS_CHANNEL_MAX_NOTICES', DEFAULT_CHANNEL_MAX_NOTICES, 1),
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The turn-boundary hooks. `prompt` (before the model sees a prompt) shows
- * all new mail; `stop` (when the agent is about to finish) keeps the turn open
- * only for mail this agent must act on. Each answers in its client's dialect.
+ * all new mail, then the notices due; `stop` (when the agent is about to
+ * finish) keeps the turn open only for mail this agent must act on;
+ * `session-start` shows the notices due to a new session; `pre-tool` shows
+ * critical notices before each tool call. Each answers in its client's dialect.
  */
 import { dialectFor } from '../clients/dialects.js';
 import { BusError } from '../core/errors.js';
@@ -15,8 +17,12 @@ import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } fr
 import { recordCodexRoute } from './routes.js';
 import { hookReader } from './scope.js';
 import { promptContext, stopReason } from './text.js';
+import { noticeBlock, renderNotice } from './notice-text.js';
+import { noticeCaps, parseSubscriptions, type NoticeMoment } from '../core/notices.js';
+import type { Bus } from '../core/bus.js';
+import type { HookDialect } from '../clients/dialects.js';
 
-export type HookKind = 'prompt' | 'stop';
+export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool';
 
 export interface HookRun {
   kind: HookKind;
@@ -35,9 +41,41 @@ function clientOf(run: HookRun): string | null {
   return run.client ?? ((run.env.AGENT_BUS_CLIENT ?? '').trim() || named);
 }
 
+function printerFor(kind: HookKind, dialect: HookDialect): (text: string | null) => string {
+  switch (kind) {
+    case 'prompt':
+      return dialect.prompt;
+    case 'stop':
+      return dialect.stop;
+    case 'session-start':
+      return dialect.sessionStart;
+    case 'pre-tool':
+      return dialect.preTool;
+  }
+}
+
+/** The notices due to this session at this moment, rendered; info ones shown get their receipt. */
+async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session: string, usedBytes: number): Promise<string | null> {
+  const selection = await bus.notices.deliver({
+    moment,
+    session,
+    subscriptions: parseSubscriptions(run.env),
+    caps: noticeCaps(run.env),
+    usedBytes,
+    render: (notice) => renderNotice(notice),
+  });
+  return noticeBlock(selection, moment);
+}
+
+function joined(...parts: Array<string | null>): string | null {
+  const present = parts.filter((part): part is string => part !== null);
+  return present.length === 0 ? null : present.join('\n\n');
+}
+
 export async function runHook(run: HookRun): Promise<number> {
   const dialect = dialectFor(clientOf(run));
-  const nothing = run.kind === 'prompt' ? dialect.prompt(null) : dialect.stop(null);
+  const print = printerFor(run.kind, dialect);
+  const nothing = print(null);
   // Always take the payload in, so the client's pipe never blocks on a full buffer.
   const payload = await readPayload(payloadTimeoutMs(run.env));
   let bus;
@@ -55,14 +93,24 @@ export async function runHook(run: HookRun): Promise<number> {
       return 0;
     }
     const claudeSession = clientOf(run) === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
+    const sessionKey = payloadSessionKey(payload) ?? claudeSession;
+    if (run.kind === 'session-start' || run.kind === 'pre-tool') {
+      // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
+      run.write(print(await noticesText(bus, run, run.kind, sessionKey ?? identity.name, 0)));
+      return 0;
+    }
     const table = systemProcessTable(run.env);
-    const reader = await hookReader(bus, identity.name, payloadSessionKey(payload) ?? claudeSession, table, sessionsEnabled(run.env));
+    const reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
     await touchIfStale(bus, reader);
     const threadId = payloadSessionKey(payload);
     if (clientOf(run) === 'codex' && threadId !== null) await recordCodexRoute(bus, reader, threadId, identity.repoPath, table);
     const shared = clientAddressOf(reader);
     if (run.kind === 'prompt') {
-      await bus.deliverInbox({ reader }, (messages) => run.write(dialect.prompt(promptContext(messages, reader, shared))));
+      await bus.deliverInbox({ reader }, async (messages) => {
+        const mail = promptContext(messages, reader, shared);
+        const notices = await noticesText(bus, run, 'prompt', sessionKey ?? reader, mail === null ? 0 : Buffer.byteLength(mail, 'utf8'));
+        run.write(dialect.prompt(joined(mail, notices)));
+      });
     } else {
       await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => run.write(dialect.stop(stopReason(messages, reader, shared))));
     }
@@ -81,7 +129,7 @@ export async function runHook(run: HookRun): Promise<number> {
 }
 
 /** Hooks count as activity (idle skipping must not silence a hook-only client), without a write at every turn. */
-async function touchIfStale(bus: Awaited<ReturnType<typeof openBus>>, reader: string): Promise<void> {
+async function touchIfStale(bus: Bus, reader: string): Promise<void> {
   const names = [reader];
   const shared = clientAddressOf(reader);
   if (shared !== null && shared !== reader) names.push(shared);

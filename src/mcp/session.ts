@@ -65,6 +65,11 @@ export class ServerSession {
     return null;
   }
 
+  /** The client's id for the conversation making a call (Codex's thread id), else Claude Code's session id: whose notice receipts count. */
+  clientSessionKey(callKey: string | null): string | null {
+    return callKey ?? ((this.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+  }
+
   async start(): Promise<void> {
     // Deferred or not, the client address is on the roster from the start, so mail to it is accepted.
     if (this.defersClaim) await this.bus.register(registrationsFor(this.identity.name, this.identity.repoPath, true));

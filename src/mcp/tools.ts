@@ -1,4 +1,4 @@
-/** The seven MCP tools, each attributed to the server's own identity. */
+/** The MCP tools: seven for mail, three for notices, each attributed to the server's own identity. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import type { Bus } from '../core/bus.js';
 import { nowStamp } from '../core/clock.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ServerSession } from './session.js';
+import { InvalidInputError } from '../core/errors.js';
 
 export interface ToolContext {
   bus: Bus;
@@ -49,11 +50,12 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   };
 
   const handle =
-    <A>(work: (args: A) => Promise<unknown>) =>
+    <A>(work: (args: A, callKey: string | null) => Promise<unknown>) =>
     async (args: A, extra: Extra): Promise<CallToolResult> => {
       try {
         await prepare(extra);
-        return toolResult(await work(args));
+        const threadId = extra._meta?.threadId;
+        return toolResult(await work(args, typeof threadId === 'string' && threadId !== '' ? threadId : null));
       } catch (error) {
         return toolError(error);
       }
@@ -155,6 +157,50 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     'tail_audit',
     { description: 'The last entries of the audit log (any agent), oldest first.', inputSchema: { limit: limit(50) } },
     handle(async ({ limit: max }: { limit: number }) => context.tailAudit(context.auditPath, max)),
+  );
+
+  server.registerTool(
+    'channel_publish',
+    {
+      description:
+        "Publish a notice (broadcast context, not mail) to the sessions subscribed to a channel; an empty channel reaches every session. severity: critical (every turn and before every tool call), alert (every turn) or info (once per session). ttl: seconds or '30m', '4h', '1d'; default by severity.",
+      inputSchema: {
+        channel: z.string().default(''),
+        message: z.string().min(1),
+        severity: z.enum(['info', 'alert', 'critical']).default('info'),
+        ttl: z.union([z.string(), z.number().int().positive()]).optional(),
+      },
+    },
+    handle(async ({ channel, message, severity, ttl }: { channel: string; message: string; severity: string; ttl?: string | number | undefined }) =>
+      bus.notices.publish({ channel, message, severity, ttl: ttl ?? null, source: session.name }, session.name),
+    ),
+  );
+
+  server.registerTool(
+    'channel_list',
+    { description: 'Channels with live notices and their counts by severity (channel null: global notices).', inputSchema: {} },
+    handle(async () => {
+      const channels = await bus.notices.channels();
+      return { channels, total: channels.reduce((sum, row) => sum + row.total, 0) };
+    }),
+  );
+
+  server.registerTool(
+    'channel_acknowledge',
+    {
+      description: 'Stop showing one notice to this session (others still see it). message_id is the id shown with the notice.',
+      inputSchema: { message_id: z.string().min(1) },
+    },
+    handle(async ({ message_id }: { message_id: string }, callKey) => {
+      const key = session.clientSessionKey(callKey);
+      if (key === null) {
+        throw new InvalidInputError(
+          "this server does not know its client's session id (no CLAUDE_CODE_SESSION_ID and no Codex thread id), so it cannot say whose notice to silence; run 'agent-bus channel acknowledge ID --session KEY'",
+        );
+      }
+      const notice = await bus.notices.acknowledge(message_id, key);
+      return { ...notice, acknowledged: true, session: key };
+    }),
   );
 }
 

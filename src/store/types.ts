@@ -5,6 +5,7 @@
  * Domain decisions that need data read inside the transaction are passed in
  * as synchronous functions from the core (for example, who a send reaches).
  */
+import type { NoticeCandidate, NoticeRecord, NoticeSelection, Severity } from '../core/notices.js';
 
 export interface AgentRecord {
   name: string;
@@ -161,8 +162,67 @@ export interface Store {
    * otherwise it is re-addressed to the successor.
    */
   retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }>;
+  /** Store a notice; `evict` picks, from the live notices of its channel (the new one included), which go. Throws to refuse. */
+  publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[] }>;
+  /**
+   * Decide which notices a hook shows a session and, in the same transaction,
+   * give the info notices shown a receipt: two hooks of one session never both show one.
+   */
+  deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection>;
+  notices(filter: NoticeFilter): Promise<NoticeListing[]>;
+  channelCounts(now: string): Promise<ChannelCount[]>;
+  /** Silence a notice for one session; null when there is no such notice. */
+  acknowledgeNotice(noticeId: string, session: string, now: string): Promise<NoticeRecord | null>;
+  clearNotices(target: NoticeClearTarget): Promise<NoticeRecord[]>;
   close(): Promise<void>;
 }
+
+export interface PublishNoticeInput {
+  notice: NoticeRecord;
+  now: string;
+  evict(live: NoticeRecord[]): NoticeRecord[];
+}
+
+/** The notices due for one session at one hook. */
+export interface DueNoticesQuery {
+  session: string;
+  severities: Severity[];
+  /** The session's channels; ignored when `all`. Global notices are always due. */
+  channels: string[];
+  all: boolean;
+  now: string;
+  /** Most candidates to read: the per-turn cap (the rest are only counted). */
+  limit: number;
+}
+
+export interface DeliverNoticesInput {
+  query: DueNoticesQuery;
+  decide(due: NoticeCandidate[], totalDue: Record<Severity, number>): NoticeSelection;
+}
+
+export interface NoticeFilter {
+  now: string;
+  channel?: string | null;
+  includeExpired?: boolean;
+}
+
+export interface NoticeListing extends NoticeRecord {
+  /** Sessions that were shown this notice once (info) or acknowledged it. */
+  deliveredTo: number;
+  acknowledgedBy: number;
+}
+
+export interface ChannelCount {
+  channel: string | null;
+  total: number;
+  critical: number;
+  alert: number;
+  info: number;
+  /** When the last of its live notices runs out. */
+  lastExpiry: string;
+}
+
+export type NoticeClearTarget = { kind: 'id'; noticeId: string } | { kind: 'channel'; channel: string | null } | { kind: 'all' };
 
 /** A session: one running MCP server holding one address of its client. */
 export interface SessionRecord {

@@ -362,7 +362,9 @@ test('mail a hook has taken is leased: nobody else takes it until it is shown or
     await assert.rejects(first, /the client went away/);
     assert.deepEqual(seen, [['leased']]);
     // Given back at once: the next turn shows it.
-    await ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => seen.push(messages.map((message) => message.body)));
+    await ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => {
+      seen.push(messages.map((message) => message.body));
+    });
     assert.deepEqual(seen[1], ['leased']);
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
     const taken = await ctx.store.takeInbox({ reader: { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false }, limit: 10, actionableOnly: false });

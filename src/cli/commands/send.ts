@@ -1,18 +1,10 @@
 /** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone. */
 import { openBus } from '../../runtime.js';
-import { speakerName, speakerRegistrations } from '../context.js';
+import { readStdin, speakerName, speakerRegistrations } from '../context.js';
 import { clockTime, oneLine, pad, padStyled, shortThread } from '../format.js';
 import { makeStyle } from '../style.js';
 import type { SendResult } from '../../core/bus.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
-import { UsageError } from '../args.js';
-
-async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
-  if (stdin.isTTY) throw new UsageError('send: BODY is - but standard input is a terminal; pipe the body in');
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function recipientLabel(result: SendResult): string {
   if (result.kind === 'broadcast') return `all (${result.recipients.length})`;
@@ -23,7 +15,7 @@ function recipientLabel(result: SendResult): string {
 export const run: CommandRunner = async (args, io: CommandIo) => {
   const from = speakerName(args.values.name, io.env);
   const rawBody = args.positionals[0] ?? '';
-  const body = rawBody === '-' ? await readStdin(io.stdin()) : rawBody;
+  const body = rawBody === '-' ? await readStdin(io.stdin(), 'send: BODY') : rawBody;
   const to = typeof args.values.to === 'string' ? args.values.to : '*';
   const threadId = typeof args.values.thread === 'string' ? args.values.thread : null;
   const bus = openBus(io.env);

@@ -143,6 +143,37 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 7,
+    description: 'notices (broadcasts with a severity, a TTL and an optional channel) and per-session receipts',
+    apply(db) {
+      // A notice is stored once; each session filters it at read time. A receipt records
+      // what one session (keyed by its client's session id) was shown once or acknowledged.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS notices (
+          notice_id TEXT PRIMARY KEY,
+          channel TEXT,
+          severity TEXT NOT NULL,
+          title TEXT,
+          body TEXT NOT NULL,
+          source TEXT NOT NULL,
+          priority INTEGER NOT NULL DEFAULT 5,
+          content_hash TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          expires_at TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS idx_notices_due ON notices(severity, expires_at);
+        CREATE INDEX IF NOT EXISTS idx_notices_channel ON notices(channel, expires_at);
+        CREATE TABLE IF NOT EXISTS notice_receipts (
+          notice_id TEXT NOT NULL,
+          session TEXT NOT NULL,
+          delivered_at TEXT,
+          acknowledged_at TEXT,
+          PRIMARY KEY (notice_id, session)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -26,7 +26,15 @@ import type {
   RenameInput,
   SessionKey,
   SessionRecord,
+  ChannelCount,
+  DeliverNoticesInput,
+  DueNoticesQuery,
+  NoticeClearTarget,
+  NoticeFilter,
+  NoticeListing,
+  PublishNoticeInput,
 } from '../types.js';
+import type { NoticeCandidate, NoticeRecord, NoticeSelection, Severity } from '../../core/notices.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
   group_name AS groupName, client, topic`;
@@ -70,6 +78,23 @@ const SESSION_COLUMNS = `server_pid AS serverPid, server_started AS serverStarte
 const SESSION_KEY = 'server_pid = @serverPid AND server_started = @serverStarted AND client_address = @clientAddress';
 
 type Params = Record<string, string | number | null>;
+
+const NOTICE_COLUMNS = `n.notice_id AS noticeId, n.channel, n.severity, n.title, n.body, n.source, n.priority,
+  n.content_hash AS contentHash, n.created_at AS createdAt, n.expires_at AS expiresAt`;
+
+const SEVERITY_RANK = `CASE n.severity WHEN 'critical' THEN 0 WHEN 'alert' THEN 1 ELSE 2 END`;
+
+// What is due for one session: live, on a channel it receives (or global), not acknowledged
+// by it, and for info only while it has not been shown them. The critical-only variant
+// (before every tool call) reads through the severity index.
+function dueWhere(criticalOnly: boolean): string {
+  return `FROM notices n
+    LEFT JOIN notice_receipts r ON r.notice_id = n.notice_id AND r.session = @session
+    WHERE ${criticalOnly ? "n.severity = 'critical'" : "n.severity IN ('critical', 'alert', 'info')"} AND n.expires_at > @now
+      AND (@all = 1 OR n.channel IS NULL OR n.channel IN (SELECT value FROM json_each(@channels)))
+      AND r.acknowledged_at IS NULL
+      AND NOT (n.severity = 'info' AND r.delivered_at IS NOT NULL)`;
+}
 
 interface QueuedSend {
   input: SendInput;
@@ -622,6 +647,118 @@ export class SqliteStore implements Store {
 
   async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
     this.immediate(() => this.run(`UPDATE sessions SET session_key = @sessionKey WHERE ${SESSION_KEY}`, { ...this.keyParams(key), sessionKey }));
+  }
+
+  async publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[] }> {
+    return this.immediate(() => {
+      const notice = input.notice;
+      // Expired notices are nobody's any more: they go at the next publish, with their receipts.
+      const expired = this.all<{ id: string }>('SELECT notice_id AS id FROM notices WHERE expires_at <= ?', [input.now]);
+      for (const { id } of expired) this.deleteNotice(id);
+      this.run(
+        `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
+         VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
+        { ...notice },
+      );
+      const live = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS @channel`, { channel: notice.channel });
+      const evicted = input.evict(live);
+      for (const victim of evicted) this.deleteNotice(victim.noticeId);
+      return { evicted };
+    });
+  }
+
+  private deleteNotice(noticeId: string): void {
+    this.run('DELETE FROM notice_receipts WHERE notice_id = ?', [noticeId]);
+    this.run('DELETE FROM notices WHERE notice_id = ?', [noticeId]);
+  }
+
+  private dueNotices(query: DueNoticesQuery): { due: NoticeCandidate[]; totalDue: Record<Severity, number> } {
+    const criticalOnly = query.severities.length === 1 && query.severities[0] === 'critical';
+    const params = { session: query.session, now: query.now, all: query.all ? 1 : 0, channels: JSON.stringify(query.channels), limit: query.limit };
+    const due = this.all<NoticeCandidate>(
+      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly)}
+       ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
+      params,
+    );
+    const totalDue: Record<Severity, number> = { critical: 0, alert: 0, info: 0 };
+    if (due.length < query.limit) {
+      for (const notice of due) totalDue[notice.severity]++;
+    } else {
+      // More may be due than were read: count them all, for the held-back line.
+      const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly)} GROUP BY n.severity`, params);
+      for (const { severity, n } of counts) totalDue[severity] = n;
+    }
+    return { due, totalDue };
+  }
+
+  async deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection> {
+    // Most hooks show only notices that need no receipt: decide those without the write lock.
+    const first = this.dueNotices(input.query);
+    const tentative = input.decide(first.due, first.totalDue);
+    if (tentative.receipts.length === 0) return tentative;
+    return this.immediate(() => {
+      const { due, totalDue } = this.dueNotices(input.query);
+      const selection = input.decide(due, totalDue);
+      for (const noticeId of selection.receipts) {
+        this.run(
+          `INSERT INTO notice_receipts (notice_id, session, delivered_at) VALUES (@id, @session, @now)
+           ON CONFLICT(notice_id, session) DO UPDATE SET delivered_at = COALESCE(delivered_at, excluded.delivered_at)`,
+          { id: noticeId, session: input.query.session, now: input.query.now },
+        );
+      }
+      return selection;
+    });
+  }
+
+  async notices(filter: NoticeFilter): Promise<NoticeListing[]> {
+    const conditions: string[] = [];
+    const params: Params = { now: filter.now };
+    if (!filter.includeExpired) conditions.push('n.expires_at > @now');
+    if (filter.channel !== undefined) {
+      conditions.push('n.channel IS @channel');
+      params.channel = filter.channel;
+    }
+    return this.all<NoticeListing>(
+      `SELECT ${NOTICE_COLUMNS},
+         (SELECT COUNT(*) FROM notice_receipts r WHERE r.notice_id = n.notice_id AND r.delivered_at IS NOT NULL) AS deliveredTo,
+         (SELECT COUNT(*) FROM notice_receipts r WHERE r.notice_id = n.notice_id AND r.acknowledged_at IS NOT NULL) AS acknowledgedBy
+       FROM notices n ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+       ORDER BY n.channel IS NOT NULL, n.channel, ${SEVERITY_RANK}, n.priority DESC, n.created_at`,
+      params,
+    );
+  }
+
+  async channelCounts(now: string): Promise<ChannelCount[]> {
+    return this.all<ChannelCount>(
+      `SELECT n.channel, COUNT(*) AS total, SUM(n.severity = 'critical') AS critical, SUM(n.severity = 'alert') AS alert,
+              SUM(n.severity = 'info') AS info, MAX(n.expires_at) AS lastExpiry
+         FROM notices n WHERE n.expires_at > ? GROUP BY n.channel ORDER BY n.channel IS NOT NULL, n.channel`,
+      [now],
+    );
+  }
+
+  async acknowledgeNotice(noticeId: string, session: string, now: string): Promise<NoticeRecord | null> {
+    return this.immediate(() => {
+      const notice = this.get<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.notice_id = ?`, [noticeId]) ?? null;
+      if (notice === null) return null;
+      this.run(
+        `INSERT INTO notice_receipts (notice_id, session, acknowledged_at) VALUES (@id, @session, @now)
+         ON CONFLICT(notice_id, session) DO UPDATE SET acknowledged_at = COALESCE(acknowledged_at, excluded.acknowledged_at)`,
+        { id: noticeId, session, now },
+      );
+      return notice;
+    });
+  }
+
+  async clearNotices(target: NoticeClearTarget): Promise<NoticeRecord[]> {
+    return this.immediate(() => {
+      let removed: NoticeRecord[];
+      if (target.kind === 'id') removed = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.notice_id = ?`, [target.noticeId]);
+      else if (target.kind === 'channel') removed = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS ?`, [target.channel]);
+      else removed = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n`);
+      for (const notice of removed) this.deleteNotice(notice.noticeId);
+      return removed;
+    });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,108 @@
+/** `agent-bus channel publish|list|acknowledge|clear`: notices on named channels. */
+import { openBus } from '../../runtime.js';
+import { parseChannel } from '../../core/notices.js';
+import { UsageError } from '../args.js';
+import { readStdin } from '../context.js';
+import { channelTable, noticeTable, publishedLine } from '../notice-output.js';
+import { makeStyle } from '../style.js';
+import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
+import type { Bus } from '../../core/bus.js';
+
+const ACTIONS = ['publish', 'list', 'acknowledge', 'clear'];
+
+function text(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function expectArgs(action: string, rest: string[], names: string[], optional = 0): void {
+  const min = names.length - optional;
+  if (rest.length < min) throw new UsageError(`channel ${action}: missing ${names[rest.length]}. See 'agent-bus channel --help'.`);
+  if (rest.length > names.length) {
+    throw new UsageError(`channel ${action}: unexpected argument '${rest[names.length]}' (quote ${names.at(-1)} if it has spaces). See 'agent-bus channel --help'.`);
+  }
+}
+
+async function publish(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+  expectArgs('publish', rest, ['CHANNEL', 'MESSAGE']);
+  const [channel, raw] = rest as [string, string];
+  if (channel.trim() === '') throw new UsageError("channel publish: CHANNEL is empty; use 'agent-bus notice' for a global notice");
+  const message = raw === '-' ? await readStdin(io.stdin(), 'channel publish: MESSAGE') : raw;
+  const result = await bus.notices.publish({
+    channel,
+    message,
+    severity: text(args.values.severity),
+    ttl: text(args.values.ttl),
+    source: text(args.values.source),
+    title: text(args.values.title),
+    priority: text(args.values.priority),
+  });
+  if (args.values.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+  else io.stdout.write(publishedLine(result, await makeStyle(io.stdout, io.env)));
+  return 0;
+}
+
+async function list(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+  expectArgs('list', rest, ['CHANNEL'], 1);
+  const json = Boolean(args.values.json);
+  if (rest.length === 0 && !args.values.notices) {
+    const channels = await bus.notices.channels();
+    io.stdout.write(json ? `${JSON.stringify(channels)}\n` : channelTable(channels));
+    return 0;
+  }
+  const filter = rest.length === 1 ? { channel: parseChannel(rest[0]) } : {};
+  const notices = await bus.notices.list({ ...filter, includeExpired: Boolean(args.values.expired) });
+  io.stdout.write(json ? `${JSON.stringify(notices)}\n` : noticeTable(notices, await makeStyle(io.stdout, io.env)));
+  return 0;
+}
+
+async function acknowledge(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+  expectArgs('acknowledge', rest, ['ID']);
+  const session = text(args.values.session) ?? '';
+  if (session.trim() === '') {
+    throw new UsageError('channel acknowledge: --session KEY is required (the client session id whose notices to silence, e.g. $CLAUDE_CODE_SESSION_ID)');
+  }
+  const notice = await bus.notices.acknowledge(rest[0] as string, session.trim());
+  if (args.values.json) io.stdout.write(`${JSON.stringify({ ...notice, acknowledged: true, session: session.trim() })}\n`);
+  else io.stdout.write(`acknowledged ${notice.notice_id} for session ${session.trim()}: it will not be shown to that session again\n`);
+  return 0;
+}
+
+async function clear(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+  expectArgs('clear', rest, ['ID'], 1);
+  const byChannel = text(args.values.channel);
+  const targets = [rest.length === 1, byChannel !== undefined, Boolean(args.values.global), Boolean(args.values.all)].filter(Boolean).length;
+  if (targets !== 1) throw new UsageError('channel clear: give exactly one of ID, --channel NAME, --global or --all');
+  let removed;
+  if (rest.length === 1) {
+    removed = await bus.notices.clear({ noticeId: rest[0] as string });
+    if (removed.length === 0) throw new UsageError(`channel clear: no notice with id '${rest[0]}'`);
+  } else if (byChannel !== undefined) removed = await bus.notices.clear({ channel: parseChannel(byChannel) ?? null });
+  else if (args.values.global) removed = await bus.notices.clear({ channel: null });
+  else removed = await bus.notices.clear({ all: true });
+  if (args.values.json) io.stdout.write(`${JSON.stringify({ cleared: removed.length, notice_ids: removed.map((notice) => notice.notice_id) })}\n`);
+  else io.stdout.write(`cleared ${removed.length} notice${removed.length === 1 ? '' : 's'}\n`);
+  return 0;
+}
+
+export const run: CommandRunner = async (args, io) => {
+  const [action, ...rest] = args.positionals;
+  if (action === undefined || !ACTIONS.includes(action)) {
+    const got = action === undefined ? 'an action' : `'${action}'`;
+    throw new UsageError(`channel: expected ${ACTIONS.join(', ')}, got ${got}. See 'agent-bus channel --help'.`);
+  }
+  const bus = openBus(io.env);
+  try {
+    switch (action) {
+      case 'publish':
+        return await publish(bus, args, rest, io);
+      case 'list':
+        return await list(bus, args, rest, io);
+      case 'acknowledge':
+        return await acknowledge(bus, args, rest, io);
+      default:
+        return await clear(bus, args, rest, io);
+    }
+  } finally {
+    await bus.close();
+  }
+};

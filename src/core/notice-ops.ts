@@ -1,0 +1,217 @@
+/**
+ * The notice operations every surface calls (CLI, MCP server, hooks, the
+ * library): publish, list, acknowledge, clear, and deliver to a session.
+ * Each is one store transaction, audited once it has committed.
+ */
+import type { AuditLog } from '../audit/log.js';
+import { digestBody, type AuditRow } from '../audit/record.js';
+import { formatStamp, nowMicros, nowStamp } from './clock.js';
+import { InvalidInputError, BusError } from './errors.js';
+import { sha256Hex, randomId } from './lazy-crypto.js';
+import {
+  compareNotices,
+  evictionVictims,
+  parseChannel,
+  parsePriority,
+  parseSeverity,
+  parseTtl,
+  selectNotices,
+  severitiesDue,
+  MAX_TITLE_LENGTH,
+  type NoticeCaps,
+  type NoticeCandidate,
+  type NoticeMoment,
+  type NoticeRecord,
+  type NoticeSelection,
+  type Severity,
+  type Subscriptions,
+} from './notices.js';
+import type { ChannelCount, NoticeListing, Store } from '../store/types.js';
+
+export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
+
+export interface PublishRequest {
+  message: string;
+  /** Empty or absent: a global notice. */
+  channel?: string | null;
+  severity?: string | null;
+  /** `30m`, `4h`, `1d`, seconds as text or a number; absent: the severity's default. */
+  ttl?: string | number | null;
+  source?: string | null;
+  title?: string | null;
+  priority?: string | number | null;
+}
+
+/** A notice as every surface shows it (snake_case, like the mail views). */
+export interface NoticeView {
+  notice_id: string;
+  channel: string | null;
+  severity: Severity;
+  title: string | null;
+  message: string;
+  source: string;
+  priority: number;
+  content_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface PublishResult extends NoticeView {
+  /** Notices the channel's cap pushed out to make room. */
+  evicted: string[];
+}
+
+export function noticeView(notice: NoticeRecord): NoticeView {
+  return {
+    notice_id: notice.noticeId,
+    channel: notice.channel,
+    severity: notice.severity,
+    title: notice.title,
+    message: notice.body,
+    source: notice.source,
+    priority: notice.priority,
+    content_hash: notice.contentHash,
+    created_at: notice.createdAt,
+    expires_at: notice.expiresAt,
+  };
+}
+
+/** Same text on the same channel at the same severity: the same hash, whatever its id. */
+export function noticeHash(channel: string | null, severity: Severity, title: string | null, body: string): string {
+  return sha256Hex(`${channel ?? ''}|${severity}|${title ?? ''}|${body}`).slice(0, 16);
+}
+
+/** Validate a publish request the same way on every surface; nothing is stored when this throws. */
+export function buildNotice(request: PublishRequest, micros = nowMicros()): NoticeRecord {
+  const body = (request.message ?? '').trim();
+  if (body === '') throw new InvalidInputError('message must be non-empty; nothing was published');
+  const size = Buffer.byteLength(body, 'utf8');
+  if (size > MAX_NOTICE_BODY_BYTES) throw new InvalidInputError(`message is ${size} bytes; a notice holds at most ${MAX_NOTICE_BODY_BYTES}. Nothing was published`);
+  const channel = parseChannel(request.channel);
+  const severity = parseSeverity(request.severity);
+  const ttl = parseTtl(request.ttl, severity);
+  const priority = parsePriority(request.priority);
+  const title = (request.title ?? '').trim() || null;
+  if (title !== null && title.length > MAX_TITLE_LENGTH) throw new InvalidInputError(`title is longer than ${MAX_TITLE_LENGTH} characters`);
+  const source = (request.source ?? '').trim() || 'operator';
+  return {
+    noticeId: randomId().replace(/-/g, '').slice(0, 12),
+    channel,
+    severity,
+    title,
+    body,
+    source,
+    priority,
+    contentHash: noticeHash(channel, severity, title, body),
+    createdAt: formatStamp(micros),
+    expiresAt: formatStamp(micros + ttl * 1_000_000),
+  };
+}
+
+function noticeRow(event: 'publish' | 'acknowledge' | 'clear' | 'evict', ts: string, actor: string, notice: NoticeRecord): AuditRow {
+  const digest = digestBody(notice.body);
+  return {
+    ts,
+    op: 'notice',
+    actor,
+    message_id: notice.noticeId,
+    from: notice.source,
+    to: notice.channel ?? '*',
+    thread_id: null,
+    body_preview: digest.preview,
+    body_sha256: digest.sha256,
+    notice_event: event,
+    severity: notice.severity,
+    expires_at: notice.expiresAt,
+  };
+}
+
+export class ChannelFullError extends BusError {}
+
+export interface DeliverRequest {
+  moment: NoticeMoment;
+  /** The client's session id (or, without one, the reader's name): whose receipts count. */
+  session: string;
+  subscriptions: Subscriptions;
+  caps: NoticeCaps;
+  /** Bytes of the same hook output already taken (its mail). */
+  usedBytes: number;
+  render(notice: NoticeCandidate): string;
+}
+
+export class Notices {
+  constructor(
+    private readonly store: Store,
+    private readonly audit: AuditLog,
+    private readonly cap: number,
+  ) {}
+
+  async publish(request: PublishRequest, actor = request.source ?? 'operator'): Promise<PublishResult> {
+    const notice = buildNotice(request);
+    const now = notice.createdAt;
+    const cap = this.cap;
+    const { evicted } = await this.store.publishNotice({
+      notice,
+      now,
+      evict(live) {
+        const victims = evictionVictims(live, cap, now);
+        if (victims.some((victim) => victim.noticeId === notice.noticeId)) {
+          const where = notice.channel === null ? 'the global notices' : `channel '${notice.channel}'`;
+          throw new ChannelFullError(
+            `${where} already holds ${live.length - 1} live notices (AGENT_BUS_CHANNEL_MAX_NOTICES=${cap}) that outrank this ${notice.severity} one; nothing was published`,
+          );
+        }
+        return victims;
+      },
+    });
+    this.audit.append([noticeRow('publish', now, actor || 'operator', notice), ...evicted.map((victim) => noticeRow('evict', now, actor || 'operator', victim))]);
+    return { ...noticeView(notice), evicted: evicted.map((victim) => victim.noticeId) };
+  }
+
+  async list(options: { channel?: string | null; includeExpired?: boolean } = {}): Promise<Array<NoticeView & { delivered_to: number; acknowledged_by: number }>> {
+    const rows: NoticeListing[] = await this.store.notices({ now: nowStamp(), ...options });
+    return rows.map((row) => ({ ...noticeView(row), delivered_to: row.deliveredTo, acknowledged_by: row.acknowledgedBy }));
+  }
+
+  async channels(): Promise<ChannelCount[]> {
+    return this.store.channelCounts(nowStamp());
+  }
+
+  async acknowledge(noticeId: string, session: string): Promise<NoticeView> {
+    const id = noticeId.trim();
+    if (id === '') throw new InvalidInputError('message_id must be non-empty');
+    if (session.trim() === '') throw new InvalidInputError('no session to acknowledge for');
+    const now = nowStamp();
+    const notice = await this.store.acknowledgeNotice(id, session, now);
+    if (notice === null) throw new InvalidInputError(`no notice with id '${id}' (it may have expired or been cleared)`);
+    this.audit.append([noticeRow('acknowledge', now, session, notice)]);
+    return noticeView(notice);
+  }
+
+  async clear(target: { noticeId?: string; channel?: string | null; all?: boolean }, actor = 'operator'): Promise<NoticeView[]> {
+    let removed: NoticeRecord[];
+    if (target.noticeId !== undefined) removed = await this.store.clearNotices({ kind: 'id', noticeId: target.noticeId.trim() });
+    else if (target.channel !== undefined) removed = await this.store.clearNotices({ kind: 'channel', channel: target.channel });
+    else if (target.all) removed = await this.store.clearNotices({ kind: 'all' });
+    else throw new InvalidInputError('say what to clear: a notice id, a channel, or all');
+    const now = nowStamp();
+    this.audit.append(removed.map((notice) => noticeRow('clear', now, actor, notice)));
+    return removed.map(noticeView);
+  }
+
+  /** What a hook shows this session now; info notices shown get their receipt in the same transaction. */
+  async deliver(request: DeliverRequest): Promise<NoticeSelection> {
+    const { subscriptions, caps } = request;
+    return this.store.deliverNotices({
+      query: {
+        session: request.session,
+        severities: severitiesDue(request.moment),
+        channels: subscriptions.channels.filter((channel) => channel !== '*'),
+        all: subscriptions.all,
+        now: nowStamp(),
+        limit: caps.perTurn,
+      },
+      decide: (due, totalDue) => selectNotices([...due].sort(compareNotices), totalDue, caps, request.usedBytes, request.render),
+    });
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Notices: broadcasts with a severity and a TTL, global or on a channel.
+ * Stored once and filtered at read time by each session's subscriptions.
+ * This module holds the rules only: validation, subscriptions, which notices
+ * are due at which hook, their order, and the caps on one hook's output.
+ */
+import { InvalidInputError } from './errors.js';
+import { intSetting, type Env } from './settings.js';
+
+export const SEVERITIES = ['critical', 'alert', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Seconds a notice lives when its publisher gives no TTL. */
+export const DEFAULT_TTL_SECONDS: Record<Severity, number> = { critical: 1800, alert: 3600, info: 14_400 };
+/** Longest TTL accepted: a notice is ambient context, not a record. */
+export const MAX_TTL_SECONDS = 30 * 86_400;
+export const DEFAULT_PRIORITY = 5;
+export const MAX_CHANNEL_LENGTH = 64;
+export const MAX_TITLE_LENGTH = 200;
+
+export const DEFAULT_NOTICES_PER_TURN = 8;
+/** Below Claude Code's 10,000-character limit on one hook's output, with room for the framing. */
+export const DEFAULT_HOOK_OUTPUT_BYTES = 9000;
+
+export interface NoticeRecord {
+  noticeId: string;
+  /** null: a global notice, which every session receives. */
+  channel: string | null;
+  severity: Severity;
+  title: string | null;
+  body: string;
+  source: string;
+  priority: number;
+  contentHash: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A notice that may be due for one session, with what that session already has of it. */
+export interface NoticeCandidate extends NoticeRecord {
+  /** When this session was first shown it (info notices are shown once), or null. */
+  deliveredAt: string | null;
+}
+
+export function severityRank(severity: Severity): number {
+  return severity === 'critical' ? 0 : severity === 'alert' ? 1 : 2;
+}
+
+export function parseSeverity(raw: string | undefined | null): Severity {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '') return 'info';
+  if ((SEVERITIES as readonly string[]).includes(value)) return value as Severity;
+  throw new InvalidInputError(`unknown severity '${raw}': use info, alert or critical`);
+}
+
+/** A TTL as `45s`, `30m`, `4h`, `1d` or plain seconds; undefined/empty gives the severity's default. */
+export function parseTtl(raw: string | number | undefined | null, severity: Severity): number {
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return DEFAULT_TTL_SECONDS[severity];
+  let seconds: number;
+  if (typeof raw === 'number') seconds = raw;
+  else {
+    const match = /^(\d+)\s*([smhd]?)$/i.exec(raw.trim());
+    if (!match) throw new InvalidInputError(`bad TTL '${raw}': use seconds or a number with s, m, h or d (e.g. 30m, 4h, 1d)`);
+    const unit = (match[2] ?? '').toLowerCase();
+    seconds = Number(match[1]) * (unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' ? 86_400 : 1);
+  }
+  if (!Number.isInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad TTL '${raw}': it must be a positive whole number of seconds`);
+  if (seconds > MAX_TTL_SECONDS) throw new InvalidInputError(`bad TTL '${raw}': the longest is 30d`);
+  return seconds;
+}
+
+/** A channel name, or null for a global notice (an empty channel). */
+export function parseChannel(raw: string | undefined | null): string | null {
+  const value = (raw ?? '').trim();
+  if (value === '') return null;
+  if (value.length > MAX_CHANNEL_LENGTH || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)) {
+    throw new InvalidInputError(
+      `bad channel '${raw}': use up to ${MAX_CHANNEL_LENGTH} letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
+  }
+  return value;
+}
+
+export function parsePriority(raw: string | number | undefined | null): number {
+  if (raw === undefined || raw === null || raw === '') return DEFAULT_PRIORITY;
+  const value = typeof raw === 'number' ? raw : Number(raw.trim());
+  if (!Number.isInteger(value) || value < -1000 || value > 1000) throw new InvalidInputError(`bad priority '${raw}': use a whole number from -1000 to 1000`);
+  return value;
+}
+
+export interface Subscriptions {
+  /** The channels named, trimmed and de-duplicated, in the order given. */
+  channels: string[];
+  /** `*` was among them: every channel. */
+  all: boolean;
+}
+
+/**
+ * The session's subscriptions: AGENT_BUS_CHANNELS, or AGENTIHOOKS_BASE_CHANNELS
+ * when the first is unset. Unset or empty means global notices only.
+ */
+export function parseSubscriptions(env: Env): Subscriptions {
+  const raw = env.AGENT_BUS_CHANNELS !== undefined ? env.AGENT_BUS_CHANNELS : (env.AGENTIHOOKS_BASE_CHANNELS ?? '');
+  const channels: string[] = [];
+  for (const part of raw.split(',')) {
+    const name = part.trim();
+    if (name !== '' && !channels.includes(name)) channels.push(name);
+  }
+  return { channels, all: channels.includes('*') };
+}
+
+export function subscriptionLabel(subscriptions: Subscriptions): string {
+  return subscriptions.channels.length === 0 ? '(global only)' : subscriptions.channels.join(',');
+}
+
+/** Whether a session with these subscriptions receives a notice on `channel`. */
+export function receives(subscriptions: Subscriptions, channel: string | null): boolean {
+  return channel === null || subscriptions.all || subscriptions.channels.includes(channel);
+}
+
+/** Where a hook runs decides which severities are due there (the spec's delivery table). */
+export type NoticeMoment = 'session-start' | 'prompt' | 'pre-tool';
+
+export function severitiesDue(moment: NoticeMoment): Severity[] {
+  return moment === 'pre-tool' ? ['critical'] : ['critical', 'alert', 'info'];
+}
+
+/** Severity first, then priority (higher first), then age (older first). */
+export function compareNotices(a: NoticeRecord, b: NoticeRecord): number {
+  return (
+    severityRank(a.severity) - severityRank(b.severity) ||
+    b.priority - a.priority ||
+    (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
+    (a.noticeId < b.noticeId ? -1 : a.noticeId > b.noticeId ? 1 : 0)
+  );
+}
+
+export interface NoticeCaps {
+  /** Most notices one hook output carries. */
+  perTurn: number;
+  /** Most UTF-8 bytes of notice text one hook output carries (mail printed with it counts too). */
+  maxBytes: number;
+}
+
+export function noticeCaps(env: Env): NoticeCaps {
+  return {
+    perTurn: intSetting(env, 'AGENT_BUS_NOTICES_PER_TURN', DEFAULT_NOTICES_PER_TURN, 1),
+    maxBytes: intSetting(env, 'AGENT_BUS_NOTICE_MAX_BYTES', DEFAULT_HOOK_OUTPUT_BYTES, 200),
+  };
+}
+
+/**
+ * Which of the live notices on a channel go when a new one would take it past
+ * its cap: expired ones first, then the lowest severity, the lowest priority,
+ * the oldest. `incoming` is among `existing`; if it is the one to go, the
+ * channel is full of notices that outrank it and the publish is refused.
+ */
+export function evictionVictims(existing: NoticeRecord[], cap: number, now: string): NoticeRecord[] {
+  const excess = existing.length - cap;
+  if (excess <= 0) return [];
+  const order = [...existing].sort((a, b) => {
+    const expiredA = a.expiresAt <= now ? 0 : 1;
+    const expiredB = b.expiresAt <= now ? 0 : 1;
+    return expiredA - expiredB || severityRank(b.severity) - severityRank(a.severity) || a.priority - b.priority || (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
+  });
+  return order.slice(0, excess);
+}
+
+export interface NoticeSelection {
+  shown: NoticeCandidate[];
+  /** Due but left for next time by a cap, by severity. */
+  heldBack: Record<Severity, number>;
+  /** Info notices shown now: they get a receipt, so the session never sees them again. */
+  receipts: string[];
+  /** Shown with their body cut to fit the byte budget: notice id → most body bytes. */
+  truncated: Map<string, number>;
+}
+
+export function heldBackCount(selection: NoticeSelection): number {
+  return selection.heldBack.critical + selection.heldBack.alert + selection.heldBack.info;
+}
+
+/**
+ * Pick what one hook output shows from the due notices (already ordered and
+ * filtered), within the per-turn count and the byte budget left after
+ * `usedBytes`. `totalDue` counts every due notice, including ones not passed in.
+ */
+export function selectNotices(
+  due: NoticeCandidate[],
+  totalDue: Record<Severity, number>,
+  caps: NoticeCaps,
+  usedBytes: number,
+  render: (notice: NoticeCandidate) => string,
+): NoticeSelection {
+  const shown: NoticeCandidate[] = [];
+  const truncated = new Map<string, number>();
+  let budget = caps.maxBytes - usedBytes - HEADER_ALLOWANCE;
+  for (const notice of due) {
+    if (shown.length >= caps.perTurn) break;
+    const size = Buffer.byteLength(render(notice), 'utf8') + 1;
+    if (size <= budget) {
+      shown.push(notice);
+      budget -= size;
+      continue;
+    }
+    // One notice larger than the whole budget would be held back for ever: show its start instead.
+    if (shown.length === 0 && budget > MIN_CUT_BYTES) {
+      const frame = Buffer.byteLength(render({ ...notice, body: '' }), 'utf8') + CUT_MARKER_BYTES + 1;
+      if (budget - frame > MIN_CUT_BYTES / 2) {
+        shown.push(notice);
+        truncated.set(notice.noticeId, budget - frame);
+        budget = 0;
+      }
+    }
+    break;
+  }
+  const heldBack: Record<Severity, number> = { critical: totalDue.critical, alert: totalDue.alert, info: totalDue.info };
+  for (const notice of shown) heldBack[notice.severity] = Math.max(0, heldBack[notice.severity] - 1);
+  return { shown, heldBack, receipts: shown.filter((notice) => notice.severity === 'info').map((notice) => notice.noticeId), truncated };
+}
+
+/** Bytes kept for the block's heading, its closing hint and the held-back line. */
+const HEADER_ALLOWANCE = 400;
+const MIN_CUT_BYTES = 200;
+export const CUT_MARKER = '\n[…truncated]';
+const CUT_MARKER_BYTES = Buffer.byteLength(CUT_MARKER, 'utf8');
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (used + size > maxBytes) break;
+    used += size;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}

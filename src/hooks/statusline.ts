@@ -1,0 +1,48 @@
+/**
+ * `agent-bus statusline`: one line for Claude Code's status bar. Claude Code
+ * runs it often, so it reads and never writes: who this session is, what it
+ * subscribes to, its unread mail and the live notices it receives.
+ */
+import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { parseSubscriptions, receives, subscriptionLabel } from '../core/notices.js';
+import type { Env } from '../core/settings.js';
+import { openBus } from '../runtime.js';
+import { systemProcessTable } from '../sessions/procs.js';
+import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { hookReader } from './scope.js';
+
+export interface StatusFacts {
+  name: string | null;
+  channels: string[];
+  pending_mail: number;
+  notices: { critical: number; alert: number; info: number };
+}
+
+export async function statusFacts(env: Env, cwd: string, client: string): Promise<StatusFacts> {
+  const payload = await readPayload(payloadTimeoutMs(env));
+  const subscriptions = parseSubscriptions(env);
+  const bus = openBus(env);
+  try {
+    const notices = { critical: 0, alert: 0, info: 0 };
+    for (const row of await bus.notices.channels()) {
+      if (!receives(subscriptions, row.channel)) continue;
+      notices.critical += row.critical;
+      notices.alert += row.alert;
+      notices.info += row.info;
+    }
+    const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus.store, 'hook').catch(() => null);
+    if (identity === null || identity.kind !== 'agent') return { name: null, channels: subscriptions.channels, pending_mail: 0, notices };
+    const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+    const reader = await hookReader(bus, identity.name, sessionKey, systemProcessTable(env), sessionsEnabled(env));
+    return { name: reader, channels: subscriptions.channels, pending_mail: await bus.pendingCount(reader), notices };
+  } finally {
+    await bus.close();
+  }
+}
+
+export function statusText(facts: StatusFacts): string {
+  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })}`, `mail ${facts.pending_mail}`];
+  const live = (['critical', 'alert', 'info'] as const).filter((severity) => facts.notices[severity] > 0).map((severity) => `${facts.notices[severity]} ${severity}`);
+  parts.push(live.length > 0 ? `notices ${live.join(', ')}` : 'no notices');
+  return parts.join(' · ');
+}
