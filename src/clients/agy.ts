@@ -3,19 +3,30 @@
  * of its own under `.agents/plugins/agent-bus/` (agy only starts MCP servers
  * configured per user or bundled with a plugin). The folder is ours whole;
  * nothing of the user's under `.agents/` is touched. agy has no prompt-submit
- * event: the prompt hook runs before each model call (PreInvocation).
+ * event: the prompt hook runs before each model call (PreInvocation), so it
+ * also carries the notices (critical and alert ones at every model call).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isObject, jsonText, readJsonConfig, shellQuote } from '../init/files.js';
+import { channelsInCommand, isObject, jsonText, readJsonConfig, shellQuote } from '../init/files.js';
+import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 
 export function pluginFolder(repo: string): string {
   return join(repo, '.agents', 'plugins', 'agent-bus');
 }
 
-function hookCommand(bin: string, name: string, subcommand: string): string {
-  return `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client agy || true`;
+function hookCommand(bin: string, name: string, subcommand: string, channels: string | null): string {
+  const subscribe = channels === null ? '' : ` AGENT_BUS_CHANNELS=${shellQuote(channels)}`;
+  return `AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client agy || true`;
+}
+
+/** The subscriptions in our PreInvocation command (an earlier run's, perhaps edited), else the default. */
+function currentChannels(hooksPath: string): string {
+  const read = readJsonConfig(hooksPath);
+  const ours = read.kind === 'ok' && isObject(read.value['agent-bus']) ? read.value['agent-bus'].PreInvocation : undefined;
+  const first = Array.isArray(ours) && isObject(ours[0]) ? ours[0].command : undefined;
+  return channelsInCommand(first) ?? DEFAULT_SUBSCRIPTIONS;
 }
 
 export const agyWiring: ClientWiring = {
@@ -57,8 +68,8 @@ export const agyWiring: ClientWiring = {
           before: current(hooksPath),
           after: jsonText({
             'agent-bus': {
-              PreInvocation: [{ type: 'command', command: hookCommand(bin, name, 'hook-user-prompt') }],
-              Stop: [{ type: 'command', command: hookCommand(bin, name, 'hook-stop') }],
+              PreInvocation: [{ type: 'command', command: hookCommand(bin, name, 'hook-user-prompt', currentChannels(hooksPath)) }],
+              Stop: [{ type: 'command', command: hookCommand(bin, name, 'hook-stop', null) }],
             },
           }),
         },

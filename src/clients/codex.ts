@@ -8,7 +8,8 @@
  */
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
+import { channelsInHooks, isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
+import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 import { readFileSync } from 'node:fs';
 
@@ -17,9 +18,13 @@ export const BLOCK_END = '# <<< agent-bus <<<';
 /** Codex starts MCP servers with a minimal environment: these pass through. */
 export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_AUDIT_LOG'];
 const HOOK_EVENTS: Array<[string, string]> = [
+  ['SessionStart', 'hook-session-start'],
   ['UserPromptSubmit', 'hook-user-prompt'],
+  ['PreToolUse', 'hook-pre-tool'],
   ['Stop', 'hook-stop'],
 ];
+/** Hooks that show notices, so carry the subscriptions (Codex gives hooks only its own environment). */
+const NOTICE_HOOKS = new Set(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
 
 type TomlRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 
@@ -79,8 +84,9 @@ export function codexBlock(bin: string, name: string, repo: string): string {
   ].join('\n');
 }
 
-function hookCommand(bin: string, subcommand: string): string {
-  return `${shellQuote(bin)} ${subcommand} --client codex || true`;
+function hookCommand(bin: string, subcommand: string, channels: string): string {
+  const subscribe = NOTICE_HOOKS.has(subcommand) ? `AGENT_BUS_CHANNELS=${shellQuote(channels)} ` : '';
+  return `${subscribe}${shellQuote(bin)} ${subcommand} --client codex || true`;
 }
 
 
@@ -133,9 +139,11 @@ export const codexWiring: ClientWiring = {
 
     const hooksValue: JsonObject = hooksRead.kind === 'ok' ? structuredClone(hooksRead.value) : {};
     const hooks = isObject(hooksValue.hooks) ? hooksValue.hooks : {};
+    // The subscriptions are edited in the hook commands: an earlier run's (or the user's) value is kept.
+    const channels = channelsInHooks(hooks, ['UserPromptSubmit', 'SessionStart', 'PreToolUse']) ?? DEFAULT_SUBSCRIPTIONS;
     for (const [event, subcommand] of HOOK_EVENTS) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, 'codex')) : [];
-      kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand) }] });
+      kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand, channels) }] });
       hooks[event] = kept;
     }
     hooksValue.hooks = hooks;

@@ -1,25 +1,50 @@
 /**
  * The opencode plugin `agent-bus init` generates. opencode has no shell hooks,
- * so the plugin runs the hook commands itself: mail goes into the system
- * prompt before each model request (repeated for the rest of the turn, since
- * that addition is not kept in the transcript), and when a session goes idle
- * with mail it must act on, the plugin starts one follow-up turn.
+ * so the plugin runs the hook commands itself, at the points that match:
+ * - a session's first model request: `hook-session-start` (notices due to it);
+ * - the first model request of each user turn: `hook-user-prompt` (mail, then
+ *   notices); opencode keeps no system-prompt addition in the transcript, so
+ *   the turn's text is repeated at each request of that turn;
+ * - before each tool call: `hook-pre-tool` (critical notices), shown at the
+ *   model request that follows the tool;
+ * - when a session goes idle with mail it must act on: one follow-up turn.
+ * The subscriptions (CHANNELS) are the one line a user edits; init keeps it.
  */
-export const PLUGIN_MARKER = '// Managed by `agent-bus init` — regenerated on every run; edits are lost.';
+export const PLUGIN_MARKER = '// Managed by `agent-bus init` — regenerated on every run; only the CHANNELS line is kept.';
 
-/** The plugin's source, with the binary and agent name embedded as JSON string literals. */
-export function opencodePluginSource(bin: string, name: string): string {
+/** Older plugins said every edit was lost: they are ours all the same. */
+export const PLUGIN_MARKERS = [PLUGIN_MARKER, '// Managed by `agent-bus init` — regenerated on every run; edits are lost.'];
+
+/** The subscriptions in a plugin init wrote earlier (perhaps edited since), or null. */
+export function pluginChannels(source: string): string | null {
+  const match = /^const CHANNELS = ("(?:[^"\\\n]|\\.)*");/m.exec(source);
+  if (!match) return null;
+  try {
+    const value: unknown = JSON.parse(match[1] as string);
+    return typeof value === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The plugin's source, with the binary, agent name and subscriptions embedded as JSON string literals. */
+export function opencodePluginSource(bin: string, name: string, channels: string): string {
   return `${PLUGIN_MARKER}
-// agent-bus for opencode: shows new mail to the model and asks for a follow-up turn when mail waits.
+// agent-bus for opencode: shows new mail and notices to the model and asks for a follow-up turn when mail waits.
 import { spawn } from 'node:child_process';
 
+// The notice channels this repo's sessions receive (comma-separated; * for all; empty for global notices only).
+const CHANNELS = ${JSON.stringify(channels)};
 const BIN = ${JSON.stringify(bin)};
 const NAME = ${JSON.stringify(name)};
 const TIMEOUT_MS = Number(process.env.AGENT_BUS_HOOK_TIMEOUT_MS) || 10000;
 
 export const AgentBus = async ({ client, directory }) => {
   const stuck = new Set();
-  const mail = new Map();
+  const started = new Set();
+  const turnStarting = new Set();
+  const turnText = new Map();
+  const beforeTool = new Map();
   const checking = new Set();
 
   // Run one hook; never throws, never waits past TIMEOUT_MS, never restarts a hook that is still stuck.
@@ -38,7 +63,7 @@ export const AgentBus = async ({ client, directory }) => {
       try {
         child = spawn(BIN, [subcommand, '--client', 'opencode'], {
           cwd: directory,
-          env: { ...process.env, AGENT_BUS_NAME: NAME },
+          env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_CHANNELS: CHANNELS },
           stdio: ['pipe', 'pipe', 'ignore'],
         });
       } catch {
@@ -61,16 +86,44 @@ export const AgentBus = async ({ client, directory }) => {
   };
 
   return {
+    'chat.message': async (input) => {
+      const sessionID = input?.sessionID;
+      if (!sessionID) return;
+      turnStarting.add(sessionID);
+      turnText.delete(sessionID);
+    },
     'experimental.chat.system.transform': async (input, output) => {
       try {
         const sessionID = input?.sessionID;
-        const text = await run('hook-user-prompt', sessionID);
-        const turn = mail.get(sessionID) ?? [];
-        if (text) turn.push(text);
-        mail.set(sessionID, turn);
-        if (turn.length > 0) output.system.push(turn.join('\\n'));
+        const turn = turnText.get(sessionID) ?? [];
+        if (!started.has(sessionID)) {
+          started.add(sessionID);
+          const text = await run('hook-session-start', sessionID);
+          if (text) turn.push(text);
+        }
+        // A turn starts at the first request after a user message (or the first this plugin sees).
+        if (turnStarting.has(sessionID) || !turnText.has(sessionID)) {
+          turnStarting.delete(sessionID);
+          const text = await run('hook-user-prompt', sessionID);
+          if (text) turn.push(text);
+        }
+        turnText.set(sessionID, turn);
+        const critical = beforeTool.get(sessionID);
+        beforeTool.delete(sessionID);
+        const parts = critical ? [...turn, critical] : turn;
+        if (parts.length > 0) output.system.push(parts.join('\\n'));
       } catch {
         // The model request goes ahead without mail.
+      }
+    },
+    'tool.execute.before': async (input) => {
+      try {
+        const sessionID = input?.sessionID;
+        if (!sessionID) return;
+        const text = await run('hook-pre-tool', sessionID);
+        if (text) beforeTool.set(sessionID, text);
+      } catch {
+        // The tool runs without notices.
       }
     },
     event: async ({ event }) => {
@@ -80,7 +133,7 @@ export const AgentBus = async ({ client, directory }) => {
         if (!idle || !sessionID || checking.has(sessionID)) return;
         checking.add(sessionID);
         try {
-          mail.delete(sessionID);
+          turnText.delete(sessionID);
           const session = await client.session.get({ path: { id: sessionID } });
           if (session?.data?.parentID ?? session?.parentID) return; // A subagent's session: its parent handles mail.
           const answer = await run('hook-stop', sessionID);

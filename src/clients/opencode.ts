@@ -1,14 +1,16 @@
 /**
  * What `agent-bus init` writes for opencode: the MCP server merged into
  * `.opencode/opencode.json` (comments and the rest of the file kept), and the
- * generated plugin `.opencode/plugins/agent-bus.js`.
+ * generated plugin `.opencode/plugins/agent-bus.js`, which carries the
+ * subscriptions (kept across runs once the user edits them).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
 import { isObject } from '../init/files.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
-import { opencodePluginSource, PLUGIN_MARKER } from './opencode-plugin.js';
+import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './opencode-plugin.js';
+import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
 
 type TextRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 
@@ -36,7 +38,7 @@ export const opencodeWiring: ClientWiring = {
     const config = readText(configPath);
     if (config.kind === 'unreadable') return { status: 'unreadable', previousName: null, problem: `${configPath}: ${config.reason}, left alone` };
     const plugin = readText(pluginPath);
-    if (plugin.kind === 'ok' && !plugin.text.startsWith(PLUGIN_MARKER)) return { status: 'handwritten', previousName: null };
+    if (plugin.kind === 'ok' && !PLUGIN_MARKERS.some((marker) => plugin.text.startsWith(marker))) return { status: 'handwritten', previousName: null };
     if (config.kind === 'missing') return { status: plugin.kind === 'ok' ? 'managed' : 'absent', previousName: null };
     const parsed = parseJsonc(config.text);
     if (!parsed.ok) return { status: 'unreadable', previousName: null, problem: `${configPath}: it is not valid JSON with comments, left alone` };
@@ -61,7 +63,11 @@ export const opencodeWiring: ClientWiring = {
     return {
       files: [
         { path: configPath, before, after: after.endsWith('\n') ? after : `${after}\n` },
-        { path: pluginPath, before: plugin.kind === 'ok' ? plugin.text : null, after: opencodePluginSource(bin, name) },
+        {
+          path: pluginPath,
+          before: plugin.kind === 'ok' ? plugin.text : null,
+          after: opencodePluginSource(bin, name, (plugin.kind === 'ok' ? pluginChannels(plugin.text) : null) ?? DEFAULT_SUBSCRIPTIONS),
+        },
       ],
     };
   },

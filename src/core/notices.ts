@@ -7,6 +7,9 @@
 import { InvalidInputError } from './errors.js';
 import { intSetting, type Env } from './settings.js';
 
+/** What init subscribes a repo's sessions to: the spec's default profile. Users edit it per repo. */
+export const DEFAULT_SUBSCRIPTIONS = 'brain,amygdala';
+
 export const SEVERITIES = ['critical', 'alert', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 

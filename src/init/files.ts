@@ -60,11 +60,36 @@ export function shellQuote(word: string): string {
  */
 export function isOurHookGroup(group: unknown, client: string): boolean {
   if (!isObject(group) || !Array.isArray(group.hooks)) return false;
-  const tagged = new RegExp(`\\bhook-(user-prompt|stop) --client ${client}\\b`);
+  const tagged = new RegExp(`\\bhook-(user-prompt|stop|session-start|pre-tool) --client ${client}\\b`);
   return group.hooks.some((hook) => {
     if (!isObject(hook) || typeof hook.command !== 'string') return false;
     const command = hook.command;
     if (tagged.test(command)) return true;
     return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
   });
+}
+
+/** The subscriptions written into a command line by an earlier init (and perhaps edited since), or null. */
+export function channelsInCommand(command: unknown): string | null {
+  if (typeof command !== 'string') return null;
+  const match = /\bAGENT_BUS_CHANNELS=(?:'((?:[^']|'\\'')*)'|([^\s']*))/.exec(command);
+  if (!match) return null;
+  return match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : (match[2] ?? '');
+}
+
+/** The first of our hook commands in a hooks object that names subscriptions. */
+export function channelsInHooks(hooks: unknown, events: string[]): string | null {
+  if (!isObject(hooks)) return null;
+  for (const event of events) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const handlers = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [group];
+      for (const handler of handlers) {
+        const found = isObject(handler) ? channelsInCommand(handler.command) : null;
+        if (found !== null) return found;
+      }
+    }
+  }
+  return null;
 }

@@ -41,10 +41,24 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
   const hooks = readFileSync(join(one, '.codex', 'hooks.json'), 'utf8');
   assert.equal(hooks, readFileSync(join(two, '.codex', 'hooks.json'), 'utf8'), 'identical in every repo, so one approval covers them');
   const parsed = JSON.parse(hooks) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
-  assert.equal(parsed.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command, `${CLI} hook-user-prompt --client codex || true`);
+  for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool']]) {
+    // Codex gives hooks only its own environment: the subscriptions ride in the command.
+    assert.equal(parsed.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_CHANNELS=brain,amygdala ${CLI} ${subcommand} --client codex || true`, event);
+  }
   assert.equal(parsed.hooks.Stop?.[0]?.hooks[0]?.command, `${CLI} hook-stop --client codex || true`);
   assert.equal(parsed.hooks.Stop?.[0]?.matcher, undefined);
   assert.doesNotMatch(hooks, /AGENT_BUS_NAME/);
+}));
+
+test('subscriptions edited in the hook commands are kept by a re-run', withTempBus((bus) => {
+  const path = repo(bus, 'ops');
+  assert.equal(init(bus, [], path).code, 0);
+  const hooksPath = join(path, '.codex', 'hooks.json');
+  writeFileSync(hooksPath, readFileSync(hooksPath, 'utf8').replaceAll('AGENT_BUS_CHANNELS=brain,amygdala', "AGENT_BUS_CHANNELS='*'"));
+  assert.equal(init(bus, ['--bin-path', '/opt/agent-bus'], path).code, 0);
+  const parsed = JSON.parse(readFileSync(hooksPath, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+  assert.equal(parsed.hooks.PreToolUse?.[0]?.hooks[0]?.command, "AGENT_BUS_CHANNELS='*' /opt/agent-bus hook-pre-tool --client codex || true");
+  assert.equal(parsed.hooks.PreToolUse?.length, 1);
 }));
 
 test("the user's tables and comments stay byte for byte; re-runs are identical; a rename rewrites only our span", withTempBus((bus) => {

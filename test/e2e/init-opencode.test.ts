@@ -10,6 +10,8 @@ import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env
 const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');
 
 type Hooks = {
+  'chat.message': (input: { sessionID: string }) => Promise<void>;
+  'tool.execute.before': (input: { sessionID: string; tool: string }) => Promise<void>;
   'experimental.chat.system.transform': (input: { sessionID: string }, output: { system: string[] }) => Promise<void>;
   event: (input: { event: { type: string; properties?: Record<string, unknown> } }) => Promise<void>;
 };
@@ -23,7 +25,7 @@ function repo(bus: TempBus, name: string): string {
 interface Harness {
   hooks: Hooks;
   prompts: Array<{ id: string; text: string }>;
-  calls(): Array<{ subcommand: string; name: string; cwd: string }>;
+  calls(): Array<{ subcommand: string; name: string; channels?: string; cwd: string }>;
 }
 
 async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?: number, parents: Record<string, string> = {}): Promise<Harness> {
@@ -52,7 +54,7 @@ async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?
     readFileSync(log, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { subcommand: string; name: string; cwd: string });
+      .map((line) => JSON.parse(line) as { subcommand: string; name: string; channels?: string; cwd: string });
   return { hooks, prompts, calls };
 }
 
@@ -84,16 +86,41 @@ test('opencode.json is merged with its comments kept; the plugin is marked and v
   assert.ok(existsSync(pluginPath) && readFileSync(pluginPath, 'utf8') === '// my own plugin\n');
 }));
 
-test('mail reaches the system prompt and is repeated for the rest of the turn; idle starts clean', withTempBus(async (bus) => {
-  const { hooks, calls } = await harness(bus, { 'hook-user-prompt': ['[agent-bus] first', '', '[agent-bus] second', ''], 'hook-stop': [''] });
-  assert.deepEqual(await request(hooks), ['base', '[agent-bus] first']);
-  assert.deepEqual(await request(hooks), ['base', '[agent-bus] first']);
-  assert.deepEqual(await request(hooks), ['base', '[agent-bus] first\n[agent-bus] second']);
+test('each hook runs at its moment: session start once, the prompt hook once per turn (its text repeated), pre-tool before each tool', withTempBus(async (bus) => {
+  const { hooks, calls } = await harness(bus, {
+    'hook-session-start': ['[agent-bus] start'],
+    'hook-user-prompt': ['[agent-bus] first', '[agent-bus] second'],
+    'hook-pre-tool': ['[agent-bus] critical', ''],
+    'hook-stop': [''],
+  });
+  await hooks['chat.message']({ sessionID: 's-1' });
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] start\n[agent-bus] first'], 'the title request');
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] start\n[agent-bus] first'], 'repeated for the rest of the turn');
+  await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'bash' });
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] start\n[agent-bus] first\n[agent-bus] critical'], 'critical notices follow the tool call');
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] start\n[agent-bus] first'], 'shown once per tool call');
+  await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'bash' });
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] start\n[agent-bus] first']);
+  await hooks['chat.message']({ sessionID: 's-1' });
+  assert.deepEqual(await request(hooks), ['base', '[agent-bus] second'], 'a new turn: the prompt hook again, session start not');
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
-  assert.deepEqual(await request(hooks), ['base']);
+  const counts = (subcommand: string): number => calls().filter((call) => call.subcommand === subcommand).length;
+  assert.deepEqual([counts('hook-session-start'), counts('hook-user-prompt'), counts('hook-pre-tool'), counts('hook-stop')], [1, 2, 2, 1]);
   const first = calls()[0];
-  assert.equal(first?.subcommand, 'hook-user-prompt');
+  assert.equal(first?.subcommand, 'hook-session-start');
   assert.match(first?.name ?? '', /\/opencode$/, 'the hook speaks as the wired name');
+  assert.ok(calls().every((call) => call.channels === 'brain,amygdala'), 'every hook gets the subscriptions');
+}));
+
+test('subscriptions edited in the plugin are kept when init regenerates it', withTempBus((bus) => {
+  const path = repo(bus, 'edited');
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  const pluginPath = join(path, '.opencode', 'plugins', 'agent-bus.js');
+  writeFileSync(pluginPath, readFileSync(pluginPath, 'utf8').replace('const CHANNELS = "brain,amygdala";', 'const CHANNELS = "deploy,*";'));
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', '/opt/agent-bus'], { env: bus.env, cwd: path }).code, 0);
+  const regenerated = readFileSync(pluginPath, 'utf8');
+  assert.match(regenerated, /^const CHANNELS = "deploy,\*";$/m);
+  assert.match(regenerated, /^const BIN = "\/opt\/agent-bus";$/m);
 }));
 
 test('mail waiting when the session goes idle starts one follow-up turn; subagents are left alone', withTempBus(async (bus) => {
@@ -114,9 +141,12 @@ test('a hanging hook never holds a model request, and a stuck one is not spawned
   const started = Date.now();
   assert.deepEqual(await request(slow.hooks), ['base']);
   assert.ok(Date.now() - started < 1500, 'the request went ahead at the timeout');
-  const stuck = await harness(bus, { 'hook-user-prompt': [''], 'hook-stop': [''], delayMs: { 'hook-user-prompt': 1000 } }, 1000);
+  const stuck = await harness(bus, { 'hook-user-prompt': [''], 'hook-stop': [''], delayMs: { 'hook-user-prompt': 4000 } }, 1000);
   const begun = Date.now();
-  for (let index = 0; index < 3; index++) await request(stuck.hooks);
+  for (let index = 0; index < 3; index++) {
+    await stuck.hooks['chat.message']({ sessionID: 's-1' });
+    await request(stuck.hooks);
+  }
   await request(stuck.hooks, 's-2');
   assert.ok(Date.now() - begun < 4500);
   assert.equal(stuck.calls().filter((call) => call.subcommand === 'hook-user-prompt').length, 1, 'one stuck hook, never restarted');

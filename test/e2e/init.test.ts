@@ -9,6 +9,8 @@ import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../help
 interface Settings {
   permissions: { allow: string[] };
   hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string }> }>>;
+  env?: Record<string, string>;
+  statusLine?: { type: string; command: string };
 }
 
 const withBus = withTempBus;
@@ -36,16 +38,42 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   assert.equal(mcp.mcpServers['agent-bus']?.command, CLI);
   assert.deepEqual(mcp.mcpServers['agent-bus']?.env, { AGENT_BUS_NAME: 'acme-dev/claude', AGENT_BUS_REPO: path });
   const settings = read(join(path, '.claude', 'settings.json')) as Settings;
-  assert.deepEqual(settings.permissions.allow, ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'tail_audit', 'set_session'].map((tool) => `mcp__agent-bus__${tool}`));
-  assert.equal(settings.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-user-prompt --client claude || true`);
-  assert.equal(settings.hooks.Stop?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-stop --client claude || true`);
+  const tools = ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'tail_audit', 'set_session', 'channel_publish', 'channel_list', 'channel_acknowledge'];
+  assert.deepEqual(settings.permissions.allow, tools.map((tool) => `mcp__agent-bus__${tool}`));
+  for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool'], ['Stop', 'hook-stop']]) {
+    assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} ${subcommand} --client claude || true`, event);
+  }
+  assert.deepEqual(settings.env, { AGENT_BUS_CHANNELS: 'brain,amygdala' }, 'the default subscriptions, in the env block');
+  assert.deepEqual(settings.statusLine, { type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} statusline --client claude` });
   const before = [readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')];
   const again = init(bus, [], path);
   assert.match(again.stdout, /nothing to do\.\n$/);
   assert.deepEqual([readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')], before, 'byte-identical');
   const rerun = read(join(path, '.claude', 'settings.json')) as Settings;
-  assert.deepEqual([rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.permissions.allow.length], [1, 1, 7], 'nothing added twice');
+  assert.deepEqual(
+    [rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.hooks.SessionStart?.length, rerun.hooks.PreToolUse?.length, rerun.permissions.allow.length],
+    [1, 1, 1, 1, 10],
+    'nothing added twice',
+  );
   assert.ok(!readdirSync(path).some((file) => file.includes('agent-bus-tmp')) && !readdirSync(join(path, '.claude')).some((file) => file.includes('agent-bus-tmp')));
+}));
+
+test('subscriptions a user edited and a status line of their own survive a re-run', withBus((bus) => {
+  const path = repo(bus, 'shop');
+  assert.equal(init(bus, [], path).code, 0);
+  const settingsPath = join(path, '.claude', 'settings.json');
+  const edited = read(settingsPath) as Settings;
+  edited.env = { AGENT_BUS_CHANNELS: 'brain,deploy', OTHER: '1' };
+  writeFileSync(settingsPath, JSON.stringify(edited));
+  assert.equal(init(bus, ['--force'], path).code, 0);
+  assert.deepEqual((read(settingsPath) as Settings).env, { AGENT_BUS_CHANNELS: 'brain,deploy', OTHER: '1' });
+  const mine = { ...(read(settingsPath) as Settings), statusLine: { type: 'command', command: 'my-status' } };
+  writeFileSync(settingsPath, JSON.stringify(mine));
+  assert.equal(init(bus, ['--force', '--bin-path', '/opt/agent-bus'], path).code, 0);
+  const after = read(settingsPath) as Settings;
+  assert.deepEqual(after.statusLine, { type: 'command', command: 'my-status' }, 'a status line of the user\'s own is left alone');
+  assert.match(after.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? '', /^AGENT_BUS_NAME=shop\/claude \/opt\/agent-bus hook-pre-tool/, 'our hooks follow the new binary');
+  assert.equal(after.hooks.PreToolUse?.length, 1);
 }));
 
 test('what is not ours is kept; hand-written entries need --force; unparseable files are never touched', withBus((bus) => {
