@@ -28,10 +28,11 @@ const standard: HookDialect = {
   preTool: additionalContext('PreToolUse'),
 };
 
+// Codex reads output starting with '[' as JSON (and drops it when it is not): always answer in JSON.
 const codex: HookDialect = {
   prompt: additionalContext('UserPromptSubmit'),
   stop: standard.stop,
-  sessionStart: plain,
+  sessionStart: additionalContext('SessionStart'),
   preTool: additionalContext('PreToolUse'),
 };
 

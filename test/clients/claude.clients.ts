@@ -90,3 +90,44 @@ test('mail arriving during a turn keeps Claude Code working until the inbox is e
     s.bus.cleanup();
   }
 });
+
+/** How many times `needle` occurs in `haystack`. */
+function occurrences(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
+}
+
+test('notices: a critical one reaches the model before each tool call, an info one exactly once, an unsubscribed one never', { skip }, async () => {
+  const s = setup();
+  // init subscribed the repo to brain and amygdala.
+  for (const args of [
+    ['channel', 'publish', 'amygdala', 'CRITICAL-NOTICE-MARKER db replica lag', '-s', 'critical'],
+    ['channel', 'publish', 'brain', 'INFO-NOTICE-MARKER hot arcs', '-s', 'info'],
+    ['channel', 'publish', 'ops', 'UNSUBSCRIBED-NOTICE-MARKER', '-s', 'critical'],
+  ]) {
+    const published = runCli(args, { env: s.bus.env });
+    assert.equal(published.code, 0, published.stderr);
+  }
+  const model = await startFakeAnthropic((_body, _raw, index): Reply => {
+    if (index === 1) return { tool: 'mcp__agent-bus__list_agents', input: {} };
+    if (index === 2) return { tool: 'mcp__agent-bus__channel_list', input: {} };
+    return { text: 'done' };
+  });
+  try {
+    const run = await runClaude(s, model, 'check the fleet');
+    assert.equal(run.code, 0, run.stderr);
+    const last = model.requests.at(-1) ?? '';
+    assert.ok(model.requests.length >= 3, `two tool calls were made (${model.requests.length} requests)`);
+    for (const tool of ['list_agents', 'channel_list']) {
+      const context = `PreToolUse:mcp__agent-bus__${tool} hook additional context`;
+      const at = last.indexOf(context);
+      assert.ok(at >= 0, `the pre-tool hook's context before ${tool} reached the model`);
+      assert.ok(last.slice(at, at + 600).includes('CRITICAL-NOTICE-MARKER'), `the critical notice is in it (${tool})`);
+    }
+    assert.equal(occurrences(model.requests[0] ?? '', 'CRITICAL-NOTICE-MARKER') >= 1, true, 'critical at the first turn too');
+    assert.equal(occurrences(last, 'INFO-NOTICE-MARKER'), 1, 'the info notice was shown once in the whole session');
+    assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')), 'a channel the repo does not subscribe to never reaches it');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});

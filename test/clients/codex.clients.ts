@@ -85,3 +85,32 @@ test('mail arriving during a turn keeps Codex working until the inbox is empty',
     s.bus.cleanup();
   }
 });
+
+test('notices: a critical one reaches the model between a tool call and its output, an info one once', { skip }, async () => {
+  const s = setup();
+  for (const args of [
+    ['channel', 'publish', 'amygdala', 'CRITICAL-NOTICE-MARKER', '-s', 'critical'],
+    ['channel', 'publish', 'brain', 'INFO-NOTICE-MARKER', '-s', 'info'],
+    ['channel', 'publish', 'ops', 'UNSUBSCRIBED-NOTICE-MARKER', '-s', 'critical'],
+  ]) {
+    assert.equal(runCli(args, { env: s.bus.env }).code, 0);
+  }
+  const model = await startFakeResponses((body): ResponsesReply =>
+    hasToolOutput(body) ? { text: 'done' } : { namespace: 'mcp__agent_bus', name: 'channel_list', input: {} },
+  );
+  try {
+    const run = await runCodex(s, model, 'check the fleet');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const last = model.requests.at(-1) ?? '';
+    // Codex places PreToolUse context as a developer message between the call and its output.
+    const call = last.indexOf('"function_call"');
+    const output = last.indexOf('"function_call_output"');
+    assert.ok(call >= 0 && output > call, `a tool call was made (${model.requests.length} requests)`);
+    assert.ok(last.slice(call, output).includes('CRITICAL-NOTICE-MARKER'), 'the pre-tool hook showed the critical notice before the tool ran');
+    assert.equal(last.split('INFO-NOTICE-MARKER').length - 1, 1, 'the info notice was shown once (at session start)');
+    assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')));
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
