@@ -30,6 +30,7 @@ import { openBus } from '../src/runtime.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import type { Store } from '../src/store/types.js';
 import { hookStartup } from './hooks.js';
+import { noticeFilter, preToolStartup } from './notices.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { seedLargeBus } from './seed.js';
 import {
@@ -413,6 +414,8 @@ const SECTIONS: Section[] = [
   // No goal is set for ten messages; the ceiling is ours, to notice a regression.
   { id: 'hook-prompt-10', title: "'hook-user-prompt', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10) },
   { id: 'hook-stop-10', title: "'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10) },
+  { id: 'hook-pre-tool-10k', title: "'hook-pre-tool', 10,000 live notices, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: preToolStartup },
+  { id: 'notice-filter-10k', title: 'notice filter, 10,000 live notices', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: noticeFilter },
   { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
   { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },
   // The issue sets no goal for start-up; a client waits for it once per session, so a second is the ceiling we hold it to.

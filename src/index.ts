@@ -3,7 +3,7 @@ export { Bus, readerIdentity } from './core/bus.js';
 export type { SendRequest, SendResult, ReadRequest, ForgetResult } from './core/bus.js';
 export { openBus, publishNotice } from './runtime.js';
 export { ChannelFullError, Notices } from './core/notice-ops.js';
-export type { PublishRequest, PublishResult, NoticeView } from './core/notice-ops.js';
+export type { ChannelView, PublishRequest, PublishResult, NoticeView } from './core/notice-ops.js';
 export { parseSubscriptions, SEVERITIES } from './core/notices.js';
 export type { Severity, Subscriptions } from './core/notices.js';
 export { busPaths } from './core/paths.js';

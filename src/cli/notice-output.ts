@@ -1,6 +1,5 @@
 /** How the CLI prints notices and channels. */
-import type { NoticeView, PublishResult } from '../core/notice-ops.js';
-import type { ChannelCount } from '../store/types.js';
+import type { ChannelView, NoticeView, PublishResult } from '../core/notice-ops.js';
 import { clockTime, oneLine, pad, printable } from './format.js';
 import type { Style } from './style.js';
 
@@ -19,13 +18,13 @@ export function publishedLine(result: PublishResult, style: Style): string {
   return `published ${severityLabel(result.severity, style)} notice ${result.notice_id} to ${where}, until ${clockTime(result.expires_at)}${evicted}\n`;
 }
 
-export function channelTable(channels: ChannelCount[]): string {
+export function channelTable(channels: ChannelView[]): string {
   if (channels.length === 0) return '(no live notices)\n';
   const width = Math.max(10, ...channels.map((row) => channelLabel(row.channel).length + 2));
   const lines = channels.map(
     (row) =>
       `${pad(channelLabel(row.channel), width)}${row.total} notice${row.total === 1 ? '' : 's'}  ` +
-      `(${row.critical} critical, ${row.alert} alert, ${row.info} info)  last expires ${clockTime(row.lastExpiry)}`,
+      `(${row.critical} critical, ${row.alert} alert, ${row.info} info)  last expires ${clockTime(row.last_expiry)}`,
   );
   return `${lines.join('\n')}\n`;
 }

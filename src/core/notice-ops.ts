@@ -108,7 +108,7 @@ export function buildNotice(request: PublishRequest, micros = nowMicros()): Noti
   };
 }
 
-function noticeRow(event: 'publish' | 'acknowledge' | 'clear' | 'evict', ts: string, actor: string, notice: NoticeRecord): AuditRow {
+function noticeRow(event: 'publish' | 'acknowledge' | 'clear' | 'evict' | 'expire', ts: string, actor: string, notice: NoticeRecord): AuditRow {
   const digest = digestBody(notice.body);
   return {
     ts,
@@ -124,6 +124,17 @@ function noticeRow(event: 'publish' | 'acknowledge' | 'clear' | 'evict', ts: str
     severity: notice.severity,
     expires_at: notice.expiresAt,
   };
+}
+
+/** A channel's live notices, by severity (channel null: the global notices). */
+export interface ChannelView {
+  channel: string | null;
+  total: number;
+  critical: number;
+  alert: number;
+  info: number;
+  /** When the last of its live notices runs out. */
+  last_expiry: string;
 }
 
 export class ChannelFullError extends BusError {}
@@ -150,7 +161,7 @@ export class Notices {
     const notice = buildNotice(request);
     const now = notice.createdAt;
     const cap = this.cap;
-    const { evicted } = await this.store.publishNotice({
+    const { evicted, expired } = await this.store.publishNotice({
       notice,
       now,
       evict(live) {
@@ -164,7 +175,12 @@ export class Notices {
         return victims;
       },
     });
-    this.audit.append([noticeRow('publish', now, actor || 'operator', notice), ...evicted.map((victim) => noticeRow('evict', now, actor || 'operator', victim))]);
+    const who = actor || 'operator';
+    this.audit.append([
+      ...expired.map((old) => noticeRow('expire', now, who, old)),
+      noticeRow('publish', now, who, notice),
+      ...evicted.map((victim) => noticeRow('evict', now, who, victim)),
+    ]);
     return { ...noticeView(notice), evicted: evicted.map((victim) => victim.noticeId) };
   }
 
@@ -173,8 +189,9 @@ export class Notices {
     return rows.map((row) => ({ ...noticeView(row), delivered_to: row.deliveredTo, acknowledged_by: row.acknowledgedBy }));
   }
 
-  async channels(): Promise<ChannelCount[]> {
-    return this.store.channelCounts(nowStamp());
+  async channels(): Promise<ChannelView[]> {
+    const rows: ChannelCount[] = await this.store.channelCounts(nowStamp());
+    return rows.map((row) => ({ channel: row.channel, total: row.total, critical: row.critical, alert: row.alert, info: row.info, last_expiry: row.lastExpiry }));
   }
 
   async acknowledge(noticeId: string, session: string): Promise<NoticeView> {

@@ -24,6 +24,8 @@ export const MAX_TITLE_LENGTH = 200;
 export const DEFAULT_NOTICES_PER_TURN = 8;
 /** Below Claude Code's 10,000-character limit on one hook's output, with room for the framing. */
 export const DEFAULT_HOOK_OUTPUT_BYTES = 9000;
+/** Smallest budget accepted: room for the framing and a notice of a few lines. */
+export const MIN_HOOK_OUTPUT_BYTES = 1000;
 
 export interface NoticeRecord {
   noticeId: string;
@@ -86,6 +88,7 @@ export function parseChannel(raw: string | undefined | null): string | null {
 
 export function parsePriority(raw: string | number | undefined | null): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_PRIORITY;
+  if (typeof raw === 'string' && !/^\s*-?\d+\s*$/.test(raw)) throw new InvalidInputError(`bad priority '${raw}': use a whole number from -1000 to 1000`);
   const value = typeof raw === 'number' ? raw : Number(raw.trim());
   if (!Number.isInteger(value) || value < -1000 || value > 1000) throw new InvalidInputError(`bad priority '${raw}': use a whole number from -1000 to 1000`);
   return value;
@@ -148,7 +151,7 @@ export interface NoticeCaps {
 export function noticeCaps(env: Env): NoticeCaps {
   return {
     perTurn: intSetting(env, 'AGENT_BUS_NOTICES_PER_TURN', DEFAULT_NOTICES_PER_TURN, 1),
-    maxBytes: intSetting(env, 'AGENT_BUS_NOTICE_MAX_BYTES', DEFAULT_HOOK_OUTPUT_BYTES, 200),
+    maxBytes: intSetting(env, 'AGENT_BUS_NOTICE_MAX_BYTES', DEFAULT_HOOK_OUTPUT_BYTES, MIN_HOOK_OUTPUT_BYTES),
   };
 }
 
@@ -193,25 +196,42 @@ export function selectNotices(
   totalDue: Record<Severity, number>,
   caps: NoticeCaps,
   usedBytes: number,
-  render: (notice: NoticeCandidate) => string,
+  /** The notice as shown; with `maxBodyBytes`, its body cut to that and marked as cut. */
+  render: (notice: NoticeCandidate, maxBodyBytes?: number) => string,
 ): NoticeSelection {
   const shown: NoticeCandidate[] = [];
   const truncated = new Map<string, number>();
   let budget = caps.maxBytes - usedBytes - HEADER_ALLOWANCE;
+  /** Bytes of the critical and alert notices shown: they come back at every turn. */
+  let recurring = 0;
   for (const notice of due) {
     if (shown.length >= caps.perTurn) break;
     const size = Buffer.byteLength(render(notice), 'utf8') + 1;
     if (size <= budget) {
       shown.push(notice);
       budget -= size;
+      if (notice.severity !== 'info') recurring += size;
       continue;
     }
-    // One notice larger than the whole budget would be held back for ever: show its start instead.
-    if (shown.length === 0 && budget > MIN_CUT_BYTES) {
+    // A notice that will fit once the mail and the info notices ahead of it are shown waits for that
+    // turn. One that never will (critical and alert ones ahead of it come back at every turn) is shown
+    // now, cut to the room that is left, rather than held back for ever.
+    const fitsLater = size <= caps.maxBytes - HEADER_ALLOWANCE - recurring;
+    if (!fitsLater && budget > MIN_CUT_BYTES) {
       const frame = Buffer.byteLength(render({ ...notice, body: '' }), 'utf8') + CUT_MARKER_BYTES + 1;
-      if (budget - frame > MIN_CUT_BYTES / 2) {
+      // The rendering indents every line of a body, so the cut is found by measuring what it renders to.
+      const fits = (bytes: number): boolean => Buffer.byteLength(render(notice, bytes), 'utf8') + 1 <= budget;
+      let low = 0;
+      let high = Math.max(0, budget - frame);
+      while (low < high) {
+        const middle = Math.ceil((low + high) / 2);
+        if (fits(middle)) low = middle;
+        else high = middle - 1;
+      }
+      const limit = low;
+      if (limit > MIN_CUT_BYTES / 2) {
         shown.push(notice);
-        truncated.set(notice.noticeId, budget - frame);
+        truncated.set(notice.noticeId, limit);
         budget = 0;
       }
     }

@@ -24,7 +24,7 @@ function heldBackLine(selection: NoticeSelection): string | null {
   const count = heldBackCount(selection);
   if (count === 0) return null;
   const parts = (['critical', 'alert', 'info'] as const).filter((severity) => selection.heldBack[severity] > 0).map((severity) => `${selection.heldBack[severity]} ${severity}`);
-  return `[agent-bus] ${count} more notice(s) held back by the per-turn caps (${parts.join(', ')}); they follow at the next turn.`;
+  return `[agent-bus] ${count} more notice(s) held back by the per-turn caps (${parts.join(', ')}); they are shown as room allows.`;
 }
 
 /** The notices block of a hook's output, or null when there is nothing to show. */

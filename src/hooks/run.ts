@@ -62,7 +62,7 @@ async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session
     subscriptions: parseSubscriptions(run.env),
     caps: noticeCaps(run.env),
     usedBytes,
-    render: (notice) => renderNotice(notice),
+    render: renderNotice,
   });
   return noticeBlock(selection, moment);
 }

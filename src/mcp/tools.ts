@@ -167,7 +167,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       inputSchema: {
         channel: z.string().default(''),
         message: z.string().min(1),
-        severity: z.enum(['info', 'alert', 'critical']).default('info'),
+        severity: z.string().default('info').describe('info, alert or critical'),
         ttl: z.union([z.string(), z.number().int().positive()]).optional(),
       },
     },

@@ -162,8 +162,8 @@ export interface Store {
    * otherwise it is re-addressed to the successor.
    */
   retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }>;
-  /** Store a notice; `evict` picks, from the live notices of its channel (the new one included), which go. Throws to refuse. */
-  publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[] }>;
+  /** Store a notice (expired ones are removed first, and returned); `evict` picks, from the live notices of its channel (the new one included), which go. Throws to refuse. */
+  publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[]; expired: NoticeRecord[] }>;
   /**
    * Decide which notices a hook shows a session and, in the same transaction,
    * give the info notices shown a receipt: two hooks of one session never both show one.

@@ -80,3 +80,38 @@ test('mail sent before a turn reaches the model through the plugin', { skip }, a
     s.bus.cleanup();
   }
 });
+
+test('notices: the plugin shows a critical one after each tool call and an info one at the first turn', { skip }, async () => {
+  const s = setup();
+  for (const args of [
+    ['channel', 'publish', 'amygdala', 'CRITICAL-NOTICE-MARKER', '-s', 'critical'],
+    ['channel', 'publish', 'brain', 'INFO-NOTICE-MARKER', '-s', 'info'],
+    ['channel', 'publish', 'ops', 'UNSUBSCRIBED-NOTICE-MARKER', '-s', 'critical'],
+  ]) {
+    assert.equal(runCli(args, { env: s.bus.env }).code, 0);
+  }
+  let toolCalls = 0;
+  const model = await startFakeChat((body): ChatReply => {
+    const tool = (body.tools ?? []).map((entry) => entry.function?.name ?? '').find((name) => name.endsWith('channel_list'));
+    if (!tool) return { text: 'a title' };
+    if (toolCalls >= 1 && hasToolMessage(body)) return { text: 'done' };
+    toolCalls++;
+    return { tool, input: {} };
+  });
+  try {
+    const run = await runOpencode(s, model, 'check the fleet');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const agentRequests = model.requests.filter((raw) => raw.includes('channel_list'));
+    assert.ok(agentRequests.length >= 2, `a tool call and the request after it (${model.requests.length} requests)`);
+    const afterTool = agentRequests.at(-1) ?? '';
+    // The request after the tool carries the critical notice twice: in the turn's text and from the pre-tool hook.
+    assert.ok(afterTool.split('CRITICAL-NOTICE-MARKER').length - 1 >= 2, 'the pre-tool hook added the critical notice after the tool call');
+    assert.ok(agentRequests.every((raw) => raw.includes('INFO-NOTICE-MARKER')), 'the info notice stays in the turn it was shown in');
+    assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')));
+    const listed = json<Array<{ message: string; delivered_to: number }>>(runCli(['channel', 'list', '--notices', '--json'], { env: s.bus.env }));
+    assert.equal(listed.find((notice) => notice.message === 'INFO-NOTICE-MARKER')?.delivered_to, 1, 'shown to one session, once');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});

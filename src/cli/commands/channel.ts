@@ -22,6 +22,13 @@ function expectArgs(action: string, rest: string[], names: string[], optional = 
   }
 }
 
+/** A channel named on the command line: an empty name is a mistake here, not the global notices. */
+function namedChannel(raw: string, action: string): string {
+  const channel = parseChannel(raw);
+  if (channel === null) throw new UsageError(`channel ${action}: the channel name is empty (global notices: use --global${action === 'list' ? ' with clear, or list without a channel' : ''})`);
+  return channel;
+}
+
 async function publish(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
   expectArgs('publish', rest, ['CHANNEL', 'MESSAGE']);
   const [channel, raw] = rest as [string, string];
@@ -49,7 +56,7 @@ async function list(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): 
     io.stdout.write(json ? `${JSON.stringify(channels)}\n` : channelTable(channels));
     return 0;
   }
-  const filter = rest.length === 1 ? { channel: parseChannel(rest[0]) } : {};
+  const filter = rest.length === 1 ? { channel: namedChannel(rest[0] as string, 'list') } : {};
   const notices = await bus.notices.list({ ...filter, includeExpired: Boolean(args.values.expired) });
   io.stdout.write(json ? `${JSON.stringify(notices)}\n` : noticeTable(notices, await makeStyle(io.stdout, io.env)));
   return 0;
@@ -76,7 +83,7 @@ async function clear(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo):
   if (rest.length === 1) {
     removed = await bus.notices.clear({ noticeId: rest[0] as string });
     if (removed.length === 0) throw new UsageError(`channel clear: no notice with id '${rest[0]}'`);
-  } else if (byChannel !== undefined) removed = await bus.notices.clear({ channel: parseChannel(byChannel) ?? null });
+  } else if (byChannel !== undefined) removed = await bus.notices.clear({ channel: namedChannel(byChannel, 'clear') });
   else if (args.values.global) removed = await bus.notices.clear({ channel: null });
   else removed = await bus.notices.clear({ all: true });
   if (args.values.json) io.stdout.write(`${JSON.stringify({ cleared: removed.length, notice_ids: removed.map((notice) => notice.notice_id) })}\n`);

@@ -649,12 +649,12 @@ export class SqliteStore implements Store {
     this.immediate(() => this.run(`UPDATE sessions SET session_key = @sessionKey WHERE ${SESSION_KEY}`, { ...this.keyParams(key), sessionKey }));
   }
 
-  async publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[] }> {
+  async publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[]; expired: NoticeRecord[] }> {
     return this.immediate(() => {
       const notice = input.notice;
       // Expired notices are nobody's any more: they go at the next publish, with their receipts.
-      const expired = this.all<{ id: string }>('SELECT notice_id AS id FROM notices WHERE expires_at <= ?', [input.now]);
-      for (const { id } of expired) this.deleteNotice(id);
+      const expired = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.expires_at <= ?`, [input.now]);
+      for (const old of expired) this.deleteNotice(old.noticeId);
       this.run(
         `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
          VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
@@ -663,7 +663,7 @@ export class SqliteStore implements Store {
       const live = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS @channel`, { channel: notice.channel });
       const evicted = input.evict(live);
       for (const victim of evicted) this.deleteNotice(victim.noticeId);
-      return { evicted };
+      return { evicted, expired };
     });
   }
 

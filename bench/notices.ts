@@ -1,0 +1,118 @@
+/**
+ * Notices on the hot path: `hook-pre-tool` runs before every tool call of
+ * every agent. Measured with 10,000 live notices in the store (spread over
+ * 200 channels, a few critical, the session subscribed to some), as a ratio to
+ * a bare `node -e 0` in the same run; and the filter itself, in process.
+ */
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { openBus } from '../src/runtime.js';
+import { registrationsFor } from '../src/core/roster.js';
+import { buildNotice } from '../src/core/notice-ops.js';
+import { noticeCaps, parseSubscriptions, type NoticeMoment } from '../src/core/notices.js';
+import { renderNotice } from '../src/hooks/notice-text.js';
+import type { SqliteStore } from '../src/store/sqlite/store.js';
+import { CLI, median, quantile, round, type BusLocation, type Workspace } from './util.js';
+import type { HookFigure } from './hooks.js';
+
+export const LIVE_NOTICES = 10_000;
+const CHANNELS = 200;
+const SUBSCRIPTIONS = 'brain,amygdala,ch-1,ch-2,ch-3,ch-4,ch-5';
+
+/** Seed the store directly (the channel cap would keep a real fleet far below this). */
+async function seed(location: BusLocation): Promise<void> {
+  const bus = openBus(location.env);
+  try {
+    const db = (bus.store as SqliteStore).connection;
+    const insert = db.prepare(
+      `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
+       VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
+    );
+    db.transaction(() => {
+      for (let index = 0; index < LIVE_NOTICES; index++) {
+        const channel = index % 10 === 0 ? null : index % 7 === 0 ? 'brain' : `ch-${index % CHANNELS}`;
+        // One in fifty is critical, one in five an alert, the rest info.
+        const severity = index % 50 === 0 ? 'critical' : index % 5 === 0 ? 'alert' : 'info';
+        insert.run(buildNotice({ channel, severity, message: `notice ${index}: replica lag on db-${index % 13} is ${index % 9}s`, ttl: '4h' }));
+      }
+    })();
+    await bus.register(registrationsFor('bench-repo/claude', location.home, true));
+  } finally {
+    await bus.close();
+  }
+}
+
+function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): { ms: number; stdout: string } {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, cwd, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
+  return { ms, stdout: result.stdout.toString() };
+}
+
+export async function preToolStartup(ws: Workspace): Promise<HookFigure> {
+  const RUNS = 30;
+  const WARMUP = 3;
+  const location = ws.bus('pre-tool-10k');
+  await seed(location);
+  const env = { ...location.env, AGENT_BUS_NAME: 'bench-repo/claude', AGENT_BUS_REPO: location.home, AGENT_BUS_CHANNELS: SUBSCRIPTIONS };
+  const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+  const hookArgs = [CLI, 'hook-pre-tool', '--client', 'claude'];
+  const hookTimes: number[] = [];
+  const bareTimes: number[] = [];
+  let shown = '';
+  for (let run = 0; run < WARMUP + RUNS; run++) {
+    const hookFirst = run % 2 === 0;
+    const a = hookFirst ? timed(hookArgs, env, location.home, payload) : timed(['-e', '0'], env, location.home, '');
+    const b = hookFirst ? timed(['-e', '0'], env, location.home, '') : timed(hookArgs, env, location.home, payload);
+    const hook = hookFirst ? a : b;
+    shown = hook.stdout;
+    if (run < WARMUP) continue;
+    hookTimes.push(hook.ms);
+    bareTimes.push((hookFirst ? b : a).ms);
+  }
+  if (!shown.includes('[CRITICAL]')) throw new Error(`the hook showed no critical notice: ${shown.slice(0, 300)}`);
+  const ratio = median(hookTimes) / median(bareTimes);
+  return {
+    value: round(ratio, 3),
+    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
+    details: { runs: RUNS, liveNotices: LIVE_NOTICES, subscriptions: SUBSCRIPTIONS, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+  };
+}
+
+/** The filter alone: deciding what one session sees among 10,000 live notices, at a tool call and at a turn. */
+export async function noticeFilter(ws: Workspace): Promise<HookFigure> {
+  const RUNS = 300;
+  const location = ws.bus('filter-10k');
+  await seed(location);
+  const bus = openBus(location.env);
+  const subscriptions = parseSubscriptions({ AGENT_BUS_CHANNELS: SUBSCRIPTIONS });
+  const caps = noticeCaps({});
+  const times: Record<NoticeMoment, number[]> = { 'pre-tool': [], prompt: [], 'session-start': [] };
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      for (const moment of ['pre-tool', 'prompt'] as const) {
+        // A session that has seen every info notice, as at any turn after its first: nothing to write.
+        const started = performance.now();
+        const selection = await bus.notices.deliver({ moment, session: run === 0 ? 'first' : 'bench-session', subscriptions, caps, usedBytes: 0, render: renderNotice });
+        times[moment].push(performance.now() - started);
+        if (selection.shown.length === 0) throw new Error(`nothing due at ${moment}`);
+      }
+    }
+  } finally {
+    await bus.close();
+  }
+  const p50 = Math.max(median(times['pre-tool']), median(times.prompt));
+  return {
+    value: round(p50, 3),
+    shown: `pre-tool ${median(times['pre-tool']).toFixed(2)} ms, prompt ${median(times.prompt).toFixed(2)} ms (p50)`,
+    details: {
+      runs: RUNS,
+      liveNotices: LIVE_NOTICES,
+      preToolP50Ms: round(median(times['pre-tool']), 3),
+      preToolP99Ms: round(quantile(times['pre-tool'], 0.99), 3),
+      promptP50Ms: round(median(times.prompt), 3),
+      promptP99Ms: round(quantile(times.prompt, 0.99), 3),
+    },
+  };
+}
