@@ -16,7 +16,7 @@ import { SchemaTooNewError, StoreUnavailableError } from '../../src/core/errors.
 import { registrationsFor } from '../../src/core/roster.js';
 import { busSettings } from '../../src/core/settings.js';
 import type { AgentView, MessageView } from '../../src/core/views.js';
-import { TARGET_VERSION } from '../../src/store/sqlite/schema.js';
+import { STEPS, TARGET_VERSION } from '../../src/store/sqlite/schema.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { json, readAudit, runCli, runCliAsync, tempBus, ROOT, type CliResult, type TempBus } from '../helpers/bus-env.js';
 
@@ -588,10 +588,28 @@ test('a newer step of the same epoch (1009) is used as is and not downgraded', a
     ok(runCli(['send', 'ping', '--to', 'repo-b', '--name', 'human'], { env: bus.env }), 'send');
     const inbox = json<MessageView[]>(runCli(['inbox', '--name', 'repo-b', '--json'], { env: bus.env }));
     assert.deepEqual(inbox.map((message) => message.body).slice(-1), ['ping']);
+    // Our later steps (notices among them) are there too, so every command works on the file.
+    ok(runCli(['notice', 'still works'], { env: bus.env }), 'notice');
+    assert.equal(json<Array<{ message: string }>>(runCli(['channel', 'list', '--notices', '--json'], { env: bus.env }))[0]?.message, 'still works');
     const store = new SqliteStore(bus.db);
     await store.close();
     assert.equal(userVersion(bus.db), 1009);
     assert.deepEqual(backupFiles(bus.db), []);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('a newer step of the same epoch that has every table but the notices still gets them', () => {
+  // As if written by a build that has steps 1-6 and a step of its own past ours.
+  const bus = fixtureBus('0.6', (db) => {
+    for (const step of STEPS.filter((candidate) => candidate.step >= 4 && candidate.step <= 6)) step.apply(db);
+    db.exec('PRAGMA user_version = 1009');
+  });
+  try {
+    ok(runCli(['notice', 'still works'], { env: bus.env }), 'notice');
+    assert.equal(json<Array<{ message: string }>>(runCli(['channel', 'list', '--notices', '--json'], { env: bus.env }))[0]?.message, 'still works');
+    assert.equal(userVersion(bus.db), 1009, 'not downgraded');
   } finally {
     bus.cleanup();
   }

@@ -85,15 +85,20 @@ const NOTICE_COLUMNS = `n.notice_id AS noticeId, n.channel, n.severity, n.title,
 const SEVERITY_RANK = `CASE n.severity WHEN 'critical' THEN 0 WHEN 'alert' THEN 1 ELSE 2 END`;
 
 // What is due for one session: live, on a channel it receives (or global), not acknowledged
-// by it, and for info only while it has not been shown them. The critical-only variant
-// (before every tool call) reads through the severity index.
-function dueWhere(criticalOnly: boolean): string {
-  return `FROM notices n
+// by it, and for info only while it has not been shown them. Candidates are read channel by
+// channel through the channel index (a channel holds a few dozen notices, the store maybe
+// thousands); before a tool call, with every channel, only criticals, through the severity index.
+function dueWhere(criticalOnly: boolean, all: boolean): string {
+  const severity = criticalOnly ? "n.severity = 'critical'" : '1';
+  const live = `n.expires_at > @now AND ${severity}`;
+  const candidates = all
+    ? `SELECT * FROM notices n WHERE ${live}`
+    : `SELECT n.* FROM notices n WHERE n.channel IS NULL AND ${live}
+       UNION ALL
+       SELECT n.* FROM json_each(@channels) c CROSS JOIN notices n ON n.channel = c.value WHERE ${live}`;
+  return `FROM (${candidates}) n
     LEFT JOIN notice_receipts r ON r.notice_id = n.notice_id AND r.session = @session
-    WHERE ${criticalOnly ? "n.severity = 'critical'" : "n.severity IN ('critical', 'alert', 'info')"} AND n.expires_at > @now
-      AND (@all = 1 OR n.channel IS NULL OR n.channel IN (SELECT value FROM json_each(@channels)))
-      AND r.acknowledged_at IS NULL
-      AND NOT (n.severity = 'info' AND r.delivered_at IS NOT NULL)`;
+    WHERE r.acknowledged_at IS NULL AND NOT (n.severity = 'info' AND r.delivered_at IS NOT NULL)`;
 }
 
 interface QueuedSend {
@@ -674,9 +679,10 @@ export class SqliteStore implements Store {
 
   private dueNotices(query: DueNoticesQuery): { due: NoticeCandidate[]; totalDue: Record<Severity, number> } {
     const criticalOnly = query.severities.length === 1 && query.severities[0] === 'critical';
-    const params = { session: query.session, now: query.now, all: query.all ? 1 : 0, channels: JSON.stringify(query.channels), limit: query.limit };
+    const params: Params = { session: query.session, now: query.now, limit: query.limit };
+    if (!query.all) params.channels = JSON.stringify(query.channels);
     const due = this.all<NoticeCandidate>(
-      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly)}
+      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly, query.all)}
        ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
       params,
     );
@@ -685,7 +691,7 @@ export class SqliteStore implements Store {
       for (const notice of due) totalDue[notice.severity]++;
     } else {
       // More may be due than were read: count them all, for the held-back line.
-      const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly)} GROUP BY n.severity`, params);
+      const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly, query.all)} GROUP BY n.severity`, params);
       for (const { severity, n } of counts) totalDue[severity] = n;
     }
     return { due, totalDue };
