@@ -56,6 +56,12 @@ export interface NoticeView {
   expires_at: string;
 }
 
+/** A notice in a listing: how many sessions were shown it once (info) or acknowledged it. */
+export interface ListedNotice extends NoticeView {
+  delivered_to: number;
+  acknowledged_by: number;
+}
+
 export interface PublishResult extends NoticeView {
   /** Notices the channel's cap pushed out to make room. */
   evicted: string[];
@@ -184,7 +190,7 @@ export class Notices {
     return { ...noticeView(notice), evicted: evicted.map((victim) => victim.noticeId) };
   }
 
-  async list(options: { channel?: string | null; includeExpired?: boolean } = {}): Promise<Array<NoticeView & { delivered_to: number; acknowledged_by: number }>> {
+  async list(options: { channel?: string | null; includeExpired?: boolean } = {}): Promise<ListedNotice[]> {
     const rows: NoticeListing[] = await this.store.notices({ now: nowStamp(), ...options });
     return rows.map((row) => ({ ...noticeView(row), delivered_to: row.deliveredTo, acknowledged_by: row.acknowledgedBy }));
   }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
-import { runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const runnable = existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
@@ -98,15 +98,7 @@ function occurrences(haystack: string, needle: string): number {
 
 test('notices: a critical one reaches the model before each tool call, an info one exactly once, an unsubscribed one never', { skip }, async () => {
   const s = setup();
-  // init subscribed the repo to brain and amygdala.
-  for (const args of [
-    ['channel', 'publish', 'amygdala', 'CRITICAL-NOTICE-MARKER db replica lag', '-s', 'critical'],
-    ['channel', 'publish', 'brain', 'INFO-NOTICE-MARKER hot arcs', '-s', 'info'],
-    ['channel', 'publish', 'ops', 'UNSUBSCRIBED-NOTICE-MARKER', '-s', 'critical'],
-  ]) {
-    const published = runCli(args, { env: s.bus.env });
-    assert.equal(published.code, 0, published.stderr);
-  }
+  publishTestNotices(s.bus);
   const model = await startFakeAnthropic((_body, _raw, index): Reply => {
     if (index === 1) return { tool: 'mcp__agent-bus__list_agents', input: {} };
     if (index === 2) return { tool: 'mcp__agent-bus__channel_list', input: {} };

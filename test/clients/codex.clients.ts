@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolOutput, startFakeResponses, type FakeResponses, type ResponsesReply } from './fake-responses.js';
-import { runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const CODEX = join(ROOT, 'clients', 'node_modules', '.bin', 'codex');
 const runnable = existsSync(CODEX) && spawnSync(CODEX, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
@@ -88,13 +88,7 @@ test('mail arriving during a turn keeps Codex working until the inbox is empty',
 
 test('notices: a critical one reaches the model between a tool call and its output, an info one once', { skip }, async () => {
   const s = setup();
-  for (const args of [
-    ['channel', 'publish', 'amygdala', 'CRITICAL-NOTICE-MARKER', '-s', 'critical'],
-    ['channel', 'publish', 'brain', 'INFO-NOTICE-MARKER', '-s', 'info'],
-    ['channel', 'publish', 'ops', 'UNSUBSCRIBED-NOTICE-MARKER', '-s', 'critical'],
-  ]) {
-    assert.equal(runCli(args, { env: s.bus.env }).code, 0);
-  }
+  publishTestNotices(s.bus);
   const model = await startFakeResponses((body): ResponsesReply =>
     hasToolOutput(body) ? { text: 'done' } : { namespace: 'mcp__agent_bus', name: 'channel_list', input: {} },
   );

@@ -94,3 +94,21 @@ export function wiredRepo(client: string): WiredRepo {
   }
   return { bus, repo };
 }
+
+/** Markers of the three notices `publishTestNotices` puts on the bus. */
+export const NOTICE_MARKERS = { critical: 'CRITICAL-NOTICE-MARKER', info: 'INFO-NOTICE-MARKER', unsubscribed: 'UNSUBSCRIBED-NOTICE-MARKER' } as const;
+
+/**
+ * A critical notice on `amygdala` and an info one on `brain` (the two channels
+ * init subscribes a repo to), and a critical one on `ops`, which it does not.
+ */
+export function publishTestNotices(bus: TempBus): void {
+  for (const [channel, message, severity] of [
+    ['amygdala', NOTICE_MARKERS.critical, 'critical'],
+    ['brain', NOTICE_MARKERS.info, 'info'],
+    ['ops', NOTICE_MARKERS.unsubscribed, 'critical'],
+  ]) {
+    const published = runCli(['channel', 'publish', channel as string, message as string, '-s', severity as string], { env: bus.env });
+    assert.equal(published.code, 0, published.stderr);
+  }
+}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolMessage, startFakeChat, type ChatReply, type FakeChat } from './fake-chat.js';
-import { runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const OPENCODE = join(ROOT, 'clients', 'node_modules', '.bin', 'opencode');
 const runnable = existsSync(OPENCODE) && spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
@@ -83,13 +83,7 @@ test('mail sent before a turn reaches the model through the plugin', { skip }, a
 
 test('notices: the plugin shows a critical one after each tool call and an info one at the first turn', { skip }, async () => {
   const s = setup();
-  for (const args of [
-    ['channel', 'publish', 'amygdala', 'CRITICAL-NOTICE-MARKER', '-s', 'critical'],
-    ['channel', 'publish', 'brain', 'INFO-NOTICE-MARKER', '-s', 'info'],
-    ['channel', 'publish', 'ops', 'UNSUBSCRIBED-NOTICE-MARKER', '-s', 'critical'],
-  ]) {
-    assert.equal(runCli(args, { env: s.bus.env }).code, 0);
-  }
+  publishTestNotices(s.bus);
   let toolCalls = 0;
   const model = await startFakeChat((body): ChatReply => {
     const tool = (body.tools ?? []).map((entry) => entry.function?.name ?? '').find((name) => name.endsWith('channel_list'));

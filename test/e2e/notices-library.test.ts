@@ -10,20 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { json, readAudit, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import type { PublishResult } from '../../src/core/notice-ops.js';
 
-interface Published {
-  notice_id: string;
-  channel: string | null;
-  severity: string;
-  title: string | null;
-  message: string;
-  source: string;
-  priority: number;
-  content_hash: string;
-  created_at: string;
-  expires_at: string;
-  evicted: string[];
-}
+type Published = PublishResult;
 
 type Outcome = { ok: true; result: Published } | { ok: false; name: string; message: string; invalidInput: boolean };
 

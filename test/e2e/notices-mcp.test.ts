@@ -8,36 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
+import type { ChannelView, ListedNotice, NoticeView, PublishResult } from '../../src/core/notice-ops.js';
 
-interface Notice {
-  notice_id: string;
-  channel: string | null;
-  severity: string;
-  title: string | null;
-  message: string;
-  source: string;
-  priority: number;
-  content_hash: string;
-  created_at: string;
-  expires_at: string;
-}
-
-interface Published extends Notice {
-  evicted: string[];
-}
-
-interface Listed extends Notice {
-  delivered_to: number;
-  acknowledged_by: number;
-}
-
-interface ChannelCount {
-  channel: string | null;
-  total: number;
-  critical: number;
-  alert: number;
-  info: number;
-}
+type Notice = NoticeView;
+type Published = PublishResult;
+type Listed = ListedNotice;
+type ChannelCount = Omit<ChannelView, 'last_expiry'>;
 
 interface Acknowledged extends Notice {
   acknowledged: boolean;

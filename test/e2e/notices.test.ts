@@ -11,43 +11,17 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { json, readAudit, runCli, runCliAsync, type CliResult, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import type { ChannelView, ListedNotice, NoticeView, PublishResult } from '../../src/core/notice-ops.js';
+import type { Severity } from '../../src/core/notices.js';
 
 // ---------------------------------------------------------------------------
 // Shapes the CLI prints
 // ---------------------------------------------------------------------------
 
-type Severity = 'critical' | 'alert' | 'info';
-
-interface NoticeView {
-  notice_id: string;
-  channel: string | null;
-  severity: Severity;
-  title: string | null;
-  message: string;
-  source: string;
-  priority: number;
-  content_hash: string;
-  created_at: string;
-  expires_at: string;
-}
-
-interface Published extends NoticeView {
-  evicted: string[];
-}
-
-interface Listed extends NoticeView {
-  delivered_to: number;
-  acknowledged_by: number;
-}
-
-interface ChannelCount {
-  channel: string | null;
-  total: number;
-  critical: number;
-  alert: number;
-  info: number;
-  last_expiry: string;
-}
+// The library's own types: the CLI prints exactly these views.
+type Published = PublishResult;
+type Listed = ListedNotice;
+type ChannelCount = ChannelView;
 
 // ---------------------------------------------------------------------------
 // Publishing and inspecting (operator side)

@@ -2,8 +2,8 @@
 import { openBus } from '../../runtime.js';
 import { parseChannel } from '../../core/notices.js';
 import { UsageError } from '../args.js';
-import { readStdin } from '../context.js';
-import { channelTable, noticeTable, publishedLine } from '../notice-output.js';
+import { channelTable, noticeTable } from '../notice-output.js';
+import { publishFromArgs } from '../publish-notice.js';
 import { makeStyle } from '../style.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
 import type { Bus } from '../../core/bus.js';
@@ -33,19 +33,7 @@ async function publish(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo
   expectArgs('publish', rest, ['CHANNEL', 'MESSAGE']);
   const [channel, raw] = rest as [string, string];
   if (channel.trim() === '') throw new UsageError("channel publish: CHANNEL is empty; use 'agent-bus notice' for a global notice");
-  const message = raw === '-' ? await readStdin(io.stdin(), 'channel publish: MESSAGE') : raw;
-  const result = await bus.notices.publish({
-    channel,
-    message,
-    severity: text(args.values.severity),
-    ttl: text(args.values.ttl),
-    source: text(args.values.source),
-    title: text(args.values.title),
-    priority: text(args.values.priority),
-  });
-  if (args.values.json) io.stdout.write(`${JSON.stringify(result)}\n`);
-  else io.stdout.write(publishedLine(result, await makeStyle(io.stdout, io.env)));
-  return 0;
+  return publishFromArgs(bus, channel, raw, args, io, 'channel publish');
 }
 
 async function list(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {

@@ -1,0 +1,27 @@
+/** What `channel publish` and `notice` share: read the message, publish it with the flags given, report it. */
+import type { Bus } from '../core/bus.js';
+import { readStdin } from './context.js';
+import { publishedLine } from './notice-output.js';
+import { makeStyle } from './style.js';
+import type { CommandIo, ParsedArgs } from './spec.js';
+
+function text(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `raw` is the MESSAGE argument (`-` reads standard input); `what` names the command in errors. */
+export async function publishFromArgs(bus: Bus, channel: string | null, raw: string, args: ParsedArgs, io: CommandIo, what: string): Promise<number> {
+  const message = raw === '-' ? await readStdin(io.stdin(), `${what}: MESSAGE`) : raw;
+  const result = await bus.notices.publish({
+    channel,
+    message,
+    severity: text(args.values.severity),
+    ttl: text(args.values.ttl),
+    source: text(args.values.source),
+    title: text(args.values.title),
+    priority: text(args.values.priority),
+  });
+  if (args.values.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+  else io.stdout.write(publishedLine(result, await makeStyle(io.stdout, io.env)));
+  return 0;
+}
