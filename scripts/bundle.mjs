@@ -34,6 +34,8 @@ const common = {
 };
 
 await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
+// The brain's refresh (a YAML parser, an HTTP client): hooks load it only when a refresh is due.
+await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outdir}/brain-refresh.cjs` });
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 
 const cli = resolve('src/cli');
@@ -71,6 +73,7 @@ const warmups = {
   channel: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'],
   notice: ['notice', 'warming the code cache', '-s', 'alert'],
   statusline: ['statusline'],
+  brain: ['brain', 'status'],
 };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {

@@ -149,6 +149,22 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus notice "main is frozen for the release" -s alert -t 2h'],
   },
   {
+    name: 'brain',
+    summary: "The brain adapter: read its source into the brain channel now, or show how it stands.",
+    details: [
+      'The brain is a source of notices: a folder of markdown files with YAML front matter (BRAIN_SOURCE_PATH,',
+      'default brain-feed in the bus folder) or an HTTP feed (BRAIN_URL/feed). It is reconciled into the',
+      'BRAIN_CHANNEL channel (default brain) when a session starts and every BRAIN_REFRESH_TOOL_CALLS tool calls.',
+      '',
+      'Actions:',
+      '  refresh   read the source now; exit 1 when it is unavailable (the channel keeps its content)',
+      '  status    source, entries, live notices, content hash, cadence, last fetch, warnings (no fetch)',
+    ].join('\n'),
+    positionals: [{ name: 'ACTION', required: true, description: 'refresh or status' }],
+    options: [json],
+    examples: ['agent-bus brain status', 'BRAIN_SOURCE_PATH=~/vault/brain-feed agent-bus brain refresh'],
+  },
+  {
     name: 'statusline',
     summary: "One status line for Claude Code's statusLine setting: identity, subscriptions, mail, notices.",
     details: "Reads Claude Code's status JSON on stdin (for the session id and folder). Set it with\n" +

@@ -26,7 +26,7 @@ import {
   type Severity,
   type Subscriptions,
 } from './notices.js';
-import type { ChannelCount, NoticeListing, Store } from '../store/types.js';
+import type { BrainState, ChannelCount, NoticeListing, ReconcileOutcome, Store } from '../store/types.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
 
@@ -153,7 +153,9 @@ export interface DeliverRequest {
   caps: NoticeCaps;
   /** Bytes of the same hook output already taken (its mail). */
   usedBytes: number;
-  render(notice: NoticeCandidate): string;
+  render(notice: NoticeCandidate, maxBodyBytes?: number): string;
+  /** Notices of any severity due now besides the moment's own (a refresh's restored brain entries). */
+  alsoIds?: string[];
 }
 
 export class Notices {
@@ -222,6 +224,19 @@ export class Notices {
     return removed.map(noticeView);
   }
 
+  /**
+   * Make `channel` hold exactly `desired` (the brain's reconcile): unchanged notices keep their
+   * ids and receipts, missing or expired ones are published anew, the rest removed. Audited.
+   */
+  async reconcile(channel: string, desired: NoticeRecord[], now: string, state: BrainState): Promise<ReconcileOutcome> {
+    const outcome = await this.store.reconcileChannel({ channel, desired, now, state });
+    this.audit.append([
+      ...outcome.removed.map((notice) => noticeRow(notice.expiresAt <= now ? 'expire' : 'clear', now, 'brain-adapter', notice)),
+      ...outcome.added.map((notice) => noticeRow('publish', now, 'brain-adapter', notice)),
+    ]);
+    return outcome;
+  }
+
   /** What a hook shows this session now; info notices shown get their receipt in the same transaction. */
   async deliver(request: DeliverRequest): Promise<NoticeSelection> {
     const { subscriptions, caps } = request;
@@ -233,6 +248,7 @@ export class Notices {
         all: subscriptions.all,
         now: nowStamp(),
         limit: caps.perTurn,
+        ...(request.alsoIds && request.alsoIds.length > 0 ? { alsoIds: request.alsoIds } : {}),
       },
       decide: (due, totalDue) => selectNotices([...due].sort(compareNotices), totalDue, caps, request.usedBytes, request.render),
     });

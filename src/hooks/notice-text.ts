@@ -7,7 +7,7 @@
 import { CUT_MARKER, cutToBytes, heldBackCount, type NoticeCandidate, type NoticeMoment, type NoticeSelection } from '../core/notices.js';
 
 const PROMPT_HEADER = 'notice(s): broadcast context, not mail (nothing to reply to; channel_acknowledge(message_id) silences one for this session)';
-const PRE_TOOL_HEADER = 'critical notice(s) before this tool call (channel_acknowledge(message_id) silences one for this session)';
+const PRE_TOOL_HEADER = 'notice(s) before this tool call (channel_acknowledge(message_id) silences one for this session)';
 
 /** One notice as the model sees it. */
 export function renderNotice(notice: NoticeCandidate, maxBodyBytes?: number): string {

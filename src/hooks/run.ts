@@ -21,6 +21,8 @@ import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, parseSubscriptions, type NoticeMoment } from '../core/notices.js';
 import type { Bus } from '../core/bus.js';
 import type { HookDialect } from '../clients/dialects.js';
+import { brainSettings } from '../brain/settings.js';
+import { loadRefresh } from '../brain/load.js';
 
 export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool';
 
@@ -55,7 +57,7 @@ function printerFor(kind: HookKind, dialect: HookDialect): (text: string | null)
 }
 
 /** The notices due to this session at this moment, rendered; info ones shown get their receipt. */
-async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session: string, usedBytes: number): Promise<string | null> {
+async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session: string, usedBytes: number, alsoIds: string[] = []): Promise<string | null> {
   const selection = await bus.notices.deliver({
     moment,
     session,
@@ -63,8 +65,37 @@ async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session
     caps: noticeCaps(run.env),
     usedBytes,
     render: renderNotice,
+    alsoIds,
   });
   return noticeBlock(selection, moment);
+}
+
+/** Clients without a pre-tool event count the brain's refresh cadence in turns instead. */
+const NO_PRE_TOOL_EVENT = new Set(['agy']);
+
+/**
+ * The brain, when it is on: read at once when a session starts, and every
+ * BRAIN_REFRESH_TOOL_CALLS tool calls after that (a counter per session, in
+ * the store). Returns the notices a refresh published anew, to show now.
+ */
+async function brainTurn(bus: Bus, run: HookRun, session: string, kind: HookKind): Promise<string[]> {
+  const settings = brainSettings(run.env);
+  if (!settings.enabled) return [];
+  let due = kind === 'session-start';
+  if (!due) {
+    const count = await bus.store.tick(session, 'tool_calls', nowStamp());
+    due = count % settings.refreshToolCalls === 0;
+  }
+  if (!due) return [];
+  try {
+    const { refreshBrain } = await loadRefresh();
+    const result = await refreshBrain(bus, settings);
+    if (!result.ok) run.warn(`agent-bus hook: brain source unavailable, keeping its last content: ${result.error}`);
+    return result.added;
+  } catch (error) {
+    run.warn(`agent-bus hook: brain refresh failed: ${(error as Error).message}`);
+    return [];
+  }
 }
 
 function joined(...parts: Array<string | null>): string | null {
@@ -96,7 +127,9 @@ export async function runHook(run: HookRun): Promise<number> {
     const sessionKey = payloadSessionKey(payload) ?? claudeSession;
     if (run.kind === 'session-start' || run.kind === 'pre-tool') {
       // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
-      run.write(print(await noticesText(bus, run, run.kind, sessionKey ?? identity.name, 0)));
+      const session = sessionKey ?? identity.name;
+      const restored = await brainTurn(bus, run, session, run.kind);
+      run.write(print(await noticesText(bus, run, run.kind, session, 0, restored)));
       return 0;
     }
     const table = systemProcessTable(run.env);
@@ -106,6 +139,7 @@ export async function runHook(run: HookRun): Promise<number> {
     if (clientOf(run) === 'codex' && threadId !== null) await recordCodexRoute(bus, reader, threadId, identity.repoPath, table);
     const shared = clientAddressOf(reader);
     if (run.kind === 'prompt') {
+      if (NO_PRE_TOOL_EVENT.has(clientOf(run) ?? '')) await brainTurn(bus, run, sessionKey ?? reader, 'pre-tool');
       await bus.deliverInbox({ reader }, async (messages) => {
         const mail = promptContext(messages, reader, shared);
         const notices = await noticesText(bus, run, 'prompt', sessionKey ?? reader, mail === null ? 0 : Buffer.byteLength(mail, 'utf8'));

@@ -1,4 +1,4 @@
-/** The MCP tools: seven for mail, three for notices, each attributed to the server's own identity. */
+/** The MCP tools: seven for mail, three for notices, two for the brain, each attributed to the server's own identity. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -8,6 +8,10 @@ import { nowStamp } from '../core/clock.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ServerSession } from './session.js';
 import { InvalidInputError } from '../core/errors.js';
+import { brainSettings } from '../brain/settings.js';
+import { brainStatus } from '../brain/status.js';
+import { refreshBrain } from '../brain/refresh.js';
+import { parseSubscriptions } from '../core/notices.js';
 
 export interface ToolContext {
   bus: Bus;
@@ -15,6 +19,8 @@ export interface ToolContext {
   auditPath: string;
   tailAudit(path: string, limit: number): AuditRow[];
   touchIntervalMs: number;
+  /** The server's environment: where the brain's settings come from. */
+  env: Record<string, string | undefined>;
 }
 
 type Extra = { _meta?: Record<string, unknown> | undefined };
@@ -201,6 +207,21 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       const notice = await bus.notices.acknowledge(message_id, key);
       return { ...notice, acknowledged: true, session: key };
     }),
+  );
+
+  server.registerTool(
+    'brain_refresh',
+    { description: "Read the brain's source now and reconcile it into the brain channel (unchanged entries keep their ids; an unavailable source keeps the last good content).", inputSchema: {} },
+    handle(async () => {
+      const settings = brainSettings(context.env);
+      return { channel: settings.channel, ...(await refreshBrain(bus, settings)) };
+    }),
+  );
+
+  server.registerTool(
+    'brain_status',
+    { description: "The brain adapter's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
+    handle(async () => brainStatus(bus, brainSettings(context.env), parseSubscriptions(context.env))),
   );
 }
 

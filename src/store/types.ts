@@ -174,6 +174,17 @@ export interface Store {
   /** Silence a notice for one session; null when there is no such notice. */
   acknowledgeNotice(noticeId: string, session: string, now: string): Promise<NoticeRecord | null>;
   clearNotices(target: NoticeClearTarget): Promise<NoticeRecord[]>;
+  /**
+   * Make a channel hold exactly the desired notices, in one transaction: a live notice whose
+   * content hash is desired stays (its id and receipts with it), desired ones missing or expired
+   * are published anew, the rest go. The brain state is written in the same transaction.
+   */
+  reconcileChannel(input: ReconcileInput): Promise<ReconcileOutcome>;
+  /** Record a fetch that did not reconcile (the source was unavailable): the channel is untouched. */
+  recordBrainState(state: BrainState): Promise<void>;
+  brainState(channel: string): Promise<BrainState | null>;
+  /** Add one to a session's counter and return the new value. */
+  tick(session: string, counter: string, now: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -193,6 +204,8 @@ export interface DueNoticesQuery {
   now: string;
   /** Most candidates to read: the per-turn cap (the rest are only counted). */
   limit: number;
+  /** Before a tool call: notices due besides the critical ones (the brain entries a refresh just restored). */
+  alsoIds?: string[];
 }
 
 export interface DeliverNoticesInput {
@@ -307,4 +320,32 @@ export interface RenameInput {
   /** Decides the rename from the client's session rows read inside the transaction; throws to refuse it. */
   plan(rows: SessionRecord[]): RenamePlan;
   registrations: Registration[];
+}
+
+export interface BrainState {
+  channel: string;
+  sourceKind: string;
+  location: string;
+  contentHash: string | null;
+  entryCount: number;
+  cutByCap: number;
+  /** JSON list of the last fetch's warnings. */
+  warnings: string;
+  lastFetchAt: string | null;
+  lastOkAt: string | null;
+  lastError: string | null;
+}
+
+export interface ReconcileInput {
+  channel: string;
+  /** The whole desired set, each with a fresh id (used only when it is published anew). */
+  desired: NoticeRecord[];
+  now: string;
+  state: BrainState;
+}
+
+export interface ReconcileOutcome {
+  kept: NoticeRecord[];
+  added: NoticeRecord[];
+  removed: NoticeRecord[];
 }

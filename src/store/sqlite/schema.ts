@@ -174,6 +174,35 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 8,
+    description: 'brain state (last fetch, last good content) and per-session counters',
+    apply(db) {
+      // One row per brain channel: what the last fetch found, so brain status reads it instead
+      // of fetching. Counters are per client session (tool calls, for the brain's refresh).
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS brain_state (
+          channel TEXT PRIMARY KEY,
+          source_kind TEXT NOT NULL,
+          location TEXT NOT NULL,
+          content_hash TEXT,
+          entry_count INTEGER NOT NULL DEFAULT 0,
+          cut_by_cap INTEGER NOT NULL DEFAULT 0,
+          warnings TEXT NOT NULL DEFAULT '[]',
+          last_fetch_at TEXT,
+          last_ok_at TEXT,
+          last_error TEXT
+        );
+        CREATE TABLE IF NOT EXISTS session_counters (
+          session TEXT NOT NULL,
+          counter TEXT NOT NULL,
+          value INTEGER NOT NULL,
+          updated_at TEXT NOT NULL,
+          PRIMARY KEY (session, counter)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -33,6 +33,9 @@ import type {
   NoticeFilter,
   NoticeListing,
   PublishNoticeInput,
+  BrainState,
+  ReconcileInput,
+  ReconcileOutcome,
 } from '../types.js';
 import type { NoticeCandidate, NoticeRecord, NoticeSelection, Severity } from '../../core/notices.js';
 
@@ -88,8 +91,9 @@ const SEVERITY_RANK = `CASE n.severity WHEN 'critical' THEN 0 WHEN 'alert' THEN 
 // by it, and for info only while it has not been shown them. Candidates are read channel by
 // channel through the channel index (a channel holds a few dozen notices, the store maybe
 // thousands); before a tool call, with every channel, only criticals, through the severity index.
-function dueWhere(criticalOnly: boolean, all: boolean): string {
-  const severity = criticalOnly ? "n.severity = 'critical'" : '1';
+function dueWhere(criticalOnly: boolean, all: boolean, withAlso = false): string {
+  const critical = withAlso ? "(n.severity = 'critical' OR n.notice_id IN (SELECT value FROM json_each(@also)))" : "n.severity = 'critical'";
+  const severity = criticalOnly ? critical : '1';
   const live = `n.expires_at > @now AND ${severity}`;
   const candidates = all
     ? `SELECT * FROM notices n WHERE ${live}`
@@ -681,8 +685,10 @@ export class SqliteStore implements Store {
     const criticalOnly = query.severities.length === 1 && query.severities[0] === 'critical';
     const params: Params = { session: query.session, now: query.now, limit: query.limit };
     if (!query.all) params.channels = JSON.stringify(query.channels);
+    const withAlso = criticalOnly && (query.alsoIds?.length ?? 0) > 0;
+    if (withAlso) params.also = JSON.stringify(query.alsoIds);
     const due = this.all<NoticeCandidate>(
-      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly, query.all)}
+      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly, query.all, withAlso)}
        ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
       params,
     );
@@ -691,7 +697,7 @@ export class SqliteStore implements Store {
       for (const notice of due) totalDue[notice.severity]++;
     } else {
       // More may be due than were read: count them all, for the held-back line.
-      const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly, query.all)} GROUP BY n.severity`, params);
+      const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly, query.all, withAlso)} GROUP BY n.severity`, params);
       for (const { severity, n } of counts) totalDue[severity] = n;
     }
     return { due, totalDue };
@@ -765,6 +771,74 @@ export class SqliteStore implements Store {
       for (const notice of removed) this.deleteNotice(notice.noticeId);
       return removed;
     });
+  }
+
+  async reconcileChannel(input: ReconcileInput): Promise<ReconcileOutcome> {
+    return this.immediate(() => {
+      const current = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS ?`, [input.channel]);
+      const live = new Map<string, NoticeRecord>();
+      for (const notice of current) if (notice.expiresAt > input.now && !live.has(notice.contentHash)) live.set(notice.contentHash, notice);
+      const kept: NoticeRecord[] = [];
+      const added: NoticeRecord[] = [];
+      const keep = new Set<string>();
+      for (const wanted of input.desired) {
+        const existing = live.get(wanted.contentHash);
+        if (existing && !keep.has(existing.noticeId)) {
+          keep.add(existing.noticeId);
+          kept.push(existing);
+          continue;
+        }
+        this.run(
+          `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
+           VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
+          { ...wanted },
+        );
+        added.push(wanted);
+      }
+      const removed = current.filter((notice) => !keep.has(notice.noticeId));
+      for (const notice of removed) this.deleteNotice(notice.noticeId);
+      this.writeBrainState(input.state);
+      return { kept, added, removed };
+    });
+  }
+
+  private writeBrainState(state: BrainState): void {
+    this.run(
+      `INSERT INTO brain_state (channel, source_kind, location, content_hash, entry_count, cut_by_cap, warnings, last_fetch_at, last_ok_at, last_error)
+       VALUES (@channel, @sourceKind, @location, @contentHash, @entryCount, @cutByCap, @warnings, @lastFetchAt, @lastOkAt, @lastError)
+       ON CONFLICT(channel) DO UPDATE SET source_kind = excluded.source_kind, location = excluded.location,
+         content_hash = excluded.content_hash, entry_count = excluded.entry_count, cut_by_cap = excluded.cut_by_cap,
+         warnings = excluded.warnings, last_fetch_at = excluded.last_fetch_at, last_ok_at = excluded.last_ok_at,
+         last_error = excluded.last_error`,
+      { ...state },
+    );
+  }
+
+  async recordBrainState(state: BrainState): Promise<void> {
+    this.immediate(() => this.writeBrainState(state));
+  }
+
+  async brainState(channel: string): Promise<BrainState | null> {
+    return (
+      this.get<BrainState>(
+        `SELECT channel, source_kind AS sourceKind, location, content_hash AS contentHash, entry_count AS entryCount,
+                cut_by_cap AS cutByCap, warnings, last_fetch_at AS lastFetchAt, last_ok_at AS lastOkAt, last_error AS lastError
+           FROM brain_state WHERE channel = ?`,
+        [channel],
+      ) ?? null
+    );
+  }
+
+  async tick(session: string, counter: string, now: string): Promise<number> {
+    return this.immediate(
+      () =>
+        this.get<{ value: number }>(
+          `INSERT INTO session_counters (session, counter, value, updated_at) VALUES (@session, @counter, 1, @now)
+           ON CONFLICT(session, counter) DO UPDATE SET value = value + 1, updated_at = excluded.updated_at
+           RETURNING value`,
+          { session, counter, now },
+        )?.value ?? 1,
+    );
   }
 
   async close(): Promise<void> {

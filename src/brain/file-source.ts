@@ -1,0 +1,37 @@
+/** A folder of markdown files with YAML front matter, one entry each. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { entryFrom, orderEntries, type BrainEntry, type BrainSource, type FetchResult } from './entry.js';
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+export class FileBrainSource implements BrainSource {
+  readonly kind = 'file';
+  constructor(readonly location: string) {}
+
+  async fetch(): Promise<FetchResult> {
+    let names: string[];
+    try {
+      names = readdirSync(this.location).filter((name) => name.endsWith('.md')).sort();
+    } catch (error) {
+      // A missing folder is a source that cannot be read, not an empty feed.
+      return { ok: false, error: `cannot read the brain folder ${this.location}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+    }
+    const entries: BrainEntry[] = [];
+    const warnings: string[] = [];
+    for (const name of names) {
+      try {
+        const text = readFileSync(join(this.location, name), 'utf8');
+        const match = FRONT_MATTER.exec(text);
+        const fields: unknown = match ? (parseYaml(match[1] ?? '') ?? {}) : {};
+        if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('its front matter is not a mapping');
+        const entry = entryFrom(fields as Record<string, unknown>, match ? text.slice(match[0].length) : text, basename(name, '.md'));
+        if (entry) entries.push(entry);
+      } catch (error) {
+        warnings.push(`skipped ${name}: ${(error as Error).message.split('\n')[0]}`);
+      }
+    }
+    return { ok: true, entries: orderEntries(entries), warnings };
+  }
+}

@@ -1,0 +1,53 @@
+/** `agent-bus brain refresh|status`: read the brain's source now, or say how it stands. */
+import { openBus } from '../../runtime.js';
+import { brainSettings } from '../../brain/settings.js';
+import { brainStatus, type BrainStatus } from '../../brain/status.js';
+import { refreshBrain, type RefreshResult } from '../../brain/refresh.js';
+import { parseSubscriptions } from '../../core/notices.js';
+import { UsageError } from '../args.js';
+import { clockTime, printable } from '../format.js';
+import type { CommandRunner } from '../spec.js';
+
+function statusText(status: BrainStatus): string {
+  const lines = [
+    `brain      ${status.enabled ? 'on' : 'off'} (${printable(status.enabled_because)})`,
+    `source     ${status.source_type} ${printable(status.source_location)}`,
+    `channel    ${printable(status.channel)}: ${status.entry_count} entries, ${status.live_notices} live notices`,
+    `hash       ${status.content_hash ?? '(none)'}`,
+    `refresh    every ${status.refresh_every_tool_calls} tool calls, and when a session starts`,
+    `last fetch ${status.last_fetch_at ? clockTime(status.last_fetch_at) : 'never'}${status.last_error ? ` (failed: ${printable(status.last_error)})` : ''}`,
+  ];
+  for (const warning of status.warnings) lines.push(`warning    ${printable(warning)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function refreshText(result: RefreshResult, channel: string): string {
+  if (!result.ok) return `the source is unavailable (${printable(result.error ?? '')}); '${printable(channel)}' keeps its last good content\n`;
+  const lines = [`'${printable(channel)}' now holds ${result.entries} entries: ${result.kept} unchanged, ${result.added.length} published, ${result.removed} removed`];
+  for (const warning of result.warnings) lines.push(`warning: ${printable(warning)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const run: CommandRunner = async (args, io) => {
+  const [action, ...rest] = args.positionals;
+  if (action !== 'refresh' && action !== 'status') {
+    throw new UsageError(`brain: expected refresh or status, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus brain --help'.`);
+  }
+  if (rest.length > 0) throw new UsageError(`brain ${action}: unexpected argument '${rest[0]}'`);
+  const settings = brainSettings(io.env);
+  const bus = openBus(io.env);
+  try {
+    if (action === 'status') {
+      const subscriptions = io.env.AGENT_BUS_CHANNELS !== undefined || io.env.AGENTIHOOKS_BASE_CHANNELS !== undefined ? parseSubscriptions(io.env) : null;
+      const status = await brainStatus(bus, settings, subscriptions);
+      io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
+      return 0;
+    }
+    // An explicit refresh runs even with the brain off: it is how a user tries a source out.
+    const result = await refreshBrain(bus, settings);
+    io.stdout.write(args.values.json ? `${JSON.stringify({ channel: settings.channel, ...result })}\n` : refreshText(result, settings.channel));
+    return result.ok ? 0 : 1;
+  } finally {
+    await bus.close();
+  }
+};
