@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
@@ -118,6 +118,33 @@ test('notices: a critical one reaches the model before each tool call, an info o
     assert.equal(occurrences(model.requests[0] ?? '', 'CRITICAL-NOTICE-MARKER') >= 1, true, 'critical at the first turn too');
     assert.equal(occurrences(last, 'INFO-NOTICE-MARKER'), 1, 'the info notice was shown once in the whole session');
     assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')), 'a channel the repo does not subscribe to never reaches it');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test('the brain: an entry reaches the model at the first turn of a subscribed session, never an unsubscribed one', { skip }, async () => {
+  const s = setup();
+  // The feed folder in the bus folder turns the brain on; init subscribed the repo to brain and amygdala.
+  const feed = join(dirname(s.bus.db), 'brain-feed');
+  mkdirSync(feed, { recursive: true });
+  writeFileSync(join(feed, 'hot-arcs.md'), '---\nid: hot-arcs\ntitle: Active Hot Arcs\npriority: 10\n---\nBRAIN-ENTRY-MARKER: the login rewrite is the hottest arc\n');
+  const model = await startFakeAnthropic(() => ({ text: 'noted' }));
+  try {
+    const run = await runClaude(s, model, 'what is hot?');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(model.requests[0]?.includes('BRAIN-ENTRY-MARKER'), 'the first model request carries the brain entry');
+    // The same repo with the brain channel left out of its subscriptions.
+    const settingsPath = join(s.repo, '.claude', 'settings.json');
+    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { env: Record<string, string> };
+    settings.env.AGENT_BUS_CHANNELS = 'amygdala';
+    writeFileSync(settingsPath, JSON.stringify(settings));
+    const before = model.requests.length;
+    const second = await runClaude(s, model, 'anything?');
+    assert.equal(second.code, 0, second.stderr);
+    assert.ok(model.requests.length > before);
+    assert.ok(model.requests.slice(before).every((raw) => !raw.includes('BRAIN-ENTRY-MARKER')), 'an unsubscribed session never sees it');
   } finally {
     await model.close();
     s.bus.cleanup();

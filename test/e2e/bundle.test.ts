@@ -38,11 +38,14 @@ test('a corrupt or missing code cache falls back to compiling the bundle', () =>
 });
 
 test("the hooks' bundles carry the store, the core and the dialects, nothing heavier", () => {
-  for (const hook of ['hook-user-prompt', 'hook-stop']) {
+  for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']) {
     const source = readFileSync(join(BIN, 'commands', `${hook}.cjs`), 'utf8');
-    for (const heavy of ['@modelcontextprotocol', 'zod', 'jsonc-parser', 'smol-toml', 'picocolors', 'node:http', 'require("http")']) {
+    // The brain's YAML parser and HTTP client live in a bundle of their own, loaded only when a refresh is due.
+    for (const heavy of ['@modelcontextprotocol', 'zod', 'jsonc-parser', 'smol-toml', 'picocolors', 'node:http', 'require("http")', 'yaml/dist', 'YAMLParseError']) {
       assert.ok(!source.includes(heavy), `${hook} must not bundle ${heavy}`);
     }
     assert.ok(source.includes('better-sqlite3'), `${hook} bundles the store`);
   }
+  const refresh = readFileSync(join(BIN, 'brain-refresh.cjs'), 'utf8');
+  assert.ok(refresh.includes('YAMLParseError') && refresh.includes('node:http'), 'the refresh bundle has what the hooks leave out');
 });
