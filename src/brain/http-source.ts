@@ -2,6 +2,7 @@
  * The brain's HTTP feed: `GET $BRAIN_URL/feed`. node:http is loaded only when
  * a fetch is due, so a hook that does not refresh pays nothing for it.
  */
+import { createRequire } from 'node:module';
 import { entryFrom, orderEntries, type BrainEntry, type BrainSource, type FetchResult } from './entry.js';
 
 const BUCKETS = ['hot_arcs', 'inject_blocks', 'entries'];
@@ -14,7 +15,9 @@ export interface HttpAnswer {
 /** One request with a deadline for the whole exchange; rejects on a transport error or the deadline. */
 export async function httpRequest(url: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<HttpAnswer> {
   const target = new URL(url);
-  const client = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // Required, not imported: the CLI runs its bundles as scripts, which have no dynamic import().
+  const load = createRequire(import.meta.url);
+  const client = (target.protocol === 'https:' ? load('node:https') : load('node:http')) as typeof import('node:http');
   return new Promise((resolve, reject) => {
     const request = client.request(target, { method: options.method, headers: options.headers }, (response) => {
       let body = '';

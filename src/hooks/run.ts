@@ -23,6 +23,7 @@ import type { Bus } from '../core/bus.js';
 import type { HookDialect } from '../clients/dialects.js';
 import { brainSettings } from '../brain/settings.js';
 import { loadRefresh } from '../brain/load.js';
+import { createRequire } from 'node:module';
 
 export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool';
 
@@ -68,6 +69,26 @@ async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session
     alsoIds,
   });
   return noticeBlock(selection, moment);
+}
+
+/**
+ * At Stop, hand the payload to a detached `agent-bus brain markers`: writing
+ * markers back to the brain involves the network, and the turn never waits for it.
+ */
+function startBrainWriter(run: HookRun, payload: Record<string, unknown>): void {
+  const launcher = process.argv[1];
+  if (launcher === undefined || (typeof payload.transcript_path !== 'string' && typeof payload.last_assistant_message !== 'string')) return;
+  if (!brainSettings(run.env).writerEnabled) return;
+  try {
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+    const child = spawn(process.execPath, [launcher, 'brain', 'markers'], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: run.env, cwd: run.cwd });
+    child.on('error', () => undefined);
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(JSON.stringify(payload));
+    child.unref();
+  } catch (error) {
+    run.warn(`agent-bus hook: could not start the brain writer: ${(error as Error).message}`);
+  }
 }
 
 /** Clients without a pre-tool event count the brain's refresh cadence in turns instead. */
@@ -146,6 +167,7 @@ export async function runHook(run: HookRun): Promise<number> {
         run.write(dialect.prompt(joined(mail, notices)));
       });
     } else {
+      startBrainWriter(run, payload);
       await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => run.write(dialect.stop(stopReason(messages, reader, shared))));
     }
     return 0;

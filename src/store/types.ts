@@ -185,6 +185,8 @@ export interface Store {
   brainState(channel: string): Promise<BrainState | null>;
   /** Add one to a session's counter and return the new value. */
   tick(session: string, counter: string, now: string): Promise<number>;
+  /** Claim a brain marker for writing back: false when it was taken before (by any process). */
+  takeMarker(key: string, session: string, now: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,9 @@ import { parseSubscriptions } from '../../core/notices.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../format.js';
 import type { CommandRunner } from '../spec.js';
+import { readStdin } from '../context.js';
+import { parsePayload } from '../../hooks/payload.js';
+import { writeMarkers } from '../../brain/writer.js';
 
 function statusText(status: BrainStatus): string {
   const lines = [
@@ -30,13 +33,20 @@ function refreshText(result: RefreshResult, channel: string): string {
 
 export const run: CommandRunner = async (args, io) => {
   const [action, ...rest] = args.positionals;
-  if (action !== 'refresh' && action !== 'status') {
-    throw new UsageError(`brain: expected refresh or status, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus brain --help'.`);
+  if (action !== 'refresh' && action !== 'status' && action !== 'markers') {
+    throw new UsageError(`brain: expected refresh, status or markers, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus brain --help'.`);
   }
   if (rest.length > 0) throw new UsageError(`brain ${action}: unexpected argument '${rest[0]}'`);
   const settings = brainSettings(io.env);
   const bus = openBus(io.env);
   try {
+    if (action === 'markers') {
+      const text = await readStdin(io.stdin(), 'brain markers: the Stop hook payload');
+      const payload = parsePayload(text);
+      const result = await writeMarkers(bus, settings, io.env, payload);
+      io.stdout.write(args.values.json ? `${JSON.stringify(result)}\n` : `${result.markers} marker(s): ${result.sent} sent, ${result.queued} queued in the outbox, ${result.skipped} sent before; ${result.drained} sent from the outbox\n`);
+      return 0;
+    }
     if (action === 'status') {
       const subscriptions = io.env.AGENT_BUS_CHANNELS !== undefined || io.env.AGENTIHOOKS_BASE_CHANNELS !== undefined ? parseSubscriptions(io.env) : null;
       const status = await brainStatus(bus, settings, subscriptions);

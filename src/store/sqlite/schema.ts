@@ -203,6 +203,19 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 9,
+    description: 'brain markers already taken from a session (each is written back once)',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS brain_markers (
+          marker_key TEXT PRIMARY KEY,
+          session TEXT NOT NULL,
+          taken_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -841,6 +841,12 @@ export class SqliteStore implements Store {
     );
   }
 
+  async takeMarker(key: string, session: string, now: string): Promise<boolean> {
+    return this.immediate(
+      () => this.run('INSERT OR IGNORE INTO brain_markers (marker_key, session, taken_at) VALUES (?, ?, ?)', [key, session, now]).changes > 0,
+    );
+  }
+
   async close(): Promise<void> {
     this.statements.clear();
     if (this.db.open) this.db.close();
