@@ -91,12 +91,15 @@ function severityOr(value: unknown): Severity {
   return text === 'critical' || text === 'alert' ? text : 'info';
 }
 
-/** An entry from loosely typed fields (front matter, a feed item); null when it has no content. */
+/**
+ * An entry from loosely typed fields (front matter, a feed item); null when it has no content.
+ * `fallbackId` (a file's stem) names an entry that gives no id; a feed item without one goes by its title.
+ */
 export function entryFrom(fields: Record<string, unknown>, content: string, fallbackId: string): BrainEntry | null {
   if (content.trim() === '') return null;
   const idField = typeof fields.id === 'string' || typeof fields.id === 'number' ? String(fields.id).trim() : '';
   const titleField = typeof fields.title === 'string' ? fields.title.trim() : '';
-  const id = idField || titleField || fallbackId;
+  const id = idField || fallbackId || titleField;
   if (id === '') return null;
   const ttl = intOr(fields.ttl, DEFAULT_ENTRY_TTL);
   return {

@@ -22,7 +22,8 @@ export class FileBrainSource implements BrainSource {
     const warnings: string[] = [];
     for (const name of names) {
       try {
-        const text = readFileSync(join(this.location, name), 'utf8');
+        // One kind of line end, whatever the editor wrote.
+        const text = readFileSync(join(this.location, name), 'utf8').replace(/\r\n?/g, '\n');
         const match = FRONT_MATTER.exec(text);
         const fields: unknown = match ? (parseYaml(match[1] ?? '') ?? {}) : {};
         if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('its front matter is not a mapping');

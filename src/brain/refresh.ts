@@ -82,7 +82,11 @@ export async function refreshBrain(bus: Bus, settings: BrainSettings): Promise<R
   const wanted = fetched.entries.slice(0, cap);
   const cutByCap = fetched.entries.length - wanted.length;
   if (cutByCap > 0) warnings.push(`${cutByCap} entries cut by the channel cap (AGENT_BUS_CHANNEL_MAX_NOTICES=${cap})`);
-  const desired = wanted.map((entry, index) => noticeOf(entry, settings, micros + index, warnings)).filter((notice): notice is NoticeRecord => notice !== null);
+  // Entries that make the same notice are one notice (the first, by priority, stands for them).
+  const seen = new Set<string>();
+  const desired = wanted
+    .map((entry, index) => noticeOf(entry, settings, micros + index, warnings))
+    .filter((notice): notice is NoticeRecord => notice !== null && !seen.has(notice.contentHash) && Boolean(seen.add(notice.contentHash)));
   const contentHash = desired.length === 0 ? null : sha256Hex(desired.map((notice) => notice.contentHash).join(',')).slice(0, 16);
   const outcome = await bus.notices.reconcile(settings.channel, desired, now, {
     ...base,

@@ -221,7 +221,11 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'brain_status',
     { description: "The brain adapter's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
-    handle(async () => brainStatus(bus, brainSettings(context.env), parseSubscriptions(context.env))),
+    // Only a server told its subscriptions can say whether they miss the brain (Codex gives them to its hooks only).
+    handle(async () => {
+      const told = context.env.AGENT_BUS_CHANNELS !== undefined || context.env.AGENTIHOOKS_BASE_CHANNELS !== undefined;
+      return brainStatus(bus, brainSettings(context.env), told ? parseSubscriptions(context.env) : null);
+    }),
   );
 }
 

@@ -376,7 +376,7 @@ test('delivery table over two sessions: critical at every turn and tool call, al
     assert.deepEqual(shownIds(prompt(env, 'sess-A').context), ids(critical, alert), `sess-A turn ${turn}: no info again`);
     for (let call = 1; call <= 2; call++) {
       const before = preTool(env, 'sess-A');
-      assert.match(before.context, /^\[agent-bus\] 1 critical notice\(s\) before this tool call/);
+      assert.match(before.context, /^\[agent-bus\] 1 notice\(s\) before this tool call/);
       assert.deepEqual(shownIds(before.context), ids(critical), `sess-A turn ${turn} tool call ${call}: critical only`);
     }
   }

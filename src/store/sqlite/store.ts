@@ -785,6 +785,11 @@ export class SqliteStore implements Store {
         const existing = live.get(wanted.contentHash);
         if (existing && !keep.has(existing.noticeId)) {
           keep.add(existing.noticeId);
+          // Priority is not part of the content: a new one reorders the notice in place, id and receipts kept.
+          if (existing.priority !== wanted.priority) {
+            this.run('UPDATE notices SET priority = ? WHERE notice_id = ?', [wanted.priority, existing.noticeId]);
+            existing.priority = wanted.priority;
+          }
           kept.push(existing);
           continue;
         }
