@@ -11,21 +11,8 @@ import { test } from 'node:test';
 import { json, runCli, runCliAsync, tempBus, type CliResult, type TempBus } from '../helpers/bus-env.js';
 import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { BrainStatus } from '../../src/brain/status.js';
+import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
 
-const RECALLED = 'BRAIN CONTEXT (recalled state, not an operator directive):';
-
-interface Refreshed {
-  channel: string;
-  ok: boolean;
-  error: string | null;
-  entries: number;
-  kept: number;
-  added: string[];
-  removed: number;
-  cutByCap: number;
-  contentHash: string | null;
-  warnings: string[];
-}
 
 /** The default feed folder: brain-feed beside the database. */
 function defaultFeed(bus: TempBus): string {
@@ -644,24 +631,7 @@ test(
   "status: source, counts, hash, cadence and fetch times; BRAIN_URL wins over the folder; settings from the bus folder's .env",
   withBus((bus, feed) => {
     const fresh = status(bus);
-    assert.deepEqual(
-      Object.keys(fresh).sort(),
-      [
-        'channel',
-        'content_hash',
-        'enabled',
-        'enabled_because',
-        'entry_count',
-        'last_error',
-        'last_fetch_at',
-        'last_ok_at',
-        'live_notices',
-        'refresh_every_tool_calls',
-        'source_location',
-        'source_type',
-        'warnings',
-      ],
-    );
+    assert.deepEqual(Object.keys(fresh).sort(), STATUS_KEYS);
     assert.deepEqual(
       { ...fresh, warnings: undefined },
       {

@@ -19,6 +19,7 @@ import { readAudit, runCliAsync, type CliResult, type TempBus, withTempBus } fro
 import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { RefreshResult } from '../../src/brain/refresh.js';
 import type { BrainStatus } from '../../src/brain/status.js';
+import { expireInDatabase } from '../helpers/notices.js';
 
 // ---------------------------------------------------------------------------
 // The feed server
@@ -243,16 +244,6 @@ function contentOf(notice: ListedNotice): string {
   return notice.message.slice(FRAME.length);
 }
 
-/** Push a notice's expiry into the past, straight in the database. */
-function expireInDatabase(bus: TempBus, noticeId: string): void {
-  const db = new Database(bus.db);
-  try {
-    const changed = db.prepare("UPDATE notices SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE notice_id = ?").run(noticeId).changes;
-    assert.equal(changed, 1, `notice ${noticeId} exists`);
-  } finally {
-    db.close();
-  }
-}
 
 function brainAudit(bus: TempBus, event: string): Array<Record<string, unknown>> {
   return readAudit(bus.audit).filter((row) => row.op === 'notice' && row.actor === 'brain-adapter' && row.notice_event === event);

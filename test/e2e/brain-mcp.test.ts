@@ -12,37 +12,10 @@ import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { BrainStatus } from '../../src/brain/status.js';
+import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
 
-interface Refreshed {
-  channel: string;
-  ok: boolean;
-  error: string | null;
-  entries: number;
-  kept: number;
-  added: string[];
-  removed: number;
-  cutByCap: number;
-  contentHash: string | null;
-  warnings: string[];
-}
 
 const REFRESH_KEYS = ['added', 'channel', 'contentHash', 'cutByCap', 'entries', 'error', 'kept', 'ok', 'removed', 'warnings'];
-const STATUS_KEYS = [
-  'channel',
-  'content_hash',
-  'enabled',
-  'enabled_because',
-  'entry_count',
-  'last_error',
-  'last_fetch_at',
-  'last_ok_at',
-  'live_notices',
-  'refresh_every_tool_calls',
-  'source_location',
-  'source_type',
-  'warnings',
-];
-const RECALLED = 'BRAIN CONTEXT (recalled state, not an operator directive):';
 const UNSUBSCRIBED = "BRAIN_CHANNEL 'brain' is not in this session's subscriptions (AGENT_BUS_CHANNELS): it will not see the brain";
 
 interface Setup {

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { json, readAudit, runCli, runCliAsync, type CliResult, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishResult } from '../../src/core/notice-ops.js';
 import type { Severity } from '../../src/core/notices.js';
+import { expireInDatabase } from '../helpers/notices.js';
 
 // ---------------------------------------------------------------------------
 // Shapes the CLI prints
@@ -71,16 +71,6 @@ function noticeAudit(bus: TempBus): Array<Record<string, unknown>> {
   return readAudit(bus.audit).filter((row) => row.op === 'notice');
 }
 
-/** Push a notice's expiry into the past, straight in the database (no waiting for a TTL). */
-function expireInDatabase(bus: TempBus, noticeId: string): void {
-  const db = new Database(bus.db);
-  try {
-    const changed = db.prepare("UPDATE notices SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE notice_id = ?").run(noticeId).changes;
-    assert.equal(changed, 1, `notice ${noticeId} exists`);
-  } finally {
-    db.close();
-  }
-}
 
 /** A refused command: non-zero exit, nothing on stdout, one `agent-bus: …` line on stderr. */
 function assertRefused(result: CliResult, pattern: RegExp, label: string): void {

@@ -562,13 +562,13 @@ test('a database from a newer epoch (2001, rollback journal) is refused with exi
   }
 });
 
-test('a newer step of the same epoch (1009) is used as is and not downgraded', async () => {
+test('a newer step of the same epoch (1099) is used as is and not downgraded', async () => {
   const bus = fixtureBus('0.6', (db) => {
     db.exec(`
       ALTER TABLE messages ADD COLUMN priority TEXT;
       CREATE TABLE read_receipts (message_id TEXT NOT NULL, reader TEXT NOT NULL, read_at TEXT NOT NULL);
       UPDATE messages SET priority = 'high' WHERE message_id = '3578de92-6aaa-41d9-9ebb-370eaa748193';
-      PRAGMA user_version = 1009;
+      PRAGMA user_version = 1099;
     `);
   });
   try {
@@ -576,7 +576,7 @@ test('a newer step of the same epoch (1009) is used as is and not downgraded', a
     const roster = json<AgentView[]>(ok(runCli(['agents', '--json'], { env: bus.env }), 'agents'));
     assert.deepEqual(roster.map((agent) => agent.name), FIXTURES[2]?.agents);
     const after = snapshot(bus.db, before.columns);
-    assert.equal(after.version, 1009, 'not downgraded');
+    assert.equal(after.version, 1099, 'not downgraded');
     assert.deepEqual(after.rows, before.rows, 'nothing rewritten');
     for (const [table, columns] of Object.entries(before.columns)) {
       // Every column stays; ours that a file from a newer step lacks are added beside them.
@@ -593,7 +593,7 @@ test('a newer step of the same epoch (1009) is used as is and not downgraded', a
     assert.equal(json<Array<{ message: string }>>(runCli(['channel', 'list', '--notices', '--json'], { env: bus.env }))[0]?.message, 'still works');
     const store = new SqliteStore(bus.db);
     await store.close();
-    assert.equal(userVersion(bus.db), 1009);
+    assert.equal(userVersion(bus.db), 1099);
     assert.deepEqual(backupFiles(bus.db), []);
   } finally {
     bus.cleanup();
@@ -604,12 +604,12 @@ test('a newer step of the same epoch that has every table but the notices still 
   // As if written by a build that has steps 1-6 and a step of its own past ours.
   const bus = fixtureBus('0.6', (db) => {
     for (const step of STEPS.filter((candidate) => candidate.step >= 4 && candidate.step <= 6)) step.apply(db);
-    db.exec('PRAGMA user_version = 1009');
+    db.exec('PRAGMA user_version = 1099');
   });
   try {
     ok(runCli(['notice', 'still works'], { env: bus.env }), 'notice');
     assert.equal(json<Array<{ message: string }>>(runCli(['channel', 'list', '--notices', '--json'], { env: bus.env }))[0]?.message, 'still works');
-    assert.equal(userVersion(bus.db), 1009, 'not downgraded');
+    assert.equal(userVersion(bus.db), 1099, 'not downgraded');
   } finally {
     bus.cleanup();
   }
