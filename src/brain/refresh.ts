@@ -18,7 +18,12 @@ export const BRAIN_SOURCE_NAME = 'brain-adapter';
 
 export function sourceFor(settings: BrainSettings): BrainSource {
   const source = settings.source;
-  return source.kind === 'http' ? new HttpBrainSource(source.url, source.token, source.timeoutMs) : new FileBrainSource(source.path);
+  if (source.kind === 'http') return new HttpBrainSource(source.url, source.token, source.timeoutMs);
+  if (settings.sourceType !== 'file') {
+    const error = `BRAIN_SOURCE_TYPE=${settings.sourceType} is not a source agent-bus knows (file, or set BRAIN_URL)`;
+    return { kind: 'file', location: source.path, fetch: async () => ({ ok: false, error }) };
+  }
+  return new FileBrainSource(source.path);
 }
 
 export interface RefreshResult {

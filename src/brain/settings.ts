@@ -16,6 +16,8 @@ export interface BrainSettings {
   writerEnabled: boolean;
   /** Where the feed comes from: the HTTP feed when BRAIN_URL is set, else the folder. */
   source: { kind: 'http'; url: string; token: string | null; timeoutMs: number } | { kind: 'file'; path: string };
+  /** BRAIN_SOURCE_TYPE as given (only `file` is known; it matters only without BRAIN_URL). */
+  sourceType: string;
   channel: string;
   hotArcsTopN: number;
   payloadMaxChars: number;
@@ -70,13 +72,15 @@ export function brainSettings(raw: Env): BrainSettings {
   const source: BrainSettings['source'] =
     url !== '' ? { kind: 'http', url, token: (env.BRAIN_HTTP_TOKEN ?? '').trim() || (env.KB_ROUTER_TOKEN ?? '').trim() || null, timeoutMs } : { kind: 'file', path: folder };
   // On by default when there is something to read: a URL, or a feed folder with markdown in it.
-  const hasSource = url !== '' || ((env.BRAIN_SOURCE_TYPE ?? 'file').trim() === 'file' && folderHasContent(folder));
+  const sourceType = (env.BRAIN_SOURCE_TYPE ?? '').trim() || 'file';
+  const hasSource = url !== '' || (sourceType === 'file' && folderHasContent(folder));
   const explicit = flag(env.BRAIN_ENABLED);
   const writer = flag(env.BRAIN_WRITER_ENABLED);
   return {
     enabled: explicit ?? hasSource,
     writerEnabled: writer ?? hasSource,
     source,
+    sourceType,
     channel: (env.BRAIN_CHANNEL ?? '').trim() || DEFAULT_BRAIN_CHANNEL,
     hotArcsTopN: intSetting(env, 'BRAIN_HOT_ARCS_TOP_N', DEFAULT_HOT_ARCS_TOP_N, 0),
     payloadMaxChars: intSetting(env, 'BRAIN_PAYLOAD_MAX_BYTES', DEFAULT_PAYLOAD_MAX_CHARS, 0),

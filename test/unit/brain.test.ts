@@ -248,6 +248,7 @@ test(
       enabled: false,
       writerEnabled: false,
       source: { kind: 'file', path: feed },
+      sourceType: 'file',
       channel: 'brain',
       hotArcsTopN: 10,
       payloadMaxChars: 1536,
