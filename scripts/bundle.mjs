@@ -74,6 +74,7 @@ const warmups = {
   notice: ['notice', 'warming the code cache', '-s', 'alert'],
   statusline: ['statusline'],
   brain: ['brain', 'status'],
+  'wake-config': ['wake-config', 'show'],
 };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {

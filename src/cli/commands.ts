@@ -168,6 +168,33 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus brain status', 'BRAIN_SOURCE_PATH=~/vault/brain-feed agent-bus brain refresh'],
   },
   {
+    name: 'wake-config',
+    summary: 'The wake commands in wake.json: run when mail arrives for an agent, its client or its repo.',
+    details: [
+      'wake.json sits next to the database. An agent\'s own entry wins over its client address, which wins',
+      'over its repo; false turns waking off. The command runs detached with AGENT_BUS_FROM, AGENT_BUS_TO,',
+      'AGENT_BUS_THREAD_ID, AGENT_BUS_MESSAGE_ID and AGENT_BUS_BODY_PREVIEW in its environment and the whole',
+      'message as JSON on stdin; quote the variables ("$AGENT_BUS_BODY_PREVIEW"): bodies are untrusted text.',
+      '',
+      'Actions:',
+      '  show                  the entries (or the reason the file cannot be used)',
+      '  set NAME COMMAND      set NAME\'s command; COMMAND false turns waking off for NAME',
+      '  clear NAME            remove NAME\'s entry',
+      '  test NAME             fire a synthetic wake for NAME and report its status (exit 1 if nothing fired)',
+    ].join('\n'),
+    positionals: [
+      { name: 'ACTION', required: true, description: 'show, set, clear or test' },
+      { name: 'NAME', required: false, description: 'an agent, a client address (repo/client) or a repo' },
+      { name: 'COMMAND', required: false, description: 'set: the shell command, or false' },
+    ],
+    options: [json],
+    examples: [
+      `agent-bus wake-config set web-app 'notify-send "agent-bus → web-app" "$AGENT_BUS_FROM: $AGENT_BUS_BODY_PREVIEW"'`,
+      'agent-bus wake-config set alex false',
+      'agent-bus wake-config test web-app/claude',
+    ],
+  },
+  {
     name: 'statusline',
     summary: "One status line for Claude Code's statusLine setting: identity, subscriptions, mail, notices.",
     details: "Reads Claude Code's status JSON on stdin (for the session id and folder). Set it with\n" +

@@ -187,6 +187,11 @@ export interface Store {
   tick(session: string, counter: string, now: string): Promise<number>;
   /** Claim a brain marker for writing back: false when it was taken before (by any process). */
   takeMarker(key: string, session: string, now: string): Promise<boolean>;
+  /**
+   * Count a wake of `agent` unless it was woken `limit` times since `since` (0: no limit).
+   * False when the limit is reached; the count and the decision are one transaction.
+   */
+  takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

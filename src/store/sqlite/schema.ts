@@ -216,6 +216,19 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 10,
+    description: 'wakes per agent, for the hourly rate limit',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS wakes (
+          agent TEXT NOT NULL,
+          woken_at TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS idx_wakes_agent ON wakes(agent, woken_at);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -852,6 +852,19 @@ export class SqliteStore implements Store {
     );
   }
 
+  async takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean> {
+    return this.immediate(() => {
+      // Older wakes no longer count against anyone: keep the table as small as the window.
+      this.run('DELETE FROM wakes WHERE woken_at < ?', [since]);
+      if (limit > 0) {
+        const count = this.get<{ n: number }>('SELECT COUNT(*) AS n FROM wakes WHERE agent = ? AND woken_at >= ?', [agent, since])?.n ?? 0;
+        if (count >= limit) return false;
+      }
+      this.run('INSERT INTO wakes (agent, woken_at) VALUES (?, ?)', [agent, now]);
+      return true;
+    });
+  }
+
   async close(): Promise<void> {
     this.statements.clear();
     if (this.db.open) this.db.close();
