@@ -238,6 +238,22 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus hook-stop --client claude'],
   },
   {
+    name: 'hook-watch',
+    summary: 'Background hook: wait for mail for this session; exit 10 with it on stderr, or 0.',
+    details: [
+      'Run by a client after each turn (Claude Code: an asyncRewake hook). Event-driven; one watcher per session',
+      '(a newer one takes over). Exits 0 when it gives up (--max-seconds, else AGENT_BUS_WATCH_HOURS), when its',
+      'client exits, when wake.json has an entry for the session (a command replaces native wake), when',
+      'AGENT_BUS_NATIVE_WAKE=0, and at once for Claude Code outside an interactive session (CLAUDE_CODE_ENTRYPOINT=cli).',
+    ].join('\n'),
+    positionals: [],
+    options: [
+      { name: 'client', type: 'string', value: 'ID', description: 'client id: derives the name as the other hooks do' },
+      { name: 'max-seconds', type: 'string', value: 'N', description: 'give up after N seconds (default: AGENT_BUS_WATCH_HOURS, 24 h)' },
+    ],
+    examples: ['agent-bus hook-watch --client claude --max-seconds 86400'],
+  },
+  {
     name: 'serve',
     summary: 'Run the MCP server over stdio for one client session (what a client config starts).',
     details: [

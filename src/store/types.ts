@@ -192,6 +192,14 @@ export interface Store {
    * False when the limit is reached; the count and the decision are one transaction.
    */
   takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean>;
+  /** Become the session's watcher (replacing any other). */
+  claimWatch(session: string, token: string, pid: number, now: string): Promise<void>;
+  /** Whether `token` is still the session's watcher (a newer one replaces it). */
+  holdsWatch(session: string, token: string): Promise<boolean>;
+  /** Stop being the session's watcher, if still it. */
+  releaseWatch(session: string, token: string): Promise<void>;
+  /** A number that changes whenever another connection commits (SQLite's data_version). */
+  changeCounter(): number;
   close(): Promise<void>;
 }
 

@@ -229,6 +229,20 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 11,
+    description: 'the watcher waiting for mail for each session (a newer one takes over)',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS watchers (
+          session TEXT PRIMARY KEY,
+          token TEXT NOT NULL,
+          pid INTEGER NOT NULL,
+          started_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -865,6 +865,28 @@ export class SqliteStore implements Store {
     });
   }
 
+  async claimWatch(session: string, token: string, pid: number, now: string): Promise<void> {
+    this.immediate(() =>
+      this.run(
+        `INSERT INTO watchers (session, token, pid, started_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at`,
+        [session, token, pid, now],
+      ),
+    );
+  }
+
+  async holdsWatch(session: string, token: string): Promise<boolean> {
+    return this.get<{ token: string }>('SELECT token FROM watchers WHERE session = ?', [session])?.token === token;
+  }
+
+  async releaseWatch(session: string, token: string): Promise<void> {
+    this.immediate(() => this.run('DELETE FROM watchers WHERE session = ? AND token = ?', [session, token]));
+  }
+
+  changeCounter(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
   async close(): Promise<void> {
     this.statements.clear();
     if (this.db.open) this.db.close();

@@ -1,0 +1,190 @@
+/**
+ * `agent-bus hook-watch`: run in the background by a client after each turn,
+ * it waits for mail for its session. When mail arrives it takes it (audited
+ * `read` and `deliver`), prints what the prompt hook would print on stderr
+ * (what Claude Code shows the model when it rewakes a session) and exits 10.
+ * It exits 0 when it gives up, when a newer watcher of the session takes
+ * over, when its client exits, or when waking is not its job.
+ *
+ * Waiting is event-driven: file-system events in the database's folder (its
+ * WAL grows at every commit) and SQLite's data_version say when to look; the
+ * poll (AGENT_BUS_WATCH_POLL_SECONDS) is only the fallback.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { formatStamp, nowMicros, nowStamp } from '../core/clock.js';
+import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { clientAddressOf } from '../core/names.js';
+import { floatSetting, type Env } from '../core/settings.js';
+import { randomId } from '../core/lazy-crypto.js';
+import { busPaths } from '../core/paths.js';
+import { openBus } from '../runtime.js';
+import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../sessions/procs.js';
+import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
+import { hookReader } from '../hooks/scope.js';
+import { promptContext } from '../hooks/text.js';
+import { loadWakeConfig, lookupWake } from './config.js';
+import { wakeRow, wakesPerHour } from './dispatch.js';
+import type { Bus } from '../core/bus.js';
+import type { MessageRecord } from '../store/types.js';
+
+/** Claude Code reads a background hook's exit 2 as "wake the model"; its command maps our 10 to it. */
+export const WOKE_EXIT = 10;
+export const DEFAULT_POLL_SECONDS = 2;
+export const DEFAULT_WATCH_HOURS = 24;
+const HOUR_MICROS = 3_600_000_000;
+
+export interface WatchRun {
+  client: string | undefined;
+  maxSeconds: number | undefined;
+  env: Env;
+  cwd: string;
+  /** What the model is shown on a rewake (stderr). */
+  say(text: string): void;
+  warn(text: string): void;
+}
+
+/** Why a watcher does not watch at all, or null when it should. */
+export function watchRefusal(client: string | undefined, env: Env): string | null {
+  if ((env.AGENT_BUS_NATIVE_WAKE ?? '').trim() === '0') return 'native wake is off (AGENT_BUS_NATIVE_WAKE=0)';
+  // A print-mode or SDK run waits for background hooks in the foreground: only an interactive session is woken.
+  if (client === 'claude' && (env.CLAUDE_CODE_ENTRYPOINT ?? '').trim() !== 'cli') return 'not an interactive Claude Code session (CLAUDE_CODE_ENTRYPOINT is not cli)';
+  return null;
+}
+
+interface Waiter {
+  wait(ms: number): Promise<void>;
+  /** End the current wait now. */
+  interrupt(): void;
+  close(): void;
+}
+
+/** Wake on any change in the database's folder, or after `ms`, whichever comes first. */
+function folderWaiter(db: string): Waiter {
+  let wakeUp: (() => void) | null = null;
+  let watcher: FSWatcher | null = null;
+  const name = basename(db);
+  try {
+    watcher = watch(dirname(db), { persistent: false }, (_event, file) => {
+      if (file === null || String(file).startsWith(name)) wakeUp?.();
+    });
+    watcher.on('error', () => undefined);
+  } catch {
+    watcher = null; // No file-system events here: the poll alone.
+  }
+  return {
+    wait: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done(): void {
+          clearTimeout(timer);
+          wakeUp = null;
+          resolve();
+        }
+        wakeUp = done;
+      }),
+    interrupt: () => wakeUp?.(),
+    close: () => watcher?.close(),
+  };
+}
+
+export async function runWatch(run: WatchRun): Promise<number> {
+  const refusal = watchRefusal(run.client, run.env);
+  if (refusal !== null) return 0;
+  const payload = await readPayload(payloadTimeoutMs(run.env));
+  const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
+  const maxMs = (run.maxSeconds ?? floatSetting(run.env, 'AGENT_BUS_WATCH_HOURS', DEFAULT_WATCH_HOURS, 0) * 3600) * 1000;
+  const deadline = Date.now() + maxMs;
+  const bus = openBus(run.env);
+  const table = systemProcessTable(run.env);
+  const client = clientProcessOf(lineageOf(process.pid, table));
+  const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
+  const waiter = folderWaiter(busPaths(run.env).db);
+  let stopping = false;
+  const stop = (): void => {
+    stopping = true;
+    waiter.interrupt();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.once('SIGHUP', stop);
+  let token: string | null = null;
+  let watchKey = '';
+  try {
+    let identity;
+    try {
+      identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus.store, 'hook');
+    } catch (error) {
+      if (error instanceof IdentityError) return 0;
+      throw error;
+    }
+    if (identity.kind !== 'agent') return 0;
+    const sessionKey = payloadSessionKey(payload) ?? ((run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+    let reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+    watchKey = sessionKey ?? reader;
+    token = randomId();
+    await bus.store.claimWatch(watchKey, token, process.pid, nowStamp());
+    let seen = -1;
+    while (!stopping && Date.now() < deadline) {
+      if (!(await bus.store.holdsWatch(watchKey, token))) return 0; // A newer watcher took over.
+      if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
+      const version = bus.store.changeCounter();
+      if (version !== seen) {
+        seen = version;
+        // A rename moves the session's mail to its new address: follow it.
+        reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+        const config = loadWakeConfig(run.env);
+        if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
+        const woke = await wakeIfMail(bus, run, reader);
+        if (woke !== null) return woke;
+      }
+      await waiter.wait(Math.min(pollMs, Math.max(0, deadline - Date.now())));
+    }
+    return 0;
+  } finally {
+    waiter.close();
+    if (token !== null) await bus.store.releaseWatch(watchKey, token).catch(() => undefined);
+    await bus.close();
+  }
+}
+
+/** Take the session's mail and say it; null when there is none. */
+async function wakeIfMail(bus: Bus, run: WatchRun, reader: string): Promise<number | null> {
+  if ((await bus.pendingCount(reader)) === 0) return null;
+  const micros = nowMicros();
+  const now = formatStamp(micros);
+  if (!(await bus.store.takeWake(reader, now, formatStamp(micros - HOUR_MICROS), wakesPerHour(run.env)))) {
+    // Past the hourly limit the mail waits for the agent's next turn.
+    const [first] = (await bus.readInbox({ reader, markRead: false, limit: 1 })) as unknown as MessageRecord[];
+    if (first) bus.audit.append([wakeRow(now, reader, toRecord(first), reader, 'watch', 'rate-limited')]);
+    return 0;
+  }
+  const shared = clientAddressOf(reader);
+  const views = await bus.deliverInbox({ reader }, (messages) => {
+    const text = promptContext(messages, reader, shared);
+    if (text !== null) run.say(`agent-bus: new mail\n${text}`);
+  });
+  const shown = views.map(toRecord);
+  if (shown.length === 0) return null;
+  bus.audit.append([wakeRow(now, reader, shown[0] as MessageRecord, reader, 'watch', 'woke')]);
+  return WOKE_EXIT;
+}
+
+/** The fields of a message view an audit row needs. */
+function toRecord(view: unknown): MessageRecord {
+  const message = view as { message_id: string; from: string; to: string; body: string; thread_id: string; sent_at: string; addressed_to: string | null };
+  return {
+    messageId: message.message_id,
+    fromAgent: message.from,
+    toAgent: message.to,
+    body: message.body,
+    threadId: message.thread_id,
+    sentAt: message.sent_at,
+    readAt: null,
+    deliveredAt: null,
+    addressedTo: message.addressed_to,
+    fanoutId: null,
+    toGroup: null,
+    claimedBy: null,
+  };
+}
