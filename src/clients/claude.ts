@@ -5,6 +5,7 @@
  * the user edits them) and, unless the user has one, the status line.
  * Everything else in those files is left as it was.
  */
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
 import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
@@ -36,6 +37,66 @@ const HOOK_EVENTS: Array<[string, string]> = [
 /** A status line init wrote (any binary path), as opposed to one of the user's own. */
 function isOurStatusLine(value: unknown): boolean {
   return isObject(value) && typeof value.command === 'string' && /\bstatusline --client claude\b/.test(value.command);
+}
+
+/** Claude Code starts a turn when an asyncRewake hook exits 2; older versions lack the option. */
+export const MIN_REWAKE_VERSION = [2, 1, 290] as const;
+const DEFAULT_WATCH_HOURS = 24;
+
+let versionAnswer: { version: string | null; problem: string | null } | undefined;
+
+/** `claude --version` (or AGENT_BUS_CLAUDE_BIN), asked once per process and bounded by AGENT_BUS_CLIENT_VERSION_TIMEOUT. */
+function claudeVersion(env: NodeJS.ProcessEnv): { version: string | null; problem: string | null } {
+  if (versionAnswer) return versionAnswer;
+  const bin = (env.AGENT_BUS_CLAUDE_BIN ?? '').trim() || 'claude';
+  const seconds = Number((env.AGENT_BUS_CLIENT_VERSION_TIMEOUT ?? '').trim() || 10);
+  const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: (Number.isFinite(seconds) && seconds > 0 ? seconds : 10) * 1000, env });
+  const version = /(\d+)\.(\d+)\.(\d+)/.exec(result.stdout ?? '')?.[0] ?? null;
+  const why = result.error ? (result.error as NodeJS.ErrnoException).code ?? result.error.message : `exit ${result.status}`;
+  versionAnswer = version !== null ? { version, problem: null } : { version: null, problem: `cannot tell the Claude Code version ('${bin} --version': ${why})` };
+  return versionAnswer;
+}
+
+function atLeast(version: string, minimum: readonly number[]): boolean {
+  const parts = version.split('.').map(Number);
+  for (let index = 0; index < minimum.length; index++) {
+    const have = parts[index] ?? 0;
+    const want = minimum[index] ?? 0;
+    if (have !== want) return have > want;
+  }
+  return true;
+}
+
+/** Whether init writes the wake hook, and if not, why (for init's output). */
+export function wakeHookVerdict(env: NodeJS.ProcessEnv): { wanted: boolean; note: string | null } {
+  if ((env.AGENT_BUS_NATIVE_WAKE ?? '').trim() === '0') return { wanted: false, note: 'native wake is off (AGENT_BUS_NATIVE_WAKE=0): no wake hook' };
+  const { version, problem } = claudeVersion(env);
+  if (version === null) return { wanted: false, note: `no wake hook: ${problem ?? 'unknown Claude Code version'}` };
+  if (!atLeast(version, MIN_REWAKE_VERSION)) return { wanted: false, note: `no wake hook: Claude Code ${version} is older than ${MIN_REWAKE_VERSION.join('.')}` };
+  return { wanted: true, note: null };
+}
+
+/**
+ * The background hook that wakes an idle session: hook-watch exits 10 on mail, which the command
+ * turns, and only that, into the 2 that makes Claude Code start a turn (an agent-bus too old to know
+ * hook-watch exits 2 from its parser: that must not wake anyone). Never `|| true`: it would swallow the wake.
+ */
+export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv): JsonObject {
+  const hours = Number((env.AGENT_BUS_WATCH_HOURS ?? '').trim() || DEFAULT_WATCH_HOURS);
+  const seconds = Math.round((Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_WATCH_HOURS) * 3600);
+  return {
+    matcher: '',
+    hooks: [
+      {
+        type: 'command',
+        command: `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} hook-watch --client claude --max-seconds ${seconds} ; [ $? -ne 10 ] || exit 2`,
+        asyncRewake: true,
+        timeout: seconds + 30,
+        rewakeSummary: 'agent-bus: new mail',
+      },
+    ],
+  };
 }
 
 function hookCommand(bin: string, name: string, subcommand: string): string {
@@ -87,6 +148,9 @@ export const claudeWiring: ClientWiring = {
       kept.push({ matcher: '', hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand) }] });
       hooks[event] = kept;
     }
+    // Waking an idle session: on Stop (a SessionStart background hook holds back the first model request in print mode).
+    const verdict = wakeHookVerdict(process.env);
+    if (verdict.wanted) (hooks.Stop as unknown[]).push(wakeHookGroup(bin, name, process.env));
     settings.hooks = hooks;
     // Subscriptions live in the env block, where the user edits them per repo: written once, then theirs.
     const env = isObject(settings.env) ? settings.env : {};
@@ -101,6 +165,7 @@ export const claudeWiring: ClientWiring = {
         { path: mcpPath, before: mcpRead.kind === 'ok' ? mcpRead.text : null, after: jsonText(mcp) },
         { path: settingsPath, before: settingsRead.kind === 'ok' ? settingsRead.text : null, after: jsonText(settings) },
       ],
+      notes: verdict.note === null ? [] : [verdict.note],
     };
   },
 };

@@ -108,7 +108,9 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
       plan.notes.push(`${client}: hand-written agent-bus entry left alone${wiring.forceable ? ' (use --force to replace it)' : ''}`);
     } else {
       try {
-        files = wiring.plan(repo, name, options.bin).files;
+        const planned = wiring.plan(repo, name, options.bin);
+        files = planned.files;
+        for (const note of planned.notes ?? []) plan.notes.push(`${client}: ${note}`);
       } catch (error) {
         plan.notes.push(`${client}: ${(error as Error).message}`);
         plan.clients.push({ client, name, action: 'skip-unreadable', previous_name: null, files: [] });

@@ -17,6 +17,8 @@ export interface FileChange {
 
 export interface WiringPlan {
   files: FileChange[];
+  /** What the plan left out and why, for init's output. */
+  notes?: string[];
 }
 
 export interface ClientWiring {

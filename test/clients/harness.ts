@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { CLI, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 
 export interface FakeServer {
   url: string;
@@ -86,7 +86,9 @@ export function wiredRepo(client: string): WiredRepo {
   mkdirSync(repo);
   // Codex trusts a project only inside a real git repository; the others accept one too.
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
-  assert.equal(runCli(['init', '--clients', client, '--bin-path', CLI], { env: bus.env, cwd: repo }).code, 0);
+  // Init asks the real Claude Code its version, as it would on a user's machine: the wake hook is wired too.
+  const claude = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
+  assert.equal(runCli(['init', '--clients', client, '--bin-path', CLI], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo }).code, 0);
   for (const [name, home] of [['human', bus.dir], [`shop/${client}`, repo]] as const) {
     const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: home };
     runCli(['send', 'joining', '--to', name], { env });

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { CLI, json, readAudit, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 interface Settings {
   permissions: { allow: string[] };
@@ -22,7 +22,10 @@ function repo(bus: TempBus, ...parts: string[]): string {
 }
 
 const read = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
-const init = (bus: TempBus, args: string[], cwd?: string) => runCli(['init', '--bin-path', CLI, ...args], { env: bus.env, cwd });
+/** `claude --version` answers from FAKE_CLAUDE_VERSION (default 2.1.332: wake hooks are written). */
+const FAKE_CLAUDE = join(ROOT, 'test', 'helpers', 'fake-claude.sh');
+const init = (bus: TempBus, args: string[], cwd?: string, extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCli(['init', '--bin-path', CLI, ...args], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: FAKE_CLAUDE, ...extraEnv }, cwd });
 
 test('a single repo is wired at once, and a re-run changes nothing', withBus((bus) => {
   const path = repo(bus, 'acme.dev');
@@ -52,10 +55,67 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   const rerun = read(join(path, '.claude', 'settings.json')) as Settings;
   assert.deepEqual(
     [rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.hooks.SessionStart?.length, rerun.hooks.PreToolUse?.length, rerun.permissions.allow.length],
-    [1, 1, 1, 1, 12],
+    [2, 1, 1, 1, 12],
     'nothing added twice',
   );
   assert.ok(!readdirSync(path).some((file) => file.includes('agent-bus-tmp')) && !readdirSync(join(path, '.claude')).some((file) => file.includes('agent-bus-tmp')));
+}));
+
+test('Claude Code 2.1.290 or later gets the background wake hook on Stop; older, unknown or AGENT_BUS_NATIVE_WAKE=0 leaves it out and says so', withBus((bus) => {
+  const path = repo(bus, 'shop');
+  assert.equal(init(bus, [], path).code, 0);
+  const settingsPath = join(path, '.claude', 'settings.json');
+  type WakeHook = { type: string; command: string; asyncRewake?: boolean; timeout?: number; rewakeSummary?: string };
+  const wakeHook = (): WakeHook | undefined =>
+    ((read(settingsPath) as Settings).hooks.Stop ?? []).flatMap((group) => group.hooks as WakeHook[]).find((hook) => hook.command.includes('hook-watch'));
+  assert.deepEqual(wakeHook(), {
+    type: 'command',
+    command: `AGENT_BUS_NAME=shop/claude ${CLI} hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2`,
+    asyncRewake: true,
+    timeout: 86430,
+    rewakeSummary: 'agent-bus: new mail',
+  });
+  assert.equal(wakeHook()?.command.endsWith('|| true'), false, 'never swallowed');
+  // (--force: a --bin-path without 'agent-bus' in it reads as hand-written wiring.)
+  const shorter = init(bus, ['--force'], path, { AGENT_BUS_WATCH_HOURS: '2' });
+  assert.equal(shorter.code, 0);
+  assert.match(wakeHook()?.command ?? '', /--max-seconds 7200 ;/);
+  assert.equal(wakeHook()?.timeout, 7230, 'the timeout stays above --max-seconds');
+  const old = init(bus, ['--force'], path, { FAKE_CLAUDE_VERSION: '2.1.289' });
+  assert.match(old.stdout, /claude: no wake hook: Claude Code 2\.1\.289 is older than 2\.1\.290/);
+  assert.equal(wakeHook(), undefined, 'an older Claude Code gets none');
+  const missing = init(bus, ['--force'], path, { AGENT_BUS_CLAUDE_BIN: join(bus.dir, 'no-such-claude') });
+  assert.match(missing.stdout, /claude: no wake hook: cannot tell the Claude Code version/);
+  assert.equal(init(bus, ['--force'], path).code, 0);
+  assert.ok(wakeHook());
+  const off = init(bus, ['--force'], path, { AGENT_BUS_NATIVE_WAKE: '0' });
+  assert.match(off.stdout, /native wake is off/);
+  assert.equal(wakeHook(), undefined, 'removed again');
+  assert.equal((read(settingsPath) as Settings).hooks.Stop?.length, 1, 'hook-stop stays');
+}));
+
+test("the wake hook's command turns hook-watch's 10, and only that, into Claude Code's 2", withBus((bus) => {
+  const path = repo(bus, 'shop');
+  assert.equal(init(bus, [], path).code, 0);
+  const hooks = (read(join(path, '.claude', 'settings.json')) as Settings).hooks.Stop ?? [];
+  const command = hooks.flatMap((group) => group.hooks).find((hook) => hook.command.includes('hook-watch'))?.command ?? '';
+  const env = { ...bus.env, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_REPO: path };
+  const run = (commandLine: string, extra: NodeJS.ProcessEnv = {}) =>
+    spawnSync('sh', ['-c', commandLine], { env: { ...env, ...extra }, cwd: path, input: '{"session_id":"s-1"}', encoding: 'utf8', timeout: 30_000 });
+  // Mail waiting: the watcher takes it and exits 10; the command exits 2 and Claude Code wakes the model.
+  const self = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: path };
+  assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
+  assert.equal(runCli(['inbox'], { env: self }).code, 0);
+  assert.equal(runCli(['send', 'wake me', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  const woke = run(command);
+  assert.equal(woke.status, 2, woke.stderr);
+  assert.match(woke.stderr, /wake me/);
+  // Nothing waiting: the watcher gives up (exit 0), and so does the command.
+  const idle = run(command.replace('--max-seconds 86400', '--max-seconds 1'));
+  assert.equal(idle.status, 0, idle.stderr);
+  // An agent-bus too old to know hook-watch exits 2 from its parser: that must not wake anyone.
+  const older = run(command.replace(CLI, join(ROOT, 'test', 'helpers', 'old-agent-bus.sh')));
+  assert.equal(older.status, 0, `${older.stderr} | ${command.replace(CLI, join(ROOT, 'test', 'helpers', 'old-agent-bus.sh'))}`);
 }));
 
 test('subscriptions a user edited and a status line of their own survive a re-run', withBus((bus) => {
@@ -106,7 +166,16 @@ test('what is not ours is kept; hand-written entries need --force; unparseable f
   assert.deepEqual(settings.permissions.allow.slice(0, 2), ['Bash(ls)', 'mcp__agent-bus__whoami']);
   assert.equal(settings.permissions.allow.filter((entry) => entry === 'mcp__agent-bus__whoami').length, 1);
   const stops = (settings.hooks.Stop ?? []).map((block) => block.hooks[0]?.command);
-  assert.deepEqual(stops, ['say done', 'agent-bus hook-stop --client codex || true', `AGENT_BUS_NAME=shop/claude ${CLI} hook-stop --client claude || true`], 'an untagged old agent-bus hook is replaced; others stay');
+  assert.deepEqual(
+    stops,
+    [
+      'say done',
+      'agent-bus hook-stop --client codex || true',
+      `AGENT_BUS_NAME=shop/claude ${CLI} hook-stop --client claude || true`,
+      `AGENT_BUS_NAME=shop/claude ${CLI} hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2`,
+    ],
+    'an untagged old agent-bus hook is replaced; others stay',
+  );
 
   const broken = repo(bus, 'broken');
   writeFileSync(join(broken, '.mcp.json'), '{ "mcpServers": { // a comment\n } }');
