@@ -19,7 +19,7 @@ function executableOf(pid: number): string | null {
   }
 }
 
-export async function recordCodexRoute(bus: Bus, agent: string, threadId: string, repoPath: string, table: ProcessTable): Promise<void> {
+export async function recordCodexRoute(bus: Bus, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
   const client = clientProcessOf(lineageOf(process.pid, table));
   const micros = nowMicros();
   await bus.store.recordRoute(
@@ -32,6 +32,7 @@ export async function recordCodexRoute(bus: Bus, agent: string, threadId: string
       clientStarted: client ? client[1] : null,
       repoPath,
       updatedAt: formatStamp(micros),
+      turnState,
     },
     formatStamp(micros - ROUTE_REFRESH_MICROS),
   );

@@ -157,7 +157,8 @@ export async function runHook(run: HookRun): Promise<number> {
     const reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
     await touchIfStale(bus, reader);
     const threadId = payloadSessionKey(payload);
-    if (clientOf(run) === 'codex' && threadId !== null) await recordCodexRoute(bus, reader, threadId, identity.repoPath, table);
+    const codexThread = clientOf(run) === 'codex' ? threadId : null;
+    if (codexThread !== null && run.kind === 'prompt') await recordCodexRoute(bus, reader, codexThread, identity.repoPath, table, 'busy');
     const shared = clientAddressOf(reader);
     if (run.kind === 'prompt') {
       if (NO_PRE_TOOL_EVENT.has(clientOf(run) ?? '')) await brainTurn(bus, run, sessionKey ?? reader, 'pre-tool');
@@ -168,7 +169,14 @@ export async function runHook(run: HookRun): Promise<number> {
       });
     } else {
       startBrainWriter(run, payload);
-      await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => run.write(dialect.stop(stopReason(messages, reader, shared))));
+      let keptWorking = false;
+      await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => {
+        const reason = stopReason(messages, reader, shared);
+        keptWorking = reason !== null;
+        run.write(dialect.stop(reason));
+      });
+      // Idle once it is let stop: from then on a sender may queue it a turn.
+      if (codexThread !== null) await recordCodexRoute(bus, reader, codexThread, identity.repoPath, table, keptWorking ? 'busy' : 'idle');
     }
     return 0;
   } catch (error) {

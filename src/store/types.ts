@@ -156,6 +156,8 @@ export interface Store {
   /** Record (or refresh) a route; written only when something changed or the row is older than `staleBefore`. */
   recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean>;
   routes(agent?: string): Promise<ClientRoute[]>;
+  /** Mark an idle session as queued to, once until its next turn starts: false when it is busy or already queued. */
+  markQueued(threadId: string, now: string): Promise<boolean>;
   /**
    * Take a name init replaced off the roster. When the successor is in the repo the
    * old name now addresses, its unread mail stays for that repo's first reader;
@@ -279,6 +281,10 @@ export interface ClientRoute {
   clientStarted: string | null;
   repoPath: string;
   updatedAt: string;
+  /** busy from the prompt hook to the stop hook, idle after it; null when no hook has said. */
+  turnState?: 'busy' | 'idle' | null;
+  /** When a sender queued a turn for this idle session; cleared when a turn starts. */
+  queuedAt?: string | null;
 }
 
 export interface SessionKey {

@@ -9,7 +9,10 @@ import type { AuditLog } from '../audit/log.js';
 import { digestBody, type AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../core/clock.js';
 import { intSetting, type Env } from '../core/settings.js';
-import type { MessageRecord, Store } from '../store/types.js';
+import type { ClientRoute, MessageRecord, Store } from '../store/types.js';
+import { createRequire } from 'node:module';
+import { clientAddressOf } from '../core/names.js';
+import { processEnded, systemProcessTable } from '../sessions/procs.js';
 import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './config.js';
 import { fireWake } from './fire.js';
 
@@ -61,21 +64,85 @@ async function chooseTargets(store: Store, config: WakeConfig, records: MessageR
   return targets;
 }
 
+const NATIVE_NOTICE = 'agent-bus: new mail';
+
+/** An idle Codex session that can read `to`'s mail, the most recently seen first, whose process still runs. */
+function idleCodexRoute(all: ClientRoute[], to: string): ClientRoute | null {
+  const routes = all.filter(
+    (route) => route.client === 'codex' && (route.agent === to || clientAddressOf(route.agent) === to) && route.turnState === 'idle' && !route.queuedAt,
+  );
+  if (routes.length === 0) return null;
+  const table = systemProcessTable();
+  const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
+  const running = routes.filter(
+    (route) => route.clientPid !== null && route.clientStarted !== null && !processEnded({ pid: route.clientPid, started: route.clientStarted, bootId: current.bootId, pidNs: current.pidNs }, table, current),
+  );
+  return running.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0] ?? null;
+}
+
+/** `codex queue --thread <id>` for an idle session: Codex starts a turn, and its prompt hook shows the mail. */
+function queueCodexTurn(executable: string, threadId: string, env: Env): string {
+  try {
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+    const child = spawn(executable, ['queue', '--thread', threadId, '--message', NATIVE_NOTICE], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv });
+    child.on('error', () => undefined);
+    child.unref();
+    return child.pid === undefined ? 'fired:ERR:SpawnError' : 'fired:OK';
+  } catch (error) {
+    return `fired:ERR:${(error as Error).name || 'Error'}`;
+  }
+}
+
+/** Native wake from the sender's side (Codex): null when nobody can be woken that way. */
+async function pushWake(store: Store, env: Env, routes: ClientRoute[], record: MessageRecord, micros: number): Promise<string | null> {
+  const route = idleCodexRoute(routes, record.toAgent);
+  if (route === null) return null;
+  const executable = (env.AGENT_BUS_CODEX_BIN ?? '').trim() || route.executable || 'codex';
+  if (!(await store.takeWake(route.agent, formatStamp(micros), formatStamp(micros - HOUR_MICROS), wakesPerHour(env)))) return 'rate-limited';
+  // Once until that turn starts: a second sender finds it queued already.
+  if (!(await store.markQueued(route.threadId, formatStamp(micros)))) return null;
+  return queueCodexTurn(executable, route.threadId, env);
+}
+
 export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, actor: string, records: MessageRecord[]): Promise<void> {
   try {
+    if (records.length === 0) return;
     const config = loadWakeConfig(env);
-    // Without a usable wake.json there is nothing to run and nothing to say.
-    if (!config.exists || config.problem !== null || records.length === 0) return;
+    const usable = config.exists && config.problem === null;
+    const native = (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0';
     const limit = wakesPerHour(env);
     const rows: AuditRow[] = [];
-    for (const { record, lookup } of await chooseTargets(store, config, records)) {
+    const covered = new Set<string>();
+    if (usable) {
+      for (const { record, lookup } of await chooseTargets(store, config, records)) {
+        const micros = nowMicros();
+        const now = formatStamp(micros);
+        if (lookup.status === 'no-config') continue; // Native wake may still reach it, below.
+        covered.add(record.toGroup ?? record.toAgent);
+        covered.add(record.toAgent);
+        let status: string;
+        if (lookup.status !== 'command') status = lookup.status;
+        else if (!(await store.takeWake(record.toAgent, now, formatStamp(micros - HOUR_MICROS), limit))) status = 'rate-limited';
+        else status = fireWake(lookup.command, { from: record.fromAgent, to: record.toAgent, threadId: record.threadId, messageId: record.messageId, body: record.body }, env);
+        rows.push(wakeRow(now, actor, record, record.toAgent, 'command', status));
+      }
+    }
+    // Recipients wake.json says nothing about: the sender queues a turn for an idle Codex session.
+    const pushed = new Set<string>();
+    // One read of the routes for the whole send (a broadcast has a record per agent).
+    const routes = native ? (await store.routes()).filter((route) => route.client === 'codex' && route.turnState === 'idle') : [];
+    for (const record of records) {
+      const repo = record.toGroup ?? record.toAgent;
+      if (covered.has(record.toAgent) || (record.fanoutId !== null && (covered.has(repo) || pushed.has(repo)))) continue;
+      if (usable && lookupWake(config, record.toAgent).status !== 'no-config') continue;
       const micros = nowMicros();
-      const now = formatStamp(micros);
-      let status: string;
-      if (lookup.status !== 'command') status = lookup.status;
-      else if (!(await store.takeWake(record.toAgent, now, formatStamp(micros - HOUR_MICROS), limit))) status = 'rate-limited';
-      else status = fireWake(lookup.command, { from: record.fromAgent, to: record.toAgent, threadId: record.threadId, messageId: record.messageId, body: record.body }, env);
-      rows.push(wakeRow(now, actor, record, record.toAgent, 'command', status));
+      const status = routes.length > 0 ? await pushWake(store, env, routes, record, micros) : null;
+      if (status !== null) {
+        pushed.add(repo);
+        rows.push(wakeRow(formatStamp(micros), actor, record, record.toAgent, 'push', status));
+      } else if (usable && record.fanoutId === null) {
+        rows.push(wakeRow(formatStamp(micros), actor, record, record.toAgent, 'command', native ? 'no-config' : 'disabled'));
+      }
     }
     audit.append(rows);
   } catch {

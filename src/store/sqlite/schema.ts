@@ -243,6 +243,13 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 12,
+    description: "whether a Codex session is in a turn, and when a sender last queued one for it",
+    apply(db) {
+      addColumns(db, 'client_routes', { turn_state: 'TEXT', queued_at: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -82,6 +82,9 @@ const SESSION_KEY = 'server_pid = @serverPid AND server_started = @serverStarted
 
 type Params = Record<string, string | number | null>;
 
+const ROUTE_COLUMNS = `thread_id AS threadId, agent, client, executable, client_pid AS clientPid, client_started AS clientStarted,
+  repo_path AS repoPath, updated_at AS updatedAt, turn_state AS turnState, queued_at AS queuedAt`;
+
 const NOTICE_COLUMNS = `n.notice_id AS noticeId, n.channel, n.severity, n.title, n.body, n.source, n.priority,
   n.content_hash AS contentHash, n.created_at AS createdAt, n.expires_at AS expiresAt`;
 
@@ -620,38 +623,51 @@ export class SqliteStore implements Store {
   }
 
   async recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean> {
-    const known = this.get<ClientRoute>(
-      `SELECT thread_id AS threadId, agent, client, executable, client_pid AS clientPid, client_started AS clientStarted,
-              repo_path AS repoPath, updated_at AS updatedAt FROM client_routes WHERE thread_id = ?`,
-      [route.threadId],
-    );
+    const known = this.get<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE thread_id = ?`, [route.threadId]);
+    const turnState = route.turnState ?? null;
     const same =
       known !== undefined &&
       known.agent === route.agent &&
       known.executable === route.executable &&
       known.clientPid === route.clientPid &&
       known.clientStarted === route.clientStarted &&
+      (turnState === null || known.turnState === turnState) &&
       known.updatedAt >= staleBefore;
     // Hooks run at every turn: read first, and take the write lock only when the route changed.
     if (same) return false;
     this.immediate(() =>
       this.run(
-        `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at)
-         VALUES (@threadId, @agent, @client, @executable, @clientPid, @clientStarted, @repoPath, @updatedAt)
+        `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at, turn_state)
+         VALUES (@threadId, @agent, @client, @executable, @clientPid, @clientStarted, @repoPath, @updatedAt, @turnState)
          ON CONFLICT(thread_id) DO UPDATE SET agent = excluded.agent, client = excluded.client, executable = excluded.executable,
            client_pid = excluded.client_pid, client_started = excluded.client_started, repo_path = excluded.repo_path,
-           updated_at = excluded.updated_at`,
-        { ...route },
+           updated_at = excluded.updated_at, turn_state = COALESCE(excluded.turn_state, turn_state),
+           queued_at = CASE WHEN excluded.turn_state = 'busy' THEN NULL ELSE queued_at END`,
+        {
+          threadId: route.threadId,
+          agent: route.agent,
+          client: route.client,
+          executable: route.executable,
+          clientPid: route.clientPid,
+          clientStarted: route.clientStarted,
+          repoPath: route.repoPath,
+          updatedAt: route.updatedAt,
+          turnState,
+        },
       ),
     );
     return true;
   }
 
   async routes(agent?: string): Promise<ClientRoute[]> {
-    const columns = `thread_id AS threadId, agent, client, executable, client_pid AS clientPid, client_started AS clientStarted,
-      repo_path AS repoPath, updated_at AS updatedAt`;
-    if (agent === undefined) return this.all<ClientRoute>(`SELECT ${columns} FROM client_routes ORDER BY updated_at`);
-    return this.all<ClientRoute>(`SELECT ${columns} FROM client_routes WHERE agent = ? ORDER BY updated_at`, [agent]);
+    if (agent === undefined) return this.all<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes ORDER BY updated_at`);
+    return this.all<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE agent = ? ORDER BY updated_at`, [agent]);
+  }
+
+  async markQueued(threadId: string, now: string): Promise<boolean> {
+    return this.immediate(
+      () => this.run("UPDATE client_routes SET queued_at = ? WHERE thread_id = ? AND turn_state = 'idle' AND queued_at IS NULL", [now, threadId]).changes > 0,
+    );
   }
 
   async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {

@@ -1,0 +1,77 @@
+/**
+ * Native wake for Codex: its hooks record how to reach each session (thread
+ * id, executable, process, whether a turn is running); a sender runs
+ * `codex queue --thread <id>` for an idle one, once until its next turn starts.
+ * A stand-in codex records the arguments it was run with.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+
+function standIn(bus: TempBus): { bin: string; calls(): string[] } {
+  const log = join(bus.dir, 'codex-calls.log');
+  const bin = join(bus.dir, 'codex');
+  writeFileSync(bin, `#!/bin/sh\nprintf '%s|' "$@" >> ${log}\necho >> ${log}\n`);
+  chmodSync(bin, 0o755);
+  return { bin, calls: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+}
+
+function register(bus: TempBus): void {
+  const env = { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_REPO: bus.dir };
+  assert.equal(runCli(['send', 'joining', '--to', 'shop/codex'], { env }).code, 0);
+  assert.equal(runCli(['inbox'], { env }).code, 0);
+}
+
+function hook(bus: TempBus, kind: 'hook-user-prompt' | 'hook-stop', thread: string): void {
+  const env = { ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_REPO: bus.dir };
+  const run = runCli([kind, '--client', 'codex'], { env, input: JSON.stringify({ session_id: thread, cwd: bus.dir, hook_event_name: kind === 'hook-stop' ? 'Stop' : 'UserPromptSubmit' }) });
+  assert.equal(run.code, 0, run.stderr);
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const pushRows = (bus: TempBus) => readAudit(bus.audit).filter((row) => row.op === 'wake' && row.wake_driver === 'push');
+
+test('a sender queues a turn for an idle Codex session, once until that turn starts; never for a busy one', withTempBus(async (bus) => {
+  const codex = standIn(bus);
+  const env = { ...bus.env, AGENT_BUS_CODEX_BIN: codex.bin };
+  register(bus);
+  hook(bus, 'hook-user-prompt', 'thread-1'); // A turn is running: busy.
+  assert.equal(runCli(['send', 'while busy', '--to', 'shop/codex'], { env }).code, 0);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(codex.calls(), [], 'a busy session is never queued to');
+  hook(bus, 'hook-user-prompt', 'thread-1');
+  hook(bus, 'hook-stop', 'thread-1'); // The turn ended (nothing left to act on): idle.
+  assert.equal(runCli(['send', 'now idle', '--to', 'shop/codex'], { env }).code, 0);
+  await until(() => codex.calls().length === 1, 'codex queue ran');
+  assert.equal(codex.calls()[0], 'queue|--thread|thread-1|--message|agent-bus: new mail|', 'the body is never on its command line');
+  assert.equal(runCli(['send', 'again', '--to', 'shop/codex'], { env }).code, 0);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(codex.calls().length, 1, 'queued once until the turn starts');
+  hook(bus, 'hook-user-prompt', 'thread-1'); // The queued turn started (and read the mail).
+  hook(bus, 'hook-stop', 'thread-1');
+  assert.equal(runCli(['send', 'later', '--to', 'shop/codex'], { env }).code, 0);
+  await until(() => codex.calls().length === 2, 'queued again after the next turn');
+  assert.deepEqual(pushRows(bus).map((row) => row.wake_status), ['fired:OK', 'fired:OK']);
+}));
+
+test('wake.json wins over native wake, and AGENT_BUS_NATIVE_WAKE=0 queues nothing', withTempBus(async (bus) => {
+  const codex = standIn(bus);
+  register(bus);
+  hook(bus, 'hook-user-prompt', 'thread-2');
+  hook(bus, 'hook-stop', 'thread-2');
+  assert.equal(runCli(['send', 'native off', '--to', 'shop/codex'], { env: { ...bus.env, AGENT_BUS_CODEX_BIN: codex.bin, AGENT_BUS_NATIVE_WAKE: '0' } }).code, 0);
+  writeFileSync(join(bus.dir, 'bus', 'wake.json'), JSON.stringify({ shop: false }));
+  assert.equal(runCli(['send', 'repo says no', '--to', 'shop/codex'], { env: { ...bus.env, AGENT_BUS_CODEX_BIN: codex.bin } }).code, 0);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.deepEqual(codex.calls(), []);
+  assert.deepEqual(pushRows(bus), []);
+}));
