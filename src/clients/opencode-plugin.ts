@@ -7,7 +7,9 @@
  *   the turn's text is repeated at each request of that turn;
  * - before each tool call: `hook-pre-tool` (critical notices), shown at the
  *   model request that follows the tool;
- * - when a session goes idle with mail it must act on: one follow-up turn.
+ * - when a session goes idle with mail it must act on: one follow-up turn;
+ *   with nothing to act on, `hook-watch` waits for its mail and starts a turn
+ *   with it (mail taken just as the session turned busy waits for its next idle).
  * The subscriptions (CHANNELS) are the one line a user edits; init keeps it.
  */
 export const PLUGIN_MARKER = '// Managed by `agent-bus init` — regenerated on every run; only the CHANNELS line is kept.';
@@ -46,6 +48,38 @@ export const AgentBus = async ({ client, directory }) => {
   const turnText = new Map();
   const beforeTool = new Map();
   const checking = new Set();
+  const busy = new Set();
+  const watching = new Map();
+  const handover = new Map();
+
+  const prompt = (sessionID, text) => client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: 'text', text }] } });
+
+  // Wait for the session's mail in the background; a newer watcher of the session replaces this one.
+  const watch = (sessionID) => {
+    if (watching.has(sessionID) || process.env.AGENT_BUS_NATIVE_WAKE === '0') return;
+    let child;
+    try {
+      child = spawn(BIN, ['hook-watch', '--client', 'opencode'], {
+        cwd: directory,
+        env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_CHANNELS: CHANNELS },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
+    } catch {
+      return;
+    }
+    watching.set(sessionID, child);
+    let said = '';
+    child.stderr.on('data', (chunk) => (said += chunk));
+    child.on('error', () => watching.delete(sessionID));
+    child.on('close', (code) => {
+      if (watching.get(sessionID) === child) watching.delete(sessionID);
+      if (code !== 10 || !said.trim()) return;
+      if (busy.has(sessionID)) handover.set(sessionID, said.trim());
+      else prompt(sessionID, said.trim()).catch(() => {});
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(JSON.stringify({ cwd: directory, session_id: sessionID }));
+  };
 
   // Run one hook; never throws, never waits past TIMEOUT_MS, never restarts a hook that is still stuck.
   const run = (subcommand, sessionID) => {
@@ -89,6 +123,7 @@ export const AgentBus = async ({ client, directory }) => {
     'chat.message': async (input) => {
       const sessionID = input?.sessionID;
       if (!sessionID) return;
+      busy.add(sessionID);
       turnStarting.add(sessionID);
       turnText.delete(sessionID);
     },
@@ -133,15 +168,23 @@ export const AgentBus = async ({ client, directory }) => {
         if (!idle || !sessionID || checking.has(sessionID)) return;
         checking.add(sessionID);
         try {
+          busy.delete(sessionID);
           turnText.delete(sessionID);
           const session = await client.session.get({ path: { id: sessionID } });
           if (session?.data?.parentID ?? session?.parentID) return; // A subagent's session: its parent handles mail.
-          const answer = await run('hook-stop', sessionID);
-          if (!answer) return;
-          const decision = JSON.parse(answer);
-          if (decision?.decision === 'block' && decision.reason) {
-            await client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: 'text', text: decision.reason }] } });
+          const waiting = handover.get(sessionID);
+          if (waiting) {
+            handover.delete(sessionID);
+            await prompt(sessionID, waiting);
+            return;
           }
+          const answer = await run('hook-stop', sessionID);
+          const decision = answer ? JSON.parse(answer) : null;
+          if (decision?.decision === 'block' && decision.reason) {
+            await prompt(sessionID, decision.reason);
+            return;
+          }
+          watch(sessionID);
         } finally {
           checking.delete(sessionID);
         }

@@ -151,3 +151,32 @@ test('a hanging hook never holds a model request, and a stuck one is not spawned
   assert.ok(Date.now() - begun < 4500);
   assert.equal(stuck.calls().filter((call) => call.subcommand === 'hook-user-prompt').length, 1, 'one stuck hook, never restarted');
 }));
+
+test('an idle session with nothing to do is watched; the mail the watcher finds starts a turn', withTempBus(async (bus) => {
+  const said = 'agent-bus: new mail\n[agent-bus] 1 new message(s) since last turn:\n- from human: ping';
+  const { hooks, prompts, calls } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''], stderr: { 'hook-watch': said }, exit: { 'hook-watch': 10 }, delayMs: { 'hook-watch': 300 } });
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+  const deadline = Date.now() + 5000;
+  while (prompts.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.ok(calls().some((call) => call.subcommand === 'hook-watch'), 'the watcher ran');
+  assert.deepEqual(prompts, [{ id: 's-1', text: said }]);
+}));
+
+test('mail the watcher took just as the session turned busy is handed over at its next idle', withTempBus(async (bus) => {
+  const said = 'agent-bus: new mail\n- from human: late';
+  const { hooks, prompts } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''], stderr: { 'hook-watch': said }, exit: { 'hook-watch': 10 }, delayMs: { 'hook-watch': 400 } });
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+  await hooks['chat.message']({ sessionID: 's-1' }); // The user typed before the watcher answered.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  assert.deepEqual(prompts, [], 'no turn is started into a busy session');
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+  assert.deepEqual(prompts, [{ id: 's-1', text: said }]);
+}));
+
+test('a watcher that finds nothing (exit 0) starts no turn', withTempBus(async (bus) => {
+  const { hooks, prompts, calls } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''] });
+  await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  assert.equal(calls().filter((call) => call.subcommand === 'hook-watch').length, 1);
+  assert.deepEqual(prompts, []);
+}));

@@ -12,4 +12,8 @@ appendFileSync(process.env.FAKE_LOG, `${JSON.stringify({ subcommand, name: proce
 const replies = script[subcommand] ?? [];
 const reply = replies[Math.min(index, replies.length - 1)] ?? '';
 const delay = script.delayMs?.[subcommand] ?? 0;
-setTimeout(() => process.stdout.write(reply), delay);
+setTimeout(() => {
+  process.stdout.write(reply);
+  if (script.stderr?.[subcommand]) process.stderr.write(script.stderr[subcommand]);
+  process.exitCode = script.exit?.[subcommand] ?? 0;
+}, delay);
