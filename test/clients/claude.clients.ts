@@ -19,6 +19,10 @@ const skip = runnable ? false : `Claude Code is not installed in clients/ (npm r
 
 function setup(): WiredRepo {
   const wired = wiredRepo('claude');
+  // Init asked the real Claude Code its version and wired the background wake hook: every run below
+  // is in print mode, where the watcher must exit at once so the run ends normally.
+  const settings = readFileSync(join(wired.repo, '.claude', 'settings.json'), 'utf8');
+  assert.match(settings, /hook-watch --client claude --max-seconds 86400 ; \[ \$\? -ne 10 \] \|\| exit 2/);
   // What the user does at the first-run prompt: trust this workspace.
   writeFileSync(join(wired.bus.env.HOME as string, '.claude.json'), JSON.stringify({ projects: { [wired.repo]: { hasTrustDialogAccepted: true } } }));
   return wired;
