@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { connect } from '../helpers/mcp.js';
 
 interface Watcher {
   pid: number;
@@ -148,4 +149,25 @@ test('AGENT_BUS_WAKES_PER_HOUR: past the limit the watcher does not wake the ses
   const statuses = readAudit(bus.audit).filter((row) => row.op === 'wake').map((row) => row.wake_status);
   assert.deepEqual(statuses, ['woke', 'rate-limited']);
   assert.equal(json<unknown[]>(runCli(['inbox', '--json', '--peek'], { env: agentEnv(bus) })).length, 1, 'the second waits for the next turn');
+}));
+
+test("it follows its session's rename: mail to the new name wakes it", withTempBus(async (bus) => {
+  register(bus);
+  // A Claude Code session: its MCP server holds a session address, bound to the conversation's id.
+  const server = await connect({ ...agentEnv(bus), CLAUDE_CODE_SESSION_ID: 'sess-rename' }, { cwd: bus.dir });
+  try {
+    const before = await server.call<{ name: string }>('whoami');
+    assert.match(before.name, /^shop\/claude-\d+$/);
+    const watcher = startWatch(bus, 'sess-rename', ['--max-seconds', '30'], { AGENT_BUS_WATCH_POLL_SECONDS: '5' });
+    await settle();
+    const renamed = await server.call<{ name: string }>('set_session', { label: 'front' });
+    assert.equal(renamed.name, 'shop/claude-front');
+    await settle(300);
+    assert.equal(runCli(['send', 'to the new name', '--to', 'shop/claude-front'], { env: bus.env }).code, 0);
+    const { code, stderr } = await watcher.done;
+    assert.equal(code, 10);
+    assert.match(stderr, /to the new name/);
+  } finally {
+    await server.close();
+  }
 }));
