@@ -194,8 +194,12 @@ export interface Store {
    * False when the limit is reached; the count and the decision are one transaction.
    */
   takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean>;
-  /** Become the session's watcher (replacing any other). */
-  claimWatch(session: string, token: string, pid: number, now: string): Promise<void>;
+  /** Become the session's watcher (replacing any other), waiting for `agent`'s mail. */
+  claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void>;
+  /** Whether a reader of `repo` has claimed (or read) its copy of a fan-out. */
+  fanoutTaken(fanoutId: string, repo: string): Promise<boolean>;
+  /** Watchers waiting for agents of `repo`: [agent, pid]. */
+  watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>>;
   /** Whether `token` is still the session's watcher (a newer one replaces it). */
   holdsWatch(session: string, token: string): Promise<boolean>;
   /** Stop being the session's watcher, if still it. */

@@ -93,6 +93,18 @@ function queueCodexTurn(executable: string, threadId: string, env: Env): string 
   }
 }
 
+async function watched(store: Store, repo: string): Promise<boolean> {
+  for (const { pid } of await store.watchersIn(repo)) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      // That watcher is gone.
+    }
+  }
+  return false;
+}
+
 /** Native wake from the sender's side (Codex): null when nobody can be woken that way. */
 async function pushWake(store: Store, env: Env, routes: ClientRoute[], record: MessageRecord, micros: number): Promise<string | null> {
   const route = idleCodexRoute(routes, record.toAgent);
@@ -135,6 +147,9 @@ export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, ac
       const repo = record.toGroup ?? record.toAgent;
       if (covered.has(record.toAgent) || (record.fanoutId !== null && (covered.has(repo) || pushed.has(repo)))) continue;
       if (usable && lookupWake(config, record.toAgent).status !== 'no-config') continue;
+      // A repo's mail that a running watcher (Claude Code, opencode) waits for is its to take: nobody else is woken.
+      // (It may have taken it already: a watcher wakes within milliseconds of the commit.)
+      if (record.fanoutId !== null && routes.length > 0 && ((await store.fanoutTaken(record.fanoutId, repo)) || (await watched(store, repo)))) continue;
       const micros = nowMicros();
       const status = routes.length > 0 ? await pushWake(store, env, routes, record, micros) : null;
       if (status !== null) {

@@ -123,7 +123,7 @@ export async function runWatch(run: WatchRun): Promise<number> {
     let reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
     watchKey = sessionKey ?? reader;
     token = randomId();
-    await bus.store.claimWatch(watchKey, token, process.pid, nowStamp());
+    await bus.store.claimWatch(watchKey, token, process.pid, nowStamp(), reader);
     let seen = -1;
     while (!stopping && Date.now() < deadline) {
       if (!(await bus.store.holdsWatch(watchKey, token))) return 0; // A newer watcher took over.
@@ -132,7 +132,11 @@ export async function runWatch(run: WatchRun): Promise<number> {
       if (version !== seen) {
         seen = version;
         // A rename moves the session's mail to its new address: follow it.
-        reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+        const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+        if (latest !== reader) {
+          reader = latest;
+          await bus.store.claimWatch(watchKey, token, process.pid, nowStamp(), reader);
+        }
         const config = loadWakeConfig(run.env);
         if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
         const woke = await wakeIfMail(bus, run, reader);

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { spawn } from 'node:child_process';
+import { CLI, readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 
 function standIn(bus: TempBus): { bin: string; calls(): string[] } {
   const log = join(bus.dir, 'codex-calls.log');
@@ -74,4 +75,31 @@ test('wake.json wins over native wake, and AGENT_BUS_NATIVE_WAKE=0 queues nothin
   await new Promise((resolve) => setTimeout(resolve, 400));
   assert.deepEqual(codex.calls(), []);
   assert.deepEqual(pushRows(bus), []);
+}));
+
+test('a repo-wide message wakes one agent per repo: a watching session takes it, so Codex is not queued', withTempBus(async (bus) => {
+  const codex = standIn(bus);
+  const env = { ...bus.env, AGENT_BUS_CODEX_BIN: codex.bin };
+  register(bus);
+  const claude = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir };
+  assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: claude }).code, 0);
+  assert.equal(runCli(['inbox'], { env: claude }).code, 0);
+  hook(bus, 'hook-user-prompt', 'thread-3');
+  hook(bus, 'hook-stop', 'thread-3');
+  // A Claude Code session of the repo is watching.
+  const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '20'], {
+    env: { ...claude, CLAUDE_CODE_ENTRYPOINT: 'cli' },
+    cwd: bus.dir,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
+  watcher.stdin.end(JSON.stringify({ session_id: 'claude-session' }));
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  assert.equal(runCli(['send', 'for the repo', '--to', 'shop'], { env }).code, 0);
+  assert.equal(await exited, 10, 'the watcher took it');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(codex.calls(), [], 'Codex was not queued as well');
+  // Nobody watching: the sender queues the idle Codex session.
+  assert.equal(runCli(['send', 'for the repo again', '--to', 'shop'], { env }).code, 0);
+  await until(() => codex.calls().length === 1, 'codex queued');
 }));

@@ -143,7 +143,7 @@ export function migrate(db: Database.Database, path: string, seenVersion = readV
   if (version > TARGET_VERSION) {
     // A newer agent-bus of this epoch migrated the file. Its steps only add, but make sure ours
     // are all there (each is a no-op when it is), and leave its version alone.
-    if (!columnExists(db, 'messages', 'lease_until') || !hasTable(db, 'client_routes') || !hasTable(db, 'notices') || !hasTable(db, 'brain_state') || !hasTable(db, 'brain_markers') || !hasTable(db, 'wakes') || !hasTable(db, 'watchers') || !columnExists(db, 'client_routes', 'turn_state')) {
+    if (!columnExists(db, 'messages', 'lease_until') || !hasTable(db, 'client_routes') || !hasTable(db, 'notices') || !hasTable(db, 'brain_state') || !hasTable(db, 'brain_markers') || !hasTable(db, 'wakes') || !hasTable(db, 'watchers') || !columnExists(db, 'client_routes', 'turn_state') || !columnExists(db, 'watchers', 'agent')) {
       db.transaction(() => STEPS.forEach((step) => step.apply(db))).immediate();
     }
     return;

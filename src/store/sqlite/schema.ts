@@ -250,6 +250,13 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'client_routes', { turn_state: 'TEXT', queued_at: 'TEXT' });
     },
   },
+  {
+    step: 13,
+    description: "the agent a watcher waits for, so a sender knows a repo's mail is watched",
+    apply(db) {
+      addColumns(db, 'watchers', { agent: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -881,14 +881,30 @@ export class SqliteStore implements Store {
     });
   }
 
-  async claimWatch(session: string, token: string, pid: number, now: string): Promise<void> {
+  async claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void> {
     this.immediate(() =>
       this.run(
-        `INSERT INTO watchers (session, token, pid, started_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT(session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at`,
-        [session, token, pid, now],
+        `INSERT INTO watchers (session, token, pid, started_at, agent) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent`,
+        [session, token, pid, now, agent],
       ),
     );
+  }
+
+  async fanoutTaken(fanoutId: string, repo: string): Promise<boolean> {
+    return (
+      this.get('SELECT 1 FROM messages WHERE fanout_id = ? AND to_group = ? AND (claimed_by IS NOT NULL OR read_at IS NOT NULL OR lease_until IS NOT NULL) LIMIT 1', [
+        fanoutId,
+        repo,
+      ]) !== undefined
+    );
+  }
+
+  async watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>> {
+    return this.all<{ agent: string; pid: number }>(`SELECT agent, pid FROM watchers WHERE agent = @repo OR agent LIKE @prefix ESCAPE '\\'`, {
+      repo,
+      prefix: `${repo.replace(/[\\%_]/g, (char) => `\\${char}`)}/%`,
+    });
   }
 
   async holdsWatch(session: string, token: string): Promise<boolean> {
