@@ -148,9 +148,12 @@ export const claudeWiring: ClientWiring = {
       kept.push({ matcher: '', hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand) }] });
       hooks[event] = kept;
     }
-    // Waking an idle session: on Stop (a SessionStart background hook holds back the first model request in print mode).
+    // Waking an idle session: watched from its start and after every turn. (In print mode a background
+    // SessionStart hook holds back the first request, but the watcher exits at once there.)
     const verdict = wakeHookVerdict(process.env);
-    if (verdict.wanted) (hooks.Stop as unknown[]).push(wakeHookGroup(bin, name, process.env));
+    if (verdict.wanted) {
+      for (const event of ['SessionStart', 'Stop']) (hooks[event] as unknown[]).push(wakeHookGroup(bin, name, process.env));
+    }
     settings.hooks = hooks;
     // Subscriptions live in the env block, where the user edits them per repo: written once, then theirs.
     const env = isObject(settings.env) ? settings.env : {};

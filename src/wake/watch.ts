@@ -33,6 +33,9 @@ export const WOKE_EXIT = 10;
 export const DEFAULT_POLL_SECONDS = 2;
 export const DEFAULT_WATCH_HOURS = 24;
 const HOUR_MICROS = 3_600_000_000;
+/** After a file-system event, look again this often, this many times, before the long wait. */
+const FOLLOW_UP_MS = 20;
+const FOLLOW_UPS = 5;
 
 export interface WatchRun {
   client: string | undefined;
@@ -53,7 +56,8 @@ export function watchRefusal(client: string | undefined, env: Env): string | nul
 }
 
 interface Waiter {
-  wait(ms: number): Promise<void>;
+  /** Resolves true when a file-system event ended the wait, false when the time ran out. */
+  wait(ms: number): Promise<boolean>;
   /** End the current wait now. */
   interrupt(): void;
   close(): void;
@@ -74,14 +78,14 @@ function folderWaiter(db: string): Waiter {
   }
   return {
     wait: (ms) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done(): void {
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), ms);
+        function done(byEvent: boolean): void {
           clearTimeout(timer);
           wakeUp = null;
-          resolve();
+          resolve(byEvent);
         }
-        wakeUp = done;
+        wakeUp = () => done(true);
       }),
     interrupt: () => wakeUp?.(),
     close: () => watcher?.close(),
@@ -125,12 +129,15 @@ export async function runWatch(run: WatchRun): Promise<number> {
     token = randomId();
     await bus.store.claimWatch(watchKey, token, process.pid, nowStamp(), reader);
     let seen = -1;
+    /** Short looks left after an event that came before its commit was visible (the WAL is written first). */
+    let followUps = 0;
     while (!stopping && Date.now() < deadline) {
       if (!(await bus.store.holdsWatch(watchKey, token))) return 0; // A newer watcher took over.
       if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
       const version = bus.store.changeCounter();
       if (version !== seen) {
         seen = version;
+        followUps = 0;
         // A rename moves the session's mail to its new address: follow it.
         const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
         if (latest !== reader) {
@@ -142,7 +149,9 @@ export async function runWatch(run: WatchRun): Promise<number> {
         const woke = await wakeIfMail(bus, run, reader);
         if (woke !== null) return woke;
       }
-      await waiter.wait(Math.min(pollMs, Math.max(0, deadline - Date.now())));
+      const pause = followUps > 0 ? Math.min(FOLLOW_UP_MS, pollMs) : pollMs;
+      if (followUps > 0) followUps--;
+      if (await waiter.wait(Math.min(pause, Math.max(0, deadline - Date.now())))) followUps = FOLLOW_UPS;
     }
     return 0;
   } finally {

@@ -55,13 +55,13 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   const rerun = read(join(path, '.claude', 'settings.json')) as Settings;
   assert.deepEqual(
     [rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.hooks.SessionStart?.length, rerun.hooks.PreToolUse?.length, rerun.permissions.allow.length],
-    [2, 1, 1, 1, 12],
+    [2, 1, 2, 1, 12],
     'nothing added twice',
   );
   assert.ok(!readdirSync(path).some((file) => file.includes('agent-bus-tmp')) && !readdirSync(join(path, '.claude')).some((file) => file.includes('agent-bus-tmp')));
 }));
 
-test('Claude Code 2.1.290 or later gets the background wake hook on Stop; older, unknown or AGENT_BUS_NATIVE_WAKE=0 leaves it out and says so', withBus((bus) => {
+test('Claude Code 2.1.290 or later gets the background wake hook on SessionStart and Stop; older, unknown or AGENT_BUS_NATIVE_WAKE=0 leaves it out and says so', withBus((bus) => {
   const path = repo(bus, 'shop');
   assert.equal(init(bus, [], path).code, 0);
   const settingsPath = join(path, '.claude', 'settings.json');
@@ -76,6 +76,8 @@ test('Claude Code 2.1.290 or later gets the background wake hook on Stop; older,
     rewakeSummary: 'agent-bus: new mail',
   });
   assert.equal(wakeHook()?.command.endsWith('|| true'), false, 'never swallowed');
+  const atStart = ((read(settingsPath) as Settings).hooks.SessionStart ?? []).flatMap((group) => group.hooks as WakeHook[]).find((hook) => hook.command.includes('hook-watch'));
+  assert.deepEqual(atStart, wakeHook(), 'the same hook when a session starts');
   // (--force: a --bin-path without 'agent-bus' in it reads as hand-written wiring.)
   const shorter = init(bus, ['--force'], path, { AGENT_BUS_WATCH_HOURS: '2' });
   assert.equal(shorter.code, 0);
@@ -92,6 +94,7 @@ test('Claude Code 2.1.290 or later gets the background wake hook on Stop; older,
   assert.match(off.stdout, /native wake is off/);
   assert.equal(wakeHook(), undefined, 'removed again');
   assert.equal((read(settingsPath) as Settings).hooks.Stop?.length, 1, 'hook-stop stays');
+  assert.equal((read(settingsPath) as Settings).hooks.SessionStart?.length, 1, 'hook-session-start stays');
 }));
 
 test("the wake hook's command turns hook-watch's 10, and only that, into Claude Code's 2", withBus((bus) => {
