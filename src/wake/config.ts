@@ -40,10 +40,20 @@ function entryOf(value: unknown): WakeEntry {
   return false;
 }
 
+/** "No file here" is remembered this long: a burst of sends asks once (a new file is seen within it). */
+const ABSENCE_TTL_MS = 250;
+const absentUntil = new Map<string, number>();
+
 export function loadWakeConfig(env: Env): WakeConfig {
   const path = wakeConfigPath(env);
+  const now = Date.now();
+  if ((absentUntil.get(path) ?? 0) > now) return { path, exists: false, entries: {}, problem: null };
   // Every send asks: the common answer (no file) without building an exception.
-  if (!existsSync(path)) return { path, exists: false, entries: {}, problem: null };
+  if (!existsSync(path)) {
+    absentUntil.set(path, now + ABSENCE_TTL_MS);
+    return { path, exists: false, entries: {}, problem: null };
+  }
+  absentUntil.delete(path);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

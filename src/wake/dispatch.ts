@@ -11,7 +11,7 @@ import { formatStamp, nowMicros } from '../core/clock.js';
 import { intSetting, type Env } from '../core/settings.js';
 import type { ClientRoute, MessageRecord, Store } from '../store/types.js';
 import { createRequire } from 'node:module';
-import { clientAddressOf } from '../core/names.js';
+import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { processEnded, systemProcessTable } from '../sessions/procs.js';
 import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './config.js';
 import { fireWake } from './fire.js';
@@ -141,8 +141,10 @@ export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, ac
     }
     // Recipients wake.json says nothing about: the sender queues a turn for an idle Codex session.
     const pushed = new Set<string>();
-    // One read of the routes for the whole send (a broadcast has a record per agent).
-    const routes = native ? (await store.routes()).filter((route) => route.client === 'codex' && route.turnState === 'idle') : [];
+    // One read of the routes for the whole send (a broadcast has a record per agent), and none at all
+    // when no recipient is a Codex agent: a name says its client.
+    const anyCodex = native && records.some((record) => parseNameLenient(record.toAgent)?.client === 'codex');
+    const routes = anyCodex ? (await store.routes()).filter((route) => route.client === 'codex' && route.turnState === 'idle') : [];
     for (const record of records) {
       const repo = record.toGroup ?? record.toAgent;
       if (covered.has(record.toAgent) || (record.fanoutId !== null && (covered.has(repo) || pushed.has(repo)))) continue;
