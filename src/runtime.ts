@@ -4,13 +4,13 @@ import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
 import { busSettings, type Env } from './core/settings.js';
 import { openStore } from './store/open.js';
-import { wakeRecipients } from './wake/dispatch.js';
+import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 
 export function openBus(env: Env = process.env): Bus {
   const paths = busPaths(env);
   const bus = new Bus(openStore(paths.db), new AuditLog(paths.audit), busSettings(env));
-  bus.afterSend = (actor, records) => wakeRecipients(bus.store, bus.audit, env, actor, records);
+  bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.store, bus.audit, env, actor, records) : undefined);
   return bus;
 }
 

@@ -116,6 +116,13 @@ async function pushWake(store: Store, env: Env, routes: ClientRoute[], record: M
   return queueCodexTurn(executable, route.threadId, env);
 }
 
+/** Whether a send could wake anyone at all: a wake.json exists, or a recipient is a Codex agent and native wake is on. */
+export function mayWake(env: Env, records: MessageRecord[]): boolean {
+  if (records.length === 0) return false;
+  if (loadWakeConfig(env).exists) return true;
+  return (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0' && records.some((record) => record.toAgent.includes('/codex'));
+}
+
 export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, actor: string, records: MessageRecord[]): Promise<void> {
   try {
     if (records.length === 0) return;
