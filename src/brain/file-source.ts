@@ -25,12 +25,14 @@ export class FileBrainSource implements BrainSource {
         // One kind of line end, whatever the editor wrote.
         const text = readFileSync(join(this.location, name), 'utf8').replace(/\r\n?/g, '\n');
         const match = FRONT_MATTER.exec(text);
+        // An opening --- with no closing one would load the front matter as the entry's text.
+        if (!match && /^\uFEFF?---[ \t]*\n/.test(text)) throw new Error('its front matter has no closing ---');
         const fields: unknown = match ? (parseYaml(match[1] ?? '') ?? {}) : {};
         if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('its front matter is not a mapping');
         const entry = entryFrom(fields as Record<string, unknown>, match ? text.slice(match[0].length) : text, basename(name, '.md'));
         if (entry) entries.push(entry);
       } catch (error) {
-        warnings.push(`skipped ${name}: ${(error as Error).message.split('\n')[0]}`);
+        warnings.push(`skipped ${name}: ${(error as Error).message.split('\n')[0]?.replace(/:\s*$/, '')}`);
       }
     }
     return { ok: true, entries: orderEntries(entries), warnings };

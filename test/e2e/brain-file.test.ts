@@ -192,14 +192,16 @@ test(
       'scalar.md': '---\njust a sentence\n---\nnor this\n',
       'blank.md': md({ title: 'Blank' }, '   \n\n\t\n'),
       'only-front.md': '---\ntitle: Nothing After\n---\n',
+      'unclosed.md': '---\ntitle: Never Closed\nbody text\n',
       'z-good.md': md({ title: 'Also Good' }, 'loads too\n'),
     });
     const result = refreshed(bus);
     assert.equal(result.entries, 2);
-    assert.equal(result.warnings.length, 3, JSON.stringify(result.warnings));
-    assert.match(result.warnings[0] ?? '', /^skipped broken\.md: \S/);
+    assert.equal(result.warnings.length, 4, JSON.stringify(result.warnings));
+    assert.match(result.warnings[0] ?? '', /^skipped broken\.md: \S.*[^:]$/);
     assert.equal(result.warnings[1], 'skipped list.md: its front matter is not a mapping');
     assert.equal(result.warnings[2], 'skipped scalar.md: its front matter is not a mapping');
+    assert.equal(result.warnings[3], 'skipped unclosed.md: its front matter has no closing ---');
     assert.ok(!result.warnings.some((warning) => /blank|only-front/.test(warning)), 'a blank body is skipped without a warning');
     assert.deepEqual(
       notices(bus)
