@@ -73,6 +73,8 @@ const warmups = {
   channel: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'],
   notice: ['notice', 'warming the code cache', '-s', 'alert'],
   statusline: ['statusline'],
+  // Not a terminal: chat refuses at once, which still compiles its start-up.
+  chat: ['chat'],
   brain: ['brain', 'status'],
   'wake-config': ['wake-config', 'show'],
   // Mail is waiting for the hooks' agent: the watcher takes it at once and exits 10.
@@ -98,7 +100,7 @@ try {
     }
     const input = name.startsWith('hook-') ? JSON.stringify({ session_id: 'warmup-session', cwd: scratch }) : '{}';
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
-    if (result.status !== 0 && name !== 'serve' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
+    if (result.status !== 0 && name !== 'serve' && name !== 'chat' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

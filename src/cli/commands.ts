@@ -44,6 +44,14 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'chat',
+    summary: "The human's seat on the bus: mail arrives above the line you type; commands start with /.",
+    details: "Connects as --name, else $AGENT_BUS_NAME, else human. /help inside lists the commands. History persists in chat_history next to the database.",
+    positionals: [],
+    options: [speaker],
+    examples: ['agent-bus chat', 'agent-bus chat --name alex'],
+  },
+  {
     name: 'agents',
     summary: 'List the agents on the bus, grouped by repo, with unread counts.',
     positionals: [],

@@ -55,7 +55,7 @@ export function watchRefusal(client: string | undefined, env: Env): string | nul
   return null;
 }
 
-interface Waiter {
+export interface Waiter {
   /** Resolves true when a file-system event ended the wait, false when the time ran out. */
   wait(ms: number): Promise<boolean>;
   /** End the current wait now. */
@@ -64,7 +64,7 @@ interface Waiter {
 }
 
 /** Wake on any change in the database's folder, or after `ms`, whichever comes first. */
-function folderWaiter(db: string): Waiter {
+export function folderWaiter(db: string): Waiter {
   let wakeUp: (() => void) | null = null;
   let watcher: FSWatcher | null = null;
   const name = basename(db);

@@ -1,0 +1,150 @@
+/**
+ * `agent-bus chat` driven for real in tmux (send-keys, capture-pane): mail
+ * arriving never clobbers the line being typed; commands do what they say;
+ * history survives a restart; a narrow terminal and a resize keep working.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const skip = hasTmux ? false : 'needs tmux';
+
+interface Pane {
+  keys(text: string): void;
+  enter(): void;
+  screen(): string;
+  resize(width: number): void;
+  close(): void;
+}
+
+function openChat(bus: TempBus, width = 100): Pane {
+  const socket = join(bus.dir, 'tmux');
+  mkdirSync(socket, { recursive: true });
+  const start = join(bus.dir, 'chat.sh');
+  const exports = Object.entries({ ...bus.env, TERM: 'xterm-256color' })
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `export ${key}='${String(value)}'`);
+  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\nexec '${process.execPath}' '${CLI}' chat\n`);
+  chmodSync(start, 0o755);
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...args], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
+  assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', start).status, 0);
+  return {
+    keys: (text) => void tmux('send-keys', '-t', 'chat', '-l', text),
+    enter: () => void tmux('send-keys', '-t', 'chat', 'Enter'),
+    screen: () => tmux('capture-pane', '-p', '-J', '-t', 'chat').stdout ?? '',
+    resize: (columns) => void tmux('resize-window', '-t', 'chat', '-x', String(columns)),
+    close: () => void tmux('kill-server'),
+  };
+}
+
+async function until(pane: Pane, pattern: RegExp, what: string, ms = 8000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const screen = pane.screen();
+    if (pattern.test(screen)) return screen;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function register(bus: TempBus, name: string): void {
+  assert.equal(runCli(['send', 'joining', '--to', name, '--name', name], { env: bus.env }).code, 0);
+  assert.equal(runCli(['inbox', '--name', name], { env: bus.env }).code, 0);
+}
+
+const inbox = (bus: TempBus, name: string): string[] => json<Array<{ body: string }>>(runCli(['inbox', '--name', name, '--json'], { env: bus.env })).map((message) => message.body);
+
+test('mail arriving while half a line is typed leaves the typed text intact', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const pane = openChat(bus);
+  try {
+    await until(pane, /^\[human → \*\] $/m, 'the prompt');
+    pane.keys('hello wor');
+    await until(pane, /\[human → \*\] hello wor$/m, 'the typed text');
+    assert.equal(runCli(['send', 'ARRIVAL-WHILE-TYPING', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
+    const screen = await until(pane, /<alpha → human> \[[0-9a-f]{8}\] ARRIVAL-WHILE-TYPING/, 'the arrival');
+    const lines = screen.split('\n').filter((line) => line.trim() !== '');
+    assert.match(lines.at(-1) ?? '', /^\[human → \*\] hello wor$/, 'the half-typed line is redrawn below, intact');
+    pane.keys('ld');
+    pane.enter();
+    await until(pane, /\[chat\] broadcast → alpha \(1 msg\)/, 'the send feedback');
+    assert.deepEqual(inbox(bus, 'alpha'), ['hello world']);
+  } finally {
+    pane.close();
+  }
+}));
+
+test('commands: @name, /to, plain text, bad input hints and sends nothing', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'beta');
+  const pane = openChat(bus);
+  try {
+    await until(pane, /^\[human → \*\] $/m, 'the prompt');
+    pane.keys('@alpha just you');
+    pane.enter();
+    await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{8}\)/, 'a direct send');
+    pane.keys('/to beta');
+    pane.enter();
+    await until(pane, /^\[human → beta\] $/m, 'the new target');
+    pane.keys('plain text to beta');
+    pane.enter();
+    await until(pane, /\[chat\] sent → beta/, 'plain text to the target');
+    for (const bad of ['/bogus', '@nobody hello', '@alpha', '/to nobody']) {
+      pane.keys(bad);
+      pane.enter();
+    }
+    const screen = await until(pane, /no agent 'nobody' on the bus/, 'the last hint');
+    assert.match(screen, /unknown command '\/bogus'/);
+    assert.match(screen, /not sent: .*nobody/);
+    assert.match(screen, /nothing to send: the message is empty/);
+    pane.keys('/agents');
+    pane.enter();
+    await until(pane, /beta +repo=/, 'the roster');
+    assert.deepEqual(inbox(bus, 'alpha'), ['just you'], 'bad input sent nothing');
+    assert.deepEqual(inbox(bus, 'beta'), ['plain text to beta']);
+    pane.keys('/quit');
+    pane.enter();
+  } finally {
+    pane.close();
+  }
+}));
+
+test('history survives a restart; a narrow terminal and a resize keep the typed line', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const first = openChat(bus);
+  try {
+    await until(first, /^\[human → \*\] $/m, 'the prompt');
+    first.keys('/history 5');
+    first.enter();
+    await until(first, /alpha → alpha +joining/, 'the history of sends');
+    first.keys('/quit');
+    first.enter();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    first.close();
+  }
+  const second = openChat(bus, 40);
+  try {
+    await until(second, /^\[human → \*\] $/m, 'the prompt again');
+    second.keys('\u001b[A'); // Up: the previous session's last line.
+    await until(second, /^\[human → \*\] \/quit$/m, 'history from the last session');
+    second.keys('\u001b[A');
+    await until(second, /^\[human → \*\] \/history 5$/m, 'and the one before');
+    // Clear the recalled line, type a long one in 40 columns, get mail, widen the window.
+    second.keys('\u0015'); // Ctrl-U
+    second.keys('a fairly long line that wraps past forty columns');
+    assert.equal(runCli(['send', 'NARROW-ARRIVAL', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
+    await until(second, /NARROW-ARRIVAL/, 'the arrival in a narrow window');
+    second.resize(120);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    second.enter();
+    await until(second, /\[chat\] broadcast → alpha/, 'the long line sent');
+    assert.deepEqual(inbox(bus, 'alpha'), ['a fairly long line that wraps past forty columns']);
+  } finally {
+    second.close();
+  }
+}));
