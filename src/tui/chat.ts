@@ -17,6 +17,7 @@ import { renderRoster } from '../cli/commands/agents.js';
 import { clockTime, oneLine, printable, shortThread } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
 import { folderWaiter } from '../wake/watch.js';
+import { parseSubscriptions, receives } from '../core/notices.js';
 
 export const COMMANDS = ['/to', '/agents', '/thread', '/history', '/clear', '/help', '/quit', '/exit'];
 const HELP = [
@@ -81,9 +82,18 @@ export async function runChat(options: ChatOptions): Promise<number> {
   setPrompt();
   rl.prompt();
 
+  const subscriptions = parseSubscriptions(env);
+  const noticed = new Set<string>();
   const deliver = async (): Promise<void> => {
     const mail = await bus.readInbox({ reader: name, markRead: true, deliver: true, limit: 100 });
     for (const message of mail) say(`<${style.agent(message.from)} → ${printable(name)}> ${style.dim(`[${shortThread(message.thread_id)}]`)} ${printable(message.body)}`);
+    // Live critical and alert notices for this seat's subscriptions, each shown once.
+    for (const notice of await bus.notices.list()) {
+      if (notice.severity === 'info' || noticed.has(notice.notice_id) || !receives(subscriptions, notice.channel)) continue;
+      noticed.add(notice.notice_id);
+      const label = notice.severity === 'critical' ? style.bold(style.warn('[CRITICAL]')) : style.warn('[ALERT]');
+      say(`${label} ${notice.channel === null ? 'global' : `#${printable(notice.channel)}`} from ${printable(notice.source)}: ${printable(notice.message)}`);
+    }
   };
 
   const send = async (to: string, body: string): Promise<void> => {

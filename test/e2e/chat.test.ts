@@ -148,3 +148,43 @@ test('history survives a restart; a narrow terminal and a resize keep the typed 
     second.close();
   }
 }));
+
+test('live critical and alert notices appear once, marked; info ones and other channels do not; Tab completes; /thread reprints', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'alphabet');
+  const pane = openChat({ ...bus, env: { ...bus.env, AGENT_BUS_CHANNELS: 'deploy' } });
+  try {
+    await until(pane, /^\[human → \*\] $/m, 'the prompt');
+    for (const args of [
+      ['channel', 'publish', 'deploy', 'FREEZE-CRITICAL', '-s', 'critical'],
+      ['channel', 'publish', 'deploy', 'HEADS-UP-ALERT', '-s', 'alert'],
+      ['channel', 'publish', 'deploy', 'QUIET-INFO', '-s', 'info'],
+      ['channel', 'publish', 'ops', 'OTHER-CHANNEL', '-s', 'critical'],
+    ]) {
+      assert.equal(runCli(args, { env: bus.env }).code, 0);
+    }
+    await until(pane, /\[ALERT\] #deploy from operator: HEADS-UP-ALERT/, 'the alert');
+    // More traffic: each notice still shows once.
+    runCli(['send', 'some mail', '--to', 'human', '--name', 'alpha'], { env: bus.env });
+    const screen = await until(pane, /some mail/, 'later mail');
+    assert.equal(screen.split('FREEZE-CRITICAL').length - 1, 1, 'the critical notice once');
+    assert.match(screen, /\[CRITICAL\] #deploy from operator: FREEZE-CRITICAL/);
+    assert.doesNotMatch(screen, /QUIET-INFO|OTHER-CHANNEL/);
+    // Tab completes commands and agent names.
+    pane.keys('/ag');
+    pane.keys('\t');
+    await until(pane, /^\[human → \*\] \/agents$/m, 'the completed command');
+    pane.keys('\u0015@alphab');
+    pane.keys('\t');
+    await until(pane, /^\[human → \*\] @alphabet$/m, 'the completed name');
+    pane.keys(' to the alphabet');
+    pane.enter();
+    await until(pane, /\[chat\] sent → alphabet/, 'the send');
+    const thread = json<Array<{ thread_id: string }>>(runCli(['inbox', '--name', 'alphabet', '--json'], { env: bus.env }))[0]?.thread_id ?? '';
+    pane.keys(`/thread ${thread.slice(0, 8)}`);
+    pane.enter();
+    await until(pane, /human → alphabet +to the alphabet/, 'the thread reprinted');
+  } finally {
+    pane.close();
+  }
+}));
