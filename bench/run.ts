@@ -32,6 +32,7 @@ import type { Store } from '../src/store/types.js';
 import { hookStartup } from './hooks.js';
 import { noticeFilter, preToolStartup } from './notices.js';
 import { wakeLatency } from './wake.js';
+import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { seedLargeBus } from './seed.js';
 import {
@@ -427,6 +428,7 @@ const SECTIONS: Section[] = [
     if (wakeP99 === null) throw new Error('run wake-latency-p50 first');
     return { value: wakeP99, shown: `p99 ${wakeP99.toFixed(1)} ms`, details: {} };
   } },
+  { id: 'chat-arrival', title: 'send to chat screen (50 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: chatArrival },
   { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
   { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },
   // The issue sets no goal for start-up; a client waits for it once per session, so a second is the ceiling we hold it to.

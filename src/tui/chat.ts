@@ -19,6 +19,9 @@ import type { Style } from '../cli/style.js';
 import { folderWaiter } from '../wake/watch.js';
 import { parseSubscriptions, receives } from '../core/notices.js';
 
+/** The fallback when no file-system event comes. */
+const POLL_MS = 2000;
+
 export const COMMANDS = ['/to', '/agents', '/thread', '/history', '/clear', '/help', '/quit', '/exit'];
 const HELP = [
   '@<name> <body>     mail one agent',
@@ -164,13 +167,18 @@ export async function runChat(options: ChatOptions): Promise<number> {
   let closed = false;
   let seen = -1;
   const loop = (async () => {
+    // After an event whose commit was not visible yet (the WAL is written first), look again shortly.
+    let followUps = 0;
     while (!closed) {
       const version = bus.store.changeCounter();
       if (version !== seen) {
         seen = version;
+        followUps = 0;
         await deliver().catch(() => undefined);
       }
-      await waiter.wait(2000);
+      const pause = followUps > 0 ? 20 : POLL_MS;
+      if (followUps > 0) followUps--;
+      if (await waiter.wait(pause)) followUps = 5;
     }
   })();
 
