@@ -104,6 +104,10 @@ test('commands: @name, /to, plain text, bad input hints and sends nothing', { sk
     pane.keys('/agents');
     pane.enter();
     await until(pane, /beta +repo=/, 'the roster');
+    pane.keys('/clear');
+    pane.enter();
+    await until(pane, /^\[human → beta\] $/m, 'the prompt after /clear');
+    assert.doesNotMatch(pane.screen(), /plain text to beta|beta +repo=/, '/clear cleared the screen');
     assert.deepEqual(inbox(bus, 'alpha'), ['just you'], 'bad input sent nothing');
     assert.deepEqual(inbox(bus, 'beta'), ['plain text to beta']);
     pane.keys('/quit');
