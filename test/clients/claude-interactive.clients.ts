@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, runCli } from '../helpers/bus-env.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
-import { wiredRepo } from './harness.js';
+import { claudeEnv, wiredRepo } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
@@ -44,16 +44,7 @@ test('an idle interactive session is woken by mail, and the next model request c
   mkdirSync(socket, { recursive: true });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-test', ...args], { env: { ...process.env, TMUX_TMPDIR: socket, HOME: home }, encoding: 'utf8' });
   const start = join(s.bus.dir, 'start-claude.sh');
-  const exports = Object.entries({
-    ...s.bus.env,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'dummy',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    IS_SANDBOX: '1',
-    TERM: 'xterm-256color',
-  })
+  const exports = Object.entries({ ...claudeEnv(s.bus, model.url), IS_SANDBOX: '1', TERM: 'xterm-256color' })
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `export ${key}='${String(value).replace(/'/g, `'\\''`)}'`);
   writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}' --dangerously-skip-permissions\n`);

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
-import { publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { claudeEnv, publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const runnable = existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
@@ -29,14 +29,7 @@ function setup(): WiredRepo {
 }
 
 function runClaude(s: WiredRepo, model: FakeModel, prompt: string): Promise<ClientRun> {
-  return runClient(CLAUDE, ['-p', prompt, '--output-format', 'json'], s.repo, {
-    ...s.bus.env,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'dummy',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  });
+  return runClient(CLAUDE, ['-p', prompt, '--output-format', 'json'], s.repo, claudeEnv(s.bus, model.url));
 }
 
 test('Claude Code starts our MCP server and the model\'s send_message lands in the bus', { skip }, async () => {

@@ -114,3 +114,15 @@ export function publishTestNotices(bus: TempBus): void {
     assert.equal(published.code, 0, published.stderr);
   }
 }
+
+/** The environment a Claude Code run needs against a fake model: offline, no telemetry, no updates. */
+export function claudeEnv(bus: TempBus, modelUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...bus.env,
+    ANTHROPIC_BASE_URL: modelUrl,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
+}
