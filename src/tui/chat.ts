@@ -14,10 +14,11 @@ import { registrationsFor } from '../core/roster.js';
 import type { Env } from '../core/settings.js';
 import type { MessageView } from '../core/views.js';
 import { renderRoster } from '../cli/commands/agents.js';
-import { clockTime, oneLine, printable, shortThread } from '../cli/format.js';
+import { clockTime, oneLine, padStyled, printable, shortThread } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
 import { folderWaiter } from '../wake/watch.js';
 import { parseSubscriptions, receives } from '../core/notices.js';
+import { StatusLine, statusText, type Terminal } from './status-line.js';
 
 /** The fallback when no file-system event comes. */
 const POLL_MS = 2000;
@@ -40,12 +41,22 @@ export interface ChatOptions {
   env: Env;
   cwd: string;
   input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream & { columns?: number };
+  output: Terminal;
   style: Style;
 }
 
-function sendLine(message: MessageView, style: Style): string {
-  return `  ${style.dim(clockTime(message.sent_at))}  ${style.agent(message.from)} → ${printable(message.to)}  ${oneLine(message.body)} ${style.dim(`[${shortThread(message.thread_id)}]`)}`;
+/** Send rows with the names in aligned columns, as in the spec's "recent activity". */
+function sendLines(messages: MessageView[], style: Style): string {
+  const width = (pick: (message: MessageView) => string): number => Math.max(0, ...messages.map((message) => [...printable(pick(message))].length));
+  const fromWidth = width((message) => message.from);
+  const toWidth = width((message) => message.to);
+  return messages
+    .map((message) => {
+      const from = padStyled(style.agent(message.from), printable(message.from), fromWidth);
+      const to = padStyled(style.agent(message.to), printable(message.to), toWidth);
+      return `  ${style.dim(clockTime(message.sent_at))}  ${from} → ${to}  ${oneLine(message.body)} ${style.dim(`[${shortThread(message.thread_id)}]`)}`;
+    })
+    .join('\n');
 }
 
 export async function runChat(options: ChatOptions): Promise<number> {
@@ -67,21 +78,36 @@ export async function runChat(options: ChatOptions): Promise<number> {
     const hits = pool.filter((candidate) => candidate.startsWith(word));
     return [hits, word];
   };
-  const rl = readline.createInterface({ input: options.input, output, completer, history, historySize: 500, terminal: true });
+  // Everything goes through the status line's stream, so every redraw repaints it.
+  const screen = new StatusLine(output, (columns) => {
+    const status = statusText(`${name} → ${target}`, columns);
+    return `${' '.repeat(status.padding)}${style.bold(printable(status.text))}${style.dim(status.hint)}`;
+  });
+  // Give the terminal its whole height back however the process ends.
+  const restore = (): void => screen.dispose();
+  process.once('exit', restore);
+  const rl = readline.createInterface({ input: options.input, output: screen, completer, history, historySize: 500, terminal: true });
   const setPrompt = (): void => rl.setPrompt(`[${name} → ${target}] `);
   const say = (text: string): void => {
-    // Above the line being typed: clear it, print, and redraw it as it was.
-    readline.clearLine(output, 0);
-    readline.cursorTo(output, 0);
-    output.write(`${text}\n`);
+    // Above the line being typed: erase it (all its rows, when it wraps), print,
+    // and redraw it as it was. readline's redraw first moves up by the rows it
+    // last knew the cursor to be below the line's start (`prevRows`, stale
+    // after pasted text, which it writes without a redraw), so that many
+    // newlines follow the text.
+    const rows = rl.getCursorPos().rows;
+    const known = (rl as unknown as { prevRows?: unknown }).prevRows;
+    readline.moveCursor(screen, 0, -rows);
+    readline.cursorTo(screen, 0);
+    readline.clearScreenDown(screen);
+    screen.write(`${text}\n${'\n'.repeat(typeof known === 'number' ? known : rows)}`);
     rl.prompt(true);
   };
 
-  output.write(`agent-bus chat — connected as '${printable(name)}' (default → ${target}). /help for commands.\n`);
+  screen.write(`agent-bus chat — connected as '${printable(name)}' (default → ${target}). /help for commands.\n`);
   const agents = await bus.agents();
-  output.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir())}`);
+  screen.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir())}`);
   const recent = await bus.recentMessages(10);
-  output.write(`recent activity (last ${recent.length} sends):\n${recent.map((message) => sendLine(message, style)).join('\n')}${recent.length > 0 ? '\n' : ''}`);
+  screen.write(`recent activity (last ${recent.length} sends):\n${sendLines(recent, style)}${recent.length > 0 ? '\n' : ''}`);
   setPrompt();
   rl.prompt();
 
@@ -89,7 +115,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const noticed = new Set<string>();
   const deliver = async (): Promise<void> => {
     const mail = await bus.readInbox({ reader: name, markRead: true, deliver: true, limit: 100 });
-    for (const message of mail) say(`<${style.agent(message.from)} → ${printable(name)}> ${style.dim(`[${shortThread(message.thread_id)}]`)} ${printable(message.body)}`);
+    for (const message of mail) say(`<${style.agent(message.from)} → ${style.agent(name)}> ${style.dim(`[${shortThread(message.thread_id)}]`)} ${printable(message.body)}`);
     // Live critical and alert notices for this seat's subscriptions, each shown once.
     for (const notice of await bus.notices.list()) {
       if (notice.severity === 'info' || noticed.has(notice.notice_id) || !receives(subscriptions, notice.channel)) continue;
@@ -121,7 +147,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     if (text === '/quit' || text === '/exit') return false;
     if (text === '/help') say(HELP);
     else if (text === '/clear') {
-      output.write('\u001b[2J\u001b[H');
+      screen.write('\u001b[2J\u001b[H');
       rl.prompt(true);
     } else if (text === '/agents') {
       known = await names();
@@ -146,12 +172,12 @@ export async function runChat(options: ChatOptions): Promise<number> {
       else {
         const match = (await bus.recentMessages(1000)).find((message) => message.thread_id.startsWith(prefix));
         if (!match) say(`[chat] no thread starting '${printable(prefix)}'`);
-        else say((await bus.thread(match.thread_id, 200)).map((message) => sendLine(message, style)).join('\n'));
+        else say(sendLines(await bus.thread(match.thread_id, 200), style));
       }
     } else if (text.startsWith('/history')) {
       const count = Number(text.slice(8).trim() || 10);
       if (!Number.isInteger(count) || count < 1) say('[chat] /history [N], N a whole number ≥ 1');
-      else say((await bus.recentMessages(count)).map((message) => sendLine(message, style)).join('\n') || '(no sends yet)');
+      else say(sendLines(await bus.recentMessages(count), style) || '(no sends yet)');
     } else if (text.startsWith('/')) say(`[chat] unknown command '${printable(text.split(/\s+/)[0] ?? '')}'; /help lists them`);
     else if (text.startsWith('@')) {
       const space = text.indexOf(' ');
@@ -200,6 +226,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
   waiter.interrupt();
   waiter.close();
   await loop;
+  process.removeListener('exit', restore);
+  screen.dispose();
   output.write('\n');
   return 0;
 }

@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { stripVTControlCharacters } from 'node:util';
 import { CLI, json, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -16,7 +18,8 @@ const skip = hasTmux ? false : 'needs tmux';
 interface Pane {
   keys(text: string): void;
   enter(): void;
-  screen(): string;
+  /** The visible rows; with `escapes`, their colours and attributes as SGR sequences. */
+  screen(escapes?: boolean): string;
   resize(width: number): void;
   close(): void;
 }
@@ -25,17 +28,20 @@ function openChat(bus: TempBus, width = 100): Pane {
   const socket = join(bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
   const start = join(bus.dir, 'chat.sh');
-  const exports = Object.entries({ ...bus.env, TERM: 'xterm-256color' })
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `export ${key}='${String(value)}'`);
+  // An undefined value is unset, so nothing leaks in from the tmux server's environment.
+  const exports = Object.entries({ ...bus.env, TERM: 'xterm-256color' }).map(([key, value]) =>
+    value === undefined ? `unset ${key}` : `export ${key}='${String(value)}'`,
+  );
   writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\nexec '${process.execPath}' '${CLI}' chat\n`);
   chmodSync(start, 0o755);
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...args], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
   assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', start).status, 0);
+  // Keep the pane after the chat exits, to see what it leaves on the terminal.
+  tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
   return {
     keys: (text) => void tmux('send-keys', '-t', 'chat', '-l', text),
     enter: () => void tmux('send-keys', '-t', 'chat', 'Enter'),
-    screen: () => tmux('capture-pane', '-p', '-J', '-t', 'chat').stdout ?? '',
+    screen: (escapes = false) => tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'chat').stdout ?? '',
     resize: (columns) => void tmux('resize-window', '-t', 'chat', '-x', String(columns)),
     close: () => void tmux('kill-server'),
   };
@@ -56,6 +62,9 @@ function register(bus: TempBus, name: string): void {
   assert.equal(runCli(['inbox', '--name', name], { env: bus.env }).code, 0);
 }
 
+/** The terminal's bottom row, where the status line lives (capture-pane prints every row, blank ones too). */
+const lastRow = (screen: string): string => screen.replace(/\n$/, '').split('\n').at(-1) ?? '';
+
 const inbox = (bus: TempBus, name: string): string[] => json<Array<{ body: string }>>(runCli(['inbox', '--name', name, '--json'], { env: bus.env })).map((message) => message.body);
 
 test('mail arriving while half a line is typed leaves the typed text intact', { skip }, withTempBus(async (bus) => {
@@ -68,7 +77,9 @@ test('mail arriving while half a line is typed leaves the typed text intact', { 
     assert.equal(runCli(['send', 'ARRIVAL-WHILE-TYPING', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
     const screen = await until(pane, /<alpha → human> \[[0-9a-f]{8}\] ARRIVAL-WHILE-TYPING/, 'the arrival');
     const lines = screen.split('\n').filter((line) => line.trim() !== '');
-    assert.match(lines.at(-1) ?? '', /^\[human → \*\] hello wor$/, 'the half-typed line is redrawn below, intact');
+    assert.match(lines.at(-2) ?? '', /^\[human → \*\] hello wor$/, 'the half-typed line is redrawn below, intact');
+    assert.match(lines.at(-1) ?? '', /^ {40,}human → \* {3}\/help · \/quit$/, 'the status line stays at the bottom');
+    assert.equal(lastRow(screen), lines.at(-1), 'on the last row of the terminal');
     pane.keys('ld');
     pane.enter();
     await until(pane, /\[chat\] broadcast → alpha \(1 msg\)/, 'the send feedback');
@@ -89,7 +100,8 @@ test('commands: @name, /to, plain text, bad input hints and sends nothing', { sk
     await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{8}\)/, 'a direct send');
     pane.keys('/to beta');
     pane.enter();
-    await until(pane, /^\[human → beta\] $/m, 'the new target');
+    const retargeted = await until(pane, /^\[human → beta\] $/m, 'the new target');
+    assert.match(lastRow(retargeted), /^ +human → beta {3}\/help · \/quit$/, 'the status line follows the target');
     pane.keys('plain text to beta');
     pane.enter();
     await until(pane, /\[chat\] sent → beta/, 'plain text to the target');
@@ -106,12 +118,15 @@ test('commands: @name, /to, plain text, bad input hints and sends nothing', { sk
     await until(pane, /beta +repo=/, 'the roster');
     pane.keys('/clear');
     pane.enter();
-    await until(pane, /^\[human → beta\] $/m, 'the prompt after /clear');
-    assert.doesNotMatch(pane.screen(), /plain text to beta|beta +repo=/, '/clear cleared the screen');
+    const cleared = await until(pane, /^\[human → beta\] $/m, 'the prompt after /clear');
+    assert.doesNotMatch(cleared, /plain text to beta|beta +repo=/, '/clear cleared the screen');
+    assert.match(lastRow(cleared), /human → beta {3}\/help · \/quit$/, 'but not the status line');
     assert.deepEqual(inbox(bus, 'alpha'), ['just you'], 'bad input sent nothing');
     assert.deepEqual(inbox(bus, 'beta'), ['plain text to beta']);
     pane.keys('/quit');
     pane.enter();
+    const after = await until(pane, /Pane is dead/, 'the chat to exit');
+    assert.doesNotMatch(after, /\/help · \/quit/, 'the status line is erased on the way out');
   } finally {
     pane.close();
   }
@@ -142,9 +157,14 @@ test('history survives a restart; a narrow terminal and a resize keep the typed 
     second.keys('\u0015'); // Ctrl-U
     second.keys('a fairly long line that wraps past forty columns');
     assert.equal(runCli(['send', 'NARROW-ARRIVAL', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
-    await until(second, /NARROW-ARRIVAL/, 'the arrival in a narrow window');
+    const narrow = await until(second, /NARROW-ARRIVAL\n\[human → \*\] a fairly long line that wraps past forty columns\n/, 'the arrival above the wrapped line');
+    assert.equal(narrow.split('a fairly long').length - 1, 1, 'the wrapped line is redrawn whole, once, with no rows of it left behind');
+    assert.match(lastRow(narrow), /^ +human → \* {3}\/help · \/quit$/);
+    assert.equal(lastRow(narrow).length, 39, 'the status line fits 40 columns');
     second.resize(120);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const wide = await until(second, /^ {80,}human → \* {3}\/help · \/quit$/m, 'the status line across the wider window');
+    assert.equal(lastRow(wide).length, 119, 'right-aligned to the new width');
+    assert.match(wide, /^\[human → \*\] a fairly long line that wraps past forty columns$/m, 'the typed line survives the resize');
     second.enter();
     await until(second, /\[chat\] broadcast → alpha/, 'the long line sent');
     assert.deepEqual(inbox(bus, 'alpha'), ['a fairly long line that wraps past forty columns']);
@@ -192,3 +212,31 @@ test('live critical and alert notices appear once, marked; info ones and other c
     pane.close();
   }
 }));
+
+/** The colour each agent keeps: its name's SHA-1 picks one of these SGR foreground codes. */
+const PALETTE = [36, 32, 33, 34, 35, 31, 96, 92, 93, 94, 95, 91];
+const coloured = (name: string): string => `\u001b[${PALETTE[createHash('sha1').update(name).digest().readUInt32BE(0) % PALETTE.length]}m${name}\u001b[39m`;
+
+test('with colour on, each agent keeps one colour everywhere and the status line still fits', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  assert.notEqual(coloured('alpha').slice(0, 5), coloured('human').slice(0, 5), 'the two names differ in colour, so a swap would show');
+  const pane = openChat({ ...bus, env: { ...bus.env, NO_COLOR: undefined } }, 80);
+  try {
+    await until(pane, /^\[human → \*\] $/m, 'the prompt');
+    assert.equal(runCli(['send', 'IN-COLOUR', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
+    await until(pane, /IN-COLOUR/, 'the arrival');
+    const screen = pane.screen(true);
+    assert.match(screen, new RegExp(`^${escapeRegExp(coloured('alpha'))} +repo=`, 'm'), 'the roster');
+    assert.match(screen, new RegExp(`^${escapeRegExp(coloured('human'))} +repo=`, 'm'));
+    assert.ok(screen.includes(`${coloured('alpha')} → ${coloured('alpha')}  joining`), 'the recent activity');
+    assert.ok(screen.includes(`<${coloured('alpha')} → ${coloured('human')}>`), 'the arrival');
+    assert.match(stripVTControlCharacters(lastRow(screen)), /^ +human → \* {3}\/help · \/quit$/);
+    assert.equal(stripVTControlCharacters(lastRow(screen)).length, 79, 'colour codes do not count towards the width');
+  } finally {
+    pane.close();
+  }
+}));
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
