@@ -105,7 +105,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
 
   screen.write(`agent-bus chat — connected as '${printable(name)}' (default → ${target}). /help for commands.\n`);
   const agents = await bus.agents();
-  screen.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir())}`);
+  screen.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir(), name)}`);
   const recent = await bus.recentMessages(10);
   screen.write(`recent activity (last ${recent.length} sends):\n${sendLines(recent, style)}${recent.length > 0 ? '\n' : ''}`);
   setPrompt();
@@ -151,7 +151,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       rl.prompt(true);
     } else if (text === '/agents') {
       known = await names();
-      say(renderRoster(await bus.agents(), style, env.HOME ?? homedir()).trimEnd());
+      say(renderRoster(await bus.agents(), style, env.HOME ?? homedir(), name).trimEnd());
     } else if (text.startsWith('/to')) {
       const next = text.slice(3).trim();
       if (next === '') say(`[chat] target is ${target}; /to <name|*|all> changes it`);

@@ -21,10 +21,12 @@ interface Pane {
   /** The visible rows; with `escapes`, their colours and attributes as SGR sequences. */
   screen(escapes?: boolean): string;
   resize(width: number): void;
+  /** Whether the chat has exited (the pane stays, to show what it left). */
+  exited(): boolean;
   close(): void;
 }
 
-function openChat(bus: TempBus, width = 100): Pane {
+function openChat(bus: TempBus, width = 100, args: string[] = []): Pane {
   const socket = join(bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
   const start = join(bus.dir, 'chat.sh');
@@ -32,7 +34,7 @@ function openChat(bus: TempBus, width = 100): Pane {
   const exports = Object.entries({ ...bus.env, TERM: 'xterm-256color' }).map(([key, value]) =>
     value === undefined ? `unset ${key}` : `export ${key}='${String(value)}'`,
   );
-  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\nexec '${process.execPath}' '${CLI}' chat\n`);
+  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\nexec '${process.execPath}' '${CLI}' chat${args.map((arg) => ` '${arg}'`).join('')}\n`);
   chmodSync(start, 0o755);
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...args], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
   assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', start).status, 0);
@@ -42,6 +44,7 @@ function openChat(bus: TempBus, width = 100): Pane {
     keys: (text) => void tmux('send-keys', '-t', 'chat', '-l', text),
     enter: () => void tmux('send-keys', '-t', 'chat', 'Enter'),
     screen: (escapes = false) => tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'chat').stdout ?? '',
+    exited: () => tmux('list-panes', '-t', 'chat', '-F', '#{pane_dead}').stdout.trim() === '1',
     resize: (columns) => void tmux('resize-window', '-t', 'chat', '-x', String(columns)),
     close: () => void tmux('kill-server'),
   };
@@ -60,6 +63,14 @@ async function until(pane: Pane, pattern: RegExp, what: string, ms = 8000): Prom
 function register(bus: TempBus, name: string): void {
   assert.equal(runCli(['send', 'joining', '--to', name, '--name', name], { env: bus.env }).code, 0);
   assert.equal(runCli(['inbox', '--name', name], { env: bus.env }).code, 0);
+}
+
+async function exit(pane: Pane, how: string, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pane.exited()) {
+    if (Date.now() > deadline) throw new Error(`${how} did not end the chat; the screen:\n${pane.screen()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The terminal's bottom row, where the status line lives (capture-pane prints every row, blank ones too). */
@@ -125,8 +136,8 @@ test('commands: @name, /to, plain text, bad input hints and sends nothing', { sk
     assert.deepEqual(inbox(bus, 'beta'), ['plain text to beta']);
     pane.keys('/quit');
     pane.enter();
-    const after = await until(pane, /Pane is dead/, 'the chat to exit');
-    assert.doesNotMatch(after, /\/help · \/quit/, 'the status line is erased on the way out');
+    await exit(pane, '/quit');
+    assert.doesNotMatch(pane.screen(), /\/help · \/quit/, 'the status line is erased on the way out');
   } finally {
     pane.close();
   }
@@ -240,3 +251,46 @@ test('with colour on, each agent keeps one colour everywhere and the status line
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('the name comes from --name, else AGENT_BUS_NAME; the greeting shows the roster and the last 10 sends; /help, /to all, /exit', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'beta');
+  for (let n = 1; n <= 10; n++) assert.equal(runCli(['send', `note ${n}`, '--to', 'beta', '--name', 'alpha'], { env: bus.env }).code, 0);
+  const named = { ...bus, env: { ...bus.env, AGENT_BUS_NAME: 'alex' } };
+  const pane = openChat(named);
+  try {
+    const screen = await until(pane, /^\[alex → \*\] $/m, 'the prompt');
+    assert.match(screen, /^agent-bus chat — connected as 'alex' \(default → \*\)\. \/help for commands\.$/m);
+    assert.match(screen, /^agents on the bus \(3\):$/m);
+    assert.match(screen, /^alex +repo=\S+ +seen just now \(you\) +pending=0$/m, 'the roster marks who you are');
+    assert.match(screen, /^alpha +repo=/m);
+    assert.match(screen, /^recent activity \(last 10 sends\):$/m);
+    for (let n = 1; n <= 10; n++) assert.match(screen, new RegExp(`^  \\d\\d:\\d\\d:\\d\\d  alpha → beta  note ${n} \\[[0-9a-f]{8}\\]$`, 'm'), `send ${n}, local time and an 8-character thread`);
+    assert.doesNotMatch(screen, /joining/, 'only the last 10 sends');
+    pane.keys('/help');
+    pane.enter();
+    await until(pane, /\/thread <id> +reprint a thread/, 'the help');
+    pane.keys('/to beta');
+    pane.enter();
+    await until(pane, /^\[alex → beta\] $/m, 'a single target');
+    pane.keys('/to all');
+    pane.enter();
+    await until(pane, /^\[alex → \*\] $/m, '/to all is everyone');
+    pane.keys('to both of you');
+    pane.enter();
+    await until(pane, /^\[chat\] broadcast → alpha, beta \(2 msg\)$/m, 'the broadcast feedback');
+    assert.deepEqual(inbox(bus, 'alpha'), ['to both of you']);
+    pane.keys('/exit');
+    pane.enter();
+    await exit(pane, '/exit');
+  } finally {
+    pane.close();
+  }
+  const flagged = openChat(named, 100, ['--name', 'sam']);
+  try {
+    await until(flagged, /connected as 'sam'/, '--name over AGENT_BUS_NAME');
+    await until(flagged, /^ +sam → \* {3}\/help · \/quit$/m, 'the status line with that name');
+  } finally {
+    flagged.close();
+  }
+}));

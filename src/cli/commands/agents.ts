@@ -11,12 +11,13 @@ function shortPath(path: string, home: string): string {
   return printable(path);
 }
 
-function details(agent: AgentView, now: number): string {
+function details(agent: AgentView, now: number, you: string | undefined): string {
   const topic = agent.topic ? `  ${printable(agent.topic)}` : '';
-  return `seen ${relativeAge(agent.last_seen, now)}  pending=${agent.pending_count}${topic}`;
+  return `seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${topic}`;
 }
 
-export function renderRoster(agents: AgentView[], style: Style, home: string, now = Date.now()): string {
+/** The roster as text; `you` marks the reader's own entry. */
+export function renderRoster(agents: AgentView[], style: Style, home: string, you?: string, now = Date.now()): string {
   if (agents.length === 0) return '(no agents registered yet)\n';
   const groups = new Map<string, AgentView[]>();
   for (const agent of agents) {
@@ -31,7 +32,7 @@ export function renderRoster(agents: AgentView[], style: Style, home: string, no
     const members = groups.get(group) ?? [];
     const only = members[0];
     if (members.length === 1 && only && only.name === group) {
-      lines.push(`${padStyled(style.agent(only.name), only.name, width)}repo=${shortPath(only.repo_path, home)}  ${details(only, now)}`);
+      lines.push(`${padStyled(style.agent(only.name), only.name, width)}repo=${shortPath(only.repo_path, home)}  ${details(only, now, you)}`);
       continue;
     }
     const counted = members.filter((member) => member.kind !== 'session').length;
@@ -41,7 +42,7 @@ export function renderRoster(agents: AgentView[], style: Style, home: string, no
       const indent = ' '.repeat(indentOf(member));
       const state = member.kind === 'session' ? `${member.live ? 'running' : 'ended'}  ` : '';
       lines.push(
-        `${indent}${padStyled(style.agent(member.name), member.name, width - indent.length)}${state}${details(member, now)}`,
+        `${indent}${padStyled(style.agent(member.name), member.name, width - indent.length)}${state}${details(member, now, you)}`,
       );
     }
   }
