@@ -16,7 +16,7 @@ import type { MessageView } from '../core/views.js';
 import { renderRoster } from '../cli/commands/agents.js';
 import { clockTime, oneLine, padStyled, printable, shortThread } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
-import { folderWaiter } from '../wake/watch.js';
+import { eachChange, folderWaiter } from '../core/store-changes.js';
 import { parseSubscriptions, receives } from '../core/notices.js';
 import { StatusLine, statusText, type Terminal } from './status-line.js';
 
@@ -191,22 +191,10 @@ export async function runChat(options: ChatOptions): Promise<number> {
 
   const waiter = folderWaiter(busPaths(env).db);
   let closed = false;
-  let seen = -1;
-  const loop = (async () => {
-    // After an event whose commit was not visible yet (the WAL is written first), look again shortly.
-    let followUps = 0;
-    while (!closed) {
-      const version = bus.store.changeCounter();
-      if (version !== seen) {
-        seen = version;
-        followUps = 0;
-        await deliver().catch(() => undefined);
-      }
-      const pause = followUps > 0 ? 20 : POLL_MS;
-      if (followUps > 0) followUps--;
-      if (await waiter.wait(pause)) followUps = 5;
-    }
-  })();
+  const loop = eachChange({ changeCounter: () => bus.store.changeCounter(), waiter, pollMs: POLL_MS, stopped: () => closed }, async (changed) => {
+    if (changed) await deliver().catch(() => undefined);
+    return undefined;
+  });
 
   await new Promise<void>((resolve) => {
     let queue = Promise.resolve(true);

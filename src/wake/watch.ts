@@ -10,14 +10,13 @@
  * WAL grows at every commit) and SQLite's data_version say when to look; the
  * poll (AGENT_BUS_WATCH_POLL_SECONDS) is only the fallback.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { formatStamp, nowMicros, nowStamp } from '../core/clock.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { randomId } from '../core/lazy-crypto.js';
 import { busPaths } from '../core/paths.js';
+import { eachChange, folderWaiter } from '../core/store-changes.js';
 import { openBus } from '../runtime.js';
 import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
@@ -33,9 +32,6 @@ export const WOKE_EXIT = 10;
 export const DEFAULT_POLL_SECONDS = 2;
 export const DEFAULT_WATCH_HOURS = 24;
 const HOUR_MICROS = 3_600_000_000;
-/** After a file-system event, look again this often, this many times, before the long wait. */
-const FOLLOW_UP_MS = 20;
-const FOLLOW_UPS = 5;
 
 export interface WatchRun {
   client: string | undefined;
@@ -53,43 +49,6 @@ export function watchRefusal(client: string | undefined, env: Env): string | nul
   // A print-mode or SDK run waits for background hooks in the foreground: only an interactive session is woken.
   if (client === 'claude' && (env.CLAUDE_CODE_ENTRYPOINT ?? '').trim() !== 'cli') return 'not an interactive Claude Code session (CLAUDE_CODE_ENTRYPOINT is not cli)';
   return null;
-}
-
-export interface Waiter {
-  /** Resolves true when a file-system event ended the wait, false when the time ran out. */
-  wait(ms: number): Promise<boolean>;
-  /** End the current wait now. */
-  interrupt(): void;
-  close(): void;
-}
-
-/** Wake on any change in the database's folder, or after `ms`, whichever comes first. */
-export function folderWaiter(db: string): Waiter {
-  let wakeUp: (() => void) | null = null;
-  let watcher: FSWatcher | null = null;
-  const name = basename(db);
-  try {
-    watcher = watch(dirname(db), { persistent: false }, (_event, file) => {
-      if (file === null || String(file).startsWith(name)) wakeUp?.();
-    });
-    watcher.on('error', () => undefined);
-  } catch {
-    watcher = null; // No file-system events here: the poll alone.
-  }
-  return {
-    wait: (ms) =>
-      new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => done(false), ms);
-        function done(byEvent: boolean): void {
-          clearTimeout(timer);
-          wakeUp = null;
-          resolve(byEvent);
-        }
-        wakeUp = () => done(true);
-      }),
-    interrupt: () => wakeUp?.(),
-    close: () => watcher?.close(),
-  };
 }
 
 export async function runWatch(run: WatchRun): Promise<number> {
@@ -126,34 +85,24 @@ export async function runWatch(run: WatchRun): Promise<number> {
     const sessionKey = payloadSessionKey(payload) ?? ((run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
     let reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
     watchKey = sessionKey ?? reader;
-    token = randomId();
-    await bus.store.claimWatch(watchKey, token, process.pid, nowStamp(), reader);
-    let seen = -1;
-    /** Short looks left after an event that came before its commit was visible (the WAL is written first). */
-    let followUps = 0;
-    while (!stopping && Date.now() < deadline) {
-      if (!(await bus.store.holdsWatch(watchKey, token))) return 0; // A newer watcher took over.
+    const claim = randomId();
+    token = claim;
+    await bus.store.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+    const outcome = await eachChange({ changeCounter: () => bus.store.changeCounter(), waiter, pollMs, deadline, stopped: () => stopping }, async (changed) => {
+      if (!(await bus.store.holdsWatch(watchKey, claim))) return 0; // A newer watcher took over.
       if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
-      const version = bus.store.changeCounter();
-      if (version !== seen) {
-        seen = version;
-        followUps = 0;
-        // A rename moves the session's mail to its new address: follow it.
-        const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
-        if (latest !== reader) {
-          reader = latest;
-          await bus.store.claimWatch(watchKey, token, process.pid, nowStamp(), reader);
-        }
-        const config = loadWakeConfig(run.env);
-        if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
-        const woke = await wakeIfMail(bus, run, reader);
-        if (woke !== null) return woke;
+      if (!changed) return undefined;
+      // A rename moves the session's mail to its new address: follow it.
+      const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+      if (latest !== reader) {
+        reader = latest;
+        await bus.store.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
       }
-      const pause = followUps > 0 ? Math.min(FOLLOW_UP_MS, pollMs) : pollMs;
-      if (followUps > 0) followUps--;
-      if (await waiter.wait(Math.min(pause, Math.max(0, deadline - Date.now())))) followUps = FOLLOW_UPS;
-    }
-    return 0;
+      const config = loadWakeConfig(run.env);
+      if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
+      return (await wakeIfMail(bus, run, reader)) ?? undefined;
+    });
+    return outcome ?? 0;
   } finally {
     waiter.close();
     if (token !== null) await bus.store.releaseWatch(watchKey, token).catch(() => undefined);
