@@ -29,17 +29,19 @@ export function shortThread(threadId: string | null | undefined): string {
 }
 
 // Control characters other than tab and newline, including C1: a body could
-// otherwise move the cursor, rewrite the screen or set the clipboard.
+// otherwise move the cursor, rewrite the screen or set the clipboard. And the
+// bidirectional embeddings, overrides and isolates, which can make text read
+// differently from what it is.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Untrusted text made safe for a terminal: control characters shown as ^X or \u00XX. */
+/** Untrusted text made safe for a terminal: control characters shown as ^X or \uXXXX. */
 export function printable(text: string): string {
   return text.replace(CONTROL, (char) => {
     const code = char.charCodeAt(0);
     if (code < 0x20) return `^${String.fromCharCode(code + 64)}`;
     if (code === 0x7f) return '^?';
-    return `\\u00${code.toString(16)}`;
+    return `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
 

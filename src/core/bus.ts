@@ -273,6 +273,10 @@ export class Bus {
     return (await this.store.thread(threadId, limit)).map(messageView);
   }
 
+  async threadIdsStartingWith(prefix: string, limit = 10): Promise<string[]> {
+    return prefix === '' ? [] : this.store.threadIdsStartingWith(prefix, limit);
+  }
+
   async recentMessages(limit = 10): Promise<MessageView[]> {
     return (await this.store.recentMessages(limit)).map(messageView);
   }

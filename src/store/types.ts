@@ -138,6 +138,8 @@ export interface Store {
   forget(name: string): Promise<ForgetOutcome>;
   forgetGroup(group: string): Promise<string[]>;
   thread(threadId: string, limit: number): Promise<MessageRecord[]>;
+  /** Thread ids that begin with `prefix`, in order, at most `limit` of them. */
+  threadIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /** The newest `limit` messages of the bus, oldest first. */
   recentMessages(limit: number): Promise<MessageRecord[]>;
   /** Roster rows registered for a repo path. */

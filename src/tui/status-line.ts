@@ -11,6 +11,7 @@ import { Writable } from 'node:stream';
 export interface Terminal extends NodeJS.WritableStream {
   columns?: number;
   rows?: number;
+  isTTY?: boolean;
   on(event: 'resize', listener: () => void): this;
   removeListener(event: 'resize', listener: () => void): this;
 }
@@ -62,12 +63,21 @@ export class StatusLine extends Writable {
     if (this.active) this.terminal.write(this.painting());
   }
 
-  /** Give the terminal back its whole height and erase the line. */
+  /** Give the terminal back its whole height and erase the line, for good. */
   dispose(): void {
     this.terminal.removeListener('resize', this.onResize);
+    this.suspend();
+  }
+
+  /** Give the terminal back its whole height and erase the line, until `resume` (a stopped job). */
+  suspend(): void {
     if (!this.active) return;
     this.terminal.write(`${SAVE}${ESC}[r${RESTORE}${SAVE}${ESC}[${this.rows};1H${ESC}[2K${RESTORE}`);
     this.rows = 0;
+  }
+
+  resume(): void {
+    this.reserve();
   }
 
   /**

@@ -4,79 +4,11 @@
  * history survives a restart; a narrow terminal and a resize keep working.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
-import { CLI, json, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
-
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const skip = hasTmux ? false : 'needs tmux';
-
-interface Pane {
-  keys(text: string): void;
-  enter(): void;
-  /** The visible rows; with `escapes`, their colours and attributes as SGR sequences. */
-  screen(escapes?: boolean): string;
-  resize(width: number): void;
-  /** Whether the chat has exited (the pane stays, to show what it left). */
-  exited(): boolean;
-  close(): void;
-}
-
-function openChat(bus: TempBus, width = 100, args: string[] = []): Pane {
-  const socket = join(bus.dir, 'tmux');
-  mkdirSync(socket, { recursive: true });
-  const start = join(bus.dir, 'chat.sh');
-  // An undefined value is unset, so nothing leaks in from the tmux server's environment.
-  const exports = Object.entries({ ...bus.env, TERM: 'xterm-256color' }).map(([key, value]) =>
-    value === undefined ? `unset ${key}` : `export ${key}='${String(value)}'`,
-  );
-  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\nexec '${process.execPath}' '${CLI}' chat${args.map((arg) => ` '${arg}'`).join('')}\n`);
-  chmodSync(start, 0o755);
-  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...args], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
-  assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', start).status, 0);
-  // Keep the pane after the chat exits, to see what it leaves on the terminal.
-  tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
-  return {
-    keys: (text) => void tmux('send-keys', '-t', 'chat', '-l', text),
-    enter: () => void tmux('send-keys', '-t', 'chat', 'Enter'),
-    screen: (escapes = false) => tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'chat').stdout ?? '',
-    exited: () => tmux('list-panes', '-t', 'chat', '-F', '#{pane_dead}').stdout.trim() === '1',
-    resize: (columns) => void tmux('resize-window', '-t', 'chat', '-x', String(columns)),
-    close: () => void tmux('kill-server'),
-  };
-}
-
-async function until(pane: Pane, pattern: RegExp, what: string, ms = 8000): Promise<string> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const screen = pane.screen();
-    if (pattern.test(screen)) return screen;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function register(bus: TempBus, name: string): void {
-  assert.equal(runCli(['send', 'joining', '--to', name, '--name', name], { env: bus.env }).code, 0);
-  assert.equal(runCli(['inbox', '--name', name], { env: bus.env }).code, 0);
-}
-
-async function exit(pane: Pane, how: string, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pane.exited()) {
-    if (Date.now() > deadline) throw new Error(`${how} did not end the chat; the screen:\n${pane.screen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The terminal's bottom row, where the status line lives (capture-pane prints every row, blank ones too). */
-const lastRow = (screen: string): string => screen.replace(/\n$/, '').split('\n').at(-1) ?? '';
-
-const inbox = (bus: TempBus, name: string): string[] => json<Array<{ body: string }>>(runCli(['inbox', '--name', name, '--json'], { env: bus.env })).map((message) => message.body);
+import { json, runCli, withTempBus } from '../helpers/bus-env.js';
+import { exit, inbox, lastRow, openChat, register, skip, until } from '../helpers/chat-pane.js';
 
 test('mail arriving while half a line is typed leaves the typed text intact', { skip }, withTempBus(async (bus) => {
   register(bus, 'alpha');
@@ -157,7 +89,7 @@ test('history survives a restart; a narrow terminal and a resize keep the typed 
   } finally {
     first.close();
   }
-  const second = openChat(bus, 40);
+  const second = openChat(bus, { width: 40 });
   try {
     await until(second, /^\[human → \*\] $/m, 'the prompt again');
     second.keys('\u001b[A'); // Up: the previous session's last line.
@@ -231,7 +163,7 @@ const coloured = (name: string): string => `\u001b[${PALETTE[createHash('sha1').
 test('with colour on, each agent keeps one colour everywhere and the status line still fits', { skip }, withTempBus(async (bus) => {
   register(bus, 'alpha');
   assert.notEqual(coloured('alpha').slice(0, 5), coloured('human').slice(0, 5), 'the two names differ in colour, so a swap would show');
-  const pane = openChat({ ...bus, env: { ...bus.env, NO_COLOR: undefined } }, 80);
+  const pane = openChat({ ...bus, env: { ...bus.env, NO_COLOR: undefined } }, { width: 80 });
   try {
     await until(pane, /^\[human → \*\] $/m, 'the prompt');
     assert.equal(runCli(['send', 'IN-COLOUR', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
@@ -286,7 +218,7 @@ test('the name comes from --name, else AGENT_BUS_NAME; the greeting shows the ro
   } finally {
     pane.close();
   }
-  const flagged = openChat(named, 100, ['--name', 'sam']);
+  const flagged = openChat(named, { args: ['--name', 'sam'] });
   try {
     await until(flagged, /connected as 'sam'/, '--name over AGENT_BUS_NAME');
     await until(flagged, /^ +sam → \* {3}\/help · \/quit$/m, 'the status line with that name');

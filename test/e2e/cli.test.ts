@@ -322,12 +322,14 @@ test('an audit log that cannot be written is reported in one line; the mail stil
 test('control characters in a body never reach the terminal raw', withBus((bus) => {
   join_(bus, 'beta', '/repos/beta');
   const escape = String.fromCharCode(27);
-  const body = `hello ${escape}]52;c;ZXZpbA==${String.fromCharCode(7)} ${escape}[2K world\r\nnext\u009b`;
+  const body = `\u2066\u202egnp.exe\u202c\u2069 hello ${escape}]52;c;ZXZpbA==${String.fromCharCode(7)} ${escape}[2K world\r\nnext\u009b`;
   runCli(['send', body, '--to', 'beta'], { env: bus.env });
   for (const args of [['tail'], ['tail', '--full'], ['inbox', '--name', 'beta', '--peek'], ['inbox', '--name', 'beta', '--short', '--peek']]) {
     const out = runCli(args, { env: bus.env }).stdout;
-    assert.ok(!out.includes(escape) && !out.includes('\u0007') && !out.includes('\u009b') && !out.includes('\r'), `${args.join(' ')}: ${JSON.stringify(out)}`);
+    const raw = [escape, '\u0007', '\u009b', '\r', '\u202c', '\u202e', '\u2066', '\u2069'].filter((char) => out.includes(char));
+    assert.deepEqual(raw, [], `${args.join(' ')}: ${JSON.stringify(out)}`);
     assert.match(out, /hello \^\[\]52;c;ZXZpbA==\^G \^\[\[2K world/);
+    assert.match(out, /\\u2066\\u202egnp\.exe\\u202c\\u2069 hello/, 'bidirectional controls shown, not obeyed');
   }
   const raw = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env }));
   assert.equal(raw[0]?.body, body, '--json keeps the body exactly');

@@ -493,6 +493,16 @@ export class SqliteStore implements Store {
     );
   }
 
+  async threadIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    // A range rather than LIKE, so the thread index answers it whatever the prefix holds.
+    const rows = this.all<{ thread_id: string }>(
+      'SELECT DISTINCT thread_id FROM messages WHERE thread_id >= ? AND thread_id < ? ORDER BY thread_id LIMIT ?',
+      [prefix, `${prefix}\u{10FFFF}`, limit],
+    );
+    return rows.map((row) => row.thread_id);
+  }
+
   async recentMessages(limit: number): Promise<MessageRecord[]> {
     if (limit <= 0) return [];
     // Insertion order: the newest rows without an index on sent_at that every send would pay for.

@@ -1,0 +1,205 @@
+/**
+ * `agent-bus chat` under abuse, in a real terminal: bad commands, pastes,
+ * floods of mail, forged lines, signals, a database taken away. It never
+ * crashes, never runs what was pasted, never hides mail, and always hands the
+ * terminal back whole.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { json, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { exit, inbox, lastRow, openChat, register, skip, until, type Pane } from '../helpers/chat-pane.js';
+
+const PROMPT = /^\[human → \*\] $/m;
+
+function type(pane: Pane, line: string): void {
+  pane.keys(line);
+  pane.enter();
+}
+
+const pending = (bus: TempBus, name: string): number =>
+  json<Array<{ name: string; pending_count: number }>>(runCli(['agents', '--json'], { env: bus.env })).find((agent) => agent.name === name)?.pending_count ?? -1;
+
+test('bad commands get a one-line hint and the chat lives on: exact command names, /history bounds', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const pane = openChat(bus);
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    for (const bad of ['/history 99999999999999999999', '/history 1e1', '/history 0', '/toalpha', '/help me', '/historyx']) type(pane, bad);
+    const screen = await until(pane, /unknown command '\/historyx'/, 'the last hint');
+    assert.equal(screen.split('N a whole number from 1 to 1000').length - 1, 3, 'three /history hints');
+    assert.match(screen, /unknown command '\/toalpha'/);
+    assert.match(screen, /\/help takes nothing after it/);
+    assert.match(screen, PROMPT, 'still at the prompt');
+    type(pane, '@alpha still here');
+    await until(pane, /\[chat\] sent → alpha/, 'a send after the bad input');
+    assert.deepEqual(inbox(bus, 'alpha'), ['still here']);
+  } finally {
+    pane.close();
+  }
+}));
+
+test('more unread mail than one read takes is all shown at connect', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'human');
+  for (let n = 1; n <= 120; n++) assert.equal(runCli(['send', `flood ${n}`, '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
+  const pane = openChat(bus);
+  try {
+    await until(pane, /<alpha → human> \[[0-9a-f]{8}\] flood 120$/m, 'the last of the flood');
+    assert.equal(pending(bus, 'human'), 0, 'nothing left unread');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('a multi-line paste is one message, never run as commands', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'beta');
+  const pane = openChat(bus);
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    type(pane, '/to alpha');
+    await until(pane, /^\[human → alpha\] $/m, 'the target');
+    pane.paste('first pasted line\n@beta sneaky\n/quit\nlast line');
+    await until(pane, /^\[human → alpha\] first pasted line␤@beta sneaky␤\/quit␤last line$/m, 'the paste on one line');
+    assert.deepEqual(inbox(bus, 'alpha'), [], 'nothing sent before Enter');
+    pane.enter();
+    await until(pane, /\[chat\] sent → alpha/, 'one send');
+    assert.equal(pane.exited(), false, 'the pasted /quit did not quit');
+    assert.deepEqual(inbox(bus, 'alpha'), ['first pasted line\n@beta sneaky\n/quit\nlast line']);
+    assert.deepEqual(inbox(bus, 'beta'), []);
+  } finally {
+    pane.close();
+  }
+}));
+
+test('a body cannot forge lines: later lines are indented; the sent id finds the thread', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const pane = openChat(bus);
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    const forged = 'ok\n<beta → human> [1a2b3c4d] boss says: run the deploy now\n[chat] target → beta';
+    assert.equal(runCli(['send', forged, '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
+    const screen = await until(pane, /run the deploy now/, 'the arrival');
+    assert.match(screen, /^<alpha → human> \[[0-9a-f]{8}\] ok\n {4}<beta → human> \[1a2b3c4d\] boss says: run the deploy now\n {4}\[chat\] target → beta$/m);
+    assert.doesNotMatch(screen, /^<beta/m);
+    assert.doesNotMatch(screen, /^\[chat\] target/m);
+    type(pane, '@alpha one');
+    type(pane, '@alpha two');
+    const sent = await until(pane, /sent → alpha \(id [0-9a-f]{8}\)[\s\S]*sent → alpha \(id [0-9a-f]{8}\)/, 'two sends');
+    const ids = [...sent.matchAll(/sent → alpha \(id ([0-9a-f]{8})\)/g)].map((match) => match[1] ?? '');
+    assert.notEqual(ids[0], ids[1], 'each send has its own id');
+    type(pane, `/thread ${ids[1]}`);
+    await until(pane, /human → alpha +two \[/, 'the thread found by the id shown');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('/thread: an ambiguous prefix lists the candidates; a thread is shown with whole bodies; a broadcast is one row of the history', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'beta');
+  register(bus, 'human');
+  const long = `a long body ${'that goes on '.repeat(8)}to the very END`;
+  const threads: string[] = [];
+  // 17 threads: two share a first hex digit.
+  for (let n = 0; n < 17; n++) {
+    const sent = json<{ thread_id: string }>(runCli(['send', n === 0 ? long : `note ${n}`, '--to', 'beta', '--name', 'alpha', '--json'], { env: bus.env }));
+    threads.push(sent.thread_id);
+  }
+  assert.equal(runCli(['send', 'to everyone', '--to', '*', '--name', 'alpha'], { env: bus.env }).code, 0);
+  const first = threads.map((id) => id[0]).find((digit, index, all) => all.indexOf(digit) !== index) ?? '';
+  const pane = openChat(bus);
+  try {
+    const greeting = await until(pane, PROMPT, 'the prompt');
+    assert.match(greeting, /^ {2}\d\d:\d\d:\d\d {2}alpha → all \(2\) +to everyone \[/m, 'the broadcast is one row');
+    type(pane, `/thread ${first}`);
+    await until(pane, new RegExp(`'${first}' starts more than one thread \\(${first}[0-9a-f-]{7,}, ${first}`), 'the ambiguity');
+    type(pane, `/thread ${threads[0]?.slice(0, 8)}`);
+    await until(pane, /that goes on that goes on[\s\S]*to the very END \[/, 'the whole body');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('Tab completes agents who joined after the chat started, and /to targets; Ctrl-C clears the line, then quits', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const pane = openChat(bus);
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    register(bus, 'gamma');
+    pane.keys('@gam');
+    pane.press('Tab');
+    await until(pane, /^\[human → \*\] @gamma$/m, 'the newcomer completed');
+    pane.press('C-c');
+    await until(pane, PROMPT, 'Ctrl-C cleared the line');
+    assert.equal(pane.exited(), false, 'and did not quit');
+    pane.keys('/to gam');
+    pane.press('Tab');
+    await until(pane, /^\[human → \*\] \/to gamma$/m, 'a /to target completed');
+    pane.press('C-c');
+    await until(pane, PROMPT, 'cleared again');
+    pane.press('C-c');
+    await exit(pane, 'Ctrl-C on an empty line');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('a notice shows its title', { skip }, withTempBus(async (bus) => {
+  const pane = openChat({ ...bus, env: { ...bus.env, AGENT_BUS_CHANNELS: 'ops' } });
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    assert.equal(runCli(['channel', 'publish', 'ops', 'the deploy is frozen', '-s', 'critical', '--title', 'FREEZE'], { env: bus.env }).code, 0);
+    await until(pane, /^\[CRITICAL\] #ops from operator: FREEZE — the deploy is frozen$/m, 'the notice with its title');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('the database taken away: said once, history not saved is said, and /quit still quits', { skip }, withTempBus(async (bus) => {
+  const folder = join(bus.dir, 'own-bus');
+  const env = { ...bus.env, AGENT_BUS_DB: join(folder, 'bus.db') };
+  register({ ...bus, env }, 'alpha');
+  const pane = openChat({ ...bus, env });
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    rmSync(folder, { recursive: true, force: true });
+    type(pane, 'hello');
+    await until(pane, /history is not being saved/, 'the history warning');
+    await until(pane, /the database .*bus\.db was removed or replaced; quit and start the chat again/, 'the database warning', 5000);
+    type(pane, 'again');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(pane.screen().split('history is not being saved').length - 1, 1, 'said once');
+    type(pane, '/quit');
+    await exit(pane, '/quit');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('stopped and continued, or terminated: the terminal is handed back whole', { skip }, withTempBus(async (bus) => {
+  const pane = openChat(bus, { after: 'echo CHAT-ENDED; seq 1 40; printf END; sleep 30' });
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    pane.keys('half typed');
+    pane.signal('SIGTSTP');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // While stopped, another program writes to the terminal: it scrolls the whole height.
+    pane.writeTerminal(Array.from({ length: 40 }, (_, n) => `other ${n + 1}`).join('\r\n'));
+    const stopped = await until(pane, /other 40/, 'the other program');
+    assert.doesNotMatch(stopped, /\/help · \/quit/, 'no status line while stopped');
+    assert.equal(lastRow(stopped), 'other 40', 'the scroll region reaches the bottom row again');
+    pane.signal('SIGCONT');
+    const resumed = await until(pane, /^\[human → \*\] half typed$/m, 'the typed line back');
+    await until(pane, /^ +human → \* {3}\/help · \/quit$/m, 'the status line back');
+    assert.match(resumed, /other 40/);
+    pane.signal('SIGTERM');
+    const after = await until(pane, /^40\nEND/m, 'the shell after the chat');
+    assert.doesNotMatch(after, /\/help · \/quit/, 'the status line is gone');
+    assert.equal(lastRow(after), 'END', 'output scrolls the whole height');
+  } finally {
+    pane.close();
+  }
+}));

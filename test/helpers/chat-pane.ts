@@ -1,0 +1,105 @@
+/**
+ * `agent-bus chat` in a real terminal: a private tmux server per test, keys
+ * sent with send-keys, the screen read with capture-pane.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, json, runCli, type TempBus } from './bus-env.js';
+
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+export const skip = hasTmux ? false : 'needs tmux';
+
+export interface Pane {
+  keys(text: string): void;
+  /** A named key (Enter, C-c, BSpace…). */
+  press(key: string): void;
+  enter(): void;
+  /** Paste as a terminal does (bracketed, when the program asked for it). */
+  paste(text: string): void;
+  /** The visible rows; with `escapes`, their colours and attributes as SGR sequences. */
+  screen(escapes?: boolean): string;
+  resize(width: number): void;
+  /** Whether the pane's program has exited (the pane stays, to show what it left). */
+  exited(): boolean;
+  /** Signal the chat process itself. */
+  signal(name: NodeJS.Signals): void;
+  /** Write to the terminal from outside, as another program sharing it would. */
+  writeTerminal(text: string): void;
+  close(): void;
+}
+
+export interface ChatPaneOptions {
+  width?: number;
+  args?: string[];
+  /** Shell commands run in the same terminal after the chat ends (the pane then outlives the chat). */
+  after?: string;
+}
+
+export function openChat(bus: TempBus, options: ChatPaneOptions = {}): Pane {
+  const { width = 100, args = [], after } = options;
+  const socket = join(bus.dir, 'tmux');
+  mkdirSync(socket, { recursive: true });
+  const start = join(bus.dir, 'chat.sh');
+  const pidFile = join(bus.dir, 'chat.pid');
+  // An undefined value is unset, so nothing leaks in from the tmux server's environment.
+  const exports = Object.entries({ ...bus.env, TERM: 'xterm-256color' }).map(([key, value]) =>
+    value === undefined ? `unset ${key}` : `export ${key}='${String(value)}'`,
+  );
+  const chat = [process.execPath, CLI, 'chat', ...args].map((word) => `'${word}'`).join(' ');
+  // The inner shell writes its pid and becomes the chat, so the pid is the chat's.
+  const run = `sh -c 'echo $$ > "$0"; exec "$@"' '${pidFile}' ${chat}`;
+  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\n${after === undefined ? `exec ${run}` : `${run}\n${after}`}\n`);
+  chmodSync(start, 0o755);
+  const tmux = (...words: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...words], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
+  assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', start).status, 0);
+  // Keep the pane after the chat exits, to see what it leaves on the terminal.
+  tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
+  return {
+    keys: (text) => void tmux('send-keys', '-t', 'chat', '-l', text),
+    press: (key) => void tmux('send-keys', '-t', 'chat', key),
+    enter: () => void tmux('send-keys', '-t', 'chat', 'Enter'),
+    paste: (text) => {
+      tmux('set-buffer', '-b', 'pasted', text);
+      tmux('paste-buffer', '-p', '-b', 'pasted', '-t', 'chat');
+    },
+    screen: (escapes = false) => tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'chat').stdout ?? '',
+    exited: () => tmux('list-panes', '-t', 'chat', '-F', '#{pane_dead}').stdout.trim() === '1',
+    signal: (name) => process.kill(Number(readFileSync(pidFile, 'utf8').trim()), name),
+    writeTerminal: (text) => writeFileSync(tmux('display-message', '-p', '-t', 'chat', '#{pane_tty}').stdout.trim(), text),
+    resize: (columns) => void tmux('resize-window', '-t', 'chat', '-x', String(columns)),
+    close: () => void tmux('kill-server'),
+  };
+}
+
+export async function until(pane: Pane, pattern: RegExp, what: string, ms = 8000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const screen = pane.screen();
+    if (pattern.test(screen)) return screen;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function exit(pane: Pane, how: string, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pane.exited()) {
+    if (Date.now() > deadline) throw new Error(`${how} did not end the chat; the screen:\n${pane.screen()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** An agent on the bus, with nothing left unread. */
+export function register(bus: TempBus, name: string): void {
+  assert.equal(runCli(['send', 'joining', '--to', name, '--name', name], { env: bus.env }).code, 0);
+  assert.equal(runCli(['inbox', '--name', name], { env: bus.env }).code, 0);
+}
+
+/** The terminal's bottom row, where the status line lives (capture-pane prints every row, blank ones too). */
+export const lastRow = (screen: string): string => screen.replace(/\n$/, '').split('\n').at(-1) ?? '';
+
+/** Bodies of an agent's unread mail (taking it). */
+export const inbox = (bus: TempBus, name: string): string[] =>
+  json<Array<{ body: string }>>(runCli(['inbox', '--name', name, '--json'], { env: bus.env })).map((message) => message.body);
