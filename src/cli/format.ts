@@ -1,4 +1,5 @@
 /** Text shapes shared by the CLI's listings: clock times, relative ages, one-line previews, wrapping. */
+import stringWidth from 'string-width';
 import { stampToMillis } from '../core/clock.js';
 
 /** Local wall-clock HH:MM:SS of a stored UTC stamp. */
@@ -52,16 +53,33 @@ export function oneLine(text: string, max = 72): string {
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/** Pad to a width counted in code points (names are short; this keeps columns aligned). */
+/** Columns a string takes on a terminal: wide (CJK, emoji) characters take two, combining marks none. */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
+}
+
+/** Pad to a width in terminal columns, so columns stay aligned whatever the names hold. */
 export function pad(text: string, width: number): string {
-  const length = Array.from(text).length;
+  const length = displayWidth(text);
   return length >= width ? text : text + ' '.repeat(width - length);
 }
 
 /** Pad a coloured string by the width of its plain text. */
 export function padStyled(styled: string, plainText: string, width: number): string {
-  const length = Array.from(plainText).length;
+  const length = displayWidth(plainText);
   return length >= width ? styled : styled + ' '.repeat(width - length);
+}
+
+/** The longest start of `text` that fits `width` columns, with … when cut. */
+export function fitWidth(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 0) return '';
+  let kept = '';
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    if (displayWidth(kept + segment) > width - 1) break;
+    kept += segment;
+  }
+  return `${kept}…`;
 }
 
 /** Wrap text to `width` columns with an indent, keeping blank lines and never breaking long words. */

@@ -3,7 +3,7 @@
  * body's later lines are indented under its first, so no body can pass for a
  * line of its own (a forged arrival or a `[chat]` reply).
  */
-import { clockTime, oneLine, padStyled, printable, shortThread } from '../cli/format.js';
+import { clockTime, displayWidth, oneLine, padStyled, printable, shortThread } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
 import type { NoticeView } from '../core/notice-ops.js';
 import type { MessageView } from '../core/views.js';
@@ -51,7 +51,7 @@ function target(row: SendRow): string {
  * whole bodies (a thread being read again); otherwise each is cut to a line.
  */
 export function sendLines(rows: SendRow[], style: Style, full = false): string {
-  const widest = (pick: (row: SendRow) => string): number => Math.max(0, ...rows.map((row) => [...printable(pick(row))].length));
+  const widest = (pick: (row: SendRow) => string): number => Math.max(0, ...rows.map((row) => displayWidth(printable(pick(row)))));
   const fromWidth = widest((row) => row.first.from);
   const toWidth = widest(target);
   return rows

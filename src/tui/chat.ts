@@ -95,8 +95,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
 
   // Everything goes through the status line's stream, so every redraw repaints it.
   const screen = new StatusLine(output, (columns) => {
-    const status = statusText(`${name} → ${target}`, columns);
-    return `${' '.repeat(status.padding)}${style.bold(printable(status.text))}${style.dim(status.hint)}`;
+    const status = statusText(printable(`${name} → ${target}`), columns);
+    return `${' '.repeat(status.padding)}${style.bold(status.text)}${style.dim(status.hint)}`;
   });
   const keys = new PasteGuard(options.input);
   const terminal = Boolean(output.isTTY);

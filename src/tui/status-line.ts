@@ -7,6 +7,7 @@
  * the repaint behind each erase it sees.
  */
 import { Writable } from 'node:stream';
+import { displayWidth, fitWidth } from '../cli/format.js';
 
 export interface Terminal extends NodeJS.WritableStream {
   columns?: number;
@@ -104,13 +105,14 @@ export class StatusLine extends Writable {
 /**
  * `alex → *   /help · /quit`, right-aligned, never as wide as the terminal
  * (writing the last column of the last row can scroll some terminals). The
- * hint goes first when room is short, then the identity is cut.
+ * hint goes first when room is short, then the identity is cut. Widths are in
+ * terminal columns: a wide character takes two.
  */
 export function statusText(identity: string, columns: number): { text: string; hint: string; padding: number } {
   const room = Math.max(0, columns - 1);
   const hint = '   /help · /quit';
-  const chars = [...identity];
-  if (chars.length + [...hint].length <= room) return { text: identity, hint, padding: room - chars.length - [...hint].length };
-  if (chars.length <= room) return { text: identity, hint: '', padding: room - chars.length };
-  return { text: room === 0 ? '' : `${chars.slice(0, room - 1).join('')}…`, hint: '', padding: 0 };
+  const width = displayWidth(identity);
+  if (width + displayWidth(hint) <= room) return { text: identity, hint, padding: room - width - displayWidth(hint) };
+  const text = fitWidth(identity, room);
+  return { text, hint: '', padding: room - displayWidth(text) };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatStamp, nowStamp, stampToMillis } from '../../src/core/clock.js';
-import { oneLine, relativeAge, shortThread, wrap } from '../../src/cli/format.js';
+import { displayWidth, fitWidth, oneLine, pad, relativeAge, shortThread, wrap } from '../../src/cli/format.js';
 import { bodyPreview, bodySha256 } from '../../src/audit/record.js';
 import { createHash } from 'node:crypto';
 
@@ -48,4 +48,12 @@ test('previews, one-liners and wrapping', () => {
 test('stamps follow the wall clock', async () => {
   const { nowMicros } = await import('../../src/core/clock.js');
   assert.ok(Math.abs(nowMicros() / 1000 - Date.now()) < 1000);
+});
+
+test('padding counts terminal columns: wide characters two, combining marks none', () => {
+  assert.equal(pad('日本', 6), '日本  ');
+  assert.equal(pad('e\u0301t\u00e9', 6), 'e\u0301t\u00e9   ');
+  assert.equal(displayWidth('👩‍👩‍👧'), 2);
+  assert.equal(fitWidth('日本語名前', 6), '日本…');
+  assert.equal(fitWidth('short', 6), 'short');
 });

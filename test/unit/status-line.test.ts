@@ -19,3 +19,9 @@ test('a narrow terminal drops the hint first, then cuts the identity', () => {
   assert.equal(shown('alex → *', 1), '');
   assert.equal(shown('alex → *', 0), '');
 });
+
+test('wide characters count two columns', () => {
+  assert.equal(shown('日本語 → *', 40), `${' '.repeat(13)}日本語 → *   /help · /quit`, 'three wide characters: 6 columns, not 3');
+  assert.equal(shown('日本語名前 → *', 10), '日本語名…', 'cut to 9 columns');
+  assert.equal(shown('日本語名前 → *', 9), ' 日本語…', 'never half a character: the odd column is padding');
+});

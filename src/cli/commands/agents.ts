@@ -1,7 +1,7 @@
 /** `agent-bus agents`: the roster, one block per repo, sessions under their client. */
 import { homedir } from 'node:os';
 import { openBus } from '../../runtime.js';
-import { pad, padStyled, printable, relativeAge } from '../format.js';
+import { displayWidth, pad, padStyled, printable, relativeAge } from '../format.js';
 import { makeStyle, type Style } from '../style.js';
 import type { AgentView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
@@ -26,7 +26,7 @@ export function renderRoster(agents: AgentView[], style: Style, home: string, yo
     else groups.set(agent.group, [agent]);
   }
   const indentOf = (agent: AgentView): number => (agent.kind === 'session' ? 4 : 2);
-  const width = Math.max(20, ...agents.map((agent) => indentOf(agent) + Array.from(agent.name).length + 3));
+  const width = Math.max(20, ...agents.map((agent) => indentOf(agent) + displayWidth(printable(agent.name)) + 3));
   const lines: string[] = [];
   for (const group of [...groups.keys()].sort()) {
     const members = groups.get(group) ?? [];
