@@ -20,6 +20,7 @@ import { parseSubscriptions, receives } from '../core/notices.js';
 import { StatusLine, statusText, type Terminal } from './status-line.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteGuard, restoreNewlines } from './paste.js';
 import { arrivalLine, groupSends, noticeLine, sendLines, type SendRow } from './chat-render.js';
+import { takeSeat } from './seat.js';
 
 /** The fallback when no file-system event comes. */
 const POLL_MS = 2000;
@@ -102,7 +103,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const terminal = Boolean(output.isTTY);
   if (terminal) output.write(BRACKETED_PASTE_ON);
   // Give the terminal back as it was however the process ends.
+  let release = (): void => undefined;
   const restore = (): void => {
+    release();
     screen.dispose();
     if (terminal) output.write(BRACKETED_PASTE_OFF);
   };
@@ -140,6 +143,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
   screen.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir(), name)}`);
   const recent = await recentSends(bus, 10);
   screen.write(`recent activity (last ${recent.length} sends):\n${recent.length > 0 ? sendLines(recent, style) : '  (no sends yet)'}\n`);
+  const seat = takeSeat(paths.folder, name);
+  release = seat.release;
+  if (seat.others.length > 0) {
+    screen.write(`[chat] another chat is connected as '${printable(name)}' (pid ${seat.others.join(', ')}): mail to you goes to whichever reads it first\n`);
+  }
   setPrompt();
   rl.prompt();
 

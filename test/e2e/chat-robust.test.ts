@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { json, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, runCli, runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { exit, inbox, lastRow, openChat, register, skip, until, type Pane } from '../helpers/chat-pane.js';
 
 const PROMPT = /^\[human → \*\] $/m;
@@ -202,4 +202,25 @@ test('stopped and continued, or terminated: the terminal is handed back whole', 
   } finally {
     pane.close();
   }
+}));
+
+test('a second chat under the same name is told mail will be split; one that has ended is not counted', { skip }, withTempBus(async (bus) => {
+  const piped = { env: { ...bus.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '/quit\n' };
+  const pane = openChat(bus);
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    const second = await runCliAsync(['chat'], piped);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^\[chat\] another chat is connected as 'human' \(pid \d+\): mail to you goes to whichever reads it first$/m);
+    const someoneElse = await runCliAsync(['chat', '--name', 'sam'], piped);
+    assert.doesNotMatch(someoneElse.stdout, /another chat/, 'another name is another seat');
+    type(pane, '/quit');
+    await exit(pane, '/quit');
+  } finally {
+    pane.close();
+  }
+  const later = await runCliAsync(['chat'], piped);
+  assert.equal(later.code, 0, later.stderr);
+  assert.match(later.stdout, /connected as 'human'/);
+  assert.doesNotMatch(later.stdout, /another chat/, 'the first chat has ended');
 }));

@@ -1,0 +1,46 @@
+/**
+ * Who else is chatting under the same name. Two chats as one name split the
+ * mail between them (whichever reads first takes it), so the second one to
+ * connect is told. Each chat leaves its pid in `chat-seats/` next to the
+ * database while it runs.
+ */
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Seat {
+  /** Pids of other running chats under this name. */
+  others: number[];
+  release(): void;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function takeSeat(folder: string, name: string): Seat {
+  const seats = join(folder, 'chat-seats');
+  const prefix = `${encodeURIComponent(name)}.`;
+  const others: number[] = [];
+  try {
+    mkdirSync(seats, { recursive: true, mode: 0o700 });
+    for (const file of readdirSync(seats)) {
+      if (!file.startsWith(prefix)) continue;
+      const pid = Number(readFileSync(join(seats, file), 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && running(pid)) others.push(pid);
+      else if (!file.endsWith('.tmp')) rmSync(join(seats, file), { force: true }); // Left by a chat that did not end cleanly.
+    }
+    const mine = join(seats, `${prefix}${process.pid}`);
+    writeFileSync(`${mine}.tmp`, `${process.pid}\n`, { mode: 0o600 });
+    renameSync(`${mine}.tmp`, mine);
+    return { others, release: () => rmSync(mine, { force: true }) };
+  } catch {
+    // Telling is a courtesy: a folder that cannot be written never stops the chat.
+    return { others, release: () => undefined };
+  }
+}
