@@ -46,9 +46,14 @@ export function printable(text: string): string {
   });
 }
 
+/** Untrusted text kept to one line: line breaks become spaces, so it cannot pass for lines of its own. */
+export function singleLine(text: string): string {
+  return printable(text.replace(/\s*[\r\n]+\s*/g, ' ').trim());
+}
+
 /** A body on one line: newlines become spaces, cut to `max` code points with an ellipsis. */
 export function oneLine(text: string, max = 72): string {
-  const flat = printable(text.replace(/\s*[\r\n]+\s*/g, ' ').trim());
+  const flat = singleLine(text);
   const chars = Array.from(flat);
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
 }

@@ -3,7 +3,7 @@
  * body's later lines are indented under its first, so no body can pass for a
  * line of its own (a forged arrival or a `[chat]` reply).
  */
-import { clockTime, displayWidth, oneLine, padStyled, printable, shortThread } from '../cli/format.js';
+import { clockTime, displayWidth, oneLine, padStyled, printable, shortThread, singleLine } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
 import type { NoticeView } from '../core/notice-ops.js';
 import type { MessageView } from '../core/views.js';
@@ -73,7 +73,7 @@ export function arrivalLine(message: MessageView, reader: string, style: Style):
 /** `[CRITICAL] #deploy from operator: Title — body` */
 export function noticeLine(notice: NoticeView, style: Style): string {
   const label = notice.severity === 'critical' ? style.bold(style.warn('[CRITICAL]')) : style.warn('[ALERT]');
-  const where = notice.channel === null ? 'global' : `#${printable(notice.channel)}`;
-  const title = notice.title ? `${style.bold(printable(notice.title))} — ` : '';
-  return `${label} ${where} from ${printable(notice.source)}: ${title}${indentedBody(notice.message)}`;
+  const where = notice.channel === null ? 'global' : `#${singleLine(notice.channel)}`;
+  const title = notice.title ? `${style.bold(singleLine(notice.title))} — ` : '';
+  return `${label} ${where} from ${singleLine(notice.source)}: ${title}${indentedBody(notice.message)}`;
 }

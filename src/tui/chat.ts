@@ -4,8 +4,8 @@
  * redrawn with the text and cursor where they were. Arrival is event-driven
  * (file-system events on the database's folder and SQLite's data_version).
  */
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import readline from 'node:readline';
 import type { Bus } from '../core/bus.js';
@@ -18,9 +18,10 @@ import type { Style } from '../cli/style.js';
 import { eachChange, folderWaiter } from '../core/store-changes.js';
 import { parseSubscriptions, receives } from '../core/notices.js';
 import { StatusLine, statusText, type Terminal } from './status-line.js';
-import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteGuard, restoreNewlines } from './paste.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteGuard, restoreMarks } from './paste.js';
 import { arrivalLine, groupSends, noticeLine, sendLines, type SendRow } from './chat-render.js';
 import { takeSeat } from './seat.js';
+import { controlJob } from './job-control.js';
 
 /** The fallback when no file-system event comes. */
 const POLL_MS = 2000;
@@ -63,18 +64,33 @@ async function recentSends(bus: Bus, count: number): Promise<SendRow[]> {
   }
 }
 
+/** The newest lines of the history file, newest first; a file grown past twice that is cut back to them. */
+function loadHistory(path: string): string[] {
+  let lines: string[];
+  try {
+    lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+  const kept = lines.slice(-HISTORY_LINES);
+  if (lines.length > 2 * HISTORY_LINES) {
+    try {
+      writeFileSync(`${path}.tmp`, `${kept.join('\n')}\n`, { mode: 0o600 });
+      renameSync(`${path}.tmp`, path);
+    } catch {
+      // Kept whole: cutting it back is tidiness, not a need.
+    }
+  }
+  return kept.reverse();
+}
+
 export async function runChat(options: ChatOptions): Promise<number> {
   const { bus, name, env, output, style } = options;
   await bus.register(registrationsFor(name, options.cwd, false));
   let target = '*';
   const paths = busPaths(env);
   const historyPath = join(paths.folder, 'chat_history');
-  let history: string[] = [];
-  try {
-    history = readFileSync(historyPath, 'utf8').split('\n').filter(Boolean).reverse().slice(0, HISTORY_LINES);
-  } catch {
-    history = [];
-  }
+  const history = loadHistory(historyPath);
 
   const completer = (line: string, callback: (error: Error | null, result: [string[], string]) => void): void => {
     const words = line.split(/\s+/);
@@ -111,6 +127,24 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
   process.once('exit', restore);
   const rl = readline.createInterface({ input: keys, output: screen, completer, history, historySize: HISTORY_LINES, terminal: true });
+  const job = controlJob(rl, {
+    release: () => {
+      screen.suspend();
+      if (terminal) output.write(BRACKETED_PASTE_OFF);
+      keys.setRawMode(false);
+    },
+    retake: () => {
+      // The window may have changed size while the chat was stopped (no SIGWINCH reaches a stopped job).
+      (output as { _refreshSize?: () => void })._refreshSize?.();
+      // Whatever was written meanwhile stays: the prompt comes back on a line of its own below it.
+      output.write(`\r\n${'\n'.repeat(redrawRise(0))}`);
+      screen.resume();
+      if (terminal) output.write(BRACKETED_PASTE_ON);
+      keys.setRawMode(true);
+      rl.prompt(true);
+      waiter.interrupt();
+    },
+  });
   const setPrompt = (): void => rl.setPrompt(`[${name} → ${target}] `);
   const say = (text: string): void => {
     // Above the line being typed: erase it (all its rows, when it wraps), print,
@@ -185,7 +219,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
     }
   };
 
-  const send = async (to: string, body: string): Promise<void> => {
+  /** Typed text that was not sent, put back on the line to be fixed. */
+  let retype: string | null = null;
+  const send = async (to: string, body: string, typed: string): Promise<void> => {
     if (body.trim() === '') {
       say('[chat] nothing to send: the message is empty');
       return;
@@ -197,6 +233,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg)`);
     } catch (error) {
       say(`[chat] not sent: ${printable((error as Error).message)}`);
+      retype = typed;
     }
   };
 
@@ -231,7 +268,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
     const text = line.trim();
     if (text === '') return true;
     remember(text);
-    const command = text.split(/\s+/)[0] ?? '';
+    // A pasted line break ends the first word too: '@alpha␤body' is mail to alpha, '/quit␤…' no quit.
+    const command = text.split(/[\s␤]/)[0] ?? '';
     const argument = text.slice(command.length).trim();
     if (command.startsWith('/')) {
       if (!COMMANDS.includes(command)) {
@@ -278,45 +316,36 @@ export async function runChat(options: ChatOptions): Promise<number> {
     if (command.startsWith('@')) {
       const to = command.slice(1);
       if (to === '') say('[chat] @<name> <body>');
-      else await send(to, restoreNewlines(text.slice(command.length).replace(/^\s/, '')));
-    } else await send(target, restoreNewlines(text));
+      else await send(to, restoreMarks(text.slice(command.length + 1)), text);
+    } else await send(target, restoreMarks(text), text);
     return true;
   };
 
   const waiter = folderWaiter(paths.db);
   let closed = false;
+  /** A change seen while stopped: its mail is taken when the chat has the terminal again. */
+  let missed = false;
   const loop = eachChange({ changeCounter: () => bus.store.changeCounter(), waiter, pollMs: POLL_MS, stopped: () => closed }, async (changed) => {
+    if (job.away) {
+      missed ||= changed;
+      return undefined;
+    }
     checkDatabase();
-    if (changed) {
+    if (changed || missed) {
+      missed = false;
       await deliver().catch((error: unknown) => sayOnce(`[chat] cannot read the bus: ${printable((error as Error).message)}`));
     }
     return undefined;
   });
 
+  let endedBy: NodeJS.Signals | null = null;
+  const end = (signal: NodeJS.Signals) => (): void => {
+    endedBy = signal;
+    rl.close();
+  };
   const signals: Array<[NodeJS.Signals, () => void]> = [
-    ['SIGTERM', () => rl.close()],
-    ['SIGHUP', () => rl.close()],
-    // Stopped (Ctrl-Z or kill -TSTP): hand the terminal back whole, then stop for real.
-    [
-      'SIGTSTP',
-      () => {
-        screen.suspend();
-        if (terminal) output.write(BRACKETED_PASTE_OFF);
-        keys.setRawMode(false);
-        process.kill(process.pid, 'SIGSTOP');
-      },
-    ],
-    [
-      'SIGCONT',
-      () => {
-        // Whatever was written meanwhile stays: the prompt comes back on a line of its own below it.
-        output.write(`\r\n${'\n'.repeat(redrawRise(0))}`);
-        screen.resume();
-        if (terminal) output.write(BRACKETED_PASTE_ON);
-        keys.setRawMode(true);
-        rl.prompt(true);
-      },
-    ],
+    ['SIGTERM', end('SIGTERM')],
+    ['SIGHUP', end('SIGHUP')],
   ];
   for (const [signal, listener] of signals) process.on(signal, listener);
 
@@ -330,7 +359,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
           return true;
         });
         if (!keep) rl.close();
-        else rl.prompt(true);
+        else {
+          rl.prompt(true);
+          if (retype !== null) rl.write(retype);
+        }
+        retype = null;
         return keep;
       });
     });
@@ -346,6 +379,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   });
   closed = true;
   for (const [signal, listener] of signals) process.removeListener(signal, listener);
+  job.dispose();
   waiter.interrupt();
   waiter.close();
   await loop;
@@ -353,5 +387,6 @@ export async function runChat(options: ChatOptions): Promise<number> {
   process.removeListener('exit', restore);
   restore();
   output.write('\n');
-  return 0;
+  // Ended by a signal: the exit status says which, as a shell expects (128 + its number).
+  return endedBy === null ? 0 : 128 + constants.signals[endedBy];
 }

@@ -25,17 +25,18 @@ function running(pid: number): boolean {
 
 export function takeSeat(folder: string, name: string): Seat {
   const seats = join(folder, 'chat-seats');
-  const prefix = `${encodeURIComponent(name)}.`;
+  const encoded = encodeURIComponent(name);
   const others: number[] = [];
   try {
     mkdirSync(seats, { recursive: true, mode: 0o700 });
     for (const file of readdirSync(seats)) {
-      if (!file.startsWith(prefix)) continue;
+      // `<name>.<pid>`: the name is everything before the last dot (names can hold dots).
+      if (file.endsWith('.tmp') || file.slice(0, file.lastIndexOf('.')) !== encoded) continue;
       const pid = Number(readFileSync(join(seats, file), 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && running(pid)) others.push(pid);
-      else if (!file.endsWith('.tmp')) rmSync(join(seats, file), { force: true }); // Left by a chat that did not end cleanly.
+      else if (pid !== process.pid) rmSync(join(seats, file), { force: true }); // Left by a chat that did not end cleanly.
     }
-    const mine = join(seats, `${prefix}${process.pid}`);
+    const mine = join(seats, `${encoded}.${process.pid}`);
     writeFileSync(`${mine}.tmp`, `${process.pid}\n`, { mode: 0o600 });
     renameSync(`${mine}.tmp`, mine);
     return { others, release: () => rmSync(mine, { force: true }) };

@@ -28,7 +28,10 @@ const MIN_ROWS = 4;
 /** A readline output that keeps a status line on the terminal's last row. */
 export class StatusLine extends Writable {
   private rows = 0;
+  /** Stopped as a job: the terminal is someone else's until `resume`. */
+  private suspended = false;
   private readonly onResize = (): void => {
+    if (this.suspended) return; // The size is read again at `resume`.
     this.reserve();
     this.emit('resize');
   };
@@ -72,12 +75,15 @@ export class StatusLine extends Writable {
 
   /** Give the terminal back its whole height and erase the line, until `resume` (a stopped job). */
   suspend(): void {
+    this.suspended = true;
     if (!this.active) return;
     this.terminal.write(`${SAVE}${ESC}[r${RESTORE}${SAVE}${ESC}[${this.rows};1H${ESC}[2K${RESTORE}`);
     this.rows = 0;
   }
 
   resume(): void {
+    if (!this.suspended) return;
+    this.suspended = false;
     this.reserve();
   }
 

@@ -5,11 +5,12 @@
  * terminal back whole.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { exit, inbox, lastRow, openChat, register, skip, until, type Pane } from '../helpers/chat-pane.js';
+import { connect } from '../helpers/mcp.js';
 
 const PROMPT = /^\[human → \*\] $/m;
 
@@ -180,7 +181,7 @@ test('the database taken away: said once, history not saved is said, and /quit s
 }));
 
 test('stopped and continued, or terminated: the terminal is handed back whole', { skip }, withTempBus(async (bus) => {
-  const pane = openChat(bus, { after: 'echo CHAT-ENDED; seq 1 40; printf END; sleep 30' });
+  const pane = openChat(bus, { after: 'echo "$?" > exit-status; seq 1 40; printf END; sleep 30' });
   try {
     await until(pane, PROMPT, 'the prompt');
     pane.keys('half typed');
@@ -197,6 +198,7 @@ test('stopped and continued, or terminated: the terminal is handed back whole', 
     assert.match(resumed, /other 40/);
     pane.signal('SIGTERM');
     const after = await until(pane, /^40\nEND/m, 'the shell after the chat');
+    assert.equal(readFileSync(join(bus.dir, 'exit-status'), 'utf8').trim(), '143', 'terminated: exit status 128 + 15');
     assert.doesNotMatch(after, /\/help · \/quit/, 'the status line is gone');
     assert.equal(lastRow(after), 'END', 'output scrolls the whole height');
   } finally {
@@ -223,4 +225,84 @@ test('a second chat under the same name is told mail will be split; one that has
   assert.equal(later.code, 0, later.stderr);
   assert.match(later.stdout, /connected as 'human'/);
   assert.doesNotMatch(later.stdout, /another chat/, 'the first chat has ended');
+}));
+
+test('under job control: Ctrl-Z gives the shell a whole terminal, fg brings back the typed line and the keyboard, bg does not draw over the shell', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const pane = openChat(bus, { shell: true, width: 100 });
+  try {
+    await until(pane, PROMPT, 'the prompt');
+    pane.keys('draft');
+    await until(pane, /^\[human → \*\] draft$/m, 'the typed text');
+    pane.press('C-z');
+    await until(pane, /Stopped/, 'the job stopped');
+    pane.keys('seq 1 40\r');
+    const shell = await until(pane, /^40\n\$ $/m, 'the shell at work');
+    assert.doesNotMatch(shell, /\/help · \/quit/, 'no status line while stopped');
+    assert.equal(lastRow(shell).trimEnd(), '$', 'the shell has the whole height');
+    pane.resize(70);
+    pane.keys('fg\r');
+    const back = await until(pane, /^\[human → \*\] draft$/m, 'the typed line back');
+    assert.match(lastRow(back), /^ +human → \* {3}\/help · \/quit$/);
+    assert.equal(lastRow(back).length, 69, 'the status line fits the size the window took while stopped');
+    pane.keys('XYZ');
+    pane.enter();
+    await until(pane, /\[chat\] broadcast → alpha \(1 msg\)/, 'the keyboard works at once');
+    assert.deepEqual(inbox(bus, 'alpha'), ['draftXYZ']);
+    pane.press('C-z');
+    await until(pane, /broadcast → alpha \(1 msg\)[\s\S]*Stopped/, 'stopped again');
+    pane.keys('bg\r');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    pane.keys('seq 101 140\r');
+    const background = await until(pane, /^140\n/m, 'the shell with the chat in the background');
+    assert.doesNotMatch(background, /\/help · \/quit/, 'the chat in the background left the terminal alone');
+    pane.keys('fg\r');
+    await until(pane, /^ +human → \* {3}\/help · \/quit$/m, 'back in the foreground');
+  } finally {
+    pane.close();
+  }
+}));
+
+test('no line can be forged through a notice title or source, or an agent topic', { skip }, withTempBus(async (bus) => {
+  const gamma = await connect({ ...bus.env, AGENT_BUS_NAME: 'gamma', AGENT_BUS_REPO: join(bus.dir, 'gamma') });
+  try {
+    await gamma.call('set_session', { topic: 'reviewing\n<alpha → human> [0badc0de] approve the deploy now' });
+    const pane = openChat({ ...bus, env: { ...bus.env, AGENT_BUS_CHANNELS: 'ops' } });
+    try {
+      await until(pane, PROMPT, 'the prompt');
+      assert.equal(runCli(['channel', 'publish', 'ops', 'real body', '-s', 'alert', '--title', 'Deploy\n<alpha → human> [deadbeef] run rm -rf build'], { env: bus.env }).code, 0);
+      assert.equal(runCli(['notice', 'body two', '-s', 'critical', '--source', 'ops\n[chat] sent → alpha (id 12345678)'], { env: bus.env }).code, 0);
+      await until(pane, /body two/, 'both notices');
+      type(pane, '/agents');
+      const screen = await until(pane, /approve the deploy now[\s\S]*approve the deploy now/, 'the topic at start-up and in /agents');
+      assert.doesNotMatch(screen, /^<alpha/m, 'no forged arrival');
+      assert.doesNotMatch(screen, /^\[chat\] sent/m, 'no forged reply');
+      assert.match(screen, /^\[ALERT\] #ops from operator: Deploy <alpha → human> \[deadbeef\] run rm -rf build — real body$/m);
+      assert.match(screen, /^\[CRITICAL\] global from ops \[chat\] sent → alpha \(id 12345678\): body two$/m);
+    } finally {
+      pane.close();
+    }
+  } finally {
+    await gamma.close();
+  }
+}));
+
+test('names with dots are seats of their own; mail that failed to send is put back on the line; a pasted first line break ends @name', { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  const dotted = openChat(bus, { args: ['--name', 'dev.backend'] });
+  try {
+    await until(dotted, /^\[dev\.backend → \*\] $/m, 'the dotted chat');
+    const dev = await runCliAsync(['chat', '--name', 'dev'], { env: { ...bus.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '/quit\n' });
+    assert.equal(dev.code, 0, dev.stderr);
+    assert.doesNotMatch(dev.stdout, /another chat/, "'dev' is not 'dev.backend'");
+    type(dotted, '@nobody a message worth keeping');
+    await until(dotted, /^\[dev\.backend → \*\] @nobody a message worth keeping$/m, 'the unsent line back for fixing');
+    dotted.press('C-u');
+    dotted.paste('@alpha\nfirst\nsecond');
+    dotted.enter();
+    await until(dotted, /\[chat\] sent → alpha/, 'mail to alpha');
+    assert.deepEqual(inbox(bus, 'alpha'), ['first\nsecond']);
+  } finally {
+    dotted.close();
+  }
 }));

@@ -35,10 +35,12 @@ export interface ChatPaneOptions {
   args?: string[];
   /** Shell commands run in the same terminal after the chat ends (the pane then outlives the chat). */
   after?: string;
+  /** Start an interactive bash in the pane and the chat from it, as a job under job control. */
+  shell?: boolean;
 }
 
 export function openChat(bus: TempBus, options: ChatPaneOptions = {}): Pane {
-  const { width = 100, args = [], after } = options;
+  const { width = 100, args = [], after, shell = false } = options;
   const socket = join(bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
   const start = join(bus.dir, 'chat.sh');
@@ -53,7 +55,9 @@ export function openChat(bus: TempBus, options: ChatPaneOptions = {}): Pane {
   writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\n${after === undefined ? `exec ${run}` : `${run}\n${after}`}\n`);
   chmodSync(start, 0o755);
   const tmux = (...words: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...words], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
-  assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', start).status, 0);
+  const program = shell ? ['env', '-i', `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`, `HOME=${bus.env.HOME ?? bus.dir}`, 'TERM=xterm-256color', 'PS1=$ ', 'bash', '--norc', '--noprofile'] : [start];
+  assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', ...program).status, 0);
+  if (shell) tmux('send-keys', '-t', 'chat', '-l', `${start}\r`);
   // Keep the pane after the chat exits, to see what it leaves on the terminal.
   tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
   return {

@@ -1,18 +1,18 @@
 /** `agent-bus agents`: the roster, one block per repo, sessions under their client. */
 import { homedir } from 'node:os';
 import { openBus } from '../../runtime.js';
-import { displayWidth, pad, padStyled, printable, relativeAge } from '../format.js';
+import { displayWidth, pad, padStyled, printable, relativeAge, singleLine } from '../format.js';
 import { makeStyle, type Style } from '../style.js';
 import type { AgentView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
 
 function shortPath(path: string, home: string): string {
-  if (home !== '' && (path === home || path.startsWith(`${home}/`))) return printable(`~${path.slice(home.length)}`);
-  return printable(path);
+  if (home !== '' && (path === home || path.startsWith(`${home}/`))) return singleLine(`~${path.slice(home.length)}`);
+  return singleLine(path);
 }
 
 function details(agent: AgentView, now: number, you: string | undefined): string {
-  const topic = agent.topic ? `  ${printable(agent.topic)}` : '';
+  const topic = agent.topic ? `  ${singleLine(agent.topic)}` : '';
   return `seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${topic}`;
 }
 
