@@ -219,9 +219,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     }
   };
 
-  /** Typed text that was not sent, put back on the line to be fixed. */
-  let retype: string | null = null;
-  const send = async (to: string, body: string, typed: string): Promise<void> => {
+  const send = async (to: string, body: string): Promise<void> => {
     if (body.trim() === '') {
       say('[chat] nothing to send: the message is empty');
       return;
@@ -232,8 +230,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
       else if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortThread(result.thread_id)})`);
       else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg)`);
     } catch (error) {
-      say(`[chat] not sent: ${printable((error as Error).message)}`);
-      retype = typed;
+      // Not put back on the line by itself: what was typed since would be spliced into it.
+      say(`[chat] not sent: ${printable((error as Error).message)} (Up brings the line back)`);
     }
   };
 
@@ -316,8 +314,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
     if (command.startsWith('@')) {
       const to = command.slice(1);
       if (to === '') say('[chat] @<name> <body>');
-      else await send(to, restoreMarks(text.slice(command.length + 1)), text);
-    } else await send(target, restoreMarks(text), text);
+      else await send(to, restoreMarks(text.slice(command.length + 1)));
+    } else await send(target, restoreMarks(text));
     return true;
   };
 
@@ -359,11 +357,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
           return true;
         });
         if (!keep) rl.close();
-        else {
-          rl.prompt(true);
-          if (retype !== null) rl.write(retype);
-        }
-        retype = null;
+        else rl.prompt(true);
         return keep;
       });
     });

@@ -287,7 +287,7 @@ test('no line can be forged through a notice title or source, or an agent topic'
   }
 }));
 
-test('names with dots are seats of their own; mail that failed to send is put back on the line; a pasted first line break ends @name', { skip }, withTempBus(async (bus) => {
+test('names with dots are seats of their own; mail that failed to send is one Up away; a pasted first line break ends @name', { skip }, withTempBus(async (bus) => {
   register(bus, 'alpha');
   const dotted = openChat(bus, { args: ['--name', 'dev.backend'] });
   try {
@@ -296,6 +296,8 @@ test('names with dots are seats of their own; mail that failed to send is put ba
     assert.equal(dev.code, 0, dev.stderr);
     assert.doesNotMatch(dev.stdout, /another chat/, "'dev' is not 'dev.backend'");
     type(dotted, '@nobody a message worth keeping');
+    await until(dotted, /not sent: .*nobody.* \(Up brings the line back\)$/m, 'the hint');
+    dotted.press('Up');
     await until(dotted, /^\[dev\.backend → \*\] @nobody a message worth keeping$/m, 'the unsent line back for fixing');
     dotted.press('C-u');
     dotted.paste('@alpha\nfirst\nsecond');
