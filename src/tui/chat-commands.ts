@@ -1,0 +1,169 @@
+/**
+ * What a line typed in the chat does: a command, mail to one agent (`@name`),
+ * or mail to the current target. Every outcome, good or bad, is one line said
+ * back; bad input sends nothing.
+ */
+import { homedir } from 'node:os';
+import { renderRoster } from '../cli/commands/agents.js';
+import { printable, shortThread } from '../cli/format.js';
+import type { Style } from '../cli/style.js';
+import type { Bus } from '../core/bus.js';
+import { registrationsFor } from '../core/roster.js';
+import type { Env } from '../core/settings.js';
+import type { AgentView } from '../core/views.js';
+import { groupSends, sendLines, type SendRow } from './chat-render.js';
+import { NEWLINE_MARK, restoreMarks } from './paste.js';
+
+const MAX_HISTORY = 1000;
+
+export const COMMANDS = ['/to', '/agents', '/thread', '/history', '/clear', '/help', '/quit', '/exit'];
+const TAKES_NO_ARGUMENT = new Set(['/agents', '/clear', '/help', '/quit', '/exit']);
+const HELP = [
+  '@<name> <body>     mail one agent',
+  '/to <name|*|all>   set where plain text goes',
+  '/agents            the agents on the bus, with unread counts',
+  '/thread <id>       reprint a thread (an 8-character prefix is enough)',
+  `/history [N]       the last N sends (default 10, at most ${MAX_HISTORY})`,
+  '/clear             clear the screen',
+  '/help, /quit, /exit',
+  'plain text         mail the current target',
+  'Pasted text is one message, its line breaks shown as ␤. Ctrl-C clears the line, or quits on an empty one.',
+].join('\n');
+
+/** What the commands need of the chat around them. */
+export interface ChatSeat {
+  bus: Bus;
+  name: string;
+  cwd: string;
+  env: Env;
+  style: Style;
+  /** Print above the line being typed. */
+  say(text: string): void;
+  target(): string;
+  setTarget(target: string): void;
+  clearScreen(): void;
+}
+
+/** The newest `count` sends, a fan-out counted once. */
+export async function recentSends(bus: Bus, count: number): Promise<SendRow[]> {
+  for (let fetch = count * 4; ; fetch *= 4) {
+    const messages = await bus.recentMessages(fetch);
+    const rows = groupSends(messages);
+    if (rows.length > count) return rows.slice(rows.length - count);
+    if (messages.length < fetch) return rows;
+  }
+}
+
+/** Tab completion: commands, `@` names, `/to` targets, else names. */
+export function completions(line: string, agents: AgentView[]): [string[], string] {
+  const words = line.split(/\s+/);
+  const word = words.at(-1) ?? '';
+  const names = agents.map((agent) => agent.name);
+  const repos = [...new Set(agents.map((agent) => agent.group))];
+  let pool: string[];
+  if (words.length === 1 && word.startsWith('/')) pool = COMMANDS;
+  else if (words.length === 1 && word.startsWith('@')) pool = names.map((agent) => `@${agent}`);
+  else if (words.length === 2 && words[0] === '/to') pool = ['*', 'all', ...repos, ...names.filter((agent) => !repos.includes(agent))];
+  else pool = names;
+  return [pool.filter((candidate) => candidate.startsWith(word)), word];
+}
+
+async function send(seat: ChatSeat, to: string, body: string): Promise<void> {
+  const { say } = seat;
+  if (body.trim() === '') {
+    say('[chat] nothing to send: the message is empty');
+    return;
+  }
+  try {
+    const result = await seat.bus.send({ from: seat.name, to, body, register: registrationsFor(seat.name, seat.cwd, false) });
+    if (result.recipients.length === 0) say('[chat] nobody to deliver to — message dropped');
+    else if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortThread(result.thread_id)})`);
+    else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg)`);
+  } catch (error) {
+    // Not put back on the line by itself: what was typed since would be spliced into it.
+    say(`[chat] not sent: ${printable((error as Error).message)} (Up brings the line back)`);
+  }
+}
+
+async function retarget(seat: ChatSeat, wanted: string): Promise<void> {
+  const next = wanted === 'all' ? '*' : wanted;
+  const roster = await seat.bus.agents();
+  if (next !== '*' && !roster.some((agent) => agent.name === next || agent.group === next)) {
+    seat.say(`[chat] no agent '${printable(next)}' on the bus; /agents lists them`);
+    return;
+  }
+  seat.setTarget(next);
+  seat.say(`[chat] target → ${printable(next)}`);
+}
+
+async function showThread(seat: ChatSeat, prefix: string): Promise<void> {
+  const ids = await seat.bus.threadIdsStartingWith(prefix, 6);
+  const [only] = ids;
+  if (only === undefined) seat.say(`[chat] no thread starting '${printable(prefix)}'`);
+  else if (ids.length > 1) {
+    // Each cut as short as tells it from the others, and never under 8 characters.
+    let cut = Math.max(8, prefix.length + 1);
+    while (cut < 64 && new Set(ids.map((id) => id.slice(0, cut))).size < ids.length) cut++;
+    const shown = ids.slice(0, 5).map((id) => printable(id.slice(0, cut)));
+    seat.say(`[chat] '${printable(prefix)}' starts more than one thread (${shown.join(', ')}${ids.length > 5 ? ', …' : ''}); type more of it`);
+  } else seat.say(sendLines(groupSends(await seat.bus.thread(only, 500)), seat.style, true));
+}
+
+async function showHistory(seat: ChatSeat, argument: string): Promise<void> {
+  const count = argument === '' ? 10 : /^\d+$/.test(argument) ? Number(argument) : Number.NaN;
+  if (!(count >= 1 && count <= MAX_HISTORY)) {
+    seat.say(`[chat] /history [N], N a whole number from 1 to ${MAX_HISTORY}`);
+    return;
+  }
+  const rows = await recentSends(seat.bus, count);
+  seat.say(rows.length > 0 ? sendLines(rows, seat.style) : '(no sends yet)');
+}
+
+/** Run one typed line (already trimmed, not empty); false when the chat should end. */
+export async function runLine(seat: ChatSeat, text: string): Promise<boolean> {
+  const { say } = seat;
+  // A pasted line break ends the first word too: '@alpha␤body' is mail to alpha, '/quit␤…' no quit.
+  const command = text.split(new RegExp(`[\\s${NEWLINE_MARK}]`))[0] ?? '';
+  const argument = text.slice(command.length).trim();
+  if (command.startsWith('/')) {
+    if (!COMMANDS.includes(command)) {
+      say(`[chat] unknown command '${printable(command)}'; /help lists them`);
+      return true;
+    }
+    if (TAKES_NO_ARGUMENT.has(command) && argument !== '') {
+      say(`[chat] ${command} takes nothing after it`);
+      return true;
+    }
+  }
+  switch (command) {
+    case '/quit':
+    case '/exit':
+      return false;
+    case '/help':
+      say(HELP);
+      return true;
+    case '/clear':
+      seat.clearScreen();
+      return true;
+    case '/agents':
+      say(renderRoster(await seat.bus.agents(), seat.style, seat.env.HOME ?? homedir(), seat.name).trimEnd());
+      return true;
+    case '/to':
+      if (argument === '') say(`[chat] target is ${printable(seat.target())}; /to <name|*|all> changes it`);
+      else await retarget(seat, argument);
+      return true;
+    case '/thread':
+      if (argument === '') say('[chat] /thread <id or 8-character prefix>');
+      else await showThread(seat, argument);
+      return true;
+    case '/history':
+      await showHistory(seat, argument);
+      return true;
+  }
+  if (command.startsWith('@')) {
+    const to = command.slice(1);
+    if (to === '') say('[chat] @<name> <body>');
+    else await send(seat, to, restoreMarks(text.slice(command.length + 1)));
+  } else await send(seat, seat.target(), restoreMarks(text));
+  return true;
+}
