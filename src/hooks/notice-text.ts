@@ -5,19 +5,22 @@
  * unchanged notice reads the same at every turn.
  */
 import { CUT_MARKER, cutToBytes, heldBackCount, type NoticeCandidate, type NoticeMoment, type NoticeSelection } from '../core/notices.js';
+import { indentBody } from './text.js';
 
 const PROMPT_HEADER = 'notice(s): broadcast context, not mail (nothing to reply to; channel_acknowledge(message_id) silences one for this session)';
 const PRE_TOOL_HEADER = 'notice(s) before this tool call (channel_acknowledge(message_id) silences one for this session)';
 
+/** A title or publisher on one line: a line break in it could otherwise open a forged notice. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
 /** One notice as the model sees it. */
 export function renderNotice(notice: NoticeCandidate, maxBodyBytes?: number): string {
   const where = notice.channel === null ? 'global' : `#${notice.channel}`;
-  const title = notice.title !== null ? ` · "${notice.title}"` : '';
+  const title = notice.title !== null ? ` · "${oneLine(notice.title)}"` : '';
   const body = maxBodyBytes === undefined ? notice.body : `${cutToBytes(notice.body, maxBodyBytes)}${CUT_MARKER}`;
-  const [first, ...rest] = body.split('\n');
-  const lines = [`- [${notice.severity.toUpperCase()}] ${where}${title} · from ${notice.source} · id ${notice.noticeId}: ${first ?? ''}`];
-  for (const line of rest) lines.push(`  ${line}`);
-  return lines.join('\n');
+  return `- [${notice.severity.toUpperCase()}] ${where}${title} · from ${oneLine(notice.source)} · id ${notice.noticeId}: ${indentBody(body)}`;
 }
 
 function heldBackLine(selection: NoticeSelection): string | null {

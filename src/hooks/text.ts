@@ -13,8 +13,13 @@ function audience(message: MessageView, reader: string, readerClientAddress: str
   return '';
 }
 
+/** A body's later lines indented under its first, so no body can pass for another message. */
+export function indentBody(body: string): string {
+  return body.replace(/\r\n?/g, '\n').split('\n').join('\n  ');
+}
+
 function line(message: MessageView, reader: string, readerClientAddress: string | null): string {
-  return `- from ${message.from}${audience(message, reader, readerClientAddress)} at ${message.sent_at} (thread ${message.thread_id}): ${message.body}`;
+  return `- from ${message.from}${audience(message, reader, readerClientAddress)} at ${message.sent_at} (thread ${message.thread_id}): ${indentBody(message.body)}`;
 }
 
 function isFyi(message: MessageView, reader: string): boolean {

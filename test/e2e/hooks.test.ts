@@ -64,7 +64,7 @@ test('the prompt hook shows new mail once, marks it delivered and audits read an
   send(bus, 'first line\nsecond line', 'repo-a/claude');
   const shown = hook('hook-user-prompt', as(bus, 'repo-a/claude'), { cwd: '/repos/a', session_id: 's' }, ['--client', 'claude']);
   assert.equal(shown.code, 0);
-  assert.match(shown.stdout, /^\[agent-bus\] 1 new message\(s\) since last turn:\n- from human at \d{4}-\d\d-\d\dT[\d:.]+Z \(thread [0-9a-f-]{36}\): first line\nsecond line\n$/);
+  assert.match(shown.stdout, /^\[agent-bus\] 1 new message\(s\) since last turn:\n- from human at \d{4}-\d\d-\d\dT[\d:.]+Z \(thread [0-9a-f-]{36}\): first line\n {2}second line\n$/, 'a later line is indented under the first');
   assert.equal(hook('hook-user-prompt', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']).stdout, '', 'shown once');
   const db = new Database(bus.db, { readonly: true });
   const row = db.prepare("SELECT read_at, delivered_at FROM messages WHERE body LIKE 'first line%'").get() as { read_at: string; delivered_at: string };
