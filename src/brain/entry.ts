@@ -81,33 +81,44 @@ export function orderEntries(entries: BrainEntry[]): BrainEntry[] {
   return unique.map((entry, index) => ({ entry, index })).sort((a, b) => b.entry.priority - a.entry.priority || a.index - b.index).map(({ entry }) => entry);
 }
 
-function intOr(value: unknown, fallback: number): number {
+function wholeNumber(value: unknown): number | null {
   const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  return Number.isInteger(number) ? number : fallback;
+  return Number.isInteger(number) ? number : null;
 }
 
-function severityOr(value: unknown): Severity {
-  const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
-  return text === 'critical' || text === 'alert' ? text : 'info';
+/** A field the entry gives but that cannot be used: said, and the default taken. */
+function unusable(field: string, value: unknown, instead: string): string {
+  return `${field} ${JSON.stringify(value)} is not usable (${instead} used)`;
 }
 
 /**
  * An entry from loosely typed fields (front matter, a feed item); null when it has no content.
- * `fallbackId` (a file's stem) names an entry that gives no id; a feed item without one goes by its title.
+ * `fallbackId` (a file's stem) names and titles an entry that gives none; a feed item without an id
+ * goes by its title. Fields given but unusable are reported through `problems`, defaults taken.
  */
-export function entryFrom(fields: Record<string, unknown>, content: string, fallbackId: string): BrainEntry | null {
+export function entryFrom(fields: Record<string, unknown>, content: string, fallbackId: string, problems: string[] = []): BrainEntry | null {
   if (content.trim() === '') return null;
-  const idField = typeof fields.id === 'string' || typeof fields.id === 'number' ? String(fields.id).trim() : '';
-  const titleField = typeof fields.title === 'string' ? fields.title.trim() : '';
+  const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '');
+  const idField = text(fields.id);
+  const titleField = text(fields.title);
   const id = idField || fallbackId || titleField;
   if (id === '') return null;
-  const ttl = intOr(fields.ttl, DEFAULT_ENTRY_TTL);
-  return {
-    id,
-    title: titleField || idField || fallbackId,
-    content,
-    priority: intOr(fields.priority, DEFAULT_ENTRY_PRIORITY),
-    ttlSeconds: ttl > 0 ? ttl : DEFAULT_ENTRY_TTL,
-    severity: severityOr(fields.severity),
-  };
+  let priority = DEFAULT_ENTRY_PRIORITY;
+  if (fields.priority !== undefined && fields.priority !== null) {
+    priority = wholeNumber(fields.priority) ?? DEFAULT_ENTRY_PRIORITY;
+    if (wholeNumber(fields.priority) === null) problems.push(unusable('priority', fields.priority, String(DEFAULT_ENTRY_PRIORITY)));
+  }
+  let ttlSeconds = DEFAULT_ENTRY_TTL;
+  if (fields.ttl !== undefined && fields.ttl !== null) {
+    const given = wholeNumber(fields.ttl);
+    if (given !== null && given > 0) ttlSeconds = given;
+    else problems.push(unusable('ttl', fields.ttl, `${DEFAULT_ENTRY_TTL} seconds`));
+  }
+  let severity: Severity = 'info';
+  if (fields.severity !== undefined && fields.severity !== null) {
+    const given = typeof fields.severity === 'string' ? fields.severity.trim().toLowerCase() : '';
+    if (given === 'critical' || given === 'alert' || given === 'info') severity = given;
+    else problems.push(unusable('severity', fields.severity, 'info'));
+  }
+  return { id, title: titleField || fallbackId || idField, content, priority, ttlSeconds, severity };
 }

@@ -29,7 +29,9 @@ export class FileBrainSource implements BrainSource {
         if (!match && /^\uFEFF?---[ \t]*\n/.test(text)) throw new Error('its front matter has no closing ---');
         const fields: unknown = match ? (parseYaml(match[1] ?? '') ?? {}) : {};
         if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('its front matter is not a mapping');
-        const entry = entryFrom(fields as Record<string, unknown>, match ? text.slice(match[0].length) : text, basename(name, '.md'));
+        const problems: string[] = [];
+        const entry = entryFrom(fields as Record<string, unknown>, match ? text.slice(match[0].length) : text, basename(name, '.md'), problems);
+        for (const problem of problems) warnings.push(`${name}: ${problem}`);
         if (entry) entries.push(entry);
       } catch (error) {
         warnings.push(`skipped ${name}: ${(error as Error).message.split('\n')[0]?.replace(/:\s*$/, '')}`);

@@ -67,6 +67,12 @@ export class HttpBrainSource implements BrainSource {
       return { ok: false, error: `${this.location} answered something that is not JSON` };
     }
     if (feed === null || typeof feed !== 'object' || Array.isArray(feed)) return { ok: false, error: `${this.location} answered JSON that is not a feed object` };
+    // `{}` (or an empty body) is an authoritative empty feed; an object with other keys but no bucket
+    // (`{"error": "db down"}`) is not a feed at all, and must not clear the channel.
+    const keys = Object.keys(feed).filter((key) => key !== 'generated_at' && key !== 'hash');
+    if (keys.length > 0 && !BUCKETS.some((bucket) => keys.includes(bucket))) {
+      return { ok: false, error: `${this.location} answered an object with none of ${BUCKETS.join(', ')} (keys: ${keys.slice(0, 5).join(', ')})` };
+    }
     const entries: BrainEntry[] = [];
     const warnings: string[] = [];
     for (const bucket of BUCKETS) {
@@ -76,11 +82,18 @@ export class HttpBrainSource implements BrainSource {
         warnings.push(`the feed's ${bucket} is not a list`);
         continue;
       }
-      for (const item of items) {
-        if (item === null || typeof item !== 'object') continue;
+      for (const [index, item] of items.entries()) {
+        const where = `the feed's ${bucket}[${index}]`;
+        if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+          warnings.push(`${where} is not an object; skipped`);
+          continue;
+        }
         const fields = item as Record<string, unknown>;
-        const entry = entryFrom(fields, typeof fields.content === 'string' ? fields.content : '', '');
+        const problems: string[] = [];
+        const entry = entryFrom(fields, typeof fields.content === 'string' ? fields.content : '', '', problems);
+        for (const problem of problems) warnings.push(`${where}: ${problem}`);
         if (entry) entries.push(entry);
+        else warnings.push(`${where} has no ${typeof fields.content === 'string' && fields.content.trim() !== '' ? 'id or title' : 'content'}; skipped`);
       }
     }
     return { ok: true, entries: orderEntries(entries), warnings };

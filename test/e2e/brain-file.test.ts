@@ -137,6 +137,7 @@ test(
       'quoted.md': md({ title: '"Ops: on call"', priority: '"7"', severity: 'CRITICAL', ttl: "'600'" }, 'real YAML: quoted values with a colon\n'),
       'odd.md': md({ priority: 'high', ttl: 'soon', severity: 'loud' }, 'values that are not numbers or severities\n'),
       'extreme.md': md({ priority: 5000, ttl: 99_999_999 }, 'out of range values are clamped\n'),
+      'stem-titled.md': md({ id: 'given-id' }, 'an id but no title: titled by the file stem\n'),
       'notes.txt': 'not markdown: ignored\n',
     });
     mkdirSync(join(feed, 'sub'));
@@ -145,17 +146,21 @@ test(
     const result = refreshed(bus);
     assert.equal(result.channel, 'brain');
     assert.equal(result.error, null);
-    assert.equal(result.entries, 7);
-    assert.equal(result.added.length, 7);
+    assert.equal(result.entries, 8);
+    assert.equal(result.added.length, 8);
     assert.deepEqual([result.kept, result.removed, result.cutByCap], [0, 0, 0]);
     assert.match(result.contentHash ?? '', /^[0-9a-f]{16}$/);
-    assert.deepEqual(result.warnings, []);
+    assert.deepEqual(result.warnings, [
+      'odd.md: priority "high" is not usable (5 used)',
+      'odd.md: ttl "soon" is not usable (3600 seconds used)',
+      'odd.md: severity "loud" is not usable (info used)',
+    ], 'values that cannot be used are said, not silently replaced');
 
     const stored = allNotices(bus);
-    assert.equal(stored.length, 7);
+    assert.equal(stored.length, 8);
     assert.deepEqual(new Set(stored.map((notice) => notice.notice_id)), new Set(result.added), 'refresh reports the ids it published');
     const titles = byTitle(stored);
-    assert.deepEqual([...titles.keys()].sort(), ['Active Hot Arcs', 'Ops: on call', 'bare', 'empty-front', 'extreme', 'odd', 'plain']);
+    assert.deepEqual([...titles.keys()].sort(), ['Active Hot Arcs', 'Ops: on call', 'bare', 'empty-front', 'extreme', 'odd', 'plain', 'stem-titled']);
     for (const notice of stored) {
       assert.equal(notice.channel, 'brain');
       assert.equal(notice.source, 'brain-adapter');

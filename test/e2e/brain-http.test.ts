@@ -325,7 +325,13 @@ test('brain refresh GETs $BRAIN_URL/feed with the bearer token; the three bucket
     const result = await refreshOk(env);
     assert.deepEqual(server.requests, [{ method: 'GET', path: '/feed', authorization: `Bearer ${TOKEN}`, accept: 'application/json' }]);
     assert.equal(result.channel, 'brain');
-    assert.deepEqual([result.entries, result.added.length, result.kept, result.removed, result.cutByCap, result.warnings], [5, 5, 0, 0, 0, []]);
+    assert.deepEqual([result.entries, result.added.length, result.kept, result.removed, result.cutByCap], [5, 5, 0, 0, 0]);
+    const feedWarnings = [
+      "the feed's entries[1] has no content; skipped",
+      "the feed's entries[2] has no content; skipped",
+      'the feed\'s entries[3]: priority "high" is not usable (5 used)',
+    ];
+    assert.deepEqual(result.warnings, feedWarnings, 'what was dropped or defaulted is said');
     assert.match(result.contentHash ?? '', /^[0-9a-f]{16}$/);
 
     const notices = await channelNotices(bus);
@@ -369,7 +375,7 @@ test('brain refresh GETs $BRAIN_URL/feed with the bearer token; the three bucket
         last_fetch_at: null,
         last_ok_at: null,
         last_error: null,
-        warnings: [],
+        warnings: feedWarnings,
       },
     );
   },
@@ -421,6 +427,7 @@ test('an unavailable source (HTTP error, dropped connection, timeout, not a feed
       ['an answer slower than BRAIN_HTTP_TIMEOUT', serve(feedOf(item('late', 'too late')), 4000), /no answer within 500 ms/],
       ['a body that is not JSON', { kind: 'raw', body: '<html>502 Bad Gateway</html>' }, /not JSON/],
       ['JSON that is not a feed object', { kind: 'raw', body: '[1, 2]' }, /not a feed object/],
+      ['an object that is no feed (an error report)', { kind: 'raw', body: '{"error":"db down"}' }, /answered an object with none of hot_arcs, inject_blocks, entries \(keys: error\)/],
     ];
     for (const [label, behaviour, error] of outages) {
       server.behaviour = behaviour;
@@ -466,10 +473,30 @@ test('an unavailable source (HTTP error, dropped connection, timeout, not a feed
     };
     await clearWith({});
     server.behaviour = serve(feedOf(item('a', 'alpha', { priority: 9 }), item('b', 'beta')));
+    await refreshOk(env);
+    await clearWith({ generated_at: '2026-11-30T00:00:00Z', hash: 'abc' });
+    server.behaviour = serve(feedOf(item('a', 'alpha', { priority: 9 }), item('b', 'beta')));
     const refilled = await refreshOk(env);
     assert.deepEqual([refilled.kept, refilled.added.length], [0, 2], 'the entries come back as new notices');
     assert.deepEqual(idsOf(await channelNotices(bus)), [...refilled.added].sort());
     await clearWith({ entries: [] });
+  },
+));
+
+test('feed items that cannot be used are skipped or defaulted with a warning each, never silently', withFeed(
+  serve({ entries: [item('good', 'fine'), { id: 'odd', content: 'kept', priority: 'high', severity: 'loud', ttl: -5 }, null, 'a string', { id: 'empty', content: '  ' }, { content: 'no id' }] }),
+  async (bus, server) => {
+    const result = await refreshOk(brainEnv(bus, server));
+    assert.equal(result.entries, 2, 'good, and odd with its defaults');
+    assert.deepEqual(result.warnings, [
+      'the feed\'s entries[1]: priority "high" is not usable (5 used)',
+      'the feed\'s entries[1]: ttl -5 is not usable (3600 seconds used)',
+      'the feed\'s entries[1]: severity "loud" is not usable (info used)',
+      'the feed\'s entries[2] is not an object; skipped',
+      'the feed\'s entries[3] is not an object; skipped',
+      'the feed\'s entries[4] has no content; skipped',
+      'the feed\'s entries[5] has no id or title; skipped',
+    ]);
   },
 ));
 

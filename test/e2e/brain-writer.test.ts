@@ -17,7 +17,10 @@ interface Received {
   body: { type: string; content: string; attrs: Record<string, string> };
 }
 
-/** A brain that records the markers it accepts; `mode` decides how it answers. */
+/**
+ * A brain that records the markers it accepts, once per idempotency key as the real one does (a slow
+ * answer the writer gave up on is retried from the outbox with the same key); `mode` decides how it answers.
+ */
 async function brain(): Promise<{ url: string; received: Received[]; mode: { value: 'ok' | 'down' | 'slow' }; close(): Promise<void> }> {
   const received: Received[] = [];
   const mode = { value: 'ok' as 'ok' | 'down' | 'slow' };
@@ -33,6 +36,12 @@ async function brain(): Promise<{ url: string; received: Received[]; mode: { val
       return;
     }
     const answer = (): void => {
+      const key = req.headers['x-idempotency-key'] as string | undefined;
+      if (key !== undefined && received.some((item) => item.key === key)) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true,"duplicate":true}');
+        return;
+      }
       received.push({ key: req.headers['x-idempotency-key'] as string | undefined, authorization: req.headers.authorization, body: JSON.parse(raw) as Received['body'] });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
