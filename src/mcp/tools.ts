@@ -25,6 +25,9 @@ export interface ToolContext {
 
 type Extra = { _meta?: Record<string, unknown> | undefined };
 
+/** The most rows a listing tool returns. */
+const MAX_LIMIT = 10_000;
+
 /** Results are JSON text for the model, with the same value as structured content (lists wrapped as {result}). */
 export function toolResult(value: unknown): CallToolResult {
   const structured = Array.isArray(value) ? { result: value } : (value as Record<string, unknown>);
@@ -67,7 +70,11 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       }
     };
 
-  const limit = (fallback: number) => z.number().int().min(0).max(10_000).default(fallback);
+  // Models fill unused optional arguments with null: null is taken as not given, everywhere.
+  const optionalText = () => z.string().nullish();
+  const limitArg = () => z.number().int().nullish().describe('how many at most (default shown in the description; 0 or less: none; at most 10000)');
+  /** A limit as given: absent or null → the default; 0 or less → none; above 10,000 → 10,000. */
+  const limitOf = (value: number | null | undefined, fallback: number): number => Math.min(MAX_LIMIT, Math.max(0, value ?? fallback));
 
   server.registerTool(
     'whoami',
@@ -106,9 +113,9 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     'list_agents',
     {
       description: 'Everyone on the bus with unread counts; pass a bare repo name as group to see one repo. Sessions show whether they are running (live).',
-      inputSchema: { group: z.string().min(1).optional() },
+      inputSchema: { group: optionalText() },
     },
-    handle(async ({ group }: { group?: string | undefined }) => bus.agents(group)),
+    handle(async ({ group }: { group?: string | null | undefined }) => bus.agents(group === null || group === '' ? undefined : group)),
   );
 
   server.registerTool(
@@ -116,9 +123,10 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     {
       description:
         "Send mail. to: 'repo/client-N' or 'repo/client-label' (one session), 'repo/client' (any session of that client), 'repo' (every client in the repo; one claims it), or '*' (everyone). Reply with the thread_id you received.",
-      inputSchema: { to: z.string().min(1), body: z.string().min(1), thread_id: z.string().min(1).optional() },
+      // Empty strings reach the bus, whose errors say what to do ("use '*' to broadcast").
+      inputSchema: { to: z.string(), body: z.string(), thread_id: optionalText() },
     },
-    handle(async ({ to, body, thread_id }: { to: string; body: string; thread_id?: string | undefined }) => {
+    handle(async ({ to, body, thread_id }: { to: string; body: string; thread_id?: string | null | undefined }) => {
       const me = session.name;
       const shared = clientAddressOf(me);
       const live = session.holdsSession && shared !== null ? await bus.liveSessionNames(shared) : null;
@@ -134,35 +142,37 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     'read_inbox',
     {
       description: "Unread mail for this session (its own, plus mail to its client address no other session took), oldest first. mark_read=false only peeks.",
-      inputSchema: { mark_read: z.boolean().default(true), limit: limit(50) },
+      inputSchema: { mark_read: z.boolean().nullish(), limit: limitArg() },
     },
-    handle(async ({ mark_read, limit: max }: { mark_read: boolean; limit: number }) => bus.readInbox({ reader: session.name, markRead: mark_read, limit: max })),
+    handle(async ({ mark_read, limit }: { mark_read?: boolean | null | undefined; limit?: number | null | undefined }) =>
+      bus.readInbox({ reader: session.name, markRead: mark_read ?? true, limit: limitOf(limit, 50) }),
+    ),
   );
 
   server.registerTool(
     'set_session',
     {
       description: "Name this session after its work (label → '<repo>/<client>-<label>'; its unread mail moves with it) and/or set the topic shown in list_agents (an empty topic clears it).",
-      inputSchema: { label: z.string().optional(), topic: z.string().optional() },
+      inputSchema: { label: optionalText(), topic: optionalText() },
     },
-    handle(async ({ label, topic }: { label?: string | undefined; topic?: string | undefined }) => {
-      if (label !== undefined) await session.rename(label);
+    handle(async ({ label, topic }: { label?: string | null | undefined; topic?: string | null | undefined }) => {
+      if (label !== undefined && label !== null) await session.rename(label);
       let current = (await bus.store.getAgent(session.name))?.topic ?? null;
-      if (topic !== undefined) current = await bus.setTopic(session.name, topic);
+      if (topic !== undefined && topic !== null) current = await bus.setTopic(session.name, topic);
       return { name: session.name, client_address: clientAddressOf(session.name), topic: current };
     }),
   );
 
   server.registerTool(
     'read_thread',
-    { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limit(100) } },
-    handle(async ({ thread_id, limit: max }: { thread_id: string; limit: number }) => bus.thread(thread_id, max)),
+    { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limitArg() } },
+    handle(async ({ thread_id, limit }: { thread_id: string; limit?: number | null | undefined }) => bus.thread(thread_id, limitOf(limit, 100))),
   );
 
   server.registerTool(
     'tail_audit',
-    { description: 'The last entries of the audit log (any agent), oldest first.', inputSchema: { limit: limit(50) } },
-    handle(async ({ limit: max }: { limit: number }) => context.tailAudit(context.auditPath, max)),
+    { description: 'The last entries of the audit log (any agent), oldest first.', inputSchema: { limit: limitArg() } },
+    handle(async ({ limit }: { limit?: number | null | undefined }) => context.tailAudit(context.auditPath, limitOf(limit, 50))),
   );
 
   server.registerTool(
@@ -171,14 +181,15 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       description:
         "Publish a notice (broadcast context, not mail) to the sessions subscribed to a channel; an empty channel reaches every session. severity: critical (every turn and before every tool call), alert (every turn) or info (once per session). ttl: seconds or '30m', '4h', '1d'; default by severity.",
       inputSchema: {
-        channel: z.string().default(''),
-        message: z.string().min(1),
-        severity: z.string().default('info').describe('info, alert or critical'),
-        ttl: z.union([z.string(), z.number().int().positive()]).optional(),
+        channel: optionalText(),
+        message: z.string(),
+        severity: optionalText().describe('info, alert or critical'),
+        ttl: z.union([z.string(), z.number().int()]).nullish(),
       },
     },
-    handle(async ({ channel, message, severity, ttl }: { channel: string; message: string; severity: string; ttl?: string | number | undefined }) =>
-      bus.notices.publish({ channel, message, severity, ttl: ttl ?? null, source: session.name }, session.name),
+    handle(
+      async ({ channel, message, severity, ttl }: { channel?: string | null | undefined; message: string; severity?: string | null | undefined; ttl?: string | number | null | undefined }) =>
+        bus.notices.publish({ channel: channel ?? '', message, severity: severity ?? 'info', ttl: ttl ?? null, source: session.name }, session.name),
     ),
   );
 
@@ -194,14 +205,16 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'channel_acknowledge',
     {
-      description: 'Stop showing one notice to this session (others still see it). message_id is the id shown with the notice.',
-      inputSchema: { message_id: z.string().min(1) },
+      description:
+        "Stop showing one notice to this session (others still see it). message_id is the id shown with the notice; session_id names the client session when this server cannot tell it.",
+      inputSchema: { message_id: z.string().min(1), session_id: optionalText() },
     },
-    handle(async ({ message_id }: { message_id: string }, callKey) => {
-      const key = session.clientSessionKey(callKey);
+    handle(async ({ message_id, session_id }: { message_id: string; session_id?: string | null | undefined }, callKey) => {
+      const given = session_id?.trim() ?? '';
+      const key = given !== '' ? given : session.clientSessionKey(callKey);
       if (key === null) {
         throw new InvalidInputError(
-          "this server does not know its client's session id (no CLAUDE_CODE_SESSION_ID and no Codex thread id), so it cannot say whose notice to silence; run 'agent-bus channel acknowledge ID --session KEY'",
+          "this server does not know its client's session id (no CLAUDE_CODE_SESSION_ID and no Codex thread id), so it cannot say whose notice to silence; pass session_id",
         );
       }
       const notice = await bus.notices.acknowledge(message_id, key);

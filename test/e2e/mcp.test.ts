@@ -131,11 +131,28 @@ test('bad recipients, labels and arguments are tool errors, and the server keeps
   withServers(async (bus, open) => {
     const alpha = await open(claudeEnv(bus, 'k-1'));
     assert.match(await alpha.fails('send_message', { to: 'repo-a/cluade', body: 'x' }), /Agents in that repo: .*repo-a\/claude/);
-    assert.match(await alpha.fails('send_message', { to: 'alpha', body: '' }), /body|too small|at least/i);
+    assert.equal(await alpha.fails('send_message', { to: 'alpha', body: '' }), 'body must be non-empty');
+    assert.equal(await alpha.fails('send_message', { to: '', body: 'x' }), "to must be non-empty (use '*' to broadcast)");
+    assert.match(await alpha.fails('send_message', { to: '*', body: 'x', thread_id: '' }), /^thread id must be 1 to 200 characters/);
     assert.match(await alpha.fails('set_session', { label: '42' }), /invalid session label '42'/);
-    assert.match(await alpha.fails('read_inbox', { limit: -1 }), /limit|too small|greater/i);
     assert.match(await alpha.fails('read_thread', {}), /thread_id|required/i);
     assert.equal((await alpha.call<Whoami>('whoami')).name, 'repo-a/claude-1', 'still serving');
+  }));
+
+test('null for an optional argument is taken as not given; a limit of 0 or less is none, above 10000 is 10000', () =>
+  withServers(async (bus, open) => {
+    const alpha = await open(claudeEnv(bus, 'k-1'));
+    const sent = await alpha.call<{ thread_id: string; recipients: string[] }>('send_message', { to: 'repo-a/claude-1', body: 'to myself', thread_id: null });
+    assert.match(sent.thread_id, /^[0-9a-f-]{36}$/);
+    assert.ok((await alpha.call<unknown[]>('list_agents', { group: null })).length > 0);
+    assert.equal((await alpha.call<{ topic: string | null }>('set_session', { label: null, topic: 'work' })).topic, 'work');
+    assert.deepEqual(await alpha.call('read_inbox', { limit: 0 }), []);
+    assert.deepEqual(await alpha.call('read_inbox', { limit: -1, mark_read: null }), []);
+    assert.equal((await alpha.call<unknown[]>('read_inbox', { limit: null, mark_read: false })).length, 1, 'null: the default limit');
+    assert.equal((await alpha.call<unknown[]>('read_thread', { thread_id: sent.thread_id, limit: 99_999_999 })).length, 1);
+    assert.ok((await alpha.call<unknown[]>('tail_audit', { limit: null })).length > 0);
+    const notice = await alpha.call<{ channel: string | null; severity: string }>('channel_publish', { channel: null, message: 'all hands', severity: null, ttl: null });
+    assert.deepEqual([notice.channel, notice.severity], [null, 'info']);
   }));
 
 test('two sessions of one client get -1 and -2; servers that cannot be told apart share', () =>

@@ -150,7 +150,8 @@ test('channel_publish: bad input is a tool error and nothing is stored', () =>
       [{ channel: 'ops', message: 'x', ttl: '5x' }, /^bad TTL '5x': use seconds or a number with s, m, h or d/],
       [{ channel: 'ops', message: 'x', ttl: '31d' }, /^bad TTL '31d': the longest is 30d$/],
       [{ channel: 'ops', message: 'x', ttl: '0' }, /^bad TTL '0': it must be a positive whole number of seconds$/],
-      [{ channel: 'ops', message: 'x', ttl: 0 }, /ttl/],
+      [{ channel: 'ops', message: 'x', ttl: 0 }, /^bad TTL '0': it must be a positive whole number of seconds$/],
+      [{ channel: 'ops', message: 'x', ttl: -5 }, /^bad TTL '-5'/],
       [{ channel: 'ops', message: 'x', ttl: 1.5 }, /ttl/],
       [{ channel: 'bad name', message: 'x' }, /^bad channel 'bad name': use up to 64 letters/],
       [{ channel: '*', message: 'x' }, /^bad channel '\*'/],
@@ -215,9 +216,13 @@ test('channel_acknowledge without a session id or thread id: an error that says 
     const published = await server.call<Published>('channel_publish', { channel: 'ops', message: 'lag', severity: 'alert' });
     const error = await server.fails('channel_acknowledge', { message_id: published.notice_id });
     assert.match(error, /does not know its client's session id \(no CLAUDE_CODE_SESSION_ID and no Codex thread id\)/);
-    assert.match(error, /agent-bus channel acknowledge ID --session KEY/);
+    assert.match(error, /pass session_id/);
     assert.equal(storedNotices(bus)[0]?.acknowledged_by, 0);
     assert.deepEqual(noticeEvents(bus, 'acknowledge'), []);
+    // Named explicitly (as the Python server's session_id argument did), it works, and wins over the environment.
+    const named = await server.call<Acknowledged>('channel_acknowledge', { message_id: published.notice_id, session_id: 'sess-named' });
+    assert.deepEqual([named.acknowledged, named.session], [true, 'sess-named']);
+    assert.deepEqual(noticeEvents(bus, 'acknowledge').map((row) => row.actor), ['sess-named']);
   }));
 
 test("channel_acknowledge with a Codex thread id in the call's _meta: acknowledged for that thread", () =>
