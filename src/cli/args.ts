@@ -19,6 +19,14 @@ export const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', type: 'boolea
  * `-x value` for a short string option, and `--` to end options; a lone `-` is
  * a positional (send reads its body from stdin with it).
  */
+/**
+ * `-x` or `--name` (a letter after the dashes, no space): an option. A lone
+ * `-`, a negative number or text with a space (`send "-5 degrees"`) is a value.
+ */
+function looksLikeOption(arg: string): boolean {
+  return /^--?[A-Za-z]/.test(arg) && !/\s/.test(arg.split('=')[0] ?? arg);
+}
+
 export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs {
   const options = [...spec.options, HELP_OPTION];
   const usage = (problem: string): UsageError => new UsageError(`${spec.name}: ${problem}. See 'agent-bus ${spec.name} --help'.`);
@@ -30,7 +38,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
       positionals.push(...argv.slice(index + 1));
       break;
     }
-    if (arg === '-' || !arg.startsWith('-')) {
+    if (!looksLikeOption(arg)) {
       positionals.push(arg);
       continue;
     }
@@ -49,8 +57,8 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     if (equals >= 0) value = arg.slice(equals + 1);
     else {
       value = argv[index + 1];
-      // A value that looks like an option is a missing value, unless it is a lone '-'.
-      if (value === undefined || (value.startsWith('-') && value !== '-')) throw usage(`option '${label}' needs a value (${option.value ?? 'VALUE'})`);
+      // A value that looks like an option is a missing value ('-1' and '-5 degrees' are values).
+      if (value === undefined || looksLikeOption(value)) throw usage(`option '${label}' needs a value (${option.value ?? 'VALUE'})`);
       index++;
     }
     values[option.name] = value;

@@ -28,12 +28,13 @@ export function speakerRegistrations(name: string, env: Env, cwd: string): Regis
   return registrationsFor(name, cwd, false);
 }
 
-export function positiveInt(value: string | boolean | undefined, flag: string, fallback: number): number {
+/** A count option: a whole number of at least 1; more than `max` is taken as `max` (as the MCP tools do). */
+export function positiveInt(value: string | boolean | undefined, flag: string, fallback: number, max = 10_000): number {
   if (value === undefined || typeof value === 'boolean') return fallback;
   if (!/^\d+$/.test(value.trim()) || Number.parseInt(value, 10) < 1) {
     throw new UsageError(`--${flag} must be a whole number of at least 1, got '${value}'`);
   }
-  return Number.parseInt(value, 10);
+  return Math.min(max, Number.parseInt(value, 10));
 }
 
 /** The whole of standard input, for a body given as `-`; `what` names it in the error when stdin is a terminal. */

@@ -83,6 +83,9 @@ export async function main(io: CommandIo, runnerFor: (name: string) => CommandRu
   }
   const spec = findCommand(first);
   if (!spec) {
+    // `agent-bus --json agents`: an option before its command.
+    const command = first.startsWith('-') ? rest.find((word) => findCommand(word) !== undefined) : undefined;
+    if (command !== undefined) return report(io, new UsageError(`options go after the command: 'agent-bus ${command} ${first}'`));
     return report(io, new UsageError(`unknown command '${first}'. Run 'agent-bus --help' for the list.`));
   }
   try {

@@ -334,3 +334,20 @@ test('control characters in a body never reach the terminal raw', withBus((bus) 
   const raw = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env }));
   assert.equal(raw[0]?.body, body, '--json keeps the body exactly');
 }));
+
+test('a huge --limit is taken as 10000, a negative one is refused in words, and a body may start with a dash', withBus((bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  assert.equal(runCli(['send', '-5 degrees outside', '--to', 'beta'], { env: bus.env }).code, 0);
+  const huge = runCli(['inbox', '--name', 'beta', '--limit', '99999999999999999999', '--json'], { env: bus.env });
+  assert.equal(huge.code, 0, huge.stderr);
+  assert.deepEqual(json<Array<{ body: string }>>(huge).map((message) => message.body), ['-5 degrees outside']);
+  const negative = runCli(['tail', '--limit', '-1'], { env: bus.env });
+  assert.equal(negative.code, 2);
+  assert.equal(negative.stderr, "agent-bus: --limit must be a whole number of at least 1, got '-1'\n");
+}));
+
+test('an option before its command is pointed after it', withBus((bus) => {
+  const misplaced = runCli(['--json', 'agents'], { env: bus.env });
+  assert.equal(misplaced.code, 2);
+  assert.equal(misplaced.stderr, "agent-bus: options go after the command: 'agent-bus agents --json'\n");
+}));

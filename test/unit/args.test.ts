@@ -20,6 +20,13 @@ test('long options with a separate or attached value, booleans and positionals',
   assert.equal(parseCommandArgs(spec('send'), ['x', '--to', 'a', '--to', 'b']).values.to, 'b', 'the last one wins');
 });
 
+test('negative numbers and text with spaces are values, not options', () => {
+  assert.deepEqual(parseCommandArgs(spec('send'), ['-5 degrees', '--to', 'x']).positionals, ['-5 degrees']);
+  assert.deepEqual(parseCommandArgs(spec('send'), ['--to', 'x', '-5']).positionals, ['-5']);
+  assert.deepEqual(parseCommandArgs(spec('send'), ['-a dash and a space', '--to', 'x']).positionals, ['-a dash and a space']);
+  assert.equal(parseCommandArgs(spec('inbox'), ['--limit', '-1']).values.limit, '-1', 'for the command to refuse with its own words');
+});
+
 test('short flags', () => {
   assert.deepEqual(parseCommandArgs(spec('tail'), ['-f', '--limit', '3']).values, { follow: true, limit: '3' });
   assert.equal(parseCommandArgs(spec('inbox'), ['-h']).values.help, true);
