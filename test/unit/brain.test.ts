@@ -161,7 +161,9 @@ test("entryFrom: defaults priority 5, ttl 3600, severity info; a file's id is it
   assert.equal(DEFAULT_ENTRY_PRIORITY, 5);
   assert.equal(DEFAULT_ENTRY_TTL, 3600);
   assert.deepEqual(entryFrom({}, 'body', 'stem'), { id: 'stem', title: 'stem', content: 'body', priority: 5, ttlSeconds: 3600, severity: 'info' });
-  assert.deepEqual(entryFrom({ id: 'the-id' }, 'body', 'stem'), { id: 'the-id', title: 'the-id', content: 'body', priority: 5, ttlSeconds: 3600, severity: 'info' });
+  // The spec: title defaults to the file stem, even when an id is given.
+  assert.deepEqual(entryFrom({ id: 'the-id' }, 'body', 'stem'), { id: 'the-id', title: 'stem', content: 'body', priority: 5, ttlSeconds: 3600, severity: 'info' });
+  assert.deepEqual(entryFrom({ id: 'the-id' }, 'body', ''), { id: 'the-id', title: 'the-id', content: 'body', priority: 5, ttlSeconds: 3600, severity: 'info' }, 'a feed item: its id');
   // Two files with the same title stay two entries: the stem names them.
   assert.deepEqual(entryFrom({ title: 'The Title' }, 'body', 'stem'), { id: 'stem', title: 'The Title', content: 'body', priority: 5, ttlSeconds: 3600, severity: 'info' });
   // A feed item (no stem) without an id goes by its title.
