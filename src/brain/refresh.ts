@@ -7,7 +7,7 @@ import type { Bus } from '../core/bus.js';
 import { nowMicros, formatStamp } from '../core/clock.js';
 import { sha256Hex } from '../core/lazy-crypto.js';
 import { buildNotice, MAX_NOTICE_BODY_BYTES } from '../core/notice-ops.js';
-import { MAX_TTL_SECONDS, type NoticeRecord } from '../core/notices.js';
+import { MAX_TTL_SECONDS, parseChannel, type NoticeRecord } from '../core/notices.js';
 import type { BrainState } from '../store/types.js';
 import { entryBody, type BrainEntry, type BrainSource } from './entry.js';
 import { FileBrainSource } from './file-source.js';
@@ -60,6 +60,13 @@ function noticeOf(entry: BrainEntry, settings: BrainSettings, micros: number, wa
 }
 
 export async function refreshBrain(bus: Bus, settings: BrainSettings): Promise<RefreshResult> {
+  // A BRAIN_CHANNEL that is no channel name is one clear error, before anything is read or written.
+  try {
+    parseChannel(settings.channel);
+  } catch (error) {
+    const message = `BRAIN_CHANNEL: ${(error as Error).message}`;
+    return { ok: false, error: message, entries: 0, kept: 0, added: [], removed: 0, cutByCap: 0, contentHash: null, warnings: [] };
+  }
   const source = sourceFor(settings);
   const previous = await bus.store.brainState(settings.channel);
   const fetched = await source.fetch();

@@ -109,7 +109,7 @@ export const COMMANDS: CommandSpec[] = [
       'alert at every turn, info once per session. Notices are context, not mail: nobody replies to them.',
       '',
       'Actions:',
-      '  publish CHANNEL MESSAGE   publish a notice (MESSAGE - reads standard input)',
+      '  publish CHANNEL MESSAGE...   publish a notice (its words joined; MESSAGE - reads standard input)',
       '  list [CHANNEL]            live channels with counts; with CHANNEL or --notices, the notices themselves',
       '  acknowledge ID --session KEY   stop showing notice ID to one client session',
       '  clear ID | --channel NAME | --global | --all   remove notices for everyone',
@@ -146,7 +146,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'notice',
     summary: 'Publish a global notice: every session sees it, whatever it subscribes to.',
     details: "Not mail: for mail to everyone, use 'agent-bus send --to \\*'. Severity and TTL as for 'channel publish'.",
-    positionals: [{ name: 'MESSAGE', required: true, description: 'the notice text, or - to read it from stdin' }],
+    positionals: [{ name: 'MESSAGE...', required: true, variadic: true, description: 'the notice text (several words are joined with spaces), or - to read it from stdin' }],
     options: [
       { name: 'severity', short: 's', type: 'string', value: 'LEVEL', description: 'info, alert or critical', default: 'info' },
       { name: 'ttl', short: 't', type: 'string', value: 'TTL', description: 'how long it lives (30m, 4h, 1d, seconds); default by severity' },

@@ -13,7 +13,7 @@ function severityLabel(severity: string, style: Style): string {
 }
 
 export function publishedLine(result: PublishResult, style: Style): string {
-  const where = result.channel === null ? 'a global notice (every session)' : `channel '${printable(result.channel)}'`;
+  const where = result.channel === null ? 'every session (a global notice)' : `channel '${printable(result.channel)}'`;
   const evicted = result.evicted.length > 0 ? `; the channel cap pushed out ${result.evicted.join(', ')}` : '';
   return `published ${severityLabel(result.severity, style)} notice ${result.notice_id} to ${where}, until ${clockTime(result.expires_at)}${evicted}\n`;
 }

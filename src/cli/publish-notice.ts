@@ -1,5 +1,7 @@
 /** What `channel publish` and `notice` share: read the message, publish it with the flags given, report it. */
 import type { Bus } from '../core/bus.js';
+import { parseSeverity } from '../core/notices.js';
+import { UsageError } from './args.js';
 import { readStdin } from './context.js';
 import { publishedLine } from './notice-output.js';
 import { makeStyle } from './style.js';
@@ -11,11 +13,23 @@ function text(value: string | boolean | undefined): string | undefined {
 
 /** `raw` is the MESSAGE argument (`-` reads standard input); `what` names the command in errors. */
 export async function publishFromArgs(bus: Bus, channel: string | null, raw: string, args: ParsedArgs, io: CommandIo, what: string): Promise<number> {
+  // Given but blank is a slip on the command line, not a request for the default.
+  for (const [name, flag] of [['severity', '-s'], ['ttl', '-t']] as const) {
+    const value = args.values[name];
+    if (typeof value === 'string' && value.trim() === '') throw new UsageError(`${what}: ${flag} is empty; give a value or leave the option out`);
+  }
+  // An unknown severity is bad usage, like any value outside an option's choices.
+  let severity: string | undefined;
+  try {
+    severity = args.values.severity === undefined ? undefined : parseSeverity(text(args.values.severity));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const message = raw === '-' ? await readStdin(io.stdin(), `${what}: MESSAGE`) : raw;
   const result = await bus.notices.publish({
     channel,
     message,
-    severity: text(args.values.severity),
+    severity,
     ttl: text(args.values.ttl),
     source: text(args.values.source),
     title: text(args.values.title),

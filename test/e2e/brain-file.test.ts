@@ -672,7 +672,7 @@ test(
     const text = runCli(['brain', 'status'], { env: bus.env });
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`^source {5}file ${feed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    assert.match(text.stdout, /^channel {4}brain: 1 entries, 1 live notices$/m);
+    assert.match(text.stdout, /^channel {4}brain: 1 entry, 1 live notice$/m);
     assert.match(text.stdout, new RegExp(`^hash {7}${result.contentHash}$`, 'm'));
     assert.match(text.stdout, /^refresh {4}every 20 tool calls, and when a session starts$/m);
 
@@ -851,5 +851,17 @@ test(
       assert.deepEqual(shown.length, 3);
       for (const id of shown) assert.ok(ids.has(id as string), `shown ${id} is one of the stored notices`);
     }
+  }),
+);
+
+test(
+  'a BRAIN_CHANNEL that is no channel name: one line, exit 1, nothing published',
+  withBus((bus, feed) => {
+    writeFeed(feed, { 'a.md': md({ title: 'A' }, 'an entry\n') });
+    const run = runCli(['brain', 'refresh'], { env: { ...bus.env, BRAIN_CHANNEL: 'bad name' } });
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /^agent-bus: BRAIN_CHANNEL: bad channel 'bad name': [^\n]+\n$/);
+    assert.deepEqual(allNotices(bus), []);
   }),
 );

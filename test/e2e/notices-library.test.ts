@@ -126,10 +126,10 @@ test('publishNotice: the env argument decides which bus, not process.env', withB
 }));
 
 test('publishNotice: bad requests reject with the CLI\'s message, and nothing is stored', withBus((bus) => {
-  const cases: Array<{ request: Record<string, unknown>; cli: string[]; message: string }> = [
+  const cases: Array<{ request: Record<string, unknown>; cli: string[]; message: string; usage?: true }> = [
     { request: { channel: 'ops', message: '' }, cli: ['channel', 'publish', 'ops', ''], message: 'message must be non-empty; nothing was published' },
     { request: { channel: 'ops', message: '   ' }, cli: ['channel', 'publish', 'ops', '   '], message: 'message must be non-empty; nothing was published' },
-    { request: { channel: 'ops', message: 'x', severity: 'loud' }, cli: ['channel', 'publish', 'ops', 'x', '--severity', 'loud'], message: "unknown severity 'loud': use info, alert or critical" },
+    { request: { channel: 'ops', message: 'x', severity: 'loud' }, cli: ['channel', 'publish', 'ops', 'x', '--severity', 'loud'], message: "unknown severity 'loud': use info, alert or critical", usage: true },
     {
       request: { channel: 'ops', message: 'x', ttl: '5x' },
       cli: ['channel', 'publish', 'ops', 'x', '--ttl', '5x'],
@@ -142,11 +142,12 @@ test('publishNotice: bad requests reject with the CLI\'s message, and nothing is
       message: "bad channel 'bad name': use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
     },
   ];
-  for (const { request, cli, message } of cases) {
+  for (const { request, cli, message, usage } of cases) {
     const outcome = publishFrom(bus.env, request);
     assert.deepEqual(outcome, { ok: false, name: 'InvalidInputError', message, invalidInput: true }, JSON.stringify(request));
     const run = runCli(cli, { env: bus.env });
-    assert.deepEqual([run.code, run.stderr, run.stdout], [1, `agent-bus: ${message}\n`, ''], cli.join(' '));
+    // A severity outside the option's choices is bad usage on the command line (exit 2), as in the Python CLI.
+    assert.deepEqual([run.code, run.stderr, run.stdout], [usage ? 2 : 1, `agent-bus: ${message}\n`, ''], cli.join(' '));
   }
   assert.deepEqual(storedIds(bus), []);
   assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'notice'), []);

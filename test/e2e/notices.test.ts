@@ -290,8 +290,9 @@ test('bad input is refused with one line on stderr and nothing is stored', withT
     ['TTL 5x', ['channel', 'publish', 'brain', 'x', '-t', '5x'], /bad TTL '5x'/],
     ['TTL 0', ['channel', 'publish', 'brain', 'x', '-t', '0'], /bad TTL '0'/],
     ['TTL -3', ['channel', 'publish', 'brain', 'x', '--ttl=-3'], /bad TTL '-3'/],
-    // `-t -3` reads as an option without its value: refused by the argument parser, still a clear error.
-    ['TTL -3 as a separate word', ['channel', 'publish', 'brain', 'x', '-t', '-3'], /-t/],
+    ['TTL -3 as a separate word', ['channel', 'publish', 'brain', 'x', '-t', '-3'], /bad TTL '-3'/],
+    ['blank TTL', ['channel', 'publish', 'brain', 'x', '-t', ' '], /-t is empty; give a value or leave the option out/],
+    ['blank severity', ['notice', 'x', '-s', ''], /-s is empty/],
     ['TTL 31d', ['channel', 'publish', 'brain', 'x', '-t', '31d'], /bad TTL '31d': the longest is 30d/],
     ['global TTL 31d', ['notice', 'x', '-t', '31d'], /bad TTL '31d'/],
     ['channel with a space', ['channel', 'publish', 'a b', 'x'], /bad channel 'a b'/],
@@ -302,6 +303,7 @@ test('bad input is refused with one line on stderr and nothing is stored', withT
     ['priority out of range', ['channel', 'publish', 'brain', 'x', '--priority', '1001'], /bad priority '1001'/],
   ];
   for (const [label, args, pattern] of cases) assertRefused(runCli(args, { env: bus.env }), pattern, label);
+  assert.equal(runCli(['notice', 'x', '-s', 'loud'], { env: bus.env }).code, 2, 'a severity outside the choices is bad usage');
   assert.deepEqual(listNotices(bus, undefined, true), [], 'nothing stored');
   assert.deepEqual(noticeAudit(bus), [], 'nothing audited');
 
@@ -311,6 +313,10 @@ test('bad input is refused with one line on stderr and nothing is stored', withT
   assert.equal(longest.severity, 'alert');
   assert.equal(publish(bus, 'brain', '  padded  ').message, 'padded', 'the message is trimmed');
   assert.equal(listNotices(bus).length, 2);
+  // MESSAGE...: several words are one message, as the Python CLI took them.
+  const words = json<Published>(runCli(['channel', 'publish', 'brain', 'Hot', 'arcs', 'updated:', '3', 'active', '--json'], { env: bus.env }));
+  assert.equal(words.message, 'Hot arcs updated: 3 active');
+  assert.equal(json<Published>(runCli(['notice', 'main', 'is', 'frozen', '--json'], { env: bus.env })).message, 'main is frozen');
 }));
 
 // ---------------------------------------------------------------------------

@@ -3,7 +3,8 @@ import { openBus } from '../../runtime.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus, type BrainStatus } from '../../brain/status.js';
 import { refreshBrain, type RefreshResult } from '../../brain/refresh.js';
-import { parseSubscriptions } from '../../core/notices.js';
+import { parseChannel, parseSubscriptions } from '../../core/notices.js';
+import { InvalidInputError } from '../../core/errors.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../format.js';
 import type { CommandRunner } from '../spec.js';
@@ -15,18 +16,30 @@ function statusText(status: BrainStatus): string {
   const lines = [
     `brain      ${status.enabled ? 'on' : 'off'} (${printable(status.enabled_because)})`,
     `source     ${status.source_type} ${printable(status.source_location)}`,
-    `channel    ${printable(status.channel)}: ${status.entry_count} entries, ${status.live_notices} live notices`,
+    `channel    ${printable(status.channel)}: ${count(status.entry_count, 'entry', 'entries')}, ${count(status.live_notices, 'live notice', 'live notices')}`,
     `hash       ${status.content_hash ?? '(none)'}`,
-    `refresh    every ${status.refresh_every_tool_calls} tool calls, and when a session starts`,
+    `refresh    every ${status.refresh_every_tool_calls === 1 ? 'tool call' : `${status.refresh_every_tool_calls} tool calls`}, and when a session starts`,
     `last fetch ${status.last_fetch_at ? clockTime(status.last_fetch_at) : 'never'}${status.last_error ? ` (failed: ${printable(status.last_error)})` : ''}`,
   ];
   for (const warning of status.warnings) lines.push(`warning    ${printable(warning)}`);
   return `${lines.join('\n')}\n`;
 }
 
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function parseChannelSetting(channel: string): void {
+  try {
+    parseChannel(channel);
+  } catch (error) {
+    throw new InvalidInputError(`BRAIN_CHANNEL: ${(error as Error).message}`);
+  }
+}
+
 function refreshText(result: RefreshResult, channel: string): string {
   if (!result.ok) return `the source is unavailable (${printable(result.error ?? '')}); '${printable(channel)}' keeps its last good content\n`;
-  const lines = [`'${printable(channel)}' now holds ${result.entries} entries: ${result.kept} unchanged, ${result.added.length} published, ${result.removed} removed`];
+  const lines = [`'${printable(channel)}' now holds ${count(result.entries, 'entry', 'entries')}: ${result.kept} unchanged, ${result.added.length} published, ${result.removed} removed`];
   for (const warning of result.warnings) lines.push(`warning: ${printable(warning)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -38,6 +51,8 @@ export const run: CommandRunner = async (args, io) => {
   }
   if (rest.length > 0) throw new UsageError(`brain ${action}: unexpected argument '${rest[0]}'`);
   const settings = brainSettings(io.env);
+  // A setting that is no channel name is said as what it is, before anything is opened or read.
+  if (action === 'refresh') parseChannelSetting(settings.channel);
   const bus = openBus(io.env);
   try {
     if (action === 'markers') {

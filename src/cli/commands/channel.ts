@@ -30,10 +30,11 @@ function namedChannel(raw: string, action: string): string {
 }
 
 async function publish(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
-  expectArgs('publish', rest, ['CHANNEL', 'MESSAGE']);
-  const [channel, raw] = rest as [string, string];
+  if (rest.length < 2) expectArgs('publish', rest, ['CHANNEL', 'MESSAGE']);
+  // MESSAGE... : the words after the channel are the message, as the Python CLI took them.
+  const [channel = '', ...words] = rest;
   if (channel.trim() === '') throw new UsageError("channel publish: CHANNEL is empty; use 'agent-bus notice' for a global notice");
-  return publishFromArgs(bus, channel, raw, args, io, 'channel publish');
+  return publishFromArgs(bus, channel, words.join(' '), args, io, 'channel publish');
 }
 
 async function list(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {

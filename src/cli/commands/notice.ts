@@ -6,7 +6,7 @@ import type { CommandRunner } from '../spec.js';
 export const run: CommandRunner = async (args, io) => {
   const bus = openBus(io.env);
   try {
-    return await publishFromArgs(bus, null, args.positionals[0] ?? '', args, io, 'notice');
+    return await publishFromArgs(bus, null, args.positionals.join(' '), args, io, 'notice');
   } finally {
     await bus.close();
   }
