@@ -15,6 +15,7 @@ import {
   parsePriority,
   parseSeverity,
   parseTtl,
+  rotateRecurring,
   selectNotices,
   severitiesDue,
   MAX_TITLE_LENGTH,
@@ -158,6 +159,9 @@ export interface DeliverRequest {
   alsoIds?: string[];
 }
 
+/** The session counter that numbers turns of held-back critical and alert notices. */
+const NOTICE_TURNS = 'notice-turns';
+
 export class Notices {
   constructor(
     private readonly store: Store,
@@ -250,7 +254,13 @@ export class Notices {
         limit: caps.perTurn,
         ...(request.alsoIds && request.alsoIds.length > 0 ? { alsoIds: request.alsoIds } : {}),
       },
-      decide: (due, totalDue) => selectNotices([...due].sort(compareNotices), totalDue, caps, request.usedBytes, request.render),
+      decide: (due, totalDue, turn) => {
+        const ordered = [...due].sort(compareNotices);
+        const plain = selectNotices(ordered, totalDue, caps, request.usedBytes, request.render);
+        if (turn === 0) return plain;
+        return selectNotices(rotateRecurring(ordered, plain, turn), totalDue, caps, request.usedBytes, request.render);
+      },
+      rotate: NOTICE_TURNS,
     });
   }
 }

@@ -242,6 +242,27 @@ export function selectNotices(
   return { shown, heldBack, receipts: shown.filter((notice) => notice.severity === 'info').map((notice) => notice.noticeId), truncated };
 }
 
+/**
+ * Critical and alert notices take turns when more are due than one hook output
+ * holds: each severity's due notices (in order) start `k` further on at each
+ * turn, `k` being how many of them the output holds, so every one is shown in
+ * turn instead of the first few for ever. Info notices keep their place after them.
+ */
+export function rotateRecurring(ordered: NoticeCandidate[], unrotated: NoticeSelection, turn: number): NoticeCandidate[] {
+  const rotated: NoticeCandidate[] = [];
+  for (const severity of ['critical', 'alert'] as const) {
+    const group = ordered.filter((notice) => notice.severity === severity);
+    const held = unrotated.shown.filter((notice) => notice.severity === severity).length;
+    if (held === 0 || group.length <= held) {
+      rotated.push(...group);
+      continue;
+    }
+    const offset = ((turn - 1) * held) % group.length;
+    rotated.push(...group.slice(offset), ...group.slice(0, offset));
+  }
+  return [...rotated, ...ordered.filter((notice) => notice.severity === 'info')];
+}
+
 /** Bytes kept for the block's heading, its closing hint and the held-back line. */
 const HEADER_ALLOWANCE = 400;
 const MIN_CUT_BYTES = 200;

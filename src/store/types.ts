@@ -233,7 +233,13 @@ export interface DueNoticesQuery {
 
 export interface DeliverNoticesInput {
   query: DueNoticesQuery;
-  decide(due: NoticeCandidate[], totalDue: Record<Severity, number>): NoticeSelection;
+  /**
+   * `turn` is 0, or, when critical or alert notices were held back and `rotate` names a
+   * counter, this session's count of such turns: the notices take turns by it.
+   */
+  decide(due: NoticeCandidate[], totalDue: Record<Severity, number>, turn: number): NoticeSelection;
+  /** The per-session counter that numbers the turns of held-back critical and alert notices. */
+  rotate?: string;
 }
 
 export interface NoticeFilter {

@@ -828,3 +828,35 @@ test('no notice or mail can forge another in what the model is shown: titles and
     assert.doesNotMatch(context, /^- \[CRITICAL\] global · from operator/m, 'none forged');
   }
 }));
+
+test('more critical notices than one turn holds take turns: every one is shown within a few turns, at prompts and before tools', withTempBus((bus) => {
+  const env = agentEnv(bus);
+  const published = Array.from({ length: 10 }, (_, n) => publishGlobal(bus, `crit ${n}`, { severity: 'critical' }).notice_id);
+  const seenAtPrompts = new Set<string>();
+  for (let turn = 0; turn < 2; turn++) {
+    const { context } = prompt(env, 'turns-1');
+    const ids = shownIds(context);
+    assert.equal(ids.length, 8, 'as many as a turn holds');
+    assert.equal(heldBack(context), 2);
+    for (const id of ids) seenAtPrompts.add(id);
+  }
+  assert.deepEqual([...seenAtPrompts].sort(), [...published].sort(), 'all ten within two turns');
+  const seenBeforeTools = new Set<string>();
+  for (let call = 0; call < 2; call++) for (const id of shownIds(preTool(env, 'turns-1').context)) seenBeforeTools.add(id);
+  assert.deepEqual([...seenBeforeTools].sort(), [...published].sort(), 'and within two tool calls');
+}));
+
+test('critical notices too big to sit together take turns too, each cut to the room there is', withTempBus((bus) => {
+  const env = agentEnv(bus);
+  const big = (n: number): string => `${n} ${'x'.repeat(15_000)}`;
+  const published = [0, 1, 2].map((n) => publishGlobal(bus, big(n), { severity: 'critical' }).notice_id);
+  const seen: string[] = [];
+  for (let turn = 0; turn < 3; turn++) {
+    const { context } = prompt(env, 'turns-2');
+    const ids = shownIds(context);
+    assert.equal(ids.length, 1, 'one fits, cut');
+    assert.match(context, /\[…truncated\]/);
+    seen.push(...ids);
+  }
+  assert.deepEqual([...seen].sort(), [...published].sort(), 'each of the three in turn');
+}));

@@ -124,6 +124,9 @@ class PlanRefused extends Error {
   }
 }
 
+/** How many due notices a rotating delivery reads (critical and alert ones come first). */
+const ROTATION_READ = 500;
+
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
@@ -730,13 +733,27 @@ export class SqliteStore implements Store {
   }
 
   async deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection> {
-    // Most hooks show only notices that need no receipt: decide those without the write lock.
+    // Most hooks show only notices that need no receipt and hold none back: decide those without the write lock.
     const first = this.dueNotices(input.query);
-    const tentative = input.decide(first.due, first.totalDue);
-    if (tentative.receipts.length === 0) return tentative;
+    const tentative = input.decide(first.due, first.totalDue, 0);
+    const rotating = input.rotate !== undefined && tentative.heldBack.critical + tentative.heldBack.alert > 0;
+    if (tentative.receipts.length === 0 && !rotating) return tentative;
     return this.immediate(() => {
-      const { due, totalDue } = this.dueNotices(input.query);
-      const selection = input.decide(due, totalDue);
+      let turn = 0;
+      let query = input.query;
+      if (rotating) {
+        turn =
+          this.get<{ value: number }>(
+            `INSERT INTO session_counters (session, counter, value, updated_at) VALUES (@session, @counter, 1, @now)
+             ON CONFLICT(session, counter) DO UPDATE SET value = value + 1, updated_at = excluded.updated_at
+             RETURNING value`,
+            { session: input.query.session, counter: input.rotate ?? '', now: input.query.now },
+          )?.value ?? 1;
+        // Every due critical and alert notice takes part in the turns, not only the first few.
+        query = { ...query, limit: Math.max(query.limit, ROTATION_READ) };
+      }
+      const { due, totalDue } = this.dueNotices(query);
+      const selection = input.decide(due, totalDue, turn);
       for (const noticeId of selection.receipts) {
         this.run(
           `INSERT INTO notice_receipts (notice_id, session, delivered_at) VALUES (@id, @session, @now)
