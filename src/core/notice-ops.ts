@@ -159,8 +159,11 @@ export interface DeliverRequest {
   alsoIds?: string[];
 }
 
-/** The session counter that numbers turns of held-back critical and alert notices. */
-const NOTICE_TURNS = 'notice-turns';
+/**
+ * Held-back critical and alert notices move on to the next ones this often: turns come from the
+ * clock, since counting them per session would cost every pre-tool hook a write.
+ */
+export const ROTATION_MS = 1000;
 
 export class Notices {
   constructor(
@@ -260,7 +263,7 @@ export class Notices {
         if (turn === 0) return plain;
         return selectNotices(rotateRecurring(ordered, plain, turn), totalDue, caps, request.usedBytes, request.render);
       },
-      rotate: NOTICE_TURNS,
+      rotateTurn: Math.floor(Date.now() / ROTATION_MS) + 1,
     });
   }
 }

@@ -234,12 +234,12 @@ export interface DueNoticesQuery {
 export interface DeliverNoticesInput {
   query: DueNoticesQuery;
   /**
-   * `turn` is 0, or, when critical or alert notices were held back and `rotate` names a
-   * counter, this session's count of such turns: the notices take turns by it.
+   * `turn` is 0, or, when critical or alert notices were held back, `rotateTurn`: the
+   * notices take turns by it (and every due one of them is read, not only the first few).
    */
   decide(due: NoticeCandidate[], totalDue: Record<Severity, number>, turn: number): NoticeSelection;
-  /** The per-session counter that numbers the turns of held-back critical and alert notices. */
-  rotate?: string;
+  /** A number that moves on between turns (from the clock: no write on the hot path), at least 1. */
+  rotateTurn?: number;
 }
 
 export interface NoticeFilter {

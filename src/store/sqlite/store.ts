@@ -733,25 +733,22 @@ export class SqliteStore implements Store {
   }
 
   async deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection> {
-    // Most hooks show only notices that need no receipt and hold none back: decide those without the write lock.
-    const first = this.dueNotices(input.query);
-    const tentative = input.decide(first.due, first.totalDue, 0);
-    const rotating = input.rotate !== undefined && tentative.heldBack.critical + tentative.heldBack.alert > 0;
-    if (tentative.receipts.length === 0 && !rotating) return tentative;
+    // Most hooks show only notices that need no receipt: decide those without the write lock.
+    let query = input.query;
+    let turn = 0;
+    const first = this.dueNotices(query);
+    let tentative = input.decide(first.due, first.totalDue, 0);
+    if (input.rotateTurn !== undefined && tentative.heldBack.critical + tentative.heldBack.alert > 0) {
+      // Held-back critical and alert notices take turns: read every due one of them (they come
+      // first in the order; the first read counted them), and decide by the turn.
+      turn = input.rotateTurn;
+      const recurring = first.totalDue.critical + first.totalDue.alert;
+      query = { ...query, limit: Math.min(ROTATION_READ, recurring + query.limit) };
+      const all = this.dueNotices(query);
+      tentative = input.decide(all.due, all.totalDue, turn);
+    }
+    if (tentative.receipts.length === 0) return tentative;
     return this.immediate(() => {
-      let turn = 0;
-      let query = input.query;
-      if (rotating) {
-        turn =
-          this.get<{ value: number }>(
-            `INSERT INTO session_counters (session, counter, value, updated_at) VALUES (@session, @counter, 1, @now)
-             ON CONFLICT(session, counter) DO UPDATE SET value = value + 1, updated_at = excluded.updated_at
-             RETURNING value`,
-            { session: input.query.session, counter: input.rotate ?? '', now: input.query.now },
-          )?.value ?? 1;
-        // Every due critical and alert notice takes part in the turns, not only the first few.
-        query = { ...query, limit: Math.max(query.limit, ROTATION_READ) };
-      }
       const { due, totalDue } = this.dueNotices(query);
       const selection = input.decide(due, totalDue, turn);
       for (const noticeId of selection.receipts) {
