@@ -473,7 +473,9 @@ test('AGENT_BUS_NOTICES_PER_TURN: at the cap no held-back line, one over it a li
   // The cap holds before tool calls too, and names what it held back.
   const criticals = [1, 2, 3, 4].map((n) => publish(bus, 'brain', `critical ${n}`, { severity: 'critical' }));
   const tool = preTool(env, 'sess-A').context;
-  assert.deepEqual(shownIds(tool), ids(...criticals.slice(0, 3)));
+  // Which three depends on the turn (held-back critical notices take turns).
+  assert.equal(shownIds(tool).length, 3);
+  assert.ok(shownIds(tool).every((id) => ids(...criticals).includes(id)));
   assert.match(tool, /1 more notice\(s\) held back by the per-turn caps \(1 critical\)/);
 
   // The default is 8: 8 due (4 critical, 4 info) all show; a 9th is held back.
