@@ -625,7 +625,9 @@ test('mail printed by the same prompt hook counts against the byte budget', with
   sendMail(bus, 'a short note');
   const withMail = prompt(withBudget(exact), 'sess-A').context;
   assert.match(withMail, /^\[agent-bus\] 1 new message\(s\) since last turn:\n- from human .*: a short note\n\n\[agent-bus\] 2 notice\(s\)/);
-  assert.deepEqual(shownIds(withMail), ids(...notices.slice(0, 2)), 'the mail took the room of the third');
+  // Which two depends on the turn (held-back critical notices take turns).
+  assert.equal(shownIds(withMail).length, 2, 'the mail took the room of the third');
+  assert.ok(shownIds(withMail).every((id) => ids(...notices).includes(id)));
   assert.equal(heldBack(withMail), 1);
   assert.deepEqual(shownIds(prompt(withBudget(exact), 'sess-A').context), ids(...notices), 'mail read: all three again');
 }));
