@@ -124,8 +124,10 @@ class PlanRefused extends Error {
   }
 }
 
-/** How many due notices a rotating delivery reads (critical and alert ones come first). */
+/** How many due notices a rotating delivery reads at most (critical and alert ones come first). */
 const ROTATION_READ = 500;
+/** How many a pre-tool delivery reads first, when notices may take turns. */
+const ROTATION_FIRST_READ = 64;
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -734,18 +736,23 @@ export class SqliteStore implements Store {
 
   async deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection> {
     // Most hooks show only notices that need no receipt: decide those without the write lock.
-    let query = input.query;
+    // Before a tool call (critical notices only) the first read is a little longer when notices may
+    // take turns: it usually holds every due one, which saves a second read and a count.
+    const criticalOnly = input.query.severities.length === 1 && input.query.severities[0] === 'critical';
+    let query = input.rotateTurn !== undefined && criticalOnly ? { ...input.query, limit: Math.max(input.query.limit, ROTATION_FIRST_READ) } : input.query;
     let turn = 0;
-    const first = this.dueNotices(query);
-    let tentative = input.decide(first.due, first.totalDue, 0);
+    let read = this.dueNotices(query);
+    let tentative = input.decide(read.due, read.totalDue, 0);
     if (input.rotateTurn !== undefined && tentative.heldBack.critical + tentative.heldBack.alert > 0) {
-      // Held-back critical and alert notices take turns: read every due one of them (they come
-      // first in the order; the first read counted them), and decide by the turn.
+      // Held-back critical and alert notices take turns: decide by the turn over every due one of
+      // them (they come first in the order; a read that stopped at its limit counted them).
       turn = input.rotateTurn;
-      const recurring = first.totalDue.critical + first.totalDue.alert;
-      query = { ...query, limit: Math.min(ROTATION_READ, recurring + query.limit) };
-      const all = this.dueNotices(query);
-      tentative = input.decide(all.due, all.totalDue, turn);
+      const recurring = read.totalDue.critical + read.totalDue.alert;
+      if (read.due.length >= query.limit && recurring + input.query.limit > query.limit) {
+        query = { ...query, limit: Math.min(ROTATION_READ, recurring + input.query.limit) };
+        read = this.dueNotices(query);
+      }
+      tentative = input.decide(read.due, read.totalDue, turn);
     }
     if (tentative.receipts.length === 0) return tentative;
     return this.immediate(() => {
