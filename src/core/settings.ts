@@ -11,6 +11,10 @@ export function intSetting(env: Env, key: string, fallback: number, min = 0): nu
   return Math.max(min, Number.parseInt(raw, 10));
 }
 
+function positiveOr(value: number, fallback: number): number {
+  return value >= 1 ? value : fallback;
+}
+
 export function floatSetting(env: Env, key: string, fallback: number, min = 0): number {
   const raw = env[key]?.trim();
   if (!raw) return fallback;
@@ -36,6 +40,7 @@ export function busSettings(env: Env = process.env): BusSettings {
   return {
     fanoutMaxIdleDays: intSetting(env, 'AGENT_BUS_FANOUT_MAX_IDLE_DAYS', DEFAULT_FANOUT_MAX_IDLE_DAYS, 0),
     maxBodyBytes: intSetting(env, 'AGENT_BUS_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1),
-    channelMaxNotices: intSetting(env, 'AGENT_BUS_CHANNEL_MAX_NOTICES', DEFAULT_CHANNEL_MAX_NOTICES, 1),
+    // 0 or less is no cap anyone means (it would evict every live notice but one): the default.
+    channelMaxNotices: positiveOr(intSetting(env, 'AGENT_BUS_CHANNEL_MAX_NOTICES', DEFAULT_CHANNEL_MAX_NOTICES, Number.MIN_SAFE_INTEGER), DEFAULT_CHANNEL_MAX_NOTICES),
   };
 }

@@ -868,3 +868,14 @@ test('critical notices too big to sit together take turns too, each cut to the r
   }
   assert.deepEqual([...seen].sort(), [...published].sort(), 'each of the three in turn');
 }));
+
+test('AGENT_BUS_CHANNEL_MAX_NOTICES of 0 or less is the default 50, not a cap that evicts; channel list --expired lists notices', withTempBus((bus) => {
+  for (const setting of ['0', '-1']) {
+    const published = [1, 2, 3].map((n) => publish(bus, `ch-${setting === '0' ? 'zero' : 'neg'}`, `note ${n}`, { env: { AGENT_BUS_CHANNEL_MAX_NOTICES: setting } }));
+    assert.ok(published.every((notice) => notice.evicted.length === 0), `${setting}: nothing evicted`);
+  }
+  assert.equal(listNotices(bus).length, 6);
+  const expired = runCli(['channel', 'list', '--expired', '--json'], { env: bus.env });
+  assert.equal(expired.code, 0, expired.stderr);
+  assert.equal(json<Array<{ notice_id: string }>>(expired).length, 6, 'the notices, not the channel counts');
+}));

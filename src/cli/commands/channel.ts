@@ -40,7 +40,8 @@ async function publish(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo
 async function list(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
   expectArgs('list', rest, ['CHANNEL'], 1);
   const json = Boolean(args.values.json);
-  if (rest.length === 0 && !args.values.notices) {
+  // --expired is about notices, so it lists them (the channel counts are of live notices only).
+  if (rest.length === 0 && !args.values.notices && !args.values.expired) {
     const channels = await bus.notices.channels();
     io.stdout.write(json ? `${JSON.stringify(channels)}\n` : channelTable(channels));
     return 0;
