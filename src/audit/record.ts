@@ -75,6 +75,35 @@ export function messageRow(op: AuditOp, ts: string, actor: string, message: Mess
   };
 }
 
+/** What a row about a text that is not a message (a wake's message, a notice) says of it. */
+export interface TextFacts {
+  id: string;
+  from: string;
+  to: string;
+  threadId: string | null;
+  body: string;
+}
+
+/**
+ * A row about a text other than a message copy: the message keys in the same
+ * order (no `addressed_to`), then the op's own keys after them.
+ */
+export function textRow(op: AuditOp, ts: string, actor: string, text: TextFacts, extra: Record<string, unknown>): AuditRow {
+  const digest = digestBody(text.body);
+  return {
+    ts,
+    op,
+    actor,
+    message_id: text.id,
+    from: text.from,
+    to: text.to,
+    thread_id: text.threadId,
+    body_preview: digest.preview,
+    body_sha256: digest.sha256,
+    ...extra,
+  };
+}
+
 export function serialiseRows(rows: readonly AuditRow[]): string {
   let text = '';
   for (const row of rows) text += `${JSON.stringify(row)}\n`;

@@ -4,7 +4,7 @@
  * Each is one store transaction, audited once it has committed.
  */
 import type { AuditLog } from '../audit/log.js';
-import { digestBody, type AuditRow } from '../audit/record.js';
+import { textRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros, nowStamp } from './clock.js';
 import { InvalidInputError, BusError } from './errors.js';
 import { sha256Hex, randomId } from './lazy-crypto.js';
@@ -116,21 +116,8 @@ export function buildNotice(request: PublishRequest, micros = nowMicros()): Noti
 }
 
 function noticeRow(event: 'publish' | 'acknowledge' | 'clear' | 'evict' | 'expire', ts: string, actor: string, notice: NoticeRecord): AuditRow {
-  const digest = digestBody(notice.body);
-  return {
-    ts,
-    op: 'notice',
-    actor,
-    message_id: notice.noticeId,
-    from: notice.source,
-    to: notice.channel ?? '*',
-    thread_id: null,
-    body_preview: digest.preview,
-    body_sha256: digest.sha256,
-    notice_event: event,
-    severity: notice.severity,
-    expires_at: notice.expiresAt,
-  };
+  const text = { id: notice.noticeId, from: notice.source, to: notice.channel ?? '*', threadId: null, body: notice.body };
+  return textRow('notice', ts, actor, text, { notice_event: event, severity: notice.severity, expires_at: notice.expiresAt });
 }
 
 /** A channel's live notices, by severity (channel null: the global notices). */

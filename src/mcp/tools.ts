@@ -72,7 +72,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
 
   // Models fill unused optional arguments with null: null is taken as not given, everywhere.
   const optionalText = () => z.string().nullish();
-  const limitArg = () => z.number().int().nullish().describe('how many at most (default shown in the description; 0 or less: none; at most 10000)');
+  const limitArg = () => z.number().int().nullish().describe('how many at most (0 or less: none; above 10000: 10000)');
   /** A limit as given: absent or null → the default; 0 or less → none; above 10,000 → 10,000. */
   const limitOf = (value: number | null | undefined, fallback: number): number => Math.min(MAX_LIMIT, Math.max(0, value ?? fallback));
 

@@ -6,7 +6,7 @@
  * an hour. Nothing here ever fails or delays a send.
  */
 import type { AuditLog } from '../audit/log.js';
-import { digestBody, type AuditRow } from '../audit/record.js';
+import { textRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../core/clock.js';
 import { intSetting, type Env } from '../core/settings.js';
 import type { ClientRoute, MessageRecord, Store } from '../store/types.js';
@@ -22,20 +22,8 @@ const HOUR_MICROS = 3_600_000_000;
 export type WakeDriver = 'command' | 'watch' | 'push';
 
 export function wakeRow(ts: string, actor: string, message: MessageRecord, to: string, driver: WakeDriver, status: string): AuditRow {
-  const digest = digestBody(message.body);
-  return {
-    ts,
-    op: 'wake',
-    actor,
-    message_id: message.messageId,
-    from: message.fromAgent,
-    to,
-    thread_id: message.threadId,
-    body_preview: digest.preview,
-    body_sha256: digest.sha256,
-    wake_driver: driver,
-    wake_status: status,
-  };
+  const text = { id: message.messageId, from: message.fromAgent, to, threadId: message.threadId, body: message.body };
+  return textRow('wake', ts, actor, text, { wake_driver: driver, wake_status: status });
 }
 
 export function wakesPerHour(env: Env): number {

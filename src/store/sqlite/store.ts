@@ -94,6 +94,11 @@ const SEVERITY_RANK = `CASE n.severity WHEN 'critical' THEN 0 WHEN 'alert' THEN 
 // by it, and for info only while it has not been shown them. Candidates are read channel by
 // channel through the channel index (a channel holds a few dozen notices, the store maybe
 // thousands); before a tool call, with every channel, only criticals, through the severity index.
+/** The pre-tool query: critical notices only. */
+function isCriticalOnly(query: DueNoticesQuery): boolean {
+  return query.severities.length === 1 && query.severities[0] === 'critical';
+}
+
 function dueWhere(criticalOnly: boolean, all: boolean, withAlso = false): string {
   const critical = withAlso ? "(n.severity = 'critical' OR n.notice_id IN (SELECT value FROM json_each(@also)))" : "n.severity = 'critical'";
   const severity = criticalOnly ? critical : '1';
@@ -713,7 +718,7 @@ export class SqliteStore implements Store {
   }
 
   private dueNotices(query: DueNoticesQuery): { due: NoticeCandidate[]; totalDue: Record<Severity, number> } {
-    const criticalOnly = query.severities.length === 1 && query.severities[0] === 'critical';
+    const criticalOnly = isCriticalOnly(query);
     const params: Params = { session: query.session, now: query.now, limit: query.limit };
     if (!query.all) params.channels = JSON.stringify(query.channels);
     const withAlso = criticalOnly && (query.alsoIds?.length ?? 0) > 0;
@@ -738,7 +743,7 @@ export class SqliteStore implements Store {
     // Most hooks show only notices that need no receipt: decide those without the write lock.
     // Before a tool call (critical notices only) the first read is a little longer when notices may
     // take turns: it usually holds every due one, which saves a second read and a count.
-    const criticalOnly = input.query.severities.length === 1 && input.query.severities[0] === 'critical';
+    const criticalOnly = isCriticalOnly(input.query);
     let query = input.rotateTurn !== undefined && criticalOnly ? { ...input.query, limit: Math.max(input.query.limit, ROTATION_FIRST_READ) } : input.query;
     let turn = 0;
     let read = this.dueNotices(query);
