@@ -1,7 +1,8 @@
 /** What CLI commands share: who is speaking, opening the bus, parsing numeric flags. */
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseName } from '../core/names.js';
-import { registrationsFor } from '../core/roster.js';
+import { speakerRegistrations as registrationsOfSpeaker } from '../core/roster.js';
 import { canonicalPath } from '../core/identity.js';
 import type { Registration } from '../store/types.js';
 import type { Env } from '../core/settings.js';
@@ -16,16 +17,15 @@ export function speakerName(flag: string | boolean | undefined, env: Env): strin
   return name;
 }
 
-/**
- * How a speaker is put on the roster when it sends. Only the identity the
- * environment describes is authoritative (moves to $AGENT_BUS_REPO); speaking
- * as somebody else with --name never changes where that agent is registered.
- */
+/** How a speaker is put on the roster when it sends or connects (the rule is core's `speakerRegistrations`). */
 export function speakerRegistrations(name: string, env: Env, cwd: string): Registration[] {
-  const ownIdentity = (env.AGENT_BUS_NAME ?? '').trim() === name;
   const repo = (env.AGENT_BUS_REPO ?? '').trim();
-  if (ownIdentity && repo !== '') return registrationsFor(name, canonicalPath(resolve(cwd, repo)), true);
-  return registrationsFor(name, cwd, false);
+  return registrationsOfSpeaker(name, {
+    own: ((env.AGENT_BUS_NAME ?? '').trim() || DEFAULT_HUMAN) === name,
+    declaredRepo: repo === '' ? null : canonicalPath(resolve(cwd, repo)),
+    cwd,
+    home: env.HOME && env.HOME !== '' ? env.HOME : homedir(),
+  });
 }
 
 /** A count option: a whole number of at least 1; more than `max` is taken as `max` (as the MCP tools do). */

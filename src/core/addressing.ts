@@ -125,3 +125,15 @@ export function unknownRecipient(to: string, roster: AgentRecord[]): UnknownReci
     `no agent or group named '${to}' is on the bus.${hint} Nothing was sent; list the agents to see who is reachable.`,
   );
 }
+
+const HOW_AGENTS_JOIN = 'agents join when their client starts `agent-bus serve`';
+
+/**
+ * What a sender is told when a send reached nobody. It is never an error and
+ * nothing was lost: a repo or `*` with nobody else in it simply has no reader yet.
+ */
+export function nobodyReachedNote(kind: 'direct' | 'group' | 'broadcast', to: string): string {
+  if (kind === 'broadcast') return `sent to nobody: no other agent is on the bus yet; ${HOW_AGENTS_JOIN}`;
+  if (kind === 'group') return `sent to nobody: no other agent is in '${to}' yet; ${HOW_AGENTS_JOIN}`;
+  return `sent to nobody: no other session holds '${to}' yet`;
+}

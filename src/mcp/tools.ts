@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AuditRow } from '../audit/record.js';
 import type { Bus } from '../core/bus.js';
 import { nowStamp } from '../core/clock.js';
+import { nobodyReachedNote } from '../core/addressing.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ServerSession } from './session.js';
 import { InvalidInputError } from '../core/errors.js';
@@ -134,6 +135,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       // Alone, a session skips its own client address; with siblings running, they take it there.
       const skip = session.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
       const result = await bus.send({ from: me, to, body, threadId: thread_id ?? null, skip });
+      if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
       return { ...result, ...(await sendNote(to, me, shared, live, siblingsRunning, bus)) };
     }),
   );

@@ -8,9 +8,10 @@ import { renderRoster } from '../cli/commands/agents.js';
 import { printable, shortThread } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
 import type { Bus } from '../core/bus.js';
-import { registrationsFor } from '../core/roster.js';
+import { nobodyReachedNote } from '../core/addressing.js';
 import type { Env } from '../core/settings.js';
 import type { AgentView } from '../core/views.js';
+import type { Registration } from '../store/types.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
 
@@ -34,7 +35,7 @@ const HELP = [
 export interface ChatSeat {
   bus: Bus;
   name: string;
-  cwd: string;
+  registrations: Registration[];
   env: Env;
   style: Style;
   /** Print above the line being typed. */
@@ -75,8 +76,8 @@ async function send(seat: ChatSeat, to: string, body: string): Promise<void> {
     return;
   }
   try {
-    const result = await seat.bus.send({ from: seat.name, to, body, register: registrationsFor(seat.name, seat.cwd, false) });
-    if (result.recipients.length === 0) say('[chat] nobody to deliver to — message dropped');
+    const result = await seat.bus.send({ from: seat.name, to, body, register: seat.registrations });
+    if (result.recipients.length === 0) say(`[chat] ${printable(nobodyReachedNote(result.kind, to))}`);
     else if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortThread(result.thread_id)})`);
     else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg)`);
   } catch (error) {

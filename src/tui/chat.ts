@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import readline from 'node:readline';
 import type { Bus } from '../core/bus.js';
 import { busPaths } from '../core/paths.js';
-import { registrationsFor } from '../core/roster.js';
 import type { Env } from '../core/settings.js';
+import type { Registration } from '../store/types.js';
 import { renderRoster } from '../cli/commands/agents.js';
 import { printable } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
@@ -33,8 +33,9 @@ const INBOX_BATCH = 100;
 export interface ChatOptions {
   bus: Bus;
   name: string;
+  /** How the seat's name is put on the roster: when it connects and with every send. */
+  registrations: Registration[];
   env: Env;
-  cwd: string;
   input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
   output: Terminal;
   style: Style;
@@ -42,7 +43,7 @@ export interface ChatOptions {
 
 export async function runChat(options: ChatOptions): Promise<number> {
   const { bus, name, env, output, style } = options;
-  await bus.register(registrationsFor(name, options.cwd, false));
+  await bus.register(options.registrations);
   let target = '*';
   const paths = busPaths(env);
   const historyPath = join(paths.folder, 'chat_history');
@@ -165,7 +166,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const seat: ChatSeat = {
     bus,
     name,
-    cwd: options.cwd,
+    registrations: options.registrations,
     env,
     style,
     say,

@@ -139,12 +139,51 @@ test('speaking as somebody else never moves where they are registered', withBus(
   mkdirSync(elsewhere);
   runCli(['send', 'hi', '--name', 'alpha'], { env: { ...bus.env, AGENT_BUS_NAME: 'beta', AGENT_BUS_REPO: '/repos/beta' }, cwd: elsewhere });
   runCli(['send', 'hi', '--name', 'newcomer'], { env: bus.env, cwd: elsewhere });
+  runCli(['send', 'hi', '--name', 'proj/claude'], { env: bus.env, cwd: elsewhere });
   runCli(['send', 'moved'], { env: { ...bus.env, AGENT_BUS_NAME: 'alpha', AGENT_BUS_REPO: '/repos/alpha-2' } });
   const agents = json<AgentRow[]>(runCli(['agents', '--json'], { env: bus.env }));
   const repoOf = (name: string): string | undefined => agents.find((agent) => agent.name === name)?.repo_path;
   assert.equal(repoOf('alpha'), '/repos/alpha-2', 'its own identity moves with AGENT_BUS_REPO');
-  assert.equal(repoOf('newcomer'), elsewhere);
+  assert.equal(repoOf('newcomer'), bus.env.HOME, 'a person (no client part) is filed at home, not where they typed');
+  assert.equal(repoOf('proj/claude'), elsewhere, 'a client is filed at the folder it speaks from');
   assert.equal(repoOf('beta'), undefined, 'beta never spoke');
+}));
+
+test('a person is filed at home wherever they type, and a row an older version filed at a folder moves home', withBus(async (bus) => {
+  const somewhere = join(bus.dir, 'somewhere');
+  mkdirSync(somewhere);
+  assert.equal(runCli(['send', 'hello', '--to', 'alpha'], { env: bus.env, cwd: somewhere }).code, 1, 'alpha is not on the bus yet');
+  join_(bus, 'alpha', '/repos/alpha');
+  assert.equal(runCli(['send', 'hello', '--to', 'alpha'], { env: bus.env, cwd: somewhere }).code, 0);
+  const repoOf = (name: string): string | undefined => json<AgentRow[]>(runCli(['agents', '--json'], { env: bus.env })).find((agent) => agent.name === name)?.repo_path;
+  assert.equal(repoOf('human'), bus.env.HOME);
+  assert.match(runCli(['agents'], { env: bus.env, cwd: somewhere }).stdout, /^human {2,}repo=~ {2}seen /m);
+  // As an older agent-bus left it: the human filed at the folder it first typed in.
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(bus.db);
+  db.prepare("UPDATE agents SET repo_path = ? WHERE name = 'human'").run(somewhere);
+  db.close();
+  assert.equal(repoOf('human'), somewhere);
+  assert.equal(runCli(['send', 'again', '--to', 'alpha'], { env: bus.env, cwd: somewhere }).code, 0);
+  assert.equal(repoOf('human'), bus.env.HOME, 'its own next send files it at home');
+  // $AGENT_BUS_NAME is the shell's own identity too; $AGENT_BUS_REPO still files it where it says.
+  assert.equal(runCli(['send', 'hi', '--to', 'alpha'], { env: { ...bus.env, AGENT_BUS_NAME: 'alex' }, cwd: somewhere }).code, 0);
+  assert.equal(repoOf('alex'), bus.env.HOME);
+  assert.equal(runCli(['send', 'hi', '--to', 'alpha'], { env: { ...bus.env, AGENT_BUS_NAME: 'alex', AGENT_BUS_REPO: somewhere } }).code, 0);
+  assert.equal(repoOf('alex'), somewhere);
+}));
+
+test('a send that reaches nobody says so plainly, and never that it was dropped', withBus((bus) => {
+  const alone = runCli(['send', 'is anyone there?'], { env: bus.env });
+  assert.equal(alone.code, 0, alone.stderr);
+  assert.equal(alone.stdout, 'sent to nobody: no other agent is on the bus yet; agents join when their client starts `agent-bus serve`\n');
+  join_(bus, 'repo-a/claude', '/repos/a');
+  const ownRepo = runCli(['send', 'anyone else here?', '--to', 'repo-a'], { env: { ...bus.env, AGENT_BUS_NAME: 'repo-a/claude', AGENT_BUS_REPO: '/repos/a' } });
+  assert.equal(ownRepo.code, 0, ownRepo.stderr);
+  assert.equal(ownRepo.stdout, "sent to nobody: no other agent is in 'repo-a' yet; agents join when their client starts `agent-bus serve`\n");
+  for (const output of [alone.stdout, ownRepo.stdout]) assert.doesNotMatch(output, /dropped/);
+  const sent = json<{ recipients: string[] }>(runCli(['send', 'and now?', '--json'], { env: bus.env }));
+  assert.deepEqual(sent.recipients, ['repo-a/claude'], 'once somebody is there, the same send reaches them');
 }));
 
 test('agents groups each repo and prints JSON arrays', withBus((bus) => {

@@ -408,6 +408,9 @@ test('a Codex server is on the roster from its start, before any tool call binds
 test('send notes: an address no running session holds, and a client address with no sibling running', () =>
   withServers(async (bus, open) => {
     const alone = await open(claudeEnv(bus, 'k-1'));
+    const nobody = await alone.call<Sent>('send_message', { to: '*', body: 'anyone?' });
+    assert.deepEqual(nobody.recipients, []);
+    assert.equal(nobody.note, 'sent to nobody: no other agent is on the bus yet; agents join when their client starts `agent-bus serve`');
     const labelled = await open(claudeEnv(bus, 'k-2', { AGENT_BUS_SESSION: 'docs' }));
     assert.equal((await labelled.call<Whoami>('whoami')).name, 'repo-a/claude-docs');
     const pid = labelled.pid();

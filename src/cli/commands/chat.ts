@@ -1,7 +1,7 @@
 /** `agent-bus chat`: an interactive seat on the bus for the human. */
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
-import { speakerName } from '../context.js';
+import { speakerName, speakerRegistrations } from '../context.js';
 import { makeStyle } from '../style.js';
 import type { CommandRunner } from '../spec.js';
 import { runChat } from '../../tui/chat.js';
@@ -12,7 +12,7 @@ export const run: CommandRunner = async (args, io) => {
   const name = speakerName(args.values.name, io.env);
   const bus = openBus(io.env);
   try {
-    return await runChat({ bus, name, env: io.env, cwd: io.cwd, input: stdin, output: process.stdout, style: await makeStyle(process.stdout, io.env) });
+    return await runChat({ bus, name, registrations: speakerRegistrations(name, io.env, io.cwd), env: io.env, input: stdin, output: process.stdout, style: await makeStyle(process.stdout, io.env) });
   } finally {
     await bus.close();
   }

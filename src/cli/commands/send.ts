@@ -1,7 +1,8 @@
 /** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone. */
 import { openBus } from '../../runtime.js';
 import { readStdin, speakerName, speakerRegistrations } from '../context.js';
-import { clockTime, oneLine, pad, padStyled, shortThread } from '../format.js';
+import { clockTime, oneLine, pad, padStyled, printable, shortThread } from '../format.js';
+import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle } from '../style.js';
 import type { SendResult } from '../../core/bus.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
@@ -26,7 +27,7 @@ export const run: CommandRunner = async (args, io: CommandIo) => {
       return 0;
     }
     if (result.recipients.length === 0) {
-      io.stdout.write('(nobody to deliver to — message dropped)\n');
+      io.stdout.write(`${printable(nobodyReachedNote(result.kind, result.to))}\n`);
       return 0;
     }
     const style = await makeStyle(io.stdout, io.env);
