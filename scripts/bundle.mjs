@@ -60,6 +60,7 @@ const warmups = {
   send: ['send', 'warming the code cache', '--to', 'warmup', '--name', 'warmup'],
   inbox: ['inbox', '--name', 'warmup'],
   agents: ['agents'],
+  demo: ['demo'],
   forget: ['forget', 'nobody'],
   tail: ['tail', '--limit', '5'],
   init: ['init', '--json'],

@@ -15,6 +15,19 @@ const speaker = {
 
 export const COMMANDS: CommandSpec[] = [
   {
+    name: 'demo',
+    summary: 'A first look: mail sent, waiting in an inbox, read and audited, on a scratch bus.',
+    details: [
+      'Runs the real commands (send, agents, inbox, tail) against a scratch bus in a temp folder,',
+      'printing each as you would type it. A Claude Code session, demo/claude, joins the scratch bus',
+      'first, so the mail has somewhere to wait. The scratch bus is removed at the end; your own bus',
+      '(~/.claude-agent-bus) is never opened.',
+    ].join('\n'),
+    positionals: [],
+    options: [{ name: 'keep', type: 'boolean', description: 'keep the scratch bus and print how to explore it' }],
+    examples: ['agent-bus demo', 'agent-bus demo --keep'],
+  },
+  {
     name: 'send',
     summary: 'Send mail to an agent, a client, a repo, or everyone (*).',
     details: [

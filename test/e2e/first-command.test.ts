@@ -1,0 +1,95 @@
+/**
+ * The README's first command, verbatim, as a newcomer runs it on a fresh
+ * clone: install, build, the global install, and what the bus then shows. It
+ * runs in a copy of the working tree, under a temp HOME, with npm's global
+ * prefix in the temp folder, so nothing of the machine's is touched.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from '../helpers/bus-env.js';
+
+/** The first shell block of the README's first section. */
+function firstCommand(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Set up on a fresh machine'));
+  const block = /```sh\n([^\n]+)\n```/.exec(section);
+  assert.ok(block, 'the README opens with a shell block');
+  return (block as RegExpExecArray)[1] as string;
+}
+
+/** The tracked and untracked (not ignored) files of the working tree: what a clone of it would hold. */
+function copyTree(to: string): void {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(listed.status, 0, `git ls-files: ${listed.stderr}`);
+  for (const file of listed.stdout.split('\0').filter((entry) => entry !== '')) {
+    if (!existsSync(join(ROOT, file))) continue; // deleted in the working tree
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(to, file));
+  }
+}
+
+/**
+ * How this machine's npm is set up (where it caches packages, where Node's headers are): a user's
+ * own npm configuration, which the temp HOME would hide. `npm test` hands it down as npm_config_*;
+ * run otherwise, it is read (never written) from the user's npm configuration.
+ */
+function machineNpmSettings(): Record<string, string> {
+  const settings: Record<string, string> = {};
+  const realHome = userInfo().homedir;
+  for (const key of ['cache', 'nodedir', 'cafile', 'registry']) {
+    const value = process.env[`npm_config_${key}`] ?? spawnSync('npm', ['config', 'get', key], { encoding: 'utf8', env: { ...process.env, HOME: realHome } }).stdout.trim();
+    if (value !== '' && value !== 'undefined' && value !== 'null') settings[`npm_config_${key}`] = value;
+  }
+  return settings;
+}
+
+test("the README's first command installs agent-bus and shows mail sent, waiting, read and audited", { timeout: 15 * 60_000 }, () => {
+  const command = firstCommand();
+  assert.match(command, /^npm ci && npm run build && npm install -g \. && /, 'it installs from the clone');
+  const dir = mkdtempSync(join(tmpdir(), 'agent-bus-first-command-'));
+  try {
+    const clone = join(dir, 'agent-bus');
+    const home = join(dir, 'home');
+    const prefix = join(dir, 'global');
+    const tmp = join(dir, 'tmp');
+    for (const folder of [clone, home, prefix, tmp]) mkdirSync(folder, { recursive: true });
+    copyTree(clone);
+    // Only the machine's PATH and npm settings: no agent-bus variable, no npm_* of the npm running the tests.
+    const env: NodeJS.ProcessEnv = {
+      PATH: [join(prefix, 'bin'), dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
+      HOME: home,
+      TMPDIR: tmp,
+      NO_COLOR: '1',
+      npm_config_prefix: prefix,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+      ...machineNpmSettings(),
+    };
+    const run = spawnSync('bash', ['-c', command], { cwd: clone, env, encoding: 'utf8', timeout: 14 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(run.status, 0, `the first command failed (${run.status}): ${run.stderr.slice(-6000)}`);
+
+    const installed = join(prefix, 'bin', 'agent-bus');
+    assert.ok(existsSync(installed), 'npm install -g put agent-bus on the PATH');
+    assert.equal(realpathSync(installed), join(realpathSync(clone), 'dist', 'bin', 'cli.cjs'), 'the agent-bus that ran is the one just built');
+
+    const out = run.stdout.slice(run.stdout.indexOf('agent-bus demo:'));
+    assert.ok(out.startsWith('agent-bus demo:'), run.stdout.slice(-2000));
+    assert.match(out, /^\d\d:\d\d:\d\d {2}human +→ demo\/claude +hello from \S+ \[[0-9a-f]{8}\]$/m, 'mail sent');
+    assert.match(out, /^ {2}demo\/claude +seen just now {2}pending=1$/m, 'waiting in an inbox');
+    assert.match(out, /^human +repo=~ {2}seen just now {2}pending=0$/m, 'the human has no repo');
+    assert.match(out, /^\d\d:\d\d:\d\d {2}human → demo\/claude {2}\[[0-9a-f]{8}\]\n {4}hello from \S+$/m, 'read');
+    assert.match(out, /^\d\d:\d\d:\d\d {2}send +human +→ demo\/claude /m, 'the send audited');
+    assert.match(out, /^\d\d:\d\d:\d\d {2}read +human +→ demo\/claude /m, 'the read audited');
+    assert.doesNotMatch(run.stdout, /dropped/);
+
+    assert.equal(existsSync(join(home, '.claude-agent-bus')), false, 'no bus of the user was created');
+    assert.deepEqual(readdirSync(tmp).filter((name) => name.startsWith('agent-bus-demo-')), [], 'the scratch bus is gone');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
