@@ -4,8 +4,10 @@ export type { SendRequest, SendResult, ReadRequest, ForgetResult } from './core/
 export { openBus, publishNotice } from './runtime.js';
 export { ChannelFullError, Notices } from './core/notice-ops.js';
 export type { ChannelView, PublishRequest, PublishResult, NoticeView } from './core/notice-ops.js';
-export { parseSubscriptions, SEVERITIES } from './core/notices.js';
-export type { Severity, Subscriptions } from './core/notices.js';
+export { SEVERITIES } from './core/notices.js';
+export type { Severity } from './core/notices.js';
+export { parseSubscriptions } from './core/subscriptions.js';
+export type { Subscriptions } from './core/subscriptions.js';
 export { busPaths } from './core/paths.js';
 export * from './core/errors.js';
 export * from './core/names.js';

@@ -3,9 +3,9 @@
  * file in the bus folder (for settings a user keeps in one place for every
  * client). Read once per process.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseEnv } from 'node:util';
+import { busDotEnv } from '../core/dot-env.js';
 import { busPaths } from '../core/paths.js';
 import { intSetting, type Env } from '../core/settings.js';
 
@@ -32,15 +32,9 @@ export const DEFAULT_PAYLOAD_MAX_CHARS = 1536;
 export const DEFAULT_REFRESH_TOOL_CALLS = 20;
 export const DEFAULT_HTTP_TIMEOUT_SECONDS = 3;
 
-/** The process environment over the bus folder's `.env` (a missing or unreadable file adds nothing). */
+/** The process environment over the bus folder's `.env`. */
 export function brainEnv(env: Env): Env {
-  const file = join(busPaths(env).folder, '.env');
-  if (!existsSync(file)) return env;
-  try {
-    return { ...parseEnv(readFileSync(file, 'utf8')), ...env };
-  } catch {
-    return env;
-  }
+  return { ...busDotEnv(env), ...env };
 }
 
 function flag(raw: string | undefined): boolean | null {

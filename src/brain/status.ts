@@ -1,6 +1,6 @@
 /** `brain status`: what the adapter is set to and what its last fetch found, from the store (no fetch). */
 import type { Bus } from '../core/bus.js';
-import { receives, type Subscriptions } from '../core/notices.js';
+import { receives, type SubscriptionLayer, type SubscriptionSource } from '../core/subscriptions.js';
 import type { BrainSettings } from './settings.js';
 
 export interface BrainStatus {
@@ -16,18 +16,25 @@ export interface BrainStatus {
   last_fetch_at: string | null;
   last_ok_at: string | null;
   last_error: string | null;
+  /** This session's subscriptions; null where they cannot be known (a server its client tells nothing). */
+  subscriptions: string[] | null;
+  /** Which layer set them (launch, repo-local, repo, user, none) and where, in words. */
+  subscriptions_layer: SubscriptionLayer | null;
+  subscriptions_from: string | null;
   warnings: string[];
 }
 
-export async function brainStatus(bus: Bus, settings: BrainSettings, subscriptions: Subscriptions | null): Promise<BrainStatus> {
+export async function brainStatus(bus: Bus, settings: BrainSettings, subscriptions: SubscriptionSource | null): Promise<BrainStatus> {
   const state = await bus.store.brainState(settings.channel);
   const live = (await bus.notices.channels()).find((row) => row.channel === settings.channel)?.total ?? 0;
   const location = settings.source.kind === 'http' ? `${settings.source.url}/feed` : settings.source.path;
   const warnings: string[] = [];
   if (!settings.enabled) warnings.push(`the brain is off (${settings.enabledBecause}); set BRAIN_ENABLED=1 to turn it on`);
-  if (subscriptions !== null && !receives(subscriptions, settings.channel)) {
-    warnings.push(`BRAIN_CHANNEL '${settings.channel}' is not in this session's subscriptions (AGENT_BUS_CHANNELS): it will not see the brain`);
+  if (subscriptions !== null && subscriptions.layer !== 'none' && !receives(subscriptions.subscriptions, settings.channel)) {
+    const channels = subscriptions.subscriptions.channels.length === 0 ? 'global notices only' : subscriptions.subscriptions.channels.join(',');
+    warnings.push(`BRAIN_CHANNEL '${settings.channel}' is not in this session's subscriptions (${channels}, from ${subscriptions.where}): it will not see the brain`);
   }
+  if (subscriptions !== null) warnings.push(...subscriptions.warnings);
   if (state === null) warnings.push('the source has not been read yet: run brain refresh');
   if (state?.lastError) warnings.push(`the source is unreachable (${state.lastError}); the channel keeps its last good content`);
   if (state && state.cutByCap > 0) warnings.push(`${state.cutByCap} entries were cut by the channel cap (AGENT_BUS_CHANNEL_MAX_NOTICES)`);
@@ -47,6 +54,9 @@ export async function brainStatus(bus: Bus, settings: BrainSettings, subscriptio
     last_fetch_at: state?.lastFetchAt ?? null,
     last_ok_at: state?.lastOkAt ?? null,
     last_error: state?.lastError ?? null,
+    subscriptions: subscriptions?.subscriptions.channels ?? null,
+    subscriptions_layer: subscriptions?.layer ?? null,
+    subscriptions_from: subscriptions?.where ?? null,
     warnings,
   };
 }

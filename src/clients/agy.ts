@@ -8,16 +8,17 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { channelsInCommand, isObject, jsonText, readJsonConfig, shellQuote } from '../init/files.js';
-import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
+import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand } from '../init/files.js';
+import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 
 export function pluginFolder(repo: string): string {
   return join(repo, '.agents', 'plugins', 'agent-bus');
 }
 
+/** The repo's default subscriptions ride on the command as AGENT_BUS_DEFAULT_CHANNELS, so a launch AGENT_BUS_CHANNELS wins. */
 function hookCommand(bin: string, name: string, subcommand: string, channels: string | null): string {
-  const subscribe = channels === null ? '' : ` AGENT_BUS_CHANNELS=${shellQuote(channels)}`;
+  const subscribe = channels === null ? '' : ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}`;
   return `AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client agy || true`;
 }
 
@@ -26,7 +27,7 @@ function currentChannels(hooksPath: string): string {
   const read = readJsonConfig(hooksPath);
   const ours = read.kind === 'ok' && isObject(read.value['agent-bus']) ? read.value['agent-bus'].PreInvocation : undefined;
   const first = Array.isArray(ours) && isObject(ours[0]) ? ours[0].command : undefined;
-  return channelsInCommand(first) ?? DEFAULT_SUBSCRIPTIONS;
+  return subscriptionsInCommand(first)?.channels ?? DEFAULT_SUBSCRIPTIONS;
 }
 
 export const agyWiring: ClientWiring = {

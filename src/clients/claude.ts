@@ -6,9 +6,10 @@
  * Everything else in those files is left as it was.
  */
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
-import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
+import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../core/subscriptions.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 
 export const SERVER_KEY = 'agent-bus';
@@ -103,6 +104,38 @@ function hookCommand(bin: string, name: string, subcommand: string): string {
   return `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client claude || true`;
 }
 
+/**
+ * The repo's default subscriptions in the settings `env` block, where the user edits them: written
+ * once, then theirs. An older init wrote them as AGENT_BUS_CHANNELS, which Claude Code applies over
+ * the launch environment, so no launch value could win: that entry is renamed, its value and place kept.
+ */
+function repoSubscriptions(env: JsonObject): { env: JsonObject; notes: string[] } {
+  const [launchVariable] = LAUNCH_VARIABLES;
+  if (typeof env[DEFAULT_VARIABLE] === 'string') {
+    const masking = LAUNCH_VARIABLES.filter((variable) => typeof env[variable] === 'string');
+    return { env, notes: masking.map((variable) => `.claude/settings.json sets ${variable} in env: a launch value cannot win over it; ${DEFAULT_VARIABLE} is the repo's default`) };
+  }
+  if (typeof env[launchVariable] !== 'string') return { env: { ...env, [DEFAULT_VARIABLE]: DEFAULT_SUBSCRIPTIONS }, notes: [] };
+  const renamed: JsonObject = {};
+  for (const [key, value] of Object.entries(env)) renamed[key === launchVariable ? DEFAULT_VARIABLE : key] = value;
+  return { env: renamed, notes: [`subscriptions moved from ${launchVariable} to ${DEFAULT_VARIABLE} in .claude/settings.json, so a launch value wins over them`] };
+}
+
+/** The settings files init does not own that would keep a launch value from winning: said, never edited. */
+function maskingNotes(repo: string): string[] {
+  const notes: string[] = [];
+  for (const [path, shown] of [
+    [join(repo, '.claude', 'settings.local.json'), '.claude/settings.local.json'],
+    [join(process.env.HOME || homedir(), '.claude', 'settings.json'), '~/.claude/settings.json'],
+  ] as const) {
+    const read = readJsonConfig(path);
+    const env = read.kind === 'ok' && isObject(read.value.env) ? read.value.env : {};
+    for (const variable of LAUNCH_VARIABLES) {
+      if (typeof env[variable] === 'string') notes.push(`${shown} sets ${variable} in env, which Claude Code applies over the launch environment: name it ${DEFAULT_VARIABLE} there`);
+    }
+  }
+  return notes;
+}
 
 export const claudeWiring: ClientWiring = {
   id: 'claude',
@@ -155,10 +188,9 @@ export const claudeWiring: ClientWiring = {
       for (const event of ['SessionStart', 'Stop']) (hooks[event] as unknown[]).push(wakeHookGroup(bin, name, process.env));
     }
     settings.hooks = hooks;
-    // Subscriptions live in the env block, where the user edits them per repo: written once, then theirs.
-    const env = isObject(settings.env) ? settings.env : {};
-    if (typeof env.AGENT_BUS_CHANNELS !== 'string') env.AGENT_BUS_CHANNELS = DEFAULT_SUBSCRIPTIONS;
-    settings.env = env;
+    const subscriptions = repoSubscriptions(isObject(settings.env) ? settings.env : {});
+    settings.env = subscriptions.env;
+    const notes = [...subscriptions.notes, ...maskingNotes(repo)];
     if (settings.statusLine === undefined || isOurStatusLine(settings.statusLine)) {
       settings.statusLine = { type: 'command', command: hookCommand(bin, name, 'statusline').replace(/ \|\| true$/, '') };
     }
@@ -168,7 +200,7 @@ export const claudeWiring: ClientWiring = {
         { path: mcpPath, before: mcpRead.kind === 'ok' ? mcpRead.text : null, after: jsonText(mcp) },
         { path: settingsPath, before: settingsRead.kind === 'ok' ? settingsRead.text : null, after: jsonText(settings) },
       ],
-      notes: verdict.note === null ? [] : [verdict.note],
+      notes: verdict.note === null ? notes : [verdict.note, ...notes],
     };
   },
 };

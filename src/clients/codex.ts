@@ -8,22 +8,25 @@
  */
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { channelsInHooks, isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
-import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../init/files.js';
+import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 import { readFileSync } from 'node:fs';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
 export const BLOCK_END = '# <<< agent-bus <<<';
-/** Codex starts MCP servers with a minimal environment: these pass through. */
-export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_AUDIT_LOG'];
+/** Codex starts MCP servers with a minimal environment: these pass through (a launch subscription too, for brain_status). */
+export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS'];
 const HOOK_EVENTS: Array<[string, string]> = [
   ['SessionStart', 'hook-session-start'],
   ['UserPromptSubmit', 'hook-user-prompt'],
   ['PreToolUse', 'hook-pre-tool'],
   ['Stop', 'hook-stop'],
 ];
-/** Hooks that show notices, so carry the subscriptions (Codex gives hooks only its own environment). */
+/**
+ * Hooks that show notices, so carry the repo's default subscriptions (Codex gives hooks only its own
+ * environment). As AGENT_BUS_DEFAULT_CHANNELS: an AGENT_BUS_CHANNELS Codex was launched with wins over it.
+ */
 const NOTICE_HOOKS = new Set(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
 
 type TomlRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
@@ -85,7 +88,7 @@ export function codexBlock(bin: string, name: string, repo: string): string {
 }
 
 function hookCommand(bin: string, subcommand: string, channels: string): string {
-  const subscribe = NOTICE_HOOKS.has(subcommand) ? `AGENT_BUS_CHANNELS=${shellQuote(channels)} ` : '';
+  const subscribe = NOTICE_HOOKS.has(subcommand) ? `${DEFAULT_VARIABLE}=${shellQuote(channels)} ` : '';
   return `${subscribe}${shellQuote(bin)} ${subcommand} --client codex || true`;
 }
 
@@ -140,7 +143,8 @@ export const codexWiring: ClientWiring = {
     const hooksValue: JsonObject = hooksRead.kind === 'ok' ? structuredClone(hooksRead.value) : {};
     const hooks = isObject(hooksValue.hooks) ? hooksValue.hooks : {};
     // The subscriptions are edited in the hook commands: an earlier run's (or the user's) value is kept.
-    const channels = channelsInHooks(hooks, ['UserPromptSubmit', 'SessionStart', 'PreToolUse']) ?? DEFAULT_SUBSCRIPTIONS;
+    const found = subscriptionsInHooks(hooks, ['UserPromptSubmit', 'SessionStart', 'PreToolUse']);
+    const channels = found?.channels ?? DEFAULT_SUBSCRIPTIONS;
     for (const [event, subcommand] of HOOK_EVENTS) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, 'codex')) : [];
       kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand, channels) }] });
@@ -152,6 +156,7 @@ export const codexWiring: ClientWiring = {
         { path: configPath, before, after },
         { path: hooksPath, before: hooksRead.kind === 'ok' ? hooksRead.text : null, after: jsonText(hooksValue) },
       ],
+      notes: found?.legacy ? [`subscriptions now set as ${DEFAULT_VARIABLE}, so a launch value wins over them: approve the changed hooks under /hooks in Codex`] : [],
     };
   },
 };

@@ -11,6 +11,8 @@
  *   with nothing to act on, `hook-watch` waits for its mail and starts a turn
  *   with it (mail taken just as the session turned busy waits for its next idle).
  * The subscriptions (CHANNELS) are the one line a user edits; init keeps it.
+ * They reach the hooks as AGENT_BUS_DEFAULT_CHANNELS, so an AGENT_BUS_CHANNELS
+ * opencode was started with wins over them.
  */
 export const PLUGIN_MARKER = '// Managed by `agent-bus init` — regenerated on every run; only the CHANNELS line is kept.';
 
@@ -35,7 +37,8 @@ export function opencodePluginSource(bin: string, name: string, channels: string
 // agent-bus for opencode: shows new mail and notices to the model and asks for a follow-up turn when mail waits.
 import { spawn } from 'node:child_process';
 
-// The notice channels this repo's sessions receive (comma-separated; * for all; empty for global notices only).
+// The notice channels this repo's sessions receive (comma-separated; * for all; empty for global notices only),
+// unless opencode was started with AGENT_BUS_CHANNELS, which wins.
 const CHANNELS = ${JSON.stringify(channels)};
 const BIN = ${JSON.stringify(bin)};
 const NAME = ${JSON.stringify(name)};
@@ -61,7 +64,7 @@ export const AgentBus = async ({ client, directory }) => {
     try {
       child = spawn(BIN, ['hook-watch', '--client', 'opencode'], {
         cwd: directory,
-        env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_CHANNELS: CHANNELS },
+        env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
         stdio: ['pipe', 'ignore', 'pipe'],
       });
     } catch {
@@ -97,7 +100,7 @@ export const AgentBus = async ({ client, directory }) => {
       try {
         child = spawn(BIN, [subcommand, '--client', 'opencode'], {
           cwd: directory,
-          env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_CHANNELS: CHANNELS },
+          env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
           stdio: ['pipe', 'pipe', 'ignore'],
         });
       } catch {

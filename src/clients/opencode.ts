@@ -10,7 +10,7 @@ import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
 import { isObject } from '../init/files.js';
 import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
 import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './opencode-plugin.js';
-import { DEFAULT_SUBSCRIPTIONS } from '../core/notices.js';
+import { DEFAULT_SUBSCRIPTIONS } from '../core/subscriptions.js';
 
 type TextRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 

@@ -25,8 +25,8 @@ import {
   type NoticeRecord,
   type NoticeSelection,
   type Severity,
-  type Subscriptions,
 } from './notices.js';
+import type { Subscriptions } from './subscriptions.js';
 import type { BrainState, ChannelCount, NoticeListing, ReconcileOutcome, Store } from '../store/types.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;

@@ -7,9 +7,6 @@
 import { InvalidInputError } from './errors.js';
 import { intSetting, type Env } from './settings.js';
 
-/** What init subscribes a repo's sessions to: the spec's default profile. Users edit it per repo. */
-export const DEFAULT_SUBSCRIPTIONS = 'brain,amygdala';
-
 export const SEVERITIES = ['critical', 'alert', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -92,36 +89,6 @@ export function parsePriority(raw: string | number | undefined | null): number {
   const value = typeof raw === 'number' ? raw : Number(raw.trim());
   if (!Number.isInteger(value) || value < -1000 || value > 1000) throw new InvalidInputError(`bad priority '${raw}': use a whole number from -1000 to 1000`);
   return value;
-}
-
-export interface Subscriptions {
-  /** The channels named, trimmed and de-duplicated, in the order given. */
-  channels: string[];
-  /** `*` was among them: every channel. */
-  all: boolean;
-}
-
-/**
- * The session's subscriptions: AGENT_BUS_CHANNELS, or AGENTIHOOKS_BASE_CHANNELS
- * when the first is unset. Unset or empty means global notices only.
- */
-export function parseSubscriptions(env: Env): Subscriptions {
-  const raw = env.AGENT_BUS_CHANNELS !== undefined ? env.AGENT_BUS_CHANNELS : (env.AGENTIHOOKS_BASE_CHANNELS ?? '');
-  const channels: string[] = [];
-  for (const part of raw.split(',')) {
-    const name = part.trim();
-    if (name !== '' && !channels.includes(name)) channels.push(name);
-  }
-  return { channels, all: channels.includes('*') };
-}
-
-export function subscriptionLabel(subscriptions: Subscriptions): string {
-  return subscriptions.channels.length === 0 ? '(global only)' : subscriptions.channels.join(',');
-}
-
-/** Whether a session with these subscriptions receives a notice on `channel`. */
-export function receives(subscriptions: Subscriptions, channel: string | null): boolean {
-  return channel === null || subscriptions.all || subscriptions.channels.includes(channel);
 }
 
 /** Where a hook runs decides which severities are due there (the spec's delivery table). */

@@ -18,7 +18,9 @@ import { recordCodexRoute } from './routes.js';
 import { hookReader } from './scope.js';
 import { promptContext, stopReason } from './text.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
-import { noticeCaps, parseSubscriptions, type NoticeMoment } from '../core/notices.js';
+import { noticeCaps, type NoticeMoment } from '../core/notices.js';
+import { parseSubscriptions } from '../core/subscriptions.js';
+import { busDotEnv } from '../core/dot-env.js';
 import type { Bus } from '../core/bus.js';
 import type { HookDialect } from '../clients/dialects.js';
 import { brainSettings } from '../brain/settings.js';
@@ -62,7 +64,7 @@ async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session
   const selection = await bus.notices.deliver({
     moment,
     session,
-    subscriptions: parseSubscriptions(run.env),
+    subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
     caps: noticeCaps(run.env),
     usedBytes,
     render: renderNotice,

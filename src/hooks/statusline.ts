@@ -3,8 +3,9 @@
  * runs it often, so it reads and never writes: who this session is, what it
  * subscribes to, its unread mail and the live notices it receives.
  */
-import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
-import { parseSubscriptions, receives, subscriptionLabel } from '../core/notices.js';
+import { repoRoot, resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { layerLabel, receives, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
+import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
 import { openBus } from '../runtime.js';
 import { systemProcessTable } from '../sessions/procs.js';
@@ -14,13 +15,21 @@ import { hookReader } from './scope.js';
 export interface StatusFacts {
   name: string | null;
   channels: string[];
+  /** Which layer set the subscriptions: launch, repo-local, repo, user or none. */
+  channels_layer: SubscriptionLayer;
+  /** Where, in words: a settings file, the launch environment, the bus's .env. */
+  channels_from: string;
   pending_mail: number;
   notices: { critical: number; alert: number; info: number };
 }
 
 export async function statusFacts(env: Env, cwd: string, client: string): Promise<StatusFacts> {
   const payload = await readPayload(payloadTimeoutMs(env));
-  const subscriptions = parseSubscriptions(env);
+  // Claude Code names the project whose settings it merged; otherwise the repo the session is in.
+  const project = (env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(payloadDirectory(payload) ?? cwd);
+  const source = sessionSubscriptionSource(env, client === 'claude' ? { repo: project } : null);
+  const subscriptions = source.subscriptions;
+  const channels = { channels: subscriptions.channels, channels_layer: source.layer, channels_from: source.where };
   const bus = openBus(env);
   try {
     const notices = { critical: 0, alert: 0, info: 0 };
@@ -31,17 +40,17 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
       notices.info += row.info;
     }
     const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus.store, 'hook').catch(() => null);
-    if (identity === null || identity.kind !== 'agent') return { name: null, channels: subscriptions.channels, pending_mail: 0, notices };
+    if (identity === null || identity.kind !== 'agent') return { name: null, ...channels, pending_mail: 0, notices };
     const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
     const reader = await hookReader(bus, identity.name, sessionKey, systemProcessTable(env), sessionsEnabled(env));
-    return { name: reader, channels: subscriptions.channels, pending_mail: await bus.pendingCount(reader), notices };
+    return { name: reader, ...channels, pending_mail: await bus.pendingCount(reader), notices };
   } finally {
     await bus.close();
   }
 }
 
 export function statusText(facts: StatusFacts): string {
-  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })}`, `mail ${facts.pending_mail}`];
+  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })} (${layerLabel(facts.channels_layer)})`, `mail ${facts.pending_mail}`];
   const live = (['critical', 'alert', 'info'] as const).filter((severity) => facts.notices[severity] > 0).map((severity) => `${facts.notices[severity]} ${severity}`);
   parts.push(live.length > 0 ? `notices ${live.join(', ')}` : 'no notices');
   return parts.join(' · ');

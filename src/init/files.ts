@@ -69,16 +69,20 @@ export function isOurHookGroup(group: unknown, client: string): boolean {
   });
 }
 
-/** The subscriptions written into a command line by an earlier init (and perhaps edited since), or null. */
-export function channelsInCommand(command: unknown): string | null {
+/**
+ * The subscriptions written into a command line by an earlier init (and perhaps edited since), or
+ * null: as AGENT_BUS_DEFAULT_CHANNELS, or as AGENT_BUS_CHANNELS by an init older than the layers
+ * (`legacy`: that prefix masked a launch value, and the command must change).
+ */
+export function subscriptionsInCommand(command: unknown): { channels: string; legacy: boolean } | null {
   if (typeof command !== 'string') return null;
-  const match = /\bAGENT_BUS_CHANNELS=(?:'((?:[^']|'\\'')*)'|([^\s']*))/.exec(command);
+  const match = /\bAGENT_BUS_(DEFAULT_)?CHANNELS=(?:'((?:[^']|'\\'')*)'|([^\s']*))/.exec(command);
   if (!match) return null;
-  return match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : (match[2] ?? '');
+  return { channels: match[2] !== undefined ? match[2].replace(/'\\''/g, "'") : (match[3] ?? ''), legacy: match[1] === undefined };
 }
 
 /** The first of our hook commands in a hooks object that names subscriptions. */
-export function channelsInHooks(hooks: unknown, events: string[]): string | null {
+export function subscriptionsInHooks(hooks: unknown, events: string[]): { channels: string; legacy: boolean } | null {
   if (!isObject(hooks)) return null;
   for (const event of events) {
     const groups = hooks[event];
@@ -86,7 +90,7 @@ export function channelsInHooks(hooks: unknown, events: string[]): string | null
     for (const group of groups) {
       const handlers = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [group];
       for (const handler of handlers) {
-        const found = isObject(handler) ? channelsInCommand(handler.command) : null;
+        const found = isObject(handler) ? subscriptionsInCommand(handler.command) : null;
         if (found !== null) return found;
       }
     }

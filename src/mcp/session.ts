@@ -37,6 +37,11 @@ export class ServerSession {
     return this.current;
   }
 
+  /** The repo this server works in. */
+  get repoPath(): string {
+    return this.identity.repoPath;
+  }
+
   get clientAddress(): string | null {
     return clientAddressOf(this.current);
   }

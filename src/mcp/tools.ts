@@ -12,7 +12,7 @@ import { InvalidInputError } from '../core/errors.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
-import { parseSubscriptions } from '../core/notices.js';
+import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 
 export interface ToolContext {
   bus: Bus;
@@ -236,10 +236,12 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'brain_status',
     { description: "The brain adapter's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
-    // Only a server told its subscriptions can say whether they miss the brain (Codex gives them to its hooks only).
+    // Claude Code's settings say what its sessions subscribe to. Other clients give the repo's default to
+    // their hooks alone, so their servers know a launch value or the user's default, and else nothing.
     handle(async () => {
-      const told = context.env.AGENT_BUS_CHANNELS !== undefined || context.env.AGENTIHOOKS_BASE_CHANNELS !== undefined;
-      return brainStatus(bus, brainSettings(context.env), told ? parseSubscriptions(context.env) : null);
+      const claude = parseNameLenient(session.name)?.client === 'claude';
+      const source = sessionSubscriptionSource(context.env, claude ? { repo: session.repoPath } : null);
+      return brainStatus(bus, brainSettings(context.env), source.layer === 'none' && !claude ? null : source);
     }),
   );
 }

@@ -16,7 +16,8 @@ import { renderRoster } from '../cli/commands/agents.js';
 import { printable } from '../cli/format.js';
 import type { Style } from '../cli/style.js';
 import { eachChange, folderWaiter } from '../core/store-changes.js';
-import { parseSubscriptions, receives } from '../core/notices.js';
+import { parseSubscriptions, receives } from '../core/subscriptions.js';
+import { busDotEnv } from '../core/dot-env.js';
 import { StatusLine, statusText, type Terminal } from './status-line.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteGuard } from './paste.js';
 import { arrivalLine, noticeLine, sendLines } from './chat-render.js';
@@ -147,7 +148,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     }
   };
 
-  const subscriptions = parseSubscriptions(env);
+  const subscriptions = parseSubscriptions(env, () => busDotEnv(env));
   const noticed = new Set<string>();
   const deliver = async (): Promise<void> => {
     for (;;) {

@@ -427,7 +427,7 @@ test(
     // A session subscribed to 'brain' does not hear a brain published on 'arcs'; status says why.
     const env = agentEnv(bus, { ...custom, AGENT_BUS_CHANNELS: 'brain' });
     assert.ok(!quietHook('hook-session-start', env, 'sess-1').includes('brain-adapter'));
-    assert.ok(status(bus, { ...custom, AGENT_BUS_CHANNELS: 'brain' }).warnings.includes("BRAIN_CHANNEL 'arcs' is not in this session's subscriptions (AGENT_BUS_CHANNELS): it will not see the brain"));
+    assert.ok(status(bus, { ...custom, AGENT_BUS_CHANNELS: 'brain' }).warnings.includes("BRAIN_CHANNEL 'arcs' is not in this session's subscriptions (brain, from the launch environment): it will not see the brain"));
     assert.ok(quietHook('hook-session-start', agentEnv(bus, { ...custom, AGENT_BUS_CHANNELS: 'arcs' }), 'sess-2').includes('#arcs · "Arcs" · from brain-adapter'));
   }),
 );
@@ -654,6 +654,9 @@ test(
         last_fetch_at: null,
         last_ok_at: null,
         last_error: null,
+        subscriptions: [],
+        subscriptions_layer: 'none',
+        subscriptions_from: 'nothing sets them',
         warnings: undefined,
       },
     );
@@ -694,8 +697,10 @@ test(
   withBus((bus, feed) => {
     writeFeed(feed, { 'a.md': md({ title: 'A' }, 'alpha\n') });
     refreshed(bus);
-    const warning = "BRAIN_CHANNEL 'brain' is not in this session's subscriptions (AGENT_BUS_CHANNELS): it will not see the brain";
-    const warned = (extra: NodeJS.ProcessEnv) => status(bus, extra).warnings.includes(warning);
+    const warning = "BRAIN_CHANNEL 'brain' is not in this session's subscriptions (ops, from the launch environment): it will not see the brain";
+    const warned = (extra: NodeJS.ProcessEnv) => status(bus, extra).warnings.some((said) => said.startsWith("BRAIN_CHANNEL 'brain' is not in this session's subscriptions ("));
+    assert.ok(status(bus, { AGENT_BUS_CHANNELS: 'ops' }).warnings.includes(warning));
+    assert.ok(status(bus, { AGENT_BUS_CHANNELS: '' }).warnings.includes("BRAIN_CHANNEL 'brain' is not in this session's subscriptions (global notices only, from the launch environment): it will not see the brain"));
     assert.equal(warned({ AGENT_BUS_CHANNELS: 'ops' }), true);
     assert.equal(warned({ AGENT_BUS_CHANNELS: '' }), true, 'global only');
     assert.equal(warned({ AGENTIHOOKS_BASE_CHANNELS: 'ops,deploy' }), true);
@@ -704,6 +709,14 @@ test(
     assert.equal(warned({ AGENTIHOOKS_BASE_CHANNELS: 'brain,amygdala' }), false);
     assert.equal(warned({ AGENT_BUS_CHANNELS: 'brain', AGENTIHOOKS_BASE_CHANNELS: 'ops' }), false, 'AGENT_BUS_CHANNELS first');
     assert.equal(warned({}), false, 'no subscriptions given: nothing to compare');
+    // The repo's default, as init's wiring sets it, counts too; a launch value wins over it.
+    assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'ops' }), true);
+    assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'ops', AGENT_BUS_CHANNELS: 'brain' }), false);
+    assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: 'ops' }), true);
+    // The user's default in the bus folder's .env, below every other layer.
+    writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=ops\n');
+    assert.equal(warned({}), true, "the user's default from .env");
+    assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), false, "the repo's default over the user's");
     const text = runCli(['brain', 'status'], { env: { ...bus.env, AGENT_BUS_CHANNELS: 'ops' } });
     assert.ok(text.stdout.includes(`warning    ${warning}`), text.stdout);
   }),

@@ -375,6 +375,9 @@ test('brain refresh GETs $BRAIN_URL/feed with the bearer token; the three bucket
         last_fetch_at: null,
         last_ok_at: null,
         last_error: null,
+        subscriptions: ['brain'],
+        subscriptions_layer: 'launch',
+        subscriptions_from: 'the launch environment',
         warnings: feedWarnings,
       },
     );

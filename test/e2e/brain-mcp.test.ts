@@ -16,7 +16,8 @@ import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
 
 
 const REFRESH_KEYS = ['added', 'channel', 'contentHash', 'cutByCap', 'entries', 'error', 'kept', 'ok', 'removed', 'warnings'];
-const UNSUBSCRIBED = "BRAIN_CHANNEL 'brain' is not in this session's subscriptions (AGENT_BUS_CHANNELS): it will not see the brain";
+const UNSUBSCRIBED_PREFIX = "BRAIN_CHANNEL 'brain' is not in this session's subscriptions (";
+const UNSUBSCRIBED = `${UNSUBSCRIBED_PREFIX}ops,deploy, from the launch environment): it will not see the brain`;
 
 interface Setup {
   bus: TempBus;
@@ -182,6 +183,9 @@ test("brain_status: source, counts, hash, cadence, fetch times and warnings, fro
       last_fetch_at: null,
       last_ok_at: null,
       last_error: null,
+      subscriptions: ['brain', 'amygdala'],
+      subscriptions_layer: 'launch',
+      subscriptions_from: 'the launch environment',
       warnings: ['the source has not been read yet: run brain refresh'],
     });
 
@@ -207,7 +211,10 @@ test("brain_status warns when the server's AGENT_BUS_CHANNELS lacks the brain ch
     await callRaw<Refreshed>(ops, 'brain_refresh');
     assert.ok((await callRaw<BrainStatus>(ops, 'brain_status')).warnings.includes(UNSUBSCRIBED));
     const legacy = await open({ AGENTIHOOKS_BASE_CHANNELS: 'amygdala' });
-    assert.ok((await callRaw<BrainStatus>(legacy, 'brain_status')).warnings.includes(UNSUBSCRIBED), 'AGENTIHOOKS_BASE_CHANNELS when AGENT_BUS_CHANNELS is unset');
+    assert.ok(
+      (await callRaw<BrainStatus>(legacy, 'brain_status')).warnings.includes(`${UNSUBSCRIBED_PREFIX}amygdala, from the launch environment): it will not see the brain`),
+      'AGENTIHOOKS_BASE_CHANNELS when AGENT_BUS_CHANNELS is unset',
+    );
     for (const channels of ['brain', 'ops, brain', '*']) {
       const subscribed = await open({ AGENT_BUS_CHANNELS: channels });
       const warnings = (await callRaw<BrainStatus>(subscribed, 'brain_status')).warnings;
@@ -215,7 +222,7 @@ test("brain_status warns when the server's AGENT_BUS_CHANNELS lacks the brain ch
     }
     const arcs = await open({ AGENT_BUS_CHANNELS: 'brain', BRAIN_CHANNEL: 'arcs' });
     assert.ok(
-      (await callRaw<BrainStatus>(arcs, 'brain_status')).warnings.includes("BRAIN_CHANNEL 'arcs' is not in this session's subscriptions (AGENT_BUS_CHANNELS): it will not see the brain"),
+      (await callRaw<BrainStatus>(arcs, 'brain_status')).warnings.includes("BRAIN_CHANNEL 'arcs' is not in this session's subscriptions (brain, from the launch environment): it will not see the brain"),
       'the channel the brain is published on is what counts',
     );
   }));
@@ -226,8 +233,33 @@ test('brain_status in a server with no subscription settings at all (Codex passe
     const server = await open();
     await callRaw<Refreshed>(server, 'brain_refresh');
     const warnings = (await callRaw<BrainStatus>(server, 'brain_status')).warnings;
-    // `agent-bus brain status` makes no claim when neither variable is set; the server should not either.
-    assert.ok(!warnings.includes(UNSUBSCRIBED), JSON.stringify(warnings));
+    // `agent-bus brain status` makes no claim when nothing sets them; the server should not either.
+    assert.ok(!warnings.some((warning) => warning.startsWith(UNSUBSCRIBED_PREFIX)), JSON.stringify(warnings));
+    // A Codex server is given neither the repo's default nor the user's settings: it cannot tell.
+    const codex = await open({ AGENT_BUS_NAME: 'shop/codex' });
+    const told = await callRaw<BrainStatus>(codex, 'brain_status');
+    assert.deepEqual([told.subscriptions, told.subscriptions_layer, told.subscriptions_from], [null, null, null]);
+  }));
+
+test("brain_status of a Claude Code server reads its repo's settings files: settings.local.json over settings.json", () =>
+  withServers(async ({ bus, feed, open }) => {
+    writeFeed(feed, FILES);
+    const repo = join(bus.dir, 'shop');
+    mkdirSync(join(repo, '.claude'), { recursive: true });
+    writeFileSync(join(repo, '.claude', 'settings.json'), JSON.stringify({ env: { AGENT_BUS_DEFAULT_CHANNELS: 'ops' } }));
+    const server = await open({ AGENT_BUS_REPO: repo });
+    await callRaw<Refreshed>(server, 'brain_refresh');
+    const repoDefault = await callRaw<BrainStatus>(server, 'brain_status');
+    assert.deepEqual([repoDefault.subscriptions, repoDefault.subscriptions_layer, repoDefault.subscriptions_from], [['ops'], 'repo', '.claude/settings.json']);
+    assert.ok(repoDefault.warnings.includes(`${UNSUBSCRIBED_PREFIX}ops, from .claude/settings.json): it will not see the brain`), JSON.stringify(repoDefault.warnings));
+    writeFileSync(join(repo, '.claude', 'settings.local.json'), JSON.stringify({ env: { AGENT_BUS_DEFAULT_CHANNELS: 'brain,ops' } }));
+    const local = await callRaw<BrainStatus>(server, 'brain_status');
+    assert.deepEqual([local.subscriptions, local.subscriptions_layer, local.subscriptions_from], [['brain', 'ops'], 'repo-local', '.claude/settings.local.json']);
+    assert.ok(!local.warnings.some((warning) => warning.startsWith(UNSUBSCRIBED_PREFIX)));
+    // Launched with a value of its own: that wins over both files.
+    const launched = await open({ AGENT_BUS_REPO: repo, AGENT_BUS_CHANNELS: 'deploy' });
+    const fromLaunch = await callRaw<BrainStatus>(launched, 'brain_status');
+    assert.deepEqual([fromLaunch.subscriptions, fromLaunch.subscriptions_layer], [['deploy'], 'launch']);
   }));
 
 test('brain_refresh with a missing folder: ok false with the error, the channel keeps its notices, brain_status says unreachable', () =>

@@ -27,7 +27,7 @@ test('a workspace plugin with the server and flat hook lists; the user\'s .agent
     mcpServers: { 'agent-bus': { command: CLI, args: ['serve'], env: { AGENT_BUS_NAME: 'tools/agy', AGENT_BUS_REPO: path } } },
   });
   const hooks = JSON.parse(readFileSync(join(plugin, 'hooks.json'), 'utf8')) as Record<string, Record<string, Array<{ type: string; command: string }>>>;
-  assert.deepEqual(hooks['agent-bus']?.PreInvocation, [{ type: 'command', command: `AGENT_BUS_NAME=tools/agy AGENT_BUS_CHANNELS=brain,amygdala ${CLI} hook-user-prompt --client agy || true` }]);
+  assert.deepEqual(hooks['agent-bus']?.PreInvocation, [{ type: 'command', command: `AGENT_BUS_NAME=tools/agy AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala ${CLI} hook-user-prompt --client agy || true` }]);
   assert.deepEqual(hooks['agent-bus']?.Stop, [{ type: 'command', command: `AGENT_BUS_NAME=tools/agy ${CLI} hook-stop --client agy || true` }]);
   assert.equal(readFileSync(join(path, '.agents', 'hooks.json'), 'utf8'), '{"mine": true}');
   assert.equal(readFileSync(join(path, '.agents', 'mcp_config.json'), 'utf8'), '// my own config, with a comment\n{}');

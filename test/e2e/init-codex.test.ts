@@ -28,7 +28,7 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
       '[mcp_servers.agent-bus]',
       `command = ${JSON.stringify(CLI)}`,
       'args = ["serve"]',
-      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_AUDIT_LOG"]',
+      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_AUDIT_LOG", "AGENT_BUS_CHANNELS", "AGENTIHOOKS_BASE_CHANNELS"]',
       'default_tools_approval_mode = "approve"',
       '',
       '[mcp_servers.agent-bus.env]',
@@ -43,7 +43,7 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
   const parsed = JSON.parse(hooks) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool']]) {
     // Codex gives hooks only its own environment: the subscriptions ride in the command.
-    assert.equal(parsed.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_CHANNELS=brain,amygdala ${CLI} ${subcommand} --client codex || true`, event);
+    assert.equal(parsed.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala ${CLI} ${subcommand} --client codex || true`, event);
   }
   assert.equal(parsed.hooks.Stop?.[0]?.hooks[0]?.command, `${CLI} hook-stop --client codex || true`);
   assert.equal(parsed.hooks.Stop?.[0]?.matcher, undefined);
@@ -54,11 +54,31 @@ test('subscriptions edited in the hook commands are kept by a re-run', withTempB
   const path = repo(bus, 'ops');
   assert.equal(init(bus, [], path).code, 0);
   const hooksPath = join(path, '.codex', 'hooks.json');
-  writeFileSync(hooksPath, readFileSync(hooksPath, 'utf8').replaceAll('AGENT_BUS_CHANNELS=brain,amygdala', "AGENT_BUS_CHANNELS='*'"));
+  writeFileSync(hooksPath, readFileSync(hooksPath, 'utf8').replaceAll('AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala', "AGENT_BUS_DEFAULT_CHANNELS='*'"));
   assert.equal(init(bus, ['--bin-path', '/opt/agent-bus'], path).code, 0);
   const parsed = JSON.parse(readFileSync(hooksPath, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
-  assert.equal(parsed.hooks.PreToolUse?.[0]?.hooks[0]?.command, "AGENT_BUS_CHANNELS='*' /opt/agent-bus hook-pre-tool --client codex || true");
+  assert.equal(parsed.hooks.PreToolUse?.[0]?.hooks[0]?.command, "AGENT_BUS_DEFAULT_CHANNELS='*' /opt/agent-bus hook-pre-tool --client codex || true");
   assert.equal(parsed.hooks.PreToolUse?.length, 1);
+}));
+
+test('hooks an older init wrote with AGENT_BUS_CHANNELS are migrated, the value kept, and Codex is said to ask again', withTempBus((bus) => {
+  const path = repo(bus, 'older');
+  assert.equal(init(bus, [], path).code, 0);
+  const hooksPath = join(path, '.codex', 'hooks.json');
+  // As an init older than the layers wrote them, with the user's edit.
+  writeFileSync(hooksPath, readFileSync(hooksPath, 'utf8').replaceAll('AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala', 'AGENT_BUS_CHANNELS=brain,deploy'));
+  const rerun = init(bus, [], path);
+  assert.equal(rerun.code, 0, rerun.stderr);
+  assert.match(rerun.stdout, /subscriptions now set as AGENT_BUS_DEFAULT_CHANNELS, so a launch value wins over them: approve the changed hooks under \/hooks in Codex/);
+  const text = readFileSync(hooksPath, 'utf8');
+  assert.doesNotMatch(text, /\bAGENT_BUS_CHANNELS=/);
+  const parsed = JSON.parse(text) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+  for (const event of ['SessionStart', 'UserPromptSubmit', 'PreToolUse']) {
+    assert.equal(parsed.hooks[event]?.[0]?.hooks[0]?.command, `AGENT_BUS_DEFAULT_CHANNELS=brain,deploy ${CLI} ${event === 'SessionStart' ? 'hook-session-start' : event === 'UserPromptSubmit' ? 'hook-user-prompt' : 'hook-pre-tool'} --client codex || true`);
+  }
+  const again = init(bus, [], path);
+  assert.match(again.stdout, /nothing to do/);
+  assert.doesNotMatch(again.stdout, /approve the changed hooks/);
 }));
 
 test("the user's tables and comments stay byte for byte; re-runs are identical; a rename rewrites only our span", withTempBus((bus) => {

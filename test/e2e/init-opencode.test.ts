@@ -25,7 +25,7 @@ function repo(bus: TempBus, name: string): string {
 interface Harness {
   hooks: Hooks;
   prompts: Array<{ id: string; text: string }>;
-  calls(): Array<{ subcommand: string; name: string; channels?: string; cwd: string }>;
+  calls(): Array<{ subcommand: string; name: string; channels?: string; defaultChannels?: string; cwd: string }>;
 }
 
 async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?: number, parents: Record<string, string> = {}): Promise<Harness> {
@@ -54,7 +54,7 @@ async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?
     readFileSync(log, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { subcommand: string; name: string; channels?: string; cwd: string });
+      .map((line) => JSON.parse(line) as { subcommand: string; name: string; channels?: string; defaultChannels?: string; cwd: string });
   return { hooks, prompts, calls };
 }
 
@@ -109,7 +109,22 @@ test('each hook runs at its moment: session start once, the prompt hook once per
   const first = calls()[0];
   assert.equal(first?.subcommand, 'hook-session-start');
   assert.match(first?.name ?? '', /\/opencode$/, 'the hook speaks as the wired name');
-  assert.ok(calls().every((call) => call.channels === 'brain,amygdala'), 'every hook gets the subscriptions');
+  assert.ok(calls().every((call) => call.defaultChannels === 'brain,amygdala'), "every hook gets the repo's default subscriptions");
+  assert.ok(calls().every((call) => call.channels === undefined), 'and no launch value of its own making');
+}));
+
+test('an AGENT_BUS_CHANNELS opencode was launched with reaches every hook beside the repo default, so it wins', withTempBus(async (bus) => {
+  process.env.AGENT_BUS_CHANNELS = 'ops';
+  try {
+    const { hooks, calls } = await harness(bus, { 'hook-session-start': [''], 'hook-user-prompt': [''], 'hook-pre-tool': [''], 'hook-stop': [''] });
+    await hooks['chat.message']({ sessionID: 's-1' });
+    await request(hooks);
+    await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'bash' });
+    assert.ok(calls().length >= 3);
+    assert.ok(calls().every((call) => call.channels === 'ops' && call.defaultChannels === 'brain,amygdala'), JSON.stringify(calls()));
+  } finally {
+    delete process.env.AGENT_BUS_CHANNELS;
+  }
 }));
 
 test('subscriptions edited in the plugin are kept when init regenerates it', withTempBus((bus) => {

@@ -46,7 +46,7 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool'], ['Stop', 'hook-stop']]) {
     assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} ${subcommand} --client claude || true`, event);
   }
-  assert.deepEqual(settings.env, { AGENT_BUS_CHANNELS: 'brain,amygdala' }, 'the default subscriptions, in the env block');
+  assert.deepEqual(settings.env, { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, "the repo's default subscriptions, under a variable a launch value wins over");
   assert.deepEqual(settings.statusLine, { type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} statusline --client claude` });
   const before = [readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')];
   const again = init(bus, [], path);
@@ -121,15 +121,38 @@ test("the wake hook's command turns hook-watch's 10, and only that, into Claude 
   assert.equal(older.status, 0, `${older.stderr} | ${command.replace(CLI, join(ROOT, 'test', 'helpers', 'old-agent-bus.sh'))}`);
 }));
 
+test('subscriptions an older init wrote as AGENT_BUS_CHANNELS are renamed in place, the value kept; files init does not own are only warned about', withBus((bus) => {
+  const path = repo(bus, 'shop');
+  assert.equal(init(bus, [], path).code, 0);
+  const settingsPath = join(path, '.claude', 'settings.json');
+  const older = read(settingsPath) as Settings;
+  older.env = { FIRST: '1', AGENT_BUS_CHANNELS: 'brain,deploy', LAST: '2' };
+  writeFileSync(settingsPath, JSON.stringify(older));
+  const local = JSON.stringify({ env: { AGENT_BUS_CHANNELS: 'ops' } });
+  writeFileSync(join(path, '.claude', 'settings.local.json'), local);
+  const migrated = init(bus, ['--force'], path);
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const env = (read(settingsPath) as Settings).env ?? {};
+  assert.deepEqual(Object.entries(env), [['FIRST', '1'], ['AGENT_BUS_DEFAULT_CHANNELS', 'brain,deploy'], ['LAST', '2']], 'renamed where it was, value kept');
+  assert.match(migrated.stdout, /subscriptions moved from AGENT_BUS_CHANNELS to AGENT_BUS_DEFAULT_CHANNELS in \.claude\/settings\.json, so a launch value wins over them/);
+  assert.match(migrated.stdout, /\.claude\/settings\.local\.json sets AGENT_BUS_CHANNELS in env, which Claude Code applies over the launch environment: name it AGENT_BUS_DEFAULT_CHANNELS there/);
+  assert.equal(readFileSync(join(path, '.claude', 'settings.local.json'), 'utf8'), local, 'a file init does not own is never edited');
+  // Both present: the user put AGENT_BUS_CHANNELS back on purpose. Kept, and said to mask the launch.
+  writeFileSync(settingsPath, JSON.stringify({ ...(read(settingsPath) as Settings), env: { AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: 'x' } }));
+  const kept = init(bus, ['--force'], path);
+  assert.deepEqual((read(settingsPath) as Settings).env, { AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: 'x' });
+  assert.match(kept.stdout, /\.claude\/settings\.json sets AGENT_BUS_CHANNELS in env: a launch value cannot win over it/);
+}));
+
 test('subscriptions a user edited and a status line of their own survive a re-run', withBus((bus) => {
   const path = repo(bus, 'shop');
   assert.equal(init(bus, [], path).code, 0);
   const settingsPath = join(path, '.claude', 'settings.json');
   const edited = read(settingsPath) as Settings;
-  edited.env = { AGENT_BUS_CHANNELS: 'brain,deploy', OTHER: '1' };
+  edited.env = { OTHER: '1', AGENT_BUS_DEFAULT_CHANNELS: 'brain,deploy' };
   writeFileSync(settingsPath, JSON.stringify(edited));
   assert.equal(init(bus, ['--force'], path).code, 0);
-  assert.deepEqual((read(settingsPath) as Settings).env, { AGENT_BUS_CHANNELS: 'brain,deploy', OTHER: '1' });
+  assert.deepEqual((read(settingsPath) as Settings).env, { OTHER: '1', AGENT_BUS_DEFAULT_CHANNELS: 'brain,deploy' });
   const mine = { ...(read(settingsPath) as Settings), statusLine: { type: 'command', command: 'my-status' } };
   writeFileSync(settingsPath, JSON.stringify(mine));
   assert.equal(init(bus, ['--force', '--bin-path', '/opt/agent-bus'], path).code, 0);

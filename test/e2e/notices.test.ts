@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, runCliAsync, type CliResult, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishResult } from '../../src/core/notice-ops.js';
@@ -344,6 +344,17 @@ test('subscriptions: AGENT_BUS_CHANNELS trimmed and de-duplicated, the AGENTIHOO
   assert.deepEqual(received({ AGENT_BUS_CHANNELS: '*' }), ['brain', 'deploy', 'global', 'ops']);
   assert.deepEqual(received({ AGENT_BUS_CHANNELS: 'ops, *' }), ['brain', 'deploy', 'global', 'ops'], '* among others');
   assert.deepEqual(received({}), ['global'], 'unset: globals only');
+
+  // The layers: the repo's default (AGENT_BUS_DEFAULT_CHANNELS, as init writes it), a launch value over it,
+  // and the user's default in the bus folder's .env beneath both.
+  assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), ['brain', 'global'], "the repo's default");
+  assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: 'ops' }), ['global', 'ops'], 'a launch value wins over it');
+  assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENTIHOOKS_BASE_CHANNELS: 'deploy' }), ['deploy', 'global'], 'the AGENTIHOOKS launch value too');
+  assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: '' }), ['global'], 'launched with none: globals only');
+  writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=deploy\n');
+  assert.deepEqual(received({}), ['deploy', 'global'], "the user's default, when nothing above sets them");
+  assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), ['brain', 'global'], "the repo's default over the user's");
+  assert.deepEqual(received({ AGENT_BUS_CHANNELS: 'ops' }), ['global', 'ops']);
 
   // Critical notices follow the same filter before tool calls.
   const critical = publish(bus, 'ops', 'ops on fire', { severity: 'critical' });
@@ -753,22 +764,56 @@ test('statusline: identity, subscriptions, pending mail and live notices for the
     return result;
   };
   const subscribed = { AGENT_BUS_CHANNELS: ' brain , deploy,brain' };
-  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy · mail 2 · notices 1 critical, 2 alert, 2 info\n');
+  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy (launch) · mail 2 · notices 1 critical, 2 alert, 2 info\n');
   assert.deepEqual(JSON.parse(status(subscribed, ['--json']).stdout), {
     name: 'shop/claude',
     channels: ['brain', 'deploy'],
+    channels_layer: 'launch',
+    channels_from: 'the launch environment',
     pending_mail: 2,
     notices: { critical: 1, alert: 2, info: 2 },
   });
-  assert.equal(status({}).stdout, 'bus shop/claude · ch (global only) · mail 2 · notices 1 alert\n');
-  assert.equal(status({ AGENT_BUS_CHANNELS: '*' }).stdout, 'bus shop/claude · ch * · mail 2 · notices 2 critical, 2 alert, 2 info\n');
+  assert.equal(status({}).stdout, 'bus shop/claude · ch (global only) (unset) · mail 2 · notices 1 alert\n');
+  assert.equal(status({ AGENT_BUS_CHANNELS: '*' }).stdout, 'bus shop/claude · ch * (launch) · mail 2 · notices 2 critical, 2 alert, 2 info\n');
 
   // It only reads: the mail is still pending and the info notices still due.
   assert.equal(json<Array<{ name: string; pending_count: number }>>(runCli(['agents', '--json'], { env: bus.env })).find((agent) => agent.name === 'shop/claude')?.pending_count, 2);
   assert.equal(shownIds(prompt(agentEnv(bus, subscribed), 'sess-A').context).length, 5);
-  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy · mail 0 · notices 1 critical, 2 alert, 2 info\n', 'live counts, not what is due');
+  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy (launch) · mail 0 · notices 1 critical, 2 alert, 2 info\n', 'live counts, not what is due');
   runCli(['channel', 'clear', '--all'], { env: bus.env });
-  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy · mail 0 · no notices\n');
+  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy (launch) · mail 0 · no notices\n');
+}));
+
+test('statusline names the layer the subscriptions came from: launch over settings.local.json over settings.json over the user', withTempBus((bus) => {
+  const project = join(bus.dir, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  mkdirSync(join(project, '.claude'));
+  const home = bus.env.HOME as string;
+  mkdirSync(join(home, '.claude'));
+  const writeEnv = (path: string, env: Record<string, string>): void => writeFileSync(path, JSON.stringify({ env }));
+  // What Claude Code gives the status line: the merged settings env over the launch env, and the project folder.
+  const line = (env: NodeJS.ProcessEnv): { text: string; facts: Record<string, unknown> } => {
+    const full = { ...agentEnv(bus, env), CLAUDE_PROJECT_DIR: project };
+    const text = runCli(['statusline', '--client', 'claude'], { env: full, input: '{}' }).stdout;
+    const facts = JSON.parse(runCli(['statusline', '--client', 'claude', '--json'], { env: full, input: '{}' }).stdout) as Record<string, unknown>;
+    return { text, facts };
+  };
+  const layerOf = (env: NodeJS.ProcessEnv) => {
+    const { text, facts } = line(env);
+    return [/ · ch (.+?) · mail /.exec(text)?.[1], facts.channels_layer, facts.channels_from];
+  };
+  assert.deepEqual(layerOf({}), ['(global only) (unset)', 'none', 'nothing sets them']);
+  writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=amygdala\n');
+  assert.deepEqual(layerOf({}), ['amygdala (user)', 'user', join(dirname(bus.db), '.env')]);
+  writeEnv(join(home, '.claude', 'settings.json'), { AGENT_BUS_DEFAULT_CHANNELS: 'brain' });
+  assert.deepEqual(layerOf({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), ['brain (user)', 'user', '~/.claude/settings.json']);
+  writeEnv(join(project, '.claude', 'settings.json'), { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' });
+  assert.deepEqual(layerOf({ AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }), ['brain,amygdala (repo)', 'repo', '.claude/settings.json']);
+  writeEnv(join(project, '.claude', 'settings.local.json'), { AGENT_BUS_DEFAULT_CHANNELS: 'deploy' });
+  assert.deepEqual(layerOf({ AGENT_BUS_DEFAULT_CHANNELS: 'deploy' }), ['deploy (local)', 'repo-local', '.claude/settings.local.json']);
+  assert.deepEqual(layerOf({ AGENT_BUS_DEFAULT_CHANNELS: 'deploy', AGENT_BUS_CHANNELS: 'ops' }), ['ops (launch)', 'launch', 'the launch environment']);
+  // A process Claude Code did not give its settings reads them as Claude Code would merge them.
+  assert.deepEqual(layerOf({}), ['deploy (local)', 'repo-local', '.claude/settings.local.json']);
 }));
 
 // ---------------------------------------------------------------------------

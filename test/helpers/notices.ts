@@ -24,6 +24,9 @@ export const STATUS_KEYS = [
   'refresh_every_tool_calls',
   'source_location',
   'source_type',
+  'subscriptions',
+  'subscriptions_from',
+  'subscriptions_layer',
   'warnings',
 ];
 

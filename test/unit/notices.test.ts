@@ -13,13 +13,12 @@ import {
   parseChannel,
   parsePriority,
   parseSeverity,
-  parseSubscriptions,
   parseTtl,
-  receives,
   selectNotices,
   type NoticeCandidate,
   type Severity,
 } from '../../src/core/notices.js';
+import { parseSubscriptions, receives } from '../../src/core/subscriptions.js';
 import { noticeBlock, renderNotice } from '../../src/hooks/notice-text.js';
 
 /** selectNotices keeps this many bytes of the budget for the block's heading, hint and held-back line (HEADER_ALLOWANCE in notices.ts). */

@@ -3,7 +3,10 @@ import { openBus } from '../../runtime.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus, type BrainStatus } from '../../brain/status.js';
 import { refreshBrain, type RefreshResult } from '../../brain/refresh.js';
-import { parseChannel, parseSubscriptions } from '../../core/notices.js';
+import { parseChannel } from '../../core/notices.js';
+import { subscriptionLabel } from '../../core/subscriptions.js';
+import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
+import { repoRoot } from '../../core/identity.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../format.js';
@@ -21,6 +24,9 @@ function statusText(status: BrainStatus): string {
     `refresh    every ${status.refresh_every_tool_calls === 1 ? 'tool call' : `${status.refresh_every_tool_calls} tool calls`}, and when a session starts`,
     `last fetch ${status.last_fetch_at ? clockTime(status.last_fetch_at) : 'never'}${status.last_error ? ` (failed: ${printable(status.last_error)})` : ''}`,
   ];
+  if (status.subscriptions !== null) {
+    lines.push(`subscribed ${printable(subscriptionLabel({ channels: status.subscriptions, all: false }))}, from ${printable(status.subscriptions_from ?? '')}`);
+  }
   for (const warning of status.warnings) lines.push(`warning    ${printable(warning)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -63,8 +69,10 @@ export const run: CommandRunner = async (args, io) => {
       return 0;
     }
     if (action === 'status') {
-      const subscriptions = io.env.AGENT_BUS_CHANNELS !== undefined || io.env.AGENTIHOOKS_BASE_CHANNELS !== undefined ? parseSubscriptions(io.env) : null;
-      const status = await brainStatus(bus, settings, subscriptions);
+      // Claude Code's settings files count only where Claude Code ran this command (from a session's shell or hook).
+      const inClaude = ['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'].some((variable) => (io.env[variable] ?? '') !== '');
+      const project = (io.env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(io.cwd);
+      const status = await brainStatus(bus, settings, sessionSubscriptionSource(io.env, inClaude ? { repo: project } : null));
       io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
       return 0;
     }

@@ -1,0 +1,23 @@
+/**
+ * The bus folder's `.env`: settings a user keeps in one place for every
+ * client (the brain's, and the user's default subscriptions). The process
+ * environment always wins over it. A missing or unreadable file adds nothing.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { busPaths } from './paths.js';
+import type { Env } from './settings.js';
+
+export function dotEnvPath(env: Env): string {
+  return join(busPaths(env).folder, '.env');
+}
+
+/** The `.env` file's settings alone, as the file says now (a long-running server sees edits). */
+export function busDotEnv(env: Env): Env {
+  try {
+    return parseEnv(readFileSync(dotEnvPath(env), 'utf8'));
+  } catch {
+    return {};
+  }
+}
