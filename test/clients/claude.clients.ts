@@ -28,8 +28,9 @@ function setup(): WiredRepo {
   return wired;
 }
 
-function runClaude(s: WiredRepo, model: FakeModel, prompt: string): Promise<ClientRun> {
-  return runClient(CLAUDE, ['-p', prompt, '--output-format', 'json'], s.repo, claudeEnv(s.bus, model.url));
+/** `launch` is the environment Claude Code is started with, on top of the test's own. */
+function runClaude(s: WiredRepo, model: FakeModel, prompt: string, launch: NodeJS.ProcessEnv = {}): Promise<ClientRun> {
+  return runClient(CLAUDE, ['-p', prompt, '--output-format', 'json'], s.repo, { ...claudeEnv(s.bus, model.url), ...launch });
 }
 
 test('Claude Code starts our MCP server and the model\'s send_message lands in the bus', { skip }, async () => {
@@ -121,27 +122,42 @@ test('notices: a critical one reaches the model before each tool call, an info o
   }
 });
 
-test('the brain: an entry reaches the model at the first turn of a subscribed session, never an unsubscribed one', { skip }, async () => {
+test("subscriptions in layers: init's default brings the brain at the first turn, a launch AGENT_BUS_CHANNELS wins over it, settings.local.json over settings.json", { skip }, async () => {
   const s = setup();
   // The feed folder in the bus folder turns the brain on; init subscribed the repo to brain and amygdala.
   const feed = join(dirname(s.bus.db), 'brain-feed');
   mkdirSync(feed, { recursive: true });
   writeFileSync(join(feed, 'hot-arcs.md'), '---\nid: hot-arcs\ntitle: Active Hot Arcs\npriority: 10\n---\nBRAIN-ENTRY-MARKER: the login rewrite is the hottest arc\n');
+  // A critical notice on each of two other channels: each session must show the one its layer subscribes it to.
+  for (const [channel, marker] of [['ops', 'OPS-CHANNEL-MARKER'], ['amygdala', 'AMYGDALA-CHANNEL-MARKER']]) {
+    assert.equal(runCli(['channel', 'publish', channel as string, marker as string, '-s', 'critical'], { env: s.bus.env }).code, 0);
+  }
   const model = await startFakeAnthropic(() => ({ text: 'noted' }));
-  try {
-    const run = await runClaude(s, model, 'what is hot?');
-    assert.equal(run.code, 0, run.stderr);
-    assert.ok(model.requests[0]?.includes('BRAIN-ENTRY-MARKER'), 'the first model request carries the brain entry');
-    // The same repo with the brain channel left out of its subscriptions.
-    const settingsPath = join(s.repo, '.claude', 'settings.json');
-    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { env: Record<string, string> };
-    settings.env.AGENT_BUS_CHANNELS = 'amygdala';
-    writeFileSync(settingsPath, JSON.stringify(settings));
+  const session = async (launch: NodeJS.ProcessEnv = {}): Promise<string[]> => {
     const before = model.requests.length;
-    const second = await runClaude(s, model, 'anything?');
-    assert.equal(second.code, 0, second.stderr);
-    assert.ok(model.requests.length > before);
-    assert.ok(model.requests.slice(before).every((raw) => !raw.includes('BRAIN-ENTRY-MARKER')), 'an unsubscribed session never sees it');
+    const run = await runClaude(s, model, 'what is hot?', launch);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(model.requests.length > before, 'the session reached the model');
+    return model.requests.slice(before);
+  };
+  const sees = (requests: string[], marker: string): boolean => requests.some((raw) => raw.includes(marker));
+  try {
+    const settings = JSON.parse(readFileSync(join(s.repo, '.claude', 'settings.json'), 'utf8')) as { env: Record<string, string> };
+    assert.deepEqual(settings.env, { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, "init's default");
+
+    const byDefault = await session();
+    assert.ok(byDefault[0]?.includes('BRAIN-ENTRY-MARKER'), 'the first model request carries the brain entry');
+    assert.ok(sees(byDefault, 'AMYGDALA-CHANNEL-MARKER') && !sees(byDefault, 'OPS-CHANNEL-MARKER'));
+
+    const launched = await session({ AGENT_BUS_CHANNELS: 'ops' });
+    assert.ok(!sees(launched, 'BRAIN-ENTRY-MARKER'), 'launched with AGENT_BUS_CHANNELS=ops: no brain entry');
+    assert.ok(sees(launched, 'OPS-CHANNEL-MARKER'), 'and the launch value is what the hooks used');
+    assert.ok(!sees(launched, 'AMYGDALA-CHANNEL-MARKER'));
+
+    writeFileSync(join(s.repo, '.claude', 'settings.local.json'), JSON.stringify({ env: { AGENT_BUS_DEFAULT_CHANNELS: 'ops' } }));
+    const local = await session();
+    assert.ok(!sees(local, 'BRAIN-ENTRY-MARKER') && !sees(local, 'AMYGDALA-CHANNEL-MARKER'), 'settings.local.json wins over settings.json');
+    assert.ok(sees(local, 'OPS-CHANNEL-MARKER'));
   } finally {
     await model.close();
     s.bus.cleanup();

@@ -19,7 +19,8 @@ const skip = runnable ? false : 'Codex is not installed in clients/ (npm run tes
 
 const setup = (): WiredRepo => wiredRepo('codex');
 
-function runCodex(s: WiredRepo, model: FakeResponses, prompt: string): Promise<ClientRun> {
+/** `launch` is the environment Codex is started with, on top of the test's own. */
+function runCodex(s: WiredRepo, model: FakeResponses, prompt: string, launch: NodeJS.ProcessEnv = {}): Promise<ClientRun> {
   const home = join(s.bus.dir, 'codex-home');
   mkdirSync(home, { recursive: true });
   const args = [
@@ -28,7 +29,7 @@ function runCodex(s: WiredRepo, model: FakeResponses, prompt: string): Promise<C
     '-c', `model_providers.fake={name="fake",base_url="${model.url}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
     prompt,
   ];
-  return runClient(CODEX, args, s.repo, { ...s.bus.env, CODEX_HOME: home, OPENAI_API_KEY: 'dummy' });
+  return runClient(CODEX, args, s.repo, { ...s.bus.env, CODEX_HOME: home, OPENAI_API_KEY: 'dummy', ...launch });
 }
 
 test("Codex starts our MCP server and the model's send_message lands in the bus", { skip }, async () => {
@@ -103,6 +104,24 @@ test('notices: a critical one reaches the model between a tool call and its outp
     assert.ok(last.slice(call, output).includes('CRITICAL-NOTICE-MARKER'), 'the pre-tool hook showed the critical notice before the tool ran');
     assert.equal(last.split('INFO-NOTICE-MARKER').length - 1, 1, 'the info notice was shown once (at session start)');
     assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')));
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test("a launch AGENT_BUS_CHANNELS wins over the repo's default in the hook commands", { skip }, async () => {
+  const s = setup();
+  publishTestNotices(s.bus);
+  const model = await startFakeResponses((body): ResponsesReply =>
+    hasToolOutput(body) ? { text: 'done' } : { namespace: 'mcp__agent_bus', name: 'channel_list', input: {} },
+  );
+  try {
+    const run = await runCodex(s, model, 'check the fleet', { AGENT_BUS_CHANNELS: 'ops' });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(model.requests.length >= 2, `a tool call was made (${model.requests.length} requests)`);
+    assert.ok(model.requests.some((raw) => raw.includes('UNSUBSCRIBED-NOTICE-MARKER')), "the ops notice the launch value subscribes to reached the model");
+    assert.ok(model.requests.every((raw) => !raw.includes('CRITICAL-NOTICE-MARKER') && !raw.includes('INFO-NOTICE-MARKER')), "the repo's default (brain, amygdala) did not apply");
   } finally {
     await model.close();
     s.bus.cleanup();

@@ -19,7 +19,8 @@ const skip = runnable ? false : 'opencode is not installed in clients/ (npm run 
 
 const setup = (): WiredRepo => wiredRepo('opencode');
 
-function runOpencode(s: WiredRepo, model: FakeChat, prompt: string): Promise<ClientRun> {
+/** `launch` is the environment opencode is started with, on top of the test's own. */
+function runOpencode(s: WiredRepo, model: FakeChat, prompt: string, launch: NodeJS.ProcessEnv = {}): Promise<ClientRun> {
   const home = s.bus.env.HOME as string;
   const config = join(home, '.config');
   mkdirSync(join(config, 'opencode'), { recursive: true });
@@ -44,6 +45,7 @@ function runOpencode(s: WiredRepo, model: FakeChat, prompt: string): Promise<Cli
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_SHARE: '1',
+    ...launch,
   });
 }
 
@@ -104,6 +106,21 @@ test('notices: the plugin shows a critical one after each tool call and an info 
     assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')));
     const listed = json<Array<{ message: string; delivered_to: number }>>(runCli(['channel', 'list', '--notices', '--json'], { env: s.bus.env }));
     assert.equal(listed.find((notice) => notice.message === 'INFO-NOTICE-MARKER')?.delivered_to, 1, 'shown to one session, once');
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test("a launch AGENT_BUS_CHANNELS wins over the plugin's CHANNELS", { skip }, async () => {
+  const s = setup();
+  publishTestNotices(s.bus);
+  const model = await startFakeChat(() => ({ text: 'noted' }));
+  try {
+    const run = await runOpencode(s, model, 'anything new?', { AGENT_BUS_CHANNELS: 'ops' });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(model.requests.some((raw) => raw.includes('UNSUBSCRIBED-NOTICE-MARKER')), `the ops notice reached the model (${model.requests.length} requests)`);
+    assert.ok(model.requests.every((raw) => !raw.includes('CRITICAL-NOTICE-MARKER') && !raw.includes('INFO-NOTICE-MARKER')), "the plugin's brain,amygdala did not apply");
   } finally {
     await model.close();
     s.bus.cleanup();
