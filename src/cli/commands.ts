@@ -118,8 +118,9 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Notices on named channels: publish, list, acknowledge, clear.',
     details: [
       'A notice is a broadcast with a severity and a TTL, shown to the sessions subscribed to its channel',
-      '(AGENT_BUS_CHANNELS in the client\'s environment): critical at every turn and before every tool call,',
-      'alert at every turn, info once per session. Notices are context, not mail: nobody replies to them.',
+      '(AGENT_BUS_CHANNELS at launch, else AGENT_BUS_DEFAULT_CHANNELS from the settings init wrote):',
+      'critical at every turn and before every tool call, alert at every turn, info once per session.',
+      'Notices are context, not mail: nobody replies to them.',
       '',
       'Actions:',
       '  publish CHANNEL MESSAGE...   publish a notice (its words joined; MESSAGE - reads standard input)',
@@ -219,7 +220,10 @@ export const COMMANDS: CommandSpec[] = [
     name: 'statusline',
     summary: "One status line for Claude Code's statusLine setting: identity, subscriptions, mail, notices.",
     details: "Reads Claude Code's status JSON on stdin (for the session id and folder). Set it with\n" +
-      '{"statusLine": {"type": "command", "command": "agent-bus statusline"}} in .claude/settings.json.',
+      '{"statusLine": {"type": "command", "command": "agent-bus statusline"}} in .claude/settings.json.\n' +
+      'After the subscriptions, in brackets, the layer that set them: launch (AGENT_BUS_CHANNELS at start),\n' +
+      'local (.claude/settings.local.json), repo (.claude/settings.json), user (~/.claude/settings.json or\n' +
+      "the bus's .env) or unset.",
     positionals: [],
     options: [
       { name: 'client', type: 'string', value: 'ID', description: 'client id, to derive the name as the hooks do', default: 'claude' },
