@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../helpers/bus-env.js';
+import { copyWorkingTree } from '../helpers/working-tree.js';
 
 /** The first shell block of the README's first section. */
 function firstCommand(): string {
@@ -19,17 +20,6 @@ function firstCommand(): string {
   const block = /```sh\n([^\n]+)\n```/.exec(section);
   assert.ok(block, 'the README opens with a shell block');
   return (block as RegExpExecArray)[1] as string;
-}
-
-/** The tracked and untracked (not ignored) files of the working tree: what a clone of it would hold. */
-function copyTree(to: string): void {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(listed.status, 0, `git ls-files: ${listed.stderr}`);
-  for (const file of listed.stdout.split('\0').filter((entry) => entry !== '')) {
-    if (!existsSync(join(ROOT, file))) continue; // deleted in the working tree
-    mkdirSync(dirname(join(to, file)), { recursive: true });
-    copyFileSync(join(ROOT, file), join(to, file));
-  }
 }
 
 /**
@@ -57,7 +47,7 @@ test("the README's first command installs agent-bus and shows mail sent, waiting
     const prefix = join(dir, 'global');
     const tmp = join(dir, 'tmp');
     for (const folder of [clone, home, prefix, tmp]) mkdirSync(folder, { recursive: true });
-    copyTree(clone);
+    copyWorkingTree(ROOT, clone);
     // Only the machine's PATH and npm settings: no agent-bus variable, no npm_* of the npm running the tests.
     const env: NodeJS.ProcessEnv = {
       PATH: [join(prefix, 'bin'), dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),

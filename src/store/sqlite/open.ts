@@ -50,6 +50,23 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * What to say when the SQLite addon was compiled for another Node.js (a Node upgrade, or nvm
+ * switching versions under a global install): what to run, and where, rather than the loader's
+ * paragraph. Null for any other failure.
+ */
+export function addonMismatch(error: unknown, addon: string | undefined, nodeVersion: string): string | null {
+  const message = describe(error);
+  const versions = /NODE_MODULE_VERSION\s+(\d+)\.\s+This\s+version\s+of\s+Node\.js\s+requires\s+NODE_MODULE_VERSION\s+(\d+)/.exec(message);
+  if (!versions) return null;
+  // <root>/node_modules/better-sqlite3/build/Release/better_sqlite3.node: npm rebuild runs in <root>.
+  const where = addon ? dirname(dirname(dirname(dirname(dirname(addon))))) : null;
+  return (
+    `the SQLite addon (better-sqlite3) was built for another Node.js (module version ${versions[1]}; Node.js ${nodeVersion} needs ${versions[2]}): ` +
+    `run 'npm rebuild better-sqlite3'${where ? ` in ${where}` : ''} with this Node.js, or reinstall agent-bus with it`
+  );
+}
+
 function isCorruption(error: unknown): boolean {
   const code = (error as { code?: string }).code ?? '';
   return code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_CANTOPEN');
@@ -73,7 +90,7 @@ export function openSqlite(path: string): Database.Database {
     preparePrivateFile(path);
     db = connect(path);
   } catch (error) {
-    throw new StoreUnavailableError(`cannot open the database at ${path}: ${describe(error)}`);
+    throw new StoreUnavailableError(addonMismatch(error, nativeBinding(), process.versions.node) ?? `cannot open the database at ${path}: ${describe(error)}`);
   }
   try {
     // Refuse a newer epoch before anything writes to the file (the switch to WAL is a write).
