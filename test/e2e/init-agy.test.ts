@@ -52,3 +52,26 @@ test('the agy hook commands run as written and answer in its JSON', withTempBus(
   assert.match(stop.reason, /mail for agy/);
   assert.deepEqual(JSON.parse(run(hooks['agent-bus']?.PreInvocation?.[0]?.command ?? '')), { injectSteps: [] });
 }));
+
+test('subscriptions an older init wrote as AGENT_BUS_CHANNELS are kept and renamed; a launch value then wins over them', withTempBus((bus) => {
+  const path = repo(bus, 'older');
+  assert.equal(init(bus, [], path).code, 0);
+  const hooksPath = join(path, '.agents', 'plugins', 'agent-bus', 'hooks.json');
+  writeFileSync(hooksPath, readFileSync(hooksPath, 'utf8').replace('AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala', "AGENT_BUS_CHANNELS='deploy,brain'"));
+  assert.equal(init(bus, [], path).code, 0);
+  const hooks = JSON.parse(readFileSync(hooksPath, 'utf8')) as Record<string, Record<string, Array<{ command: string }>>>;
+  const command = hooks['agent-bus']?.PreInvocation?.[0]?.command ?? '';
+  assert.equal(command, `AGENT_BUS_NAME=older/agy AGENT_BUS_DEFAULT_CHANNELS=deploy,brain ${CLI} hook-user-prompt --client agy || true`);
+  // The command as agy runs it: a critical notice on ops reaches only a session launched with ops.
+  const self = { ...bus.env, AGENT_BUS_NAME: 'older/agy', AGENT_BUS_REPO: path };
+  runCli(['send', 'joining', '--to', 'older/agy'], { env: self });
+  runCli(['inbox'], { env: self });
+  assert.equal(runCli(['channel', 'publish', 'ops', 'OPS-ONLY', '-s', 'critical'], { env: bus.env }).code, 0);
+  const shown = (launch: NodeJS.ProcessEnv): string => {
+    const result = spawnSync('sh', ['-c', command], { env: { ...bus.env, ...launch }, cwd: path, input: JSON.stringify({ workspacePaths: [path], conversationId: 'c-1' }), encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    return result.stdout;
+  };
+  assert.doesNotMatch(shown({}), /OPS-ONLY/, "the repo's default does not subscribe to ops");
+  assert.match(shown({ AGENT_BUS_CHANNELS: 'ops' }), /OPS-ONLY/, 'the launch value wins');
+}));
