@@ -223,7 +223,7 @@ export const COMMANDS: CommandSpec[] = [
       '{"statusLine": {"type": "command", "command": "agent-bus statusline"}} in .claude/settings.json.\n' +
       'After the subscriptions, in brackets, the layer that set them: launch (AGENT_BUS_CHANNELS at start),\n' +
       'local (.claude/settings.local.json), repo (.claude/settings.json), user (~/.claude/settings.json or\n' +
-      "the bus's .env) or unset.",
+      "the bus's .env); nothing when no layer sets them.",
     positionals: [],
     options: [
       { name: 'client', type: 'string', value: 'ID', description: 'client id, to derive the name as the hooks do', default: 'claude' },

@@ -137,6 +137,6 @@ export function subscriptionSource(env: Env, files: SettingsFileLayer[], userDef
 }
 
 /** The layer as the status line names it: short. */
-export function layerLabel(layer: SubscriptionLayer): string {
-  return { launch: 'launch', 'repo-local': 'local', repo: 'repo', user: 'user', none: 'unset' }[layer];
+export function layerLabel(layer: Exclude<SubscriptionLayer, 'none'>): string {
+  return { launch: 'launch', 'repo-local': 'local', repo: 'repo', user: 'user' }[layer];
 }

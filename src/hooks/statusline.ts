@@ -50,7 +50,7 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
 }
 
 export function statusText(facts: StatusFacts): string {
-  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })} (${layerLabel(facts.channels_layer)})`, `mail ${facts.pending_mail}`];
+  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })}${facts.channels_layer === 'none' ? '' : ` (${layerLabel(facts.channels_layer)})`}`, `mail ${facts.pending_mail}`];
   const live = (['critical', 'alert', 'info'] as const).filter((severity) => facts.notices[severity] > 0).map((severity) => `${facts.notices[severity]} ${severity}`);
   parts.push(live.length > 0 ? `notices ${live.join(', ')}` : 'no notices');
   return parts.join(' · ');

@@ -773,7 +773,7 @@ test('statusline: identity, subscriptions, pending mail and live notices for the
     pending_mail: 2,
     notices: { critical: 1, alert: 2, info: 2 },
   });
-  assert.equal(status({}).stdout, 'bus shop/claude · ch (global only) (unset) · mail 2 · notices 1 alert\n');
+  assert.equal(status({}).stdout, 'bus shop/claude · ch (global only) · mail 2 · notices 1 alert\n');
   assert.equal(status({ AGENT_BUS_CHANNELS: '*' }).stdout, 'bus shop/claude · ch * (launch) · mail 2 · notices 2 critical, 2 alert, 2 info\n');
 
   // It only reads: the mail is still pending and the info notices still due.
@@ -802,7 +802,7 @@ test('statusline names the layer the subscriptions came from: launch over settin
     const { text, facts } = line(env);
     return [/ · ch (.+?) · mail /.exec(text)?.[1], facts.channels_layer, facts.channels_from];
   };
-  assert.deepEqual(layerOf({}), ['(global only) (unset)', 'none', 'nothing sets them']);
+  assert.deepEqual(layerOf({}), ['(global only)', 'none', 'nothing sets them']);
   writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=amygdala\n');
   assert.deepEqual(layerOf({}), ['amygdala (user)', 'user', join(dirname(bus.db), '.env')]);
   writeEnv(join(home, '.claude', 'settings.json'), { AGENT_BUS_DEFAULT_CHANNELS: 'brain' });
