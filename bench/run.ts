@@ -23,7 +23,7 @@ import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditLog } from '../src/audit/log.js';
 import { Bus } from '../src/core/bus.js';
-import { nowStamp } from '../src/core/clock.js';
+import { nowStamp } from '../src/model/clock.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
 import { openBus } from '../src/runtime.js';

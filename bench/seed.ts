@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { formatStamp } from '../src/core/clock.js';
+import { formatStamp } from '../src/model/clock.js';
 import { progress } from './util.js';
 
 export interface SeedOptions {

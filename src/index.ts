@@ -9,7 +9,7 @@ export type { Severity } from './core/notices.js';
 export { parseSubscriptions } from './core/subscriptions.js';
 export type { Subscriptions } from './core/subscriptions.js';
 export { busPaths } from './core/paths.js';
-export * from './core/errors.js';
+export * from './model/errors.js';
 export * from './core/names.js';
 export type { MessageView, AgentView } from './core/views.js';
 export { registrationsFor } from './core/roster.js';

@@ -2,7 +2,7 @@
  * Audit rows: one JSON object per line, keys in a fixed order and compact, so
  * the log can be searched with plain grep (`grep '"op":"send".*"actor":"alpha"'`).
  */
-import { sha256Hex } from '../core/lazy-crypto.js';
+import { sha256Hex } from '../model/ids.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 

@@ -4,8 +4,8 @@
  * is due (it carries the YAML parser and, for an HTTP feed, node:http).
  */
 import type { Bus } from '../core/bus.js';
-import { nowMicros, formatStamp } from '../core/clock.js';
-import { sha256Hex } from '../core/lazy-crypto.js';
+import { nowMicros, formatStamp } from '../model/clock.js';
+import { sha256Hex } from '../model/ids.js';
 import { buildNotice, MAX_NOTICE_BODY_BYTES } from '../core/notice-ops.js';
 import { MAX_TTL_SECONDS, parseChannel, type NoticeRecord } from '../core/notices.js';
 import type { BrainState } from '../store/types.js';

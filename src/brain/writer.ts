@@ -8,8 +8,8 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bus } from '../core/bus.js';
-import { nowStamp } from '../core/clock.js';
-import { randomId, sha256Hex } from '../core/lazy-crypto.js';
+import { nowStamp } from '../model/clock.js';
+import { randomId, sha256Hex } from '../model/ids.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';
 import { httpRequest } from './http-source.js';

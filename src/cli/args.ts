@@ -1,5 +1,5 @@
 /** Parse a subcommand's arguments against its spec, and render its help. */
-import { BusError } from '../core/errors.js';
+import { BusError } from '../model/errors.js';
 import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
 
 /** Bad usage: a wrong flag, a missing or extra argument. Exit code 2, like other CLIs. */

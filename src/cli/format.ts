@@ -1,6 +1,6 @@
 /** Text shapes shared by the CLI's listings: clock times, relative ages, one-line previews, wrapping. */
 import stringWidth from 'string-width';
-import { stampToMillis } from '../core/clock.js';
+import { stampToMillis } from '../model/clock.js';
 
 /** Local wall-clock HH:MM:SS of a stored UTC stamp. */
 export function clockTime(stamp: string): string {

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BusError } from '../core/errors.js';
+import type { BusError } from '../model/errors.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { ReaderGone } from './output.js';

@@ -3,7 +3,7 @@
  * picocolors is loaded only when colour is actually on. Each agent keeps one
  * colour everywhere: its name's SHA-1 picks it from a fixed palette.
  */
-import { sha1Bytes } from '../core/lazy-crypto.js';
+import { sha1Bytes } from '../model/ids.js';
 import { printable } from './format.js';
 import type { Env } from '../core/settings.js';
 

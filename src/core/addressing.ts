@@ -3,9 +3,9 @@
  * the send's transaction: the four address forms, skipping the sender,
  * one copy per client for clients with sessions, and idle skipping.
  */
-import { formatStamp } from './clock.js';
-import { randomId, timeOrderedId } from './lazy-crypto.js';
-import { UnknownRecipientError } from './errors.js';
+import { formatStamp } from '../model/clock.js';
+import { randomId, timeOrderedId } from '../model/ids.js';
+import { UnknownRecipientError } from '../model/errors.js';
 import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
 import type { AgentRecord, RosterQuery, SendPlan } from '../store/types.js';

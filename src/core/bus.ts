@@ -8,8 +8,8 @@ import { digestBody, messageRow, sessionRow, type AuditRow, type BodyDigest } fr
 import { decideClaim, isNumbered, keyOf, type Claimant, type ClaimContext } from './sessions.js';
 import { processEnded, systemProcessTable } from '../sessions/procs.js';
 import { planSend, rosterQueryFor, unknownRecipient, NoSuchRecipient } from './addressing.js';
-import { formatStamp, nowMicros, nowStamp } from './clock.js';
-import { BusError, InvalidInputError, InvalidNameError } from './errors.js';
+import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
+import { BusError, InvalidInputError, InvalidNameError } from '../model/errors.js';
 import { clientAddressOf, composeName, groupOf, nameProblem, parseNameLenient, BROADCAST } from './names.js';
 import { busSettings, type BusSettings } from './settings.js';
 import { agentView, messageKind, messageView, type AgentView, type MessageKind, type MessageView } from './views.js';

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { BusError } from './errors.js';
+import { BusError } from '../model/errors.js';
 import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from './names.js';
 import type { Env } from './settings.js';
 import type { AgentRecord } from '../store/types.js';

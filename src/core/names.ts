@@ -2,7 +2,7 @@
  * The naming rules of the bus: repo slugs, client ids, session handles, and
  * the four forms a name can take (bare, client address, session address, `*`).
  */
-import { InvalidNameError } from './errors.js';
+import { InvalidNameError } from '../model/errors.js';
 
 export const MAX_SLUG_LENGTH = 40;
 export const MAX_CLIENT_LENGTH = 12;

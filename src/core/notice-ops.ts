@@ -5,9 +5,9 @@
  */
 import type { AuditLog } from '../audit/log.js';
 import { textRow, type AuditRow } from '../audit/record.js';
-import { formatStamp, nowMicros, nowStamp } from './clock.js';
-import { InvalidInputError, BusError } from './errors.js';
-import { sha256Hex, randomId } from './lazy-crypto.js';
+import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
+import { InvalidInputError, BusError } from '../model/errors.js';
+import { sha256Hex, randomId } from '../model/ids.js';
 import {
   compareNotices,
   evictionVictims,
@@ -152,6 +152,17 @@ export interface DeliverRequest {
  */
 export const ROTATION_MS = 1000;
 
+/** Most due notices one delivery reads: critical and alert ones come first in the order. */
+export const ROTATION_READ = 500;
+
+/**
+ * How many due notices a delivery reads: a turn's worth, and when critical and alert notices take
+ * turns, every one of them besides (they come first), so that each gets its turn.
+ */
+export function noticesToRead(totalDue: Record<Severity, number>, perTurn: number): number {
+  return Math.min(ROTATION_READ, perTurn + totalDue.critical + totalDue.alert);
+}
+
 export class Notices {
   constructor(
     private readonly store: Store,
@@ -234,6 +245,7 @@ export class Notices {
   /** What a hook shows this session now; info notices shown get their receipt in the same transaction. */
   async deliver(request: DeliverRequest): Promise<NoticeSelection> {
     const { subscriptions, caps } = request;
+    const turn = Math.floor(Date.now() / ROTATION_MS) + 1;
     return this.store.deliverNotices({
       query: {
         session: request.session,
@@ -241,16 +253,15 @@ export class Notices {
         channels: subscriptions.channels.filter((channel) => channel !== '*'),
         all: subscriptions.all,
         now: nowStamp(),
-        limit: caps.perTurn,
         ...(request.alsoIds && request.alsoIds.length > 0 ? { alsoIds: request.alsoIds } : {}),
       },
-      decide: (due, totalDue, turn) => {
+      readLimit: (totalDue) => noticesToRead(totalDue, caps.perTurn),
+      decide: (due, totalDue) => {
         const ordered = [...due].sort(compareNotices);
         const plain = selectNotices(ordered, totalDue, caps, request.usedBytes, request.render);
-        if (turn === 0) return plain;
+        if (plain.heldBack.critical + plain.heldBack.alert === 0) return plain;
         return selectNotices(rotateRecurring(ordered, plain, turn), totalDue, caps, request.usedBytes, request.render);
       },
-      rotateTurn: Math.floor(Date.now() / ROTATION_MS) + 1,
     });
   }
 }

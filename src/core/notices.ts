@@ -4,11 +4,11 @@
  * This module holds the rules only: validation, subscriptions, which notices
  * are due at which hook, their order, and the caps on one hook's output.
  */
-import { InvalidInputError } from './errors.js';
+import { InvalidInputError } from '../model/errors.js';
+import { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity } from '../model/notices.js';
 import { intSetting, type Env } from './settings.js';
 
-export const SEVERITIES = ['critical', 'alert', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+export { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity };
 
 /** Seconds a notice lives when its publisher gives no TTL. */
 export const DEFAULT_TTL_SECONDS: Record<Severity, number> = { critical: 1800, alert: 3600, info: 14_400 };
@@ -23,26 +23,6 @@ export const DEFAULT_NOTICES_PER_TURN = 8;
 export const DEFAULT_HOOK_OUTPUT_BYTES = 9000;
 /** Smallest budget accepted: room for the framing and a notice of a few lines. */
 export const MIN_HOOK_OUTPUT_BYTES = 1000;
-
-export interface NoticeRecord {
-  noticeId: string;
-  /** null: a global notice, which every session receives. */
-  channel: string | null;
-  severity: Severity;
-  title: string | null;
-  body: string;
-  source: string;
-  priority: number;
-  contentHash: string;
-  createdAt: string;
-  expiresAt: string;
-}
-
-/** A notice that may be due for one session, with what that session already has of it. */
-export interface NoticeCandidate extends NoticeRecord {
-  /** When this session was first shown it (info notices are shown once), or null. */
-  deliveredAt: string | null;
-}
 
 export function severityRank(severity: Severity): number {
   return severity === 'critical' ? 0 : severity === 'alert' ? 1 : 2;

@@ -4,7 +4,7 @@
  * applies them in one transaction.
  */
 import { composeName, parseNameLenient } from './names.js';
-import { formatStamp } from './clock.js';
+import { formatStamp } from '../model/clock.js';
 import { clientProcessOf, type LineageEntry } from '../sessions/procs.js';
 import type { AgentRecord, ClaimDecision, SessionKey, SessionRecord } from '../store/types.js';
 

@@ -5,7 +5,7 @@
  */
 import { readlinkSync } from 'node:fs';
 import type { Bus } from '../core/bus.js';
-import { formatStamp, nowMicros } from '../core/clock.js';
+import { formatStamp, nowMicros } from '../model/clock.js';
 import { clientProcessOf, lineageOf, type ProcessTable } from '../sessions/procs.js';
 
 /** A route is rewritten at least this often, so its age says whether the session is still around. */

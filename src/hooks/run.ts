@@ -6,10 +6,10 @@
  * critical notices before each tool call. Each answers in its client's dialect.
  */
 import { dialectFor } from '../clients/dialects.js';
-import { BusError } from '../core/errors.js';
+import { BusError } from '../model/errors.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
-import { nowStamp, stampToMillis } from '../core/clock.js';
+import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
 import { openBus } from '../runtime.js';
 import { systemProcessTable } from '../sessions/procs.js';

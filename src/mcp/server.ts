@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
-import { BusError } from '../core/errors.js';
+import { BusError } from '../model/errors.js';
 import { IdentityError, resolveIdentity } from '../core/identity.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';

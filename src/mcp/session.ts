@@ -4,14 +4,14 @@
  * thread id is known), renamed by set_session, given up when the server stops.
  */
 import type { Bus } from '../core/bus.js';
-import { formatStamp, nowMicros } from '../core/clock.js';
+import { formatStamp, nowMicros } from '../model/clock.js';
 import type { Identity } from '../core/identity.js';
 import { sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, normaliseLabel, parseNameLenient } from '../core/names.js';
 import { registrationsFor } from '../core/roster.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { clientProcessOf, lineageOf, systemProcessTable } from '../sessions/procs.js';
-import { InvalidInputError } from '../core/errors.js';
+import { InvalidInputError } from '../model/errors.js';
 import { keyOf } from '../core/sessions.js';
 import type { SessionKey } from '../store/types.js';
 

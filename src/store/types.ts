@@ -5,45 +5,10 @@
  * Domain decisions that need data read inside the transaction are passed in
  * as synchronous functions from the core (for example, who a send reaches).
  */
-import type { NoticeCandidate, NoticeRecord, NoticeSelection, Severity } from '../core/notices.js';
+import type { NoticeCandidate, NoticeRecord, Severity } from '../model/notices.js';
+import type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord } from '../model/records.js';
 
-export interface AgentRecord {
-  name: string;
-  repoPath: string;
-  registeredAt: string;
-  lastSeen: string;
-  groupName: string | null;
-  client: string | null;
-  topic: string | null;
-}
-
-export interface MessageRecord {
-  messageId: string;
-  fromAgent: string;
-  toAgent: string;
-  body: string;
-  threadId: string;
-  sentAt: string;
-  readAt: string | null;
-  deliveredAt: string | null;
-  addressedTo: string | null;
-  fanoutId: string | null;
-  toGroup: string | null;
-  claimedBy: string | null;
-}
-
-/** How an agent is put on the roster. */
-export interface Registration {
-  name: string;
-  repoPath: string;
-  groupName: string | null;
-  client: string | null;
-  /**
-   * The identity's owner registers authoritatively (its repo path is updated);
-   * someone merely speaking as a name only inserts it when missing.
-   */
-  authoritative: boolean;
-}
+export type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord } from '../model/records.js';
 
 /** Which roster rows a send needs to see to decide its recipients. */
 export type RosterQuery = { kind: 'all' } | { kind: 'name'; name: string } | { kind: 'group'; group: string };
@@ -172,7 +137,7 @@ export interface Store {
    * Decide which notices a hook shows a session and, in the same transaction,
    * give the info notices shown a receipt: two hooks of one session never both show one.
    */
-  deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection>;
+  deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S>;
   notices(filter: NoticeFilter): Promise<NoticeListing[]>;
   channelCounts(now: string): Promise<ChannelCount[]>;
   /** Silence a notice for one session; null when there is no such notice. */
@@ -225,21 +190,24 @@ export interface DueNoticesQuery {
   channels: string[];
   all: boolean;
   now: string;
-  /** Most candidates to read: the per-turn cap (the rest are only counted). */
-  limit: number;
   /** Before a tool call: notices due besides the critical ones (the brain entries a refresh just restored). */
   alsoIds?: string[];
 }
 
-export interface DeliverNoticesInput {
+/** What a delivery decides that the store must write: the info notices shown, which get a receipt. */
+export interface NoticeDecision {
+  receipts: string[];
+}
+
+/**
+ * One delivery, one transaction: the due notices are counted by severity, `readLimit` says from
+ * the counts how many to read (in the order severity, priority descending, age, id), `decide` is
+ * called once with them, and the receipts it names are written before the transaction ends.
+ */
+export interface DeliverNoticesInput<S extends NoticeDecision = NoticeDecision> {
   query: DueNoticesQuery;
-  /**
-   * `turn` is 0, or, when critical or alert notices were held back, `rotateTurn`: the
-   * notices take turns by it (and every due one of them is read, not only the first few).
-   */
-  decide(due: NoticeCandidate[], totalDue: Record<Severity, number>, turn: number): NoticeSelection;
-  /** A number that moves on between turns (from the clock: no write on the hot path), at least 1. */
-  rotateTurn?: number;
+  readLimit(totalDue: Record<Severity, number>): number;
+  decide(due: NoticeCandidate[], totalDue: Record<Severity, number>): S;
 }
 
 export interface NoticeFilter {
@@ -265,45 +233,6 @@ export interface ChannelCount {
 }
 
 export type NoticeClearTarget = { kind: 'id'; noticeId: string } | { kind: 'channel'; channel: string | null } | { kind: 'all' };
-
-/** A session: one running MCP server holding one address of its client. */
-export interface SessionRecord {
-  serverPid: number;
-  serverStarted: string;
-  name: string;
-  clientAddress: string;
-  repoPath: string;
-  /** JSON of [pid, start, name] ancestors of the server, nearest first. */
-  lineage: string;
-  sessionKey: string | null;
-  bootId: string | null;
-  pidNs: string | null;
-  startedAt: string;
-  lastSeen: string;
-  endedAt: string | null;
-}
-
-/** How to reach a client's session from outside (Codex: queue a turn on its thread). */
-export interface ClientRoute {
-  threadId: string;
-  agent: string;
-  client: string;
-  executable: string | null;
-  clientPid: number | null;
-  clientStarted: string | null;
-  repoPath: string;
-  updatedAt: string;
-  /** busy from the prompt hook to the stop hook, idle after it; null when no hook has said. */
-  turnState?: 'busy' | 'idle' | null;
-  /** When a sender queued a turn for this idle session; cleared when a turn starts. */
-  queuedAt?: string | null;
-}
-
-export interface SessionKey {
-  serverPid: number;
-  serverStarted: string;
-  clientAddress: string;
-}
 
 export interface ClaimDecision {
   /** The address this session takes: a session address, or the client address it must share. */
@@ -353,20 +282,6 @@ export interface RenameInput {
   /** Decides the rename from the client's session rows read inside the transaction; throws to refuse it. */
   plan(rows: SessionRecord[]): RenamePlan;
   registrations: Registration[];
-}
-
-export interface BrainState {
-  channel: string;
-  sourceKind: string;
-  location: string;
-  contentHash: string | null;
-  entryCount: number;
-  cutByCap: number;
-  /** JSON list of the last fetch's warnings. */
-  warnings: string;
-  lastFetchAt: string | null;
-  lastOkAt: string | null;
-  lastError: string | null;
 }
 
 export interface ReconcileInput {

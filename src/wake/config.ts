@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { randomId } from '../core/lazy-crypto.js';
+import { randomId } from '../model/ids.js';
 import { busPaths } from '../core/paths.js';
 import { clientAddressOf, groupOf } from '../core/names.js';
 import type { Env } from '../core/settings.js';

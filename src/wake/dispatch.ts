@@ -7,7 +7,7 @@
  */
 import type { AuditLog } from '../audit/log.js';
 import { textRow, type AuditRow } from '../audit/record.js';
-import { formatStamp, nowMicros } from '../core/clock.js';
+import { formatStamp, nowMicros } from '../model/clock.js';
 import { intSetting, type Env } from '../core/settings.js';
 import type { ClientRoute, MessageRecord, Store } from '../store/types.js';
 import { createRequire } from 'node:module';

@@ -10,11 +10,11 @@
  * WAL grows at every commit) and SQLite's data_version say when to look; the
  * poll (AGENT_BUS_WATCH_POLL_SECONDS) is only the fallback.
  */
-import { formatStamp, nowMicros, nowStamp } from '../core/clock.js';
+import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
-import { randomId } from '../core/lazy-crypto.js';
+import { randomId } from '../model/ids.js';
 import { busPaths } from '../core/paths.js';
 import { eachChange, folderWaiter } from '../core/store-changes.js';
 import { openBus } from '../runtime.js';

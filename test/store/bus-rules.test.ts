@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { formatStamp, nowMicros } from '../../src/core/clock.js';
-import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../../src/core/errors.js';
+import { formatStamp, nowMicros } from '../../src/model/clock.js';
+import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../../src/model/errors.js';
 import { coreBus, type CoreBus } from '../helpers/core-bus.js';
 import { readAudit } from '../helpers/bus-env.js';
 

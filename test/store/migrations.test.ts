@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { AuditLog } from '../../src/audit/log.js';
 import { Bus } from '../../src/core/bus.js';
-import { SchemaTooNewError, StoreUnavailableError } from '../../src/core/errors.js';
+import { SchemaTooNewError, StoreUnavailableError } from '../../src/model/errors.js';
 import { registrationsFor } from '../../src/core/roster.js';
 import { busSettings } from '../../src/core/settings.js';
 import type { AgentView, MessageView } from '../../src/core/views.js';

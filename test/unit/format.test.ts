@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatStamp, nowStamp, stampToMillis } from '../../src/core/clock.js';
+import { formatStamp, nowStamp, stampToMillis } from '../../src/model/clock.js';
 import { displayWidth, fitWidth, oneLine, pad, relativeAge, shortThread, wrap } from '../../src/cli/format.js';
 import { bodyPreview, bodySha256 } from '../../src/audit/record.js';
 import { createHash } from 'node:crypto';
@@ -46,7 +46,7 @@ test('previews, one-liners and wrapping', () => {
 });
 
 test('stamps follow the wall clock', async () => {
-  const { nowMicros } = await import('../../src/core/clock.js');
+  const { nowMicros } = await import('../../src/model/clock.js');
   assert.ok(Math.abs(nowMicros() / 1000 - Date.now()) < 1000);
 });
 

@@ -10,7 +10,7 @@ import {
   parseNameLenient,
   slugify,
 } from '../../src/core/names.js';
-import { InvalidNameError } from '../../src/core/errors.js';
+import { InvalidNameError } from '../../src/model/errors.js';
 
 test('slugify follows the documented examples', () => {
   const cases: Array<[string, string]> = [

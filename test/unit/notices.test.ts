@@ -1,7 +1,7 @@
 /** The notice rules as pure functions: validation, subscriptions, order, eviction and the caps on one hook's output. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidInputError } from '../../src/core/errors.js';
+import { InvalidInputError } from '../../src/model/errors.js';
 import {
   CUT_MARKER,
   DEFAULT_PRIORITY,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatStamp } from '../../src/core/clock.js';
+import { formatStamp } from '../../src/model/clock.js';
 import { decideClaim, type Claimant } from '../../src/core/sessions.js';
 import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../../src/sessions/procs.js';
 import type { SessionRecord } from '../../src/store/types.js';

@@ -7,7 +7,7 @@ import { parseChannel } from '../../core/notices.js';
 import { subscriptionLabel } from '../../core/subscriptions.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { repoRoot } from '../../core/identity.js';
-import { InvalidInputError } from '../../core/errors.js';
+import { InvalidInputError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../format.js';
 import type { CommandRunner } from '../spec.js';

@@ -4,7 +4,7 @@ import { printable } from '../format.js';
 import type { CommandRunner } from '../spec.js';
 import { loadWakeConfig, lookupWake, saveWakeConfig, type WakeConfig, type WakeEntry } from '../../wake/config.js';
 import { fireWake } from '../../wake/fire.js';
-import { BusError } from '../../core/errors.js';
+import { BusError } from '../../model/errors.js';
 
 const ACTIONS = ['show', 'set', 'clear', 'test'];
 

@@ -7,7 +7,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSy
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SchemaTooNewError, StoreUnavailableError } from '../../core/errors.js';
+import { SchemaTooNewError, StoreUnavailableError } from '../../model/errors.js';
 import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
 
 /** How long a writer waits for the lock before giving up, in milliseconds. */

@@ -3,8 +3,8 @@
  * prepared once, every read-modify-write in a `BEGIN IMMEDIATE` transaction.
  */
 import type Database from 'better-sqlite3';
-import { formatStamp, nowMicros, nowStamp } from '../../core/clock.js';
-import { randomId } from '../../core/lazy-crypto.js';
+import { formatStamp, nowMicros, nowStamp } from '../../model/clock.js';
+import { randomId } from '../../model/ids.js';
 import { openSqlite } from './open.js';
 import type {
   AgentRecord,
@@ -28,6 +28,7 @@ import type {
   SessionRecord,
   ChannelCount,
   DeliverNoticesInput,
+  NoticeDecision,
   DueNoticesQuery,
   NoticeClearTarget,
   NoticeFilter,
@@ -37,7 +38,7 @@ import type {
   ReconcileInput,
   ReconcileOutcome,
 } from '../types.js';
-import type { NoticeCandidate, NoticeRecord, NoticeSelection, Severity } from '../../core/notices.js';
+import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
   group_name AS groupName, client, topic`;
@@ -129,11 +130,6 @@ class PlanRefused extends Error {
   }
 }
 
-/** How many due notices a rotating delivery reads at most (critical and alert ones come first). */
-const ROTATION_READ = 500;
-/** How many a pre-tool delivery reads first, when notices may take turns. */
-const ROTATION_FIRST_READ = 64;
-
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
@@ -174,6 +170,20 @@ export class SqliteStore implements Store {
 
   private immediate<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /**
+   * A transaction that usually only reads: it starts without the write lock, and if it must write
+   * and another connection committed meanwhile (SQLite refuses to upgrade a stale snapshot), the
+   * whole of it runs again holding the lock. Each run is a transaction of its own.
+   */
+  private readMostly<T>(work: () => T): T {
+    try {
+      return this.db.transaction(work).deferred();
+    } catch (error) {
+      if (!String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw error;
+      return this.immediate(work);
+    }
   }
 
   private registerNow(registrations: Registration[], now: string): void {
@@ -717,57 +727,45 @@ export class SqliteStore implements Store {
     this.run('DELETE FROM notices WHERE notice_id = ?', [noticeId]);
   }
 
-  private dueNotices(query: DueNoticesQuery): { due: NoticeCandidate[]; totalDue: Record<Severity, number> } {
+  private dueParams(query: DueNoticesQuery): { params: Params; criticalOnly: boolean; withAlso: boolean } {
     const criticalOnly = isCriticalOnly(query);
-    const params: Params = { session: query.session, now: query.now, limit: query.limit };
+    const params: Params = { session: query.session, now: query.now };
     if (!query.all) params.channels = JSON.stringify(query.channels);
     const withAlso = criticalOnly && (query.alsoIds?.length ?? 0) > 0;
     if (withAlso) params.also = JSON.stringify(query.alsoIds);
-    const due = this.all<NoticeCandidate>(
-      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly, query.all, withAlso)}
-       ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
-      params,
-    );
-    const totalDue: Record<Severity, number> = { critical: 0, alert: 0, info: 0 };
-    if (due.length < query.limit) {
-      for (const notice of due) totalDue[notice.severity]++;
-    } else {
-      // More may be due than were read: count them all, for the held-back line.
-      const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly, query.all, withAlso)} GROUP BY n.severity`, params);
-      for (const { severity, n } of counts) totalDue[severity] = n;
-    }
-    return { due, totalDue };
+    return { params, criticalOnly, withAlso };
   }
 
-  async deliverNotices(input: DeliverNoticesInput): Promise<NoticeSelection> {
-    // Most hooks show only notices that need no receipt: decide those without the write lock.
-    // Before a tool call (critical notices only) the first read is a little longer when notices may
-    // take turns: it usually holds every due one, which saves a second read and a count.
-    const criticalOnly = isCriticalOnly(input.query);
-    let query = input.rotateTurn !== undefined && criticalOnly ? { ...input.query, limit: Math.max(input.query.limit, ROTATION_FIRST_READ) } : input.query;
-    let turn = 0;
-    let read = this.dueNotices(query);
-    let tentative = input.decide(read.due, read.totalDue, 0);
-    if (input.rotateTurn !== undefined && tentative.heldBack.critical + tentative.heldBack.alert > 0) {
-      // Held-back critical and alert notices take turns: decide by the turn over every due one of
-      // them (they come first in the order; a read that stopped at its limit counted them).
-      turn = input.rotateTurn;
-      const recurring = read.totalDue.critical + read.totalDue.alert;
-      if (read.due.length >= query.limit && recurring + input.query.limit > query.limit) {
-        query = { ...query, limit: Math.min(ROTATION_READ, recurring + input.query.limit) };
-        read = this.dueNotices(query);
-      }
-      tentative = input.decide(read.due, read.totalDue, turn);
-    }
-    if (tentative.receipts.length === 0) return tentative;
-    return this.immediate(() => {
-      const { due, totalDue } = this.dueNotices(query);
-      const selection = input.decide(due, totalDue, turn);
+  private countDue(query: DueNoticesQuery): Record<Severity, number> {
+    const { params, criticalOnly, withAlso } = this.dueParams(query);
+    const totalDue: Record<Severity, number> = { critical: 0, alert: 0, info: 0 };
+    const counts = this.all<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*) AS n ${dueWhere(criticalOnly, query.all, withAlso)} GROUP BY n.severity`, params);
+    for (const { severity, n } of counts) totalDue[severity] = n;
+    return totalDue;
+  }
+
+  private readDue(query: DueNoticesQuery, limit: number): NoticeCandidate[] {
+    const { params, criticalOnly, withAlso } = this.dueParams(query);
+    return this.all<NoticeCandidate>(
+      `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS deliveredAt ${dueWhere(criticalOnly, query.all, withAlso)}
+       ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
+      { ...params, limit },
+    );
+  }
+
+  async deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S> {
+    const { query } = input;
+    // Most deliveries write nothing (no info notice shown): they read without the write lock.
+    return this.readMostly(() => {
+      const totalDue = this.countDue(query);
+      const limit = input.readLimit(totalDue);
+      const due = limit > 0 && totalDue.critical + totalDue.alert + totalDue.info > 0 ? this.readDue(query, limit) : [];
+      const selection = input.decide(due, totalDue);
       for (const noticeId of selection.receipts) {
         this.run(
           `INSERT INTO notice_receipts (notice_id, session, delivered_at) VALUES (@id, @session, @now)
            ON CONFLICT(notice_id, session) DO UPDATE SET delivered_at = COALESCE(delivered_at, excluded.delivered_at)`,
-          { id: noticeId, session: input.query.session, now: input.query.now },
+          { id: noticeId, session: query.session, now: query.now },
         );
       }
       return selection;

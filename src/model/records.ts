@@ -1,0 +1,95 @@
+/**
+ * The records the store keeps and the core reasons about: the shared vocabulary
+ * below both, so the store imports nothing from the core.
+ */
+
+export interface AgentRecord {
+  name: string;
+  repoPath: string;
+  registeredAt: string;
+  lastSeen: string;
+  groupName: string | null;
+  client: string | null;
+  topic: string | null;
+}
+
+export interface MessageRecord {
+  messageId: string;
+  fromAgent: string;
+  toAgent: string;
+  body: string;
+  threadId: string;
+  sentAt: string;
+  readAt: string | null;
+  deliveredAt: string | null;
+  addressedTo: string | null;
+  fanoutId: string | null;
+  toGroup: string | null;
+  claimedBy: string | null;
+}
+
+/** How an agent is put on the roster. */
+export interface Registration {
+  name: string;
+  repoPath: string;
+  groupName: string | null;
+  client: string | null;
+  /**
+   * The identity's owner registers authoritatively (its repo path is updated);
+   * someone merely speaking as a name only inserts it when missing.
+   */
+  authoritative: boolean;
+}
+
+/** A session: one running MCP server holding one address of its client. */
+export interface SessionRecord {
+  serverPid: number;
+  serverStarted: string;
+  name: string;
+  clientAddress: string;
+  repoPath: string;
+  /** JSON of [pid, start, name] ancestors of the server, nearest first. */
+  lineage: string;
+  sessionKey: string | null;
+  bootId: string | null;
+  pidNs: string | null;
+  startedAt: string;
+  lastSeen: string;
+  endedAt: string | null;
+}
+
+/** How to reach a client's session from outside (Codex: queue a turn on its thread). */
+export interface ClientRoute {
+  threadId: string;
+  agent: string;
+  client: string;
+  executable: string | null;
+  clientPid: number | null;
+  clientStarted: string | null;
+  repoPath: string;
+  updatedAt: string;
+  /** busy from the prompt hook to the stop hook, idle after it; null when no hook has said. */
+  turnState?: 'busy' | 'idle' | null;
+  /** When a sender queued a turn for this idle session; cleared when a turn starts. */
+  queuedAt?: string | null;
+}
+
+export interface SessionKey {
+  serverPid: number;
+  serverStarted: string;
+  clientAddress: string;
+}
+
+export interface BrainState {
+  channel: string;
+  sourceKind: string;
+  location: string;
+  contentHash: string | null;
+  entryCount: number;
+  cutByCap: number;
+  /** JSON list of the last fetch's warnings. */
+  warnings: string;
+  lastFetchAt: string | null;
+  lastOkAt: string | null;
+  lastError: string | null;
+}
