@@ -14,7 +14,7 @@ import { buildNotice } from '../src/core/notice-ops.js';
 import { noticeCaps, type NoticeMoment } from '../src/core/notices.js';
 import { parseSubscriptions } from '../src/core/subscriptions.js';
 import { renderNotice } from '../src/hooks/notice-text.js';
-import type { SqliteStore } from '../src/store/sqlite/store.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
 import { CLI, median, quantile, round, type BusLocation, type Workspace } from './util.js';
 import type { HookFigure } from './hooks.js';
 
@@ -26,8 +26,9 @@ const SUBSCRIPTIONS = 'brain,amygdala,ch-1,ch-2,ch-3,ch-4,ch-5';
 /** Seed the store directly, every channel at its cap of PER_CHANNEL (publishing 10,000 would take a while). */
 async function seed(location: BusLocation): Promise<void> {
   const bus = openBus(location.env);
+  const seeding = new SqliteStore(location.db);
   try {
-    const db = (bus.store as SqliteStore).connection;
+    const db = seeding.connection;
     const insert = db.prepare(
       `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
        VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
@@ -43,6 +44,7 @@ async function seed(location: BusLocation): Promise<void> {
     })();
     await bus.register(registrationsFor('bench-repo/claude', location.home, true));
   } finally {
+    await seeding.close();
     await bus.close();
   }
 }

@@ -16,6 +16,8 @@
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
  * `npm run bench -- 3 5` (numbers or ids) runs only some sections.
  */
+import { livenessFrom } from '../src/core/liveness.js';
+import { systemProcessTable } from '../src/sessions/procs.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -28,7 +30,6 @@ import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
 import { openBus } from '../src/runtime.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
-import type { Store } from '../src/store/types.js';
 import { hookStartup } from './hooks.js';
 import { noticeFilter, preToolStartup } from './notices.js';
 import { wakeLatency } from './wake.js';
@@ -119,7 +120,7 @@ async function sendThroughput(ws: Workspace): Promise<Measurement> {
         // One caller awaiting each send before the next: every send is its own commit.
         sequentialSendsPerSecond: Math.round(SEQUENTIAL / sequentialSeconds),
         // For context: the same connection and schema, one bare INSERT per write transaction.
-        rawInsertTransactionsPerSecond: rawInsertTransactions(bus.store),
+        rawInsertTransactionsPerSecond: rawInsertTransactions(location.db),
       },
     };
   } finally {
@@ -128,8 +129,8 @@ async function sendThroughput(ws: Workspace): Promise<Measurement> {
 }
 
 /** One raw INSERT into messages per BEGIN IMMEDIATE … COMMIT: what one write transaction costs here. */
-function rawInsertTransactions(store: Store): number | null {
-  if (!(store instanceof SqliteStore)) return null;
+function rawInsertTransactions(path: string): number | null {
+  const store = new SqliteStore(path);
   const db = store.connection;
   const COUNT = 10_000;
   const insert = db.prepare(
@@ -139,7 +140,9 @@ function rawInsertTransactions(store: Store): number | null {
   const once = db.transaction((index: number) => insert.run(`raw-${index}`, BODY, `raw-thread-${index}`, nowStamp()));
   const start = performance.now();
   for (let index = 0; index < COUNT; index++) once.immediate(index);
-  return Math.round(COUNT / ((performance.now() - start) / 1000));
+  const perSecond = Math.round(COUNT / ((performance.now() - start) / 1000));
+  void store.close();
+  return perSecond;
 }
 
 // ---------------------------------------------------------------- 2. fan-out
@@ -196,7 +199,7 @@ async function largeInboxRead(ws: Workspace): Promise<Measurement> {
 
   // A fresh connection with the product's own settings: nothing of the seeding's page cache.
   const store = new SqliteStore(location.db);
-  const bus = new Bus(store, new AuditLog(location.audit), busSettings(location.env));
+  const bus = new Bus(store, new AuditLog(location.audit), busSettings(location.env), () => livenessFrom(systemProcessTable()));
   try {
     const times: number[] = [];
     const byKind: Record<string, number[]> = { session: [], client: [] };

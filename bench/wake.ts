@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
-import type { SqliteStore } from '../src/store/sqlite/store.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
 import { CLI, median, quantile, round, spawnTracked, type Workspace } from './util.js';
 import type { HookFigure } from './hooks.js';
 
@@ -24,7 +24,8 @@ export async function wakeLatency(ws: Workspace): Promise<HookFigure & { p99: nu
   const bus = openBus(location.env);
   await bus.register(registrationsFor(name, location.home, true));
   await bus.register(registrationsFor('human', location.home, true));
-  const db = (bus.store as SqliteStore).connection;
+  const seeding = new SqliteStore(location.db);
+  const db = seeding.connection;
   const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '30', AGENT_BUS_WAKES_PER_HOUR: '0' };
   const delays: number[] = [];
   try {
@@ -47,6 +48,7 @@ export async function wakeLatency(ws: Workspace): Promise<HookFigure & { p99: nu
     }
     if ((await bus.pendingCount(name)) !== 0) throw new Error('mail was left unread');
   } finally {
+    await seeding.close();
     await bus.close();
   }
   const p50 = median(delays);

@@ -13,4 +13,4 @@ export * from './model/errors.js';
 export * from './core/names.js';
 export type { MessageView, AgentView } from './core/views.js';
 export { registrationsFor } from './core/roster.js';
-export type { Store } from './store/types.js';
+export type { Store } from './store/ports.js';

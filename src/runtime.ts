@@ -3,14 +3,16 @@ import { AuditLog } from './audit/log.js';
 import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
 import { busSettings, type Env } from './core/settings.js';
+import { livenessFrom } from './core/liveness.js';
+import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 
 export function openBus(env: Env = process.env): Bus {
   const paths = busPaths(env);
-  const bus = new Bus(openStore(paths.db), new AuditLog(paths.audit), busSettings(env));
-  bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.store, bus.audit, env, actor, records) : undefined);
+  const bus = new Bus(openStore(paths.db), new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));
+  bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);
   return bus;
 }
 

@@ -8,7 +8,7 @@ import { nowMicros, formatStamp } from '../model/clock.js';
 import { sha256Hex } from '../model/ids.js';
 import { buildNotice, MAX_NOTICE_BODY_BYTES } from '../core/notice-ops.js';
 import { MAX_TTL_SECONDS, parseChannel, type NoticeRecord } from '../core/notices.js';
-import type { BrainState } from '../store/types.js';
+import type { BrainState } from '../model/records.js';
 import { entryBody, type BrainEntry, type BrainSource } from './entry.js';
 import { FileBrainSource } from './file-source.js';
 import { HttpBrainSource } from './http-source.js';
@@ -68,7 +68,7 @@ export async function refreshBrain(bus: Bus, settings: BrainSettings): Promise<R
     return { ok: false, error: message, entries: 0, kept: 0, added: [], removed: 0, cutByCap: 0, contentHash: null, warnings: [] };
   }
   const source = sourceFor(settings);
-  const previous = await bus.store.brainState(settings.channel);
+  const previous = await bus.brain.state(settings.channel);
   const fetched = await source.fetch();
   const micros = nowMicros();
   const now = formatStamp(micros);
@@ -86,7 +86,7 @@ export async function refreshBrain(bus: Bus, settings: BrainSettings): Promise<R
   };
   if (!fetched.ok) {
     // Unavailable is not empty: the channel keeps its last good content.
-    await bus.store.recordBrainState({ ...base, lastError: fetched.error });
+    await bus.brain.recordState({ ...base, lastError: fetched.error });
     return { ok: false, error: fetched.error, entries: previous?.entryCount ?? 0, kept: 0, added: [], removed: 0, cutByCap: 0, contentHash: base.contentHash, warnings: [] };
   }
   const warnings = [...fetched.warnings];

@@ -25,7 +25,7 @@ export interface BrainStatus {
 }
 
 export async function brainStatus(bus: Bus, settings: BrainSettings, subscriptions: SubscriptionSource | null): Promise<BrainStatus> {
-  const state = await bus.store.brainState(settings.channel);
+  const state = await bus.brain.state(settings.channel);
   const live = (await bus.notices.channels()).find((row) => row.channel === settings.channel)?.total ?? 0;
   const location = settings.source.kind === 'http' ? `${settings.source.url}/feed` : settings.source.path;
   const warnings: string[] = [];

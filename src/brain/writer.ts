@@ -122,7 +122,7 @@ export async function writeMarkers(bus: Bus, settings: BrainSettings, env: Env, 
   for (const marker of markers) {
     const key = markerKey(session, marker);
     // Every marker of a session once: the store remembers the ones already taken.
-    if (!(await bus.store.takeMarker(key, session, nowStamp()))) {
+    if (!(await bus.brain.takeMarker(key, session, nowStamp()))) {
       result.skipped++;
       continue;
     }

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { parseName } from '../core/names.js';
 import { speakerRegistrations as registrationsOfSpeaker } from '../core/roster.js';
 import { canonicalPath } from '../core/identity.js';
-import type { Registration } from '../store/types.js';
+import type { Registration } from '../model/records.js';
 import type { Env } from '../core/settings.js';
 import { UsageError } from './args.js';
 

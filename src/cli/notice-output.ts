@@ -1,7 +1,7 @@
 /** How the CLI prints notices and channels. */
 import type { ChannelView, NoticeView, PublishResult } from '../core/notice-ops.js';
-import { clockTime, oneLine, pad, printable } from './format.js';
-import type { Style } from './style.js';
+import { clockTime, oneLine, pad, printable } from '../render/format.js';
+import type { Style } from '../render/style.js';
 
 export function channelLabel(channel: string | null): string {
   return channel === null ? '(global)' : printable(channel);

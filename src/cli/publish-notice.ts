@@ -4,7 +4,7 @@ import { parseSeverity } from '../core/notices.js';
 import { UsageError } from './args.js';
 import { readStdin } from './context.js';
 import { publishedLine } from './notice-output.js';
-import { makeStyle } from './style.js';
+import { makeStyle } from '../render/style.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
 function text(value: string | boolean | undefined): string | undefined {

@@ -8,9 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand } from '../init/files.js';
+import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand } from './config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
 
 export function pluginFolder(repo: string): string {
   return join(repo, '.agents', 'plugins', 'agent-bus');

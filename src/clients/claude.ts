@@ -8,9 +8,9 @@
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../init/files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from './config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../core/subscriptions.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
 
 export const SERVER_KEY = 'agent-bus';
 export const TOOL_NAMES = [

@@ -8,9 +8,9 @@
  */
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../init/files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from './config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
 import { readFileSync } from 'node:fs';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
-import { isObject } from '../init/files.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from '../init/wiring.js';
+import { isObject } from './config-files.js';
+import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
 import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './opencode-plugin.js';
 import { DEFAULT_SUBSCRIPTIONS } from '../core/subscriptions.js';
 

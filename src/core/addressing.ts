@@ -8,7 +8,7 @@ import { randomId, timeOrderedId } from '../model/ids.js';
 import { UnknownRecipientError } from '../model/errors.js';
 import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
-import type { AgentRecord, RosterQuery, SendPlan } from '../store/types.js';
+import type { AgentRecord, RosterQuery, SendPlan } from '../store/ports.js';
 
 export function rosterQueryFor(to: string): RosterQuery {
   if (to === BROADCAST) return { kind: 'all' };

@@ -6,14 +6,16 @@
 import { AuditLog } from '../audit/log.js';
 import { digestBody, messageRow, sessionRow, type AuditRow, type BodyDigest } from '../audit/record.js';
 import { decideClaim, isNumbered, keyOf, type Claimant, type ClaimContext } from './sessions.js';
-import { processEnded, systemProcessTable } from '../sessions/procs.js';
+import type { SessionLiveness } from './liveness.js';
 import { planSend, rosterQueryFor, unknownRecipient, NoSuchRecipient } from './addressing.js';
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import { BusError, InvalidInputError, InvalidNameError } from '../model/errors.js';
 import { clientAddressOf, composeName, groupOf, nameProblem, parseNameLenient, BROADCAST } from './names.js';
-import { busSettings, type BusSettings } from './settings.js';
+import type { BusSettings } from './settings.js';
 import { agentView, messageKind, messageView, type AgentView, type MessageKind, type MessageView } from './views.js';
-import type { AddressMove, MessageRecord, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/types.js';
+import type { AddressMove, AgentRecord, ChangeFeed, ClientRoute, MessageRecord, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/ports.js';
+import { BrainRecords } from './brain-ops.js';
+import { Wakes } from './wake-ops.js';
 import { registrationsFor } from './roster.js';
 import { Notices } from './notice-ops.js';
 
@@ -70,17 +72,6 @@ function utf8Length(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-/** Whether a session row's server is still running, judged from the process table. */
-export type SessionLiveness = (row: SessionRecord) => boolean;
-
-export function systemSessionLiveness(): SessionLiveness {
-  const table = systemProcessTable();
-  const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
-  return (row) =>
-    row.endedAt === null &&
-    !processEnded({ pid: row.serverPid, started: row.serverStarted, bootId: row.bootId, pidNs: row.pidNs }, table, current);
-}
-
 export interface ClaimResult {
   name: string;
   warnings: string[];
@@ -90,14 +81,17 @@ export class Bus {
   readonly settings: BusSettings;
   private liveness: SessionLiveness | undefined;
 
+  /**
+   * `liveness` judges whether a session's server still runs (from the process table, in
+   * production); it is made on first use, since most operations never ask.
+   */
   constructor(
-    readonly store: Store,
+    private readonly store: Store,
     readonly audit: AuditLog,
-    settings: BusSettings = busSettings(),
-    liveness?: SessionLiveness,
+    settings: BusSettings,
+    private readonly makeLiveness: () => SessionLiveness,
   ) {
     this.settings = settings;
-    this.liveness = liveness;
   }
 
   private noticeOps: Notices | undefined;
@@ -110,9 +104,42 @@ export class Bus {
     return this.noticeOps;
   }
 
-  /** Session liveness, from the process table unless the bus was given another judge. */
+  private wakeOps: Wakes | undefined;
+  /** What the wake paths need: the rate limit, watchers, routes. */
+  get wakes(): Wakes {
+    this.wakeOps ??= new Wakes(this.store);
+    return this.wakeOps;
+  }
+
+  private brainOps: BrainRecords | undefined;
+  /** The brain adapter's records: its state, markers, tool-call counts. */
+  get brain(): BrainRecords {
+    this.brainOps ??= new BrainRecords(this.store);
+    return this.brainOps;
+  }
+
+  /** A feed of the store's changes, for a loop that waits for mail. */
+  changes(): ChangeFeed {
+    return this.store.changes();
+  }
+
+  getAgent(name: string): Promise<AgentRecord | null> {
+    return this.store.getAgent(name);
+  }
+
+  /** Roster rows registered for a repo path (how a hook finds its agent). */
+  agentsAt(repoPath: string): Promise<AgentRecord[]> {
+    return this.store.agentsAt(repoPath);
+  }
+
+  /** Mark names as seen now. */
+  async touch(names: string[]): Promise<void> {
+    await this.store.touch(names, nowStamp());
+  }
+
+  /** Whether a session row's server is still running. */
   isRunning(row: SessionRecord): boolean {
-    this.liveness ??= systemSessionLiveness();
+    this.liveness ??= this.makeLiveness();
     return this.liveness(row);
   }
 
@@ -279,6 +306,16 @@ export class Bus {
 
   async recentMessages(limit = 10): Promise<MessageView[]> {
     return (await this.store.recentMessages(limit)).map(messageView);
+  }
+
+  /** The session rows of a client address whose server is running. */
+  async runningSessions(clientAddress: string): Promise<SessionRecord[]> {
+    return (await this.store.sessionRows(clientAddress)).filter((row) => this.isRunning(row));
+  }
+
+  /** Record how to reach a client's session from outside; false when nothing changed and the route is fresh. */
+  recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean> {
+    return this.store.recordRoute(route, staleBefore);
   }
 
   /** Names held by running sessions (for a client address, or everywhere). */

@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { BusError } from '../model/errors.js';
 import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from './names.js';
 import type { Env } from './settings.js';
-import type { AgentRecord } from '../store/types.js';
+import type { AgentRecord } from '../store/ports.js';
 
 export const NAME_FILE = '.agent-bus-name';
 export const IGNORE_FILE = '.agent-bus-ignore';

@@ -27,7 +27,7 @@ import {
   type Severity,
 } from './notices.js';
 import type { Subscriptions } from './subscriptions.js';
-import type { BrainState, ChannelCount, NoticeListing, ReconcileOutcome, Store } from '../store/types.js';
+import type { BrainState, ChannelCount, NoticeListing, ReconcileOutcome, Store } from '../store/ports.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
 

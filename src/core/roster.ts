@@ -1,6 +1,6 @@
 /** How a name is filed on the roster: its repo and client columns, and the rows registered with it. */
 import { clientAddressOf, parseNameLenient } from './names.js';
-import type { Registration } from '../store/types.js';
+import type { Registration } from '../store/ports.js';
 
 /**
  * The registrations that put `name` on the roster. A session also registers

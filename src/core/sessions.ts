@@ -5,8 +5,8 @@
  */
 import { composeName, parseNameLenient } from './names.js';
 import { formatStamp } from '../model/clock.js';
-import { clientProcessOf, type LineageEntry } from '../sessions/procs.js';
-import type { AgentRecord, ClaimDecision, SessionKey, SessionRecord } from '../store/types.js';
+import { clientProcessOf, type LineageEntry } from './liveness.js';
+import type { AgentRecord, ClaimDecision, SessionKey, SessionRecord } from '../store/ports.js';
 
 export const MAX_SESSION_NUMBER = 99;
 

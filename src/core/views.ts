@@ -3,7 +3,7 @@
  * Their keys and order are a stable contract.
  */
 import { groupOf, parseNameLenient } from './names.js';
-import type { AgentRecord, MessageRecord } from '../store/types.js';
+import type { AgentRecord, MessageRecord } from '../store/ports.js';
 
 export type MessageKind = 'direct' | 'group' | 'broadcast';
 

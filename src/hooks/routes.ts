@@ -22,7 +22,7 @@ function executableOf(pid: number): string | null {
 export async function recordCodexRoute(bus: Bus, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
   const client = clientProcessOf(lineageOf(process.pid, table));
   const micros = nowMicros();
-  await bus.store.recordRoute(
+  await bus.recordRoute(
     {
       threadId,
       agent,

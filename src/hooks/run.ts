@@ -106,7 +106,7 @@ async function brainTurn(bus: Bus, run: HookRun, session: string, kind: HookKind
   if (!settings.enabled) return [];
   let due = kind === 'session-start';
   if (!due) {
-    const count = await bus.store.tick(session, 'tool_calls', nowStamp());
+    const count = await bus.brain.countToolCall(session, nowStamp());
     due = count % settings.refreshToolCalls === 0;
   }
   if (!due) return [];
@@ -141,7 +141,7 @@ export async function runHook(run: HookRun): Promise<number> {
     return error instanceof BusError ? error.exitCode : 1;
   }
   try {
-    const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus.store, 'hook');
+    const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus, 'hook');
     if (identity.kind !== 'agent') {
       run.write(nothing);
       return 0;
@@ -199,7 +199,7 @@ async function touchIfStale(bus: Bus, reader: string): Promise<void> {
   const names = [reader];
   const shared = clientAddressOf(reader);
   if (shared !== null && shared !== reader) names.push(shared);
-  const agent = await bus.store.getAgent(reader);
+  const agent = await bus.getAgent(reader);
   if (agent && Date.now() - stampToMillis(agent.lastSeen) < TOUCH_INTERVAL_MS) return;
-  await bus.store.touch(names, nowStamp());
+  await bus.touch(names);
 }

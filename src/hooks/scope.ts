@@ -13,7 +13,7 @@ import type { Bus } from '../core/bus.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { clientProcessOfRow } from '../core/sessions.js';
 import { clientProcessOf, lineageOf, type ProcessTable } from '../sessions/procs.js';
-import type { SessionRecord } from '../store/types.js';
+import type { SessionRecord } from '../model/records.js';
 
 /** Clients whose one process hosts several sessions: their hooks are matched by session id alone. */
 const MULTI_SESSION_CLIENTS = new Set(['codex']);
@@ -27,7 +27,7 @@ export async function hookReader(bus: Bus, name: string, sessionKey: string | nu
   const shared = clientAddressOf(name);
   if (shared === null) return name;
   if (!sessionsOn) return shared;
-  const live = (await bus.store.sessionRows(shared)).filter((row) => bus.isRunning(row));
+  const live = await bus.runningSessions(shared);
   if (live.length === 0) return shared;
   if (sessionKey !== null) {
     const byKey = onlyName(live.filter((row) => row.sessionKey === sessionKey));

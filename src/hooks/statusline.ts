@@ -39,7 +39,7 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
       notices.alert += row.alert;
       notices.info += row.info;
     }
-    const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus.store, 'hook').catch(() => null);
+    const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus, 'hook').catch(() => null);
     if (identity === null || identity.kind !== 'agent') return { name: null, ...channels, pending_mail: 0, notices };
     const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
     const reader = await hookReader(bus, identity.name, sessionKey, systemProcessTable(env), sessionsEnabled(env));

@@ -4,15 +4,10 @@
  */
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { agyWiring } from '../clients/agy.js';
-import { claudeWiring } from '../clients/claude.js';
-import { codexWiring } from '../clients/codex.js';
-import { opencodeWiring } from '../clients/opencode.js';
+import { WIRINGS } from '../clients/registry.js';
 import { canonicalPath, IGNORE_FILE, repoName } from '../core/identity.js';
 import { composeName, slugify } from '../core/names.js';
-import type { ClientWiring, FileChange } from './wiring.js';
-
-export const WIRINGS: Record<string, ClientWiring> = { agy: agyWiring, claude: claudeWiring, codex: codexWiring, opencode: opencodeWiring };
+import type { ClientWiring, FileChange } from '../clients/wiring.js';
 
 export type ClientAction = 'write' | 'refresh' | 'skip-handwritten' | 'skip-unreadable';
 export type RepoAction = ClientAction | 'skip-ignored' | 'skip-not-repo';

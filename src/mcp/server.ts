@@ -52,7 +52,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   }
   let identity;
   try {
-    identity = await resolveIdentity({ env, client: options.client, cwd: options.cwd }, bus.store, 'server');
+    identity = await resolveIdentity({ env, client: options.client, cwd: options.cwd }, bus, 'server');
   } catch (error) {
     await bus.close();
     if (error instanceof IdentityError) {

@@ -13,7 +13,7 @@ import { floatSetting, type Env } from '../core/settings.js';
 import { clientProcessOf, lineageOf, systemProcessTable } from '../sessions/procs.js';
 import { InvalidInputError } from '../model/errors.js';
 import { keyOf } from '../core/sessions.js';
-import type { SessionKey } from '../store/types.js';
+import type { SessionKey } from '../model/records.js';
 
 type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
 

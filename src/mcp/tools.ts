@@ -4,7 +4,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AuditRow } from '../audit/record.js';
 import type { Bus } from '../core/bus.js';
-import { nowStamp } from '../model/clock.js';
 import { nobodyReachedNote } from '../core/addressing.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ServerSession } from './session.js';
@@ -55,7 +54,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       const names = [session.name];
       const shared = clientAddressOf(session.name);
       if (shared !== null && shared !== session.name) names.push(shared);
-      await bus.store.touch(names, nowStamp());
+      await bus.touch(names);
     }
   };
 
@@ -159,7 +158,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     },
     handle(async ({ label, topic }: { label?: string | null | undefined; topic?: string | null | undefined }) => {
       if (label !== undefined && label !== null) await session.rename(label);
-      let current = (await bus.store.getAgent(session.name))?.topic ?? null;
+      let current = (await bus.getAgent(session.name))?.topic ?? null;
       if (topic !== undefined && topic !== null) current = await bus.setTopic(session.name, topic);
       return { name: session.name, client_address: clientAddressOf(session.name), topic: current };
     }),

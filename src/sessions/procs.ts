@@ -8,28 +8,9 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { floatSetting, type Env } from '../core/settings.js';
+import type { ProcessInfo, ProcessTable } from '../core/liveness.js';
 
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  /** Start time as the system reports it: clock ticks since boot (/proc) or ps's lstart text. */
-  started: string;
-  /** One-letter state; Z (zombie) and X (dead) mean ended. */
-  state: string;
-  name: string;
-}
-
-export interface ProcessTable {
-  /** The process, null when it does not exist, undefined when the table cannot tell. */
-  get(pid: number): ProcessInfo | null | undefined;
-  bootId(): string | null;
-  pidNamespace(): string | null;
-}
-
-/** An ancestor as a session row stores it: [pid, start time, command name]. */
-export type LineageEntry = [number, string, string];
-
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'busybox']);
+export { clientProcessOf, isShell, lineageOf, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../core/liveness.js';
 
 /** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split at the last ')'. */
 export function parseProcStat(pid: number, text: string): ProcessInfo | null {
@@ -144,42 +125,3 @@ export function systemProcessTable(env: Env = process.env): ProcessTable {
   return procFsAvailable ? new ProcFsTable() : new PsTable(floatSetting(env, 'AGENT_BUS_PROCESS_LOOKUP_TIMEOUT', 2, 0.001) * 1000);
 }
 
-/** A process's ancestors, nearest first, as far as the table can see. */
-export function lineageOf(pid: number, table: ProcessTable): LineageEntry[] {
-  const lineage: LineageEntry[] = [];
-  let current = table.get(pid);
-  const seen = new Set<number>();
-  while (current && current.ppid > 0 && !seen.has(current.ppid)) {
-    seen.add(current.ppid);
-    const parent = table.get(current.ppid);
-    if (!parent) break;
-    lineage.push([parent.pid, parent.started, parent.name]);
-    current = parent;
-  }
-  return lineage;
-}
-
-export function isShell(name: string): boolean {
-  const base = name.split('/').pop() ?? name;
-  return SHELLS.has(base.replace(/^-/, ''));
-}
-
-/** The client that started a process: its nearest ancestor that is not a shell (`sh -c` wrappers). */
-export function clientProcessOf(lineage: readonly LineageEntry[]): LineageEntry | null {
-  return lineage.find(([, , name]) => !isShell(name)) ?? null;
-}
-
-/** Whether the process a row recorded has ended, on evidence only. */
-export function processEnded(
-  recorded: { pid: number; started: string; bootId: string | null; pidNs: string | null },
-  table: ProcessTable,
-  current: { bootId: string | null; pidNs: string | null },
-): boolean {
-  if (recorded.bootId && current.bootId && recorded.bootId !== current.bootId) return true;
-  // A process in another PID namespace is invisible from here: it counts as running.
-  if (recorded.pidNs && current.pidNs && recorded.pidNs !== current.pidNs) return false;
-  const info = table.get(recorded.pid);
-  if (info === undefined) return false;
-  if (info === null) return true;
-  return info.started !== recorded.started || info.state === 'Z' || info.state === 'X';
-}

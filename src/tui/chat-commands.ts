@@ -4,14 +4,14 @@
  * back; bad input sends nothing.
  */
 import { homedir } from 'node:os';
-import { renderRoster } from '../cli/commands/agents.js';
-import { printable, shortThread } from '../cli/format.js';
-import type { Style } from '../cli/style.js';
+import { renderRoster } from '../render/roster.js';
+import { printable, shortThread } from '../render/format.js';
+import type { Style } from '../render/style.js';
 import type { Bus } from '../core/bus.js';
 import { nobodyReachedNote } from '../core/addressing.js';
 import type { Env } from '../core/settings.js';
 import type { AgentView } from '../core/views.js';
-import type { Registration } from '../store/types.js';
+import type { Registration } from '../model/records.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
 

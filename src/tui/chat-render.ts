@@ -3,8 +3,8 @@
  * body's later lines are indented under its first, so no body can pass for a
  * line of its own (a forged arrival or a `[chat]` reply).
  */
-import { clockTime, displayWidth, oneLine, padStyled, printable, shortThread, singleLine } from '../cli/format.js';
-import type { Style } from '../cli/style.js';
+import { clockTime, displayWidth, oneLine, padStyled, printable, shortThread, singleLine } from '../render/format.js';
+import type { Style } from '../render/style.js';
 import type { NoticeView } from '../core/notice-ops.js';
 import type { MessageView } from '../core/views.js';
 

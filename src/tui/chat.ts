@@ -11,11 +11,11 @@ import readline from 'node:readline';
 import type { Bus } from '../core/bus.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';
-import type { Registration } from '../store/types.js';
-import { renderRoster } from '../cli/commands/agents.js';
-import { printable } from '../cli/format.js';
-import type { Style } from '../cli/style.js';
-import { eachChange, folderWaiter } from '../core/store-changes.js';
+import type { Registration } from '../model/records.js';
+import { renderRoster } from '../render/roster.js';
+import { printable } from '../render/format.js';
+import type { Style } from '../render/style.js';
+import { eachChange } from '../core/store-changes.js';
 import { parseSubscriptions, receives } from '../core/subscriptions.js';
 import { busDotEnv } from '../core/dot-env.js';
 import { StatusLine, statusText, type Terminal } from './status-line.js';
@@ -90,7 +90,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
       if (terminal) output.write(BRACKETED_PASTE_ON);
       keys.setRawMode(true);
       rl.prompt(true);
-      waiter.interrupt();
+      feed.interrupt();
     },
   });
   const setPrompt = (): void => rl.setPrompt(`[${name} → ${target}] `);
@@ -189,11 +189,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
     return runLine(seat, text);
   };
 
-  const waiter = folderWaiter(paths.db);
+  const feed = bus.changes();
   let closed = false;
   /** A change seen while stopped: its mail is taken when the chat has the terminal again. */
   let missed = false;
-  const loop = eachChange({ changeCounter: () => bus.store.changeCounter(), waiter, pollMs: POLL_MS, stopped: () => closed }, async (changed) => {
+  const loop = eachChange({ feed, pollMs: POLL_MS, stopped: () => closed }, async (changed) => {
     if (job.away) {
       missed ||= changed;
       return undefined;
@@ -244,8 +244,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
   closed = true;
   for (const [signal, listener] of signals) process.removeListener(signal, listener);
   job.dispose();
-  waiter.interrupt();
-  waiter.close();
+  feed.interrupt();
+  await feed.close();
   await loop;
   keys.detach();
   process.removeListener('exit', restore);

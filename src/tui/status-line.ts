@@ -7,7 +7,7 @@
  * the repaint behind each erase it sees.
  */
 import { Writable } from 'node:stream';
-import { displayWidth, fitWidth } from '../cli/format.js';
+import { displayWidth, fitWidth } from '../render/format.js';
 
 export interface Terminal extends NodeJS.WritableStream {
   columns?: number;

@@ -9,7 +9,8 @@ import type { AuditLog } from '../audit/log.js';
 import { textRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
 import { intSetting, type Env } from '../core/settings.js';
-import type { ClientRoute, MessageRecord, Store } from '../store/types.js';
+import type { ClientRoute, MessageRecord } from '../model/records.js';
+import type { Wakes } from '../core/wake-ops.js';
 import { createRequire } from 'node:module';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { processEnded, systemProcessTable } from '../sessions/procs.js';
@@ -17,7 +18,6 @@ import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './
 import { fireWake } from './fire.js';
 
 export const DEFAULT_WAKES_PER_HOUR = 20;
-const HOUR_MICROS = 3_600_000_000;
 
 export type WakeDriver = 'command' | 'watch' | 'push';
 
@@ -31,7 +31,7 @@ export function wakesPerHour(env: Env): number {
 }
 
 /** Who a send wakes: each direct recipient; per repo of a fan-out, the freshest agent with a command. */
-async function chooseTargets(store: Store, config: WakeConfig, records: MessageRecord[]): Promise<Array<{ record: MessageRecord; lookup: WakeLookup }>> {
+async function chooseTargets(wakes: Wakes, config: WakeConfig, records: MessageRecord[]): Promise<Array<{ record: MessageRecord; lookup: WakeLookup }>> {
   const targets: Array<{ record: MessageRecord; lookup: WakeLookup }> = [];
   const byRepo = new Map<string, MessageRecord[]>();
   for (const record of records) {
@@ -43,7 +43,7 @@ async function chooseTargets(store: Store, config: WakeConfig, records: MessageR
     for (const record of copies) {
       const lookup = lookupWake(config, record.toAgent);
       if (lookup.status !== 'command') continue;
-      withCommand.push({ record, lookup, seen: (await store.getAgent(record.toAgent))?.lastSeen ?? '' });
+      withCommand.push({ record, lookup, seen: await wakes.lastSeen(record.toAgent) });
     }
     withCommand.sort((a, b) => (a.seen < b.seen ? 1 : a.seen > b.seen ? -1 : 0));
     const chosen = withCommand[0];
@@ -81,8 +81,8 @@ function queueCodexTurn(executable: string, threadId: string, env: Env): string 
   }
 }
 
-async function watched(store: Store, repo: string): Promise<boolean> {
-  for (const { pid } of await store.watchersIn(repo)) {
+async function watched(wakes: Wakes, repo: string): Promise<boolean> {
+  for (const { pid } of await wakes.watchersIn(repo)) {
     try {
       process.kill(pid, 0);
       return true;
@@ -94,13 +94,13 @@ async function watched(store: Store, repo: string): Promise<boolean> {
 }
 
 /** Native wake from the sender's side (Codex): null when nobody can be woken that way. */
-async function pushWake(store: Store, env: Env, routes: ClientRoute[], record: MessageRecord, micros: number): Promise<string | null> {
+async function pushWake(wakes: Wakes, env: Env, routes: ClientRoute[], record: MessageRecord, micros: number): Promise<string | null> {
   const route = idleCodexRoute(routes, record.toAgent);
   if (route === null) return null;
   const executable = (env.AGENT_BUS_CODEX_BIN ?? '').trim() || route.executable || 'codex';
-  if (!(await store.takeWake(route.agent, formatStamp(micros), formatStamp(micros - HOUR_MICROS), wakesPerHour(env)))) return 'rate-limited';
+  if (!(await wakes.take(route.agent, micros, wakesPerHour(env)))) return 'rate-limited';
   // Once until that turn starts: a second sender finds it queued already.
-  if (!(await store.markQueued(route.threadId, formatStamp(micros)))) return null;
+  if (!(await wakes.markQueued(route.threadId, formatStamp(micros)))) return null;
   return queueCodexTurn(executable, route.threadId, env);
 }
 
@@ -111,7 +111,7 @@ export function mayWake(env: Env, records: MessageRecord[]): boolean {
   return (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0' && records.some((record) => record.toAgent.includes('/codex'));
 }
 
-export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, actor: string, records: MessageRecord[]): Promise<void> {
+export async function wakeRecipients(wakes: Wakes, audit: AuditLog, env: Env, actor: string, records: MessageRecord[]): Promise<void> {
   try {
     if (records.length === 0) return;
     const config = loadWakeConfig(env);
@@ -121,7 +121,7 @@ export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, ac
     const rows: AuditRow[] = [];
     const covered = new Set<string>();
     if (usable) {
-      for (const { record, lookup } of await chooseTargets(store, config, records)) {
+      for (const { record, lookup } of await chooseTargets(wakes, config, records)) {
         const micros = nowMicros();
         const now = formatStamp(micros);
         if (lookup.status === 'no-config') continue; // Native wake may still reach it, below.
@@ -129,7 +129,7 @@ export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, ac
         covered.add(record.toAgent);
         let status: string;
         if (lookup.status !== 'command') status = lookup.status;
-        else if (!(await store.takeWake(record.toAgent, now, formatStamp(micros - HOUR_MICROS), limit))) status = 'rate-limited';
+        else if (!(await wakes.take(record.toAgent, micros, limit))) status = 'rate-limited';
         else status = fireWake(lookup.command, { from: record.fromAgent, to: record.toAgent, threadId: record.threadId, messageId: record.messageId, body: record.body }, env);
         rows.push(wakeRow(now, actor, record, record.toAgent, 'command', status));
       }
@@ -139,16 +139,16 @@ export async function wakeRecipients(store: Store, audit: AuditLog, env: Env, ac
     // One read of the routes for the whole send (a broadcast has a record per agent), and none at all
     // when no recipient is a Codex agent: a name says its client.
     const anyCodex = native && records.some((record) => parseNameLenient(record.toAgent)?.client === 'codex');
-    const routes = anyCodex ? (await store.routes()).filter((route) => route.client === 'codex' && route.turnState === 'idle') : [];
+    const routes = anyCodex ? (await wakes.routes()).filter((route) => route.client === 'codex' && route.turnState === 'idle') : [];
     for (const record of records) {
       const repo = record.toGroup ?? record.toAgent;
       if (covered.has(record.toAgent) || (record.fanoutId !== null && (covered.has(repo) || pushed.has(repo)))) continue;
       if (usable && lookupWake(config, record.toAgent).status !== 'no-config') continue;
       // A repo's mail that a running watcher (Claude Code, opencode) waits for is its to take: nobody else is woken.
       // (It may have taken it already: a watcher wakes within milliseconds of the commit.)
-      if (record.fanoutId !== null && routes.length > 0 && ((await store.fanoutTaken(record.fanoutId, repo)) || (await watched(store, repo)))) continue;
+      if (record.fanoutId !== null && routes.length > 0 && ((await wakes.fanoutTaken(record.fanoutId, repo)) || (await watched(wakes, repo)))) continue;
       const micros = nowMicros();
-      const status = routes.length > 0 ? await pushWake(store, env, routes, record, micros) : null;
+      const status = routes.length > 0 ? await pushWake(wakes, env, routes, record, micros) : null;
       if (status !== null) {
         pushed.add(repo);
         rows.push(wakeRow(formatStamp(micros), actor, record, record.toAgent, 'push', status));

@@ -15,8 +15,7 @@ import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identit
 import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { randomId } from '../model/ids.js';
-import { busPaths } from '../core/paths.js';
-import { eachChange, folderWaiter } from '../core/store-changes.js';
+import { eachChange } from '../core/store-changes.js';
 import { openBus } from '../runtime.js';
 import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
@@ -25,13 +24,12 @@ import { promptContext } from '../hooks/text.js';
 import { loadWakeConfig, lookupWake } from './config.js';
 import { wakeRow, wakesPerHour } from './dispatch.js';
 import type { Bus } from '../core/bus.js';
-import type { MessageRecord } from '../store/types.js';
+import type { MessageRecord } from '../model/records.js';
 
 /** Claude Code reads a background hook's exit 2 as "wake the model"; its command maps our 10 to it. */
 export const WOKE_EXIT = 10;
 export const DEFAULT_POLL_SECONDS = 2;
 export const DEFAULT_WATCH_HOURS = 24;
-const HOUR_MICROS = 3_600_000_000;
 
 export interface WatchRun {
   client: string | undefined;
@@ -62,11 +60,11 @@ export async function runWatch(run: WatchRun): Promise<number> {
   const table = systemProcessTable(run.env);
   const client = clientProcessOf(lineageOf(process.pid, table));
   const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
-  const waiter = folderWaiter(busPaths(run.env).db);
+  const feed = bus.changes();
   let stopping = false;
   const stop = (): void => {
     stopping = true;
-    waiter.interrupt();
+    feed.interrupt();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -76,7 +74,7 @@ export async function runWatch(run: WatchRun): Promise<number> {
   try {
     let identity;
     try {
-      identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus.store, 'hook');
+      identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus, 'hook');
     } catch (error) {
       if (error instanceof IdentityError) return 0;
       throw error;
@@ -87,16 +85,16 @@ export async function runWatch(run: WatchRun): Promise<number> {
     watchKey = sessionKey ?? reader;
     const claim = randomId();
     token = claim;
-    await bus.store.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
-    const outcome = await eachChange({ changeCounter: () => bus.store.changeCounter(), waiter, pollMs, deadline, stopped: () => stopping }, async (changed) => {
-      if (!(await bus.store.holdsWatch(watchKey, claim))) return 0; // A newer watcher took over.
+    await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+    const outcome = await eachChange({ feed, pollMs, deadline, stopped: () => stopping }, async (changed) => {
+      if (!(await bus.wakes.holdsWatch(watchKey, claim))) return 0; // A newer watcher took over.
       if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
       if (!changed) return undefined;
       // A rename moves the session's mail to its new address: follow it.
       const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
       if (latest !== reader) {
         reader = latest;
-        await bus.store.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+        await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
       }
       const config = loadWakeConfig(run.env);
       if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
@@ -104,8 +102,8 @@ export async function runWatch(run: WatchRun): Promise<number> {
     });
     return outcome ?? 0;
   } finally {
-    waiter.close();
-    if (token !== null) await bus.store.releaseWatch(watchKey, token).catch(() => undefined);
+    await feed.close();
+    if (token !== null) await bus.wakes.releaseWatch(watchKey, token).catch(() => undefined);
     await bus.close();
   }
 }
@@ -115,7 +113,7 @@ async function wakeIfMail(bus: Bus, run: WatchRun, reader: string): Promise<numb
   if ((await bus.pendingCount(reader)) === 0) return null;
   const micros = nowMicros();
   const now = formatStamp(micros);
-  if (!(await bus.store.takeWake(reader, now, formatStamp(micros - HOUR_MICROS), wakesPerHour(run.env)))) {
+  if (!(await bus.wakes.take(reader, micros, wakesPerHour(run.env)))) {
     // Past the hourly limit the mail waits for the agent's next turn.
     const [first] = (await bus.readInbox({ reader, markRead: false, limit: 1 })) as unknown as MessageRecord[];
     if (first) bus.audit.append([wakeRow(now, reader, toRecord(first), reader, 'watch', 'rate-limited')]);

@@ -1,4 +1,6 @@
 /** An in-process bus on a private temp database, for tests of the core rules. */
+import { livenessFrom } from '../../src/core/liveness.js';
+import { systemProcessTable } from '../../src/sessions/procs.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { Bus } from '../../src/core/bus.js';
 import { registrationsFor } from '../../src/core/roster.js';
@@ -18,7 +20,7 @@ export interface CoreBus {
 export async function coreBus(env: NodeJS.ProcessEnv = {}): Promise<CoreBus> {
   const paths = tempBus(env);
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env));
+  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
   return {
     bus,
     store,

@@ -4,6 +4,8 @@
  * newer, corrupt and contended databases: migration in place, one private
  * backup, no row rewritten, and the rules for mail left at a bare repo name.
  */
+import { livenessFrom } from '../../src/core/liveness.js';
+import { systemProcessTable } from '../../src/sessions/procs.js';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -387,7 +389,7 @@ test('0.4 mail to a retired bare repo name goes to the first of its agents to re
   // `init` retired `repo-a` (its roster row is gone) while two messages to it were unread.
   const paths = fixtureBus('0.4', (db) => db.prepare("DELETE FROM agents WHERE name = 'repo-a'").run());
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env));
+  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
   try {
     for (const name of ['repo-a/claude', 'repo-a/codex']) await bus.register(registrationsFor(name, '/home/dev/src/repo-a', true));
     const pending = Object.fromEntries((await bus.agents()).map((agent) => [agent.name, agent.pending_count]));
@@ -453,7 +455,7 @@ test('0.5 mail to the retired `repo-a` is read by the first of repo-a/claude and
 test('0.5: roster pending counts equal what each agent would read (retired bare-name mail plus own mail)', async () => {
   const paths = fixtureBus('0.5');
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env));
+  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
   try {
     // What each reader would drain: claude only the row at the retired `repo-a`;
     // codex that row, its copy of the group send, the broadcast and a direct message.

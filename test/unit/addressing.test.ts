@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { NoSuchRecipient, planSend, rosterQueryFor, trimIdle, unknownRecipient } from '../../src/core/addressing.js';
 import { formatStamp } from '../../src/model/clock.js';
-import type { AgentRecord } from '../../src/store/types.js';
+import type { AgentRecord } from '../../src/store/ports.js';
 
 const NOW = Date.UTC(2026, 5, 1) * 1000;
 

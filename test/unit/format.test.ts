@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatStamp, nowStamp, stampToMillis } from '../../src/model/clock.js';
-import { displayWidth, fitWidth, oneLine, pad, relativeAge, shortThread, wrap } from '../../src/cli/format.js';
+import { displayWidth, fitWidth, oneLine, pad, relativeAge, shortThread, wrap } from '../../src/render/format.js';
 import { bodyPreview, bodySha256 } from '../../src/audit/record.js';
 import { createHash } from 'node:crypto';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { IdentityError, repoName, repoRoot, requestedHandle, resolveIdentity, sessionsEnabled, type IdentityLookups } from '../../src/core/identity.js';
-import type { AgentRecord } from '../../src/store/types.js';
+import type { AgentRecord } from '../../src/store/ports.js';
 
 function lookups(agents: AgentRecord[] = []): IdentityLookups {
   return {

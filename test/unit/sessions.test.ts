@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { formatStamp } from '../../src/model/clock.js';
 import { decideClaim, type Claimant } from '../../src/core/sessions.js';
 import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../../src/sessions/procs.js';
-import type { SessionRecord } from '../../src/store/types.js';
+import type { SessionRecord } from '../../src/store/ports.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12) * 1000;
 const CLIENT: LineageEntry = [100, '5000', 'claude'];

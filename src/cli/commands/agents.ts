@@ -1,53 +1,9 @@
 /** `agent-bus agents`: the roster, one block per repo, sessions under their client. */
 import { homedir } from 'node:os';
 import { openBus } from '../../runtime.js';
-import { displayWidth, pad, padStyled, printable, relativeAge, singleLine } from '../format.js';
-import { makeStyle, type Style } from '../style.js';
-import type { AgentView } from '../../core/views.js';
+import { makeStyle } from '../../render/style.js';
+import { renderRoster } from '../../render/roster.js';
 import type { CommandRunner } from '../spec.js';
-
-function shortPath(path: string, home: string): string {
-  if (home !== '' && (path === home || path.startsWith(`${home}/`))) return singleLine(`~${path.slice(home.length)}`);
-  return singleLine(path);
-}
-
-function details(agent: AgentView, now: number, you: string | undefined): string {
-  const topic = agent.topic ? `  ${singleLine(agent.topic)}` : '';
-  return `seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${topic}`;
-}
-
-/** The roster as text; `you` marks the reader's own entry. */
-export function renderRoster(agents: AgentView[], style: Style, home: string, you?: string, now = Date.now()): string {
-  if (agents.length === 0) return '(no agents registered yet)\n';
-  const groups = new Map<string, AgentView[]>();
-  for (const agent of agents) {
-    const list = groups.get(agent.group);
-    if (list) list.push(agent);
-    else groups.set(agent.group, [agent]);
-  }
-  const indentOf = (agent: AgentView): number => (agent.kind === 'session' ? 4 : 2);
-  const width = Math.max(20, ...agents.map((agent) => indentOf(agent) + displayWidth(printable(agent.name)) + 3));
-  const lines: string[] = [];
-  for (const group of [...groups.keys()].sort()) {
-    const members = groups.get(group) ?? [];
-    const only = members[0];
-    if (members.length === 1 && only && only.name === group) {
-      lines.push(`${padStyled(style.agent(only.name), only.name, width)}repo=${shortPath(only.repo_path, home)}  ${details(only, now, you)}`);
-      continue;
-    }
-    const counted = members.filter((member) => member.kind !== 'session').length;
-    const path = members[0] ? shortPath(members[0].repo_path, home) : '';
-    lines.push(`${pad(printable(group), width)}repo=${path}  ${counted} agent${counted === 1 ? '' : 's'}`);
-    for (const member of members) {
-      const indent = ' '.repeat(indentOf(member));
-      const state = member.kind === 'session' ? `${member.live ? 'running' : 'ended'}  ` : '';
-      lines.push(
-        `${indent}${padStyled(style.agent(member.name), member.name, width - indent.length)}${state}${details(member, now, you)}`,
-      );
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 export const run: CommandRunner = async (args, io) => {
   const bus = openBus(io.env);

@@ -9,7 +9,7 @@ import { sessionSubscriptionSource } from '../../clients/subscription-source.js'
 import { repoRoot } from '../../core/identity.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
-import { clockTime, printable } from '../format.js';
+import { clockTime, printable } from '../../render/format.js';
 import type { CommandRunner } from '../spec.js';
 import { readStdin } from '../context.js';
 import { parsePayload } from '../../hooks/payload.js';

@@ -4,7 +4,7 @@ import { parseChannel } from '../../core/notices.js';
 import { UsageError } from '../args.js';
 import { channelTable, noticeTable } from '../notice-output.js';
 import { publishFromArgs } from '../publish-notice.js';
-import { makeStyle } from '../style.js';
+import { makeStyle } from '../../render/style.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
 import type { Bus } from '../../core/bus.js';
 

@@ -2,7 +2,7 @@
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import { speakerName, speakerRegistrations } from '../context.js';
-import { makeStyle } from '../style.js';
+import { makeStyle } from '../../render/style.js';
 import type { CommandRunner } from '../spec.js';
 import { runChat } from '../../tui/chat.js';
 

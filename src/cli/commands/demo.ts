@@ -11,10 +11,10 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { registrationsFor } from '../../core/roster.js';
-import { shellQuote } from '../../init/files.js';
+import { shellQuote } from '../../clients/config-files.js';
 import { openBus } from '../../runtime.js';
 import { speakerName } from '../context.js';
-import { makeStyle, type Style } from '../style.js';
+import { makeStyle, type Style } from '../../render/style.js';
 import type { Env } from '../../core/settings.js';
 import type { CommandIo, CommandRunner } from '../spec.js';
 

@@ -1,8 +1,8 @@
 /** `agent-bus inbox`: read (and by default mark read) an agent's unread mail. */
 import { openBus } from '../../runtime.js';
 import { positiveInt, speakerName } from '../context.js';
-import { clockTime, oneLine, printable, shortThread, terminalWidth, wrap } from '../format.js';
-import { makeStyle } from '../style.js';
+import { clockTime, oneLine, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { makeStyle } from '../../render/style.js';
 import type { MessageView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
 

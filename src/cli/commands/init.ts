@@ -2,8 +2,9 @@
 import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
-import { writeAtomic } from '../../init/files.js';
-import { planInit, repoChanges, WIRINGS, type RepoPlan } from '../../init/plan.js';
+import { writeAtomic } from '../../clients/config-files.js';
+import { planInit, repoChanges, type RepoPlan } from '../../init/plan.js';
+import { WIRINGS } from '../../clients/registry.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { Env } from '../../core/settings.js';
@@ -88,7 +89,7 @@ export const run: CommandRunner = async (args, io) => {
   try {
     for (const plan of plans) {
       for (const client of plan.clients) {
-        const known = client.name ? await bus.store.getAgent(client.name) : null;
+        const known = client.name ? await bus.getAgent(client.name) : null;
         if (known && known.repoPath !== plan.repo) {
           plan.notes.push(`'${client.name}' is also registered for ${known.repoPath} — if that repo is live too they share an inbox; pin a name with .agent-bus-name`);
         }

@@ -1,9 +1,9 @@
 /** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone. */
 import { openBus } from '../../runtime.js';
 import { readStdin, speakerName, speakerRegistrations } from '../context.js';
-import { clockTime, oneLine, pad, padStyled, printable, shortThread } from '../format.js';
+import { clockTime, oneLine, pad, padStyled, printable, shortThread } from '../../render/format.js';
 import { nobodyReachedNote } from '../../core/addressing.js';
-import { makeStyle } from '../style.js';
+import { makeStyle } from '../../render/style.js';
 import type { SendResult } from '../../core/bus.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
 

@@ -1,6 +1,6 @@
 /** `agent-bus statusline`: one line for Claude Code's statusLine setting. */
 import { statusFacts, statusText } from '../../hooks/statusline.js';
-import { printable } from '../format.js';
+import { printable } from '../../render/format.js';
 import type { CommandRunner } from '../spec.js';
 
 export const run: CommandRunner = async (args, io) => {

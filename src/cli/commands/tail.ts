@@ -5,8 +5,8 @@ import { parseAuditLine, tailAudit } from '../../audit/log.js';
 import type { AuditRow } from '../../audit/record.js';
 import { busPaths } from '../../core/paths.js';
 import { positiveInt } from '../context.js';
-import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../format.js';
-import { makeStyle, type Style } from '../style.js';
+import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { makeStyle, type Style } from '../../render/style.js';
 import type { CommandRunner } from '../spec.js';
 
 export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width: number): string {

@@ -1,6 +1,6 @@
 /** `agent-bus wake-config show|set|clear|test`: the wake commands in wake.json. */
 import { UsageError } from '../args.js';
-import { printable } from '../format.js';
+import { printable } from '../../render/format.js';
 import type { CommandRunner } from '../spec.js';
 import { loadWakeConfig, lookupWake, saveWakeConfig, type WakeConfig, type WakeEntry } from '../../wake/config.js';
 import { fireWake } from '../../wake/fire.js';

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { formatStamp, nowMicros, nowStamp } from '../../model/clock.js';
 import { randomId } from '../../model/ids.js';
+import { sqliteChangeFeed } from './changes.js';
 import { openSqlite } from './open.js';
 import type {
   AgentRecord,
@@ -26,6 +27,7 @@ import type {
   RenameInput,
   SessionKey,
   SessionRecord,
+  ChangeFeed,
   ChannelCount,
   DeliverNoticesInput,
   NoticeDecision,
@@ -37,7 +39,7 @@ import type {
   BrainState,
   ReconcileInput,
   ReconcileOutcome,
-} from '../types.js';
+} from '../ports.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
@@ -949,8 +951,8 @@ export class SqliteStore implements Store {
     this.immediate(() => this.run('DELETE FROM watchers WHERE session = ? AND token = ?', [session, token]));
   }
 
-  changeCounter(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+  changes(): ChangeFeed {
+    return sqliteChangeFeed(this.location, () => this.db.pragma('data_version', { simple: true }) as number);
   }
 
   async close(): Promise<void> {

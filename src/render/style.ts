@@ -4,7 +4,7 @@
  * colour everywhere: its name's SHA-1 picks it from a fixed palette.
  */
 import { sha1Bytes } from '../model/ids.js';
-import { printable } from './format.js';
+import { printable } from '../render/format.js';
 import type { Env } from '../core/settings.js';
 
 type Paint = (text: string) => string;

@@ -80,14 +80,29 @@ export interface ForgetOutcome {
   pending: number;
 }
 
-export interface Store {
-  readonly location: string;
+/** The roster: who is on the bus, in which repo, seen when. */
+export interface RosterPort {
   register(registrations: Registration[], now: string): Promise<void>;
   touch(names: string[], now: string): Promise<void>;
   getAgent(name: string): Promise<AgentRecord | null>;
   /** Agents whose group is `group` (client and session rows) or whose name is `group`. */
   groupMembers(group: string): Promise<AgentRecord[]>;
   roster(): Promise<RosterSnapshot>;
+  forget(name: string): Promise<ForgetOutcome>;
+  forgetGroup(group: string): Promise<string[]>;
+  /** Roster rows registered for a repo path. */
+  agentsAt(repoPath: string): Promise<AgentRecord[]>;
+  setTopic(name: string, topic: string | null): Promise<void>;
+  /**
+   * Take a name init replaced off the roster. When the successor is in the repo the
+   * old name now addresses, its unread mail stays for that repo's first reader;
+   * otherwise it is re-addressed to the successor.
+   */
+  retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }>;
+}
+
+/** Mail: sending, the inbox and its claims, threads. */
+export interface MailPort {
   send(input: SendInput): Promise<MessageRecord[]>;
   readInbox(input: ReadInput): Promise<ReadOutcome>;
   /**
@@ -100,16 +115,17 @@ export interface Store {
   /** Give back mail a hook took but could not show (and the claims the take made), so the next reader has it at once. */
   releaseLeases(reader: ReaderIdentity, taken: ReadOutcome): Promise<void>;
   pendingCount(reader: ReaderIdentity): Promise<number>;
-  forget(name: string): Promise<ForgetOutcome>;
-  forgetGroup(group: string): Promise<string[]>;
   thread(threadId: string, limit: number): Promise<MessageRecord[]>;
   /** Thread ids that begin with `prefix`, in order, at most `limit` of them. */
   threadIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /** The newest `limit` messages of the bus, oldest first. */
   recentMessages(limit: number): Promise<MessageRecord[]>;
-  /** Roster rows registered for a repo path. */
-  agentsAt(repoPath: string): Promise<AgentRecord[]>;
-  setTopic(name: string, topic: string | null): Promise<void>;
+  /** Whether a reader of `repo` has claimed (or read) its copy of a fan-out. */
+  fanoutTaken(fanoutId: string, repo: string): Promise<boolean>;
+}
+
+/** Sessions of a client, the routes to reach them from outside, and their counters. */
+export interface SessionsPort {
   sessionRows(clientAddress?: string): Promise<SessionRecord[]>;
   claimSession(input: ClaimInput): Promise<ClaimOutcome>;
   /**
@@ -125,12 +141,12 @@ export interface Store {
   routes(agent?: string): Promise<ClientRoute[]>;
   /** Mark an idle session as queued to, once until its next turn starts: false when it is busy or already queued. */
   markQueued(threadId: string, now: string): Promise<boolean>;
-  /**
-   * Take a name init replaced off the roster. When the successor is in the repo the
-   * old name now addresses, its unread mail stays for that repo's first reader;
-   * otherwise it is re-addressed to the successor.
-   */
-  retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }>;
+  /** Add one to a session's counter and return the new value. */
+  tick(session: string, counter: string, now: string): Promise<number>;
+}
+
+/** Notices: publish, deliver with receipts, list, acknowledge, clear. */
+export interface NoticesPort {
   /** Store a notice (expired ones are removed first, and returned); `evict` picks, from the live notices of its channel (the new one included), which go. Throws to refuse. */
   publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[]; expired: NoticeRecord[] }>;
   /**
@@ -143,6 +159,10 @@ export interface Store {
   /** Silence a notice for one session; null when there is no such notice. */
   acknowledgeNotice(noticeId: string, session: string, now: string): Promise<NoticeRecord | null>;
   clearNotices(target: NoticeClearTarget): Promise<NoticeRecord[]>;
+}
+
+/** The brain's channel, its state, and the markers written back. */
+export interface BrainPort {
   /**
    * Make a channel hold exactly the desired notices, in one transaction: a live notice whose
    * content hash is desired stays (its id and receipts with it), desired ones missing or expired
@@ -152,10 +172,12 @@ export interface Store {
   /** Record a fetch that did not reconcile (the source was unavailable): the channel is untouched. */
   recordBrainState(state: BrainState): Promise<void>;
   brainState(channel: string): Promise<BrainState | null>;
-  /** Add one to a session's counter and return the new value. */
-  tick(session: string, counter: string, now: string): Promise<number>;
   /** Claim a brain marker for writing back: false when it was taken before (by any process). */
   takeMarker(key: string, session: string, now: string): Promise<boolean>;
+}
+
+/** Waking: the rate limit's count, and the watchers waiting for mail. */
+export interface WakePort {
   /**
    * Count a wake of `agent` unless it was woken `limit` times since `since` (0: no limit).
    * False when the limit is reached; the count and the decision are one transaction.
@@ -163,16 +185,37 @@ export interface Store {
   takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean>;
   /** Become the session's watcher (replacing any other), waiting for `agent`'s mail. */
   claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void>;
-  /** Whether a reader of `repo` has claimed (or read) its copy of a fan-out. */
-  fanoutTaken(fanoutId: string, repo: string): Promise<boolean>;
   /** Watchers waiting for agents of `repo`: [agent, pid]. */
   watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>>;
   /** Whether `token` is still the session's watcher (a newer one replaces it). */
   holdsWatch(session: string, token: string): Promise<boolean>;
   /** Stop being the session's watcher, if still it. */
   releaseWatch(session: string, token: string): Promise<void>;
-  /** A number that changes whenever another connection commits (SQLite's data_version). */
-  changeCounter(): number;
+}
+
+/**
+ * What a waiting process listens to: a hint that the store may have changed. A hint is never
+ * the only signal: after each one (and after a reconnect) the waiter reads the store again.
+ */
+export interface ChangeFeed {
+  /** A number that moves on whenever another process may have committed since it was last read. */
+  version(): Promise<number>;
+  /** Wait up to `ms` for a hint; true when one came, false when the time ran out. */
+  wait(ms: number): Promise<boolean>;
+  /** End the current wait now. */
+  interrupt(): void;
+  close(): Promise<void>;
+}
+
+export interface ChangesPort {
+  /** A feed of this store's changes, for one waiting loop. */
+  changes(): ChangeFeed;
+}
+
+/** A backend: every port, over one database. */
+export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, ChangesPort {
+  /** Where the data lives, as shown to the user (a file path, or a URL without its password). */
+  readonly location: string;
   close(): Promise<void>;
 }
 
