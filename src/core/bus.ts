@@ -18,6 +18,7 @@ import { BrainRecords } from './brain-ops.js';
 import { Wakes } from './wake-ops.js';
 import { registrationsFor } from './roster.js';
 import { Notices } from './notice-ops.js';
+import { decideTake, newLease } from './inbox.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -210,23 +211,19 @@ export class Bus {
     const limit = request.limit ?? 50;
     if (!Number.isInteger(limit) || limit < 0) throw new InvalidInputError(`limit must be a whole number ≥ 0, got ${limit}`);
     const now = nowStamp();
-    const outcome = await this.store.readInbox({
-      reader: readerIdentity(request.reader),
-      markRead: request.markRead ?? true,
-      limit,
-      actionableOnly: request.actionableOnly ?? false,
-      now,
-    });
-    if (request.markRead ?? true) {
-      const rows: AuditRow[] = [];
-      for (const message of outcome.messages) {
-        const digest: BodyDigest = digestBody(message.body);
-        rows.push(messageRow('read', now, request.reader, message, digest));
-        if (request.deliver) rows.push(messageRow('deliver', now, request.reader, message, digest));
-        if (outcome.contestedClaims.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
-      }
-      this.audit.append(rows);
+    const reader = readerIdentity(request.reader);
+    const query = { reader, limit, actionableOnly: request.actionableOnly ?? false, now };
+    if (!(request.markRead ?? true)) return (await this.store.peekInbox(query)).map(messageView);
+    const outcome = await this.store.readInbox({ query, decide: (rows, copies) => decideTake(rows, copies, reader) });
+    const contested = new Set(outcome.decision.contested);
+    const rows: AuditRow[] = [];
+    for (const message of outcome.messages) {
+      const digest: BodyDigest = digestBody(message.body);
+      rows.push(messageRow('read', now, request.reader, message, digest));
+      if (request.deliver) rows.push(messageRow('deliver', now, request.reader, message, digest));
+      if (contested.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
     }
+    this.audit.append(rows);
     return outcome.messages.map(messageView);
   }
 
@@ -239,7 +236,12 @@ export class Bus {
    */
   async deliverInbox(request: { reader: string; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void | Promise<void>): Promise<MessageView[]> {
     const reader = readerIdentity(request.reader);
-    const outcome = await this.store.takeInbox({ reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false });
+    const micros = nowMicros();
+    const outcome = await this.store.takeInbox({
+      query: { reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false, now: formatStamp(micros) },
+      decide: (rows, copies) => decideTake(rows, copies, reader),
+      lease: newLease(micros),
+    });
     const views = outcome.messages.map(messageView);
     try {
       await show(views);
@@ -249,12 +251,13 @@ export class Bus {
     }
     if (outcome.messages.length === 0) return views;
     const now = nowStamp();
-    await this.store.markDelivered(reader, outcome.messages, now);
+    await this.store.markDelivered(outcome, now);
+    const contested = new Set(outcome.decision.contested);
     const rows: AuditRow[] = [];
     for (const message of outcome.messages) {
       const digest = digestBody(message.body);
       rows.push(messageRow('read', now, request.reader, message, digest), messageRow('deliver', now, request.reader, message, digest));
-      if (outcome.contestedClaims.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
+      if (contested.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
     }
     this.audit.append(rows);
     return outcome.messages.map(messageView);

@@ -1,4 +1,9 @@
-/** Where the bus keeps its state: `~/.claude-agent-bus/` unless the environment says otherwise. */
+/**
+ * Where the bus keeps its state. The database is a SQLite file (the embedded
+ * default) or a PostgreSQL URL (`AGENT_BUS_DB=postgres://…`). The bus folder
+ * (`AGENT_BUS_HOME`) holds what is a file by nature: wake.json, brain-feed/,
+ * .env, chat_history, the brain outbox. Nothing is derived from a URL.
+ */
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Env } from './settings.js';
@@ -15,16 +20,50 @@ function homeOf(env: Env): string {
   return env.HOME && env.HOME !== '' ? env.HOME : homedir();
 }
 
+/** Whether a database setting names a PostgreSQL server rather than a file. */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value.trim());
+}
+
+export type DatabaseLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
 export interface BusPaths {
+  database: DatabaseLocation;
+  /** The database as one string: the file's path or the URL (with its password: never show it). */
   db: string;
   audit: string;
-  /** The folder holding the database: wake.json and chat_history live here too. */
+  /** The bus folder: wake.json, brain-feed/, .env and chat_history live here. */
   folder: string;
 }
 
+/**
+ * The folder is AGENT_BUS_HOME, else the folder of a database file named by
+ * AGENT_BUS_DB (as before there was a setting for it), else ~/.claude-agent-bus.
+ * The database defaults to bus.db in the folder; the audit log to audit.log in
+ * AGENT_BUS_HOME, else in ~/.claude-agent-bus.
+ */
 export function busPaths(env: Env = process.env): BusPaths {
   const defaultFolder = join(homeOf(env), BUS_FOLDER_NAME);
-  const db = env.AGENT_BUS_DB ? resolve(expandHome(env.AGENT_BUS_DB, env)) : join(defaultFolder, 'bus.db');
-  const audit = env.AGENT_BUS_AUDIT_LOG ? resolve(expandHome(env.AGENT_BUS_AUDIT_LOG, env)) : join(defaultFolder, 'audit.log');
-  return { db, audit, folder: dirname(db) };
+  const home = (env.AGENT_BUS_HOME ?? '').trim();
+  const configured = (env.AGENT_BUS_DB ?? '').trim();
+  const homeFolder = home === '' ? null : resolve(expandHome(home, env));
+  let database: DatabaseLocation;
+  if (configured !== '' && isPostgresUrl(configured)) database = { engine: 'postgres', url: configured };
+  else if (configured !== '') database = { engine: 'sqlite', path: resolve(expandHome(configured, env)) };
+  else database = { engine: 'sqlite', path: join(homeFolder ?? defaultFolder, 'bus.db') };
+  const folder = homeFolder ?? (database.engine === 'sqlite' ? dirname(database.path) : defaultFolder);
+  const auditSetting = (env.AGENT_BUS_AUDIT_LOG ?? '').trim();
+  const audit = auditSetting !== '' ? resolve(expandHome(auditSetting, env)) : join(homeFolder ?? defaultFolder, 'audit.log');
+  return { database, db: database.engine === 'sqlite' ? database.path : database.url, audit, folder };
+}
+
+/** A PostgreSQL URL as it may be shown: the password replaced. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
 }

@@ -46,24 +46,61 @@ export interface ReaderIdentity {
   isSession: boolean;
 }
 
-export interface ReadInput {
+/**
+ * A reader's inbox, as the store selects it (see INBOX.md beside this file): the
+ * reader's own unread mail; for a session, unread mail at its client address that
+ * it did not send, unless it holds its own copy of that fan-out; and unread mail to
+ * its bare repo name while no agent holds that name, unless it or its client
+ * address holds its own copy. Mail leased past `now` is left out. Oldest first
+ * (sent_at, then message_id), at most `limit`.
+ */
+export interface InboxQuery {
   reader: ReaderIdentity;
-  markRead: boolean;
   limit: number;
   /** Leave out fan-out copies a repo-mate already claimed (the Stop hook's view). */
   actionableOnly: boolean;
   now: string;
 }
 
+/** One copy of a fan-out in the reader's repo, as a take sees it. */
+export interface FanoutCopy {
+  messageId: string;
+  fanoutId: string;
+  toAgent: string;
+  claimedBy: string | null;
+  readAt: string | null;
+}
+
+/** What the core decides about the rows a read takes (core/inbox.ts). */
+export interface InboxDecision {
+  /** The rows as they are after the take: claimed_by set where this take claims. */
+  rows: MessageRecord[];
+  /** Fan-outs to claim for the reader in its repo: every unclaimed copy there gets claimed_by = the reader. */
+  claims: string[];
+  /** Ids of rows whose claim a repo-mate's copy contested (audited as `claim`). */
+  contested: string[];
+  /** Other copies (ids) that reading these rows settles: marked read with them. */
+  settle: string[];
+}
+
+export interface InboxTake {
+  query: InboxQuery;
+  /**
+   * Called once inside the take's transaction with the rows selected and every copy, in
+   * the reader's repo, of the fan-outs among them.
+   */
+  decide(rows: MessageRecord[], copies: FanoutCopy[]): InboxDecision;
+}
+
 export interface ReadOutcome {
   /** The rows as they are after the read: read_at, delivered_at and claimed_by updated. */
   messages: MessageRecord[];
-  /** Ids of rows whose fan-out this read claimed while a repo-mate also holds a copy. */
-  contestedClaims: Set<string>;
-  /** Fan-outs this read claimed (a take gives them back if it cannot show the mail). */
-  claimedFanouts?: string[];
-  /** The lease a take holds on its rows (a take only). */
-  lease?: string;
+  decision: InboxDecision;
+}
+
+export interface TakeOutcome extends ReadOutcome {
+  /** The lease the take holds on its rows. */
+  lease: string;
 }
 
 export interface RosterSnapshot {
@@ -104,16 +141,26 @@ export interface RosterPort {
 /** Mail: sending, the inbox and its claims, threads. */
 export interface MailPort {
   send(input: SendInput): Promise<MessageRecord[]>;
-  readInbox(input: ReadInput): Promise<ReadOutcome>;
+  /** The inbox, unchanged (a peek). */
+  peekInbox(query: InboxQuery): Promise<MessageRecord[]>;
   /**
-   * Select a reader's mail and decide its claims, leaving it unread: for a hook,
-   * which marks it delivered only once it has printed it, so a hook that dies
-   * first loses nothing.
+   * Read: select, decide once, then in the same transaction claim what the decision
+   * claims and mark the rows and the copies it settles read and delivered at `now`.
    */
-  takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome>;
-  markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void>;
-  /** Give back mail a hook took but could not show (and the claims the take made), so the next reader has it at once. */
-  releaseLeases(reader: ReaderIdentity, taken: ReadOutcome): Promise<void>;
+  readInbox(input: InboxTake): Promise<ReadOutcome>;
+  /**
+   * Take, for a hook that marks mail delivered only once it has printed it (so a hook
+   * that dies first loses nothing): select, decide once, claim, and lease the rows with
+   * `lease` (a stamp, compared as text with later queries' `now`, then a token), leaving them unread.
+   */
+  takeInbox(input: InboxTake & { lease: string }): Promise<TakeOutcome>;
+  /** Mark taken mail, and the copies its take settles, read and delivered. */
+  markDelivered(taken: TakeOutcome, now: string): Promise<void>;
+  /**
+   * Give back mail a take could not show: its leases (only where they are still the take's),
+   * and its claims where the reader still holds them and the copy is unread.
+   */
+  releaseLeases(reader: ReaderIdentity, taken: TakeOutcome): Promise<void>;
   pendingCount(reader: ReaderIdentity): Promise<number>;
   thread(threadId: string, limit: number): Promise<MessageRecord[]>;
   /** Thread ids that begin with `prefix`, in order, at most `limit` of them. */

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { formatStamp, nowMicros } from '../../src/model/clock.js';
+import { decideTake, newLease } from '../../src/core/inbox.js';
+import { formatStamp, nowMicros, nowStamp } from '../../src/model/clock.js';
 import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../../src/model/errors.js';
 import { coreBus, type CoreBus } from '../helpers/core-bus.js';
 import { readAudit } from '../helpers/bus-env.js';
@@ -367,7 +368,12 @@ test('mail a hook has taken is leased: nobody else takes it until it is shown or
     });
     assert.deepEqual(seen[1], ['leased']);
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
-    const taken = await ctx.store.takeInbox({ reader: { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false }, limit: 10, actionableOnly: false });
+    const reader = { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
+    const taken = await ctx.store.takeInbox({
+      query: { reader, limit: 10, actionableOnly: false, now: nowStamp() },
+      decide: (rows, copies) => decideTake(rows, copies, reader),
+      lease: newLease(nowMicros()),
+    });
     assert.deepEqual(taken.messages.map((message) => message.body), ['second']);
     assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), [], 'a concurrent reader does not take leased mail');
     assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1, 'still pending');

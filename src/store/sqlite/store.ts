@@ -3,16 +3,18 @@
  * prepared once, every read-modify-write in a `BEGIN IMMEDIATE` transaction.
  */
 import type Database from 'better-sqlite3';
-import { formatStamp, nowMicros, nowStamp } from '../../model/clock.js';
-import { randomId } from '../../model/ids.js';
 import { sqliteChangeFeed } from './changes.js';
 import { openSqlite } from './open.js';
 import type {
   AgentRecord,
   ForgetOutcome,
   MessageRecord,
-  ReadInput,
+  FanoutCopy,
+  InboxDecision,
+  InboxQuery,
+  InboxTake,
   ReadOutcome,
+  TakeOutcome,
   ReaderIdentity,
   Registration,
   RosterQuery,
@@ -73,9 +75,6 @@ const INBOX_UNION = `
   SELECT ${MESSAGE_COLUMNS} FROM messages m
    WHERE m.to_agent = @group AND m.read_at IS NULL AND ${NOT_LEASED}
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = @group) AND ${NO_OWN_OR_SHARED_COPY}`;
-
-/** How long a hook may take between taking mail and printing it before another reader may take it: well past the busy timeout. */
-const LEASE_MICROS = 90_000_000;
 
 const SESSION_COLUMNS = `server_pid AS serverPid, server_started AS serverStarted, name, client_address AS clientAddress,
   repo_path AS repoPath, lineage, session_key AS sessionKey, boot_id AS bootId, pid_ns AS pidNs,
@@ -347,105 +346,97 @@ export class SqliteStore implements Store {
     };
   }
 
-  private selectInbox(reader: ReaderIdentity, limit: number, actionableOnly: boolean, now = nowStamp()): MessageRecord[] {
-    const filter = actionableOnly ? 'WHERE claimedBy IS NULL OR claimedBy = @me' : '';
+  private selectInbox(query: InboxQuery, limit = query.limit): MessageRecord[] {
+    const filter = query.actionableOnly ? 'WHERE claimedBy IS NULL OR claimedBy = @me' : '';
     return this.all<MessageRecord>(
       `SELECT * FROM (${INBOX_UNION}) ${filter} ORDER BY sentAt, messageId LIMIT @limit`,
-      { ...this.inboxParams(reader, now), limit },
+      { ...this.inboxParams(query.reader, query.now), limit },
     );
   }
 
-  /** First reader in the repo: claim every copy of each unclaimed fan-out among `rows` for the reader's repo. */
-  private claimRows(rows: MessageRecord[], reader: ReaderIdentity, contested: Set<string>, claimed: string[] = []): void {
-    const shared = reader.clientAddress;
-    for (const row of rows) {
-      if (row.fanoutId === null || row.claimedBy !== null || row.toGroup !== reader.group) continue;
-      this.run(
-        `UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @group AND claimed_by IS NULL`,
-        { me: reader.name, fanout: row.fanoutId, group: reader.group },
+  /** Every copy, in the reader's repo, of the fan-outs among `rows`. */
+  private copiesOf(rows: MessageRecord[], group: string): FanoutCopy[] {
+    const fanouts = [...new Set(rows.map((row) => row.fanoutId).filter((id): id is string => id !== null))];
+    const copies: FanoutCopy[] = [];
+    for (const fanout of fanouts) {
+      copies.push(
+        ...this.all<FanoutCopy>(
+          `SELECT message_id AS messageId, fanout_id AS fanoutId, to_agent AS toAgent, claimed_by AS claimedBy, read_at AS readAt
+             FROM messages WHERE fanout_id = ? AND to_group = ?`,
+          [fanout, group],
+        ),
       );
-      row.claimedBy = reader.name;
-      claimed.push(row.fanoutId);
-      const mates = this.get(
-        `SELECT 1 FROM messages WHERE fanout_id = @fanout AND to_group = @group
-           AND to_agent != @me AND to_agent != @shared LIMIT 1`,
-        { fanout: row.fanoutId, group: reader.group, me: reader.name, shared: shared ?? reader.name },
-      );
-      if (mates !== undefined) contested.add(row.messageId);
     }
+    return copies;
   }
 
-  /** Mark rows read and delivered; a session's own copy also settles a copy left at its client address. */
-  private markRows(rows: MessageRecord[], reader: ReaderIdentity, now: string): void {
-    const shared = reader.clientAddress;
-    for (const row of rows) {
-      this.run('UPDATE messages SET read_at = COALESCE(read_at, @now), delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id', {
-        now,
-        id: row.messageId,
+  /** Select, decide once, claim: the part of a read and a take that is the same. */
+  private takeRows(input: InboxTake): InboxDecision {
+    const rows = this.selectInbox(input.query);
+    const decision = input.decide(rows, this.copiesOf(rows, input.query.reader.group));
+    const { reader } = input.query;
+    for (const fanout of decision.claims) {
+      this.run('UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @group AND claimed_by IS NULL', {
+        me: reader.name,
+        fanout,
+        group: reader.group,
       });
-      row.readAt = row.readAt ?? now;
-      row.deliveredAt = row.deliveredAt ?? now;
-      if (reader.isSession && shared !== null && row.fanoutId !== null && row.toAgent === reader.name) {
-        // A copy left at the shared address by an older sender is the same mail: settle it.
-        this.run(
-          `UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now)
-           WHERE fanout_id = @fanout AND to_group = @group AND to_agent = @shared AND read_at IS NULL`,
-          { now, fanout: row.fanoutId, shared, group: reader.group },
-        );
-      }
+    }
+    return decision;
+  }
+
+  /** Mark rows read and delivered, and the copies their read settles read. */
+  private markRead(ids: string[], settle: string[], now: string): void {
+    for (const id of ids) {
+      this.run('UPDATE messages SET read_at = COALESCE(read_at, @now), delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id', { now, id });
+    }
+    for (const id of settle) {
+      this.run('UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id AND read_at IS NULL', { now, id });
     }
   }
 
-  async readInbox(input: ReadInput): Promise<ReadOutcome> {
-    const contestedClaims = new Set<string>();
-    if (input.limit <= 0) return { messages: [], contestedClaims };
-    if (!input.markRead) {
-      return { messages: this.selectInbox(input.reader, input.limit, input.actionableOnly), contestedClaims };
-    }
-    const { reader, now } = input;
+  async peekInbox(query: InboxQuery): Promise<MessageRecord[]> {
+    return query.limit <= 0 ? [] : this.selectInbox(query);
+  }
+
+  async readInbox(input: InboxTake): Promise<ReadOutcome> {
+    const empty: ReadOutcome = { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] } };
     // Most reads find nothing: answer those without taking the write lock.
-    if (this.selectInbox(reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
-    const messages = this.immediate(() => {
-      const rows = this.selectInbox(reader, input.limit, input.actionableOnly);
-      this.claimRows(rows, reader, contestedClaims);
-      this.markRows(rows, reader, now);
-      return rows;
+    if (input.query.limit <= 0 || this.selectInbox(input.query, 1).length === 0) return empty;
+    return this.immediate(() => {
+      const decision = this.takeRows(input);
+      const now = input.query.now;
+      this.markRead(decision.rows.map((row) => row.messageId), decision.settle, now);
+      const messages = decision.rows.map((row) => ({ ...row, readAt: row.readAt ?? now, deliveredAt: row.deliveredAt ?? now }));
+      return { messages, decision };
     });
-    return { messages, contestedClaims };
   }
 
-  async takeInbox(input: Omit<ReadInput, 'markRead' | 'now'>): Promise<ReadOutcome> {
-    const contestedClaims = new Set<string>();
-    if (input.limit <= 0 || this.selectInbox(input.reader, 1, input.actionableOnly).length === 0) return { messages: [], contestedClaims };
-    const claimedFanouts: string[] = [];
-    // The lease names its holder: a stamp (compared as text) and a token only this take knows.
-    const micros = nowMicros();
-    const lease = `${formatStamp(micros + LEASE_MICROS)}|${randomId()}`;
-    const messages = this.immediate(() => {
-      const rows = this.selectInbox(input.reader, input.limit, input.actionableOnly, formatStamp(micros));
-      this.claimRows(rows, input.reader, contestedClaims, claimedFanouts);
-      for (const row of rows) this.run('UPDATE messages SET lease_until = ? WHERE message_id = ?', [lease, row.messageId]);
-      return rows;
+  async takeInbox(input: InboxTake & { lease: string }): Promise<TakeOutcome> {
+    const empty: TakeOutcome = { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] }, lease: input.lease };
+    if (input.query.limit <= 0 || this.selectInbox(input.query, 1).length === 0) return empty;
+    return this.immediate(() => {
+      const decision = this.takeRows(input);
+      for (const row of decision.rows) this.run('UPDATE messages SET lease_until = ? WHERE message_id = ?', [input.lease, row.messageId]);
+      return { messages: decision.rows, decision, lease: input.lease };
     });
-    return { messages, contestedClaims, claimedFanouts, lease };
   }
 
-  async releaseLeases(reader: ReaderIdentity, taken: ReadOutcome): Promise<void> {
-    if (taken.messages.length === 0 || taken.lease === undefined) return;
+  async releaseLeases(reader: ReaderIdentity, taken: TakeOutcome): Promise<void> {
+    if (taken.messages.length === 0) return;
     this.immediate(() => {
       for (const message of taken.messages) {
         this.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL AND lease_until = ?', [message.messageId, taken.lease]);
       }
-      // Claims nobody has acted on go back too: the repo's next reader should be asked, not told it is taken.
-      for (const fanout of taken.claimedFanouts ?? []) {
+      for (const fanout of taken.decision.claims) {
         this.run('UPDATE messages SET claimed_by = NULL WHERE fanout_id = ? AND to_group = ? AND claimed_by = ? AND read_at IS NULL', [fanout, reader.group, reader.name]);
       }
     });
   }
 
-  async markDelivered(reader: ReaderIdentity, messages: MessageRecord[], now: string): Promise<void> {
-    if (messages.length === 0) return;
-    this.immediate(() => this.markRows(messages, reader, now));
+  async markDelivered(taken: TakeOutcome, now: string): Promise<void> {
+    if (taken.messages.length === 0) return;
+    this.immediate(() => this.markRead(taken.messages.map((message) => message.messageId), taken.decision.settle, now));
   }
 
   async pendingCount(reader: ReaderIdentity): Promise<number> {
