@@ -8,6 +8,7 @@ import { randomId, timeOrderedId } from '../model/ids.js';
 import { UnknownRecipientError } from '../model/errors.js';
 import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
+import { agentGroup } from './roster.js';
 import type { AgentRecord, RosterQuery, SendPlan } from '../store/ports.js';
 
 export function rosterQueryFor(to: string): RosterQuery {
@@ -16,9 +17,6 @@ export function rosterQueryFor(to: string): RosterQuery {
   return { kind: 'group', group: to };
 }
 
-export function agentGroup(agent: Pick<AgentRecord, 'name' | 'groupName'>): string {
-  return agent.groupName ?? groupOf(agent.name);
-}
 
 export interface PlanOptions {
   to: string;

@@ -16,7 +16,7 @@ import { agentView, messageKind, messageView, type AgentView, type MessageKind, 
 import type { AddressMove, AgentRecord, ChangeFeed, ClientRoute, MessageRecord, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/ports.js';
 import { BrainRecords } from './brain-ops.js';
 import { Wakes } from './wake-ops.js';
-import { registrationsFor } from './roster.js';
+import { pendingByName, registrationsFor, repoMembers, waitingRepoNames } from './roster.js';
 import { Notices } from './notice-ops.js';
 import { decideTake, newLease } from './inbox.js';
 
@@ -184,7 +184,7 @@ export class Bus {
         const problem = nameProblem(to);
         if (problem !== null) throw new InvalidNameError(`invalid recipient: ${problem}. Nothing was sent.`);
       }
-      const { agents } = await this.store.roster();
+      const { agents } = await this.store.roster(() => []);
       throw unknownRecipient(to, agents);
     }
     if (records.length > 0) {
@@ -273,17 +273,17 @@ export class Bus {
 
   /** The roster with pending counts and session liveness, ordered by name; optionally one repo. */
   async agents(group?: string): Promise<AgentView[]> {
-    const snapshot = await this.store.roster();
+    const snapshot = await this.store.roster(waitingRepoNames);
+    const pending = pendingByName(snapshot);
     const live = new Set<string>();
     for (const holder of snapshot.sessionHolders) if (this.isRunning(holder)) live.add(holder.name);
-    return snapshot.agents
-      .filter((agent) => group === undefined || (agent.groupName ?? groupOf(agent.name)) === group)
-      .map((agent) => agentView(agent, snapshot.pending.get(agent.name) ?? 0, live.has(agent.name)));
+    const agents = group === undefined ? snapshot.agents : repoMembers(snapshot.agents, group);
+    return agents.map((agent) => agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name)));
   }
 
   async forget(name: string): Promise<ForgetResult> {
     if (!name.includes('/')) {
-      const mates = (await this.store.groupMembers(name)).filter((agent) => agent.name !== name).map((agent) => agent.name);
+      const mates = repoMembers(await this.store.agentsOfRepo(name), name).filter((agent) => agent.name !== name).map((agent) => agent.name);
       if (mates.length > 0) {
         throw new BusError(
           `'${name}' is a repo with ${mates.length} agent(s): ${mates.join(', ')}. ` +
@@ -296,7 +296,8 @@ export class Bus {
   }
 
   async forgetGroup(group: string): Promise<string[]> {
-    return this.store.forgetGroup(group);
+    const names = repoMembers(await this.store.agentsOfRepo(group), group).map((agent) => agent.name);
+    return (await this.store.removeAgents(names)).sort();
   }
 
   async thread(threadId: string, limit = 100): Promise<MessageView[]> {
@@ -432,7 +433,8 @@ export class Bus {
   /** Retire a name `agent-bus init` replaced, keeping its unread mail reachable; audited as `retire`. */
   async retire(old: string, successor: string): Promise<void> {
     if (old === successor) return;
-    const outcome = await this.store.retire(old, successor);
+    // A successor in the repo the old name now addresses: the old name's mail waits there for that repo's first reader.
+    const outcome = await this.store.retire(old, groupOf(successor) === old ? null : successor);
     if (!outcome.removed && outcome.moved === 0) return;
     const what =
       outcome.moved > 0 || groupOf(successor) !== old

@@ -1,6 +1,7 @@
 /** How a name is filed on the roster: its repo and client columns, and the rows registered with it. */
-import { clientAddressOf, parseNameLenient } from './names.js';
-import type { Registration } from '../store/ports.js';
+import { clientAddressOf, groupOf, parseNameLenient } from './names.js';
+import type { AgentRecord, Registration } from '../model/records.js';
+import type { OrphanMail, RosterSnapshot } from '../store/ports.js';
 
 /**
  * The registrations that put `name` on the roster. A session also registers
@@ -46,4 +47,44 @@ export function speakerRegistrations(name: string, place: SpeakerPlace): Registr
   const person = parseNameLenient(name)?.client === null;
   if (person) return registrationsFor(name, place.home, place.own);
   return registrationsFor(name, place.cwd, false);
+}
+
+/** The repo an agent belongs to: its group column, else its name's repo part. */
+export function agentGroup(agent: Pick<AgentRecord, 'name' | 'groupName'>): string {
+  return agent.groupName ?? groupOf(agent.name);
+}
+
+/** Repo membership, one definition for every purpose: an agent's repo is its group column, else its name's repo part. */
+export function repoMembers(rows: AgentRecord[], group: string): AgentRecord[] {
+  return rows.filter((agent) => agentGroup(agent) === group);
+}
+
+/**
+ * Recipients of unread mail that no agent holds but that name a repo with agents in it:
+ * mail to a bare repo name (left by a rename, or sent by an agent-bus too old to fan out)
+ * waits there for the repo's first reader.
+ */
+export function waitingRepoNames(agents: AgentRecord[], recipients: string[]): string[] {
+  const names = new Set(agents.map((agent) => agent.name));
+  const repos = new Set(agents.map(agentGroup));
+  return recipients.filter((recipient) => !names.has(recipient) && repos.has(recipient));
+}
+
+/**
+ * Unread mail per roster name, as that name's own inbox would count it: its own, and the
+ * mail waiting at its bare repo name, except fan-out copies it holds one of itself.
+ */
+export function pendingByName(snapshot: Pick<RosterSnapshot, 'agents' | 'unread' | 'orphans' | 'copyHolders'>): Map<string, number> {
+  const pending = new Map<string, number>();
+  for (const agent of snapshot.agents) pending.set(agent.name, 0);
+  for (const { toAgent, n } of snapshot.unread) if (pending.has(toAgent)) pending.set(toAgent, (pending.get(toAgent) ?? 0) + n);
+  const waiting = new Map<string, OrphanMail[]>();
+  for (const orphan of snapshot.orphans) waiting.set(orphan.toAgent, [...(waiting.get(orphan.toAgent) ?? []), orphan]);
+  for (const [repo, mail] of waiting) {
+    for (const member of repoMembers(snapshot.agents, repo)) {
+      const count = mail.filter((row) => row.fanoutId === null || !(snapshot.copyHolders.get(row.fanoutId) ?? []).includes(member.name)).length;
+      pending.set(member.name, (pending.get(member.name) ?? 0) + count);
+    }
+  }
+  return pending;
 }

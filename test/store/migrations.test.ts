@@ -323,7 +323,7 @@ for (const spec of FIXTURES) {
       const store = new SqliteStore(bus.db);
       try {
         assert.equal(store.connection.pragma('user_version', { simple: true }), TARGET_VERSION);
-        const roster = await store.roster();
+        const roster = await store.roster(() => []);
         assert.deepEqual(roster.agents.map((agent) => agent.name), spec.agents);
       } finally {
         await store.close();

@@ -19,6 +19,7 @@ import type {
   Registration,
   RosterQuery,
   RosterSnapshot,
+  OrphanMail,
   SendInput,
   SendPlan,
   Store,
@@ -225,15 +226,17 @@ export class SqliteStore implements Store {
     return this.get<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [name]) ?? null;
   }
 
-  private membersOf(group: string): AgentRecord[] {
+  private repoRows(group: string): AgentRecord[] {
+    // '0' follows '/': the range is every name that begins `group/`, through the primary key.
     return this.all<AgentRecord>(
-      `SELECT ${AGENT_COLUMNS} FROM agents WHERE group_name = @group OR name = @group ORDER BY name`,
-      { group },
-    ).filter((agent) => (agent.groupName ?? agent.name) === group || agent.name === group);
+      `SELECT ${AGENT_COLUMNS} FROM agents
+        WHERE group_name = @group OR name = @group OR (group_name IS NULL AND name >= @from AND name < @to) ORDER BY name`,
+      { group, from: `${group}/`, to: `${group}0` },
+    );
   }
 
-  async groupMembers(group: string): Promise<AgentRecord[]> {
-    return this.membersOf(group);
+  async agentsOfRepo(group: string): Promise<AgentRecord[]> {
+    return this.repoRows(group);
   }
 
   private candidates(query: RosterQuery): AgentRecord[] {
@@ -243,7 +246,7 @@ export class SqliteStore implements Store {
       case 'name':
         return this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [query.name]);
       case 'group':
-        return this.membersOf(query.group);
+        return this.repoRows(query.group);
     }
   }
 
@@ -445,40 +448,27 @@ export class SqliteStore implements Store {
     return row?.n ?? 0;
   }
 
-  async roster(): Promise<RosterSnapshot> {
+  async roster(orphansOf: (agents: AgentRecord[], recipients: string[]) => string[]): Promise<RosterSnapshot> {
     return this.db.transaction(() => {
       const agents = this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`);
       const unread = this.all<{ toAgent: string; n: number }>(
-        'SELECT to_agent AS toAgent, COUNT(*) AS n FROM messages WHERE read_at IS NULL GROUP BY to_agent',
+        'SELECT to_agent AS toAgent, COUNT(*) AS n FROM messages WHERE read_at IS NULL GROUP BY to_agent ORDER BY to_agent',
       );
-      const names = new Set(agents.map((agent) => agent.name));
-      const pending = new Map<string, number>();
-      for (const agent of agents) pending.set(agent.name, 0);
-      for (const { toAgent, n } of unread) {
-        if (names.has(toAgent)) {
-          pending.set(toAgent, (pending.get(toAgent) ?? 0) + n);
-          continue;
-        }
-        // Mail to a bare repo name nobody holds waits for that repo's first reader: count it for each.
-        const members = agents.filter((agent) => agent.groupName === toAgent && agent.name !== toAgent);
-        if (members.length === 0) continue;
-        const orphans = this.all<{ messageId: string; fanoutId: string | null }>(
-          `SELECT message_id AS messageId, fanout_id AS fanoutId FROM messages WHERE to_agent = ? AND read_at IS NULL`,
-          [toAgent],
+      const orphans: OrphanMail[] = [];
+      const copyHolders = new Map<string, string[]>();
+      for (const name of orphansOf(agents, unread.map((row) => row.toAgent))) {
+        const rows = this.all<OrphanMail>(
+          `SELECT to_agent AS toAgent, message_id AS messageId, fanout_id AS fanoutId FROM messages WHERE to_agent = ? AND read_at IS NULL ORDER BY message_id`,
+          [name],
         );
-        const holders = new Map<string, Set<string>>();
-        for (const { fanoutId } of orphans) {
-          if (fanoutId === null || holders.has(fanoutId)) continue;
-          const copies = this.all<{ toAgent: string }>('SELECT to_agent AS toAgent FROM messages WHERE fanout_id = ?', [fanoutId]);
-          holders.set(fanoutId, new Set(copies.map((copy) => copy.toAgent)));
-        }
-        for (const member of members) {
-          const count = orphans.filter((row) => row.fanoutId === null || !holders.get(row.fanoutId)?.has(member.name)).length;
-          pending.set(member.name, (pending.get(member.name) ?? 0) + count);
+        orphans.push(...rows);
+        for (const { fanoutId } of rows) {
+          if (fanoutId === null || copyHolders.has(fanoutId)) continue;
+          copyHolders.set(fanoutId, this.all<{ toAgent: string }>('SELECT to_agent AS toAgent FROM messages WHERE fanout_id = ?', [fanoutId]).map((copy) => copy.toAgent));
         }
       }
       const sessionHolders = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL`);
-      return { agents, pending, sessionHolders };
+      return { agents, unread, orphans, copyHolders, sessionHolders };
     })();
   }
 
@@ -490,12 +480,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  async forgetGroup(group: string): Promise<string[]> {
-    return this.immediate(() => {
-      const names = this.membersOf(group).map((agent) => agent.name);
-      for (const name of names) this.run('DELETE FROM agents WHERE name = ?', [name]);
-      return names.sort();
-    });
+  async removeAgents(names: string[]): Promise<string[]> {
+    return this.immediate(() => names.filter((name) => this.run('DELETE FROM agents WHERE name = ?', [name]).changes > 0));
   }
 
   async thread(threadId: string, limit: number): Promise<MessageRecord[]> {
@@ -566,7 +552,7 @@ export class SqliteStore implements Store {
     return this.immediate(() => {
       const rows = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [input.clientAddress]);
       const group = input.clientAddress.slice(0, input.clientAddress.indexOf('/'));
-      const decision = input.decide(rows, this.membersOf(group));
+      const decision = input.decide(rows, this.repoRows(group));
       for (const key of [...decision.expire, ...decision.replace]) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
       for (const key of decision.endCrashed) {
         this.run(`UPDATE sessions SET ended_at = @now WHERE ${SESSION_KEY} AND ended_at IS NULL`, { ...this.keyParams(key), now: input.now });
@@ -633,14 +619,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  async retire(old: string, successor: string): Promise<{ removed: boolean; moved: number; left: number }> {
+  async retire(old: string, moveTo: string | null): Promise<{ removed: boolean; moved: number; left: number }> {
     return this.immediate(() => {
       const removed = this.run('DELETE FROM agents WHERE name = ?', [old]).changes > 0;
-      if (successor.slice(0, successor.indexOf('/')) === old) {
+      if (moveTo === null) {
         const left = this.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE to_agent = ? AND read_at IS NULL', [old])?.n ?? 0;
         return { removed, moved: 0, left };
       }
-      const moved = this.run('UPDATE messages SET to_agent = ? WHERE to_agent = ? AND read_at IS NULL', [successor, old]).changes;
+      const moved = this.run('UPDATE messages SET to_agent = ? WHERE to_agent = ? AND read_at IS NULL', [moveTo, old]).changes;
       return { removed, moved, left: 0 };
     });
   }
