@@ -5,7 +5,7 @@
  */
 import { AuditLog } from '../audit/log.js';
 import { digestBody, messageRow, sessionRow, type AuditRow, type BodyDigest } from '../audit/record.js';
-import { decideClaim, isNumbered, keyOf, type Claimant, type ClaimContext } from './sessions.js';
+import { decideClaim, isNumbered, keyOf, routeUnchanged, type Claimant, type ClaimContext } from './sessions.js';
 import type { SessionLiveness } from './liveness.js';
 import { planSend, rosterQueryFor, unknownRecipient, NoSuchRecipient } from './addressing.js';
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
@@ -317,9 +317,14 @@ export class Bus {
     return (await this.store.sessionRows(clientAddress)).filter((row) => this.isRunning(row));
   }
 
-  /** Record how to reach a client's session from outside; false when nothing changed and the route is fresh. */
-  recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean> {
-    return this.store.recordRoute(route, staleBefore);
+  /**
+   * Record how to reach a client's session from outside; false when nothing changed and the
+   * route is fresh. Hooks run at every turn: the route is read first, and written only then.
+   */
+  async recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean> {
+    if (routeUnchanged(await this.store.route(route.threadId), route, staleBefore)) return false;
+    await this.store.saveRoute(route);
+    return true;
   }
 
   /** Names held by running sessions (for a client address, or everywhere). */
@@ -336,26 +341,25 @@ export class Bus {
   async claimSession(claimant: Claimant, row: Omit<SessionRecord, 'name' | 'endedAt'>, context: Omit<ClaimContext, 'ended'>): Promise<ClaimResult> {
     const before = await this.store.sessionRows(claimant.clientAddress);
     const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(sessionKeyText));
-    let warnings: string[] = [];
-    let crashed = new Set<string>();
     const now = formatStamp(context.nowMicros);
     const outcome = await this.store.claimSession({
       clientAddress: claimant.clientAddress,
       row,
       now,
       decide: (rows, roster) => {
-        const plan = decideClaim(rows, roster, claimant, { ...context, ended: (candidate) => endedBefore.has(sessionKeyText(candidate)) });
-        warnings = plan.warnings;
-        crashed = new Set(rows.filter((candidate) => plan.endCrashed.some((key) => sessionKeyText(key) === sessionKeyText(candidate))).map((candidate) => candidate.name));
-        return plan;
+        const plan = decideClaim(rows, repoMembers(roster, groupOf(claimant.clientAddress)), claimant, {
+          ...context,
+          ended: (candidate) => endedBefore.has(sessionKeyText(candidate)),
+        });
+        return { ...plan, registrations: registrationsFor(plan.name, row.repoPath, true) };
       },
-      registrationsFor: (name) => registrationsFor(name, row.repoPath, true),
     });
-    const rows: AuditRow[] = [sessionRow(now, outcome.name, outcome.name, outcome.name, 'claim', `'${outcome.name}' started`)];
+    const { name, crashedNames, warnings } = outcome.decision;
+    const rows: AuditRow[] = [sessionRow(now, name, name, name, 'claim', `'${name}' started`)];
     // A crashed session's end is news; an ended number handing over mail that arrived later is news only if there was some.
-    for (const move of outcome.givenUp) if (crashed.has(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
+    for (const move of outcome.givenUp) if (crashedNames.includes(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
     this.audit.append(rows);
-    return { name: outcome.name, warnings };
+    return { name, warnings };
   }
 
   private givenUpRow(now: string, move: AddressMove, clientAddress: string): AuditRow {
@@ -393,19 +397,15 @@ export class Bus {
     const running = await this.runningJudge(key.clientAddress);
     const target = composeName(groupOf(key.clientAddress), parseNameLenient(key.clientAddress)?.client ?? null, label);
     const now = nowStamp();
-    let repoPath = '';
-    const registrations: Registration[] = [];
     const outcome = await this.store.renameSession({
       key,
       to: target,
       now,
-      registrations,
       plan: (rows) => {
         const own = rows.find((row) => sessionKeyText(row) === sessionKeyText(key));
         if (!own || own.endedAt !== null) throw new InvalidInputError('this server holds no session address to rename');
-        repoPath = own.repoPath;
-        registrations.push(...registrationsFor(target, repoPath, true));
-        if (own.name === target) return { from: own.name, takeOver: [], moveMail: false };
+        const registrations = registrationsFor(target, own.repoPath, true);
+        if (own.name === target) return { from: own.name, takeOver: [], moveMail: false, registrations };
         if (rows.some((row) => row !== own && row.name === own.name && running(row))) {
           throw new InvalidInputError(
             `'${own.name}' is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
@@ -414,7 +414,12 @@ export class Bus {
         if (rows.some((row) => row !== own && row.name === target && running(row))) {
           throw new InvalidInputError(`'${target}' is held by another running session; pick another label`);
         }
-        return { from: own.name, takeOver: rows.filter((row) => row !== own && row.name === target).map(keyOf), moveMail: own.name !== key.clientAddress };
+        return {
+          from: own.name,
+          takeOver: rows.filter((row) => row !== own && row.name === target).map(keyOf),
+          moveMail: own.name !== key.clientAddress,
+          registrations,
+        };
       },
     });
     if (outcome.from !== target) {

@@ -15,6 +15,7 @@ import {
   parsePriority,
   parseSeverity,
   parseTtl,
+  planReconcile,
   rotateRecurring,
   selectNotices,
   severitiesDue,
@@ -176,7 +177,7 @@ export class Notices {
     const cap = this.cap;
     const { evicted, expired } = await this.store.publishNotice({
       notice,
-      now,
+      expireBefore: now,
       evict(live) {
         const victims = evictionVictims(live, cap, now);
         if (victims.some((victim) => victim.noticeId === notice.noticeId)) {
@@ -234,7 +235,7 @@ export class Notices {
    * ids and receipts, missing or expired ones are published anew, the rest removed. Audited.
    */
   async reconcile(channel: string, desired: NoticeRecord[], now: string, state: BrainState): Promise<ReconcileOutcome> {
-    const outcome = await this.store.reconcileChannel({ channel, desired, now, state });
+    const outcome = await this.store.reconcileChannel({ channel, plan: (current) => planReconcile(current, desired, now), state });
     this.audit.append([
       ...outcome.removed.map((notice) => noticeRow(notice.expiresAt <= now ? 'expire' : 'clear', now, 'brain-adapter', notice)),
       ...outcome.added.map((notice) => noticeRow('publish', now, 'brain-adapter', notice)),

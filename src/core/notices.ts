@@ -7,6 +7,7 @@
 import { InvalidInputError } from '../model/errors.js';
 import { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity } from '../model/notices.js';
 import { intSetting, type Env } from './settings.js';
+import type { ReconcilePlan } from '../store/ports.js';
 
 export { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity };
 
@@ -228,4 +229,28 @@ export function cutToBytes(text: string, maxBytes: number): string {
     end += char.length;
   }
   return text.slice(0, end);
+}
+
+/**
+ * Make a channel hold exactly `desired`: a live notice with a desired content hash stays (its
+ * id and receipts with it; a new priority reorders it in place), desired ones missing or
+ * expired are published anew, every other notice of the channel goes.
+ */
+export function planReconcile(current: NoticeRecord[], desired: NoticeRecord[], now: string): ReconcilePlan {
+  const live = new Map<string, NoticeRecord>();
+  for (const notice of current) if (notice.expiresAt > now && !live.has(notice.contentHash)) live.set(notice.contentHash, notice);
+  const plan: ReconcilePlan = { kept: [], reprioritize: [], added: [], removed: [] };
+  const keep = new Set<string>();
+  for (const wanted of desired) {
+    const existing = live.get(wanted.contentHash);
+    if (existing && !keep.has(existing.noticeId)) {
+      keep.add(existing.noticeId);
+      if (existing.priority !== wanted.priority) plan.reprioritize.push({ noticeId: existing.noticeId, priority: wanted.priority });
+      plan.kept.push({ ...existing, priority: wanted.priority });
+      continue;
+    }
+    plan.added.push(wanted);
+  }
+  plan.removed = current.filter((notice) => !keep.has(notice.noticeId));
+  return plan;
 }

@@ -6,7 +6,8 @@
 import { composeName, parseNameLenient } from './names.js';
 import { formatStamp } from '../model/clock.js';
 import { clientProcessOf, type LineageEntry } from './liveness.js';
-import type { AgentRecord, ClaimDecision, SessionKey, SessionRecord } from '../store/ports.js';
+import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../model/records.js';
+import type { ClaimDecision } from '../store/ports.js';
 
 export const MAX_SESSION_NUMBER = 99;
 
@@ -27,7 +28,9 @@ export interface ClaimContext {
   maxNumber?: number;
 }
 
-export interface ClaimPlan extends ClaimDecision {
+export interface ClaimPlan extends Omit<ClaimDecision, 'registrations'> {
+  /** The names of the rows marked ended now (their process is gone): their end is news for the audit. */
+  crashedNames: string[];
   warnings: string[];
 }
 
@@ -79,7 +82,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
     // A number taken fresh does not inherit the mail an ended holder left there.
     const leftBehind = ended.filter((row) => row.name === name && !replace.includes(row) && isNumbered(name) && row.endedAt !== null);
     if (leftBehind.length > 0 && !giveUp.includes(name)) giveUp.push(name);
-    return { name, expire: expire.map(keyOf), endCrashed: crashed.map(keyOf), giveUp, replace: replace.map(keyOf), warnings };
+    return { name, expire: expire.map(keyOf), endCrashed: crashed.map(keyOf), crashedNames: crashed.map((row) => row.name), giveUp, replace: replace.map(keyOf), warnings };
   };
 
   const twin = live.find((row) => couldBeSameSession(row, me));
@@ -111,4 +114,18 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   if (chosen) return decide(chosen);
   warnings.push(`every session number of '${me.clientAddress}' is taken, so this session shares the client address`);
   return decide(me.clientAddress);
+}
+
+/** Whether a route a hook would write says nothing new: same session, executable and process, its turn state unchanged (or not given), and fresh. */
+export function routeUnchanged(known: ClientRoute | null, route: ClientRoute, staleBefore: string): boolean {
+  if (known === null) return false;
+  const turnState = route.turnState ?? null;
+  return (
+    known.agent === route.agent &&
+    known.executable === route.executable &&
+    known.clientPid === route.clientPid &&
+    known.clientStarted === route.clientStarted &&
+    (turnState === null || known.turnState === turnState) &&
+    known.updatedAt >= staleBefore
+  );
 }

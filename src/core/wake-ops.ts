@@ -16,12 +16,12 @@ export class Wakes {
 
   /** Count a wake of `agent` at `micros`, unless it was woken `perHour` times in the hour before (0: no limit). */
   take(agent: string, micros: number, perHour: number): Promise<boolean> {
-    return this.store.takeWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), perHour);
+    return this.store.takeWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), (recent) => perHour <= 0 || recent < perHour);
   }
 
   /** The watchers waiting for mail of an agent in `repo`. */
   async watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>> {
-    return (await this.store.watchersIn(repo)).filter((watcher) => groupOf(watcher.agent) === repo);
+    return (await this.store.watchers()).filter((watcher) => groupOf(watcher.agent) === repo);
   }
 
   claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void> {
@@ -36,8 +36,9 @@ export class Wakes {
     return this.store.releaseWatch(session, token);
   }
 
-  fanoutTaken(fanoutId: string, repo: string): Promise<boolean> {
-    return this.store.fanoutTaken(fanoutId, repo);
+  /** Whether a reader in `repo` has claimed, read or is showing (leased) its copy of a fan-out. */
+  async fanoutTaken(fanoutId: string, repo: string): Promise<boolean> {
+    return (await this.store.fanoutCopies(fanoutId, repo)).some((copy) => copy.claimedBy !== null || copy.readAt !== null || copy.leased);
   }
 
   routes(agent?: string): Promise<ClientRoute[]> {

@@ -188,14 +188,14 @@ export interface MailPort {
   threadIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /** The newest `limit` messages of the bus, oldest first. */
   recentMessages(limit: number): Promise<MessageRecord[]>;
-  /** Whether a reader of `repo` has claimed (or read) its copy of a fan-out. */
-  fanoutTaken(fanoutId: string, repo: string): Promise<boolean>;
+  /** The copies of a fan-out in one repo, with whether each is leased. */
+  fanoutCopies(fanoutId: string, repo: string): Promise<Array<FanoutCopy & { leased: boolean }>>;
 }
 
 /** Sessions of a client, the routes to reach them from outside, and their counters. */
 export interface SessionsPort {
   sessionRows(clientAddress?: string): Promise<SessionRecord[]>;
-  claimSession(input: ClaimInput): Promise<ClaimOutcome>;
+  claimSession<D extends ClaimDecision>(input: ClaimInput<D>): Promise<ClaimOutcome<D>>;
   /**
    * Mark a session ended; `giveUp` decides, from the client's rows read inside
    * the transaction, whether its address is given up (mail to the client address).
@@ -204,8 +204,12 @@ export interface SessionsPort {
   /** Returns the old name and how many unread messages moved with the rename. */
   renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
   bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
-  /** Record (or refresh) a route; written only when something changed or the row is older than `staleBefore`. */
-  recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean>;
+  route(threadId: string): Promise<ClientRoute | null>;
+  /**
+   * Write a route (insert or replace its row). A route given no turn state keeps the one
+   * stored; one that says `busy` clears the queued mark (a turn has started).
+   */
+  saveRoute(route: ClientRoute): Promise<void>;
   routes(agent?: string): Promise<ClientRoute[]>;
   /** Mark an idle session as queued to, once until its next turn starts: false when it is busy or already queued. */
   markQueued(threadId: string, now: string): Promise<boolean>;
@@ -215,7 +219,7 @@ export interface SessionsPort {
 
 /** Notices: publish, deliver with receipts, list, acknowledge, clear. */
 export interface NoticesPort {
-  /** Store a notice (expired ones are removed first, and returned); `evict` picks, from the live notices of its channel (the new one included), which go. Throws to refuse. */
+  /** Store a notice, in one transaction with the removal of the expired ones and of those `evict` picks. */
   publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[]; expired: NoticeRecord[] }>;
   /**
    * Decide which notices a hook shows a session and, in the same transaction,
@@ -231,11 +235,7 @@ export interface NoticesPort {
 
 /** The brain's channel, its state, and the markers written back. */
 export interface BrainPort {
-  /**
-   * Make a channel hold exactly the desired notices, in one transaction: a live notice whose
-   * content hash is desired stays (its id and receipts with it), desired ones missing or expired
-   * are published anew, the rest go. The brain state is written in the same transaction.
-   */
+  /** Apply a reconcile's plan to a channel and write the brain state, in one transaction. */
   reconcileChannel(input: ReconcileInput): Promise<ReconcileOutcome>;
   /** Record a fetch that did not reconcile (the source was unavailable): the channel is untouched. */
   recordBrainState(state: BrainState): Promise<void>;
@@ -247,14 +247,15 @@ export interface BrainPort {
 /** Waking: the rate limit's count, and the watchers waiting for mail. */
 export interface WakePort {
   /**
-   * Count a wake of `agent` unless it was woken `limit` times since `since` (0: no limit).
-   * False when the limit is reached; the count and the decision are one transaction.
+   * One transaction: wakes recorded before `since` are dropped (nobody counts them any more),
+   * `allow` is called once with how many wakes of `agent` remain, and when it allows, this
+   * wake is recorded at `now`. Returns what `allow` said.
    */
-  takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean>;
+  takeWake(agent: string, now: string, since: string, allow: (recent: number) => boolean): Promise<boolean>;
   /** Become the session's watcher (replacing any other), waiting for `agent`'s mail. */
   claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void>;
-  /** Watchers waiting for agents of `repo`: [agent, pid]. */
-  watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>>;
+  /** Every watcher: the agent it waits for, and its process. */
+  watchers(): Promise<Array<{ agent: string; pid: number }>>;
   /** Whether `token` is still the session's watcher (a newer one replaces it). */
   holdsWatch(session: string, token: string): Promise<boolean>;
   /** Stop being the session's watcher, if still it. */
@@ -289,7 +290,9 @@ export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, 
 
 export interface PublishNoticeInput {
   notice: NoticeRecord;
-  now: string;
+  /** Notices that expired at or before this are removed first, receipts and all (and returned). */
+  expireBefore: string;
+  /** Called once with the channel's notices after the insert (the new one included): the ones to remove. Throws to refuse the publish. */
   evict(live: NoticeRecord[]): NoticeRecord[];
 }
 
@@ -356,15 +359,20 @@ export interface ClaimDecision {
   giveUp: string[];
   /** An ended row whose address this session takes back: replaced by the new row. */
   replace: SessionKey[];
+  /** The roster rows the session's name needs, written in the same transaction. */
+  registrations: Registration[];
 }
 
-export interface ClaimInput {
+export interface ClaimInput<D extends ClaimDecision> {
   clientAddress: string;
   /** The new row, without the name the decision gives it. */
   row: Omit<SessionRecord, 'name' | 'endedAt'>;
   now: string;
-  decide(rows: SessionRecord[], roster: AgentRecord[]): ClaimDecision;
-  registrationsFor(name: string): Registration[];
+  /**
+   * Called once inside the claim's transaction with the client address's session rows and
+   * the rows that may belong to its repo (as agentsOfRepo reads them).
+   */
+  decide(rows: SessionRecord[], roster: AgentRecord[]): D;
 }
 
 export interface AddressMove {
@@ -373,8 +381,13 @@ export interface AddressMove {
   moved: number;
 }
 
-export interface ClaimOutcome {
-  name: string;
+export interface ClaimOutcome<D extends ClaimDecision> {
+  decision: D;
+  /**
+   * Each address given up: its unread mail moved to the client address, except fan-out
+   * copies the client address holds a copy of already; the mail it sent that nobody has
+   * read now comes from the client address; its roster row removed.
+   */
   givenUp: AddressMove[];
 }
 
@@ -382,24 +395,41 @@ export interface RenamePlan {
   from: string;
   /** Ended rows holding the new name (a label left behind): deleted, their mail taken over. */
   takeOver: SessionKey[];
-  /** False when renaming away from the shared client address: its mail stays for the others. */
+  /**
+   * False when renaming away from the shared client address: its mail stays for the others.
+   * True: unread mail to the old name moves to the new one, mail the old name sent that nobody
+   * read now comes from the new one, and the old name leaves the roster.
+   */
   moveMail: boolean;
+  /** The roster rows the new name needs (it keeps its own topic, else takes the old name's). */
+  registrations: Registration[];
 }
 
 export interface RenameInput {
   key: SessionKey;
   to: string;
   now: string;
-  /** Decides the rename from the client's session rows read inside the transaction; throws to refuse it. */
+  /** Decides the rename, once, from the client's session rows read inside the transaction; throws to refuse it. */
   plan(rows: SessionRecord[]): RenamePlan;
-  registrations: Registration[];
+}
+
+/** What a reconcile changes in a channel (core/notices.ts planReconcile decides it). */
+export interface ReconcilePlan {
+  /** Notices that stay, id and receipts with them. */
+  kept: NoticeRecord[];
+  /** Kept notices whose priority changes (priority is not part of the content). */
+  reprioritize: Array<{ noticeId: string; priority: number }>;
+  /** New notices to insert. */
+  added: NoticeRecord[];
+  /** Notices to remove, receipts and all. */
+  removed: NoticeRecord[];
 }
 
 export interface ReconcileInput {
   channel: string;
-  /** The whole desired set, each with a fresh id (used only when it is published anew). */
-  desired: NoticeRecord[];
-  now: string;
+  /** Called once inside the transaction with the channel's notices. */
+  plan(current: NoticeRecord[]): ReconcilePlan;
+  /** The brain's state, written in the same transaction. */
   state: BrainState;
 }
 

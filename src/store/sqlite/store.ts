@@ -23,6 +23,7 @@ import type {
   SendInput,
   SendPlan,
   Store,
+  ClaimDecision,
   ClaimInput,
   ClientRoute,
   ClaimOutcome,
@@ -548,7 +549,7 @@ export class SqliteStore implements Store {
     return { name, moved };
   }
 
-  async claimSession(input: ClaimInput): Promise<ClaimOutcome> {
+  async claimSession<D extends ClaimDecision>(input: ClaimInput<D>): Promise<ClaimOutcome<D>> {
     return this.immediate(() => {
       const rows = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [input.clientAddress]);
       const group = input.clientAddress.slice(0, input.clientAddress.indexOf('/'));
@@ -578,8 +579,8 @@ export class SqliteStore implements Store {
           lastSeen: row.lastSeen,
         },
       );
-      this.registerNow(input.registrationsFor(decision.name), input.now);
-      return { name: decision.name, givenUp };
+      this.registerNow(decision.registrations, input.now);
+      return { decision, givenUp };
     });
   }
 
@@ -605,7 +606,7 @@ export class SqliteStore implements Store {
       const from = plan.from;
       for (const key of plan.takeOver) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
       const oldTopic = this.get<{ topic: string | null }>('SELECT topic FROM agents WHERE name = ?', [from])?.topic ?? null;
-      this.registerNow(input.registrations, input.now);
+      this.registerNow(plan.registrations, input.now);
       this.run('UPDATE agents SET topic = COALESCE(topic, @topic) WHERE name = @name', { topic: oldTopic, name: input.to });
       let moved = 0;
       if (plan.moveMail) {
@@ -631,19 +632,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  async recordRoute(route: ClientRoute, staleBefore: string): Promise<boolean> {
-    const known = this.get<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE thread_id = ?`, [route.threadId]);
-    const turnState = route.turnState ?? null;
-    const same =
-      known !== undefined &&
-      known.agent === route.agent &&
-      known.executable === route.executable &&
-      known.clientPid === route.clientPid &&
-      known.clientStarted === route.clientStarted &&
-      (turnState === null || known.turnState === turnState) &&
-      known.updatedAt >= staleBefore;
-    // Hooks run at every turn: read first, and take the write lock only when the route changed.
-    if (same) return false;
+  async route(threadId: string): Promise<ClientRoute | null> {
+    return this.get<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE thread_id = ?`, [threadId]) ?? null;
+  }
+
+  async saveRoute(route: ClientRoute): Promise<void> {
     this.immediate(() =>
       this.run(
         `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at, turn_state)
@@ -661,11 +654,10 @@ export class SqliteStore implements Store {
           clientStarted: route.clientStarted,
           repoPath: route.repoPath,
           updatedAt: route.updatedAt,
-          turnState,
+          turnState: route.turnState ?? null,
         },
       ),
     );
-    return true;
   }
 
   async routes(agent?: string): Promise<ClientRoute[]> {
@@ -687,7 +679,7 @@ export class SqliteStore implements Store {
     return this.immediate(() => {
       const notice = input.notice;
       // Expired notices are nobody's any more: they go at the next publish, with their receipts.
-      const expired = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.expires_at <= ?`, [input.now]);
+      const expired = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.expires_at <= ?`, [input.expireBefore]);
       for (const old of expired) this.deleteNotice(old.noticeId);
       this.run(
         `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
@@ -804,35 +796,19 @@ export class SqliteStore implements Store {
 
   async reconcileChannel(input: ReconcileInput): Promise<ReconcileOutcome> {
     return this.immediate(() => {
-      const current = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS ?`, [input.channel]);
-      const live = new Map<string, NoticeRecord>();
-      for (const notice of current) if (notice.expiresAt > input.now && !live.has(notice.contentHash)) live.set(notice.contentHash, notice);
-      const kept: NoticeRecord[] = [];
-      const added: NoticeRecord[] = [];
-      const keep = new Set<string>();
-      for (const wanted of input.desired) {
-        const existing = live.get(wanted.contentHash);
-        if (existing && !keep.has(existing.noticeId)) {
-          keep.add(existing.noticeId);
-          // Priority is not part of the content: a new one reorders the notice in place, id and receipts kept.
-          if (existing.priority !== wanted.priority) {
-            this.run('UPDATE notices SET priority = ? WHERE notice_id = ?', [wanted.priority, existing.noticeId]);
-            existing.priority = wanted.priority;
-          }
-          kept.push(existing);
-          continue;
-        }
+      const current = this.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS ? ORDER BY n.created_at, n.notice_id`, [input.channel]);
+      const plan = input.plan(current);
+      for (const { noticeId, priority } of plan.reprioritize) this.run('UPDATE notices SET priority = ? WHERE notice_id = ?', [priority, noticeId]);
+      for (const notice of plan.added) {
         this.run(
           `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
            VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
-          { ...wanted },
+          { ...notice },
         );
-        added.push(wanted);
       }
-      const removed = current.filter((notice) => !keep.has(notice.noticeId));
-      for (const notice of removed) this.deleteNotice(notice.noticeId);
+      for (const notice of plan.removed) this.deleteNotice(notice.noticeId);
       this.writeBrainState(input.state);
-      return { kept, added, removed };
+      return { kept: plan.kept, added: plan.added, removed: plan.removed };
     });
   }
 
@@ -881,14 +857,11 @@ export class SqliteStore implements Store {
     );
   }
 
-  async takeWake(agent: string, now: string, since: string, limit: number): Promise<boolean> {
+  async takeWake(agent: string, now: string, since: string, allow: (recent: number) => boolean): Promise<boolean> {
     return this.immediate(() => {
-      // Older wakes no longer count against anyone: keep the table as small as the window.
       this.run('DELETE FROM wakes WHERE woken_at < ?', [since]);
-      if (limit > 0) {
-        const count = this.get<{ n: number }>('SELECT COUNT(*) AS n FROM wakes WHERE agent = ? AND woken_at >= ?', [agent, since])?.n ?? 0;
-        if (count >= limit) return false;
-      }
+      const recent = this.get<{ n: number }>('SELECT COUNT(*) AS n FROM wakes WHERE agent = ?', [agent])?.n ?? 0;
+      if (!allow(recent)) return false;
       this.run('INSERT INTO wakes (agent, woken_at) VALUES (?, ?)', [agent, now]);
       return true;
     });
@@ -904,20 +877,17 @@ export class SqliteStore implements Store {
     );
   }
 
-  async fanoutTaken(fanoutId: string, repo: string): Promise<boolean> {
-    return (
-      this.get('SELECT 1 FROM messages WHERE fanout_id = ? AND to_group = ? AND (claimed_by IS NOT NULL OR read_at IS NOT NULL OR lease_until IS NOT NULL) LIMIT 1', [
-        fanoutId,
-        repo,
-      ]) !== undefined
-    );
+  async fanoutCopies(fanoutId: string, repo: string): Promise<Array<FanoutCopy & { leased: boolean }>> {
+    return this.all<FanoutCopy & { leased: number }>(
+      `SELECT message_id AS messageId, fanout_id AS fanoutId, to_agent AS toAgent, claimed_by AS claimedBy, read_at AS readAt,
+              lease_until IS NOT NULL AS leased
+         FROM messages WHERE fanout_id = ? AND to_group = ?`,
+      [fanoutId, repo],
+    ).map((copy) => ({ ...copy, leased: Boolean(copy.leased) }));
   }
 
-  async watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>> {
-    return this.all<{ agent: string; pid: number }>(`SELECT agent, pid FROM watchers WHERE agent = @repo OR agent LIKE @prefix ESCAPE '\\'`, {
-      repo,
-      prefix: `${repo.replace(/[\\%_]/g, (char) => `\\${char}`)}/%`,
-    });
+  async watchers(): Promise<Array<{ agent: string; pid: number }>> {
+    return this.all<{ agent: string; pid: number }>('SELECT agent, pid FROM watchers WHERE agent IS NOT NULL');
   }
 
   async holdsWatch(session: string, token: string): Promise<boolean> {
