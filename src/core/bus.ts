@@ -383,7 +383,7 @@ export class Bus {
     const now = nowStamp();
     const outcome = await this.store.endSession(key, now, (rows, own) => {
       const others = rows.filter((row) => row.name === own.name && sessionKeyText(row) !== sessionKeyText(key) && running(row));
-      return isNumbered(own.name) && others.length === 0;
+      return own.name !== key.clientAddress && isNumbered(own.name) && others.length === 0;
     });
     if (!outcome) return;
     if (outcome.move) this.audit.append([this.givenUpRow(now, outcome.move, key.clientAddress)]);

@@ -47,7 +47,7 @@ export interface ReaderIdentity {
 }
 
 /**
- * A reader's inbox, as the store selects it (see INBOX.md beside this file): the
+ * A reader's inbox, as the store selects it (see QUERIES.md beside this file): the
  * reader's own unread mail; for a session, unread mail at its client address that
  * it did not send, unless it holds its own copy of that fan-out; and unread mail to
  * its bare repo name while no agent holds that name, unless it or its client

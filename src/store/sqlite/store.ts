@@ -594,7 +594,7 @@ export class SqliteStore implements Store {
       const row = rows.find((candidate) => candidate.serverPid === key.serverPid && candidate.serverStarted === key.serverStarted);
       if (!row || row.endedAt !== null) return null;
       this.run(`UPDATE sessions SET ended_at = @now, last_seen = @now WHERE ${SESSION_KEY}`, { ...this.keyParams(key), now });
-      const move = row.name !== key.clientAddress && giveUp(rows, row) ? this.giveUpAddress(row.name, key.clientAddress) : null;
+      const move = giveUp(rows, row) ? this.giveUpAddress(row.name, key.clientAddress) : null;
       return { name: row.name, move };
     });
   }
