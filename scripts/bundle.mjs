@@ -36,6 +36,8 @@ const common = {
 await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
 // The brain's refresh (a YAML parser, an HTTP client): hooks load it only when a refresh is due.
 await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outdir}/brain-refresh.cjs` });
+// The PostgreSQL engine and its driver: loaded only when AGENT_BUS_DB is a postgres:// URL.
+await build({ ...common, entryPoints: ['src/store/postgres/store.ts'], outfile: `${outdir}/store-postgres.cjs`, external: ['pg-native'] });
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 
 const cli = resolve('src/cli');

@@ -2,16 +2,20 @@
 import { AuditLog } from './audit/log.js';
 import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
-import { busSettings, type Env } from './core/settings.js';
+import { busSettings, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 
+/** Seconds a connect to PostgreSQL may take: a hook that cannot reach the server gives up within its budget. */
+export const DEFAULT_PG_CONNECT_TIMEOUT_SECONDS = 2;
+
 export function openBus(env: Env = process.env): Bus {
   const paths = busPaths(env);
-  const bus = new Bus(openStore(paths.db), new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));
+  const store = openStore(paths.db, { connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000 });
+  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));
   bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);
   return bus;
 }

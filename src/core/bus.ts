@@ -344,6 +344,7 @@ export class Bus {
     const now = formatStamp(context.nowMicros);
     const outcome = await this.store.claimSession({
       clientAddress: claimant.clientAddress,
+      repo: groupOf(claimant.clientAddress),
       row,
       now,
       decide: (rows, roster) => {
@@ -381,7 +382,7 @@ export class Bus {
   async endSession(key: SessionKey): Promise<void> {
     const running = await this.runningJudge(key.clientAddress);
     const now = nowStamp();
-    const outcome = await this.store.endSession(key, now, (rows, own) => {
+    const outcome = await this.store.endSession(key, groupOf(key.clientAddress), now, (rows, own) => {
       const others = rows.filter((row) => row.name === own.name && sessionKeyText(row) !== sessionKeyText(key) && running(row));
       return own.name !== key.clientAddress && isNumbered(own.name) && others.length === 0;
     });

@@ -6,6 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { isPostgresUrl } from '../model/locations.js';
 import type { Env } from './settings.js';
 
 export const BUS_FOLDER_NAME = '.claude-agent-bus';
@@ -20,10 +21,6 @@ function homeOf(env: Env): string {
   return env.HOME && env.HOME !== '' ? env.HOME : homedir();
 }
 
-/** Whether a database setting names a PostgreSQL server rather than a file. */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value.trim());
-}
 
 export type DatabaseLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
@@ -55,15 +52,4 @@ export function busPaths(env: Env = process.env): BusPaths {
   const auditSetting = (env.AGENT_BUS_AUDIT_LOG ?? '').trim();
   const audit = auditSetting !== '' ? resolve(expandHome(auditSetting, env)) : join(homeFolder ?? defaultFolder, 'audit.log');
   return { database, db: database.engine === 'sqlite' ? database.path : database.url, audit, folder };
-}
-
-/** A PostgreSQL URL as it may be shown: the password replaced. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
 }

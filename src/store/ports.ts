@@ -200,7 +200,12 @@ export interface SessionsPort {
    * Mark a session ended; `giveUp` decides, from the client's rows read inside
    * the transaction, whether its address is given up (mail to the client address).
    */
-  endSession(key: SessionKey, now: string, giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean): Promise<{ name: string; move: AddressMove | null } | null>;
+  endSession(
+    key: SessionKey,
+    repo: string,
+    now: string,
+    giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean,
+  ): Promise<{ name: string; move: AddressMove | null } | null>;
   /** Returns the old name and how many unread messages moved with the rename. */
   renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
   bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
@@ -365,6 +370,8 @@ export interface ClaimDecision {
 
 export interface ClaimInput<D extends ClaimDecision> {
   clientAddress: string;
+  /** The client address's repo: its roster rows are read for the decision, and given-up mail stays within it. */
+  repo: string;
   /** The new row, without the name the decision gives it. */
   row: Omit<SessionRecord, 'name' | 'endedAt'>;
   now: string;

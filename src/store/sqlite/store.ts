@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { sqliteChangeFeed } from './changes.js';
 import { openSqlite } from './open.js';
+import { plannedMessages } from '../rows.js';
 import type {
   AgentRecord,
   ForgetOutcome,
@@ -302,38 +303,13 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw new PlanRefused(error);
     }
-    const records: MessageRecord[] = [];
-    for (const row of plan.rows) {
-      const record: MessageRecord = {
-        messageId: row.messageId,
-        fromAgent: input.from,
-        toAgent: row.toAgent,
-        body: input.body,
-        threadId: plan.threadId as string,
-        sentAt: input.sentAt,
-        readAt: null,
-        deliveredAt: null,
-        addressedTo: input.addressedTo,
-        fanoutId: plan.fanoutId,
-        toGroup: row.toGroup,
-        claimedBy: null,
-      };
+    const records = plannedMessages(input, plan);
+    for (const record of records) {
       this.run(
         `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          record.messageId,
-          record.fromAgent,
-          record.toAgent,
-          record.body,
-          record.threadId,
-          record.sentAt,
-          record.addressedTo,
-          record.fanoutId,
-          record.toGroup,
-        ],
+        [record.messageId, record.fromAgent, record.toAgent, record.body, record.threadId, record.sentAt, record.addressedTo, record.fanoutId, record.toGroup],
       );
-      records.push(record);
     }
     return records;
   }
@@ -535,8 +511,7 @@ export class SqliteStore implements Store {
    * fan-out), mail it sent and nobody read yet now comes from the client
    * address, and the name leaves the roster.
    */
-  private giveUpAddress(name: string, clientAddress: string): AddressMove {
-    const group = name.slice(0, name.indexOf('/'));
+  private giveUpAddress(name: string, clientAddress: string, group: string): AddressMove {
     const moved = this.run(
       `UPDATE messages SET to_agent = @shared
         WHERE to_agent = @name AND read_at IS NULL
@@ -552,13 +527,12 @@ export class SqliteStore implements Store {
   async claimSession<D extends ClaimDecision>(input: ClaimInput<D>): Promise<ClaimOutcome<D>> {
     return this.immediate(() => {
       const rows = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [input.clientAddress]);
-      const group = input.clientAddress.slice(0, input.clientAddress.indexOf('/'));
-      const decision = input.decide(rows, this.repoRows(group));
+      const decision = input.decide(rows, this.repoRows(input.repo));
       for (const key of [...decision.expire, ...decision.replace]) this.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
       for (const key of decision.endCrashed) {
         this.run(`UPDATE sessions SET ended_at = @now WHERE ${SESSION_KEY} AND ended_at IS NULL`, { ...this.keyParams(key), now: input.now });
       }
-      const givenUp = decision.giveUp.map((name) => this.giveUpAddress(name, input.clientAddress));
+      const givenUp = decision.giveUp.map((name) => this.giveUpAddress(name, input.clientAddress, input.repo));
       const row = input.row;
       this.run(
         `INSERT OR REPLACE INTO sessions (server_pid, server_started, name, client_address, repo_path, lineage, session_key,
@@ -586,6 +560,7 @@ export class SqliteStore implements Store {
 
   async endSession(
     key: SessionKey,
+    repo: string,
     now: string,
     giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean,
   ): Promise<{ name: string; move: AddressMove | null } | null> {
@@ -594,7 +569,7 @@ export class SqliteStore implements Store {
       const row = rows.find((candidate) => candidate.serverPid === key.serverPid && candidate.serverStarted === key.serverStarted);
       if (!row || row.endedAt !== null) return null;
       this.run(`UPDATE sessions SET ended_at = @now, last_seen = @now WHERE ${SESSION_KEY}`, { ...this.keyParams(key), now });
-      const move = giveUp(rows, row) ? this.giveUpAddress(row.name, key.clientAddress) : null;
+      const move = giveUp(rows, row) ? this.giveUpAddress(row.name, key.clientAddress, repo) : null;
       return { name: row.name, move };
     });
   }

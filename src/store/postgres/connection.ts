@@ -1,0 +1,77 @@
+/**
+ * Reaching PostgreSQL: the pool one process uses, how long a connect may take
+ * (AGENT_BUS_PG_CONNECT_TIMEOUT, seconds), and one clear error naming host
+ * and port (never the password) when the server cannot be reached.
+ */
+import pg from 'pg';
+import { StoreUnavailableError } from '../../model/errors.js';
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+
+export interface PostgresOptions {
+  /** How long one connect may take before the operation fails. */
+  connectTimeoutMs: number;
+  /** Connections the process may hold at once (sends are batched; readers are few). */
+  poolMax: number;
+}
+
+export interface Endpoint {
+  host: string;
+  port: string;
+  database: string;
+  user: string;
+}
+
+/** Host, port, database and user of a URL, as libpq would default them. */
+export function endpointOf(url: string): Endpoint {
+  try {
+    const parsed = new URL(url);
+    const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
+    return {
+      host,
+      port: parsed.port || parsed.searchParams.get('port') || '5432',
+      database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres',
+      user: decodeURIComponent(parsed.username) || 'postgres',
+    };
+  } catch {
+    return { host: '?', port: '?', database: '?', user: '?' };
+  }
+}
+
+/** The URL as it may be shown: no password. */
+export function displayUrl(url: string): string {
+  const { host, port, database, user } = endpointOf(url);
+  return `postgres://${user}@${host}:${port}/${database}`;
+}
+
+export function connectionConfig(url: string, options: PostgresOptions): pg.ClientConfig {
+  return { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true, application_name: 'agent-bus' };
+}
+
+export function createPool(url: string, options: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({ ...connectionConfig(url, options), max: options.poolMax, idleTimeoutMillis: 10_000 });
+  // An idle connection the server dropped: the next query takes a new one.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE']);
+/** Server answers that mean "no bus here for you": authentication, a missing database, the server starting or stopping. */
+const REFUSED_SQLSTATES = new Set(['28P01', '28000', '3D000', '57P01', '57P02', '57P03', '53300']);
+
+/** Whether an error means the server cannot be used at all (rather than a statement that failed). */
+export function isUnreachable(error: unknown): boolean {
+  const code = String((error as { code?: unknown }).code ?? '');
+  const message = error instanceof Error ? error.message : '';
+  return UNREACHABLE_CODES.has(code) || REFUSED_SQLSTATES.has(code) || /timeout expired|Connection terminated|connect ETIMEDOUT|the server closed the connection/i.test(message);
+}
+
+/** One line, naming host and port and what went wrong; the password is never part of it. */
+export function unreachable(url: string, error: unknown): StoreUnavailableError {
+  const { host, port, database } = endpointOf(url);
+  const code = String((error as { code?: unknown }).code ?? '');
+  const raw = error instanceof Error ? error.message : String(error);
+  const reason = /timeout expired/i.test(raw) ? 'no answer in time (AGENT_BUS_PG_CONNECT_TIMEOUT)' : raw.replace(/\s*\n\s*/g, ' ');
+  const what = code === '3D000' ? `database '${database}' does not exist` : reason;
+  return new StoreUnavailableError(`cannot reach PostgreSQL at ${host}:${port}: ${what}`);
+}

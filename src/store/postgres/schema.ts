@@ -1,0 +1,197 @@
+/**
+ * The PostgreSQL schema: the same logical model as SQLite's (store/sqlite/schema.ts),
+ * versioned with the same numbers (`epoch * 1000 + step`) in `agent_bus_schema`.
+ * Steps are forward-only and only add. Stamps are text in the bus's sortable format
+ * and every text column collates as "C", so comparisons and order are byte order,
+ * exactly as in SQLite, whatever the database's own collation.
+ */
+export const SCHEMA_EPOCH = 1;
+export const EPOCH_SIZE = 1000;
+
+export interface PostgresStep {
+  step: number;
+  description: string;
+  sql: string;
+}
+
+const T = 'TEXT COLLATE "C"';
+
+export const STEPS: PostgresStep[] = [
+  {
+    step: 1,
+    description: 'agents and messages',
+    sql: `
+      CREATE TABLE agents (
+        name ${T} PRIMARY KEY,
+        repo_path ${T} NOT NULL,
+        registered_at ${T} NOT NULL,
+        last_seen ${T} NOT NULL
+      );
+      CREATE TABLE messages (
+        message_id ${T} PRIMARY KEY,
+        from_agent ${T} NOT NULL,
+        to_agent ${T} NOT NULL,
+        body TEXT NOT NULL,
+        thread_id ${T} NOT NULL,
+        sent_at ${T} NOT NULL,
+        read_at ${T},
+        delivered_at ${T},
+        -- Insertion order, as SQLite's rowid gives it: the newest messages without an index on sent_at.
+        seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE
+      );
+      CREATE INDEX idx_messages_inbox ON messages(to_agent, read_at);
+      CREATE INDEX idx_messages_thread ON messages(thread_id, sent_at);`,
+  },
+  {
+    step: 2,
+    description: 'repo-wide addressing and claims',
+    sql: `
+      ALTER TABLE agents ADD COLUMN group_name ${T}, ADD COLUMN client ${T};
+      ALTER TABLE messages ADD COLUMN addressed_to ${T}, ADD COLUMN fanout_id ${T}, ADD COLUMN to_group ${T}, ADD COLUMN claimed_by ${T};
+      CREATE INDEX idx_agents_group ON agents(group_name);
+      CREATE INDEX idx_messages_fanout ON messages(fanout_id);`,
+  },
+  {
+    step: 3,
+    description: 'session addresses and topics',
+    sql: `
+      CREATE TABLE sessions (
+        server_pid INTEGER NOT NULL,
+        server_started ${T} NOT NULL,
+        name ${T} NOT NULL,
+        client_address ${T} NOT NULL,
+        repo_path ${T} NOT NULL,
+        lineage TEXT NOT NULL,
+        session_key ${T},
+        boot_id ${T},
+        pid_ns ${T},
+        started_at ${T} NOT NULL,
+        last_seen ${T} NOT NULL,
+        ended_at ${T},
+        PRIMARY KEY (server_pid, server_started, client_address)
+      );
+      CREATE INDEX idx_sessions_address ON sessions(client_address);
+      ALTER TABLE agents ADD COLUMN topic TEXT;`,
+  },
+  {
+    step: 4,
+    description: "indexes for unread mail and for one repo's copies of a fan-out",
+    sql: `
+      CREATE INDEX idx_messages_unread ON messages(to_agent, sent_at) WHERE read_at IS NULL;
+      CREATE INDEX idx_messages_fanout_copies ON messages(fanout_id, to_group, to_agent) WHERE fanout_id IS NOT NULL;`,
+  },
+  {
+    step: 5,
+    description: 'a lease on mail a hook is about to show',
+    sql: `ALTER TABLE messages ADD COLUMN lease_until ${T};`,
+  },
+  {
+    step: 6,
+    description: 'how to reach a Codex session from outside',
+    sql: `
+      CREATE TABLE client_routes (
+        thread_id ${T} PRIMARY KEY,
+        agent ${T} NOT NULL,
+        client ${T} NOT NULL,
+        executable TEXT,
+        client_pid INTEGER,
+        client_started ${T},
+        repo_path ${T} NOT NULL,
+        updated_at ${T} NOT NULL
+      );
+      CREATE INDEX idx_client_routes_agent ON client_routes(agent);`,
+  },
+  {
+    step: 7,
+    description: 'notices and per-session receipts',
+    sql: `
+      CREATE TABLE notices (
+        notice_id ${T} PRIMARY KEY,
+        channel ${T},
+        severity ${T} NOT NULL,
+        title TEXT,
+        body TEXT NOT NULL,
+        source TEXT NOT NULL,
+        priority INTEGER NOT NULL DEFAULT 5,
+        content_hash ${T} NOT NULL,
+        created_at ${T} NOT NULL,
+        expires_at ${T} NOT NULL
+      );
+      CREATE INDEX idx_notices_due ON notices(severity, expires_at);
+      CREATE INDEX idx_notices_channel ON notices(channel, expires_at);
+      CREATE TABLE notice_receipts (
+        notice_id ${T} NOT NULL,
+        session ${T} NOT NULL,
+        delivered_at ${T},
+        acknowledged_at ${T},
+        PRIMARY KEY (notice_id, session)
+      );`,
+  },
+  {
+    step: 8,
+    description: 'brain state and per-session counters',
+    sql: `
+      CREATE TABLE brain_state (
+        channel ${T} PRIMARY KEY,
+        source_kind ${T} NOT NULL,
+        location TEXT NOT NULL,
+        content_hash ${T},
+        entry_count INTEGER NOT NULL DEFAULT 0,
+        cut_by_cap INTEGER NOT NULL DEFAULT 0,
+        warnings TEXT NOT NULL DEFAULT '[]',
+        last_fetch_at ${T},
+        last_ok_at ${T},
+        last_error TEXT
+      );
+      CREATE TABLE session_counters (
+        session ${T} NOT NULL,
+        counter ${T} NOT NULL,
+        value INTEGER NOT NULL,
+        updated_at ${T} NOT NULL,
+        PRIMARY KEY (session, counter)
+      );`,
+  },
+  {
+    step: 9,
+    description: 'brain markers already taken from a session',
+    sql: `
+      CREATE TABLE brain_markers (
+        marker_key ${T} PRIMARY KEY,
+        session ${T} NOT NULL,
+        taken_at ${T} NOT NULL
+      );`,
+  },
+  {
+    step: 10,
+    description: 'wakes per agent, for the hourly rate limit',
+    sql: `
+      CREATE TABLE wakes (
+        agent ${T} NOT NULL,
+        woken_at ${T} NOT NULL
+      );
+      CREATE INDEX idx_wakes_agent ON wakes(agent, woken_at);`,
+  },
+  {
+    step: 11,
+    description: 'the watcher waiting for mail for each session',
+    sql: `
+      CREATE TABLE watchers (
+        session ${T} PRIMARY KEY,
+        token ${T} NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at ${T} NOT NULL
+      );`,
+  },
+  {
+    step: 12,
+    description: 'whether a Codex session is in a turn, and when a sender last queued one',
+    sql: `ALTER TABLE client_routes ADD COLUMN turn_state ${T}, ADD COLUMN queued_at ${T};`,
+  },
+  {
+    step: 13,
+    description: 'the agent a watcher waits for',
+    sql: `ALTER TABLE watchers ADD COLUMN agent ${T};`,
+  },
+];
+
+export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

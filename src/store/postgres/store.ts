@@ -1,0 +1,896 @@
+/**
+ * The PostgreSQL backend, for a fleet on many machines: a small pool per
+ * process, every read-modify-write one transaction. What SQLite serializes
+ * with its single writer is serialized here by transaction-level advisory
+ * locks on what the operation decides about (a repo's inbox, a session's
+ * notices, a channel, a client address, an agent's wakes) and row locks on the
+ * copies a claim updates, so claims are decided exactly once across processes.
+ * Every write transaction sends a NOTIFY (a distinct payload) as it commits.
+ */
+import type pg from 'pg';
+import { StoreUnavailableError } from '../../model/errors.js';
+import { randomId } from '../../model/ids.js';
+import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
+import type {
+  AddressMove,
+  AgentRecord,
+  BrainState,
+  ChangeFeed,
+  ChannelCount,
+  ClaimDecision,
+  ClaimInput,
+  ClaimOutcome,
+  ClientRoute,
+  DeliverNoticesInput,
+  DueNoticesQuery,
+  FanoutCopy,
+  ForgetOutcome,
+  InboxDecision,
+  InboxQuery,
+  InboxTake,
+  MessageRecord,
+  NoticeClearTarget,
+  NoticeDecision,
+  NoticeFilter,
+  NoticeListing,
+  OrphanMail,
+  PublishNoticeInput,
+  ReadOutcome,
+  ReaderIdentity,
+  ReconcileInput,
+  ReconcileOutcome,
+  Registration,
+  RenameInput,
+  RosterQuery,
+  RosterSnapshot,
+  SendInput,
+  SessionKey,
+  SessionRecord,
+  Store,
+  TakeOutcome,
+} from '../ports.js';
+import { plannedMessages } from '../rows.js';
+import { CHANGE_CHANNEL, postgresChangeFeed } from './changes.js';
+import { connectionConfig, createPool, displayUrl, isUnreachable, unreachable, type PostgresOptions } from './connection.js';
+import { migrate } from './migrate.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
+
+const AGENT_COLUMNS = `name, repo_path AS "repoPath", registered_at AS "registeredAt", last_seen AS "lastSeen",
+  group_name AS "groupName", client, topic`;
+
+const MESSAGE_COLUMNS = `message_id AS "messageId", from_agent AS "fromAgent", to_agent AS "toAgent", body,
+  thread_id AS "threadId", sent_at AS "sentAt", read_at AS "readAt", delivered_at AS "deliveredAt",
+  addressed_to AS "addressedTo", fanout_id AS "fanoutId", to_group AS "toGroup", claimed_by AS "claimedBy"`;
+
+const SESSION_COLUMNS = `server_pid AS "serverPid", server_started AS "serverStarted", name, client_address AS "clientAddress",
+  repo_path AS "repoPath", lineage, session_key AS "sessionKey", boot_id AS "bootId", pid_ns AS "pidNs",
+  started_at AS "startedAt", last_seen AS "lastSeen", ended_at AS "endedAt"`;
+
+const ROUTE_COLUMNS = `thread_id AS "threadId", agent, client, executable, client_pid AS "clientPid", client_started AS "clientStarted",
+  repo_path AS "repoPath", updated_at AS "updatedAt", turn_state AS "turnState", queued_at AS "queuedAt"`;
+
+const NOTICE_COLUMNS = `n.notice_id AS "noticeId", n.channel, n.severity, n.title, n.body, n.source, n.priority,
+  n.content_hash AS "contentHash", n.created_at AS "createdAt", n.expires_at AS "expiresAt"`;
+
+const BRAIN_COLUMNS = `channel, source_kind AS "sourceKind", location, content_hash AS "contentHash", entry_count AS "entryCount",
+  cut_by_cap AS "cutByCap", warnings, last_fetch_at AS "lastFetchAt", last_ok_at AS "lastOkAt", last_error AS "lastError"`;
+
+const SEVERITY_RANK = `CASE n.severity WHEN 'critical' THEN 0 WHEN 'alert' THEN 1 ELSE 2 END`;
+
+const SESSION_KEY = 'server_pid = $1 AND server_started = $2 AND client_address = $3';
+
+/** The inbox (QUERIES.md): $1 now, $2 the reader, $3 its repo, $4 its shared address (sessions), $5 shared or the reader, $6 the bare repo name. */
+const NOT_LEASED = '(m.lease_until IS NULL OR m.lease_until < $1)';
+const NO_OWN_COPY = `(m.fanout_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM messages s WHERE s.fanout_id = m.fanout_id AND s.to_group = $3 AND s.to_agent = $2))`;
+const NO_OWN_OR_SHARED_COPY = `(m.fanout_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM messages s WHERE s.fanout_id = m.fanout_id AND s.to_group = $3 AND s.to_agent IN ($2, $5)))`;
+const INBOX_UNION = `
+  SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.to_agent = $2 AND m.read_at IS NULL AND ${NOT_LEASED}
+  UNION ALL
+  SELECT ${MESSAGE_COLUMNS} FROM messages m
+   WHERE m.to_agent = $4 AND m.read_at IS NULL AND ${NOT_LEASED} AND m.from_agent <> $2 AND ${NO_OWN_COPY}
+  UNION ALL
+  SELECT ${MESSAGE_COLUMNS} FROM messages m
+   WHERE m.to_agent = $6 AND m.read_at IS NULL AND ${NOT_LEASED}
+     AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = $6) AND ${NO_OWN_OR_SHARED_COPY}`;
+
+/** Advisory lock spaces: the first key of pg_advisory_xact_lock(int, int). */
+const LOCK = { inbox: 1, notices: 2, channel: 3, client: 4, wakes: 5 } as const;
+
+/** Most sends one transaction carries, so a burst never holds its locks for long. */
+const MAX_SENDS_PER_COMMIT = 256;
+
+interface QueuedSend {
+  input: SendInput;
+  resolve(records: MessageRecord[]): void;
+  reject(error: unknown): void;
+}
+
+/** A send its own plan refused (an unknown recipient): nothing of it was written. */
+class PlanRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super('send refused by its plan');
+  }
+}
+
+function isCriticalOnly(query: DueNoticesQuery): boolean {
+  return query.severities.length === 1 && query.severities[0] === 'critical';
+}
+
+export class PostgresStore implements Store {
+  readonly location: string;
+  private readonly pool: pg.Pool;
+  private ready: Promise<void> | null = null;
+  private sendQueue: QueuedSend[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: PostgresOptions,
+  ) {
+    this.location = displayUrl(url);
+    this.pool = createPool(url, options);
+  }
+
+  /** The schema, migrated once per process before the first statement. */
+  private prepare(): Promise<void> {
+    this.ready ??= migrate(this.pool).then(
+      () => undefined,
+      (error: unknown) => {
+        this.ready = null;
+        throw this.translate(error);
+      },
+    );
+    return this.ready;
+  }
+
+  private translate(error: unknown): unknown {
+    if (error instanceof StoreUnavailableError) return error;
+    return isUnreachable(error) ? unreachable(this.url, error) : error;
+  }
+
+  private async read<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    await this.prepare();
+    try {
+      return (await this.pool.query(sql, params)).rows as T[];
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  private async one<T>(sql: string, params: unknown[] = []): Promise<T | undefined> {
+    return (await this.read<T>(sql, params))[0];
+  }
+
+  /**
+   * One transaction: the advisory locks first (in a fixed order, so two transactions never
+   * wait on each other), then the work, then the NOTIFY that tells waiters to look again.
+   */
+  private async transaction<T>(locks: Array<[number, string]>, work: (query: Query) => Promise<T>, notify = true): Promise<T> {
+    await this.prepare();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.translate(error);
+    }
+    const query: Query = (sql, params) => client.query(sql, params);
+    try {
+      await query('BEGIN');
+      const ordered = [...locks].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      for (const [space, key] of ordered) await query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [space, key]);
+      const result = await work(query);
+      // Each payload distinct: PostgreSQL folds identical ones within a transaction.
+      if (notify) await query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, randomId()]);
+      await query('COMMIT');
+      return result;
+    } catch (error) {
+      await query('ROLLBACK').catch(() => undefined);
+      throw this.translate(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  private async registerWith(query: Query, registrations: Registration[], now: string): Promise<void> {
+    for (const reg of registrations) {
+      const update = reg.authoritative
+        ? 'repo_path = excluded.repo_path, last_seen = excluded.last_seen, group_name = excluded.group_name, client = excluded.client'
+        : 'last_seen = excluded.last_seen, group_name = excluded.group_name, client = excluded.client';
+      await query(
+        `INSERT INTO agents (name, repo_path, registered_at, last_seen, group_name, client) VALUES ($1, $2, $3, $3, $4, $5)
+         ON CONFLICT (name) DO UPDATE SET ${update}`,
+        [reg.name, reg.repoPath, now, reg.groupName, reg.client],
+      );
+    }
+  }
+
+  // ------------------------------------------------------------------ roster
+
+  async register(registrations: Registration[], now: string): Promise<void> {
+    await this.transaction([], (query) => this.registerWith(query, registrations, now));
+  }
+
+  async touch(names: string[], now: string): Promise<void> {
+    if (names.length === 0) return;
+    await this.transaction([], (query) => query('UPDATE agents SET last_seen = $1 WHERE name = ANY($2::text[])', [now, names]));
+  }
+
+  async getAgent(name: string): Promise<AgentRecord | null> {
+    return (await this.one<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = $1`, [name])) ?? null;
+  }
+
+  private repoRowsSql = `SELECT ${AGENT_COLUMNS} FROM agents
+    WHERE group_name = $1 OR name = $1 OR (group_name IS NULL AND name >= $2 AND name < $3) ORDER BY name`;
+
+  private repoParams(group: string): unknown[] {
+    // '0' follows '/': the range is every name that begins `group/`.
+    return [group, `${group}/`, `${group}0`];
+  }
+
+  async agentsOfRepo(group: string): Promise<AgentRecord[]> {
+    return this.read<AgentRecord>(this.repoRowsSql, this.repoParams(group));
+  }
+
+  async roster(orphansOf: (agents: AgentRecord[], recipients: string[]) => string[]): Promise<RosterSnapshot> {
+    return this.transaction(
+      [],
+      async (query) => {
+        await query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const agents = (await query(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`)).rows as AgentRecord[];
+        const unread = (await query('SELECT to_agent AS "toAgent", COUNT(*)::int AS n FROM messages WHERE read_at IS NULL GROUP BY to_agent ORDER BY to_agent'))
+          .rows as Array<{ toAgent: string; n: number }>;
+        const orphans: OrphanMail[] = [];
+        const copyHolders = new Map<string, string[]>();
+        for (const name of orphansOf(agents, unread.map((row) => row.toAgent))) {
+          const rows = (
+            await query('SELECT to_agent AS "toAgent", message_id AS "messageId", fanout_id AS "fanoutId" FROM messages WHERE to_agent = $1 AND read_at IS NULL ORDER BY message_id', [name])
+          ).rows as OrphanMail[];
+          orphans.push(...rows);
+          for (const { fanoutId } of rows) {
+            if (fanoutId === null || copyHolders.has(fanoutId)) continue;
+            const copies = (await query('SELECT to_agent AS "toAgent" FROM messages WHERE fanout_id = $1', [fanoutId])).rows as Array<{ toAgent: string }>;
+            copyHolders.set(fanoutId, copies.map((copy) => copy.toAgent));
+          }
+        }
+        const sessionHolders = (await query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL ORDER BY started_at, server_pid`)).rows as SessionRecord[];
+        return { agents, unread, orphans, copyHolders, sessionHolders };
+      },
+      false,
+    );
+  }
+
+  async forget(name: string): Promise<ForgetOutcome> {
+    return this.transaction([], async (query) => {
+      const removed = ((await query('DELETE FROM agents WHERE name = $1', [name])).rowCount ?? 0) > 0;
+      const pending = (await query('SELECT COUNT(*)::int AS n FROM messages WHERE to_agent = $1 AND read_at IS NULL', [name])).rows[0]?.n ?? 0;
+      return { removed, pending };
+    });
+  }
+
+  async removeAgents(names: string[]): Promise<string[]> {
+    if (names.length === 0) return [];
+    return this.transaction([], async (query) =>
+      ((await query('DELETE FROM agents WHERE name = ANY($1::text[]) RETURNING name', [names])).rows as Array<{ name: string }>).map((row) => row.name),
+    );
+  }
+
+  async agentsAt(repoPath: string): Promise<AgentRecord[]> {
+    return this.read<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE repo_path = $1 ORDER BY name`, [repoPath]);
+  }
+
+  async setTopic(name: string, topic: string | null): Promise<void> {
+    await this.transaction([], (query) => query('UPDATE agents SET topic = $1 WHERE name = $2', [topic, name]));
+  }
+
+  async retire(old: string, moveTo: string | null): Promise<{ removed: boolean; moved: number; left: number }> {
+    return this.transaction([], async (query) => {
+      const removed = ((await query('DELETE FROM agents WHERE name = $1', [old])).rowCount ?? 0) > 0;
+      if (moveTo === null) {
+        const left = (await query('SELECT COUNT(*)::int AS n FROM messages WHERE to_agent = $1 AND read_at IS NULL', [old])).rows[0]?.n ?? 0;
+        return { removed, moved: 0, left };
+      }
+      const moved = (await query('UPDATE messages SET to_agent = $1 WHERE to_agent = $2 AND read_at IS NULL', [moveTo, old])).rowCount ?? 0;
+      return { removed, moved, left: 0 };
+    });
+  }
+
+  // -------------------------------------------------------------------- mail
+
+  private async candidates(query: Query, roster: RosterQuery): Promise<AgentRecord[]> {
+    switch (roster.kind) {
+      case 'all':
+        return (await query(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`)).rows as AgentRecord[];
+      case 'name':
+        return (await query(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = $1`, [roster.name])).rows as AgentRecord[];
+      case 'group':
+        return (await query(this.repoRowsSql, this.repoParams(roster.group))).rows as AgentRecord[];
+    }
+  }
+
+  /**
+   * Sends made in the same tick share one transaction, each in a savepoint of its own, and each
+   * resolves once that transaction has committed: a commit costs more than the rows it writes.
+   * A send whose plan refuses it, or that fails, is rolled back to its savepoint alone.
+   */
+  send(input: SendInput): Promise<MessageRecord[]> {
+    return new Promise((resolve, reject) => {
+      this.sendQueue.push({ input, resolve, reject });
+      if (this.sendQueue.length === 1) queueMicrotask(() => void this.flushSends());
+    });
+  }
+
+  private async flushSends(): Promise<void> {
+    while (this.sendQueue.length > 0) {
+      const batch = this.sendQueue.splice(0, MAX_SENDS_PER_COMMIT);
+      const outcomes: Array<{ records: MessageRecord[] } | { error: unknown }> = [];
+      try {
+        await this.transaction([], async (query) => {
+          for (const { input } of batch) {
+            await query('SAVEPOINT send');
+            try {
+              outcomes.push({ records: await this.sendWith(query, input) });
+              await query('RELEASE SAVEPOINT send');
+            } catch (error) {
+              await query('ROLLBACK TO SAVEPOINT send');
+              outcomes.push({ error: error instanceof PlanRefused ? error.reason : error });
+            }
+          }
+        });
+      } catch (error) {
+        for (const queued of batch) queued.reject(error);
+        continue;
+      }
+      batch.forEach((queued, index) => {
+        const outcome = outcomes[index];
+        if (outcome && 'records' in outcome) queued.resolve(outcome.records);
+        else queued.reject(outcome ? this.translate(outcome.error) : new Error('send outcome missing'));
+      });
+    }
+  }
+
+  private async sendWith(query: Query, input: SendInput): Promise<MessageRecord[]> {
+    await this.registerWith(query, input.register, input.sentAt);
+    const candidates = await this.candidates(query, input.roster);
+    let plan;
+    try {
+      plan = input.plan(candidates);
+    } catch (error) {
+      throw new PlanRefused(error);
+    }
+    const records = plannedMessages(input, plan);
+    if (records.length > 0) {
+      // One statement for the whole fan-out, whatever its size.
+      await query(
+        `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group)
+         SELECT m, $2, t, $3, $4, $5, $6, $7, g FROM unnest($1::text[], $8::text[], $9::text[]) AS r(m, t, g)`,
+        [
+          records.map((record) => record.messageId),
+          input.from,
+          input.body,
+          plan.threadId,
+          input.sentAt,
+          input.addressedTo,
+          plan.fanoutId,
+          records.map((record) => record.toAgent),
+          records.map((record) => record.toGroup),
+        ],
+      );
+    }
+    return records;
+  }
+
+  private inboxParams(query: InboxQuery): unknown[] {
+    const { reader } = query;
+    const shared = reader.isSession ? reader.clientAddress : null;
+    return [query.now, reader.name, reader.group, shared, shared ?? reader.name, reader.group !== reader.name ? reader.group : null];
+  }
+
+  private inboxSql(actionableOnly: boolean, limitParam: string): string {
+    const filter = actionableOnly ? 'WHERE x."claimedBy" IS NULL OR x."claimedBy" = $2' : '';
+    return `SELECT * FROM (${INBOX_UNION}) x ${filter} ORDER BY x."sentAt", x."messageId" LIMIT ${limitParam}`;
+  }
+
+  async peekInbox(query: InboxQuery): Promise<MessageRecord[]> {
+    if (query.limit <= 0) return [];
+    return this.read<MessageRecord>(this.inboxSql(query.actionableOnly, '$7'), [...this.inboxParams(query), query.limit]);
+  }
+
+  /** Select under the repo's inbox lock, lock the copies, decide once, claim. */
+  private async takeRows(query: Query, input: InboxTake): Promise<InboxDecision> {
+    const { reader } = input.query;
+    const rows = (await query(this.inboxSql(input.query.actionableOnly, '$7'), [...this.inboxParams(input.query), input.query.limit])).rows as MessageRecord[];
+    const fanouts = [...new Set(rows.map((row) => row.fanoutId).filter((id): id is string => id !== null))];
+    const copies =
+      fanouts.length === 0
+        ? []
+        : ((
+            await query(
+              `SELECT message_id AS "messageId", fanout_id AS "fanoutId", to_agent AS "toAgent", claimed_by AS "claimedBy", read_at AS "readAt"
+                 FROM messages WHERE fanout_id = ANY($1::text[]) AND to_group = $2 ORDER BY message_id FOR UPDATE`,
+              [fanouts, reader.group],
+            )
+          ).rows as FanoutCopy[]);
+    const decision = input.decide(rows, copies);
+    if (decision.claims.length > 0) {
+      await query('UPDATE messages SET claimed_by = $1 WHERE fanout_id = ANY($2::text[]) AND to_group = $3 AND claimed_by IS NULL', [reader.name, decision.claims, reader.group]);
+    }
+    return decision;
+  }
+
+  private async markReadWith(query: Query, ids: string[], settle: string[], now: string): Promise<void> {
+    if (ids.length > 0) {
+      await query('UPDATE messages SET read_at = COALESCE(read_at, $1), delivered_at = COALESCE(delivered_at, $1) WHERE message_id = ANY($2::text[])', [now, ids]);
+    }
+    if (settle.length > 0) {
+      await query('UPDATE messages SET read_at = $1, delivered_at = COALESCE(delivered_at, $1) WHERE message_id = ANY($2::text[]) AND read_at IS NULL', [now, settle]);
+    }
+  }
+
+  private async anyMail(query: InboxQuery): Promise<boolean> {
+    return (await this.read(this.inboxSql(query.actionableOnly, '1'), this.inboxParams(query))).length > 0;
+  }
+
+  async readInbox(input: InboxTake): Promise<ReadOutcome> {
+    const empty: ReadOutcome = { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] } };
+    // Most reads find nothing: answer those without a transaction or a lock.
+    if (input.query.limit <= 0 || !(await this.anyMail(input.query))) return empty;
+    return this.transaction([[LOCK.inbox, input.query.reader.group]], async (query) => {
+      const decision = await this.takeRows(query, input);
+      const now = input.query.now;
+      await this.markReadWith(query, decision.rows.map((row) => row.messageId), decision.settle, now);
+      const messages = decision.rows.map((row) => ({ ...row, readAt: row.readAt ?? now, deliveredAt: row.deliveredAt ?? now }));
+      return { messages, decision };
+    });
+  }
+
+  async takeInbox(input: InboxTake & { lease: string }): Promise<TakeOutcome> {
+    const empty: TakeOutcome = { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] }, lease: input.lease };
+    if (input.query.limit <= 0 || !(await this.anyMail(input.query))) return empty;
+    return this.transaction([[LOCK.inbox, input.query.reader.group]], async (query) => {
+      const decision = await this.takeRows(query, input);
+      if (decision.rows.length > 0) {
+        await query('UPDATE messages SET lease_until = $1 WHERE message_id = ANY($2::text[])', [input.lease, decision.rows.map((row) => row.messageId)]);
+      }
+      return { messages: decision.rows, decision, lease: input.lease };
+    });
+  }
+
+  async releaseLeases(reader: ReaderIdentity, taken: TakeOutcome): Promise<void> {
+    if (taken.messages.length === 0) return;
+    await this.transaction([[LOCK.inbox, reader.group]], async (query) => {
+      await query('UPDATE messages SET lease_until = NULL WHERE message_id = ANY($1::text[]) AND read_at IS NULL AND lease_until = $2', [
+        taken.messages.map((message) => message.messageId),
+        taken.lease,
+      ]);
+      if (taken.decision.claims.length > 0) {
+        await query('UPDATE messages SET claimed_by = NULL WHERE fanout_id = ANY($1::text[]) AND to_group = $2 AND claimed_by = $3 AND read_at IS NULL', [
+          taken.decision.claims,
+          reader.group,
+          reader.name,
+        ]);
+      }
+    });
+  }
+
+  async markDelivered(taken: TakeOutcome, now: string): Promise<void> {
+    if (taken.messages.length === 0) return;
+    await this.transaction([], (query) => this.markReadWith(query, taken.messages.map((message) => message.messageId), taken.decision.settle, now));
+  }
+
+  async pendingCount(reader: ReaderIdentity): Promise<number> {
+    // Leased mail is still unread: count it, whatever its lease.
+    const params = this.inboxParams({ reader, limit: 0, actionableOnly: false, now: '9999' });
+    return (await this.one<{ n: number }>(`SELECT COUNT(*)::int AS n FROM (${INBOX_UNION}) x`, params))?.n ?? 0;
+  }
+
+  async thread(threadId: string, limit: number): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    return this.read<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE thread_id = $1 ORDER BY sent_at, message_id LIMIT $2`, [threadId, limit]);
+  }
+
+  async threadIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const rows = await this.read<{ thread_id: string }>(
+      'SELECT DISTINCT thread_id FROM messages WHERE thread_id >= $1 AND thread_id < $2 ORDER BY thread_id LIMIT $3',
+      [prefix, `${prefix}\u{10FFFF}`, limit],
+    );
+    return rows.map((row) => row.thread_id);
+  }
+
+  async recentMessages(limit: number): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    return this.read<MessageRecord>(`SELECT * FROM (SELECT ${MESSAGE_COLUMNS}, seq FROM messages ORDER BY seq DESC LIMIT $1) x ORDER BY seq`, [limit]).then(
+      (rows) => rows.map(({ seq: _seq, ...message }: MessageRecord & { seq?: string }) => message),
+    );
+  }
+
+  async fanoutCopies(fanoutId: string, repo: string): Promise<Array<FanoutCopy & { leased: boolean }>> {
+    return this.read<FanoutCopy & { leased: boolean }>(
+      `SELECT message_id AS "messageId", fanout_id AS "fanoutId", to_agent AS "toAgent", claimed_by AS "claimedBy", read_at AS "readAt",
+              lease_until IS NOT NULL AS leased
+         FROM messages WHERE fanout_id = $1 AND to_group = $2 ORDER BY message_id`,
+      [fanoutId, repo],
+    );
+  }
+
+  // ---------------------------------------------------------------- sessions
+
+  async sessionRows(clientAddress?: string): Promise<SessionRecord[]> {
+    if (clientAddress === undefined) return this.read<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY started_at, server_pid`);
+    return this.read<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = $1 ORDER BY started_at, server_pid`, [clientAddress]);
+  }
+
+  private keyParams(key: SessionKey): unknown[] {
+    return [key.serverPid, key.serverStarted, key.clientAddress];
+  }
+
+  /** Give up an address (QUERIES.md): its unread mail to the client address, unless that holds a copy; its sent mail from it; its row gone. */
+  private async giveUpWith(query: Query, name: string, clientAddress: string, group: string): Promise<AddressMove> {
+    const moved =
+      (
+        await query(
+          `UPDATE messages m SET to_agent = $2
+            WHERE m.to_agent = $1 AND m.read_at IS NULL
+              AND (m.fanout_id IS NULL OR NOT EXISTS (
+                SELECT 1 FROM messages s WHERE s.fanout_id = m.fanout_id AND s.to_group = $3 AND s.to_agent = $2))`,
+          [name, clientAddress, group],
+        )
+      ).rowCount ?? 0;
+    await query('UPDATE messages SET from_agent = $2 WHERE from_agent = $1 AND read_at IS NULL', [name, clientAddress]);
+    await query('DELETE FROM agents WHERE name = $1', [name]);
+    return { name, moved };
+  }
+
+  async claimSession<D extends ClaimDecision>(input: ClaimInput<D>): Promise<ClaimOutcome<D>> {
+    return this.transaction(
+      [
+        [LOCK.client, input.clientAddress],
+        [LOCK.inbox, input.repo],
+      ],
+      async (query) => {
+        const rows = (await query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = $1 ORDER BY started_at, server_pid`, [input.clientAddress])).rows as SessionRecord[];
+        const roster = (await query(this.repoRowsSql, this.repoParams(input.repo))).rows as AgentRecord[];
+        const decision = input.decide(rows, roster);
+        for (const key of [...decision.expire, ...decision.replace]) await query(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+        for (const key of decision.endCrashed) await query(`UPDATE sessions SET ended_at = $4 WHERE ${SESSION_KEY} AND ended_at IS NULL`, [...this.keyParams(key), input.now]);
+        const givenUp: AddressMove[] = [];
+        for (const name of decision.giveUp) givenUp.push(await this.giveUpWith(query, name, input.clientAddress, input.repo));
+        const row = input.row;
+        await query(
+          `INSERT INTO sessions (server_pid, server_started, name, client_address, repo_path, lineage, session_key, boot_id, pid_ns, started_at, last_seen, ended_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL)
+           ON CONFLICT (server_pid, server_started, client_address) DO UPDATE SET name = excluded.name, repo_path = excluded.repo_path,
+             lineage = excluded.lineage, session_key = excluded.session_key, boot_id = excluded.boot_id, pid_ns = excluded.pid_ns,
+             started_at = excluded.started_at, last_seen = excluded.last_seen, ended_at = NULL`,
+          [row.serverPid, row.serverStarted, decision.name, row.clientAddress, row.repoPath, row.lineage, row.sessionKey, row.bootId, row.pidNs, row.startedAt, row.lastSeen],
+        );
+        await this.registerWith(query, decision.registrations, input.now);
+        return { decision, givenUp };
+      },
+    );
+  }
+
+  async endSession(
+    key: SessionKey,
+    repo: string,
+    now: string,
+    giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean,
+  ): Promise<{ name: string; move: AddressMove | null } | null> {
+    return this.transaction(
+      [
+        [LOCK.client, key.clientAddress],
+        [LOCK.inbox, repo],
+      ],
+      async (query) => {
+        const rows = (await query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = $1 ORDER BY started_at, server_pid`, [key.clientAddress])).rows as SessionRecord[];
+        const row = rows.find((candidate) => candidate.serverPid === key.serverPid && candidate.serverStarted === key.serverStarted);
+        if (!row || row.endedAt !== null) return null;
+        await query(`UPDATE sessions SET ended_at = $4, last_seen = $4 WHERE ${SESSION_KEY}`, [...this.keyParams(key), now]);
+        const move = giveUp(rows, row) ? await this.giveUpWith(query, row.name, key.clientAddress, repo) : null;
+        return { name: row.name, move };
+      },
+    );
+  }
+
+  async renameSession(input: RenameInput): Promise<{ from: string; moved: number }> {
+    return this.transaction([[LOCK.client, input.key.clientAddress]], async (query) => {
+      const rows = (await query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = $1 ORDER BY started_at, server_pid`, [input.key.clientAddress])).rows as SessionRecord[];
+      const plan = input.plan(rows);
+      const from = plan.from;
+      for (const key of plan.takeOver) await query(`DELETE FROM sessions WHERE ${SESSION_KEY}`, this.keyParams(key));
+      const oldTopic = ((await query('SELECT topic FROM agents WHERE name = $1', [from])).rows[0]?.topic as string | null | undefined) ?? null;
+      await this.registerWith(query, plan.registrations, input.now);
+      await query('UPDATE agents SET topic = COALESCE(topic, $1) WHERE name = $2', [oldTopic, input.to]);
+      let moved = 0;
+      if (plan.moveMail) {
+        moved = (await query('UPDATE messages SET to_agent = $1 WHERE to_agent = $2 AND read_at IS NULL', [input.to, from])).rowCount ?? 0;
+        await query('UPDATE messages SET from_agent = $1 WHERE from_agent = $2 AND read_at IS NULL', [input.to, from]);
+        await query('DELETE FROM agents WHERE name = $1', [from]);
+      }
+      await query(`UPDATE sessions SET name = $4, last_seen = $5 WHERE ${SESSION_KEY}`, [...this.keyParams(input.key), input.to, input.now]);
+      return { from, moved };
+    });
+  }
+
+  async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
+    await this.transaction([], (query) => query(`UPDATE sessions SET session_key = $4 WHERE ${SESSION_KEY}`, [...this.keyParams(key), sessionKey]));
+  }
+
+  async route(threadId: string): Promise<ClientRoute | null> {
+    return (await this.one<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE thread_id = $1`, [threadId])) ?? null;
+  }
+
+  async saveRoute(route: ClientRoute): Promise<void> {
+    await this.transaction([], (query) =>
+      query(
+        `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at, turn_state)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, client = excluded.client, executable = excluded.executable,
+           client_pid = excluded.client_pid, client_started = excluded.client_started, repo_path = excluded.repo_path,
+           updated_at = excluded.updated_at, turn_state = COALESCE(excluded.turn_state, client_routes.turn_state),
+           queued_at = CASE WHEN excluded.turn_state = 'busy' THEN NULL ELSE client_routes.queued_at END`,
+        [route.threadId, route.agent, route.client, route.executable, route.clientPid, route.clientStarted, route.repoPath, route.updatedAt, route.turnState ?? null],
+      ),
+    );
+  }
+
+  async routes(agent?: string): Promise<ClientRoute[]> {
+    if (agent === undefined) return this.read<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes ORDER BY updated_at, thread_id`);
+    return this.read<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE agent = $1 ORDER BY updated_at, thread_id`, [agent]);
+  }
+
+  async markQueued(threadId: string, now: string): Promise<boolean> {
+    return this.transaction([], async (query) => ((await query("UPDATE client_routes SET queued_at = $1 WHERE thread_id = $2 AND turn_state = 'idle' AND queued_at IS NULL", [now, threadId])).rowCount ?? 0) > 0);
+  }
+
+  async tick(session: string, counter: string, now: string): Promise<number> {
+    return this.transaction([], async (query) => {
+      const row = (
+        await query(
+          `INSERT INTO session_counters (session, counter, value, updated_at) VALUES ($1, $2, 1, $3)
+           ON CONFLICT (session, counter) DO UPDATE SET value = session_counters.value + 1, updated_at = excluded.updated_at
+           RETURNING value`,
+          [session, counter, now],
+        )
+      ).rows[0] as { value: number } | undefined;
+      return row?.value ?? 1;
+    }, false);
+  }
+
+  // ----------------------------------------------------------------- notices
+
+  private async insertNotice(query: Query, notice: NoticeRecord): Promise<void> {
+    await query(
+      `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [notice.noticeId, notice.channel, notice.severity, notice.title, notice.body, notice.source, notice.priority, notice.contentHash, notice.createdAt, notice.expiresAt],
+    );
+  }
+
+  private async deleteNotices(query: Query, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await query('DELETE FROM notice_receipts WHERE notice_id = ANY($1::text[])', [ids]);
+    await query('DELETE FROM notices WHERE notice_id = ANY($1::text[])', [ids]);
+  }
+
+  async publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[]; expired: NoticeRecord[] }> {
+    return this.transaction([[LOCK.channel, input.notice.channel ?? '']], async (query) => {
+      const expired = (await query(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.expires_at <= $1 ORDER BY n.created_at, n.notice_id`, [input.expireBefore])).rows as NoticeRecord[];
+      await this.deleteNotices(query, expired.map((notice) => notice.noticeId));
+      await this.insertNotice(query, input.notice);
+      const live = (await query(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS NOT DISTINCT FROM $1 ORDER BY n.created_at, n.notice_id`, [input.notice.channel])).rows as NoticeRecord[];
+      const evicted = input.evict(live);
+      await this.deleteNotices(query, evicted.map((notice) => notice.noticeId));
+      return { evicted, expired };
+    });
+  }
+
+  /** The due query (QUERIES.md): $1 session, $2 now, then the channels and the ids also due, when the query needs them. */
+  private dueFrom(query: DueNoticesQuery): { sql: string; params: unknown[] } {
+    const params: unknown[] = [query.session, query.now];
+    const criticalOnly = isCriticalOnly(query);
+    let severity = 'TRUE';
+    if (criticalOnly && (query.alsoIds?.length ?? 0) > 0) {
+      params.push(query.alsoIds);
+      severity = `(n.severity = 'critical' OR n.notice_id = ANY($${params.length}::text[]))`;
+    } else if (criticalOnly) severity = "n.severity = 'critical'";
+    const live = `n.expires_at > $2 AND ${severity}`;
+    let candidates = `SELECT n.* FROM notices n WHERE ${live}`;
+    if (!query.all) {
+      params.push(query.channels);
+      candidates = `SELECT n.* FROM notices n WHERE n.channel IS NULL AND ${live}
+         UNION ALL
+         SELECT n.* FROM notices n WHERE n.channel = ANY($${params.length}::text[]) AND ${live}`;
+    }
+    return {
+      sql: `FROM (${candidates}) n
+        LEFT JOIN notice_receipts r ON r.notice_id = n.notice_id AND r.session = $1
+        WHERE r.acknowledged_at IS NULL AND NOT (n.severity = 'info' AND r.delivered_at IS NOT NULL)`,
+      params,
+    };
+  }
+
+  async deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S> {
+    const { query: due } = input;
+    const from = this.dueFrom(due);
+    return this.transaction(
+      [[LOCK.notices, due.session]],
+      async (query) => {
+        const totalDue: Record<Severity, number> = { critical: 0, alert: 0, info: 0 };
+        const counts = (await query(`SELECT n.severity, COUNT(*)::int AS n ${from.sql} GROUP BY n.severity`, from.params)).rows as Array<{ severity: Severity; n: number }>;
+        for (const { severity, n } of counts) totalDue[severity] = n;
+        const limit = input.readLimit(totalDue);
+        const rows =
+          limit > 0 && totalDue.critical + totalDue.alert + totalDue.info > 0
+            ? ((
+                await query(
+                  `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS "deliveredAt" ${from.sql}
+                   ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT $${from.params.length + 1}`,
+                  [...from.params, limit],
+                )
+              ).rows as NoticeCandidate[])
+            : [];
+        const selection = input.decide(rows, totalDue);
+        if (selection.receipts.length > 0) {
+          await query(
+            `INSERT INTO notice_receipts (notice_id, session, delivered_at) SELECT id, $2, $3 FROM unnest($1::text[]) AS r(id)
+             ON CONFLICT (notice_id, session) DO UPDATE SET delivered_at = COALESCE(notice_receipts.delivered_at, excluded.delivered_at)`,
+            [selection.receipts, due.session, due.now],
+          );
+        }
+        return selection;
+      },
+      false,
+    );
+  }
+
+  async notices(filter: NoticeFilter): Promise<NoticeListing[]> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (!filter.includeExpired) {
+      params.push(filter.now);
+      conditions.push(`n.expires_at > $${params.length}`);
+    }
+    if (filter.channel !== undefined) {
+      params.push(filter.channel);
+      conditions.push(`n.channel IS NOT DISTINCT FROM $${params.length}`);
+    }
+    return this.read<NoticeListing>(
+      `SELECT ${NOTICE_COLUMNS},
+         (SELECT COUNT(*)::int FROM notice_receipts r WHERE r.notice_id = n.notice_id AND r.delivered_at IS NOT NULL) AS "deliveredTo",
+         (SELECT COUNT(*)::int FROM notice_receipts r WHERE r.notice_id = n.notice_id AND r.acknowledged_at IS NOT NULL) AS "acknowledgedBy"
+       FROM notices n ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+       ORDER BY n.channel IS NOT NULL, n.channel, ${SEVERITY_RANK}, n.priority DESC, n.created_at`,
+      params,
+    );
+  }
+
+  async channelCounts(now: string): Promise<ChannelCount[]> {
+    return this.read<ChannelCount>(
+      `SELECT n.channel, COUNT(*)::int AS total, (COUNT(*) FILTER (WHERE n.severity = 'critical'))::int AS critical,
+              (COUNT(*) FILTER (WHERE n.severity = 'alert'))::int AS alert, (COUNT(*) FILTER (WHERE n.severity = 'info'))::int AS info,
+              MAX(n.expires_at) AS "lastExpiry"
+         FROM notices n WHERE n.expires_at > $1 GROUP BY n.channel ORDER BY n.channel IS NOT NULL, n.channel`,
+      [now],
+    );
+  }
+
+  async acknowledgeNotice(noticeId: string, session: string, now: string): Promise<NoticeRecord | null> {
+    return this.transaction([[LOCK.notices, session]], async (query) => {
+      const notice = ((await query(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.notice_id = $1`, [noticeId])).rows[0] as NoticeRecord | undefined) ?? null;
+      if (notice === null) return null;
+      await query(
+        `INSERT INTO notice_receipts (notice_id, session, acknowledged_at) VALUES ($1, $2, $3)
+         ON CONFLICT (notice_id, session) DO UPDATE SET acknowledged_at = COALESCE(notice_receipts.acknowledged_at, excluded.acknowledged_at)`,
+        [noticeId, session, now],
+      );
+      return notice;
+    });
+  }
+
+  async clearNotices(target: NoticeClearTarget): Promise<NoticeRecord[]> {
+    return this.transaction([], async (query) => {
+      let removed: NoticeRecord[];
+      if (target.kind === 'id') removed = (await query(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.notice_id = $1`, [target.noticeId])).rows as NoticeRecord[];
+      else if (target.kind === 'channel') {
+        removed = (await query(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS NOT DISTINCT FROM $1 ORDER BY n.created_at, n.notice_id`, [target.channel])).rows as NoticeRecord[];
+      } else removed = (await query(`SELECT ${NOTICE_COLUMNS} FROM notices n ORDER BY n.created_at, n.notice_id`)).rows as NoticeRecord[];
+      await this.deleteNotices(query, removed.map((notice) => notice.noticeId));
+      return removed;
+    });
+  }
+
+  // ------------------------------------------------------------------- brain
+
+  async reconcileChannel(input: ReconcileInput): Promise<ReconcileOutcome> {
+    return this.transaction([[LOCK.channel, input.channel]], async (query) => {
+      const current = (await query(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS NOT DISTINCT FROM $1 ORDER BY n.created_at, n.notice_id`, [input.channel]))
+        .rows as NoticeRecord[];
+      const plan = input.plan(current);
+      for (const { noticeId, priority } of plan.reprioritize) await query('UPDATE notices SET priority = $1 WHERE notice_id = $2', [priority, noticeId]);
+      for (const notice of plan.added) await this.insertNotice(query, notice);
+      await this.deleteNotices(query, plan.removed.map((notice) => notice.noticeId));
+      await this.writeBrainState(query, input.state);
+      return { kept: plan.kept, added: plan.added, removed: plan.removed };
+    });
+  }
+
+  private async writeBrainState(query: Query, state: BrainState): Promise<void> {
+    await query(
+      `INSERT INTO brain_state (channel, source_kind, location, content_hash, entry_count, cut_by_cap, warnings, last_fetch_at, last_ok_at, last_error)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (channel) DO UPDATE SET source_kind = excluded.source_kind, location = excluded.location,
+         content_hash = excluded.content_hash, entry_count = excluded.entry_count, cut_by_cap = excluded.cut_by_cap,
+         warnings = excluded.warnings, last_fetch_at = excluded.last_fetch_at, last_ok_at = excluded.last_ok_at, last_error = excluded.last_error`,
+      [state.channel, state.sourceKind, state.location, state.contentHash, state.entryCount, state.cutByCap, state.warnings, state.lastFetchAt, state.lastOkAt, state.lastError],
+    );
+  }
+
+  async recordBrainState(state: BrainState): Promise<void> {
+    await this.transaction([[LOCK.channel, state.channel]], (query) => this.writeBrainState(query, state));
+  }
+
+  async brainState(channel: string): Promise<BrainState | null> {
+    return (await this.one<BrainState>(`SELECT ${BRAIN_COLUMNS} FROM brain_state WHERE channel = $1`, [channel])) ?? null;
+  }
+
+  async takeMarker(key: string, session: string, now: string): Promise<boolean> {
+    return this.transaction([], async (query) => ((await query('INSERT INTO brain_markers (marker_key, session, taken_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [key, session, now])).rowCount ?? 0) > 0, false);
+  }
+
+  // -------------------------------------------------------------------- wake
+
+  async takeWake(agent: string, now: string, since: string, allow: (recent: number) => boolean): Promise<boolean> {
+    return this.transaction(
+      [[LOCK.wakes, agent]],
+      async (query) => {
+        await query('DELETE FROM wakes WHERE woken_at < $1', [since]);
+        const recent = ((await query('SELECT COUNT(*)::int AS n FROM wakes WHERE agent = $1', [agent])).rows[0]?.n as number | undefined) ?? 0;
+        if (!allow(recent)) return false;
+        await query('INSERT INTO wakes (agent, woken_at) VALUES ($1, $2)', [agent, now]);
+        return true;
+      },
+      false,
+    );
+  }
+
+  async claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void> {
+    await this.transaction(
+      [],
+      (query) =>
+        query(
+          `INSERT INTO watchers (session, token, pid, started_at, agent) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent`,
+          [session, token, pid, now, agent],
+        ),
+      false,
+    );
+  }
+
+  async watchers(): Promise<Array<{ agent: string; pid: number }>> {
+    return this.read<{ agent: string; pid: number }>('SELECT agent, pid FROM watchers WHERE agent IS NOT NULL ORDER BY session');
+  }
+
+  async holdsWatch(session: string, token: string): Promise<boolean> {
+    return (await this.one<{ token: string }>('SELECT token FROM watchers WHERE session = $1', [session]))?.token === token;
+  }
+
+  async releaseWatch(session: string, token: string): Promise<void> {
+    await this.transaction([], (query) => query('DELETE FROM watchers WHERE session = $1 AND token = $2', [session, token]), false);
+  }
+
+  // ----------------------------------------------------------------- changes
+
+  changes(): ChangeFeed {
+    return postgresChangeFeed(connectionConfig(this.url, this.options));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end().catch(() => undefined);
+  }
+}
