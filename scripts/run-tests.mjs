@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Runs every test file under test/ with node's test runner (through tsx) and
-// ends with the plain summary line CI reads: "N passed, N failed".
+// ends with the plain summary line CI reads: "N passed, N failed". The main
+// suite runs on SQLite; then the end-to-end suites of the CLI, hooks, MCP
+// server, notices, brain and wake run again on PostgreSQL, against a
+// throwaway server this script starts (or AGENT_BUS_TEST_PG_URL's).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { startPostgres, stopPostgres } from './postgres.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -18,6 +22,9 @@ function findTests(dir, suffix) {
   return found;
 }
 
+/** The end-to-end suites that run on both engines. */
+const BOTH_ENGINES = /^test\/e2e\/(cli|hooks|mcp|notices[a-z-]*|brain-[a-z-]+|wake[a-z-]*|watch|concurrency|chat)\.test\.ts$/;
+
 // --clients runs the suite that drives the real clients (test/clients/*.clients.ts) instead.
 const clients = process.argv.includes('--clients');
 const filter = process.argv.slice(2).filter((arg) => arg !== '--clients');
@@ -29,40 +36,91 @@ if (files.length === 0) {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-tests-'));
-const tap = join(scratch, 'report.tap');
 // Tests give every process its own HOME; this one is the net under them, so
 // a test that forgot can never touch the real ~/.claude-agent-bus.
 const home = join(scratch, 'home');
 mkdirSync(home);
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import', 'tsx',
-    '--test',
-    '--test-concurrency=2',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-    ...files.map((file) => relative(root, file)),
-  ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, HOME: home, NO_COLOR: '1' } },
-);
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
+/** One run of node's test runner over `list`; its counts, read from its TAP report. */
+function runSuite(list, extraEnv, label) {
+  const tap = join(scratch, `${label}.tap`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import', 'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      ...list.map((file) => relative(root, file)),
+    ],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, HOME: home, NO_COLOR: '1', ...extraEnv } },
+  );
+  const counts = { passed: 0, failed: 0, skipped: 0, status: result.status };
+  try {
+    const report = readFileSync(tap, 'utf8');
+    counts.passed = Number(/^# pass (\d+)/m.exec(report)?.[1] ?? 0);
+    counts.failed = Number(/^# fail (\d+)/m.exec(report)?.[1] ?? 0);
+    counts.skipped = Number(/^# skipped (\d+)/m.exec(report)?.[1] ?? 0);
+  } catch {
+    counts.failed = Math.max(counts.failed, 1);
+  }
+  return counts;
+}
+
+/** The test server, with a migrated template database that every test database is cloned from. */
+async function testServer() {
+  const given = (process.env.AGENT_BUS_TEST_PG_URL ?? '').trim();
+  const server = given !== '' ? { url: given, dir: null, bin: process.env.AGENT_BUS_TEST_PG_BIN ?? '' } : await startPostgres();
+  const psql = server.bin ? join(server.bin, 'psql') : 'psql';
+  const run = (sql) => spawnSync(psql, ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', server.url, '-c', sql], { encoding: 'utf8' });
+  run('DROP DATABASE IF EXISTS agent_bus_template WITH (FORCE)');
+  const created = run('CREATE DATABASE agent_bus_template');
+  if (created.status !== 0) throw new Error(`cannot create the template database: ${created.stderr}`);
+  const template = new URL(server.url);
+  template.pathname = '/agent_bus_template';
+  // The CLI migrates the database the first time it opens it.
+  const migrated = spawnSync(process.execPath, [join(root, 'dist', 'bin', 'cli.cjs'), 'agents'], {
+    env: { PATH: process.env.PATH, HOME: home, AGENT_BUS_DB: template.toString(), AGENT_BUS_HOME: join(scratch, 'template-home'), AGENT_BUS_AUDIT_LOG: join(scratch, 'template.log') },
+    encoding: 'utf8',
+  });
+  if (migrated.status !== 0) throw new Error(`cannot migrate the template database: ${migrated.stderr}`);
+  return { ...server, env: { AGENT_BUS_TEST_PG_URL: server.url, AGENT_BUS_TEST_PG_BIN: server.bin ?? '' } };
+}
+
+let server = null;
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let ok = true;
 try {
-  const report = readFileSync(tap, 'utf8');
-  passed = Number(/^# pass (\d+)/m.exec(report)?.[1] ?? 0);
-  failed = Number(/^# fail (\d+)/m.exec(report)?.[1] ?? 0);
-  skipped = Number(/^# skipped (\d+)/m.exec(report)?.[1] ?? 0);
-} catch {
-  failed = Math.max(failed, 1);
+  const postgresFiles = clients ? [] : files.filter((file) => BOTH_ENGINES.test(relative(root, file)));
+  const needsServer = !clients && (postgresFiles.length > 0 || files.some((file) => file.includes('/store/')));
+  if (needsServer) {
+    try {
+      server = await testServer();
+    } catch (error) {
+      console.error(`agent-bus tests: no PostgreSQL to test against: ${error.message}`);
+      ok = false;
+    }
+  }
+  const runs = [runSuite(files, { ...(server?.env ?? {}), AGENT_BUS_TEST_ENGINE: 'sqlite' }, 'sqlite')];
+  if (server && postgresFiles.length > 0) {
+    console.log('\n== the end-to-end suites again, on PostgreSQL ==');
+    runs.push(runSuite(postgresFiles, { ...server.env, AGENT_BUS_TEST_ENGINE: 'postgres' }, 'postgres'));
+  }
+  for (const counts of runs) {
+    totals.passed += counts.passed;
+    totals.failed += counts.failed;
+    totals.skipped += counts.skipped;
+    if (counts.status !== 0) ok = false;
+  }
+} finally {
+  if (server?.dir) stopPostgres(server.dir, server.bin);
 }
 if (existsSync(join(home, '.claude-agent-bus'))) {
   console.error('a test wrote to HOME/.claude-agent-bus instead of its own temp folder');
-  failed += 1;
+  totals.failed += 1;
 }
 rmSync(scratch, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped > 0 ? `, ${totals.skipped} skipped` : ''}`);
 // The client suite may skip everything (no client can run here), saying why; the main suite must run.
-process.exit(result.status === 0 && failed === 0 && (passed > 0 || (clients && skipped > 0)) ? 0 : 1);
+process.exit(ok && totals.failed === 0 && (totals.passed > 0 || (clients && totals.skipped > 0)) ? 0 : 1);

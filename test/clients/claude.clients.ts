@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
@@ -125,7 +125,7 @@ test('notices: a critical one reaches the model before each tool call, an info o
 test("subscriptions in layers: init's default brings the brain at the first turn, a launch AGENT_BUS_CHANNELS wins over it, settings.local.json over settings.json", { skip }, async () => {
   const s = setup();
   // The feed folder in the bus folder turns the brain on; init subscribed the repo to brain and amygdala.
-  const feed = join(dirname(s.bus.db), 'brain-feed');
+  const feed = join(s.bus.folder, 'brain-feed');
   mkdirSync(feed, { recursive: true });
   writeFileSync(join(feed, 'hot-arcs.md'), '---\nid: hot-arcs\ntitle: Active Hot Arcs\npriority: 10\n---\nBRAIN-ENTRY-MARKER: the login rewrite is the hottest arc\n');
   // A critical notice on each of two other channels: each session must show the one its layer subscribes it to.

@@ -1,13 +1,13 @@
 /** The brain's refresh cadence where a client has no pre-tool event (agy): counted in turns, by the prompt hook. */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import type { BrainStatus } from '../../src/brain/status.js';
 
 function feed(bus: TempBus, files: Record<string, string>): void {
-  const folder = join(dirname(bus.db), 'brain-feed');
+  const folder = join(bus.folder, 'brain-feed');
   mkdirSync(folder, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
 }

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync, tempBus, type CliResult, type TempBus } from '../helpers/bus-env.js';
 import type { ListedNotice } from '../../src/core/notice-ops.js';
@@ -16,7 +16,7 @@ import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
 
 /** The default feed folder: brain-feed beside the database. */
 function defaultFeed(bus: TempBus): string {
-  return join(dirname(bus.db), 'brain-feed');
+  return join(bus.folder, 'brain-feed');
 }
 
 function writeFeed(folder: string, files: Record<string, string>): void {
@@ -684,7 +684,7 @@ test(
     assert.deepEqual([http.source_type, http.source_location, http.enabled_because], ['http', 'http://127.0.0.1:9/feed', 'BRAIN_URL is set']);
 
     // The bus folder's .env: read, and the process environment wins.
-    writeFileSync(join(dirname(bus.db), '.env'), 'BRAIN_REFRESH_TOOL_CALLS=7\nBRAIN_ENABLED=0\n');
+    writeFileSync(join(bus.folder, '.env'), 'BRAIN_REFRESH_TOOL_CALLS=7\nBRAIN_ENABLED=0\n');
     const fromFile = status(bus);
     assert.deepEqual([fromFile.refresh_every_tool_calls, fromFile.enabled, fromFile.enabled_because], [7, false, 'BRAIN_ENABLED=0']);
     const overridden = status(bus, { BRAIN_REFRESH_TOOL_CALLS: '3', BRAIN_ENABLED: 'yes' });
@@ -714,7 +714,7 @@ test(
     assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'ops', AGENT_BUS_CHANNELS: 'brain' }), false);
     assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: 'ops' }), true);
     // The user's default in the bus folder's .env, below every other layer.
-    writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=ops\n');
+    writeFileSync(join(bus.folder, '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=ops\n');
     assert.equal(warned({}), true, "the user's default from .env");
     assert.equal(warned({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), false, "the repo's default over the user's");
     const text = runCli(['brain', 'status'], { env: { ...bus.env, AGENT_BUS_CHANNELS: 'ops' } });
@@ -802,7 +802,7 @@ test(
     assert.deepEqual(notices(bus), []);
     assert.equal(status(bus).last_fetch_at, null, 'the source was never read');
 
-    writeFileSync(join(dirname(bus.db), '.env'), 'BRAIN_ENABLED=false\n');
+    writeFileSync(join(bus.folder, '.env'), 'BRAIN_ENABLED=false\n');
     const viaFile = agentEnv(bus, { AGENT_BUS_CHANNELS: 'brain', BRAIN_REFRESH_TOOL_CALLS: '1' });
     for (const command of ['hook-session-start', 'hook-pre-tool'] as const) quietHook(command, viaFile, 'sess-file');
     assert.deepEqual(notices(bus), [], 'the .env turns it off');
@@ -818,10 +818,10 @@ test(
 test(
   'BRAIN_SOURCE_PATH from the .env is where the hook reads; an unreadable source at session start warns and keeps the channel',
   withBus((bus) => {
-    mkdirSync(dirname(bus.db), { recursive: true });
+    mkdirSync(bus.folder, { recursive: true });
     const vault = join(bus.dir, 'vault');
     writeFeed(vault, { 'v.md': md({ title: 'From Vault' }, 'vault entry\n') });
-    writeFileSync(join(dirname(bus.db), '.env'), `BRAIN_SOURCE_PATH=${vault}\n`);
+    writeFileSync(join(bus.folder, '.env'), `BRAIN_SOURCE_PATH=${vault}\n`);
     const env = agentEnv(bus, { AGENT_BUS_CHANNELS: 'brain' });
     const out = quietHook('hook-session-start', env, 'sess-1');
     assert.ok(out.includes('"From Vault" · from brain-adapter'), out);

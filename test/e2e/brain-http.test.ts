@@ -14,7 +14,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { readAudit, runCliAsync, type CliResult, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { RefreshResult } from '../../src/brain/refresh.js';
@@ -647,13 +646,7 @@ test('BRAIN_HOT_ARCS_TOP_N trims the hot-arcs table (default 10, 0 keeps all); B
 
 /** The tool-call counter the hooks keep for a session, from the store. */
 function toolCalls(bus: TempBus, session: string): number | null {
-  const db = new Database(bus.db, { readonly: true });
-  try {
-    const row = db.prepare("SELECT value FROM session_counters WHERE session = ? AND counter = 'tool_calls'").get(session) as { value: number } | undefined;
-    return row?.value ?? null;
-  } finally {
-    db.close();
-  }
+  return bus.rows<{ value: number }>(`SELECT value FROM session_counters WHERE session = '${session}' AND counter = 'tool_calls'`)[0]?.value ?? null;
 }
 
 test('hook-session-start reads the feed at once; hook-pre-tool every BRAIN_REFRESH_TOOL_CALLS calls of a session and shows what that refresh restored; hook-user-prompt never', withFeed(

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
@@ -89,7 +89,7 @@ test('the tool list has brain_refresh and brain_status, both without arguments',
 test('brain_refresh reads the BRAIN_SOURCE_PATH of the server env and reports channel, ok, entries, kept, added, removed, cutByCap, contentHash, warnings', () =>
   withServers(async ({ bus, feed, open }) => {
     writeFeed(feed, FILES);
-    writeFeed(join(dirname(bus.db), 'brain-feed'), { 'default.md': 'the default folder is not the source here\n' });
+    writeFeed(join(bus.folder, 'brain-feed'), { 'default.md': 'the default folder is not the source here\n' });
     const server = await open();
 
     const first = await callRaw<Refreshed>(server, 'brain_refresh');
@@ -298,8 +298,8 @@ test('brain_refresh with a missing folder: ok false with the error, the channel 
 test("the server reads the bus folder's .env; its own environment wins", () =>
   withServers(async ({ bus, feed, open }) => {
     writeFeed(feed, { 'a.md': 'from the feed\n' });
-    mkdirSync(dirname(bus.db), { recursive: true });
-    writeFileSync(join(dirname(bus.db), '.env'), `BRAIN_CHANNEL=from-dotenv\nBRAIN_REFRESH_TOOL_CALLS=9\nBRAIN_SOURCE_PATH=${join(bus.dir, 'nowhere')}\n`);
+    mkdirSync(bus.folder, { recursive: true });
+    writeFileSync(join(bus.folder, '.env'), `BRAIN_CHANNEL=from-dotenv\nBRAIN_REFRESH_TOOL_CALLS=9\nBRAIN_SOURCE_PATH=${join(bus.dir, 'nowhere')}\n`);
     // open() puts BRAIN_SOURCE_PATH in the server env: it wins over the .env's.
     const server = await open();
     const result = await callRaw<Refreshed>(server, 'brain_refresh');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { listen } from '../clients/harness.js';
@@ -71,7 +71,7 @@ async function until(check: () => boolean, what: string, ms = 8000): Promise<voi
 }
 
 const outbox = (bus: TempBus): string[] => {
-  const folder = join(dirname(bus.db), 'brain-outbox');
+  const folder = join(bus.folder, 'brain-outbox');
   return existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith('.json')).sort() : [];
 };
 
@@ -142,11 +142,11 @@ test('a brain that is down: markers wait in the outbox and go oldest first once 
     assert.deepEqual(server.received.map((item) => item.body.content), ['first', 'second', 'third'], 'oldest first');
     assert.deepEqual(outbox(bus), []);
     // A file that is not JSON is set aside, not retried for ever.
-    mkdirSync(join(dirname(bus.db), 'brain-outbox'), { recursive: true });
-    writeFileSync(join(dirname(bus.db), 'brain-outbox', '00000000-lesson-broken.json'), 'not json');
+    mkdirSync(join(bus.folder, 'brain-outbox'), { recursive: true });
+    writeFileSync(join(bus.folder, 'brain-outbox', '00000000-lesson-broken.json'), 'not json');
     await runCliAsync(['brain', 'markers'], { env: e, input: JSON.stringify({ session_id: 'sess-B' }) });
     assert.deepEqual(outbox(bus), []);
-    assert.ok(readdirSync(join(dirname(bus.db), 'brain-outbox')).includes('00000000-lesson-broken.json.bad'));
+    assert.ok(readdirSync(join(bus.folder, 'brain-outbox')).includes('00000000-lesson-broken.json.bad'));
   } finally {
     await server.close();
   }

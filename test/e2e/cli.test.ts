@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { CLI, json, readAudit, ROOT as ROOT_DIR, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { CLI, json, ON_POSTGRES, readAudit, ROOT as ROOT_DIR, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 interface AgentRow {
   name: string;
@@ -159,10 +159,7 @@ test('a person is filed at home wherever they type, and a row an older version f
   assert.equal(repoOf('human'), bus.env.HOME);
   assert.match(runCli(['agents'], { env: bus.env, cwd: somewhere }).stdout, /^human {2,}repo=~ {2}seen /m);
   // As an older agent-bus left it: the human filed at the folder it first typed in.
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(bus.db);
-  db.prepare("UPDATE agents SET repo_path = ? WHERE name = 'human'").run(somewhere);
-  db.close();
+  bus.sql(`UPDATE agents SET repo_path = '${somewhere}' WHERE name = 'human'`);
   assert.equal(repoOf('human'), somewhere);
   assert.equal(runCli(['send', 'again', '--to', 'alpha'], { env: bus.env, cwd: somewhere }).code, 0);
   assert.equal(repoOf('human'), bus.env.HOME, 'its own next send files it at home');
@@ -274,7 +271,7 @@ test('tail -f shows a send made by another process', withBus(async (bus) => {
   }
 }));
 
-test('state lives privately under ~/.claude-agent-bus by default', withBus((bus) => {
+test('state lives privately under ~/.claude-agent-bus by default', { skip: ON_POSTGRES && 'the default store is a SQLite file; this suite runs on PostgreSQL' }, withBus((bus) => {
   const env = { ...bus.env };
   delete env.AGENT_BUS_DB;
   delete env.AGENT_BUS_AUDIT_LOG;

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { json, readAudit, runCli, runCliAsync, tempBus, ROOT } from '../helpers/bus-env.js';
 
 function runWriter(env: NodeJS.ProcessEnv, from: string, to: string, count: number): Promise<string[]> {
@@ -63,11 +62,9 @@ test('two processes racing to read a repo-wide message: exactly one claims it', 
       const claimers = new Set(seen.map((messages) => messages[0]?.claimed_by));
       assert.equal(claimers.size, 1, `round ${round}: both copies name one claimer`);
     }
-    const db = new Database(bus.db, { readonly: true });
-    const rows = db
-      .prepare("SELECT fanout_id, COUNT(*) AS copies, COUNT(DISTINCT claimed_by) AS claimers, SUM(claimed_by IS NULL) AS unclaimed FROM messages WHERE addressed_to = 'repo-a' GROUP BY fanout_id")
-      .all() as Array<{ copies: number; claimers: number; unclaimed: number }>;
-    db.close();
+    const rows = bus.rows<{ copies: number; claimers: number; unclaimed: number }>(
+      "SELECT fanout_id, COUNT(*) AS copies, COUNT(DISTINCT claimed_by) AS claimers, SUM(CASE WHEN claimed_by IS NULL THEN 1 ELSE 0 END) AS unclaimed FROM messages WHERE addressed_to = 'repo-a' GROUP BY fanout_id",
+    );
     assert.equal(rows.length, rounds);
     for (const row of rows) assert.deepEqual([row.copies, row.claimers, row.unclaimed], [2, 1, 0]);
     assert.equal(readAudit(bus.audit).filter((row) => row.op === 'claim').length, rounds);

@@ -4,7 +4,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 
@@ -66,9 +65,8 @@ test('the prompt hook shows new mail once, marks it delivered and audits read an
   assert.equal(shown.code, 0);
   assert.match(shown.stdout, /^\[agent-bus\] 1 new message\(s\) since last turn:\n- from human at \d{4}-\d\d-\d\dT[\d:.]+Z \(thread [0-9a-f-]{36}\): first line\n {2}second line\n$/, 'a later line is indented under the first');
   assert.equal(hook('hook-user-prompt', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']).stdout, '', 'shown once');
-  const db = new Database(bus.db, { readonly: true });
-  const row = db.prepare("SELECT read_at, delivered_at FROM messages WHERE body LIKE 'first line%'").get() as { read_at: string; delivered_at: string };
-  db.close();
+  const [row] = bus.rows<{ read_at: string; delivered_at: string }>("SELECT read_at, delivered_at FROM messages WHERE body LIKE 'first line%'");
+  assert.ok(row, 'the message is in the bus');
   assert.ok(row.read_at && row.delivered_at, 'a sender can see it reached the model');
   const ops = readAudit(bus.audit).filter((entry) => String(entry.body_preview).startsWith('first line')).map((entry) => entry.op);
   assert.deepEqual(ops, ['send', 'read', 'deliver']);
@@ -248,9 +246,7 @@ test("Codex hooks record their thread id and the executable running them, for wa
     encoding: 'utf8',
   });
   assert.equal(ran.status, 0, ran.stderr);
-  const db = new Database(bus.db, { readonly: true });
-  const rows = db.prepare('SELECT thread_id, agent, client, executable, client_pid, repo_path FROM client_routes').all() as Array<Record<string, unknown>>;
-  db.close();
+  const rows = bus.rows('SELECT thread_id, agent, client, executable, client_pid, repo_path FROM client_routes');
   assert.equal(rows.length, 1);
   assert.equal(rows[0]?.thread_id, 'thread-42');
   assert.equal(rows[0]?.agent, 'svc/codex');
@@ -258,7 +254,5 @@ test("Codex hooks record their thread id and the executable running them, for wa
   assert.equal(rows[0]?.executable, process.execPath, 'the binary behind the client process, past the shell');
   assert.equal(rows[0]?.repo_path, repoPath);
   hook('hook-stop', { ...bus.env }, { cwd: repoPath, session_id: 'thread-42' }, ['--client', 'claude'], repoPath);
-  const db2 = new Database(bus.db, { readonly: true });
-  assert.equal((db2.prepare('SELECT COUNT(*) AS n FROM client_routes').get() as { n: number }).n, 1, 'only Codex hooks record routes');
-  db2.close();
+  assert.equal(bus.rows('SELECT thread_id FROM client_routes').length, 1, 'only Codex hooks record routes');
 }));

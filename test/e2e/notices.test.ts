@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, runCliAsync, type CliResult, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishResult } from '../../src/core/notice-ops.js';
@@ -351,7 +351,7 @@ test('subscriptions: AGENT_BUS_CHANNELS trimmed and de-duplicated, the AGENTIHOO
   assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: 'ops' }), ['global', 'ops'], 'a launch value wins over it');
   assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENTIHOOKS_BASE_CHANNELS: 'deploy' }), ['deploy', 'global'], 'the AGENTIHOOKS launch value too');
   assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain', AGENT_BUS_CHANNELS: '' }), ['global'], 'launched with none: globals only');
-  writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=deploy\n');
+  writeFileSync(join(bus.folder, '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=deploy\n');
   assert.deepEqual(received({}), ['deploy', 'global'], "the user's default, when nothing above sets them");
   assert.deepEqual(received({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), ['brain', 'global'], "the repo's default over the user's");
   assert.deepEqual(received({ AGENT_BUS_CHANNELS: 'ops' }), ['global', 'ops']);
@@ -803,8 +803,8 @@ test('statusline names the layer the subscriptions came from: launch over settin
     return [/ · ch (.+?) · mail /.exec(text)?.[1], facts.channels_layer, facts.channels_from];
   };
   assert.deepEqual(layerOf({}), ['(global only)', 'none', 'nothing sets them']);
-  writeFileSync(join(dirname(bus.db), '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=amygdala\n');
-  assert.deepEqual(layerOf({}), ['amygdala (user)', 'user', join(dirname(bus.db), '.env')]);
+  writeFileSync(join(bus.folder, '.env'), 'AGENT_BUS_DEFAULT_CHANNELS=amygdala\n');
+  assert.deepEqual(layerOf({}), ['amygdala (user)', 'user', join(bus.folder, '.env')]);
   writeEnv(join(home, '.claude', 'settings.json'), { AGENT_BUS_DEFAULT_CHANNELS: 'brain' });
   assert.deepEqual(layerOf({ AGENT_BUS_DEFAULT_CHANNELS: 'brain' }), ['brain (user)', 'user', '~/.claude/settings.json']);
   writeEnv(join(project, '.claude', 'settings.json'), { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' });

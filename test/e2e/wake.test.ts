@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 
@@ -36,7 +36,7 @@ function send(bus: TempBus, body: string, to: string, extraEnv: NodeJS.ProcessEn
 }
 
 function wakeJson(bus: TempBus, entries: Record<string, unknown> | string): void {
-  writeFileSync(join(dirname(bus.db), 'wake.json'), typeof entries === 'string' ? entries : JSON.stringify(entries));
+  writeFileSync(join(bus.folder, 'wake.json'), typeof entries === 'string' ? entries : JSON.stringify(entries));
 }
 
 const wakeRows = (bus: TempBus): Array<Record<string, unknown>> => readAudit(bus.audit).filter((row) => row.op === 'wake');
@@ -133,7 +133,7 @@ test('a missing or malformed wake.json is a silent no-op for senders; show says 
   const set = runCli(['wake-config', 'set', 'shop', 'true'], { env: bus.env });
   assert.equal(set.code, 1);
   assert.match(set.stderr, /cannot be used .*fix or remove it first/);
-  assert.equal(readFileSync(join(dirname(bus.db), 'wake.json'), 'utf8'), '{ not json');
+  assert.equal(readFileSync(join(bus.folder, 'wake.json'), 'utf8'), '{ not json');
   // A file that exists: a recipient without an entry gets a no-config row.
   wakeJson(bus, { other: 'true' });
   send(bus, 'no entry', 'shop/claude');
@@ -144,7 +144,7 @@ test('wake-config set, show, test and clear', withTempBus(async (bus) => {
   const set = runCli(['wake-config', 'set', 'shop', recorder(bus.dir, 'test')], { env: bus.env });
   assert.equal(set.code, 0, set.stderr);
   assert.equal(runCli(['wake-config', 'set', 'alex', 'false'], { env: bus.env }).stdout, "waking turned off for 'alex'\n");
-  const stored = JSON.parse(readFileSync(join(dirname(bus.db), 'wake.json'), 'utf8')) as Record<string, unknown>;
+  const stored = JSON.parse(readFileSync(join(bus.folder, 'wake.json'), 'utf8')) as Record<string, unknown>;
   assert.deepEqual(Object.keys(stored).sort(), ['alex', 'shop']);
   assert.equal(stored.alex, false, 'a real false, not the string');
   const shown = runCli(['wake-config', 'show'], { env: bus.env }).stdout;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
@@ -77,7 +77,7 @@ test('a newer watcher of the same session takes over; the older exits 0', withTe
 
 test('wake.json wins: a watcher stands down for a session with an entry', withTempBus(async (bus) => {
   register(bus);
-  writeFileSync(join(dirname(bus.db), 'wake.json'), JSON.stringify({ shop: 'true' }));
+  writeFileSync(join(bus.folder, 'wake.json'), JSON.stringify({ shop: 'true' }));
   const { code, ms } = await startWatch(bus, 'sess-1', ['--max-seconds', '30']).done;
   assert.equal(code, 0);
   assert.ok(ms < 4000);

@@ -3,36 +3,155 @@
  * temp folder, and drives the built CLI as a real subprocess.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 export const CLI = join(ROOT, 'dist', 'bin', 'cli.cjs');
 
+/** The engine the suite runs its buses on: `AGENT_BUS_TEST_ENGINE=postgres` (set by scripts/run-tests.mjs) or SQLite. */
+export type Engine = 'sqlite' | 'postgres';
+export const ENGINE: Engine = process.env.AGENT_BUS_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+export const ON_POSTGRES = ENGINE === 'postgres';
+
 export interface TempBus {
   dir: string;
+  engine: Engine;
+  /** The database: a SQLite file, or a PostgreSQL URL (a database of its own). */
   db: string;
+  /** The bus folder (AGENT_BUS_HOME): wake.json, brain-feed/, .env, chat_history. */
+  folder: string;
   audit: string;
   env: NodeJS.ProcessEnv;
+  /** Run one statement against the bus's database, whatever its engine (for tests that set a row up). */
+  sql(statement: string): void;
+  /** Rows of a query against the bus's database, as JSON values. */
+  rows<T = Record<string, unknown>>(query: string): T[];
   cleanup(): void;
 }
 
-/** A private bus: HOME, AGENT_BUS_DB and AGENT_BUS_AUDIT_LOG under a fresh temp folder. */
-export function tempBus(extraEnv: NodeJS.ProcessEnv = {}): TempBus {
+function pgAdmin(): { url: string; psql: string } {
+  const url = process.env.AGENT_BUS_TEST_PG_URL ?? '';
+  if (url === '') throw new Error('AGENT_BUS_TEST_PG_URL is not set: run the suite with scripts/run-tests.mjs, which starts a PostgreSQL');
+  const bin = process.env.AGENT_BUS_TEST_PG_BIN ?? '';
+  return { url, psql: bin === '' ? 'psql' : join(bin, 'psql') };
+}
+
+/** Run psql against `url`, failing the test with what psql said. */
+export function psql(url: string, statement: string): string {
+  const { psql: command } = pgAdmin();
+  const result = spawnSync(command, ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', statement], { encoding: 'utf8', timeout: 30_000 });
+  if (result.status !== 0) throw new Error(`psql failed (${result.status}): ${result.stderr}`);
+  return result.stdout;
+}
+
+/** A URL for another database on the test server. */
+export function databaseUrl(name: string): string {
+  const base = new URL(pgAdmin().url);
+  base.pathname = `/${name}`;
+  return base.toString();
+}
+
+/** The template every test database is cloned from (migrated once by run-tests), or none for an empty one. */
+export const PG_TEMPLATE = 'agent_bus_template';
+
+/** A fresh database on the test server: a copy of the migrated template unless `empty`. */
+export function createDatabase(options: { empty?: boolean } = {}): { url: string; drop(): void } {
+  const name = `agent_bus_t_${Math.random().toString(36).slice(2, 12)}`;
+  psql(pgAdmin().url, `CREATE DATABASE ${name}${options.empty ? '' : ` TEMPLATE ${PG_TEMPLATE}`}`);
+  return {
+    url: databaseUrl(name),
+    drop: () => {
+      try {
+        psql(pgAdmin().url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } catch {
+        // The server is going away with the suite anyway.
+      }
+    },
+  };
+}
+
+/** Whether a file a test must never have written (a SQLite file standing in for PostgreSQL) is anywhere under `dir`. */
+function sqliteFilesUnder(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.db(-wal|-shm)?$/.test(entry.name)) found.push(path);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/**
+ * A private bus: HOME, the database and the audit log under a fresh temp folder. On
+ * PostgreSQL the database is a fresh database of the test server, and cleanup fails the
+ * test if anything wrote a SQLite file instead (the bus secretly stored elsewhere).
+ */
+export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: Engine; emptyDatabase?: boolean } = {}): TempBus {
+  const engine = options.engine ?? ENGINE;
   const dir = mkdtempSync(join(tmpdir(), 'agent-bus-test-'));
-  const db = join(dir, 'bus', 'bus.db');
-  const audit = join(dir, 'bus', 'audit.log');
+  const folder = join(dir, 'bus');
+  const audit = join(folder, 'audit.log');
   mkdirSync(join(dir, 'home'));
+  const database = engine === 'postgres' ? createDatabase({ empty: options.emptyDatabase ?? false }) : null;
+  // A SQLite bus creates its folder with its database; a PostgreSQL one has it as a user would, set up.
+  if (database) mkdirSync(folder, { mode: 0o700 });
+  const db = database ? database.url : join(folder, 'bus.db');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: join(dir, 'home'),
     AGENT_BUS_DB: db,
     AGENT_BUS_AUDIT_LOG: audit,
     NO_COLOR: '1',
+    ...(database ? { AGENT_BUS_HOME: folder } : {}),
     ...extraEnv,
   };
-  return { dir, db, audit, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    engine,
+    db,
+    folder,
+    audit,
+    env,
+    sql(statement) {
+      if (database) {
+        psql(database.url, statement);
+        return;
+      }
+      const sqlite = new Database(db);
+      try {
+        sqlite.exec(statement);
+      } finally {
+        sqlite.close();
+      }
+    },
+    rows<T>(query: string): T[] {
+      if (database) return JSON.parse(psql(database.url, `SELECT coalesce(json_agg(t), '[]'::json) FROM (${query}) t`).trim() || '[]') as T[];
+      const sqlite = new Database(db, { readonly: true });
+      try {
+        return sqlite.prepare(query).all() as T[];
+      } finally {
+        sqlite.close();
+      }
+    },
+    cleanup: () => {
+      const strays = database ? sqliteFilesUnder(dir) : [];
+      database?.drop();
+      rmSync(dir, { recursive: true, force: true });
+      if (strays.length > 0) throw new Error(`the bus was meant to live in PostgreSQL, but SQLite files were written: ${strays.join(', ')}`);
+    },
+  };
 }
 
 export interface CliResult {

@@ -1,6 +1,5 @@
 /** What the notice and brain tests share: the shapes the CLI prints, and reaching into the store. */
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import type { RefreshResult } from '../../src/brain/refresh.js';
 import type { TempBus } from './bus-env.js';
 
@@ -32,11 +31,6 @@ export const STATUS_KEYS = [
 
 /** Push a notice's expiry into the past, straight in the database (no waiting for a TTL). */
 export function expireInDatabase(bus: TempBus, noticeId: string): void {
-  const db = new Database(bus.db);
-  try {
-    const changed = db.prepare("UPDATE notices SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE notice_id = ?").run(noticeId).changes;
-    assert.equal(changed, 1, `notice ${noticeId} exists`);
-  } finally {
-    db.close();
-  }
+  assert.equal(bus.rows(`SELECT notice_id FROM notices WHERE notice_id = '${noticeId}'`).length, 1, `notice ${noticeId} exists`);
+  bus.sql(`UPDATE notices SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE notice_id = '${noticeId}'`);
 }
