@@ -1,33 +1,39 @@
-/** An in-process bus on a private temp database, for tests of the core rules. */
-import { livenessFrom } from '../../src/core/liveness.js';
-import { systemProcessTable } from '../../src/sessions/procs.js';
+/** An in-process bus on a private temp database of either engine, for the store's conformance suite. */
 import { AuditLog } from '../../src/audit/log.js';
 import { Bus } from '../../src/core/bus.js';
+import { livenessFrom, type SessionLiveness } from '../../src/core/liveness.js';
 import { registrationsFor } from '../../src/core/roster.js';
 import { busSettings } from '../../src/core/settings.js';
-import { SqliteStore } from '../../src/store/sqlite/store.js';
-import { tempBus, type TempBus } from './bus-env.js';
+import { systemProcessTable } from '../../src/sessions/procs.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/ports.js';
+import { tempBus, type Engine, type TempBus } from './bus-env.js';
 
 export interface CoreBus {
+  engine: Engine;
   bus: Bus;
-  store: SqliteStore;
+  store: Store;
   paths: TempBus;
   /** Put names on the roster as their own identities, all in `repoPath`. */
   register(names: string[], repoPath?: string): Promise<void>;
+  /** The one number a `SELECT COUNT(*) AS n …` query gives. */
+  count(query: string): number;
   close(): Promise<void>;
 }
 
-export async function coreBus(env: NodeJS.ProcessEnv = {}): Promise<CoreBus> {
-  const paths = tempBus(env);
-  const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
+export async function coreBus(env: NodeJS.ProcessEnv = {}, engine: Engine = 'sqlite', liveness?: SessionLiveness): Promise<CoreBus> {
+  const paths = tempBus(env, { engine });
+  const store = openStore(paths.db, { connectTimeoutMs: 5000 });
+  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => liveness ?? livenessFrom(systemProcessTable()));
   return {
+    engine,
     bus,
     store,
     paths,
     async register(names, repoPath = '/repos/shared') {
       for (const name of names) await bus.register(registrationsFor(name, repoPath, true));
     },
+    count: (query) => Number(paths.rows<{ n: number | string }>(query)[0]?.n ?? 0),
     async close() {
       await bus.close();
       paths.cleanup();

@@ -13,7 +13,12 @@ import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
 const MIGRATION_LOCK = [0x61627573, 0x6d696772] as const;
 
 async function currentVersion(client: pg.PoolClient): Promise<number> {
-  const table = await client.query<{ exists: boolean }>("SELECT to_regclass('agent_bus_schema') IS NOT NULL AS exists");
+  // The catalog read as a table (a fresh snapshot per statement), not through to_regclass's cache:
+  // after waiting for the lock it must see the table another starter just created.
+  const table = await client.query<{ exists: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relname = 'agent_bus_schema' AND n.nspname = current_schema()) AS exists`,
+  );
   if (!table.rows[0]?.exists) return 0;
   const row = await client.query<{ version: number }>('SELECT version FROM agent_bus_schema');
   return row.rows[0]?.version ?? 0;

@@ -1,0 +1,723 @@
+/**
+ * The store's conformance suite: the bus's rules through the core API, the
+ * same cases on both engines (a SQLite file, a PostgreSQL database): addressing,
+ * fan-out, claims, idle skipping, threads, limits, audit rows, sessions,
+ * notices, the brain's reconcile, counters, the wake rate limit, migrations.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { decideTake, newLease } from '../../src/core/inbox.js';
+import { formatStamp, nowMicros, nowStamp } from '../../src/model/clock.js';
+import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../../src/model/errors.js';
+import { coreBus, type CoreBus } from '../helpers/core-bus.js';
+import { CLI, json, readAudit, runCli, runCliAsync, tempBus, type Engine } from '../helpers/bus-env.js';
+import { openStore } from '../../src/store/open.js';
+import type { SessionLiveness } from '../../src/core/liveness.js';
+import { keyOf } from '../../src/core/sessions.js';
+import { buildNotice } from '../../src/core/notice-ops.js';
+import { noticeCaps } from '../../src/core/notices.js';
+import { TARGET_VERSION as SQLITE_VERSION } from '../../src/store/sqlite/schema.js';
+import { TARGET_VERSION as POSTGRES_VERSION } from '../../src/store/postgres/schema.js';
+import { spawn } from 'node:child_process';
+
+const ENGINES: Engine[] = ['sqlite', 'postgres'];
+
+/** One case, run once per engine. */
+function conformance(name: string, work: (ctx: CoreBus) => Promise<void>, env: NodeJS.ProcessEnv = {}, liveness?: SessionLiveness): void {
+  for (const engine of ENGINES) {
+    test(`${engine}: ${name}`, async () => {
+      const ctx = await coreBus(env, engine, liveness);
+      try {
+        await work(ctx);
+      } finally {
+        await ctx.close();
+      }
+    });
+  }
+}
+
+function ops(ctx: CoreBus): string[] {
+  return readAudit(ctx.paths.audit).map((row) => String(row.op));
+}
+
+async function ageAgent(ctx: CoreBus, name: string, days: number): Promise<void> {
+  const stamp = formatStamp(nowMicros() - days * 86_400_000_000);
+  ctx.paths.sql(`UPDATE agents SET last_seen = '${stamp}' WHERE name = '${name}'`);
+}
+
+conformance('a bare repo name reaches every client there, one copy each', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human']);
+    const result = await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'bump the dependency' });
+    assert.equal(result.kind, 'group');
+    assert.deepEqual(result.recipients, ['repo-a/claude', 'repo-a/codex']);
+    assert.equal(new Set(result.message_ids).size, 2);
+    assert.equal(result.message_id, undefined);
+    for (const reader of ['repo-a/claude', 'repo-a/codex']) {
+      const [message, ...rest] = await ctx.bus.readInbox({ reader });
+      assert.equal(rest.length, 0);
+      assert.equal(message?.to, reader);
+      assert.equal(message?.kind, 'group');
+      assert.equal(message?.addressed_to, 'repo-a');
+    }
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-b/claude' }), []);
+  });
+
+conformance('a repo-wide send skips its sender; one recipient gets message_id', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex']);
+    const result = await ctx.bus.send({ from: 'repo-a/claude', to: 'repo-a', body: 'hi' });
+    assert.deepEqual(result.recipients, ['repo-a/codex']);
+    assert.equal(result.message_id, result.message_ids[0]);
+  });
+
+conformance('a group with nobody else in it is not an error and writes nothing', async (ctx) => {
+    await ctx.register(['repo-a/claude']);
+    const result = await ctx.bus.send({ from: 'repo-a/claude', to: 'repo-a', body: 'anyone?' });
+    assert.equal(result.kind, 'group');
+    assert.deepEqual(result.recipients, []);
+    assert.deepEqual(result.message_ids, []);
+    assert.deepEqual(ops(ctx), []);
+  });
+
+conformance('full names, client addresses and single bare agents are direct', async (ctx) => {
+    await ctx.register(['repo-a/claude-1', 'repo-a/codex', 'human', 'alpha']);
+    const session = await ctx.bus.send({ from: 'human', to: 'repo-a/claude-1', body: 'x' });
+    assert.equal(session.kind, 'direct');
+    assert.deepEqual(session.recipients, ['repo-a/claude-1']);
+    const client = await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'x' });
+    assert.equal(client.kind, 'direct');
+    assert.deepEqual(client.recipients, ['repo-a/claude']);
+    const bare = await ctx.bus.send({ from: 'human', to: 'alpha', body: 'x' });
+    assert.equal(bare.kind, 'direct');
+    assert.equal(typeof bare.message_id, 'string');
+  });
+
+conformance('a legacy bare-name agent is a member of its repo', async (ctx) => {
+    await ctx.register(['repo-a', 'repo-a/claude', 'repo-a/codex', 'human']);
+    const result = await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'x' });
+    assert.equal(result.kind, 'group');
+    assert.deepEqual(result.recipients, ['repo-a', 'repo-a/claude', 'repo-a/codex']);
+  });
+
+conformance('* reaches everyone but the sender, one copy per client with sessions', async (ctx) => {
+    await ctx.register(['repo-a/claude-1', 'repo-a/claude-2', 'repo-b/codex', 'alpha', 'human']);
+    const result = await ctx.bus.send({ from: 'alpha', to: '*', body: 'hello all' });
+    assert.equal(result.kind, 'broadcast');
+    assert.deepEqual(result.recipients, ['human', 'repo-a/claude', 'repo-b/codex']);
+    assert.equal(result.message_id, undefined);
+  });
+
+conformance('an unknown recipient is an error with hints, and nothing is written', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'alpha']);
+    await assert.rejects(
+      ctx.bus.send({ from: 'alpha', to: 'repo-a/cluade', body: 'x', register: [{ name: 'newbie', repoPath: '/x', groupName: null, client: null, authoritative: true }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof UnknownRecipientError);
+        assert.match(error.message, /Agents in that repo: repo-a\/claude, repo-a\/codex\./);
+        assert.match(error.message, /Nothing was sent/);
+        return true;
+      },
+    );
+    await assert.rejects(ctx.bus.send({ from: 'repo-a/claude', to: 'alhpa', body: 'x' }), /Did you mean: alpha\?/);
+    await assert.rejects(ctx.bus.send({ from: 'alpha', to: 'repo-a/Claude', body: 'x' }), InvalidNameError);
+    assert.equal(ctx.count('SELECT COUNT(*) AS n FROM messages'), 0);
+    assert.equal(await ctx.store.getAgent('newbie'), null, 'the speaker registration rolled back too');
+    assert.deepEqual(ops(ctx), []);
+  });
+
+conformance('mail to a bare repo name nobody holds is taken by its first reader only', async (ctx) => {
+    await ctx.register(['repo-a', 'repo-a/claude', 'repo-a/codex', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'to the old name' });
+    await ctx.bus.send({ from: 'human', to: '*', body: 'broadcast' });
+    // The bare agent is retired (as init does on upgrade): its copies wait for the repo.
+    await ctx.bus.forget('repo-a').catch(() => undefined);
+    ctx.paths.sql("DELETE FROM agents WHERE name = 'repo-a'");
+    const counts = new Map((await ctx.bus.agents()).map((agent) => [agent.name, agent.pending_count]));
+    const claude = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false });
+    assert.equal(counts.get('repo-a/claude'), claude.length, 'roster counts match what a read returns');
+    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    // Its own two copies; the retired name's copies of the same sends are never shown twice.
+    assert.deepEqual(first.map((message) => message.body).sort(), ['broadcast', 'to the old name']);
+    const second = await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    assert.deepEqual(second.map((message) => message.body).sort(), ['broadcast', 'to the old name']);
+    assert.equal(ctx.count("SELECT COUNT(*) AS n FROM messages WHERE to_agent = 'repo-a' AND read_at IS NULL"), 2, 'each fan-out reached each member once; the orphan copies are not delivered again');
+  });
+
+conformance('an old-style row to a bare repo name is drained by exactly one member', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex']);
+    ctx.paths.sql(
+      `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+       VALUES ('legacy-1', 'repo-b', 'repo-a', 'from an older agent-bus', 't-1', '2026-01-01T00:00:00.000000Z')`,
+    );
+    const before = new Map((await ctx.bus.agents()).map((agent) => [agent.name, agent.pending_count]));
+    assert.equal(before.get('repo-a/claude'), 1);
+    assert.equal(before.get('repo-a/codex'), 1);
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex' }))[0]?.message_id, 'legacy-1');
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), []);
+  });
+
+conformance('bare-repo mail stays put while an agent holds that exact name', async (ctx) => {
+    await ctx.register(['repo-a', 'repo-a/claude']);
+    await ctx.bus.send({ from: 'repo-a/claude', to: 'repo-a', body: 'for the legacy agent' });
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), []);
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a' })).length, 1);
+  });
+
+conformance('idle clients are skipped only when a fresher repo-mate exists', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human']);
+    await ageAgent(ctx, 'repo-a/codex', 30);
+    assert.deepEqual((await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'x' })).recipients, ['repo-a/claude']);
+    assert.deepEqual((await ctx.bus.send({ from: 'human', to: '*', body: 'x' })).recipients, ['repo-a/claude', 'repo-b/claude']);
+    assert.deepEqual((await ctx.bus.send({ from: 'human', to: 'repo-a/codex', body: 'direct' })).recipients, ['repo-a/codex']);
+    await ageAgent(ctx, 'repo-a/claude', 20);
+    assert.deepEqual((await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'x' })).recipients, ['repo-a/claude', 'repo-a/codex']);
+  });
+
+conformance(
+  'AGENT_BUS_FANOUT_MAX_IDLE_DAYS=0 skips nobody',
+  async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
+    await ageAgent(ctx, 'repo-a/codex', 300);
+    assert.deepEqual((await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'x' })).recipients, ['repo-a/claude', 'repo-a/codex']);
+  },
+  { AGENT_BUS_FANOUT_MAX_IDLE_DAYS: '0' },
+);
+
+conformance(
+  'a smaller AGENT_BUS_FANOUT_MAX_IDLE_DAYS skips sooner',
+  async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
+    await ageAgent(ctx, 'repo-a/codex', 3);
+    assert.deepEqual((await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'x' })).recipients, ['repo-a/claude']);
+  },
+  { AGENT_BUS_FANOUT_MAX_IDLE_DAYS: '2' },
+);
+
+conformance('the first reader of a repo claims it for every copy there, audited once', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'please bump' });
+    const [mine] = await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    assert.equal(mine?.claimed_by, 'repo-a/codex');
+    const [theirs] = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    assert.equal(theirs?.claimed_by, 'repo-a/codex');
+    const claims = readAudit(ctx.paths.audit).filter((row) => row.op === 'claim');
+    assert.equal(claims.length, 1);
+    assert.deepEqual([claims[0]?.actor, claims[0]?.to, claims[0]?.addressed_to], ['repo-a/codex', 'repo-a/codex', 'repo-a']);
+  });
+
+conformance('direct mail is never claimed and peeking claims nothing', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
+    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'group' });
+    const peeked = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false });
+    assert.equal(peeked.length, 2);
+    assert.ok(peeked.every((message) => message.claimed_by === null && message.read_at === null));
+    const [group] = await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    assert.equal(group?.claimed_by, 'repo-a/codex', 'the next real reader claims');
+    const read = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    assert.equal(read.find((message) => message.kind === 'direct')?.claimed_by, null);
+  });
+
+conformance('a broadcast is claimed once per repo', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'repo-b/codex', 'human']);
+    await ctx.bus.send({ from: 'human', to: '*', body: 'all hands' });
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex' }))[0]?.claimed_by, 'repo-a/codex');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/claude' }))[0]?.claimed_by, 'repo-b/claude');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/claude' }))[0]?.claimed_by, 'repo-a/codex');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/codex' }))[0]?.claimed_by, 'repo-b/claude');
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'human' })).length, 0, 'never back to the sender');
+  });
+
+conformance('an actionable-only read leaves a repo-mate-claimed copy for a later full read', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'group' });
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
+    await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    const actionable = await ctx.bus.readInbox({ reader: 'repo-a/claude', actionableOnly: true });
+    assert.deepEqual(actionable.map((message) => message.body), ['direct']);
+    assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1);
+    const rest = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    assert.deepEqual(rest.map((message) => [message.body, message.claimed_by]), [['group', 'repo-a/codex']]);
+  });
+
+conformance('a lone agent claims silently: the audit shows only send and read', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'human']);
+    await ctx.bus.send({ from: 'human', to: '*', body: 'solo' });
+    const [message] = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    assert.equal(message?.claimed_by, 'repo-a/claude');
+    assert.deepEqual(ops(ctx), ['send', 'read']);
+  });
+
+conformance('a session takes mail sent to its client address, never its own', async (ctx) => {
+    await ctx.register(['repo-a/claude-1', 'repo-a/claude-2', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'any claude' });
+    await ctx.bus.send({ from: 'repo-a/claude-1', to: 'repo-a/claude', body: 'from a sibling' });
+    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude-1' });
+    assert.deepEqual(first.map((message) => message.body), ['any claude']);
+    const second = await ctx.bus.readInbox({ reader: 'repo-a/claude-2' });
+    assert.deepEqual(second.map((message) => message.body), ['from a sibling']);
+  });
+
+conformance('threads: a send starts one, replies keep it, it reads back in order', async (ctx) => {
+    await ctx.register(['alpha', 'beta']);
+    const opening = await ctx.bus.send({ from: 'alpha', to: 'beta', body: 'one' });
+    assert.match(opening.thread_id ?? '', /^[0-9a-f-]{36}$/);
+    await ctx.bus.send({ from: 'beta', to: 'alpha', body: 'two', threadId: opening.thread_id });
+    await ctx.bus.send({ from: 'alpha', to: 'beta', body: 'three', threadId: opening.thread_id });
+    const other = await ctx.bus.send({ from: 'alpha', to: 'beta', body: 'elsewhere' });
+    assert.notEqual(other.thread_id, opening.thread_id);
+    const thread = await ctx.bus.thread(opening.thread_id as string);
+    assert.deepEqual(thread.map((message) => message.body), ['one', 'two', 'three']);
+    assert.deepEqual((await ctx.bus.thread(opening.thread_id as string, 2)).map((message) => message.body), ['one', 'two']);
+  });
+
+conformance(
+  'bodies over the size cap and empty bodies are refused, nothing written',
+    async (ctx) => {
+      await ctx.register(['alpha', 'beta']);
+      await assert.rejects(ctx.bus.send({ from: 'alpha', to: 'beta', body: 'é'.repeat(51) }), (error: unknown) => {
+        assert.ok(error instanceof InvalidInputError);
+        assert.match(error.message, /102 bytes; the limit is 100 bytes \(AGENT_BUS_MAX_BODY_BYTES\)/);
+        return true;
+      });
+      await ctx.bus.send({ from: 'alpha', to: 'beta', body: 'é'.repeat(50) });
+      await assert.rejects(ctx.bus.send({ from: 'alpha', to: 'beta', body: '  \n' }), /body must be non-empty/);
+      await assert.rejects(ctx.bus.send({ from: 'alpha', to: '', body: 'x' }), /to must be non-empty/);
+      assert.equal(ctx.count('SELECT COUNT(*) AS n FROM messages'), 1);
+    },
+    { AGENT_BUS_MAX_BODY_BYTES: '100' },
+  );
+
+conformance('audit rows: keys in order, compact, a preview and the body hash', async (ctx) => {
+    await ctx.register(['alpha', 'beta', 'gamma']);
+    const body = `${'x'.repeat(250)} ünïcode`;
+    await ctx.bus.send({ from: 'alpha', to: '*', body });
+    await ctx.bus.readInbox({ reader: 'beta', deliver: true });
+    const text = readFileSync(ctx.paths.audit, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    assert.equal(lines.length, 4);
+    assert.match(lines[0] ?? '', /^\{"ts":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z","op":"send","actor":"alpha","message_id":/);
+    assert.ok(lines.filter((line) => /"op":"send".*"actor":"alpha"/.test(line)).length === 2, 'the grep recipe works');
+    const rows = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(Object.keys(rows[0] ?? {}), ['ts', 'op', 'actor', 'message_id', 'from', 'to', 'addressed_to', 'thread_id', 'body_preview', 'body_sha256']);
+    assert.deepEqual(rows.map((row) => row.op), ['send', 'send', 'read', 'deliver']);
+    assert.deepEqual(rows.map((row) => row.to), ['beta', 'gamma', 'beta', 'beta']);
+    assert.equal(rows[0]?.body_preview, 'x'.repeat(200));
+    const [stored] = ctx.paths.rows<{ body: string }>("SELECT body FROM messages WHERE to_agent = 'beta'");
+    assert.ok(stored);
+    const { createHash } = await import('node:crypto');
+    assert.equal(rows[0]?.body_sha256, createHash('sha256').update(stored.body, 'utf8').digest('hex'));
+  });
+
+conformance('forget keeps history and refuses a bare repo name with members', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'repo-a/codex', 'alpha']);
+    await ctx.bus.send({ from: 'alpha', to: 'repo-a/codex', body: 'x' });
+    const result = await ctx.bus.forget('repo-a/codex');
+    assert.deepEqual(result, { name: 'repo-a/codex', removed: true, pending: 1 });
+    assert.deepEqual((await ctx.bus.send({ from: 'alpha', to: 'repo-a', body: 'y' })).recipients, ['repo-a/claude']);
+    await assert.rejects(ctx.bus.send({ from: 'alpha', to: 'repo-a/codex', body: 'z' }), UnknownRecipientError);
+    await assert.rejects(ctx.bus.forget('repo-a'), /'repo-a' is a repo with 1 agent\(s\): repo-a\/claude.*forget --group repo-a/);
+    assert.deepEqual(await ctx.bus.forgetGroup('repo-a'), ['repo-a/claude']);
+    assert.equal(ctx.count('SELECT COUNT(*) AS n FROM messages'), 2);
+  });
+
+conformance('sends made together commit together; a failing one undoes only itself', async (ctx) => {
+    await ctx.register(['alpha', 'beta', 'gamma']);
+    const newbie = { name: 'newbie', repoPath: '/x', groupName: null, client: null, authoritative: true };
+    const outcomes = await Promise.allSettled([
+      ctx.bus.send({ from: 'alpha', to: 'beta', body: 'first' }),
+      ctx.bus.send({ from: 'newbie', to: 'nobody-here', body: 'lost', register: [newbie] }),
+      ctx.bus.send({ from: 'alpha', to: '*', body: 'third' }),
+      ctx.bus.send({ from: 'alpha', to: 'nobody-else', body: 'refused without registering anyone' }),
+      ...Array.from({ length: 300 }, (_, index) => ctx.bus.send({ from: 'gamma', to: 'beta', body: `burst ${index}` })),
+    ]);
+    assert.deepEqual(outcomes.slice(0, 3).map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(outcomes[3]?.status, 'rejected');
+    assert.ok(outcomes.slice(4).every((outcome) => outcome.status === 'fulfilled'));
+    assert.equal(await ctx.store.getAgent('newbie'), null, "the failed send's registration was undone");
+    assert.equal(ctx.count('SELECT COUNT(*) AS n FROM messages'), 1 + 2 + 300);
+    const beta = await ctx.bus.readInbox({ reader: 'beta', limit: 1000 });
+    assert.deepEqual(beta.slice(0, 3).map((message) => message.body), ['first', 'third', 'burst 0']);
+    assert.equal(beta.at(-1)?.body, 'burst 299', 'a burst reads back in the order it was sent');
+    assert.equal(readAudit(ctx.paths.audit).filter((row) => row.op === 'send').length, 303);
+  });
+
+conformance('mail a hook has taken is leased: nobody else takes it until it is shown or given back', async (ctx) => {
+    await ctx.register(['repo-a/claude', 'human']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'leased' });
+    const seen: string[][] = [];
+    const first = ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => {
+      seen.push(messages.map((message) => message.body));
+      throw new Error('the client went away');
+    });
+    await assert.rejects(first, /the client went away/);
+    assert.deepEqual(seen, [['leased']]);
+    // Given back at once: the next turn shows it.
+    await ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => {
+      seen.push(messages.map((message) => message.body));
+    });
+    assert.deepEqual(seen[1], ['leased']);
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
+    const reader = { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
+    const taken = await ctx.store.takeInbox({
+      query: { reader, limit: 10, actionableOnly: false, now: nowStamp() },
+      decide: (rows, copies) => decideTake(rows, copies, reader),
+      lease: newLease(nowMicros()),
+    });
+    assert.deepEqual(taken.messages.map((message) => message.body), ['second']);
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), [], 'a concurrent reader does not take leased mail');
+    assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1, 'still pending');
+    ctx.paths.sql("UPDATE messages SET lease_until = '2000-01-01T00:00:00.000000Z' WHERE body = 'second'");
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude' })).map((message) => message.body), ['second'], 'an expired lease frees it');
+  });
+
+// ---------------------------------------------------------------------------
+// Fan-out is all or nothing, and claims hold across processes
+// ---------------------------------------------------------------------------
+
+conformance('a fan-out that fails on one copy writes none of them', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-a/agy', 'human']);
+  // The store refuses one copy: a trigger stands in for a disk that fills mid fan-out.
+  if (ctx.engine === 'sqlite') {
+    ctx.paths.sql("CREATE TRIGGER refuse_codex BEFORE INSERT ON messages WHEN NEW.to_agent = 'repo-a/codex' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+  } else {
+    ctx.paths.sql(`CREATE FUNCTION refuse_codex() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.to_agent = 'repo-a/codex' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_codex BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION refuse_codex();`);
+  }
+  await assert.rejects(ctx.bus.send({ from: 'human', to: 'repo-a', body: 'all or nothing' }), /refused/);
+  assert.equal(ctx.count('SELECT COUNT(*) AS n FROM messages'), 0, 'no copy was written');
+  assert.ok(!ops(ctx).includes('send'), 'nothing was audited');
+  const direct = await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'still works' });
+  assert.equal(direct.recipients.length, 1);
+});
+
+for (const engine of ENGINES) {
+  test(`${engine}: processes racing to read one repo's mail: each message is claimed exactly once`, async () => {
+    const bus = tempBus({}, { engine });
+    try {
+      const join = (name: string) => runCliAsync(['send', 'joining', '--to', name], { env: { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: '/repos/a' } });
+      for (const name of ['repo-a/claude', 'repo-a/codex', 'repo-a/agy', 'repo-a/opencode']) await join(name);
+      const readers = ['repo-a/claude', 'repo-a/codex', 'repo-a/agy', 'repo-a/opencode'];
+      for (const reader of readers) await runCliAsync(['inbox', '--name', reader], { env: bus.env });
+      const ROUNDS = 5;
+      for (let round = 0; round < ROUNDS; round++) await runCliAsync(['send', `task ${round}`, '--to', 'repo-a'], { env: bus.env });
+      const results = await Promise.all(readers.map((reader) => runCliAsync(['inbox', '--name', reader, '--json'], { env: bus.env })));
+      const claimers = new Map<string, Set<string>>();
+      for (const result of results) {
+        for (const message of json<Array<{ body: string; claimed_by: string | null }>>(result)) {
+          const set = claimers.get(message.body) ?? new Set<string>();
+          if (message.claimed_by) set.add(message.claimed_by);
+          claimers.set(message.body, set);
+        }
+      }
+      assert.equal(claimers.size, ROUNDS, 'every reader saw every task');
+      for (const [body, set] of claimers) assert.equal(set.size, 1, `${body}: one claimer named on every copy`);
+      const rows = bus.rows<{ claimers: number; unclaimed: number }>(
+        "SELECT COUNT(DISTINCT claimed_by) AS claimers, SUM(CASE WHEN claimed_by IS NULL THEN 1 ELSE 0 END) AS unclaimed FROM messages WHERE addressed_to = 'repo-a' GROUP BY fanout_id",
+      );
+      assert.equal(rows.length, ROUNDS);
+      for (const row of rows) assert.deepEqual([Number(row.claimers), Number(row.unclaimed)], [1, 0]);
+      assert.equal(readAudit(bus.audit).filter((row) => row.op === 'claim').length, ROUNDS, 'one claim audited per task');
+    } finally {
+      bus.cleanup();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Sessions: claim, end, rename, give up, resume
+// ---------------------------------------------------------------------------
+
+/** Servers whose process has "ended", for the liveness judge below. */
+const endedServers = new Set<number>();
+const fakeLiveness: SessionLiveness = (row) => row.endedAt === null && !endedServers.has(row.serverPid);
+let nextPid = 70_000;
+
+function sessionRow(clientAddress: string, sessionKey: string | null, pid = nextPid++) {
+  const stamp = nowStamp();
+  return {
+    serverPid: pid,
+    serverStarted: `start-${pid}`,
+    clientAddress,
+    repoPath: '/repos/a',
+    lineage: JSON.stringify([[pid + 100_000, `client-${pid}`, 'claude']]),
+    sessionKey,
+    bootId: null,
+    pidNs: null,
+    startedAt: stamp,
+    lastSeen: stamp,
+  };
+}
+
+async function claim(ctx: CoreBus, clientAddress: string, options: { sessionKey?: string | null; pinned?: string | null; pid?: number; resumeHours?: number } = {}) {
+  const row = sessionRow(clientAddress, options.sessionKey ?? null, options.pid);
+  const result = await ctx.bus.claimSession(
+    { clientAddress, clientProcess: JSON.parse(row.lineage)[0], sessionKey: row.sessionKey, pinned: options.pinned ?? null },
+    row,
+    { nowMicros: nowMicros(), resumeHours: options.resumeHours ?? 1 },
+  );
+  return { ...result, key: keyOf(row), pid: row.serverPid };
+}
+
+conformance(
+  'sessions: numbered in turn, a label on request, the lowest free number again after an end',
+  async (ctx) => {
+    await ctx.register(['human']);
+    const one = await claim(ctx, 'repo-a/claude', { sessionKey: 's-1' });
+    const two = await claim(ctx, 'repo-a/claude', { sessionKey: 's-2' });
+    const docs = await claim(ctx, 'repo-a/claude', { sessionKey: 's-3', pinned: 'docs' });
+    assert.deepEqual([one.name, two.name, docs.name], ['repo-a/claude-1', 'repo-a/claude-2', 'repo-a/claude-docs']);
+    const agents = (await ctx.bus.agents('repo-a')).map((agent) => [agent.name, agent.kind, agent.live]);
+    assert.deepEqual(agents, [
+      ['repo-a/claude', 'client', null],
+      ['repo-a/claude-1', 'session', true],
+      ['repo-a/claude-2', 'session', true],
+      ['repo-a/claude-docs', 'session', true],
+    ]);
+    // Mail for session 1 while it runs; then it ends: its numbered address is given up to the client address.
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude-1', body: 'for number one' });
+    await ctx.bus.endSession(one.key);
+    assert.equal(await ctx.bus.getAgent('repo-a/claude-1'), null, 'the numbered name leaves the roster');
+    const shared = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false });
+    assert.deepEqual(shared.map((message) => [message.to, message.body]), [['repo-a/claude', 'for number one']], 'its unread mail moved to the client address');
+    // A new session takes the lowest number that is neither held nor kept for an ended session's comeback…
+    const again = await claim(ctx, 'repo-a/claude', { sessionKey: 's-4' });
+    assert.equal(again.name, 'repo-a/claude-3');
+    // …and with no resume window, the lowest number free.
+    const lowest = await claim(ctx, 'repo-a/claude', { sessionKey: 's-5', resumeHours: 0 });
+    assert.equal(lowest.name, 'repo-a/claude-1');
+    const ended = readAudit(ctx.paths.audit).filter((row) => row.op === 'session').map((row) => String(row.body_preview));
+    assert.ok(ended.some((text) => text.startsWith("session end: 'repo-a/claude-1' ended; 1 unread message(s) moved to 'repo-a/claude'")), ended.join(' | '));
+  },
+  {},
+  fakeLiveness,
+);
+
+conformance(
+  'sessions: a crashed session is found at the next claim, a labelled one keeps its mail, a resumed conversation gets its address back',
+  async (ctx) => {
+    await ctx.register(['human']);
+    const docs = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-docs', pinned: 'docs' });
+    const crashing = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-crash' });
+    assert.equal(crashing.name, 'repo-a/claude-1');
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude-docs', body: 'docs work' });
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude-1', body: 'unfinished' });
+    // The labelled session ends cleanly: its address and mail wait for the label.
+    await ctx.bus.endSession(docs.key);
+    assert.ok(await ctx.bus.getAgent('repo-a/claude-docs'), 'a label is kept');
+    // Session 1 dies without saying so; the next claim finds it ended and gives its number up.
+    endedServers.add(crashing.pid);
+    const next = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-new' });
+    assert.equal(next.name, 'repo-a/claude-2', 'the crashed number is still reserved for its comeback');
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false })).map((message) => message.body), ['unfinished'], 'its mail went to the client address');
+    // The docs conversation comes back: same label, its mail still there.
+    const resumed = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-docs' });
+    assert.equal(resumed.name, 'repo-a/claude-docs');
+    // Its own mail, and (a session reads its client address too) the mail the crashed session left there.
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude-docs' })).map((message) => message.body), ['docs work', 'unfinished']);
+    // The crashed conversation resumes too: it gets its number back.
+    const back = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-crash' });
+    assert.equal(back.name, 'repo-a/claude-1');
+  },
+  {},
+  fakeLiveness,
+);
+
+conformance(
+  'sessions: a rename moves the unread mail and keeps the topic; a label held by a running session is refused',
+  async (ctx) => {
+    await ctx.register(['human']);
+    const first = await claim(ctx, 'repo-a/codex', { sessionKey: 'thread-1' });
+    const second = await claim(ctx, 'repo-a/codex', { sessionKey: 'thread-2' });
+    await ctx.bus.setTopic(first.name, 'login form');
+    await ctx.bus.send({ from: 'human', to: first.name, body: 'about the login form' });
+    const renamed = await ctx.bus.renameSession(first.key, 'frontend');
+    assert.equal(renamed, 'repo-a/codex-frontend');
+    assert.equal(await ctx.bus.getAgent(first.name), null);
+    assert.equal((await ctx.bus.getAgent(renamed))?.topic, 'login form', 'the topic moved with it');
+    assert.deepEqual((await ctx.bus.readInbox({ reader: renamed })).map((message) => message.body), ['about the login form']);
+    await assert.rejects(ctx.bus.renameSession(second.key, 'frontend'), /held by another running session/);
+    const audit = readAudit(ctx.paths.audit).filter((row) => row.op === 'session').map((row) => String(row.body_preview));
+    assert.ok(audit.includes("session rename: 'repo-a/codex-1' is now 'repo-a/codex-frontend'; 1 unread message(s) moved"), audit.join(' | '));
+  },
+  {},
+  fakeLiveness,
+);
+
+// ---------------------------------------------------------------------------
+// Notices: publish, cap, due-ness, rotation, receipts, acknowledge
+// ---------------------------------------------------------------------------
+
+const renderPlain = (notice: { noticeId: string; body: string }, maxBodyBytes?: number): string => `- ${notice.noticeId}: ${maxBodyBytes === undefined ? notice.body : notice.body.slice(0, maxBodyBytes)}`;
+
+async function due(ctx: CoreBus, moment: 'session-start' | 'prompt' | 'pre-tool', session: string, channels: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const selection = await ctx.bus.notices.deliver({
+    moment,
+    session,
+    subscriptions: { channels, all: channels.includes('*') },
+    caps: noticeCaps(env),
+    usedBytes: 0,
+    render: renderPlain,
+  });
+  return selection.shown.map((notice) => notice.body);
+}
+
+conformance('notices: due by severity and moment, info once per session, a receipt per session, acknowledge silences', async (ctx) => {
+  await ctx.bus.notices.publish({ channel: 'ops', message: 'ops critical', severity: 'critical' });
+  await ctx.bus.notices.publish({ channel: 'ops', message: 'ops alert', severity: 'alert' });
+  const info = await ctx.bus.notices.publish({ channel: 'ops', message: 'ops info' });
+  await ctx.bus.notices.publish({ message: 'global info' });
+  await ctx.bus.notices.publish({ channel: 'other', message: 'other critical', severity: 'critical' });
+  assert.deepEqual(await due(ctx, 'prompt', 's-1', ['ops']), ['ops critical', 'ops alert', 'ops info', 'global info'], 'severity, then priority, then age');
+  assert.deepEqual(await due(ctx, 'prompt', 's-1', ['ops']), ['ops critical', 'ops alert'], 'info once per session');
+  assert.deepEqual(await due(ctx, 'pre-tool', 's-1', ['ops']), ['ops critical'], 'before a tool call: critical only');
+  assert.deepEqual(await due(ctx, 'prompt', 's-2', ['*']), ['ops critical', 'other critical', 'ops alert', 'ops info', 'global info'], 'another session has its own receipts');
+  const listed = await ctx.bus.notices.list({ channel: 'ops' });
+  assert.equal(listed.find((notice) => notice.notice_id === info.notice_id)?.delivered_to, 2, 'shown to two sessions');
+  await ctx.bus.notices.acknowledge(listed.find((notice) => notice.message === 'ops critical')?.notice_id ?? '', 's-1');
+  assert.deepEqual(await due(ctx, 'pre-tool', 's-1', ['ops']), [], 'acknowledged: silent for that session');
+  assert.deepEqual(await due(ctx, 'pre-tool', 's-2', ['ops']), ['ops critical'], 'and only for that session');
+  const counts = await ctx.bus.notices.channels();
+  assert.deepEqual(counts.map((row) => [row.channel, row.total, row.critical, row.alert, row.info]), [[null, 1, 0, 0, 1], ['ops', 3, 1, 1, 1], ['other', 1, 1, 0, 0]]);
+});
+
+conformance(
+  'notices: the channel cap evicts the lowest first and refuses a publish that would itself be evicted; expired notices go at the next publish',
+  async (ctx) => {
+    const low = await ctx.bus.notices.publish({ channel: 'c', message: 'low info', priority: 1 });
+    const high = await ctx.bus.notices.publish({ channel: 'c', message: 'high info', priority: 9 });
+    const alert = await ctx.bus.notices.publish({ channel: 'c', message: 'an alert', severity: 'alert' });
+    assert.deepEqual(alert.evicted, [], 'at the cap, not over it');
+    assert.deepEqual((await ctx.bus.notices.publish({ channel: 'c', message: 'critical one', severity: 'critical' })).evicted, [low.notice_id], 'the lowest severity, lowest priority goes');
+    assert.deepEqual((await ctx.bus.notices.publish({ channel: 'c', message: 'critical two', severity: 'critical' })).evicted, [high.notice_id]);
+    assert.deepEqual((await ctx.bus.notices.publish({ channel: 'c', message: 'critical three', severity: 'critical' })).evicted, [alert.notice_id]);
+    await assert.rejects(ctx.bus.notices.publish({ channel: 'c', message: 'chatter' }), /outrank this info one; nothing was published/);
+    assert.deepEqual((await ctx.bus.notices.list({ channel: 'c' })).map((notice) => notice.message), ['critical one', 'critical two', 'critical three']);
+    const expiring = await ctx.bus.notices.publish({ channel: 'd', message: 'soon gone' });
+    ctx.paths.sql(`UPDATE notices SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE notice_id = '${expiring.notice_id}'`);
+    await ctx.bus.notices.publish({ channel: 'd', message: 'fresh' });
+    assert.equal(ctx.count(`SELECT COUNT(*) AS n FROM notices WHERE notice_id = '${expiring.notice_id}'`), 0, 'removed at the next publish');
+    assert.ok(readAudit(ctx.paths.audit).some((row) => row.op === 'notice' && row.notice_event === 'expire'));
+  },
+  { AGENT_BUS_CHANNEL_MAX_NOTICES: '3' },
+);
+
+conformance(
+  'notices: more critical ones than a turn holds take turns, so each is shown within a few turns',
+  async (ctx) => {
+    for (let index = 0; index < 7; index++) await ctx.bus.notices.publish({ channel: 'ops', message: `critical ${index}`, severity: 'critical' });
+    const seen = new Set<string>();
+    const start = Date.now();
+    while (seen.size < 7 && Date.now() - start < 10_000) {
+      for (const body of await due(ctx, 'pre-tool', 's-1', ['ops'], { AGENT_BUS_NOTICES_PER_TURN: '3' })) seen.add(body);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    assert.equal(seen.size, 7, `every critical notice was shown in turn: ${[...seen].join(', ')}`);
+  },
+);
+
+// ---------------------------------------------------------------------------
+// The brain's reconcile, counters, the wake rate limit
+// ---------------------------------------------------------------------------
+
+const brainState = (channel: string, entries: number) => ({
+  channel,
+  sourceKind: 'file',
+  location: '/feed',
+  contentHash: `hash-${entries}`,
+  entryCount: entries,
+  cutByCap: 0,
+  warnings: '[]',
+  lastFetchAt: nowStamp(),
+  lastOkAt: nowStamp(),
+  lastError: null,
+});
+
+conformance('brain reconcile: an unchanged entry keeps its id, a new priority reorders it in place, a missing one goes, a new one arrives; the state is written', async (ctx) => {
+  const entry = (message: string, priority = 5) => buildNotice({ channel: 'brain', message, priority, source: 'brain-adapter' });
+  const first = await ctx.bus.notices.reconcile('brain', [entry('alpha'), entry('beta')], nowStamp(), brainState('brain', 2));
+  assert.equal(first.added.length, 2);
+  const alpha = first.added.find((notice) => notice.body === 'alpha');
+  const second = await ctx.bus.notices.reconcile('brain', [entry('alpha', 9), entry('gamma')], nowStamp(), brainState('brain', 2));
+  assert.deepEqual(second.kept.map((notice) => [notice.noticeId, notice.priority]), [[alpha?.noticeId, 9]]);
+  assert.deepEqual(second.added.map((notice) => notice.body), ['gamma']);
+  assert.deepEqual(second.removed.map((notice) => notice.body), ['beta']);
+  const listed = await ctx.bus.notices.list({ channel: 'brain' });
+  assert.deepEqual(listed.map((notice) => [notice.message, notice.priority]), [['alpha', 9], ['gamma', 5]]);
+  assert.equal((await ctx.bus.brain.state('brain'))?.contentHash, 'hash-2');
+  assert.equal(await ctx.bus.brain.takeMarker('m-1', 's', nowStamp()), true);
+  assert.equal(await ctx.bus.brain.takeMarker('m-1', 's', nowStamp()), false, 'a marker is taken once');
+});
+
+conformance('counters count across connections; the wake rate limit holds within its hour', async (ctx) => {
+  const other = openStore(ctx.paths.db, { connectTimeoutMs: 5000 });
+  try {
+    assert.equal(await ctx.bus.brain.countToolCall('s-1', nowStamp()), 1);
+    assert.equal(await other.tick('s-1', 'tool_calls', nowStamp()), 2);
+    assert.equal(await ctx.bus.brain.countToolCall('s-1', nowStamp()), 3);
+    assert.equal(await ctx.bus.brain.countToolCall('s-2', nowStamp()), 1);
+    const micros = nowMicros();
+    const results = [];
+    for (let index = 0; index < 3; index++) results.push(await ctx.bus.wakes.take('repo-a/claude', micros + index, 2));
+    assert.deepEqual(results, [true, true, false], 'two wakes an hour');
+    assert.equal(await ctx.bus.wakes.take('repo-a/codex', micros, 2), true, 'per agent');
+    assert.equal(await ctx.bus.wakes.take('repo-a/claude', micros + 3_600_000_001, 2), true, 'an hour later it may wake again');
+    assert.equal(await ctx.bus.wakes.take('repo-a/claude', micros, 0), true, '0: no limit');
+  } finally {
+    await other.close();
+  }
+});
+
+// ---------------------------------------------------------------------------
+// Migrations with concurrent starters
+// ---------------------------------------------------------------------------
+
+test('both engines carry the same schema version', () => {
+  assert.equal(POSTGRES_VERSION, SQLITE_VERSION);
+});
+
+for (const engine of ENGINES) {
+  test(`${engine}: processes starting together on a new database migrate it once`, async () => {
+    const bus = tempBus({}, { engine, emptyDatabase: true });
+    try {
+      const starters = Array.from({ length: 6 }, () =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [CLI, 'agents', '--json'], { env: bus.env, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('close', (code) => resolve({ code, stderr }));
+        }),
+      );
+      for (const started of await Promise.all(starters)) assert.equal(started.code, 0, started.stderr);
+      if (engine === 'postgres') {
+        assert.deepEqual(bus.rows('SELECT version FROM agent_bus_schema'), [{ version: POSTGRES_VERSION }], 'one version row, at the target');
+      } else {
+        assert.deepEqual(bus.rows('PRAGMA user_version'), [{ user_version: SQLITE_VERSION }]);
+      }
+      // Every table the steps create is there, once.
+      const tables = engine === 'postgres'
+        ? bus.rows<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
+        : bus.rows<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+      for (const table of ['agents', 'messages', 'sessions', 'notices', 'notice_receipts', 'brain_state', 'session_counters', 'brain_markers', 'wakes', 'watchers', 'client_routes']) {
+        assert.ok(tables.some((row) => row.name === table), `${table} exists`);
+      }
+    } finally {
+      bus.cleanup();
+    }
+  });
+}
+
+test('postgres: a database from a newer schema epoch is refused with exit 3', () => {
+  const bus = tempBus({}, { engine: 'postgres', emptyDatabase: true });
+  try {
+    const seeded = runCli(['agents'], { env: bus.env });
+    assert.equal(seeded.code, 0, seeded.stderr);
+    bus.sql('UPDATE agent_bus_schema SET version = 2001');
+    const refused = runCli(['send', 'hi', '--to', '*'], { env: bus.env });
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.match(refused.stderr, /^agent-bus: this database was written by a newer agent-bus \(schema 2001; this one knows \d+\)\. Upgrade agent-bus to use it\.\n$/);
+    assert.equal(bus.rows('SELECT name FROM agents').length, 0, 'nothing was written');
+  } finally {
+    bus.cleanup();
+  }
+});
