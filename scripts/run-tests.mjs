@@ -93,8 +93,8 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;
 try {
   const postgresFiles = clients ? [] : files.filter((file) => BOTH_ENGINES.test(relative(root, file)));
-  const needsServer = !clients && (postgresFiles.length > 0 || files.some((file) => file.includes('/store/')));
-  if (needsServer) {
+  // The main suite always has a PostgreSQL: the conformance suite and the PostgreSQL tests use it in the first run too.
+  if (!clients) {
     try {
       server = await testServer();
     } catch (error) {

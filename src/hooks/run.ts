@@ -6,7 +6,7 @@
  * critical notices before each tool call. Each answers in its client's dialect.
  */
 import { dialectFor } from '../clients/dialects.js';
-import { BusError } from '../model/errors.js';
+import { isStoreUnavailable } from '../model/errors.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { nowStamp, stampToMillis } from '../model/clock.js';
@@ -136,9 +136,7 @@ export async function runHook(run: HookRun): Promise<number> {
   try {
     bus = openBus(run.env);
   } catch (error) {
-    run.warn(`agent-bus hook: ${(error as Error).message}`);
-    run.write(nothing);
-    return error instanceof BusError ? error.exitCode : 1;
+    return unavailable(run, nothing, error);
   }
   try {
     const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus, 'hook');
@@ -188,10 +186,18 @@ export async function runHook(run: HookRun): Promise<number> {
       run.write(nothing);
       return 1;
     }
+    if (isStoreUnavailable(error)) return unavailable(run, nothing, error);
     throw error;
   } finally {
     await bus.close();
   }
+}
+
+/** The store cannot be used (a server down, a file that is no database): the turn goes on without mail, saying why on stderr. */
+function unavailable(run: HookRun, nothing: string, error: unknown): number {
+  run.warn(`agent-bus hook: ${(error as Error).message}`);
+  run.write(nothing);
+  return 0;
 }
 
 /** Hooks count as activity (idle skipping must not silence a hook-only client), without a write at every turn. */

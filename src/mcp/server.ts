@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
-import { BusError } from '../model/errors.js';
+import { BusError, isStoreUnavailable } from '../model/errors.js';
 import { IdentityError, resolveIdentity } from '../core/identity.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';
@@ -50,9 +50,21 @@ export async function serve(options: ServeOptions): Promise<number> {
     log(`agent-bus: ${(error as Error).message}`);
     return error instanceof BusError ? error.exitCode : 1;
   }
+  // A store that cannot be reached (a server down) does not stop the server: it serves, every call
+  // tries the store again, and whoami says what is wrong. The identity comes from the config then.
+  let storeProblem: string | null = null;
+  const tolerate = <T>(fallback: T) => (error: unknown): T => {
+    if (!isStoreUnavailable(error)) throw error;
+    storeProblem = (error as Error).message;
+    return fallback;
+  };
+  const lookups = {
+    agentsAt: (path: string) => bus.agentsAt(path).catch(tolerate([])),
+    getAgent: (name: string) => bus.getAgent(name).catch(tolerate(null)),
+  };
   let identity;
   try {
-    identity = await resolveIdentity({ env, client: options.client, cwd: options.cwd }, bus, 'server');
+    identity = await resolveIdentity({ env, client: options.client, cwd: options.cwd }, lookups, 'server');
   } catch (error) {
     await bus.close();
     if (error instanceof IdentityError) {
@@ -69,7 +81,8 @@ export async function serve(options: ServeOptions): Promise<number> {
   }
 
   const session = new ServerSession(bus, identity, env);
-  await session.start();
+  await session.start().catch(tolerate(undefined));
+  session.noteStoreProblem(storeProblem);
   for (const warning of session.warnings) log(`agent-bus: warning: ${warning}`);
 
   const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });

@@ -22,7 +22,9 @@ export class ServerSession {
   private key: SessionKey | null = null;
   private claimed = false;
   private claiming: Promise<void> | null = null;
-  readonly warnings: string[];
+  private readonly startWarnings: string[];
+  /** Why the store could not be used at the last call, until a call gets through again. */
+  private storeProblem: string | null = null;
 
   constructor(
     private readonly bus: Bus,
@@ -30,7 +32,18 @@ export class ServerSession {
     private readonly env: Env,
   ) {
     this.current = identity.name;
-    this.warnings = [...identity.warnings];
+    this.startWarnings = [...identity.warnings];
+  }
+
+  /** What whoami warns about: how the session started, and a store that cannot be reached right now. */
+  get warnings(): string[] {
+    const problem = this.storeProblem === null ? [] : [`${this.storeProblem}; every call tries again`];
+    return [...this.startWarnings, ...problem];
+  }
+
+  /** A call found the store unusable (a server down): whoami says so until a call gets through. */
+  noteStoreProblem(message: string | null): void {
+    this.storeProblem = message;
   }
 
   get name(): string {
@@ -101,7 +114,7 @@ export class ServerSession {
     const table = systemProcessTable(this.env);
     const me = table.get(process.pid);
     if (!me) {
-      this.warnings.push('this system does not say which process started this server, so it cannot hold a session address and shares the client address');
+      this.startWarnings.push('this system does not say which process started this server, so it cannot hold a session address and shares the client address');
       await this.bus.register(registrationsFor(this.identity.name, repoPath, true));
       this.claimed = true;
       return;
@@ -129,7 +142,7 @@ export class ServerSession {
     );
     this.key = keyOf(row);
     this.current = result.name;
-    this.warnings.push(...result.warnings);
+    this.startWarnings.push(...result.warnings);
     this.claimed = true;
   }
 

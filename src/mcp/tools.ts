@@ -7,7 +7,7 @@ import type { Bus } from '../core/bus.js';
 import { nobodyReachedNote } from '../core/addressing.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ServerSession } from './session.js';
-import { InvalidInputError } from '../model/errors.js';
+import { InvalidInputError, isStoreUnavailable } from '../model/errors.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
@@ -64,8 +64,11 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       try {
         await prepare(extra);
         const threadId = extra._meta?.threadId;
-        return toolResult(await work(args, typeof threadId === 'string' && threadId !== '' ? threadId : null));
+        const result = toolResult(await work(args, typeof threadId === 'string' && threadId !== '' ? threadId : null));
+        session.noteStoreProblem(null);
+        return result;
       } catch (error) {
+        if (isStoreUnavailable(error)) session.noteStoreProblem((error as Error).message);
         return toolError(error);
       }
     };
@@ -79,14 +82,30 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'whoami',
     { description: 'Who this session is on the bus: its name, repo, session address, topic and repo-mates.', inputSchema: {} },
-    handle(async () => {
+    async (_args: Record<string, never>, extra: Extra): Promise<CallToolResult> => {
+      // Who this is never depends on the store: with the store unreachable, whoami still answers and says why.
+      try {
+        await prepare(extra);
+      } catch (error) {
+        if (!isStoreUnavailable(error)) return toolError(error);
+        session.noteStoreProblem((error as Error).message);
+      }
+      let rows: Awaited<ReturnType<Bus['agents']>> = [];
+      try {
+        rows = await bus.agents();
+        session.noteStoreProblem(null);
+      } catch (error) {
+        if (!isStoreUnavailable(error)) return toolError(error);
+        session.noteStoreProblem((error as Error).message);
+      }
       const name = session.name;
       const parsed = parseNameLenient(name);
-      const [agent] = await bus.agents().then((agents) => agents.filter((row) => row.name === name));
-      const members = await bus.agents(groupOf(name));
-      return {
+      const agent = rows.find((row) => row.name === name);
+      const group = parsed?.group ?? groupOf(name);
+      const members = rows.filter((row) => row.group === group);
+      const whoami = {
         name,
-        group: parsed?.group ?? groupOf(name),
+        group,
         client: parsed?.client ?? null,
         client_address: clientAddressOf(name),
         session: parsed?.handle ?? null,
@@ -106,7 +125,8 @@ export function buildTools(server: McpServer, context: ToolContext): void {
         })),
         warnings: session.warnings,
       };
-    }),
+      return toolResult(whoami);
+    },
   );
 
   server.registerTool(

@@ -35,3 +35,11 @@ export class SchemaTooNewError extends BusError {
 
 /** The database file cannot be opened or is not a database. */
 export class StoreUnavailableError extends BusError {}
+
+/**
+ * Whether an error says the store cannot be used at all. By name, not by class: each CLI
+ * bundle (and the PostgreSQL engine's) carries its own copy of these classes.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof Error && (error instanceof StoreUnavailableError || error.name === 'StoreUnavailableError');
+}

@@ -12,6 +12,7 @@
  */
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { isStoreUnavailable } from '../model/errors.js';
 import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { randomId } from '../model/ids.js';
@@ -86,21 +87,36 @@ export async function runWatch(run: WatchRun): Promise<number> {
     const claim = randomId();
     token = claim;
     await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+    // A store that goes away while the watcher waits (a server restarting) is waited out: the feed
+    // reconnects and says so, and the watcher looks again then.
+    let missed = false;
     const outcome = await eachChange({ feed, pollMs, deadline, stopped: () => stopping }, async (changed) => {
-      if (!(await bus.wakes.holdsWatch(watchKey, claim))) return 0; // A newer watcher took over.
-      if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
-      if (!changed) return undefined;
-      // A rename moves the session's mail to its new address: follow it.
-      const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
-      if (latest !== reader) {
-        reader = latest;
-        await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+      try {
+        if (!(await bus.wakes.holdsWatch(watchKey, claim))) return 0; // A newer watcher took over.
+        if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
+        if (!changed && !missed) return undefined;
+        missed = false;
+        // A rename moves the session's mail to its new address: follow it.
+        const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+        if (latest !== reader) {
+          reader = latest;
+          await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+        }
+        const config = loadWakeConfig(run.env);
+        if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
+        return (await wakeIfMail(bus, run, reader)) ?? undefined;
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        missed = true;
+        return undefined;
       }
-      const config = loadWakeConfig(run.env);
-      if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
-      return (await wakeIfMail(bus, run, reader)) ?? undefined;
     });
     return outcome ?? 0;
+  } catch (error) {
+    // No store to watch (a server down): this watcher gives up; the next turn starts another.
+    if (!isStoreUnavailable(error)) throw error;
+    run.warn(`agent-bus hook-watch: ${(error as Error).message}`);
+    return 0;
   } finally {
     await feed.close();
     if (token !== null) await bus.wakes.releaseWatch(watchKey, token).catch(() => undefined);

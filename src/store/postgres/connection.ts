@@ -44,8 +44,23 @@ export function displayUrl(url: string): string {
   return `postgres://${user}@${host}:${port}/${database}`;
 }
 
+/**
+ * The URL as the driver reads it. An `sslmode` means what it means to libpq (`require` encrypts,
+ * `verify-full` also checks the certificate and the host): the driver is asked for libpq's
+ * semantics, rather than its own, which it warns about on every connect.
+ */
+export function driverUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.searchParams.has('sslmode') && !parsed.searchParams.has('uselibpqcompat')) parsed.searchParams.set('uselibpqcompat', 'true');
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 export function connectionConfig(url: string, options: PostgresOptions): pg.ClientConfig {
-  return { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true, application_name: 'agent-bus' };
+  return { connectionString: driverUrl(url), connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true, application_name: 'agent-bus' };
 }
 
 export function createPool(url: string, options: PostgresOptions): pg.Pool {
@@ -63,7 +78,9 @@ const REFUSED_SQLSTATES = new Set(['28P01', '28000', '3D000', '57P01', '57P02', 
 export function isUnreachable(error: unknown): boolean {
   const code = String((error as { code?: unknown }).code ?? '');
   const message = error instanceof Error ? error.message : '';
-  return UNREACHABLE_CODES.has(code) || REFUSED_SQLSTATES.has(code) || /timeout expired|Connection terminated|connect ETIMEDOUT|the server closed the connection/i.test(message);
+  // TLS that cannot be set up (a server without it, a certificate that does not verify) is a connect that failed too.
+  const tls = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_)/.test(code) || /does not support SSL|SSL routines|certificate/i.test(message);
+  return tls || UNREACHABLE_CODES.has(code) || REFUSED_SQLSTATES.has(code) || /timeout expired|Connection terminated|connect ETIMEDOUT|the server closed the connection/i.test(message);
 }
 
 /** One line, naming host and port and what went wrong; the password is never part of it. */
@@ -71,7 +88,7 @@ export function unreachable(url: string, error: unknown): StoreUnavailableError 
   const { host, port, database } = endpointOf(url);
   const code = String((error as { code?: unknown }).code ?? '');
   const raw = error instanceof Error ? error.message : String(error);
-  const reason = /timeout expired/i.test(raw) ? 'no answer in time (AGENT_BUS_PG_CONNECT_TIMEOUT)' : raw.replace(/\s*\n\s*/g, ' ');
+  const reason = /timeout/i.test(raw) ? 'no answer in time (AGENT_BUS_PG_CONNECT_TIMEOUT)' : raw.replace(/\s*\n\s*/g, ' ');
   const what = code === '3D000' ? `database '${database}' does not exist` : reason;
   return new StoreUnavailableError(`cannot reach PostgreSQL at ${host}:${port}: ${what}`);
 }
