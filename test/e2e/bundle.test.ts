@@ -49,3 +49,34 @@ test("the hooks' bundles carry the store, the core and the dialects, nothing hea
   const refresh = readFileSync(join(BIN, 'brain-refresh.cjs'), 'utf8');
   assert.ok(refresh.includes('YAMLParseError') && refresh.includes('node:http'), 'the refresh bundle has what the hooks leave out');
 });
+
+test('the PostgreSQL engine and its driver are in a bundle of their own, which no SQLite command loads', () => {
+  const engine = readFileSync(join(BIN, 'store-postgres.cjs'), 'utf8');
+  assert.ok(engine.includes('SCRAM-SHA-256') && engine.includes('LISTEN'), 'the engine bundle carries the driver and the feed');
+  for (const file of readdirSync(join(BIN, 'commands')).filter((name) => name.endsWith('.cjs'))) {
+    const source = readFileSync(join(BIN, 'commands', file), 'utf8');
+    assert.ok(!source.includes('SCRAM-SHA-256') && !source.includes('pg_advisory_xact_lock'), `${file} must not bundle the PostgreSQL engine`);
+  }
+  // At run time too: a hook on SQLite loads nothing of it; the same hook on a postgres:// URL does.
+  const bus = tempBus();
+  const trace = join(bus.dir, 'loads.txt');
+  try {
+    const run = (env: NodeJS.ProcessEnv): string[] => {
+      writeFileSync(trace, '');
+      const result = spawnSync(process.execPath, ['--require', join(ROOT, 'test', 'helpers', 'trace-loads.cjs'), join(BIN, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
+        env: { ...bus.env, ...env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_TRACE_LOADS: trace },
+        input: '{}',
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 0, result.stderr);
+      return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    };
+    const onSqlite = run({});
+    assert.ok(onSqlite.some((file) => file.endsWith('better_sqlite3.node')), `the trace works: ${onSqlite.join(', ')}`);
+    assert.ok(!onSqlite.some((file) => file.includes('store-postgres') || /node_modules\/pg/.test(file)), onSqlite.join('\n'));
+    const onPostgres = run({ AGENT_BUS_DB: 'postgres://nobody@127.0.0.1:1/none', AGENT_BUS_HOME: bus.folder, AGENT_BUS_PG_CONNECT_TIMEOUT: '0.2' });
+    assert.ok(onPostgres.some((file) => file.endsWith('store-postgres.cjs')), 'a postgres:// URL loads the engine');
+  } finally {
+    bus.cleanup();
+  }
+});
