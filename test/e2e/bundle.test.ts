@@ -63,7 +63,7 @@ test('the PostgreSQL engine and its driver are in a bundle of their own, which n
   try {
     const run = (env: NodeJS.ProcessEnv): string[] => {
       writeFileSync(trace, '');
-      const result = spawnSync(process.execPath, ['--require', join(ROOT, 'test', 'helpers', 'trace-loads.cjs'), join(BIN, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
+      const result = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
         env: { ...bus.env, ...env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_TRACE_LOADS: trace },
         input: '{}',
         encoding: 'utf8',
