@@ -76,6 +76,8 @@ const warmups = {
   channel: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'],
   notice: ['notice', 'warming the code cache', '-s', 'alert'],
   statusline: ['statusline'],
+  // Refused at once (no such file): that run compiles its start-up.
+  store: ['store', 'copy', 'no-such-bus.db', 'target.db'],
   // Not a terminal: chat refuses at once, which still compiles its start-up.
   chat: ['chat'],
   brain: ['brain', 'status'],
@@ -103,7 +105,7 @@ try {
     }
     const input = name.startsWith('hook-') ? JSON.stringify({ session_id: 'warmup-session', cwd: scratch }) : '{}';
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
-    if (result.status !== 0 && name !== 'serve' && name !== 'chat' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
+    if (result.status !== 0 && name !== 'serve' && name !== 'chat' && name !== 'store' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

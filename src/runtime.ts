@@ -6,15 +6,21 @@ import { busSettings, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
+import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 
 /** Seconds a connect to PostgreSQL may take: a hook that cannot reach the server gives up within its budget. */
 export const DEFAULT_PG_CONNECT_TIMEOUT_SECONDS = 2;
 
+/** A store at a database setting (a file path or a postgres:// URL), opened as the bus opens its own. */
+export function openStoreAt(database: string, env: Env = process.env): Store {
+  return openStore(database, { connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000 });
+}
+
 export function openBus(env: Env = process.env): Bus {
   const paths = busPaths(env);
-  const store = openStore(paths.db, { connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000 });
+  const store = openStoreAt(paths.db, env);
   const bus = new Bus(store, new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));
   bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);
   return bus;

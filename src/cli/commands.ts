@@ -217,6 +217,23 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'store',
+    summary: 'Move a whole bus between engines: store copy FROM TO (a SQLite file, a postgres:// URL).',
+    details: [
+      'Copies every agent, message, session, notice, receipt, counter and piece of state, rows as they are,',
+      'into a target that holds nothing yet (an empty PostgreSQL database, or a new SQLite file), then checks',
+      "that every table holds as many rows on both sides. Stop the bus's clients first: a copy of a bus in use",
+      'can miss what is written meanwhile. The audit log is a file and stays where it is.',
+    ].join('\n'),
+    positionals: [
+      { name: 'ACTION', required: true, description: 'copy' },
+      { name: 'FROM', required: false, description: 'the bus to copy: a SQLite file or a postgres:// URL' },
+      { name: 'TO', required: false, description: 'where to copy it: an empty PostgreSQL database, or a new SQLite file' },
+    ],
+    options: [json],
+    examples: ['agent-bus store copy ~/.claude-agent-bus/bus.db postgres://bus@db.internal/agent_bus'],
+  },
+  {
     name: 'statusline',
     summary: "One status line for Claude Code's statusLine setting: identity, subscriptions, mail, notices.",
     details: "Reads Claude Code's status JSON on stdin (for the session id and folder). Set it with\n" +

@@ -73,6 +73,12 @@ function lazyStore(location: string, load: () => Promise<Store>): Store {
       if (property === 'then') return undefined;
       if (property === 'changes') return () => laterFeed(store().then((ready) => ready.changes()));
       if (property === 'close') return async () => (loaded === null ? undefined : (await loaded).close());
+      // The one operation that streams: a generator that waits for the engine, then reads from it.
+      if (property === 'exportRows') {
+        return async function* (...args: Parameters<Store['exportRows']>) {
+          yield* (await store()).exportRows(...args);
+        };
+      }
       return async (...args: unknown[]) => {
         const ready = (await store()) as unknown as Record<PropertyKey, (...parameters: unknown[]) => unknown>;
         const method = ready[property];

@@ -7,6 +7,7 @@
  */
 import type { NoticeCandidate, NoticeRecord, Severity } from '../model/notices.js';
 import type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord } from '../model/records.js';
+import type { TableModel, TableRow } from './tables.js';
 
 export type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord } from '../model/records.js';
 
@@ -286,8 +287,17 @@ export interface ChangesPort {
   changes(): ChangeFeed;
 }
 
+/** Moving a whole bus between engines (`agent-bus store copy`), table by table of the shared model (tables.ts). */
+export interface CopyPort {
+  /** A table's rows in batches, in its order (messages in the order they were written). */
+  exportRows(table: TableModel, batch: number): AsyncGenerator<TableRow[]>;
+  /** Insert rows as they are, in one transaction per call. */
+  importRows(table: TableModel, rows: TableRow[]): Promise<void>;
+  countRows(table: TableModel): Promise<number>;
+}
+
 /** A backend: every port, over one database. */
-export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, ChangesPort {
+export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, ChangesPort, CopyPort {
   /** Where the data lives, as shown to the user (a file path, or a URL without its password). */
   readonly location: string;
   close(): Promise<void>;

@@ -50,6 +50,7 @@ import type {
   TakeOutcome,
 } from '../ports.js';
 import { plannedMessages } from '../rows.js';
+import type { TableModel, TableRow } from '../tables.js';
 import { CHANGE_CHANNEL, postgresChangeFeed } from './changes.js';
 import { connectionConfig, createPool, displayUrl, isUnreachable, unreachable, type PostgresOptions } from './connection.js';
 import { migrate } from './migrate.js';
@@ -880,6 +881,48 @@ export class PostgresStore implements Store {
 
   async releaseWatch(session: string, token: string): Promise<void> {
     await this.transaction([], (query) => query('DELETE FROM watchers WHERE session = $1 AND token = $2', [session, token]), false);
+  }
+
+  // -------------------------------------------------------------------- copy
+
+  async *exportRows(table: TableModel, batch: number): AsyncGenerator<TableRow[]> {
+    // Messages in the order they were written (seq); every other table in its key's order.
+    const key = table.name === 'messages' ? ['seq'] : table.key;
+    const columns = table.name === 'messages' ? [...table.columns, 'seq'] : table.columns;
+    let after: unknown[] | null = null;
+    for (;;) {
+      const params: unknown[] = after === null ? [] : [...after];
+      const where = after === null ? '' : `WHERE (${key.join(', ')}) > (${key.map((_, index) => `$${index + 1}`).join(', ')})`;
+      params.push(batch);
+      const rows = await this.read<TableRow>(`SELECT ${columns.join(', ')} FROM ${table.name} ${where} ORDER BY ${key.join(', ')} LIMIT $${params.length}`, params);
+      if (rows.length === 0) return;
+      const last = rows[rows.length - 1] as TableRow;
+      after = key.map((column) => last[column]);
+      if (table.name === 'messages') for (const row of rows) delete row.seq;
+      yield rows;
+      if (rows.length < batch) return;
+    }
+  }
+
+  async importRows(table: TableModel, rows: TableRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.transaction([], async (query) => {
+      // A statement per few hundred rows keeps under the protocol's 65,535 parameters.
+      const perStatement = Math.max(1, Math.floor(30_000 / table.columns.length));
+      for (let start = 0; start < rows.length; start += perStatement) {
+        const slice = rows.slice(start, start + perStatement);
+        const params: unknown[] = [];
+        const values = slice.map((row) => `(${table.columns.map((column) => {
+          params.push(row[column] ?? null);
+          return `$${params.length}`;
+        }).join(', ')})`);
+        await query(`INSERT INTO ${table.name} (${table.columns.join(', ')}) VALUES ${values.join(', ')}`, params);
+      }
+    });
+  }
+
+  async countRows(table: TableModel): Promise<number> {
+    return (await this.one<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${table.name}`))?.n ?? 0;
   }
 
   // ----------------------------------------------------------------- changes

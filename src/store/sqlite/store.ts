@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { sqliteChangeFeed } from './changes.js';
 import { openSqlite } from './open.js';
 import { plannedMessages } from '../rows.js';
+import type { TableModel, TableRow } from '../tables.js';
 import type {
   AgentRecord,
   ForgetOutcome,
@@ -871,6 +872,32 @@ export class SqliteStore implements Store {
 
   async releaseWatch(session: string, token: string): Promise<void> {
     this.immediate(() => this.run('DELETE FROM watchers WHERE session = ? AND token = ?', [session, token]));
+  }
+
+  async *exportRows(table: TableModel, batch: number): AsyncGenerator<TableRow[]> {
+    // Messages in the order they were written: the newest stay newest in the copy.
+    const order = table.name === 'messages' ? 'rowid' : table.key.join(', ');
+    let rows: TableRow[] = [];
+    for (const row of this.db.prepare(`SELECT ${table.columns.join(', ')} FROM ${table.name} ORDER BY ${order}`).iterate()) {
+      rows.push(row as TableRow);
+      if (rows.length >= batch) {
+        yield rows;
+        rows = [];
+      }
+    }
+    if (rows.length > 0) yield rows;
+  }
+
+  async importRows(table: TableModel, rows: TableRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const insert = this.statement(`INSERT INTO ${table.name} (${table.columns.join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`);
+    this.immediate(() => {
+      for (const row of rows) insert.run(table.columns.map((column) => row[column] ?? null));
+    });
+  }
+
+  async countRows(table: TableModel): Promise<number> {
+    return this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table.name}`)?.n ?? 0;
   }
 
   changes(): ChangeFeed {

@@ -1,0 +1,45 @@
+/**
+ * The logical model both engines share, table by table: the columns a copy
+ * carries and the order a table is read in (its key; messages in the order
+ * they were written, so the newest stay newest). `agent-bus store copy` moves
+ * a bus between engines with exactly these.
+ */
+export interface TableModel {
+  name: string;
+  columns: string[];
+  /** The columns a table is read in order of (a key, unique together). */
+  key: string[];
+}
+
+export const TABLES: TableModel[] = [
+  { name: 'agents', columns: ['name', 'repo_path', 'registered_at', 'last_seen', 'group_name', 'client', 'topic'], key: ['name'] },
+  {
+    name: 'messages',
+    columns: ['message_id', 'from_agent', 'to_agent', 'body', 'thread_id', 'sent_at', 'read_at', 'delivered_at', 'addressed_to', 'fanout_id', 'to_group', 'claimed_by', 'lease_until'],
+    // Read in the order written (SQLite's rowid, PostgreSQL's seq): each engine says how.
+    key: ['message_id'],
+  },
+  {
+    name: 'sessions',
+    columns: ['server_pid', 'server_started', 'name', 'client_address', 'repo_path', 'lineage', 'session_key', 'boot_id', 'pid_ns', 'started_at', 'last_seen', 'ended_at'],
+    key: ['server_pid', 'server_started', 'client_address'],
+  },
+  {
+    name: 'client_routes',
+    columns: ['thread_id', 'agent', 'client', 'executable', 'client_pid', 'client_started', 'repo_path', 'updated_at', 'turn_state', 'queued_at'],
+    key: ['thread_id'],
+  },
+  { name: 'notices', columns: ['notice_id', 'channel', 'severity', 'title', 'body', 'source', 'priority', 'content_hash', 'created_at', 'expires_at'], key: ['notice_id'] },
+  { name: 'notice_receipts', columns: ['notice_id', 'session', 'delivered_at', 'acknowledged_at'], key: ['notice_id', 'session'] },
+  {
+    name: 'brain_state',
+    columns: ['channel', 'source_kind', 'location', 'content_hash', 'entry_count', 'cut_by_cap', 'warnings', 'last_fetch_at', 'last_ok_at', 'last_error'],
+    key: ['channel'],
+  },
+  { name: 'session_counters', columns: ['session', 'counter', 'value', 'updated_at'], key: ['session', 'counter'] },
+  { name: 'brain_markers', columns: ['marker_key', 'session', 'taken_at'], key: ['marker_key'] },
+  { name: 'wakes', columns: ['agent', 'woken_at'], key: ['agent', 'woken_at'] },
+  { name: 'watchers', columns: ['session', 'token', 'pid', 'started_at', 'agent'], key: ['session'] },
+];
+
+export type TableRow = Record<string, unknown>;
