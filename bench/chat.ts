@@ -12,7 +12,7 @@ import type { HookFigure } from './hooks.js';
 const SENDS = 50;
 
 export async function chatArrival(ws: Workspace): Promise<HookFigure> {
-  const location = ws.bus('chat-arrival');
+  const location = await ws.bus('chat-arrival');
   const bus = openBus(location.env);
   await bus.register(registrationsFor('alpha', location.home, true));
   await bus.register(registrationsFor('human', location.home, true));

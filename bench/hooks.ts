@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
-import { CLI, median, round, type Workspace } from './util.js';
+import { CLI, median, round, type Engine, type Workspace } from './util.js';
 
 function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): number {
   const started = performance.now();
@@ -23,10 +23,10 @@ export interface HookFigure {
   details: Record<string, unknown>;
 }
 
-export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hook-stop', messages: number): Promise<HookFigure> {
+export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hook-stop', messages: number, engine: Engine = 'sqlite'): Promise<HookFigure> {
   const RUNS = 30;
   const WARMUP = 3;
-  const location = ws.bus(`${hook}-${messages}`);
+  const location = await ws.bus(`${hook}-${messages}-${engine}`, engine);
   const name = 'bench-repo/claude';
   const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home };
   const bus = openBus(location.env);

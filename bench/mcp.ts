@@ -44,7 +44,7 @@ export interface McpFigures {
 export async function mcpRoundTrip(ws: Workspace): Promise<McpFigures> {
   const WARMUP = 200;
   const CALLS = 2_000;
-  const location = ws.bus('mcp-round-trip');
+  const location = await ws.bus('mcp-round-trip');
   const receiver = await connectServer(location.env, location.home, 'bench-receiver');
   const sender = await connectServer(location.env, location.home, 'bench-sender');
   try {
@@ -71,7 +71,7 @@ export async function mcpRoundTrip(ws: Workspace): Promise<McpFigures> {
 }
 
 export async function mcpIdleMemory(ws: Workspace): Promise<McpFigures> {
-  const location = ws.bus('mcp-memory');
+  const location = await ws.bus('mcp-memory');
   const server = await connectServer(location.env, location.home, 'bench-idle');
   try {
     // One call of each kind, then idle: what a session costs while its agent thinks.
@@ -89,7 +89,7 @@ export async function mcpIdleMemory(ws: Workspace): Promise<McpFigures> {
 
 export async function mcpStartup(ws: Workspace): Promise<McpFigures> {
   const RUNS = 10;
-  const location = ws.bus('mcp-startup');
+  const location = await ws.bus('mcp-startup');
   const times: number[] = [];
   for (let run = 0; run < RUNS + 1; run++) {
     const server = await connectServer(location.env, location.home, `bench-start-${run}`);

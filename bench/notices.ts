@@ -60,7 +60,7 @@ function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: strin
 export async function preToolStartup(ws: Workspace): Promise<HookFigure> {
   const RUNS = 30;
   const WARMUP = 3;
-  const location = ws.bus('pre-tool-10k');
+  const location = await ws.bus('pre-tool-10k');
   await seed(location);
   const env = { ...location.env, AGENT_BUS_NAME: 'bench-repo/claude', AGENT_BUS_REPO: location.home, AGENT_BUS_CHANNELS: SUBSCRIPTIONS };
   const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
@@ -90,7 +90,7 @@ export async function preToolStartup(ws: Workspace): Promise<HookFigure> {
 /** The filter alone: deciding what one session sees among 10,000 live notices, at a tool call and at a turn. */
 export async function noticeFilter(ws: Workspace): Promise<HookFigure> {
   const RUNS = 300;
-  const location = ws.bus('filter-10k');
+  const location = await ws.bus('filter-10k');
   await seed(location);
   const bus = openBus(location.env);
   const subscriptions = parseSubscriptions({ AGENT_BUS_CHANNELS: SUBSCRIPTIONS });

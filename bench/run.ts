@@ -28,7 +28,8 @@ import { Bus } from '../src/core/bus.js';
 import { nowStamp } from '../src/model/clock.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
-import { openBus } from '../src/runtime.js';
+import { openBus, openStoreAt } from '../src/runtime.js';
+import { copyBus } from '../src/core/store-copy.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { hookStartup } from './hooks.js';
 import { noticeFilter, preToolStartup } from './notices.js';
@@ -51,6 +52,7 @@ import {
   waitForExit,
   withTimeout,
   yieldToLoop,
+  type Engine,
   type Workspace,
 } from './util.js';
 
@@ -85,14 +87,14 @@ async function registerAll(bus: Bus, names: string[]): Promise<void> {
 
 // ---------------------------------------------------------------- 1. send throughput
 
-async function sendThroughput(ws: Workspace): Promise<Measurement> {
+async function sendThroughput(ws: Workspace, engine: Engine = 'sqlite'): Promise<Measurement> {
   const WARMUP = 3_000;
   const SENDS = 40_000;
   const SEQUENTIAL = 5_000;
   // Callers in one process (an MCP server over HTTP serving a fleet, say) send
   // concurrently; sends made in the same tick share one commit.
   const SENDERS = 32;
-  const location = ws.bus('sends');
+  const location = await ws.bus(`sends-${engine}`, engine);
   const bus = openBus(location.env);
   try {
     await registerAll(bus, ['bench/alpha', 'bench/beta']);
@@ -120,7 +122,7 @@ async function sendThroughput(ws: Workspace): Promise<Measurement> {
         // One caller awaiting each send before the next: every send is its own commit.
         sequentialSendsPerSecond: Math.round(SEQUENTIAL / sequentialSeconds),
         // For context: the same connection and schema, one bare INSERT per write transaction.
-        rawInsertTransactionsPerSecond: rawInsertTransactions(location.db),
+        rawInsertTransactionsPerSecond: engine === 'sqlite' ? rawInsertTransactions(location.db) : null,
       },
     };
   } finally {
@@ -147,11 +149,11 @@ function rawInsertTransactions(path: string): number | null {
 
 // ---------------------------------------------------------------- 2. fan-out
 
-async function broadcastFanout(ws: Workspace): Promise<Measurement> {
+async function broadcastFanout(ws: Workspace, engine: Engine = 'sqlite'): Promise<Measurement> {
   const AGENTS = 1_000;
   const WARMUP = 3;
   const RUNS = 21;
-  const location = ws.bus('fanout');
+  const location = await ws.bus(`fanout-${engine}`, engine);
   const bus = openBus(location.env);
   try {
     // 100 repos of 10 client addresses: every one of them gets its own copy.
@@ -180,15 +182,16 @@ async function broadcastFanout(ws: Workspace): Promise<Measurement> {
 
 // ---------------------------------------------------------------- 3. inbox read on a large bus
 
-async function largeInboxRead(ws: Workspace): Promise<Measurement> {
+async function largeInboxRead(ws: Workspace, engine: Engine = 'sqlite'): Promise<Measurement> {
   const MESSAGES = 1_000_000;
   const REPOS = 1_000; // ten names each: 10,000 agents
   const WARMUP_READS = 20;
   const READS = 300;
-  const location = ws.bus('large');
+  const seeded = await ws.bus('large-seed');
+  const location = engine === 'sqlite' ? seeded : await ws.bus(`large-${engine}`, engine);
 
   progress(`seeding ${MESSAGES.toLocaleString('en-US')} messages and ${(REPOS * 10).toLocaleString('en-US')} agents`);
-  const seedStore = new SqliteStore(location.db);
+  const seedStore = new SqliteStore(seeded.db);
   let seed;
   try {
     seed = seedLargeBus(seedStore.connection, { messages: MESSAGES, repos: REPOS, readers: WARMUP_READS + READS });
@@ -196,9 +199,23 @@ async function largeInboxRead(ws: Workspace): Promise<Measurement> {
     await seedStore.close();
   }
   progress(`seeded in ${seed.seconds.toFixed(1)} s: ${seed.unread.toLocaleString('en-US')} unread`);
+  if (engine !== 'sqlite') {
+    // The same bus moved over as a user moves theirs, then the server's planner told about it.
+    const started = performance.now();
+    const [from, to] = [openStoreAt(seeded.db, seeded.env), openStoreAt(location.db, location.env)];
+    try {
+      await copyBus(from, to);
+    } finally {
+      await from.close();
+      await to.close();
+    }
+    const analyzed = spawnSync('psql', ['-X', '-q', '-d', location.db, '-c', 'ANALYZE'], { encoding: 'utf8' });
+    if (analyzed.status !== 0) throw new Error(`ANALYZE failed: ${analyzed.stderr}`);
+    progress(`copied to PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
 
   // A fresh connection with the product's own settings: nothing of the seeding's page cache.
-  const store = new SqliteStore(location.db);
+  const store = openStoreAt(location.db, location.env);
   const bus = new Bus(store, new AuditLog(location.audit), busSettings(location.env), () => livenessFrom(systemProcessTable()));
   try {
     const times: number[] = [];
@@ -249,7 +266,7 @@ async function largeInboxRead(ws: Workspace): Promise<Measurement> {
 async function cliStartup(ws: Workspace): Promise<Measurement> {
   const RUNS = 30;
   const WARMUP = 3;
-  const location = ws.bus('cli');
+  const location = await ws.bus('cli');
   // The database exists and is migrated before the first timed run; someone else has mail.
   const bus = openBus(location.env);
   try {
@@ -305,7 +322,7 @@ async function tailFollowDelay(ws: Workspace): Promise<Measurement> {
   const WRITES = 50;
   const WARMUP = 3;
   const SPACING_MS = 20;
-  const location = ws.bus('tail');
+  const location = await ws.bus('tail');
   const bus = openBus(location.env);
   const child = spawnTracked(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], {
     env: location.env,
@@ -436,6 +453,12 @@ const SECTIONS: Section[] = [
   { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },
   // The issue sets no goal for start-up; a client waits for it once per session, so a second is the ceiling we hold it to.
   { id: 'mcp-startup', title: 'MCP server spawn to ready', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 120_000, measure: mcpStartup },
+  // The same figures on PostgreSQL over loopback, against the fleet's goals.
+  { id: 'pg-send-throughput', title: 'PostgreSQL: Bus.send, direct mail, audit on', unit: 'sends/s', goal: { direction: '>=', target: 5_000 }, timeoutMs: 300_000, measure: (ws) => sendThroughput(ws, 'postgres') },
+  { id: 'pg-broadcast-fanout', title: "PostgreSQL: send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: (ws) => broadcastFanout(ws, 'postgres') },
+  { id: 'pg-large-inbox-read', title: 'PostgreSQL: readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 900_000, measure: (ws) => largeInboxRead(ws, 'postgres') },
+  { id: 'pg-hook-prompt-empty', title: "PostgreSQL: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0, 'postgres') },
+  { id: 'pg-wake-latency-p50', title: 'PostgreSQL: send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => wakeLatency(ws, 'postgres') },
 ];
 
 /** The p99 of the wake latency run, reported as a figure of its own. */

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { startPostgres, stopPostgres, type StartedPostgres } from '../scripts/postgres.mjs';
 
 export const ROOT = resolve(new URL('..', import.meta.url).pathname);
 
@@ -46,15 +47,23 @@ export function round(value: number, digits = 2): number {
 
 // ---------------------------------------------------------------- workspace
 
+export type Engine = 'sqlite' | 'postgres';
+
 export interface Workspace {
   dir: string;
-  /** A fresh bus location (HOME, database, audit log) under the workspace, with its subprocess environment. */
-  bus(name: string): BusLocation;
+  /**
+   * A fresh bus location (HOME, database, audit log) under the workspace, with its subprocess
+   * environment. On PostgreSQL, a new database of a server the benchmark starts (with
+   * PostgreSQL's own durability settings) the first time one is asked for.
+   */
+  bus(name: string, engine?: Engine): Promise<BusLocation>;
   cleanup(): void;
 }
 
 export interface BusLocation {
+  engine: Engine;
   home: string;
+  /** A SQLite file, or a PostgreSQL URL. */
   db: string;
   audit: string;
   /** Exactly what a subprocess sees: nothing from the real HOME leaks in. */
@@ -64,25 +73,43 @@ export interface BusLocation {
 export function createWorkspace(): Workspace {
   const dir = mkdtempSync(join(tmpdir(), 'agent-bus-bench-'));
   let removed = false;
+  let server: Promise<StartedPostgres> | null = null;
+  let started: StartedPostgres | null = null;
+  let databases = 0;
   return {
     dir,
-    bus(name) {
+    async bus(name, engine = 'sqlite') {
       const home = join(dir, name, 'home');
       mkdirSync(home, { recursive: true });
-      const db = join(dir, name, 'bus', 'bus.db');
-      const audit = join(dir, name, 'bus', 'audit.log');
+      const folder = join(dir, name, 'bus');
+      const audit = join(folder, 'audit.log');
+      let db = join(folder, 'bus.db');
+      if (engine === 'postgres') {
+        server ??= startPostgres({ durable: true }).then((running) => (started = running));
+        const running = await server;
+        const database = `bench_${++databases}`;
+        const created = spawnSync(join(running.bin, 'psql'), ['-X', '-q', '-d', running.url, '-c', `CREATE DATABASE ${database}`], { encoding: 'utf8' });
+        if (created.status !== 0) throw new Error(`cannot create a benchmark database: ${created.stderr}`);
+        const url = new URL(running.url);
+        url.pathname = `/${database}`;
+        db = url.toString();
+        mkdirSync(folder, { recursive: true, mode: 0o700 });
+      }
       const env: NodeJS.ProcessEnv = {
         PATH: process.env.PATH,
         HOME: home,
         AGENT_BUS_DB: db,
         AGENT_BUS_AUDIT_LOG: audit,
+        ...(engine === 'postgres' ? { AGENT_BUS_HOME: folder } : {}),
         NO_COLOR: '1',
       };
-      return { home, db, audit, env };
+      return { engine, home, db, audit, env };
     },
     cleanup() {
       if (removed) return;
       removed = true;
+      // The server goes with the workspace (stopped synchronously: this runs at exit too).
+      if (started) stopPostgres(started.dir, started.bin);
       rmSync(dir, { recursive: true, force: true });
     },
   };

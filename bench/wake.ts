@@ -6,10 +6,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
-import { SqliteStore } from '../src/store/sqlite/store.js';
-import { CLI, median, quantile, round, spawnTracked, type Workspace } from './util.js';
+import { openBus, openStoreAt } from '../src/runtime.js';
+import { CLI, median, quantile, round, spawnTracked, type Engine, type Workspace } from './util.js';
 import type { HookFigure } from './hooks.js';
 
 const SENDS = 200;
@@ -18,14 +17,14 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-export async function wakeLatency(ws: Workspace): Promise<HookFigure & { p99: number }> {
-  const location = ws.bus('wake-latency');
+export async function wakeLatency(ws: Workspace, engine: Engine = 'sqlite'): Promise<HookFigure & { p99: number }> {
+  const location = await ws.bus(`wake-latency-${engine}`, engine);
   const name = 'bench-repo/claude';
   const bus = openBus(location.env);
   await bus.register(registrationsFor(name, location.home, true));
   await bus.register(registrationsFor('human', location.home, true));
-  const seeding = new SqliteStore(location.db);
-  const db = seeding.connection;
+  // Whether the watcher has settled, read from the store as any process would.
+  const store = openStoreAt(location.db, location.env);
   const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '30', AGENT_BUS_WAKES_PER_HOUR: '0' };
   const delays: number[] = [];
   try {
@@ -35,7 +34,7 @@ export async function wakeLatency(ws: Workspace): Promise<HookFigure & { p99: nu
       watcher.stdin?.end(JSON.stringify({ session_id: 'bench-session' }));
       // Settled: it has claimed the session (and looked at the inbox once, finding nothing).
       const claimed = Date.now();
-      while (!db.prepare('SELECT 1 FROM watchers WHERE session = ?').get('bench-session')) {
+      while (!(await store.watchers()).some((watcher) => watcher.agent.startsWith(name))) {
         if (Date.now() - claimed > 10_000) throw new Error('the watcher never started');
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -48,7 +47,7 @@ export async function wakeLatency(ws: Workspace): Promise<HookFigure & { p99: nu
     }
     if ((await bus.pendingCount(name)) !== 0) throw new Error('mail was left unread');
   } finally {
-    await seeding.close();
+    await store.close();
     await bus.close();
   }
   const p50 = median(delays);

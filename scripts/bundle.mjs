@@ -37,7 +37,15 @@ await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cj
 // The brain's refresh (a YAML parser, an HTTP client): hooks load it only when a refresh is due.
 await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outdir}/brain-refresh.cjs` });
 // The PostgreSQL engine and its driver: loaded only when AGENT_BUS_DB is a postgres:// URL.
-await build({ ...common, entryPoints: ['src/store/postgres/store.ts'], outfile: `${outdir}/store-postgres.cjs`, external: ['pg-native'] });
+// The driver asks whether it runs in a Cloudflare Worker by touching the global Response, which
+// loads Node's fetch (undici) at every start: ten milliseconds of a hook's budget. It never does.
+await build({
+  ...common,
+  entryPoints: ['src/store/postgres/store.ts'],
+  outfile: `${outdir}/store-postgres.cjs`,
+  external: ['pg-native'],
+  define: { ...common.define, Response: 'undefined', navigator: 'undefined' },
+});
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 
 const cli = resolve('src/cli');
@@ -107,6 +115,14 @@ try {
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
     if (result.status !== 0 && name !== 'serve' && name !== 'chat' && name !== 'store' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
+  // The PostgreSQL engine's bundle: a hook run against a server that refuses it compiles its start-up and connect paths.
+  const engineRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
+    env: { ...env, AGENT_BUS_BUILD_CODE_CACHE: 'engine', AGENT_BUS_DB: 'postgres://warmup@127.0.0.1:1/warmup', AGENT_BUS_HOME: scratch, AGENT_BUS_NAME: 'warmup/claude' },
+    cwd: scratch,
+    encoding: 'utf8',
+    input: '{}',
+  });
+  if (engineRun.status !== 0) throw new Error(`warm-up of the PostgreSQL engine failed (${engineRun.status}): ${engineRun.stderr}`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

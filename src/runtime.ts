@@ -6,6 +6,7 @@ import { busSettings, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
+import { requireBundle } from './cli/command-loader.js';
 import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
@@ -15,7 +16,10 @@ export const DEFAULT_PG_CONNECT_TIMEOUT_SECONDS = 2;
 
 /** A store at a database setting (a file path or a postgres:// URL), opened as the bus opens its own. */
 export function openStoreAt(database: string, env: Env = process.env): Store {
-  return openStore(database, { connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000 });
+  return openStore(database, {
+    connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000,
+    requireBundle,
+  });
 }
 
 export function openBus(env: Env = process.env): Bus {

@@ -65,3 +65,13 @@ export function writeCodeCache(loaded: LoadedBundle): void {
   writeFileSync(`${target}.partial`, loaded.script.createCachedData());
   renameSync(`${target}.partial`, target);
 }
+
+/**
+ * `require` for a bundle the commands load on demand (the PostgreSQL engine): through the same
+ * code cache as the command bundles. A build run with AGENT_BUS_BUILD_CODE_CACHE=engine records it.
+ */
+export function requireBundle(path: string): unknown {
+  const loaded = loadBundle(path);
+  if (process.env.AGENT_BUS_BUILD_CODE_CACHE === 'engine') process.once('exit', () => writeCodeCache(loaded));
+  return loaded.bundle;
+}

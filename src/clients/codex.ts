@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
 export const BLOCK_END = '# <<< agent-bus <<<';
 /** Codex starts MCP servers with a minimal environment: these pass through (a launch subscription too, for brain_status). */
-export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS'];
+export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_HOME', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_PG_CONNECT_TIMEOUT', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS'];
 const HOOK_EVENTS: Array<[string, string]> = [
   ['SessionStart', 'hook-session-start'],
   ['UserPromptSubmit', 'hook-user-prompt'],

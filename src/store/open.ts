@@ -17,17 +17,19 @@ export interface StoreOptions {
   connectTimeoutMs: number;
   /** Connections one process may hold. */
   poolMax?: number;
+  /** How to load the engine's bundle (the CLI's, with its code cache); plain require by default. */
+  requireBundle?: (path: string) => unknown;
 }
 
 type PostgresModule = typeof import('./postgres/store.js');
 
 export const POSTGRES_BUNDLE = 'store-postgres.cjs';
 
-async function loadPostgres(): Promise<PostgresModule> {
+async function loadPostgres(requireBundle?: (path: string) => unknown): Promise<PostgresModule> {
   const here = fileURLToPath(import.meta.url);
   // A command bundle lives in dist/bin/commands; the engine's bundle beside that folder.
   const bundled = join(dirname(here), '..', POSTGRES_BUNDLE);
-  if (existsSync(bundled)) return createRequire(here)(bundled) as PostgresModule;
+  if (existsSync(bundled)) return (requireBundle ?? createRequire(here))(bundled) as PostgresModule;
   // Not bundled: a name the bundler cannot follow, so no SQLite bundle takes the engine in.
   const module = ['./postgres/store', existsSync(join(dirname(here), 'postgres', 'store.ts')) ? '.ts' : '.js'].join('');
   return (await import(module)) as PostgresModule;
@@ -92,7 +94,7 @@ function lazyStore(location: string, load: () => Promise<Store>): Store {
 export function openStore(location: string, options: StoreOptions): Store {
   if (!isPostgresUrl(location)) return new SqliteStore(location);
   return lazyStore(shownUrl(location), async () => {
-    const { PostgresStore } = await loadPostgres();
+    const { PostgresStore } = await loadPostgres(options.requireBundle);
     return new PostgresStore(location, { connectTimeoutMs: options.connectTimeoutMs, poolMax: options.poolMax ?? 4 });
   });
 }

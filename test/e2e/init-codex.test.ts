@@ -28,7 +28,7 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
       '[mcp_servers.agent-bus]',
       `command = ${JSON.stringify(CLI)}`,
       'args = ["serve"]',
-      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_AUDIT_LOG", "AGENT_BUS_CHANNELS", "AGENTIHOOKS_BASE_CHANNELS"]',
+      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_HOME", "AGENT_BUS_AUDIT_LOG", "AGENT_BUS_PG_CONNECT_TIMEOUT", "AGENT_BUS_CHANNELS", "AGENTIHOOKS_BASE_CHANNELS"]',
       'default_tools_approval_mode = "approve"',
       '',
       '[mcp_servers.agent-bus.env]',

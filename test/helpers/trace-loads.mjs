@@ -1,14 +1,26 @@
-// Preloaded with `node --import` by the bundle test: appends every file the process
-// loads through require (the bundles' createRequire included) to $AGENT_BUS_TRACE_LOADS.
+// Preloaded with `node --import` by the bundle test: appends every file the process loads through
+// require, and every file it reads whole (how the CLI loads its bundles), to $AGENT_BUS_TRACE_LOADS.
 import Module from 'node:module';
-import { appendFileSync } from 'node:fs';
+import fs from 'node:fs';
 
-const original = Module._load;
-Module._load = function load(request, parent, isMain) {
+const log = (file) => {
   try {
-    appendFileSync(process.env.AGENT_BUS_TRACE_LOADS, `${Module._resolveFilename(request, parent, isMain)}\n`);
+    fs.appendFileSync(process.env.AGENT_BUS_TRACE_LOADS, `${file}\n`);
   } catch {
-    // A built-in or a name that does not resolve: nothing to trace.
+    // Nowhere to write: nothing to trace.
   }
-  return original.apply(this, [request, parent, isMain]);
+};
+const load = Module._load;
+Module._load = function traced(request, parent, isMain) {
+  try {
+    log(Module._resolveFilename(request, parent, isMain));
+  } catch {
+    // A name that does not resolve: nothing to trace.
+  }
+  return load.apply(this, [request, parent, isMain]);
+};
+const readFileSync = fs.readFileSync;
+fs.readFileSync = function tracedRead(path, ...rest) {
+  if (typeof path === 'string' && path.endsWith('.cjs')) log(path);
+  return readFileSync.apply(this, [path, ...rest]);
 };

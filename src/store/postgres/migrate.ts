@@ -32,12 +32,22 @@ function refuseNewer(version: number): void {
   }
 }
 
+/** The version in one round trip, when the table is there (nearly every start); 0 when it is not. */
+async function quickVersion(client: pg.PoolClient): Promise<number> {
+  try {
+    return (await client.query<{ version: number }>('SELECT version FROM agent_bus_schema')).rows[0]?.version ?? 0;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return 0; // No such table yet: a new database.
+    throw error;
+  }
+}
+
 /** Migrate if needed; returns the version the database is at afterwards. */
 export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect();
   try {
     // Most starts find the schema current: one read, no lock.
-    const seen = await currentVersion(client);
+    const seen = await quickVersion(client);
     refuseNewer(seen);
     if (seen >= TARGET_VERSION) return seen;
     await client.query('BEGIN');

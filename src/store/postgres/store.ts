@@ -179,13 +179,13 @@ export class PostgresStore implements Store {
     }
     const query: Query = (sql, params) => client.query(sql, params);
     try {
-      await query('BEGIN');
+      // BEGIN and the locks in one round trip, the NOTIFY and COMMIT in another: hooks pay for each.
+      // The lock keys are the bus's own names (repos, sessions, channels), quoted as literals.
       const ordered = [...locks].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-      for (const [space, key] of ordered) await query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [space, key]);
+      await query(['BEGIN', ...ordered.map(([space, key]) => `SELECT pg_advisory_xact_lock(${space}, hashtext(${client.escapeLiteral(key)}))`)].join('; '));
       const result = await work(query);
       // Each payload distinct: PostgreSQL folds identical ones within a transaction.
-      if (notify) await query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, randomId()]);
-      await query('COMMIT');
+      await query(notify ? `SELECT pg_notify('${CHANGE_CHANNEL}', '${randomId()}'); COMMIT` : 'COMMIT');
       return result;
     } catch (error) {
       await query('ROLLBACK').catch(() => undefined);
@@ -329,16 +329,38 @@ export class PostgresStore implements Store {
       const outcomes: Array<{ records: MessageRecord[] } | { error: unknown }> = [];
       try {
         await this.transaction([], async (query) => {
+          // The roster rows each kind of address reads, once per batch, until a send registers someone.
+          const seen = new Map<string, AgentRecord[]>();
+          const pending: MessageRecord[] = [];
           for (const { input } of batch) {
+            if (input.register.length === 0) {
+              // Nothing written before the plan: a refusal needs no undoing. Its rows join the batch's one INSERT.
+              try {
+                const records = await this.planWith(query, input, seen);
+                pending.push(...records);
+                outcomes.push({ records });
+              } catch (error) {
+                if (!(error instanceof PlanRefused)) throw error;
+                outcomes.push({ error: error.reason });
+              }
+              continue;
+            }
+            // A send that registers its speaker runs in a savepoint: a refusal undoes the registration too.
+            await this.insertMessages(query, pending.splice(0));
+            seen.clear();
             await query('SAVEPOINT send');
             try {
-              outcomes.push({ records: await this.sendWith(query, input) });
+              await this.registerWith(query, input.register, input.sentAt);
+              const records = await this.planWith(query, input, new Map());
+              await this.insertMessages(query, records);
               await query('RELEASE SAVEPOINT send');
+              outcomes.push({ records });
             } catch (error) {
               await query('ROLLBACK TO SAVEPOINT send');
               outcomes.push({ error: error instanceof PlanRefused ? error.reason : error });
             }
           }
+          await this.insertMessages(query, pending);
         });
       } catch (error) {
         for (const queued of batch) queued.reject(error);
@@ -352,35 +374,42 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async sendWith(query: Query, input: SendInput): Promise<MessageRecord[]> {
-    await this.registerWith(query, input.register, input.sentAt);
-    const candidates = await this.candidates(query, input.roster);
+  /** Read the roster rows the send's address needs (or the batch's earlier read of them) and plan it: the rows it writes. */
+  private async planWith(query: Query, input: SendInput, seen: Map<string, AgentRecord[]>): Promise<MessageRecord[]> {
+    const key = JSON.stringify(input.roster);
+    let candidates = seen.get(key);
+    if (candidates === undefined) {
+      candidates = await this.candidates(query, input.roster);
+      seen.set(key, candidates);
+    }
     let plan;
     try {
       plan = input.plan(candidates);
     } catch (error) {
       throw new PlanRefused(error);
     }
-    const records = plannedMessages(input, plan);
-    if (records.length > 0) {
-      // One statement for the whole fan-out, whatever its size.
-      await query(
-        `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group)
-         SELECT m, $2, t, $3, $4, $5, $6, $7, g FROM unnest($1::text[], $8::text[], $9::text[]) AS r(m, t, g)`,
-        [
-          records.map((record) => record.messageId),
-          input.from,
-          input.body,
-          plan.threadId,
-          input.sentAt,
-          input.addressedTo,
-          plan.fanoutId,
-          records.map((record) => record.toAgent),
-          records.map((record) => record.toGroup),
-        ],
-      );
-    }
-    return records;
+    return plannedMessages(input, plan);
+  }
+
+  /** One statement for any number of rows: a whole fan-out, or a whole batch of sends. */
+  private async insertMessages(query: Query, records: MessageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const column = <K extends keyof MessageRecord>(key: K): Array<MessageRecord[K]> => records.map((record) => record[key]);
+    await query(
+      `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`,
+      [
+        column('messageId'),
+        column('fromAgent'),
+        column('toAgent'),
+        column('body'),
+        column('threadId'),
+        column('sentAt'),
+        column('addressedTo'),
+        column('fanoutId'),
+        column('toGroup'),
+      ],
+    );
   }
 
   private inboxParams(query: InboxQuery): unknown[] {
@@ -717,6 +746,9 @@ export class PostgresStore implements Store {
   async deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S> {
     const { query: due } = input;
     const from = this.dueFrom(due);
+    // Most hooks find nothing due: one statement (a transaction of its own) says so, and decides.
+    const counts = await this.read<{ severity: Severity; n: number }>(`SELECT n.severity, COUNT(*)::int AS n ${from.sql} GROUP BY n.severity`, from.params);
+    if (counts.length === 0) return input.decide([], { critical: 0, alert: 0, info: 0 });
     return this.transaction(
       [[LOCK.notices, due.session]],
       async (query) => {
