@@ -5,7 +5,7 @@
  * that no password is ever shown or audited.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -197,6 +197,44 @@ test('the audit rows of a PostgreSQL bus carry no part of the URL', () => {
     const audit = readFileSync(bus.audit, 'utf8');
     assert.ok(readAudit(bus.audit).length > 0);
     assert.ok(!audit.includes('TOPSECRET') && !audit.includes('postgres://'));
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test("a watcher whose LISTEN connection is cut reconnects, listens again, and still wakes at once on mail", async () => {
+  const bus = tempBus({}, { engine: 'postgres' });
+  try {
+    const self = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: '/repos/shop' };
+    assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
+    assert.equal(runCli(['inbox'], { env: self }).code, 0);
+    // A 60-second poll: only a notification can wake it fast.
+    const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
+      env: { ...self, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '60' },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let said = '';
+    watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
+    watcher.stdin.end('{"session_id":"s-1"}');
+    const listeners = (): number[] =>
+      bus.rows<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN agent_bus'").map((row) => row.pid);
+    const until = async (what: string, ready: () => boolean): Promise<void> => {
+      const started = Date.now();
+      while (!ready()) {
+        if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await until('the watcher to listen', () => listeners().length === 1 && bus.rows('SELECT session FROM watchers').length === 1);
+    const [first] = listeners();
+    bus.rows(`SELECT pg_terminate_backend(${first})`);
+    await until('the watcher to listen again', () => listeners().length === 1 && listeners()[0] !== first);
+    const sentAt = Date.now();
+    assert.equal(runCli(['send', 'after the reconnect', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    assert.equal(await exited, 10, said);
+    assert.ok(Date.now() - sentAt < 5000, 'woken by the notification, not by the 60-second poll');
+    assert.match(said, /after the reconnect/);
   } finally {
     bus.cleanup();
   }
