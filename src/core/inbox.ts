@@ -12,7 +12,7 @@
  * The lease a hook holds on mail it is about to show is also decided here.
  */
 import { formatStamp } from '../model/clock.js';
-import { randomId } from '../model/ids.js';
+import { uniqueToken } from '../model/ids.js';
 import type { MessageRecord } from '../model/records.js';
 import type { FanoutCopy, InboxDecision, ReaderIdentity } from '../store/ports.js';
 
@@ -48,5 +48,5 @@ export function decideTake(rows: MessageRecord[], copies: FanoutCopy[], reader: 
 
 /** A lease on mail being shown: until when (a stamp, compared as text), and a token only its holder knows. */
 export function newLease(nowMicros: number): string {
-  return `${formatStamp(nowMicros + LEASE_MICROS)}|${randomId()}`;
+  return `${formatStamp(nowMicros + LEASE_MICROS)}|${uniqueToken()}`;
 }

@@ -18,6 +18,18 @@ export function randomId(): string {
   return crypto().randomUUID();
 }
 
+let tokens = 0;
+
+/**
+ * A token no other holder has at the same time: unique, not secret, and made without
+ * node:crypto (whose loading costs a hook as much as its own queries). For the lease
+ * on mail being shown and a notification's payload; never for anything a guess could abuse.
+ */
+export function uniqueToken(): string {
+  tokens++;
+  return `${process.pid.toString(36)}.${Date.now().toString(36)}.${tokens.toString(36)}.${Math.random().toString(36).slice(2, 12)}`;
+}
+
 const idBytes = Buffer.alloc(16);
 // Random bytes drawn in bulk: one draw per id costs more than the rest of a send.
 const pool = Buffer.alloc(4096);

@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { ROOT, tempBus } from '../helpers/bus-env.js';
+import { ROOT, runCli, tempBus } from '../helpers/bus-env.js';
 
 const BIN = join(ROOT, 'dist', 'bin');
 
@@ -76,6 +76,36 @@ test('the PostgreSQL engine and its driver are in a bundle of their own, which n
     assert.ok(!onSqlite.some((file) => file.includes('store-postgres') || /node_modules\/pg/.test(file)), onSqlite.join('\n'));
     const onPostgres = run({ AGENT_BUS_DB: 'postgres://nobody@127.0.0.1:1/none', AGENT_BUS_HOME: bus.folder, AGENT_BUS_PG_CONNECT_TIMEOUT: '0.2' });
     assert.ok(onPostgres.some((file) => file.endsWith('store-postgres.cjs')), 'a postgres:// URL loads the engine');
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('a hook that finds an empty inbox never loads node:crypto, whose start-up costs as much as its queries', () => {
+  const bus = tempBus();
+  const trace = join(bus.dir, 'loads.txt');
+  try {
+    const env = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir, AGENT_BUS_TRACE_LOADS: trace };
+    const run = (hook: string, input: string): string[] => {
+      writeFileSync(trace, '');
+      const result = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), hook, '--client', 'claude'], { env, input, encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    };
+    const payload = JSON.stringify({ session_id: 's-1', cwd: bus.dir });
+    // An agent on the bus, as its MCP server would have registered it, and a first turn behind it.
+    assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env }).code, 0);
+    assert.equal(runCli(['inbox'], { env }).code, 0);
+    run('hook-session-start', payload);
+    for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-pre-tool']) {
+      const loads = run(hook, payload);
+      assert.ok(loads.some((file) => file.endsWith('better_sqlite3.node')), `the trace saw ${hook} open the store`);
+      assert.ok(!loads.includes('node:crypto'), `${hook} loaded node:crypto: ${loads.join(', ')}`);
+    }
+    // And the trace does see it when a hook has mail to take (the lease, the audit's hash).
+    const sent = runCli(['send', 'a task', '--to', 'shop/claude', '--name', 'human'], { env: bus.env });
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.ok(run('hook-user-prompt', payload).includes('node:crypto'), 'the trace records node:crypto when it is loaded');
   } finally {
     bus.cleanup();
   }

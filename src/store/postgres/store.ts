@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../model/errors.js';
-import { randomId } from '../../model/ids.js';
+import { uniqueToken } from '../../model/ids.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 import type {
   AddressMove,
@@ -185,7 +185,7 @@ export class PostgresStore implements Store {
       await query(['BEGIN', ...ordered.map(([space, key]) => `SELECT pg_advisory_xact_lock(${space}, hashtext(${client.escapeLiteral(key)}))`)].join('; '));
       const result = await work(query);
       // Each payload distinct: PostgreSQL folds identical ones within a transaction.
-      await query(notify ? `SELECT pg_notify('${CHANGE_CHANNEL}', '${randomId()}'); COMMIT` : 'COMMIT');
+      await query(notify ? `SELECT pg_notify('${CHANGE_CHANNEL}', '${uniqueToken()}'); COMMIT` : 'COMMIT');
       return result;
     } catch (error) {
       await query('ROLLBACK').catch(() => undefined);
@@ -193,6 +193,27 @@ export class PostgresStore implements Store {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * One statement as a transaction of its own (the implicit one PostgreSQL gives a single
+   * statement): one round trip instead of BEGIN, the statement and COMMIT. With `notify`, the
+   * NOTIFY rides in the same statement, so it still goes out only if the write commits.
+   * Returns the rows the write touched.
+   */
+  private async writeAlone(sql: string, params: unknown[], notify = true): Promise<number> {
+    if (!notify) {
+      await this.prepare();
+      try {
+        return (await this.pool.query(sql, params)).rowCount ?? 0;
+      } catch (error) {
+        throw this.translate(error);
+      }
+    }
+    // A data-modifying WITH runs exactly once whether or not it is read; reading it gives the count.
+    const statement = `WITH written AS (${sql} RETURNING 1)
+      SELECT (SELECT COUNT(*) FROM written)::int AS n, pg_notify('${CHANGE_CHANNEL}', '${uniqueToken()}')`;
+    return (await this.one<{ n: number }>(statement, params))?.n ?? 0;
   }
 
   private async registerWith(query: Query, registrations: Registration[], now: string): Promise<void> {
@@ -216,7 +237,7 @@ export class PostgresStore implements Store {
 
   async touch(names: string[], now: string): Promise<void> {
     if (names.length === 0) return;
-    await this.transaction([], (query) => query('UPDATE agents SET last_seen = $1 WHERE name = ANY($2::text[])', [now, names]));
+    await this.writeAlone('UPDATE agents SET last_seen = $1 WHERE name = ANY($2::text[])', [now, names]);
   }
 
   async getAgent(name: string): Promise<AgentRecord | null> {
@@ -283,7 +304,7 @@ export class PostgresStore implements Store {
   }
 
   async setTopic(name: string, topic: string | null): Promise<void> {
-    await this.transaction([], (query) => query('UPDATE agents SET topic = $1 WHERE name = $2', [topic, name]));
+    await this.writeAlone('UPDATE agents SET topic = $1 WHERE name = $2', [topic, name]);
   }
 
   async retire(old: string, moveTo: string | null): Promise<{ removed: boolean; moved: number; left: number }> {
@@ -646,7 +667,7 @@ export class PostgresStore implements Store {
   }
 
   async bindSessionKey(key: SessionKey, sessionKey: string): Promise<void> {
-    await this.transaction([], (query) => query(`UPDATE sessions SET session_key = $4 WHERE ${SESSION_KEY}`, [...this.keyParams(key), sessionKey]));
+    await this.writeAlone(`UPDATE sessions SET session_key = $4 WHERE ${SESSION_KEY}`, [...this.keyParams(key), sessionKey]);
   }
 
   async route(threadId: string): Promise<ClientRoute | null> {
@@ -654,16 +675,14 @@ export class PostgresStore implements Store {
   }
 
   async saveRoute(route: ClientRoute): Promise<void> {
-    await this.transaction([], (query) =>
-      query(
-        `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at, turn_state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, client = excluded.client, executable = excluded.executable,
-           client_pid = excluded.client_pid, client_started = excluded.client_started, repo_path = excluded.repo_path,
-           updated_at = excluded.updated_at, turn_state = COALESCE(excluded.turn_state, client_routes.turn_state),
-           queued_at = CASE WHEN excluded.turn_state = 'busy' THEN NULL ELSE client_routes.queued_at END`,
-        [route.threadId, route.agent, route.client, route.executable, route.clientPid, route.clientStarted, route.repoPath, route.updatedAt, route.turnState ?? null],
-      ),
+    await this.writeAlone(
+      `INSERT INTO client_routes (thread_id, agent, client, executable, client_pid, client_started, repo_path, updated_at, turn_state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, client = excluded.client, executable = excluded.executable,
+         client_pid = excluded.client_pid, client_started = excluded.client_started, repo_path = excluded.repo_path,
+         updated_at = excluded.updated_at, turn_state = COALESCE(excluded.turn_state, client_routes.turn_state),
+         queued_at = CASE WHEN excluded.turn_state = 'busy' THEN NULL ELSE client_routes.queued_at END`,
+      [route.threadId, route.agent, route.client, route.executable, route.clientPid, route.clientStarted, route.repoPath, route.updatedAt, route.turnState ?? null],
     );
   }
 
@@ -673,22 +692,20 @@ export class PostgresStore implements Store {
   }
 
   async markQueued(threadId: string, now: string): Promise<boolean> {
-    return this.transaction([], async (query) => ((await query("UPDATE client_routes SET queued_at = $1 WHERE thread_id = $2 AND turn_state = 'idle' AND queued_at IS NULL", [now, threadId])).rowCount ?? 0) > 0);
+    return (await this.writeAlone("UPDATE client_routes SET queued_at = $1 WHERE thread_id = $2 AND turn_state = 'idle' AND queued_at IS NULL", [now, threadId])) > 0;
   }
 
   async tick(session: string, counter: string, now: string): Promise<number> {
-    return this.transaction([], async (query) => {
-      const row = (
-        await query(
-          `INSERT INTO session_counters (session, counter, value, updated_at) VALUES ($1, $2, 1, $3)
-           ON CONFLICT (session, counter) DO UPDATE SET value = session_counters.value + 1, updated_at = excluded.updated_at
-           RETURNING value`,
-          [session, counter, now],
-        )
-      ).rows[0] as { value: number } | undefined;
-      return row?.value ?? 1;
-    }, false);
+    // One statement, one round trip: the brain counts every tool call of every agent.
+    const row = await this.one<{ value: number }>(
+      `INSERT INTO session_counters (session, counter, value, updated_at) VALUES ($1, $2, 1, $3)
+       ON CONFLICT (session, counter) DO UPDATE SET value = session_counters.value + 1, updated_at = excluded.updated_at
+       RETURNING value`,
+      [session, counter, now],
+    );
+    return row?.value ?? 1;
   }
+
 
   // ----------------------------------------------------------------- notices
 
@@ -871,7 +888,7 @@ export class PostgresStore implements Store {
   }
 
   async takeMarker(key: string, session: string, now: string): Promise<boolean> {
-    return this.transaction([], async (query) => ((await query('INSERT INTO brain_markers (marker_key, session, taken_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [key, session, now])).rowCount ?? 0) > 0, false);
+    return (await this.writeAlone('INSERT INTO brain_markers (marker_key, session, taken_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [key, session, now], false)) > 0;
   }
 
   // -------------------------------------------------------------------- wake
@@ -912,7 +929,7 @@ export class PostgresStore implements Store {
   }
 
   async releaseWatch(session: string, token: string): Promise<void> {
-    await this.transaction([], (query) => query('DELETE FROM watchers WHERE session = $1 AND token = $2', [session, token]), false);
+    await this.writeAlone('DELETE FROM watchers WHERE session = $1 AND token = $2', [session, token], false);
   }
 
   // -------------------------------------------------------------------- copy
