@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const outdir = 'dist/bin';
 rmSync(outdir, { recursive: true, force: true });
@@ -39,12 +39,30 @@ await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outd
 // The PostgreSQL engine and its driver: loaded only when AGENT_BUS_DB is a postgres:// URL.
 // The driver asks whether it runs in a Cloudflare Worker by touching the global Response, which
 // loads Node's fetch (undici) at every start: ten milliseconds of a hook's budget. It never does.
+// It also loads node:crypto and its Web Crypto at start-up (two milliseconds more), though it
+// needs them only to answer a password challenge: its crypto module is bundled behind a stand-in
+// that loads it on first use.
+const lazyDriverCrypto = {
+  name: 'lazy-driver-crypto',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/(crypto\/)?utils$/ }, (args) => {
+      const target = resolve(args.resolveDir, `${args.path}.js`);
+      return /[\\/]node_modules[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/.test(target) ? { path: target, namespace: 'lazy-driver-crypto' } : undefined;
+    });
+    builder.onLoad({ filter: /.*/, namespace: 'lazy-driver-crypto' }, (args) => ({
+      contents: `let loaded;\nmodule.exports = new Proxy({}, { get: (_, name) => (loaded ??= require(${JSON.stringify(args.path)}))[name] });\n`,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
 await build({
   ...common,
   entryPoints: ['src/store/postgres/store.ts'],
   outfile: `${outdir}/store-postgres.cjs`,
   external: ['pg-native'],
   define: { ...common.define, Response: 'undefined', navigator: 'undefined' },
+  plugins: [lazyDriverCrypto],
 });
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 

@@ -1,12 +1,13 @@
 // A throwaway PostgreSQL server for the test suite and the benchmarks: a new cluster
 // (initdb) in a temp folder, run by an unprivileged user (the server refuses root),
-// on a free loopback port, with trust authentication for that user only. Debian's
+// on a free loopback port, with trust authentication (members of agent_bus_password
+// excepted: they log in with a password, over SCRAM). Debian's
 // server is installed first when its binaries are missing and we may install.
 //
 //   node scripts/postgres.mjs start   prints the admin URL, the folder and the bin dir (JSON)
 //   node scripts/postgres.mjs stop DIR
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,10 @@ export async function startPostgres({ durable = false } = {}) {
     chownSync(data, Number(id.stdout), Number(gid.stdout));
   }
   runAsServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { cwd: dir });
+  // Trust for everyone but the members of agent_bus_password, who must give a password
+  // (SCRAM): the tests of password authentication create their roles in that group.
+  const hba = join(data, 'pg_hba.conf');
+  writeFileSync(hba, `host all +agent_bus_password 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
   const port = await freePort();
   const settings = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
   if (!durable) settings.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');

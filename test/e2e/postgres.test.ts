@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, readAudit, runCli, tempBus } from '../helpers/bus-env.js';
+import { CLI, databaseUrl, psql, readAudit, runCli, tempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 
 const HOOKS = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
@@ -237,5 +237,58 @@ test("a watcher whose LISTEN connection is cut reconnects, listens again, and st
     assert.match(said, /after the reconnect/);
   } finally {
     bus.cleanup();
+  }
+});
+
+test('a role that logs in with a password (SCRAM), set up as the README says: the bus migrates its own database and works; a wrong password is refused in one line that never shows it', (t) => {
+  const admin = databaseUrl('postgres');
+  const asks = psql(admin, "SELECT COUNT(*) FROM pg_hba_file_rules WHERE '+agent_bus_password' = ANY(user_name) AND auth_method = 'scram-sha-256'").trim();
+  if (asks === '0') {
+    t.skip('the test server lets agent_bus_password members in without a password (AGENT_BUS_TEST_PG_URL names a server of its own)');
+    return;
+  }
+  const suffix = Math.random().toString(36).slice(2, 10);
+  const role = `agent_bus_pw_${suffix}`;
+  const password = `Pw${suffix}Secret`;
+  psql(admin, "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'agent_bus_password') THEN CREATE ROLE agent_bus_password NOLOGIN; END IF; END $$");
+  psql(admin, `CREATE ROLE ${role} LOGIN PASSWORD '${password}' IN ROLE agent_bus_password`);
+  psql(admin, `CREATE DATABASE ${role} OWNER ${role}`);
+  const home = tempBus();
+  try {
+    const server = new URL(admin);
+    const url = `postgres://${role}:${password}@${server.host}/${role}`;
+    const env = { ...home.env, AGENT_BUS_DB: url, AGENT_BUS_HOME: home.folder, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: '/repos/shop' };
+    const sent = runCli(['send', 'over a password', '--to', 'shop/claude'], { env });
+    assert.equal(sent.code, 0, sent.stderr);
+    const read = runCli(['inbox', '--json'], { env });
+    assert.equal(read.code, 0, read.stderr);
+    assert.match(read.stdout, /over a password/);
+    const bus = databaseUrl(role);
+    assert.equal(psql(bus, "SELECT body FROM messages WHERE body = 'over a password'").trim(), 'over a password', 'the mail is in the role’s database');
+    assert.equal(psql(bus, "SELECT tableowner FROM pg_tables WHERE tablename = 'messages'").trim(), role, 'the bus created its tables as that role');
+
+    const refused = runCli(['inbox'], { env: { ...env, AGENT_BUS_DB: `postgres://${role}:Wrong${suffix}@${server.host}/${role}` } });
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`^agent-bus: cannot log in to PostgreSQL at ${server.host}: password authentication failed for user "${role}"`));
+    assert.doesNotMatch(refused.stderr + refused.stdout, new RegExp(`Wrong${suffix}|${password}`));
+    // No password at all: what to give, and where.
+    const asked = runCli(['inbox'], { env: { ...env, AGENT_BUS_DB: `postgres://${role}@${server.host}/${role}` } });
+    assert.equal(asked.code, 1);
+    assert.equal(asked.stderr.trim(), `agent-bus: cannot log in to PostgreSQL at ${server.host}: it asks user '${role}' for a password; give it in the URL, in PGPASSWORD or in ~/.pgpass`);
+    // And a hook in that state stays out of its client's way.
+    const hook = spawnSync(process.execPath, [CLI, 'hook-user-prompt', '--client', 'claude'], { env: { ...env, AGENT_BUS_DB: `postgres://${role}@${server.host}/${role}` }, input: '{}', encoding: 'utf8' });
+    assert.equal(hook.status, 0, hook.stderr);
+    assert.equal(hook.stdout, '');
+    // The password in ~/.pgpass (private to the user, as libpq wants it), the URL without one.
+    const pgpass = join(String(home.env.HOME), '.pgpass');
+    writeFileSync(pgpass, `${server.hostname}:${server.port}:${role}:${role}:${password}\n`, { mode: 0o600 });
+    const fromPgpass = runCli(['inbox', '--json'], { env: { ...env, AGENT_BUS_DB: `postgres://${role}@${server.host}/${role}` } });
+    assert.equal(fromPgpass.code, 0, fromPgpass.stderr);
+    for (const row of readAudit(home.audit)) assert.doesNotMatch(JSON.stringify(row), new RegExp(password));
+  } finally {
+    home.cleanup();
+    psql(admin, `DROP DATABASE IF EXISTS ${role} WITH (FORCE)`);
+    psql(admin, `DROP ROLE IF EXISTS ${role}`);
   }
 });

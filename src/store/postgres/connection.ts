@@ -63,13 +63,38 @@ export function connectionConfig(url: string, options: PostgresOptions): pg.Clie
   return { connectionString: driverUrl(url), connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true, application_name: 'agent-bus' };
 }
 
+/**
+ * A client that closes its socket when its login fails. The pool drops such a client without
+ * ending it, and when the failure is on our side (the server asks for a password nobody gave)
+ * the server is still waiting for an answer: the open socket would keep the process alive.
+ */
+class ClosingClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (error: Error | null, client?: pg.Client) => void): void;
+  override connect(callback?: (error: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
+    const close = (): void => void this.end().catch(() => undefined);
+    if (callback === undefined) {
+      return super.connect().catch((error: unknown) => {
+        close();
+        throw error;
+      });
+    }
+    super.connect((error: Error | null) => {
+      if (error) close();
+      callback(error, this);
+    });
+  }
+}
+
 export function createPool(url: string, options: PostgresOptions): pg.Pool {
-  const pool = new pg.Pool({ ...connectionConfig(url, options), max: options.poolMax, idleTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ ...connectionConfig(url, options), max: options.poolMax, idleTimeoutMillis: 10_000, Client: ClosingClient });
   // An idle connection the server dropped: the next query takes a new one.
   pool.on('error', () => undefined);
   return pool;
 }
 
+/** The driver's words when the server asks for a password and none was given. */
+const NO_PASSWORD = /client password must be a string|password must be a string|no password/i;
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE']);
 /** Server answers that mean "no bus here for you": authentication, a missing database, the server starting or stopping. */
 const REFUSED_SQLSTATES = new Set(['28P01', '28000', '3D000', '57P01', '57P02', '57P03', '53300']);
@@ -80,14 +105,19 @@ export function isUnreachable(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
   // TLS that cannot be set up (a server without it, a certificate that does not verify) is a connect that failed too.
   const tls = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_)/.test(code) || /does not support SSL|SSL routines|certificate/i.test(message);
-  return tls || UNREACHABLE_CODES.has(code) || REFUSED_SQLSTATES.has(code) || /timeout expired|Connection terminated|connect ETIMEDOUT|the server closed the connection/i.test(message);
+  return tls || UNREACHABLE_CODES.has(code) || REFUSED_SQLSTATES.has(code) || NO_PASSWORD.test(message) || /timeout expired|Connection terminated|connect ETIMEDOUT|the server closed the connection/i.test(message);
 }
 
 /** One line, naming host and port and what went wrong; the password is never part of it. */
 export function unreachable(url: string, error: unknown): StoreUnavailableError {
-  const { host, port, database } = endpointOf(url);
+  const { host, port, database, user } = endpointOf(url);
   const code = String((error as { code?: unknown }).code ?? '');
   const raw = error instanceof Error ? error.message : String(error);
+  // Reached, but not let in: say so, and what to change.
+  if (NO_PASSWORD.test(raw)) {
+    return new StoreUnavailableError(`cannot log in to PostgreSQL at ${host}:${port}: it asks user '${user}' for a password; give it in the URL, in PGPASSWORD or in ~/.pgpass`);
+  }
+  if (code === '28P01' || code === '28000') return new StoreUnavailableError(`cannot log in to PostgreSQL at ${host}:${port}: ${raw.replace(/\s*\n\s*/g, ' ')}`);
   const reason = /timeout/i.test(raw) ? 'no answer in time (AGENT_BUS_PG_CONNECT_TIMEOUT)' : raw.replace(/\s*\n\s*/g, ' ');
   const what = code === '3D000' ? `database '${database}' does not exist` : reason;
   return new StoreUnavailableError(`cannot reach PostgreSQL at ${host}:${port}: ${what}`);
