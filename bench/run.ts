@@ -187,7 +187,8 @@ async function largeInboxRead(ws: Workspace, engine: Engine = 'sqlite'): Promise
   const REPOS = 1_000; // ten names each: 10,000 agents
   const WARMUP_READS = 20;
   const READS = 300;
-  const seeded = await ws.bus('large-seed');
+  // A seed of its own per engine: the SQLite section's reads have changed its seed by then.
+  const seeded = await ws.bus(`large-seed-${engine}`);
   const location = engine === 'sqlite' ? seeded : await ws.bus(`large-${engine}`, engine);
 
   progress(`seeding ${MESSAGES.toLocaleString('en-US')} messages and ${(REPOS * 10).toLocaleString('en-US')} agents`);
