@@ -19,6 +19,7 @@ import { Wakes } from './wake-ops.js';
 import { pendingByName, registrationsFor, repoMembers, waitingRepoNames } from './roster.js';
 import { Notices } from './notice-ops.js';
 import { decideTake, newLease } from './inbox.js';
+import { SendsFollower } from './follow-sends.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -122,6 +123,17 @@ export class Bus {
   /** A feed of the store's changes, for a loop that waits for mail. */
   changes(): ChangeFeed {
     return this.store.changes();
+  }
+
+  /** A follower of every message stored from now on, by any process on any machine. */
+  async followSends(): Promise<SendsFollower> {
+    const position = await this.store.lastPosition();
+    return new SendsFollower((after, also, limit) => this.store.messagesByPosition(after, also, limit), { position, skipped: new Map() });
+  }
+
+  /** The audit row of a send, for a message another process stored (and audited where it ran). */
+  sendRow(message: MessageRecord): AuditRow {
+    return messageRow('send', message.sentAt, message.fromAgent, message);
   }
 
   getAgent(name: string): Promise<AgentRecord | null> {

@@ -160,6 +160,11 @@ export interface RosterPort {
   retire(old: string, moveTo: string | null): Promise<{ removed: boolean; moved: number; left: number }>;
 }
 
+/** A message with its place in the order of storing. */
+export interface PositionedMessage extends MessageRecord {
+  position: number;
+}
+
 /** Mail: sending, the inbox and its claims, threads. */
 export interface MailPort {
   send(input: SendInput): Promise<MessageRecord[]>;
@@ -189,6 +194,16 @@ export interface MailPort {
   threadIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /** The newest `limit` messages of the bus, oldest first. */
   recentMessages(limit: number): Promise<MessageRecord[]>;
+  /** The position of the newest message stored: 0 when there is none. */
+  lastPosition(): Promise<number>;
+  /**
+   * Messages in the order they were stored, for a follower (`tail -f`): those past position
+   * `after`, and those at the positions in `also`, ordered by position, at most `limit`. Each
+   * message stored takes a greater position than the last one taken (SQLite's rowid,
+   * PostgreSQL's seq). Where sends commit concurrently (PostgreSQL), a position can become
+   * visible after a greater one: a follower asks again for what it saw skipped.
+   */
+  messagesByPosition(after: number, also: number[], limit: number): Promise<PositionedMessage[]>;
   /** The copies of a fan-out in one repo, with whether each is leased. */
   fanoutCopies(fanoutId: string, repo: string): Promise<Array<FanoutCopy & { leased: boolean }>>;
 }

@@ -1,7 +1,7 @@
 /** The CLI as a user meets it: a real subprocess on a private bus. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
@@ -266,6 +266,45 @@ test('tail -f shows a send made by another process', withBus(async (bus) => {
     await seen;
     const lines = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string });
     assert.ok(lines.length >= 2, 'the last row first, then the new ones');
+  } finally {
+    follower.kill('SIGINT');
+  }
+}));
+
+test('tail -f shows every send the bus stores, from a machine with an audit log of its own too, each once', withBus(async (bus) => {
+  join_(bus, 'beta', '/repos/beta');
+  const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: bus.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const saw = (body: string): Promise<void> =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): boolean => out.includes(`"body_preview":"${body}"`);
+        if (check()) return resolve();
+        const timer = setTimeout(() => reject(new Error(`no '${body}' within 10 s; got: ${out}`)), 10_000);
+        follower.stdout.on('data', () => {
+          if (check()) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Another machine: the same store, its own bus folder and audit log, which this tail never reads.
+    const elsewhere = mkdtempSync(join(bus.dir, 'elsewhere-'));
+    const remote = { ...bus.env, AGENT_BUS_AUDIT_LOG: join(elsewhere, 'audit.log'), AGENT_BUS_HOME: elsewhere };
+    assert.equal(runCli(['send', 'from elsewhere', '--to', 'beta', '--name', 'far/codex'], { env: remote }).code, 0);
+    await saw('from elsewhere');
+    assert.ok(existsSync(join(elsewhere, 'audit.log')) && !readFileSync(bus.audit, 'utf8').includes('from elsewhere'), 'the send was audited elsewhere only');
+    assert.equal(runCli(['send', 'from here', '--to', 'beta'], { env: bus.env }).code, 0);
+    await saw('from here');
+    // Both ways (the audit log and the store) have had their chance to bring it in again.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const sends = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; body_preview: string; from: string; to: string }).filter((row) => row.op === 'send');
+    assert.deepEqual(sends.filter((row) => row.body_preview !== 'joining').map((row) => [row.from, row.to, row.body_preview]), [
+      ['far/codex', 'beta', 'from elsewhere'],
+      ['human', 'beta', 'from here'],
+    ]);
   } finally {
     follower.kill('SIGINT');
   }

@@ -292,3 +292,46 @@ test('a role that logs in with a password (SCRAM), set up as the README says: th
     psql(admin, `DROP ROLE IF EXISTS ${role}`);
   }
 });
+
+test('tail -f shows a send whose transaction commits after a later one, once; a rolled-back one never', async () => {
+  const bus = tempBus({}, { engine: 'postgres' });
+  const { default: pg } = await import('pg');
+  const held = new pg.Client({ connectionString: bus.env.AGENT_BUS_DB });
+  const rolledBack = new pg.Client({ connectionString: bus.env.AGENT_BUS_DB });
+  const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: bus.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const self = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: '/repos/shop' };
+    assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
+    let out = '';
+    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const saw = async (body: string): Promise<void> => {
+      const started = Date.now();
+      while (!out.includes(`"body_preview":"${body}"`)) {
+        if (Date.now() - started > 10_000) throw new Error(`no '${body}' within 10 s; got: ${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await held.connect();
+    await rolledBack.connect();
+    // Two sends from another machine, still open: each takes its position now and shows at commit.
+    const insert = (id: string, body: string): string =>
+      `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) VALUES ('${id}', 'far/codex', 'shop/claude', '${body}', '${id}', '${new Date().toISOString()}')`;
+    await held.query(`BEGIN; ${insert('m-held', 'committed late')}`);
+    await rolledBack.query(`BEGIN; ${insert('m-gone', 'rolled back')}`);
+    assert.equal(runCli(['send', 'sent after', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    await saw('sent after');
+    await rolledBack.query('ROLLBACK');
+    await held.query(`SELECT pg_notify('agent_bus', 'late'); COMMIT`);
+    await saw('committed late');
+    // Every later look at the store has had its chance to print either again.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const bodies = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; body_preview: string }).filter((row) => row.op === 'send' && row.body_preview !== 'joining').map((row) => row.body_preview);
+    assert.deepEqual(bodies, ['sent after', 'committed late']);
+  } finally {
+    follower.kill('SIGINT');
+    await held.end().catch(() => undefined);
+    await rolledBack.end().catch(() => undefined);
+    bus.cleanup();
+  }
+});

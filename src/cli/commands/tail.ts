@@ -4,6 +4,10 @@ import { followLines } from '../../audit/follow.js';
 import { parseAuditLine, tailAudit } from '../../audit/log.js';
 import type { AuditRow } from '../../audit/record.js';
 import { busPaths } from '../../core/paths.js';
+import type { SendsFollower } from '../../core/follow-sends.js';
+import { eachChange } from '../../core/store-changes.js';
+import { openBus } from '../../runtime.js';
+import { ReaderGone } from '../output.js';
 import { positiveInt } from '../context.js';
 import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
 import { makeStyle, type Style } from '../../render/style.js';
@@ -40,27 +44,85 @@ export const run: CommandRunner = async (args, io) => {
   }
   for (const row of tailAudit(path, limit, startOffset)) print(row);
   if (!args.values.follow) return 0;
+  return follow(path, startOffset, print, io.env, (line) => io.stderr.write(`${line}\n`));
+};
+
+/** How often the store is asked again when no change was signalled (skipped positions, a missed hint). */
+const POLL_MS = 2_000;
+/** How many sends' ids are remembered to print each once, whichever way it came. */
+const REMEMBERED_SENDS = 10_000;
+
+/**
+ * Every new row of this machine's audit log as it is written, and every send the bus stores,
+ * from any process on any machine, as its change feed signals it: a send made here comes
+ * both ways and is printed once.
+ */
+function follow(path: string, fromOffset: number, print: (row: AuditRow) => void, env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<number> {
+  const printed = new Set<string>();
+  const printOnce = (row: AuditRow): void => {
+    if (row.op === 'send' && typeof row.message_id === 'string') {
+      if (printed.has(row.message_id)) return;
+      printed.add(row.message_id);
+      if (printed.size > REMEMBERED_SENDS) printed.delete(printed.values().next().value as string);
+    }
+    print(row);
+  };
+  const bus = openBus(env);
+  const feed = bus.changes();
+  let stopped = false;
+  let storeWarned = false;
   return new Promise<number>((resolve, reject) => {
-    const follower = followLines(
+    let failed: unknown = null;
+    const fail = (error: unknown): void => {
+      // Most likely the reader went away; the dispatcher decides what that means.
+      failed ??= error;
+      stop();
+    };
+    const audit = followLines(
       path,
       (line) => {
         const row = parseAuditLine(line);
         if (!row) return;
         try {
-          print(row);
+          printOnce(row);
         } catch (error) {
-          // Most likely the reader went away; the dispatcher decides what that means.
-          follower.close();
-          reject(error);
+          fail(error);
         }
       },
-      { fromOffset: startOffset },
+      { fromOffset },
     );
-    const stop = (): void => {
-      follower.close();
-      resolve(0);
-    };
+    let follower: SendsFollower | null = null;
+    const sends = eachChange({ feed, pollMs: POLL_MS, stopped: () => stopped }, async () => {
+      try {
+        follower ??= await bus.followSends();
+        for (const message of await follower.next()) printOnce(bus.sendRow(message));
+        storeWarned = false;
+      } catch (error) {
+        if (stopped) return undefined;
+        if (error instanceof ReaderGone) {
+          fail(error);
+          return undefined;
+        }
+        if (!storeWarned) warn(`agent-bus: tail: cannot read the bus (${oneLine((error as Error).message ?? String(error))}); following this machine's audit log meanwhile`);
+        storeWarned = true;
+      }
+      return undefined;
+    });
+    function stop(): void {
+      if (stopped) return;
+      stopped = true;
+      audit.close();
+      feed.interrupt();
+      void sends
+        .catch(() => undefined)
+        .then(async () => {
+          await feed.close().catch(() => undefined);
+          await bus.close().catch(() => undefined);
+          if (failed !== null) reject(failed);
+          else resolve(0);
+        });
+    }
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-};
+}

@@ -48,6 +48,7 @@ import type {
   SessionRecord,
   Store,
   TakeOutcome,
+  PositionedMessage,
 } from '../ports.js';
 import { plannedMessages } from '../rows.js';
 import type { TableModel, TableRow } from '../tables.js';
@@ -556,6 +557,19 @@ export class PostgresStore implements Store {
     return this.read<MessageRecord>(`SELECT * FROM (SELECT ${MESSAGE_COLUMNS}, seq FROM messages ORDER BY seq DESC LIMIT $1) x ORDER BY seq`, [limit]).then(
       (rows) => rows.map(({ seq: _seq, ...message }: MessageRecord & { seq?: string }) => message),
     );
+  }
+
+  async lastPosition(): Promise<number> {
+    return Number((await this.one<{ position: string | null }>('SELECT MAX(seq) AS position FROM messages'))?.position ?? 0);
+  }
+
+  async messagesByPosition(after: number, also: number[], limit: number): Promise<PositionedMessage[]> {
+    if (limit <= 0) return [];
+    const rows = await this.read<PositionedMessage & { position: string }>(
+      `SELECT seq AS position, ${MESSAGE_COLUMNS} FROM messages WHERE seq > $1 OR seq = ANY($2::bigint[]) ORDER BY seq LIMIT $3`,
+      [after, also, limit],
+    );
+    return rows.map((row) => ({ ...row, position: Number(row.position) }));
   }
 
   async fanoutCopies(fanoutId: string, repo: string): Promise<Array<FanoutCopy & { leased: boolean }>> {

@@ -45,6 +45,7 @@ import type {
   BrainState,
   ReconcileInput,
   ReconcileOutcome,
+  PositionedMessage,
 } from '../ports.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
@@ -850,6 +851,19 @@ export class SqliteStore implements Store {
          ON CONFLICT(session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent`,
         [session, token, pid, now, agent],
       ),
+    );
+  }
+
+  async lastPosition(): Promise<number> {
+    return this.get<{ position: number | null }>('SELECT MAX(rowid) AS position FROM messages')?.position ?? 0;
+  }
+
+  async messagesByPosition(after: number, also: number[], limit: number): Promise<PositionedMessage[]> {
+    if (limit <= 0) return [];
+    return this.all<PositionedMessage>(
+      `SELECT rowid AS position, ${MESSAGE_COLUMNS} FROM messages
+       WHERE rowid > ? OR rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid LIMIT ?`,
+      [after, JSON.stringify(also), limit],
     );
   }
 
