@@ -108,6 +108,7 @@ const warmups = {
   chat: ['chat'],
   brain: ['brain', 'status'],
   'wake-config': ['wake-config', 'show'],
+  token: ['token', 'list'],
   // Mail is waiting for the hooks' agent: the watcher takes it at once and exits 10.
   'hook-watch': ['hook-watch', '--client', 'opencode', '--max-seconds', '2'],
 };

@@ -38,9 +38,16 @@ export class AuditLog {
    * group commit, say) go out together in one write, made before any caller
    * awaiting those operations resumes: a caller that sees a result can read its row.
    */
+  /**
+   * Fields added to every row appended while it returns some: the hub names itself and the
+   * token a request came with (its id, never the token), for whatever that request does.
+   */
+  stamp: (() => Record<string, string> | undefined) | null = null;
+
   append(rows: readonly AuditRow[]): void {
     if (rows.length === 0) return;
-    for (const row of rows) this.pending.push(row);
+    const stamp = this.stamp?.();
+    for (const row of rows) this.pending.push(stamp === undefined ? row : { ...row, ...stamp });
     if (!this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());

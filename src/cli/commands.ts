@@ -297,14 +297,48 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'serve',
-    summary: 'Run the MCP server over stdio for one client session (what a client config starts).',
+    summary: 'Run the MCP server over stdio for one client session (what a client config starts), or the hub (--http).',
     details: [
       'Identity: AGENT_BUS_NAME (with AGENT_BUS_REPO), else --client (or AGENT_BUS_CLIENT) plus the repo',
       'this runs in gives <repo>/<client>; each session then claims its own address, <repo>/<client>-N.',
+      '',
+      'With --http: the hub. The same tools at /mcp over Streamable HTTP, each request speaking as the agent',
+      'its bearer token names (agent-bus token create), /healthz for load balancers. It listens on',
+      '127.0.0.1 unless --host says otherwise, and prints "agent-bus hub: listening on http://HOST:PORT".',
+      'AGENT_BUS_HTTP_RATE: requests per second per token (default 200); SIGTERM drains what is in flight.',
     ].join('\n'),
     positionals: [],
-    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id (claude, codex, opencode, agy, …) when AGENT_BUS_NAME is not set' }],
-    examples: ['agent-bus serve --client claude'],
+    options: [
+      { name: 'client', type: 'string', value: 'ID', description: 'client id (claude, codex, opencode, agy, …) when AGENT_BUS_NAME is not set' },
+      { name: 'http', type: 'boolean', description: 'run the hub instead: the bus over Streamable HTTP for agents on other machines, one token each' },
+      { name: 'host', type: 'string', value: 'HOST', description: 'with --http: the address to listen on', default: '127.0.0.1' },
+      { name: 'port', type: 'string', value: 'PORT', description: 'with --http: the port (0: a free one)', default: '8787' },
+    ],
+    examples: ['agent-bus serve --client claude', 'agent-bus serve --http', 'agent-bus serve --http --host 0.0.0.0 --port 8787'],
+  },
+  {
+    name: 'token',
+    summary: 'The hub\'s tokens, one per agent: token create NAME, token list, token revoke NAME|ID.',
+    details: [
+      'Actions:',
+      '  create NAME     make a token that speaks for the agent NAME over the hub, and print it once',
+      '  list            every token: id, agent, scopes, created, last used, expires, revoked (never a token)',
+      '  revoke NAME|ID  refuse the token with that id, or every token of that agent, from the next request on',
+      '',
+      'A token is stored only as a hash: lose it and make a new one. Give it to the other machine as',
+      'AGENT_BUS_TOKEN, or with agent-bus login; never put it in a file a repo holds.',
+    ].join('\n'),
+    positionals: [
+      { name: 'ACTION', required: true, description: 'create, list or revoke' },
+      { name: 'NAME', required: false, description: 'create: the agent; revoke: the agent or a token id' },
+    ],
+    options: [
+      { name: 'repo', type: 'string', value: 'PATH', description: 'create: the folder the agent works in, as the roster shows it (default: its repo name)' },
+      { name: 'expires', type: 'string', value: 'DURATION', description: 'create: how long the token lasts (30m, 12h, 90d, 2w; default: until revoked)' },
+      { name: 'scope', type: 'string', value: 'SCOPES', description: 'create: more it may do, comma-separated: metrics (read /metrics from anywhere)' },
+      json,
+    ],
+    examples: ['agent-bus token create shop/claude --expires 90d', 'agent-bus token list --json', 'agent-bus token revoke shop/claude'],
   },
 ];
 

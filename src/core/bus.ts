@@ -20,6 +20,7 @@ import { pendingByName, registrationsFor, repoMembers, waitingRepoNames } from '
 import { Notices } from './notice-ops.js';
 import { decideTake, newLease } from './inbox.js';
 import { SendsFollower } from './follow-sends.js';
+import { Tokens } from './tokens.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -101,6 +102,14 @@ export class Bus {
   afterSend: ((actor: string, records: MessageRecord[]) => Promise<void> | undefined) | null = null;
 
   /** Broadcast notices: publish, list, acknowledge, clear, deliver. */
+  private tokenOps: Tokens | undefined;
+
+  /** The hub's tokens: made, listed, revoked, and checked at every request. */
+  get tokens(): Tokens {
+    this.tokenOps ??= new Tokens(this.store);
+    return this.tokenOps;
+  }
+
   get notices(): Notices {
     this.noticeOps ??= new Notices(this.store, this.audit, this.settings.channelMaxNotices);
     return this.noticeOps;
@@ -123,6 +132,11 @@ export class Bus {
   /** A feed of the store's changes, for a loop that waits for mail. */
   changes(): ChangeFeed {
     return this.store.changes();
+  }
+
+  /** Whether the store answers: a cheap read, for a health check. */
+  async ping(): Promise<void> {
+    await this.store.lastPosition();
   }
 
   /** A follower of every message stored from now on, by any process on any machine. */

@@ -14,10 +14,11 @@ import { clientProcessOf, lineageOf, systemProcessTable } from '../sessions/proc
 import { InvalidInputError } from '../model/errors.js';
 import { keyOf } from '../core/sessions.js';
 import type { SessionKey } from '../model/records.js';
+import type { ToolSession } from './tool-session.js';
 
 type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
 
-export class ServerSession {
+export class ServerSession implements ToolSession {
   private current: string;
   private key: SessionKey | null = null;
   private claimed = false;

@@ -6,7 +6,7 @@ import type { AuditRow } from '../audit/record.js';
 import type { Bus } from '../core/bus.js';
 import { nobodyReachedNote } from '../core/addressing.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
-import type { ServerSession } from './session.js';
+import type { ToolSession } from './tool-session.js';
 import { InvalidInputError, isStoreUnavailable } from '../model/errors.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
@@ -15,10 +15,12 @@ import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 
 export interface ToolContext {
   bus: Bus;
-  session: ServerSession;
+  session: ToolSession;
   auditPath: string;
   tailAudit(path: string, limit: number): AuditRow[];
   touchIntervalMs: number;
+  /** When this identity last refreshed last_seen (epoch ms): shared by every server that speaks as it. */
+  touched: { last: number };
   /** The server's environment: where the brain's settings come from. */
   env: Record<string, string | undefined>;
 }
@@ -41,16 +43,15 @@ export function toolError(error: unknown): CallToolResult {
 
 
 export function buildTools(server: McpServer, context: ToolContext): void {
-  const { bus, session } = context;
-  let lastTouch = 0;
+  const { bus, session, touched } = context;
 
   /** Every call: bind the session (Codex's first call), then refresh last_seen when it is due. */
   const prepare = async (extra: Extra): Promise<void> => {
     const threadId = extra._meta?.threadId;
     await session.ensure(typeof threadId === 'string' && threadId !== '' ? threadId : null);
     const now = Date.now();
-    if (now - lastTouch >= context.touchIntervalMs) {
-      lastTouch = now;
+    if (now - touched.last >= context.touchIntervalMs) {
+      touched.last = now;
       const names = [session.name];
       const shared = clientAddressOf(session.name);
       if (shared !== null && shared !== session.name) names.push(shared);

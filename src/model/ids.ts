@@ -78,3 +78,12 @@ export function sha256Hex(text: string): string {
 export function sha1Bytes(text: string): Buffer {
   return crypto().createHash('sha1').update(text, 'utf8').digest();
 }
+
+export function randomBytes(size: number): Buffer {
+  return crypto().randomBytes(size);
+}
+
+/** Whether two byte strings are equal, in time that does not depend on where they differ. */
+export function equalInConstantTime(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && crypto().timingSafeEqual(a, b);
+}

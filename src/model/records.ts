@@ -93,3 +93,19 @@ export interface BrainState {
   lastOkAt: string | null;
   lastError: string | null;
 }
+
+/** A hub token, as stored: never the token itself, only a hash of its secret. */
+export interface TokenRecord {
+  tokenId: string;
+  /** The agent the token speaks for. */
+  agent: string;
+  repoPath: string;
+  /** sha256 of the token's secret, hex. */
+  secretHash: string;
+  /** What the token may do besides speaking as its agent (`metrics`), space-separated. */
+  scopes: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}

@@ -6,10 +6,10 @@
  * as synchronous functions from the core (for example, who a send reaches).
  */
 import type { NoticeCandidate, NoticeRecord, Severity } from '../model/notices.js';
-import type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord } from '../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { TableModel, TableRow } from './tables.js';
 
-export type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord } from '../model/records.js';
+export type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 
 /** Which roster rows a send needs to see to decide its recipients. */
 export type RosterQuery = { kind: 'all' } | { kind: 'name'; name: string } | { kind: 'group'; group: string };
@@ -302,6 +302,20 @@ export interface ChangesPort {
   changes(): ChangeFeed;
 }
 
+/** The hub's tokens: each stored as a hash of its secret, found by its id. */
+export interface TokensPort {
+  /** Store a new token and register its agent (so mail to it is accepted), in one transaction. */
+  createToken(token: TokenRecord, register: Registration[]): Promise<void>;
+  /** The token with this id, revoked or expired ones too: the caller decides. */
+  tokenById(tokenId: string): Promise<TokenRecord | null>;
+  /** Every token, oldest first. */
+  listTokens(): Promise<TokenRecord[]>;
+  /** Revoke the tokens with this id, or speaking for this agent, not yet revoked; the ids revoked. */
+  revokeTokens(idOrAgent: string, now: string): Promise<string[]>;
+  /** Note a use: last_used_at = now, only when it was last noted before `unlessSince` (a write at most that often). */
+  noteTokenUse(tokenId: string, now: string, unlessSince: string): Promise<void>;
+}
+
 /** Moving a whole bus between engines (`agent-bus store copy`), table by table of the shared model (tables.ts). */
 export interface CopyPort {
   /** A table's rows in batches, in its order (messages in the order they were written). */
@@ -312,7 +326,7 @@ export interface CopyPort {
 }
 
 /** A backend: every port, over one database. */
-export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, ChangesPort, CopyPort {
+export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort {
   /** Where the data lives, as shown to the user (a file path, or a URL without its password). */
   readonly location: string;
   close(): Promise<void>;

@@ -40,6 +40,11 @@ export const TABLES: TableModel[] = [
   { name: 'brain_markers', columns: ['marker_key', 'session', 'taken_at'], key: ['marker_key'] },
   { name: 'wakes', columns: ['agent', 'woken_at'], key: ['agent', 'woken_at'] },
   { name: 'watchers', columns: ['session', 'token', 'pid', 'started_at', 'agent'], key: ['session'] },
+  {
+    name: 'tokens',
+    columns: ['token_id', 'agent', 'repo_path', 'secret_hash', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'],
+    key: ['token_id'],
+  },
 ];
 
 export type TableRow = Record<string, unknown>;

@@ -1,13 +1,24 @@
-/** `agent-bus serve`: the MCP server over stdio for one client session. */
-import { serve } from '../../mcp/server.js';
+/** `agent-bus serve`: the MCP server over stdio for one client session, or with --http the hub. */
+import { UsageError } from '../args.js';
 import { version } from '../main.js';
 import type { CommandRunner } from '../spec.js';
 
-export const run: CommandRunner = async (args, io) =>
-  serve({
-    env: io.env,
-    cwd: io.cwd,
-    client: typeof args.values.client === 'string' ? args.values.client : undefined,
-    version: version(),
-    log: (line) => io.stderr.write(`${line}\n`),
-  });
+export const run: CommandRunner = async (args, io) => {
+  const log = (line: string): void => {
+    io.stderr.write(`${line}\n`);
+  };
+  if (!args.values.http) {
+    // --host and --port have defaults, so whether they were given is read from the command line.
+    const given = io.argv.find((arg) => /^--(host|port)(=|$)/.test(arg));
+    if (given !== undefined) throw new UsageError(`serve: ${given.split('=')[0]} is for the hub; add --http`);
+    const { serve } = await import('../../mcp/server.js');
+    return serve({ env: io.env, cwd: io.cwd, client: typeof args.values.client === 'string' ? args.values.client : undefined, version: version(), log });
+  }
+  if (typeof args.values.client === 'string') throw new UsageError('serve --http: --client is for the stdio server; a hub speaks for whoever each token names');
+  const host = String(args.values.host ?? '127.0.0.1').trim();
+  const rawPort = String(args.values.port ?? '8787').trim();
+  if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got '${rawPort}'`);
+  if (host === '') throw new UsageError('--host must name an address to listen on');
+  const { runHub } = await import('../../http/hub.js');
+  return runHub({ env: io.env, host, port: Number(rawPort), version: version(), log, announce: (line) => io.stdout.write(`${line}\n`) });
+};

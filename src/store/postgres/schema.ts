@@ -192,6 +192,23 @@ export const STEPS: PostgresStep[] = [
     description: 'the agent a watcher waits for',
     sql: `ALTER TABLE watchers ADD COLUMN agent ${T};`,
   },
+  {
+    step: 14,
+    description: "the hub's tokens",
+    sql: `
+      CREATE TABLE tokens (
+        token_id ${T} PRIMARY KEY,
+        agent ${T} NOT NULL,
+        repo_path ${T} NOT NULL,
+        secret_hash ${T} NOT NULL,
+        scopes ${T} NOT NULL,
+        created_at ${T} NOT NULL,
+        expires_at ${T},
+        last_used_at ${T},
+        revoked_at ${T}
+      );
+      CREATE INDEX idx_tokens_agent ON tokens(agent);`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -49,6 +49,7 @@ import type {
   Store,
   TakeOutcome,
   PositionedMessage,
+  TokenRecord,
 } from '../ports.js';
 import { plannedMessages } from '../rows.js';
 import type { TableModel, TableRow } from '../tables.js';
@@ -120,6 +121,8 @@ class PlanRefused extends Error {
 function isCriticalOnly(query: DueNoticesQuery): boolean {
   return query.severities.length === 1 && query.severities[0] === 'critical';
 }
+
+const TOKEN_COLUMNS = `token_id AS "tokenId", agent, repo_path AS "repoPath", secret_hash AS "secretHash", scopes, created_at AS "createdAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
 
 export class PostgresStore implements Store {
   readonly location: string;
@@ -944,6 +947,41 @@ export class PostgresStore implements Store {
 
   async releaseWatch(session: string, token: string): Promise<void> {
     await this.writeAlone('DELETE FROM watchers WHERE session = $1 AND token = $2', [session, token], false);
+  }
+
+  // ------------------------------------------------------------------ tokens
+
+  async createToken(token: TokenRecord, register: Registration[]): Promise<void> {
+    await this.transaction([], async (query) => {
+      await this.registerWith(query, register, token.createdAt);
+      await query(
+        `INSERT INTO tokens (token_id, agent, repo_path, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [token.tokenId, token.agent, token.repoPath, token.secretHash, token.scopes, token.createdAt, token.expiresAt, token.lastUsedAt, token.revokedAt],
+      );
+    });
+  }
+
+  async tokenById(tokenId: string): Promise<TokenRecord | null> {
+    return (await this.one<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1`, [tokenId])) ?? null;
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return this.read<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at, token_id`);
+  }
+
+  async revokeTokens(idOrAgent: string, now: string): Promise<string[]> {
+    const rows = await this.read<{ tokenId: string }>(
+      `WITH revoked AS (
+         UPDATE tokens SET revoked_at = $2 WHERE (token_id = $1 OR agent = $1) AND revoked_at IS NULL RETURNING token_id
+       ) SELECT token_id AS "tokenId" FROM revoked ORDER BY token_id`,
+      [idOrAgent, now],
+    );
+    return rows.map((row) => row.tokenId);
+  }
+
+  async noteTokenUse(tokenId: string, now: string, unlessSince: string): Promise<void> {
+    await this.writeAlone('UPDATE tokens SET last_used_at = $2 WHERE token_id = $1 AND (last_used_at IS NULL OR last_used_at < $3)', [tokenId, now, unlessSince], false);
   }
 
   // -------------------------------------------------------------------- copy

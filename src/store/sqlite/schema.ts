@@ -257,6 +257,26 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'watchers', { agent: 'TEXT' });
     },
   },
+  {
+    step: 14,
+    description: "the hub's tokens, each a hash of its secret and the agent it speaks for",
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS tokens (
+          token_id TEXT PRIMARY KEY,
+          agent TEXT NOT NULL,
+          repo_path TEXT NOT NULL,
+          secret_hash TEXT NOT NULL,
+          scopes TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          expires_at TEXT,
+          last_used_at TEXT,
+          revoked_at TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_tokens_agent ON tokens(agent);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

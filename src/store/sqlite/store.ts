@@ -46,6 +46,7 @@ import type {
   ReconcileInput,
   ReconcileOutcome,
   PositionedMessage,
+  TokenRecord,
 } from '../ports.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
@@ -135,6 +136,8 @@ class PlanRefused extends Error {
     super('send refused by its plan');
   }
 }
+
+const TOKEN_COLUMNS = `token_id AS tokenId, agent, repo_path AS repoPath, secret_hash AS secretHash, scopes, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt`;
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -886,6 +889,44 @@ export class SqliteStore implements Store {
 
   async releaseWatch(session: string, token: string): Promise<void> {
     this.immediate(() => this.run('DELETE FROM watchers WHERE session = ? AND token = ?', [session, token]));
+  }
+
+  // ------------------------------------------------------------------ tokens
+
+  async createToken(token: TokenRecord, register: Registration[]): Promise<void> {
+    this.immediate(() => {
+      this.registerNow(register, token.createdAt);
+      this.run(
+        `INSERT INTO tokens (token_id, agent, repo_path, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at)
+         VALUES (@tokenId, @agent, @repoPath, @secretHash, @scopes, @createdAt, @expiresAt, @lastUsedAt, @revokedAt)`,
+        { ...token },
+      );
+    });
+  }
+
+  async tokenById(tokenId: string): Promise<TokenRecord | null> {
+    return this.get<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = ?`, [tokenId]) ?? null;
+  }
+
+  async listTokens(): Promise<TokenRecord[]> {
+    return this.all<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at, token_id`);
+  }
+
+  async revokeTokens(idOrAgent: string, now: string): Promise<string[]> {
+    return this.immediate(() => {
+      const ids = this.all<{ tokenId: string }>(
+        'SELECT token_id AS tokenId FROM tokens WHERE (token_id = @key OR agent = @key) AND revoked_at IS NULL ORDER BY token_id',
+        { key: idOrAgent },
+      ).map((row) => row.tokenId);
+      for (const id of ids) this.run('UPDATE tokens SET revoked_at = @now WHERE token_id = @id', { id, now });
+      return ids;
+    });
+  }
+
+  async noteTokenUse(tokenId: string, now: string, unlessSince: string): Promise<void> {
+    this.immediate(() =>
+      this.run('UPDATE tokens SET last_used_at = @now WHERE token_id = @tokenId AND (last_used_at IS NULL OR last_used_at < @unlessSince)', { tokenId, now, unlessSince }),
+    );
   }
 
   async *exportRows(table: TableModel, batch: number): AsyncGenerator<TableRow[]> {

@@ -1,0 +1,113 @@
+/**
+ * The hub's tokens: an agent's identity over the network. A token is
+ * `abt_<id>_<secret>`: the id finds its row, the secret (256 random bits) is
+ * stored only as a sha256 hash and compared in constant time. A token is shown
+ * once, when it is made; nothing else ever prints, stores or audits it.
+ */
+import { formatStamp, stampToMillis } from '../model/clock.js';
+import { InvalidInputError } from '../model/errors.js';
+import { equalInConstantTime, randomBytes, sha256Hex } from '../model/ids.js';
+import type { TokenRecord } from '../model/records.js';
+import type { Store } from '../store/ports.js';
+import { parseName } from './names.js';
+import { registrationsFor } from './roster.js';
+
+const TOKEN_PATTERN = /^abt_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+const ID_PATTERN = /^[0-9a-f]{16}$/;
+/** What a token may be given beyond speaking as its agent. */
+export const TOKEN_SCOPES = ['metrics'] as const;
+/** A token's use is written down at most this often, so a busy agent does not write at every request. */
+const USE_NOTED_EVERY_MS = 60_000;
+
+export type TokenCheck =
+  | { ok: true; token: TokenRecord }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'revoked' };
+
+export interface NewToken {
+  record: TokenRecord;
+  /** The token itself: shown to the user once, and never again. */
+  token: string;
+}
+
+/** A duration such as `90d`, `12h`, `30m`, `2w` or plain seconds, in milliseconds. */
+export function parseDuration(raw: string): number {
+  const match = /^(\d+)\s*([smhdw]?)$/i.exec(raw.trim());
+  if (!match) throw new InvalidInputError(`bad duration '${raw}': use seconds or a number with s, m, h, d or w (e.g. 12h, 90d)`);
+  const unit = (match[2] ?? '').toLowerCase();
+  const seconds = Number(match[1]) * ({ m: 60, h: 3600, d: 86_400, w: 604_800 }[unit] ?? 1);
+  if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad duration '${raw}': it must be more than nothing`);
+  if (seconds > 10 * 365 * 86_400) throw new InvalidInputError(`bad duration '${raw}': the longest is ten years`);
+  return seconds * 1000;
+}
+
+export function parseScopes(raw: readonly string[]): string {
+  const scopes = raw.flatMap((item) => item.split(/[\s,]+/)).filter((item) => item !== '');
+  for (const scope of scopes) {
+    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw new InvalidInputError(`unknown scope '${scope}': the scopes are ${TOKEN_SCOPES.join(', ')}`);
+  }
+  return [...new Set(scopes)].sort().join(' ');
+}
+
+export function hasScope(token: TokenRecord, scope: (typeof TOKEN_SCOPES)[number]): boolean {
+  return token.scopes.split(' ').includes(scope);
+}
+
+/** Whether a string is shaped like a token id (what `token revoke` tells from an agent name). */
+export function isTokenId(text: string): boolean {
+  return ID_PATTERN.test(text);
+}
+
+export class Tokens {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(request: { agent: string; repoPath: string | null; expiresInMs: number | null; scopes: string }): Promise<NewToken> {
+    parseName(request.agent);
+    const tokenId = randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('base64url');
+    const now = this.now();
+    const record: TokenRecord = {
+      tokenId,
+      agent: request.agent,
+      // A remote agent works in a folder of another machine: its name's repo stands in for a path here.
+      repoPath: request.repoPath ?? request.agent.split('/')[0] ?? request.agent,
+      secretHash: sha256Hex(secret),
+      scopes: request.scopes,
+      createdAt: formatStamp(now * 1000),
+      expiresAt: request.expiresInMs === null ? null : formatStamp((now + request.expiresInMs) * 1000),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.store.createToken(record, registrationsFor(record.agent, record.repoPath, true));
+    return { record, token: `abt_${tokenId}_${secret}` };
+  }
+
+  list(): Promise<TokenRecord[]> {
+    return this.store.listTokens();
+  }
+
+  revoke(idOrAgent: string): Promise<string[]> {
+    return this.store.revokeTokens(idOrAgent, formatStamp(this.now() * 1000));
+  }
+
+  /** Who a presented token speaks for, read from the store at every call: a revoke counts at the next request, on every hub. */
+  async check(presented: string): Promise<TokenCheck> {
+    const match = TOKEN_PATTERN.exec(presented);
+    if (!match) return { ok: false, reason: 'malformed' };
+    const [, tokenId, secret] = match as unknown as [string, string, string];
+    const token = await this.store.tokenById(tokenId);
+    const given = Buffer.from(sha256Hex(secret), 'hex');
+    // Compared even for an unknown id, against a stand-in, so timing tells nothing about which ids exist.
+    const stored = Buffer.from(token?.secretHash ?? '0'.repeat(64), 'hex');
+    if (!equalInConstantTime(given, stored) || token === null) return { ok: false, reason: 'unknown' };
+    if (token.revokedAt !== null) return { ok: false, reason: 'revoked' };
+    const now = this.now();
+    if (token.expiresAt !== null && stampToMillis(token.expiresAt) <= now) return { ok: false, reason: 'expired' };
+    if (token.lastUsedAt === null || now - stampToMillis(token.lastUsedAt) >= USE_NOTED_EVERY_MS) {
+      await this.store.noteTokenUse(token.tokenId, formatStamp(now * 1000), formatStamp((now - USE_NOTED_EVERY_MS) * 1000));
+    }
+    return { ok: true, token };
+  }
+}

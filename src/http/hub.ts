@@ -1,0 +1,243 @@
+/**
+ * The hub: `agent-bus serve --http`. The bus over HTTP for agents on other
+ * machines: MCP at /mcp, /healthz for load balancers. Every request but
+ * /healthz carries a bearer token, and the token is the only thing that says
+ * who is asking. The hub keeps nothing of its own between requests: any
+ * number of hubs can share one PostgreSQL database, and a restart loses nothing.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import type { Bus } from '../core/bus.js';
+import { busPaths } from '../core/paths.js';
+import { intSetting, type Env } from '../core/settings.js';
+import { BusError, isStoreUnavailable } from '../model/errors.js';
+import type { TokenRecord } from '../model/records.js';
+import { openBus } from '../runtime.js';
+import { Gate, RateLimiter } from './limits.js';
+import { serveMcp, type McpEndpointContext } from './mcp-endpoint.js';
+
+export interface HubOptions {
+  env: Env;
+  host: string;
+  port: number;
+  version: string;
+  /** Diagnostics (stderr). */
+  log(line: string): void;
+  /** The line that says the hub is ready (stdout). */
+  announce(line: string): void;
+}
+
+/** Requests per second per token unless AGENT_BUS_HTTP_RATE says otherwise. */
+export const DEFAULT_RATE = 200;
+/** Requests handled at once; the rest wait, up to QUEUE of them. */
+const DEFAULT_CONCURRENCY = 64;
+const QUEUE = 1024;
+/** How long SIGTERM waits for requests in flight before it closes anyway. */
+const DRAIN_MS = 10_000;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+/** A missing, bad, expired or revoked token. No resource_metadata: no client should start an OAuth flow. */
+function unauthorized(res: ServerResponse, description: string): void {
+  send(res, 401, { error: 'invalid_token', error_description: description }, { 'www-authenticate': 'Bearer realm="agent-bus", error="invalid_token"' });
+}
+
+/** The body, up to `limit` bytes: null when it is longer (the request is answered 413 then). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      resolve(null);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export interface Hub {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface RequestStamp {
+  hub: string;
+  token_id: string;
+  [field: string]: string;
+}
+
+export async function startHub(options: HubOptions): Promise<Hub> {
+  const { env, log } = options;
+  const bus: Bus = openBus(env);
+  const stamps = new AsyncLocalStorage<RequestStamp>();
+  bus.audit.stamp = () => stamps.getStore();
+  const limiter = new RateLimiter(intSetting(env, 'AGENT_BUS_HTTP_RATE', DEFAULT_RATE, 1));
+  const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
+  const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
+  const allowedOrigins = new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
+  const context: McpEndpointContext = {
+    bus,
+    env,
+    auditPath: busPaths(env).audit,
+    version: options.version,
+    registered: new Set(),
+    touched: new Map(),
+  };
+  let hubName = '';
+
+  async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<TokenRecord | null> {
+    const header = req.headers.authorization;
+    const presented = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+    if (presented === undefined) {
+      unauthorized(res, 'this hub needs a bearer token: Authorization: Bearer <token> (agent-bus token create)');
+      return null;
+    }
+    const check = await bus.tokens.check(presented);
+    if (!check.ok) {
+      const why = { malformed: 'that is not an agent-bus token', unknown: 'no such token', expired: 'the token has expired', revoked: 'the token was revoked' }[check.reason];
+      unauthorized(res, why);
+      return null;
+    }
+    return check.token;
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const origin = req.headers.origin;
+    if (typeof origin === 'string' && !allowedOrigins.has(origin) && origin !== hubOrigin) {
+      send(res, 403, { error: 'forbidden', error_description: `requests from the origin ${origin} are not allowed (AGENT_BUS_HTTP_ORIGINS)` });
+      return;
+    }
+    if (path === '/healthz') {
+      try {
+        await bus.ping();
+        send(res, 200, { status: 'ok' });
+      } catch {
+        send(res, 503, { status: 'unavailable' });
+      }
+      return;
+    }
+    if (path !== '/mcp') {
+      send(res, 404, { error: 'not_found', error_description: `no ${path} here: MCP is at /mcp` });
+      return;
+    }
+    if (req.method !== 'POST') {
+      // Stateless: no stream to open with GET, no session to end with DELETE.
+      send(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this hub answers POST only' }, id: null }, { allow: 'POST' });
+      return;
+    }
+    const token = await authenticate(req, res);
+    if (token === null) return;
+    const wait = limiter.take(token.tokenId);
+    if (wait > 0) {
+      send(res, 429, { error: 'rate_limited', error_description: `more than ${limiter.perSecondLimit} requests a second with this token (AGENT_BUS_HTTP_RATE)` }, { 'retry-after': String(wait) });
+      return;
+    }
+    const raw = await readBody(req, requestLimit);
+    if (raw === null) {
+      send(res, 413, { jsonrpc: '2.0', error: { code: -32000, message: `request body over ${requestLimit} bytes` }, id: null });
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      send(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
+      return;
+    }
+    await stamps.run({ hub: hubName, token_id: token.tokenId }, () => serveMcp(context, token, req, res, body));
+  }
+
+  const inFlight = new Set<Promise<void>>();
+  const server = createServer((req, res) => {
+    const work = gate
+      .run(() => route(req, res))
+      .then((ran) => {
+        if (ran === null) send(res, 503, { error: 'busy', error_description: 'too many requests at once; try again' }, { 'retry-after': '1' });
+      })
+      .catch((error: unknown) => {
+        if (isStoreUnavailable(error)) {
+          send(res, 503, { error: 'store_unavailable', error_description: (error as Error).message }, { 'retry-after': '1' });
+          return;
+        }
+        log(`agent-bus hub: ${req.method ?? '?'} ${(req.url ?? '').split('?')[0]}: ${(error as Error).message ?? String(error)}`);
+        send(res, 500, { error: 'internal', error_description: 'the hub could not answer; see its log' });
+      })
+      .finally(() => inFlight.delete(work));
+    inFlight.add(work);
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+
+  let hubOrigin = '';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new BusError(`cannot listen on ${options.host}:${options.port}: the port is in use (--port)`) : error),
+    );
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${shownHost}:${port}`;
+  hubOrigin = url;
+  hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    close(): Promise<void> {
+      closing ??= (async () => {
+        // Stop taking connections, let idle keep-alive ones go, and wait for what is in flight.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const drained = Promise.allSettled([...inFlight]);
+        await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+        server.closeAllConnections();
+        await closed;
+        await bus.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `agent-bus serve --http`: start the hub, say where, and run until SIGTERM or SIGINT drains it. */
+export async function runHub(options: HubOptions): Promise<number> {
+  let hub: Hub;
+  try {
+    hub = await startHub(options);
+  } catch (error) {
+    options.log(`agent-bus: ${(error as Error).message}`);
+    return error instanceof BusError ? error.exitCode : 1;
+  }
+  options.announce(`agent-bus hub: listening on ${hub.url}`);
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      void hub.close().finally(() => resolve(0));
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

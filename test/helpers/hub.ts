@@ -1,0 +1,87 @@
+/** A hub as a real `agent-bus serve --http` process on a free loopback port, and an MCP client over HTTP. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI, runCli, type TempBus } from './bus-env.js';
+
+export interface RunningHub {
+  url: string;
+  process: ChildProcess;
+  /** What the hub printed, both streams. */
+  output(): string;
+  /** SIGTERM, and the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function startHub(bus: TempBus, extraEnv: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<RunningHub> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', ...args], { env: { ...bus.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the hub did not say it listens within 10 s: ${out}`)), 10_000);
+    const look = (): void => {
+      const match = /agent-bus hub: listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    };
+    child.stdout.on('data', look);
+    void exited.then((code) => reject(new Error(`the hub exited (${code}) before it listened: ${out}`)));
+  });
+  return {
+    url,
+    process: child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** `agent-bus token create NAME --json` on the hub's machine: the token itself. */
+export function createToken(bus: TempBus, name: string, args: string[] = []): { id: string; token: string; expires_at: string | null; name: string } {
+  const made = runCli(['token', 'create', name, '--json', ...args], { env: bus.env });
+  if (made.code !== 0) throw new Error(`token create failed: ${made.stderr}`);
+  return JSON.parse(made.stdout) as { id: string; token: string; expires_at: string | null; name: string };
+}
+
+export interface HttpMcp {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<{ value: unknown; isError: boolean; text: string }>;
+  close(): Promise<void>;
+}
+
+/** An MCP client over Streamable HTTP with a bearer token, as a remote agent's client would hold it. */
+export async function connectHttp(url: string, token: string, headers: Record<string, string> = {}): Promise<HttpMcp> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } });
+  const client = new Client({ name: 'remote-test', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    async call(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ type: string; text: string }>; isError?: boolean };
+      const text = result.content[0]?.text ?? '';
+      let value: unknown = text;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = text;
+      }
+      return { value, isError: result.isError === true, text };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** One raw POST to /mcp: a tools/call with no initialize, as a hook would make it. */
+export async function rawCall(url: string, headers: Record<string, string>, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, method = 'POST'): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    ...(method === 'POST' ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+}
