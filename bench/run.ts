@@ -36,6 +36,7 @@ import { noticeFilter, preToolStartup } from './notices.js';
 import { wakeLatency } from './wake.js';
 import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
+import { hubRoundTrip, hubSendThroughput } from './hub.js';
 import { seedLargeBus } from './seed.js';
 import {
   CLI,
@@ -459,6 +460,11 @@ const SECTIONS: Section[] = [
   { id: 'pg-broadcast-fanout', title: "PostgreSQL: send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: (ws) => broadcastFanout(ws, 'postgres') },
   { id: 'pg-large-inbox-read', title: 'PostgreSQL: readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 900_000, measure: (ws) => largeInboxRead(ws, 'postgres') },
   { id: 'pg-hook-prompt-empty', title: "PostgreSQL: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0, 'postgres') },
+  // The hub over loopback, on each engine.
+  { id: 'hub-round-trip', title: 'hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws) },
+  { id: 'hub-send-throughput', title: 'hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws) },
+  { id: 'pg-hub-round-trip', title: 'PostgreSQL hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws, 'postgres') },
+  { id: 'pg-hub-send-throughput', title: 'PostgreSQL hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws, 'postgres') },
   { id: 'pg-wake-latency-p50', title: 'PostgreSQL: send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => wakeLatency(ws, 'postgres') },
 ];
 

@@ -43,11 +43,14 @@ export class AuditLog {
    * token a request came with (its id, never the token), for whatever that request does.
    */
   stamp: (() => Record<string, string> | undefined) | null = null;
+  /** Told of every row as it is appended (the hub counts what it did for its metrics). */
+  observe: ((rows: readonly AuditRow[], stamp: Record<string, string> | undefined) => void) | null = null;
 
   append(rows: readonly AuditRow[]): void {
     if (rows.length === 0) return;
     const stamp = this.stamp?.();
     for (const row of rows) this.pending.push(stamp === undefined ? row : { ...row, ...stamp });
+    this.observe?.(rows, stamp);
     if (!this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => this.flush());

@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Bus } from '../core/bus.js';
 import { busPaths } from '../core/paths.js';
 import { intSetting, type Env } from '../core/settings.js';
@@ -15,6 +16,8 @@ import { BusError, isStoreUnavailable } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
 import { openBus } from '../runtime.js';
 import { Gate, RateLimiter } from './limits.js';
+import { HubMetrics } from './metrics.js';
+import { hasScope } from '../core/tokens.js';
 import { serveMcp, type McpEndpointContext } from './mcp-endpoint.js';
 
 export interface HubOptions {
@@ -75,6 +78,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   });
 }
 
+/** The routes metrics are kept by: the known ones, and everything else as one. */
+function routeOf(url: string | undefined): string {
+  const path = (url ?? '/').split('?')[0] ?? '/';
+  return ['/mcp', '/healthz', '/metrics'].includes(path) ? path : 'other';
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
+}
+
 export interface Hub {
   url: string;
   close(): Promise<void>;
@@ -91,6 +104,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const bus: Bus = openBus(env);
   const stamps = new AsyncLocalStorage<RequestStamp>();
   bus.audit.stamp = () => stamps.getStore();
+  const metrics = new HubMetrics();
+  bus.audit.observe = (rows, stamp) => {
+    if (stamp !== undefined) metrics.rows(rows);
+  };
   const limiter = new RateLimiter(intSetting(env, 'AGENT_BUS_HTTP_RATE', DEFAULT_RATE, 1));
   const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
   const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
@@ -118,7 +135,24 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       unauthorized(res, why);
       return null;
     }
+    metrics.tokenUsed(check.token.tokenId);
     return check.token;
+  }
+
+  /** /metrics: to anyone on this machine, and elsewhere to a token with the metrics scope. */
+  async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isLoopback(req.socket.remoteAddress)) {
+      const token = await authenticate(req, res);
+      if (token === null) return;
+      if (!hasScope(token, 'metrics')) {
+        send(res, 403, { error: 'insufficient_scope', error_description: 'this token may not read /metrics (agent-bus token create NAME --scope metrics)' }, {
+          'www-authenticate': 'Bearer realm="agent-bus", error="insufficient_scope", scope="metrics"',
+        });
+        return;
+      }
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(metrics.render());
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -135,6 +169,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       } catch {
         send(res, 503, { status: 'unavailable' });
       }
+      return;
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      await serveMetrics(req, res);
       return;
     }
     if (path !== '/mcp') {
@@ -170,6 +208,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
+    const started = performance.now();
+    res.once('finish', () => metrics.request(routeOf(req.url), res.statusCode, (performance.now() - started) / 1000));
     const work = gate
       .run(() => route(req, res))
       .then((ran) => {

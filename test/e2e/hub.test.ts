@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
@@ -256,6 +257,60 @@ test('token create, list and revoke: the token shown once, bad input refused in 
     assert.match(runCli(['token', 'list'], { env: bus.env }).stdout, /revoked/);
     assert.ok(!existsSync(join(bus.dir, 'home', '.claude-agent-bus')), 'the real default bus folder is untouched');
   } finally {
+    bus.cleanup();
+  }
+});
+
+/** An address of this machine other than loopback, to reach a hub as another machine would. */
+function outsideAddress(): string | null {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+  }
+  return null;
+}
+
+test('/metrics: requests by route and status, latency, sends and deliveries, tokens used; from loopback to anyone, from elsewhere only with the metrics scope', async () => {
+  const bus = tempBus();
+  const outside = outsideAddress();
+  const hub = await startHub(bus, {}, outside === null ? [] : ['--host', '0.0.0.0']);
+  try {
+    const alice = createToken(bus, 'shop/claude');
+    const watcher = createToken(bus, 'ops/prometheus', ['--scope', 'metrics']);
+    createToken(bus, 'lab/codex');
+    const local = hub.url.replace('0.0.0.0', '127.0.0.1');
+    const remoteAlice = await connectHttp(local, alice.token);
+    try {
+      assert.equal((await remoteAlice.call('send_message', { to: 'lab/codex', body: 'counted' })).isError, false);
+    } finally {
+      await remoteAlice.close();
+    }
+    assert.equal((await rawCall(local, {})).status, 401);
+    const scraped = await fetch(`${local}/metrics`);
+    assert.equal(scraped.status, 200);
+    assert.match(scraped.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    const text = await scraped.text();
+    assert.match(text, /^agent_bus_http_requests_total\{route="\/mcp",status="200"\} [1-9]\d*$/m);
+    assert.match(text, /^agent_bus_http_requests_total\{route="\/mcp",status="401"\} 1$/m);
+    assert.match(text, /^agent_bus_http_request_duration_seconds_bucket\{route="\/mcp",le="\+Inf"\} [1-9]\d*$/m);
+    assert.match(text, /^agent_bus_sends_total 1$/m);
+    assert.match(text, /^agent_bus_deliveries_total 0$/m);
+    assert.match(text, new RegExp(`^agent_bus_token_requests_total\\{token_id="${alice.id}"\\} [1-9]\\d*$`, 'm'));
+    assert.match(text, /^agent_bus_tokens_used 1$/m);
+    assert.ok(!text.includes(alice.token.split('_')[2] as string), 'no token in the metrics');
+    if (outside === null) return;
+    const far = `http://${outside}:${new URL(hub.url).port}`;
+    const anonymous = await fetch(`${far}/metrics`);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+    const unscoped = await fetch(`${far}/metrics`, { headers: { authorization: `Bearer ${alice.token}` } });
+    assert.equal(unscoped.status, 403);
+    assert.match(unscoped.headers.get('www-authenticate') ?? '', /insufficient_scope/);
+    await unscoped.body?.cancel();
+    const scoped = await fetch(`${far}/metrics`, { headers: { authorization: `Bearer ${watcher.token}` } });
+    assert.equal(scoped.status, 200);
+    assert.match(await scoped.text(), /agent_bus_sends_total 1/);
+  } finally {
+    await hub.stop();
     bus.cleanup();
   }
 });

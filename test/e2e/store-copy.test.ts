@@ -23,6 +23,7 @@ function populate(bus: TempBus): void {
   assert.equal(runCli(['inbox'], { env: as('shop/codex') }).code, 0, 'codex claims the repo-wide one');
   assert.equal(runCli(['channel', 'publish', 'brain', 'an info notice'], { env: bus.env }).code, 0);
   assert.equal(runCli(['channel', 'publish', 'ops', 'a critical notice', '-s', 'critical'], { env: bus.env }).code, 0);
+  assert.equal(runCli(['token', 'create', 'shop/claude', '--expires', '30d'], { env: bus.env }).code, 0);
   // The brain: a feed folder, read at session start (brain state, a receipt), a tool call counted.
   mkdirSync(join(bus.folder, 'brain-feed'), { recursive: true });
   writeFileSync(join(bus.folder, 'brain-feed', 'arcs.md'), '---\ntitle: Arcs\n---\nthe hottest arc\n');

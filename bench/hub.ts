@@ -1,0 +1,129 @@
+/**
+ * The hub's figures over loopback: an MCP send_message round trip over
+ * Streamable HTTP from a connected client, and sends per second with 50
+ * agents, each with its own token, posting at once (one tools/call per
+ * request, as a hook or a remote CLI would). A real `serve --http` process.
+ */
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI, median, quantile, round, spawnTracked, waitForExit, withTimeout, type Engine, type Workspace } from './util.js';
+
+export interface HubFigures {
+  value: number | null;
+  shown: string;
+  details: Record<string, unknown>;
+}
+
+interface BenchHub {
+  url: string;
+  token(name: string): string;
+  stop(): Promise<void>;
+}
+
+async function startBenchHub(ws: Workspace, name: string, engine: Engine): Promise<BenchHub> {
+  const location = await ws.bus(name, engine);
+  // The rate limit is the hub's defence, not what is measured: lifted for the run.
+  const env = { ...location.env, AGENT_BUS_HTTP_RATE: '1000000' };
+  const child = spawnTracked(process.execPath, [CLI, 'serve', '--http', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = await withTimeout('the hub starting', 15_000, () =>
+    new Promise<string>((resolve) => {
+      const look = (): void => {
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        if (match) resolve(match[1] as string);
+      };
+      child.stdout?.on('data', look);
+    }),
+  );
+  return {
+    url,
+    token(agent) {
+      const made = spawnSync(process.execPath, [CLI, 'token', 'create', agent, '--json'], { env, encoding: 'utf8' });
+      if (made.status !== 0) throw new Error(`token create failed: ${made.stderr}`);
+      return (JSON.parse(made.stdout) as { token: string }).token;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await waitForExit(child, 15_000);
+    },
+  };
+}
+
+export async function hubRoundTrip(ws: Workspace, engine: Engine = 'sqlite'): Promise<HubFigures> {
+  const WARMUP = 200;
+  const CALLS = 1_000;
+  const hub = await startBenchHub(ws, `hub-round-trip-${engine}`, engine);
+  const token = hub.token('bench/sender');
+  hub.token('bench/receiver');
+  const client = new Client({ name: 'agent-bus-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  try {
+    const call = () => client.callTool({ name: 'send_message', arguments: { to: 'bench/receiver', body: 'round trip' } });
+    for (let index = 0; index < WARMUP; index++) await call();
+    const times: number[] = [];
+    for (let index = 0; index < CALLS; index++) {
+      const started = performance.now();
+      const result = await call();
+      times.push(performance.now() - started);
+      if (result.isError) throw new Error(`send_message failed: ${JSON.stringify(result.content)}`);
+    }
+    const p50 = median(times);
+    const p99 = quantile(times, 0.99);
+    return {
+      value: round(p50, 3),
+      shown: `p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
+      details: { engine, calls: CALLS, warmup: WARMUP, p50Ms: round(p50, 3), p99Ms: round(p99, 3) },
+    };
+  } finally {
+    await client.close();
+    await hub.stop();
+  }
+}
+
+export async function hubSendThroughput(ws: Workspace, engine: Engine = 'sqlite'): Promise<HubFigures> {
+  const AGENTS = 50;
+  const SECONDS = 5;
+  const hub = await startBenchHub(ws, `hub-throughput-${engine}`, engine);
+  hub.token('bench/inbox');
+  const tokens = Array.from({ length: AGENTS }, (_, index) => hub.token(`bench/agent-${index}`));
+  let id = 0;
+  const post = async (token: string): Promise<boolean> => {
+    const response = await fetch(`${hub.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'bench/inbox', body: 'throughput' } } }),
+    });
+    const text = await response.text();
+    return response.status === 200 && !text.includes('"isError":true');
+  };
+  try {
+    // Every agent once first: the hub registers each, and connections open.
+    await Promise.all(tokens.map((token) => post(token)));
+    let sent = 0;
+    let failed = 0;
+    const started = performance.now();
+    const deadline = started + SECONDS * 1000;
+    await Promise.all(
+      tokens.map(async (token) => {
+        while (performance.now() < deadline) {
+          if (await post(token)) sent++;
+          else failed++;
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    if (failed > 0) throw new Error(`${failed} of ${sent + failed} sends failed`);
+    const perSecond = sent / elapsed;
+    return {
+      value: Math.round(perSecond),
+      shown: `${Math.round(perSecond).toLocaleString('en-US')} sends/s (${AGENTS} agents, ${sent} sends)`,
+      details: { engine, agents: AGENTS, seconds: round(elapsed, 2), sends: sent },
+    };
+  } finally {
+    await hub.stop();
+  }
+}
