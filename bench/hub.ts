@@ -89,7 +89,7 @@ export async function hubSendThroughput(ws: Workspace, engine: Engine = 'sqlite'
   const SECONDS = 5;
   const hub = await startBenchHub(ws, `hub-throughput-${engine}`, engine);
   hub.token('bench/inbox');
-  const tokens = Array.from({ length: AGENTS }, (_, index) => hub.token(`bench/agent-${index}`));
+  const tokens = Array.from({ length: AGENTS }, (_, index) => hub.token(`bench/agent${index}`));
   let id = 0;
   const post = async (token: string): Promise<boolean> => {
     const response = await fetch(`${hub.url}/mcp`, {

@@ -15,16 +15,18 @@ import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 export const DEFAULT_PG_CONNECT_TIMEOUT_SECONDS = 2;
 
 /** A store at a database setting (a file path or a postgres:// URL), opened as the bus opens its own. */
-export function openStoreAt(database: string, env: Env = process.env): Store {
+export function openStoreAt(database: string, env: Env = process.env, poolMax?: number): Store {
   return openStore(database, {
     connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000,
     requireBundle,
+    ...(poolMax === undefined ? {} : { poolMax }),
   });
 }
 
-export function openBus(env: Env = process.env): Bus {
+/** `poolMax`: PostgreSQL connections the process may hold at once (a hub serving many agents holds more). */
+export function openBus(env: Env = process.env, poolMax?: number): Bus {
   const paths = busPaths(env);
-  const store = openStoreAt(paths.db, env);
+  const store = openStoreAt(paths.db, env, poolMax);
   const bus = new Bus(store, new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));
   bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);
   return bus;

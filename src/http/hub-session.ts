@@ -18,9 +18,10 @@ export class HubSession implements ToolSession {
     private readonly token: TokenRecord,
     /** The agents this hub process has put on the roster already: once each, not at every request. */
     private readonly registered: Set<string>,
-    /** The conversation id the client sent (the X-Agent-Bus-Session header), if any. */
-    private readonly conversation: string | null,
   ) {}
+
+  /** The conversation id the current request sent (the X-Agent-Bus-Session header), if any. */
+  conversation: string | null = null;
 
   get name(): string {
     return this.token.agent;

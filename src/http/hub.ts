@@ -18,7 +18,7 @@ import { openBus } from '../runtime.js';
 import { Gate, RateLimiter } from './limits.js';
 import { HubMetrics } from './metrics.js';
 import { hasScope } from '../core/tokens.js';
-import { serveMcp, type McpEndpointContext } from './mcp-endpoint.js';
+import { McpServers } from './mcp-endpoint.js';
 
 export interface HubOptions {
   env: Env;
@@ -36,6 +36,8 @@ export const DEFAULT_RATE = 200;
 /** Requests handled at once; the rest wait, up to QUEUE of them. */
 const DEFAULT_CONCURRENCY = 64;
 const QUEUE = 1024;
+/** PostgreSQL connections a hub holds at most (a CLI or hook holds a few). */
+const DEFAULT_PG_POOL = 16;
 /** How long SIGTERM waits for requests in flight before it closes anyway. */
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -101,7 +103,7 @@ interface RequestStamp {
 
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { env, log } = options;
-  const bus: Bus = openBus(env);
+  const bus: Bus = openBus(env, intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1));
   const stamps = new AsyncLocalStorage<RequestStamp>();
   bus.audit.stamp = () => stamps.getStore();
   const metrics = new HubMetrics();
@@ -112,14 +114,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
   const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
   const allowedOrigins = new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
-  const context: McpEndpointContext = {
-    bus,
-    env,
-    auditPath: busPaths(env).audit,
-    version: options.version,
-    registered: new Set(),
-    touched: new Map(),
-  };
+  const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, registered: new Set() });
   let hubName = '';
 
   async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<TokenRecord | null> {
@@ -203,7 +198,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       send(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
       return;
     }
-    await stamps.run({ hub: hubName, token_id: token.tokenId }, () => serveMcp(context, token, req, res, body));
+    await stamps.run({ hub: hubName, token_id: token.tokenId }, () => servers.serve(token, req, res, body));
   }
 
   const inFlight = new Set<Promise<void>>();

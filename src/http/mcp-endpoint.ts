@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
 import type { Env } from '../core/settings.js';
@@ -21,25 +22,69 @@ export interface McpEndpointContext {
   auditPath: string;
   version: string;
   registered: Set<string>;
-  touched: Map<string, { last: number }>;
 }
 
-export async function serveMcp(context: McpEndpointContext, token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  const header = req.headers['x-agent-bus-session'];
-  const conversation = typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null;
-  const session = new HubSession(context.bus, token, context.registered, conversation);
-  let touched = context.touched.get(token.agent);
-  if (touched === undefined) {
-    touched = { last: 0 };
-    context.touched.set(token.agent, touched);
+/** A server with its tools, speaking as one token's agent, idle between requests. */
+interface PooledServer {
+  server: McpServer;
+  session: HubSession;
+}
+
+/** Idle servers kept per token, and tokens kept: enough for the agents of a busy fleet. */
+const IDLE_PER_TOKEN = 8;
+const TOKENS_KEPT = 2_000;
+
+/**
+ * Servers ready to answer, by token. Building a server and its tools costs more than most
+ * calls; a request takes an idle one of its token (or builds one), connects a transport of
+ * its own, and gives the server back when its response is done. Nothing in a server outlives
+ * the request but its tools; the identity it speaks as is the token's, fixed when it is built.
+ */
+export class McpServers {
+  private readonly idle = new Map<string, PooledServer[]>();
+  private readonly touched = new Map<string, { last: number }>();
+  /** Only elicitation would use it; one for all servers spares building one per request. */
+  private readonly validator = new AjvJsonSchemaValidator();
+
+  constructor(private readonly context: McpEndpointContext) {}
+
+  private take(token: TokenRecord): PooledServer {
+    const pooled = this.idle.get(token.tokenId)?.pop();
+    if (pooled !== undefined) return pooled;
+    const { context } = this;
+    const session = new HubSession(context.bus, token, context.registered);
+    let touched = this.touched.get(token.agent);
+    if (touched === undefined) {
+      touched = { last: 0 };
+      this.touched.set(token.agent, touched);
+    }
+    const server = new McpServer({ name: 'agent-bus', version: context.version }, { instructions: instructionsFor(session.name), jsonSchemaValidator: this.validator });
+    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched, env: context.env });
+    return { server, session };
   }
-  const server = new McpServer({ name: 'agent-bus', version: context.version }, { instructions: instructionsFor(session.name) });
-  buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched, env: context.env });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    void transport.close().catch(() => undefined);
-    void server.close().catch(() => undefined);
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+
+  private giveBack(token: TokenRecord, pooled: PooledServer): void {
+    let list = this.idle.get(token.tokenId);
+    if (list === undefined) {
+      if (this.idle.size >= TOKENS_KEPT) this.idle.delete(this.idle.keys().next().value as string);
+      list = [];
+      this.idle.set(token.tokenId, list);
+    }
+    if (list.length < IDLE_PER_TOKEN) list.push(pooled);
+  }
+
+  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const header = req.headers['x-agent-bus-session'];
+    const pooled = this.take(token);
+    pooled.session.conversation = typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null;
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.once('close', () => {
+      void pooled.server
+        .close()
+        .catch(() => undefined)
+        .then(() => this.giveBack(token, pooled));
+    });
+    await pooled.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
 }
