@@ -317,6 +317,24 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus serve --client claude', 'agent-bus serve --http', 'agent-bus serve --http --host 0.0.0.0 --port 8787'],
   },
   {
+    name: 'login',
+    summary: 'Talk to a hub from this machine: save its URL and your token (0600, in the bus folder).',
+    details: [
+      'From then on every command and hook here uses the hub, and no local database is opened.',
+      'The token is checked with the hub first; nothing is saved when it is refused.',
+      'AGENT_BUS_URL and AGENT_BUS_TOKEN, when set, win over what is saved.',
+    ].join('\n'),
+    positionals: [{ name: 'URL', required: true, description: "the hub's URL, e.g. https://hub.example:8787" }],
+    options: [{ name: 'token', type: 'string', value: 'TOKEN', description: 'your token (agent-bus token create NAME on the hub)' }, json],
+    examples: ['agent-bus login https://hub.example:8787 --token "$(cat ~/hub-token)"'],
+  },
+  {
+    name: 'logout',
+    summary: 'Forget the hub agent-bus login saved: this machine uses its own bus again.',
+    positionals: [],
+    options: [json],
+  },
+  {
     name: 'token',
     summary: 'The hub\'s tokens, one per agent: token create NAME, token list, token revoke NAME|ID.',
     details: [

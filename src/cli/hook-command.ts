@@ -1,16 +1,18 @@
-/** What both hook commands share. */
-import { runHook, type HookKind } from '../hooks/run.js';
+/** What the hook commands share: on a machine with the bus, the hook itself; with a hub set, one request to it. */
+import { clientOf, runHook, type HookKind } from '../hooks/run.js';
+import { runRemoteHook } from '../remote/hook.js';
+import { hubAccess } from '../remote/settings.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
 export async function runHookCommand(kind: HookKind, args: ParsedArgs, io: CommandIo): Promise<number> {
-  return runHook({
-    kind,
-    client: typeof args.values.client === 'string' ? args.values.client : undefined,
-    env: io.env,
-    cwd: io.cwd,
-    write: (text) => {
-      if (text !== '') io.stdout.write(text);
-    },
-    warn: (text) => io.stderr.write(`${text}\n`),
-  });
+  const client = typeof args.values.client === 'string' ? args.values.client : undefined;
+  const write = (text: string): void => {
+    if (text !== '') io.stdout.write(text);
+  };
+  const warn = (text: string): void => {
+    io.stderr.write(`${text}\n`);
+  };
+  const access = hubAccess(io.env);
+  if (access !== null) return runRemoteHook({ kind, client: clientOf({ client, env: io.env }), env: io.env, write, warn }, access);
+  return runHook({ kind, client, env: io.env, cwd: io.cwd, write, warn });
 }

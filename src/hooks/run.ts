@@ -12,14 +12,14 @@ import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
 import { openBus } from '../runtime.js';
-import { systemProcessTable } from '../sessions/procs.js';
-import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { systemProcessTable, type ProcessTable } from '../sessions/procs.js';
+import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordCodexRoute } from './routes.js';
 import { hookReader } from './scope.js';
 import { promptContext, stopReason } from './text.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
-import { parseSubscriptions } from '../core/subscriptions.js';
+import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js';
 import { busDotEnv } from '../core/dot-env.js';
 import type { Bus } from '../core/bus.js';
 import type { HookDialect } from '../clients/dialects.js';
@@ -41,7 +41,8 @@ export interface HookRun {
 /** Refresh last_seen at most this often from hooks: a hook runs at every turn. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-function clientOf(run: HookRun): string | null {
+/** The client a hook answers for: --client, else AGENT_BUS_CLIENT, else the client part of AGENT_BUS_NAME. */
+export function clientOf(run: { client: string | undefined; env: Env }): string | null {
   const named = parseNameLenient((run.env.AGENT_BUS_NAME ?? '').trim())?.client ?? null;
   return run.client ?? ((run.env.AGENT_BUS_CLIENT ?? '').trim() || named);
 }
@@ -60,11 +61,18 @@ function printerFor(kind: HookKind, dialect: HookDialect): (text: string | null)
 }
 
 /** The notices due to this session at this moment, rendered; info ones shown get their receipt. */
-async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session: string, usedBytes: number, alsoIds: string[] = []): Promise<string | null> {
+async function noticesText(
+  bus: Bus,
+  run: { env: Env; subscriptions: Subscriptions },
+  moment: NoticeMoment,
+  session: string,
+  usedBytes: number,
+  alsoIds: string[] = [],
+): Promise<string | null> {
   const selection = await bus.notices.deliver({
     moment,
     session,
-    subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
+    subscriptions: run.subscriptions,
     caps: noticeCaps(run.env),
     usedBytes,
     render: renderNotice,
@@ -77,13 +85,13 @@ async function noticesText(bus: Bus, run: HookRun, moment: NoticeMoment, session
  * At Stop, hand the payload to a detached `agent-bus brain markers`: writing
  * markers back to the brain involves the network, and the turn never waits for it.
  */
-function startBrainWriter(run: HookRun, payload: Record<string, unknown>): void {
+function startBrainWriter(run: HookTurn, { payload, cwd }: { payload: Payload; cwd: string }): void {
   const launcher = process.argv[1];
   if (launcher === undefined || (typeof payload.transcript_path !== 'string' && typeof payload.last_assistant_message !== 'string')) return;
   if (!brainSettings(run.env).writerEnabled) return;
   try {
     const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [launcher, 'brain', 'markers'], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: run.env, cwd: run.cwd });
+    const child = spawn(process.execPath, [launcher, 'brain', 'markers'], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: run.env, cwd });
     child.on('error', () => undefined);
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(JSON.stringify(payload));
@@ -101,7 +109,7 @@ const NO_PRE_TOOL_EVENT = new Set(['agy']);
  * BRAIN_REFRESH_TOOL_CALLS tool calls after that (a counter per session, in
  * the store). Returns the notices a refresh published anew, to show now.
  */
-async function brainTurn(bus: Bus, run: HookRun, session: string, kind: HookKind): Promise<string[]> {
+async function brainTurn(bus: Bus, run: { env: Env; warn(text: string): void }, session: string, kind: HookKind): Promise<string[]> {
   const settings = brainSettings(run.env);
   if (!settings.enabled) return [];
   let due = kind === 'session-start';
@@ -145,39 +153,19 @@ export async function runHook(run: HookRun): Promise<number> {
       return 0;
     }
     const claudeSession = clientOf(run) === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
-    const sessionKey = payloadSessionKey(payload) ?? claudeSession;
-    if (run.kind === 'session-start' || run.kind === 'pre-tool') {
-      // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
-      const session = sessionKey ?? identity.name;
-      const restored = await brainTurn(bus, run, session, run.kind);
-      run.write(print(await noticesText(bus, run, run.kind, session, 0, restored)));
-      return 0;
-    }
-    const table = systemProcessTable(run.env);
-    const reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
-    await touchIfStale(bus, reader);
-    const threadId = payloadSessionKey(payload);
-    const codexThread = clientOf(run) === 'codex' ? threadId : null;
-    if (codexThread !== null && run.kind === 'prompt') await recordCodexRoute(bus, reader, codexThread, identity.repoPath, table, 'busy');
-    const shared = clientAddressOf(reader);
-    if (run.kind === 'prompt') {
-      if (NO_PRE_TOOL_EVENT.has(clientOf(run) ?? '')) await brainTurn(bus, run, sessionKey ?? reader, 'pre-tool');
-      await bus.deliverInbox({ reader }, async (messages) => {
-        const mail = promptContext(messages, reader, shared);
-        const notices = await noticesText(bus, run, 'prompt', sessionKey ?? reader, mail === null ? 0 : Buffer.byteLength(mail, 'utf8'));
-        run.write(dialect.prompt(joined(mail, notices)));
-      });
-    } else {
-      startBrainWriter(run, payload);
-      let keptWorking = false;
-      await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => {
-        const reason = stopReason(messages, reader, shared);
-        keptWorking = reason !== null;
-        run.write(dialect.stop(reason));
-      });
-      // Idle once it is let stop: from then on a sender may queue it a turn.
-      if (codexThread !== null) await recordCodexRoute(bus, reader, codexThread, identity.repoPath, table, keptWorking ? 'busy' : 'idle');
-    }
+    await answerHook(bus, {
+      kind: run.kind,
+      client: clientOf(run),
+      name: identity.name,
+      repoPath: identity.repoPath,
+      sessionKey: payloadSessionKey(payload) ?? claudeSession,
+      threadId: payloadSessionKey(payload),
+      subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
+      env: run.env,
+      local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
+      write: run.write,
+      warn: run.warn,
+    });
     return 0;
   } catch (error) {
     if (error instanceof IdentityError) {
@@ -191,6 +179,67 @@ export async function runHook(run: HookRun): Promise<number> {
   } finally {
     await bus.close();
   }
+}
+
+/** One hook's turn, once it is known who asks: on this machine, or on the hub for a remote agent. */
+export interface HookTurn {
+  kind: HookKind;
+  client: string | null;
+  /** The agent the hook speaks for. */
+  name: string;
+  repoPath: string;
+  /** The client's id for the conversation: whose notice receipts and counters count. */
+  sessionKey: string | null;
+  /** The payload's session id (Codex's thread id). */
+  threadId: string | null;
+  subscriptions: Subscriptions;
+  /** Where the notice caps and the brain's settings come from. */
+  env: Env;
+  /**
+   * What only a hook on the agent's own machine has: the process table (which session address
+   * reads, the Codex route for waking), and the payload and folder for the brain's writer.
+   * Null on the hub: a remote agent reads as its token's name.
+   */
+  local: { table: ProcessTable; sessionsOn: boolean; payload: Payload; cwd: string } | null;
+  write(text: string): void;
+  warn(text: string): void;
+}
+
+export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
+  const dialect = dialectFor(turn.client);
+  const print = printerFor(turn.kind, dialect);
+  const { sessionKey, local } = turn;
+  const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
+  if (turn.kind === 'session-start' || turn.kind === 'pre-tool') {
+    // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
+    const session = sessionKey ?? turn.name;
+    const restored = await brainTurn(bus, turn, session, turn.kind);
+    turn.write(print(await noticesText(bus, noticeRun, turn.kind, session, 0, restored)));
+    return;
+  }
+  const reader = local === null ? turn.name : await hookReader(bus, turn.name, sessionKey, local.table, local.sessionsOn);
+  await touchIfStale(bus, reader);
+  const codexThread = turn.client === 'codex' && local !== null ? turn.threadId : null;
+  if (codexThread !== null && local !== null && turn.kind === 'prompt') await recordCodexRoute(bus, reader, codexThread, turn.repoPath, local.table, 'busy');
+  const shared = clientAddressOf(reader);
+  if (turn.kind === 'prompt') {
+    if (NO_PRE_TOOL_EVENT.has(turn.client ?? '')) await brainTurn(bus, turn, sessionKey ?? reader, 'pre-tool');
+    await bus.deliverInbox({ reader }, async (messages) => {
+      const mail = promptContext(messages, reader, shared);
+      const notices = await noticesText(bus, noticeRun, 'prompt', sessionKey ?? reader, mail === null ? 0 : Buffer.byteLength(mail, 'utf8'));
+      turn.write(dialect.prompt(joined(mail, notices)));
+    });
+    return;
+  }
+  if (local !== null) startBrainWriter(turn, local);
+  let keptWorking = false;
+  await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => {
+    const reason = stopReason(messages, reader, shared);
+    keptWorking = reason !== null;
+    turn.write(dialect.stop(reason));
+  });
+  // Idle once it is let stop: from then on a sender may queue it a turn.
+  if (codexThread !== null && local !== null) await recordCodexRoute(bus, reader, codexThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
 }
 
 /** The store cannot be used (a server down, a file that is no database): the turn goes on without mail, saying why on stderr. */

@@ -22,9 +22,11 @@ export class HubSession implements ToolSession {
 
   /** The conversation id the current request sent (the X-Agent-Bus-Session header), if any. */
   conversation: string | null = null;
+  /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
+  speakAs: string | null = null;
 
   get name(): string {
-    return this.token.agent;
+    return this.speakAs ?? this.token.agent;
   }
 
   get repoPath(): string {
@@ -40,9 +42,10 @@ export class HubSession implements ToolSession {
   }
 
   async ensure(): Promise<void> {
-    if (this.registered.has(this.token.agent)) return;
-    await this.bus.register(registrationsFor(this.token.agent, this.token.repoPath, true));
-    this.registered.add(this.token.agent);
+    const name = this.name;
+    if (this.registered.has(name)) return;
+    await this.bus.register(registrationsFor(name, this.token.repoPath, true));
+    this.registered.add(name);
   }
 
   async rename(): Promise<void> {

@@ -18,7 +18,9 @@ import { openBus } from '../runtime.js';
 import { Gate, RateLimiter } from './limits.js';
 import { HubMetrics } from './metrics.js';
 import { hasScope } from '../core/tokens.js';
+import { clientAddressOf } from '../core/names.js';
 import { McpServers } from './mcp-endpoint.js';
+import { answerRemoteHook } from './hook-endpoint.js';
 
 export interface HubOptions {
   env: Env;
@@ -41,6 +43,8 @@ const DEFAULT_PG_POOL = 16;
 /** How long SIGTERM waits for requests in flight before it closes anyway. */
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
+const API_ROUTES = new Set(['/v1/hook']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -83,7 +87,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
 /** The routes metrics are kept by: the known ones, and everything else as one. */
 function routeOf(url: string | undefined): string {
   const path = (url ?? '/').split('?')[0] ?? '/';
-  return ['/mcp', '/healthz', '/metrics'].includes(path) ? path : 'other';
+  return ['/mcp', '/healthz', '/metrics', ...API_ROUTES].includes(path) ? path : 'other';
 }
 
 function isLoopback(address: string | undefined): boolean {
@@ -114,7 +118,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
   const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
   const allowedOrigins = new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
-  const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, registered: new Set() });
+  const registered = new Set<string>();
+  const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, registered });
   let hubName = '';
 
   async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<TokenRecord | null> {
@@ -170,7 +175,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await serveMetrics(req, res);
       return;
     }
-    if (path !== '/mcp') {
+    if (path !== '/mcp' && !API_ROUTES.has(path ?? '')) {
       send(res, 404, { error: 'not_found', error_description: `no ${path} here: MCP is at /mcp` });
       return;
     }
@@ -181,6 +186,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     }
     const token = await authenticate(req, res);
     if (token === null) return;
+    // The remote CLI's --name: the token's own agent, or one of its sessions; nothing else.
+    const as = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('as');
+    if (as !== null && as !== token.agent && clientAddressOf(as) !== token.agent) {
+      send(res, 403, { error: 'forbidden', error_description: `this token speaks for '${token.agent}', not '${as}'; nothing was done` });
+      return;
+    }
     const wait = limiter.take(token.tokenId);
     if (wait > 0) {
       send(res, 429, { error: 'rate_limited', error_description: `more than ${limiter.perSecondLimit} requests a second with this token (AGENT_BUS_HTTP_RATE)` }, { 'retry-after': String(wait) });
@@ -198,7 +209,20 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       send(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
       return;
     }
-    await stamps.run({ hub: hubName, token_id: token.tokenId }, () => servers.serve(token, req, res, body));
+    await stamps.run({ hub: hubName, token_id: token.tokenId }, async () => {
+      // Which name the token spoke as: the remote CLI prints it.
+      res.setHeader('x-agent-bus-agent', as ?? token.agent);
+      if (path === '/mcp') {
+        await servers.serve(token, req, res, body, as === token.agent ? null : as);
+        return;
+      }
+      try {
+        send(res, 200, await answerRemoteHook(bus, env, token, registered, body, (line) => log(`agent-bus hub: ${line}`)));
+      } catch (error) {
+        if (!(error instanceof BusError) || isStoreUnavailable(error)) throw error;
+        send(res, 400, { error: 'invalid_request', error_description: error.message });
+      }
+    });
   }
 
   const inFlight = new Set<Promise<void>>();

@@ -73,9 +73,11 @@ export class McpServers {
     if (list.length < IDLE_PER_TOKEN) list.push(pooled);
   }
 
-  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller). */
+  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null): Promise<void> {
     const header = req.headers['x-agent-bus-session'];
     const pooled = this.take(token);
+    pooled.session.speakAs = speakAs;
     pooled.session.conversation = typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {

@@ -5,6 +5,8 @@ import { clockTime, oneLine, printable, shortThread, terminalWidth, wrap } from 
 import { makeStyle } from '../../render/style.js';
 import type { MessageView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
+import { hubAccess } from '../../remote/settings.js';
+import { callHubTool } from '../../remote/tools.js';
 
 function audience(message: MessageView): string {
   if (message.kind === 'broadcast') return ' (everyone)';
@@ -13,11 +15,24 @@ function audience(message: MessageView): string {
 }
 
 export const run: CommandRunner = async (args, io) => {
-  const reader = speakerName(args.values.name, io.env);
+  let reader = speakerName(args.values.name, io.env);
   const limit = positiveInt(args.values.limit, 'limit', 50);
-  const bus = openBus(io.env);
-  try {
-    const messages = await bus.readInbox({ reader, markRead: !args.values.peek, limit });
+  const access = hubAccess(io.env);
+  let messages: MessageView[];
+  if (access !== null) {
+    // Over the hub the token says whose inbox: --name may only name its agent or one of its sessions.
+    const read = await callHubTool<MessageView[]>(access, 'read_inbox', { mark_read: !args.values.peek, limit }, typeof args.values.name === 'string' ? reader : null);
+    messages = read.value;
+    reader = read.speaker;
+  } else {
+    const bus = openBus(io.env);
+    try {
+      messages = await bus.readInbox({ reader, markRead: !args.values.peek, limit });
+    } finally {
+      await bus.close();
+    }
+  }
+  {
     if (args.values.json) {
       io.stdout.write(`${JSON.stringify(messages)}\n`);
       return 0;
@@ -40,7 +55,5 @@ export const run: CommandRunner = async (args, io) => {
     }
     io.stdout.write(`${out.join('\n')}\n`);
     return 0;
-  } finally {
-    await bus.close();
   }
 };

@@ -6,6 +6,8 @@ import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle } from '../../render/style.js';
 import type { SendResult } from '../../core/bus.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
+import { hubAccess } from '../../remote/settings.js';
+import { callHubTool } from '../../remote/tools.js';
 
 function recipientLabel(result: SendResult): string {
   if (result.kind === 'broadcast') return `all (${result.recipients.length})`;
@@ -19,10 +21,25 @@ export const run: CommandRunner = async (args, io: CommandIo) => {
   const body = rawBody === '-' ? await readStdin(io.stdin(), 'send: BODY') : rawBody;
   const to = typeof args.values.to === 'string' ? args.values.to : '*';
   const threadId = typeof args.values.thread === 'string' ? args.values.thread : null;
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    // Over the hub the token speaks: --name may only name its agent or one of its sessions.
+    const as = typeof args.values.name === 'string' ? from : null;
+    const { value, speaker } = await callHubTool<SendResult>(access, 'send_message', { to, body, thread_id: threadId }, as);
+    return report(value, speaker, body, Boolean(args.values.json), io);
+  }
   const bus = openBus(io.env);
   try {
     const result = await bus.send({ from, to, body, threadId, register: speakerRegistrations(from, io.env, io.cwd) });
-    if (args.values.json) {
+    return await report(result, from, body, Boolean(args.values.json), io);
+  } finally {
+    await bus.close();
+  }
+};
+
+async function report(result: SendResult, from: string, body: string, json: boolean, io: CommandIo): Promise<number> {
+  {
+    if (json) {
       io.stdout.write(`${JSON.stringify(result)}\n`);
       return 0;
     }
@@ -37,7 +54,5 @@ export const run: CommandRunner = async (args, io: CommandIo) => {
         `${oneLine(body)} ${style.dim(`[${shortThread(result.thread_id)}]`)}\n`,
     );
     return 0;
-  } finally {
-    await bus.close();
   }
-};
+}

@@ -1,0 +1,58 @@
+/**
+ * `POST /v1/hook`: a remote machine's hook, answered here for the token's agent.
+ * The request says which hook, for which client's dialect, the client's session
+ * id and what the session subscribes to; never who is asking.
+ */
+import type { Bus } from '../core/bus.js';
+import { registrationsFor } from '../core/roster.js';
+import type { Env } from '../core/settings.js';
+import type { Subscriptions } from '../core/subscriptions.js';
+import { answerHook, type HookKind } from '../hooks/run.js';
+import { InvalidInputError } from '../model/errors.js';
+import type { TokenRecord } from '../model/records.js';
+
+const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
+
+function optionalText(value: unknown, field: string, max: number): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || value.length > max) throw new InvalidInputError(`${field} must be text of at most ${max} characters`);
+  return value;
+}
+
+function subscriptionsOf(value: unknown): Subscriptions {
+  if (value === undefined || value === null) return { all: false, channels: [] };
+  const given = value as { all?: unknown; channels?: unknown };
+  const channels = Array.isArray(given.channels) ? given.channels : [];
+  if (typeof given !== 'object' || (given.all !== undefined && typeof given.all !== 'boolean') || channels.length > 200 || channels.some((channel) => typeof channel !== 'string' || channel.length > 200)) {
+    throw new InvalidInputError('subscriptions must be {all: boolean, channels: [names]}');
+  }
+  return { all: given.all === true, channels: channels as string[] };
+}
+
+export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, registered: Set<string>, body: unknown, warn: (line: string) => void): Promise<{ output: string }> {
+  const request = (body ?? {}) as Record<string, unknown>;
+  const kind = request.kind as HookKind;
+  if (!KINDS.includes(kind)) throw new InvalidInputError(`kind must be one of ${KINDS.join(', ')}`);
+  const turn = {
+    client: optionalText(request.client, 'client', 64),
+    sessionKey: optionalText(request.session_key, 'session_key', 200),
+    threadId: optionalText(request.thread_id, 'thread_id', 200),
+    subscriptions: subscriptionsOf(request.subscriptions),
+  };
+  if (!registered.has(token.agent)) {
+    await bus.register(registrationsFor(token.agent, token.repoPath, true));
+    registered.add(token.agent);
+  }
+  let output = '';
+  await answerHook(bus, {
+    kind,
+    ...turn,
+    name: token.agent,
+    repoPath: token.repoPath,
+    env,
+    local: null,
+    write: (text) => (output += text),
+    warn,
+  });
+  return { output };
+}

@@ -1,0 +1,57 @@
+/**
+ * A hook on a machine without the database: one request to the hub, which
+ * answers for the token's agent in the client's dialect. Whatever goes wrong
+ * (the hub down, slow, refusing), the turn goes on: nothing is printed but the
+ * dialect's "nothing", and the hook exits 0 within AGENT_BUS_HOOK_TIMEOUT_MS.
+ */
+import { dialectFor } from '../clients/dialects.js';
+import { busDotEnv } from '../core/dot-env.js';
+import { intSetting, type Env } from '../core/settings.js';
+import { parseSubscriptions } from '../core/subscriptions.js';
+import type { HookKind } from '../hooks/run.js';
+import { payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
+import { hubRequest } from './http.js';
+import type { HubAccess } from './settings.js';
+
+/** How long a remote hook waits for the hub before the turn goes on without it. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 3_000;
+
+export interface RemoteHookRun {
+  kind: HookKind;
+  client: string | null;
+  env: Env;
+  write(text: string): void;
+  warn(text: string): void;
+}
+
+function nothingFor(kind: HookKind, client: string | null): string {
+  const dialect = dialectFor(client);
+  const print = { prompt: dialect.prompt, stop: dialect.stop, 'session-start': dialect.sessionStart, 'pre-tool': dialect.preTool }[kind];
+  return print(null);
+}
+
+export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Promise<number> {
+  const payload = await readPayload(payloadTimeoutMs(run.env));
+  const claudeSession = run.client === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
+  const request = {
+    kind: run.kind,
+    client: run.client,
+    session_key: payloadSessionKey(payload) ?? claudeSession,
+    thread_id: payloadSessionKey(payload),
+    // What this session subscribes to is this machine's setting: the hub has no way to know it.
+    subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
+  };
+  try {
+    const response = await hubRequest(access, 'POST', '/v1/hook', request, intSetting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS', DEFAULT_HOOK_TIMEOUT_MS, 1));
+    const body = response.body as { output?: unknown } | null;
+    if (response.status === 200 && body !== null && typeof body.output === 'string') {
+      run.write(body.output);
+      return 0;
+    }
+    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${response.status}`);
+  } catch (error) {
+    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: ${(error as Error).message}`);
+  }
+  run.write(nothingFor(run.kind, run.client));
+  return 0;
+}

@@ -1,0 +1,149 @@
+/**
+ * Two machines on loopback: a hub with its own HOME and database, and a
+ * second HOME that holds only AGENT_BUS_URL and AGENT_BUS_TOKEN (or what
+ * `agent-bus login` saved). The remote CLI and hooks talk to the hub alone.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli, tempBus } from '../helpers/bus-env.js';
+import { createToken, startHub } from '../helpers/hub.js';
+
+function remoteMachine(url: string, token: string | null): { home: string; env: NodeJS.ProcessEnv } {
+  const home = mkdtempSync(join(tmpdir(), 'agent-bus-remote-'));
+  return { home, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_URL: url, ...(token === null ? {} : { AGENT_BUS_TOKEN: token }) } };
+}
+
+test('the remote CLI sends, reads and lists through the hub; --name is the token\'s own agent or nothing is done; the remote machine never makes a bus of its own', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus);
+  try {
+    const alice = createToken(bus, 'shop/claude');
+    createToken(bus, 'lab/codex');
+    const remote = remoteMachine(hub.url, alice.token);
+    const sent = runCli(['send', 'from the other machine', '--to', 'lab/codex'], { env: remote.env });
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.match(sent.stdout, /shop\/claude\s+→ lab\/codex\s+from the other machine/);
+    assert.deepEqual(bus.rows("SELECT from_agent, to_agent FROM messages WHERE body = 'from the other machine'"), [{ from_agent: 'shop/claude', to_agent: 'lab/codex' }]);
+    assert.equal(runCli(['send', 'for the remote one', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    const peeked = runCli(['inbox', '--peek', '--json'], { env: remote.env });
+    assert.equal(peeked.code, 0, peeked.stderr);
+    assert.deepEqual((JSON.parse(peeked.stdout) as Array<{ body: string }>).map((row) => row.body), ['for the remote one']);
+    const read = runCli(['inbox'], { env: remote.env });
+    assert.match(read.stdout, /human → shop\/claude/);
+    assert.match(read.stdout, /for the remote one/);
+    assert.match(runCli(['inbox'], { env: remote.env }).stdout, /\(no messages for shop\/claude\)/);
+    const agents = runCli(['agents', '--json'], { env: remote.env });
+    assert.deepEqual((JSON.parse(agents.stdout) as Array<{ name: string }>).map((row) => row.name).sort(), ['human', 'lab/codex', 'shop/claude']);
+    const before = bus.rows('SELECT COUNT(*) AS n FROM messages');
+    for (const args of [['send', 'spoofed', '--to', 'lab/codex', '--name', 'lab/codex'], ['inbox', '--name', 'lab/codex']]) {
+      const refused = runCli(args, { env: remote.env });
+      assert.equal(refused.code, 1, args.join(' '));
+      assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+      assert.match(refused.stderr, /this token speaks for 'shop\/claude', not 'lab\/codex'; nothing was done/);
+    }
+    assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), before, 'nothing was sent');
+    assert.match(runCli(['inbox', '--peek', '--name', 'lab/codex'], { env: { ...remote.env, AGENT_BUS_TOKEN: createToken(bus, 'lab/codex').token } }).stdout, /spoofed|from the other machine/);
+    assert.deepEqual(readdirSync(remote.home), [], 'the remote machine has no bus folder, database or audit log');
+  } finally {
+    await hub.stop();
+    bus.cleanup();
+  }
+});
+
+test('a remote prompt hook shows the mail waiting, a stop hook holds the turn for it; with the hub down or slow, hooks exit 0 in silence within AGENT_BUS_HOOK_TIMEOUT_MS and the CLI says it cannot reach the hub', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus);
+  try {
+    const { token } = createToken(bus, 'shop/claude');
+    const remote = remoteMachine(hub.url, token);
+    assert.equal(runCli(['send', 'before the turn', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    const prompt = runCli(['hook-user-prompt', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1","hook_event_name":"UserPromptSubmit"}' });
+    assert.equal(prompt.code, 0, prompt.stderr);
+    assert.match(prompt.stdout, /1 new message\(s\)/);
+    assert.match(prompt.stdout, /from human .*: before the turn/);
+    assert.equal(prompt.stderr, '');
+    assert.equal(bus.rows("SELECT read_at FROM messages WHERE body = 'before the turn' AND read_at IS NOT NULL").length, 1, 'read on the hub');
+    const again = runCli(['hook-user-prompt', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1"}' });
+    assert.equal(again.stdout, '');
+    assert.equal(runCli(['send', 'act on this', '--to', 'shop/claude', '--name', 'lab/codex'], { env: bus.env }).code, 0);
+    const stop = runCli(['hook-stop', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1"}' });
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.equal((JSON.parse(stop.stdout) as { decision: string }).decision, 'block');
+    assert.match(stop.stdout, /act on this/);
+    assert.deepEqual(readdirSync(remote.home), []);
+  } finally {
+    await hub.stop();
+  }
+  // The hub is gone: a hook costs at most its timeout and prints nothing; the CLI fails in one line.
+  const gone = remoteMachine(hub.url, 'abt_0000000000000000_' + 'A'.repeat(43));
+  for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']) {
+    const started = Date.now();
+    const result = runCli([hook, '--client', 'claude'], { env: { ...gone.env, AGENT_BUS_HOOK_TIMEOUT_MS: '500' }, input: '{"session_id":"s-1"}' });
+    assert.equal(result.code, 0, hook);
+    assert.equal(result.stderr, '', hook);
+    assert.ok(result.stdout === '' || result.stdout === '{}\n' || !/message/.test(result.stdout), `${hook}: ${result.stdout}`);
+    assert.ok(Date.now() - started < 5_000, `${hook} returned quickly`);
+  }
+  const cli = runCli(['send', 'hello', '--to', 'lab/codex'], { env: gone.env });
+  assert.equal(cli.code, 1);
+  assert.equal(cli.stderr.trim().split('\n').length, 1, cli.stderr);
+  assert.match(cli.stderr, new RegExp(`cannot reach the hub at ${hub.url.replace(/[.]/g, '\\.')}: `));
+  bus.cleanup();
+});
+
+test('a hub that accepts and never answers holds a remote hook no longer than AGENT_BUS_HOOK_TIMEOUT_MS', async () => {
+  const { createServer } = await import('node:net');
+  const sockets: import('node:net').Socket[] = [];
+  const silent = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (silent.address() as { port: number }).port;
+    const remote = remoteMachine(`http://127.0.0.1:${port}`, 'abt_0000000000000000_' + 'A'.repeat(43));
+    const started = Date.now();
+    const { runCliAsync } = await import('../helpers/bus-env.js');
+    const result = await runCliAsync(['hook-user-prompt', '--client', 'claude'], { env: { ...remote.env, AGENT_BUS_HOOK_TIMEOUT_MS: '700' }, input: '{"session_id":"s-1"}' });
+    const took = Date.now() - started;
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout + result.stderr, '');
+    assert.ok(took >= 650 && took < 4_000, `took ${took} ms`);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  }
+});
+
+test('login saves the hub privately once the hub takes the token; commands use it without the variables; logout forgets it; a refused token saves nothing', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus);
+  try {
+    const { token } = createToken(bus, 'shop/claude');
+    const home = mkdtempSync(join(tmpdir(), 'agent-bus-remote-'));
+    const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
+    const saved = join(home, '.claude-agent-bus', 'hub.json');
+    const refused = runCli(['login', hub.url, '--token', 'abt_0000000000000000_' + 'A'.repeat(43)], { env });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /refused the token: no such token/);
+    assert.ok(!existsSync(saved), 'nothing saved');
+    const login = runCli(['login', hub.url, '--token', token], { env });
+    assert.equal(login.code, 0, login.stderr);
+    assert.match(login.stdout, new RegExp(`logged in to ${hub.url.replace(/[.]/g, '\\.')} as shop/claude`));
+    assert.ok(!login.stdout.includes(token), 'the token is not printed');
+    assert.equal((statSync(saved).mode & 0o777).toString(8), '600');
+    assert.equal((statSync(join(home, '.claude-agent-bus')).mode & 0o777).toString(8), '700');
+    const sent = runCli(['send', 'via the saved login', '--to', 'shop/claude'], { env });
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'via the saved login'").length, 1);
+    assert.deepEqual(readdirSync(join(home, '.claude-agent-bus')), ['hub.json'], 'no database beside the login');
+    assert.equal(runCli(['logout'], { env }).code, 0);
+    assert.ok(!existsSync(saved));
+    const again = runCli(['logout'], { env });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /not logged in/);
+  } finally {
+    await hub.stop();
+    bus.cleanup();
+  }
+});
