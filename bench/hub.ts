@@ -127,3 +127,43 @@ export async function hubSendThroughput(ws: Workspace, engine: Engine = 'sqlite'
     await hub.stop();
   }
 }
+
+function timedRun(args: string[], env: NodeJS.ProcessEnv, input: string): number {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
+  return elapsed;
+}
+
+/** A remote `hook-user-prompt` with an empty inbox (one request to a loopback hub), against `node -e 0`. */
+export async function remoteHookStartup(ws: Workspace, engine: Engine = 'sqlite'): Promise<HubFigures> {
+  const RUNS = 30;
+  const WARMUP = 3;
+  const hub = await startBenchHub(ws, `hub-remote-hook-${engine}`, engine);
+  const remote = await ws.bus(`hub-remote-hook-${engine}-machine`);
+  // The other machine: a HOME and the hub's address, no database.
+  const env = { PATH: process.env.PATH, HOME: remote.home, NO_COLOR: '1', AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: hub.token('bench/claude') };
+  const payload = JSON.stringify({ session_id: 'bench-session', hook_event_name: 'UserPromptSubmit' });
+  const hookArgs = [CLI, 'hook-user-prompt', '--client', 'claude'];
+  const hookTimes: number[] = [];
+  const bareTimes: number[] = [];
+  try {
+    for (let run = 0; run < WARMUP + RUNS; run++) {
+      const first = run % 2 === 0;
+      const a = first ? timedRun(hookArgs, env, payload) : timedRun(['-e', '0'], env, '');
+      const b = first ? timedRun(['-e', '0'], env, '') : timedRun(hookArgs, env, payload);
+      if (run < WARMUP) continue;
+      hookTimes.push(first ? a : b);
+      bareTimes.push(first ? b : a);
+    }
+  } finally {
+    await hub.stop();
+  }
+  const ratio = median(hookTimes) / median(bareTimes);
+  return {
+    value: round(ratio, 3),
+    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
+    details: { engine, runs: RUNS, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+  };
+}

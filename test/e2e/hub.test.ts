@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { ON_POSTGRES, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, rawCall, startHub } from '../helpers/hub.js';
 
 const CHALLENGE = 'Bearer realm="agent-bus", error="invalid_token"';
@@ -311,6 +311,56 @@ test('/metrics: requests by route and status, latency, sends and deliveries, tok
     assert.match(await scoped.text(), /agent_bus_sends_total 1/);
   } finally {
     await hub.stop();
+    bus.cleanup();
+  }
+});
+
+test('two hubs on one database deliver to each other with no sticky sessions; a hub killed with SIGKILL mid-send loses nothing it acknowledged', { skip: !ON_POSTGRES && 'hubs share a bus across machines through PostgreSQL; this suite runs on SQLite (the PostgreSQL run covers it)' }, async () => {
+  const bus = tempBus();
+  const first = await startHub(bus);
+  let second = await startHub(bus);
+  try {
+    const alice = createToken(bus, 'shop/claude');
+    const bob = createToken(bus, 'lab/codex');
+    // Alice's requests alternate between the hubs; Bob reads through the other one.
+    for (let i = 0; i < 6; i++) {
+      const hub = i % 2 === 0 ? first : second;
+      const response = await rawCall(hub.url, { authorization: `Bearer ${alice.token}` }, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'lab/codex', body: `hop ${i}` } } });
+      assert.equal(response.status, 200);
+      assert.ok(!(await response.text()).includes('"isError":true'));
+    }
+    const remoteBob = await connectHttp(second.url, bob.token);
+    try {
+      const inbox = await remoteBob.call('read_inbox');
+      assert.deepEqual((inbox.value as Array<{ body: string }>).map((row) => row.body), [0, 1, 2, 3, 4, 5].map((i) => `hop ${i}`));
+    } finally {
+      await remoteBob.close();
+    }
+    // Sends in flight on the second hub when it is killed outright: every one it acknowledged is stored.
+    const acknowledged: string[] = [];
+    const calls = Array.from({ length: 60 }, (_, i) =>
+      rawCall(second.url, { authorization: `Bearer ${alice.token}` }, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'lab/codex', body: `kill ${i}` } } }).then(
+        async (response) => {
+          const text = await response.text();
+          if (response.status === 200 && !text.includes('"isError":true')) acknowledged.push(`kill ${i}`);
+        },
+        () => undefined,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    second.process.kill('SIGKILL');
+    await Promise.all(calls);
+    await second.stop();
+    const stored = new Set(bus.rows<{ body: string }>("SELECT body FROM messages WHERE body LIKE 'kill %'").map((row) => row.body));
+    for (const body of acknowledged) assert.ok(stored.has(body), `${body} was acknowledged and is kept`);
+    // The first hub never noticed: it still serves, and a new hub takes the other's place.
+    second = await startHub(bus);
+    const after = await rawCall(first.url, { authorization: `Bearer ${bob.token}` });
+    assert.equal(after.status, 200);
+    await after.body?.cancel();
+  } finally {
+    await first.stop();
+    await second.stop();
     bus.cleanup();
   }
 });
