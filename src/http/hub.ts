@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Bus } from '../core/bus.js';
 import { busPaths } from '../core/paths.js';
-import { intSetting, type Env } from '../core/settings.js';
+import { floatSetting, intSetting, type Env } from '../core/settings.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
 import { openBus } from '../runtime.js';
@@ -21,6 +21,8 @@ import { hasScope } from '../core/tokens.js';
 import { clientAddressOf } from '../core/names.js';
 import { McpServers } from './mcp-endpoint.js';
 import { answerRemoteHook } from './hook-endpoint.js';
+import { SharedChanges } from './waits.js';
+import { watchForMail } from './watch-endpoint.js';
 
 export interface HubOptions {
   env: Env;
@@ -44,7 +46,7 @@ const DEFAULT_PG_POOL = 16;
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
-const API_ROUTES = new Set(['/v1/hook']);
+const API_ROUTES = new Set(['/v1/hook', '/v1/watch']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -119,6 +121,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
   const allowedOrigins = new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
   const registered = new Set<string>();
+  const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
   const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, registered });
   let hubName = '';
 
@@ -217,6 +220,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         return;
       }
       try {
+        if (path === '/v1/watch') {
+          // A watcher that goes away stops its wait.
+          const gone = new AbortController();
+          res.once('close', () => gone.abort());
+          send(res, 200, await watchForMail(bus, env, changes, metrics, token, body, gone.signal));
+          return;
+        }
         send(res, 200, await answerRemoteHook(bus, env, token, registered, body, (line) => log(`agent-bus hub: ${line}`)));
       } catch (error) {
         if (!(error instanceof BusError) || isStoreUnavailable(error)) throw error;
@@ -250,12 +260,23 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   server.requestTimeout = 60_000;
 
   let hubOrigin = '';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new BusError(`cannot listen on ${options.host}:${options.port}: the port is in use (--port)`) : error),
-    );
-    server.listen(options.port, options.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new BusError(`cannot listen on ${options.host}:${options.port}: the port is in use (--port)`)
+            : new BusError(`cannot listen on ${options.host}:${options.port}: ${error.message}`),
+        ),
+      );
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (error) {
+    // Nothing may keep the process waiting once the hub cannot start.
+    await changes.close();
+    await bus.close();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -271,10 +292,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         // Stop taking connections, let idle keep-alive ones go, and wait for what is in flight.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        // Waiting watchers are answered "no mail" at once; they ask the next hub.
+        void changes.close();
         const drained = Promise.allSettled([...inFlight]);
         await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
         server.closeAllConnections();
         await closed;
+        await changes.close();
         await bus.close();
       })();
       return closing;

@@ -26,6 +26,8 @@ import { loadWakeConfig, lookupWake } from './config.js';
 import { wakeRow, wakesPerHour } from './dispatch.js';
 import type { Bus } from '../core/bus.js';
 import type { MessageRecord } from '../model/records.js';
+import { hubAccess } from '../remote/settings.js';
+import { runRemoteWatch } from '../remote/watch.js';
 
 /** Claude Code reads a background hook's exit 2 as "wake the model"; its command maps our 10 to it. */
 export const WOKE_EXIT = 10;
@@ -56,6 +58,8 @@ export async function runWatch(run: WatchRun): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
   const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
   const maxMs = (run.maxSeconds ?? floatSetting(run.env, 'AGENT_BUS_WATCH_HOURS', DEFAULT_WATCH_HOURS, 0) * 3600) * 1000;
+  const access = hubAccess(run.env);
+  if (access !== null) return runRemoteWatch(run, access, maxMs);
   const deadline = Date.now() + maxMs;
   const bus = openBus(run.env);
   const table = systemProcessTable(run.env);
@@ -124,8 +128,8 @@ export async function runWatch(run: WatchRun): Promise<number> {
   }
 }
 
-/** Take the session's mail and say it; null when there is none. */
-async function wakeIfMail(bus: Bus, run: WatchRun, reader: string): Promise<number | null> {
+/** Take the session's mail and say it: WOKE_EXIT, 0 past the rate limit, null when there is none. */
+export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'>, reader: string): Promise<number | null> {
   if ((await bus.pendingCount(reader)) === 0) return null;
   const micros = nowMicros();
   const now = formatStamp(micros);

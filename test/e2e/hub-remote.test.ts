@@ -147,3 +147,39 @@ test('login saves the hub privately once the hub takes the token; commands use i
     bus.cleanup();
   }
 });
+
+test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as it is sent anywhere on the bus, not at a poll', async () => {
+  const bus = tempBus();
+  // A one-minute fallback poll: only the store's change feed can wake it fast.
+  const hub = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '60' });
+  try {
+    const { token } = createToken(bus, 'shop/claude');
+    const remote = remoteMachine(hub.url, token);
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/bus-env.js');
+    const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
+      env: { ...remote.env, CLAUDE_CODE_ENTRYPOINT: 'cli' },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let said = '';
+    watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
+    watcher.stdin.end('{"session_id":"s-1"}');
+    // The watcher is waiting at the hub once the hub counts a wait open.
+    const started = Date.now();
+    while (!/^agent_bus_waits_open 1$/m.test(await (await fetch(`${hub.url}/metrics`)).text())) {
+      if (Date.now() - started > 10_000) throw new Error('the watcher never waited at the hub');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const sentAt = Date.now();
+    assert.equal(runCli(['send', 'wake up over there', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    assert.equal(await exited, 10, said);
+    assert.ok(Date.now() - sentAt < 5_000, 'woken by the change feed, not the one-minute poll');
+    assert.match(said, /wake up over there/);
+    assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
+    assert.deepEqual(readdirSync(remote.home), []);
+  } finally {
+    await hub.stop();
+    bus.cleanup();
+  }
+});

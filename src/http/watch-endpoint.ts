@@ -1,0 +1,42 @@
+/**
+ * `POST /v1/watch`: a remote `hook-watch` waits here for its agent's mail. The
+ * request is held until mail comes (it is taken, as a local watcher takes it,
+ * and its text returned) or `wait_seconds` pass: at most 50, so no proxy or
+ * client gives up on a silent request first. The watcher asks again.
+ */
+import type { Bus } from '../core/bus.js';
+import type { Env } from '../core/settings.js';
+import { InvalidInputError } from '../model/errors.js';
+import type { TokenRecord } from '../model/records.js';
+import { wakeIfMail } from '../wake/watch.js';
+import type { HubMetrics } from './metrics.js';
+import type { SharedChanges } from './waits.js';
+
+export const MAX_WAIT_SECONDS = 50;
+
+export async function watchForMail(
+  bus: Bus,
+  env: Env,
+  changes: SharedChanges,
+  metrics: HubMetrics,
+  token: TokenRecord,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<{ woke: boolean; text: string | null }> {
+  const raw = (body as { wait_seconds?: unknown } | null)?.wait_seconds ?? 25;
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) throw new InvalidInputError('wait_seconds must be a number of seconds');
+  const deadline = Date.now() + Math.min(raw, MAX_WAIT_SECONDS) * 1000;
+  metrics.waitsOpen++;
+  try {
+    for (;;) {
+      const next = changes.next(deadline - Date.now(), signal);
+      let text = '';
+      const outcome = await wakeIfMail(bus, { env, say: (said) => (text += said) }, token.agent);
+      if (outcome !== null) return { woke: outcome > 0, text: text === '' ? null : text };
+      if (signal.aborted || changes.closed || Date.now() >= deadline) return { woke: false, text: null };
+      await next;
+    }
+  } finally {
+    metrics.waitsOpen--;
+  }
+}
