@@ -2,6 +2,8 @@
 import { AuditLog } from './audit/log.js';
 import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
+import { hubAccess } from './remote/settings.js';
+import { BusError } from './model/errors.js';
 import { busSettings, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { systemProcessTable } from './sessions/procs.js';
@@ -23,8 +25,32 @@ export function openStoreAt(database: string, env: Env = process.env, poolMax?: 
   });
 }
 
-/** `poolMax`: PostgreSQL connections the process may hold at once (a hub serving many agents holds more). */
-export function openBus(env: Env = process.env, poolMax?: number): Bus {
+/**
+ * The bus of this machine for a command that talks to the store. With a hub set
+ * (AGENT_BUS_URL, or agent-bus login), a command that cannot work over the hub yet
+ * refuses rather than quietly open a local bus the user did not mean.
+ */
+export function openBus(env: Env = process.env): Bus {
+  refuseOverHub(env);
+  return openBusHere(env);
+}
+
+/** Throw when this machine is set to use a hub: for what does not work over the hub yet. */
+export function refuseOverHub(env: Env): void {
+  const access = hubAccess(env);
+  if (access !== null) {
+    throw new BusError(
+      `this command does not work over the hub yet, and this machine is set to use the hub at ${access.url} ` +
+        `(${access.from === 'env' ? 'AGENT_BUS_URL' : 'agent-bus login'}); ${access.from === 'env' ? 'unset AGENT_BUS_URL' : 'run agent-bus logout'} to use this machine's own bus`,
+    );
+  }
+}
+
+/**
+ * The bus whose store this process holds, whatever a hub setting says: for the hub itself and
+ * for the commands that manage its store (token). `poolMax`: PostgreSQL connections it may hold.
+ */
+export function openBusHere(env: Env = process.env, poolMax?: number): Bus {
   const paths = busPaths(env);
   const store = openStoreAt(paths.db, env, poolMax);
   const bus = new Bus(store, new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));

@@ -14,7 +14,7 @@ import { busPaths } from '../core/paths.js';
 import { floatSetting, intSetting, type Env } from '../core/settings.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
-import { openBus } from '../runtime.js';
+import { openBusHere } from '../runtime.js';
 import { Gate, RateLimiter } from './limits.js';
 import { HubMetrics } from './metrics.js';
 import { hasScope } from '../core/tokens.js';
@@ -109,7 +109,7 @@ interface RequestStamp {
 
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { env, log } = options;
-  const bus: Bus = openBus(env, intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1));
+  const bus: Bus = openBusHere(env, intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1));
   const stamps = new AsyncLocalStorage<RequestStamp>();
   bus.audit.stamp = () => stamps.getStore();
   const metrics = new HubMetrics();

@@ -41,7 +41,8 @@ test("the hooks' bundles carry the store, the core and the dialects, nothing hea
   for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']) {
     const source = readFileSync(join(BIN, 'commands', `${hook}.cjs`), 'utf8');
     // The brain's YAML parser and HTTP client live in a bundle of their own, loaded only when a refresh is due.
-    for (const heavy of ['@modelcontextprotocol', 'zod', 'jsonc-parser', 'smol-toml', 'picocolors', 'node:http', 'require("http")', 'yaml/dist', 'YAMLParseError']) {
+    // Node's own http is loaded only by a remote hook, on first use (never a require at the top).
+    for (const heavy of ['@modelcontextprotocol', 'zod', 'jsonc-parser', 'smol-toml', 'picocolors', 'require("node:http")', 'require("http")', 'undici', 'yaml/dist', 'YAMLParseError']) {
       assert.ok(!source.includes(heavy), `${hook} must not bundle ${heavy}`);
     }
     assert.ok(source.includes('better-sqlite3'), `${hook} bundles the store`);
@@ -101,7 +102,19 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
       const loads = run(hook, payload);
       assert.ok(loads.some((file) => file.endsWith('better_sqlite3.node')), `the trace saw ${hook} open the store`);
       assert.ok(!loads.includes('node:crypto'), `${hook} loaded node:crypto: ${loads.join(', ')}`);
+      assert.ok(!loads.includes('node:http'), `${hook} on this machine's bus loaded node:http`);
     }
+    // A hook on a machine set to use a hub loads Node's http and no store at all (the hub here is down).
+    writeFileSync(trace, '');
+    const remoteRun = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
+      env: { PATH: process.env.PATH, HOME: bus.dir, AGENT_BUS_URL: 'http://127.0.0.1:1', AGENT_BUS_TOKEN: 'abt_x', AGENT_BUS_TRACE_LOADS: trace },
+      input: payload,
+      encoding: 'utf8',
+    });
+    assert.equal(remoteRun.status, 0, remoteRun.stderr);
+    const remoteLoads = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    assert.ok(remoteLoads.includes('node:http'), `a remote hook asks the hub: ${remoteLoads.join(', ')}`);
+    assert.ok(!remoteLoads.some((file) => file.endsWith('better_sqlite3.node') || file.includes('store-postgres') || file === 'node:crypto'), remoteLoads.join(', '));
     // And the trace does see it when a hook has mail to take (the lease, the audit's hash).
     const sent = runCli(['send', 'a task', '--to', 'shop/claude', '--name', 'human'], { env: bus.env });
     assert.equal(sent.code, 0, sent.stderr);

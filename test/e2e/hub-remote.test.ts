@@ -183,3 +183,17 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
     bus.cleanup();
   }
 });
+
+test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
+  const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
+  for (const args of [['tail'], ['channel', 'list'], ['forget', 'shop/claude'], ['notice', 'hello'], ['statusline']]) {
+    const result = runCli(args, { env: remote.env, input: '{}' });
+    assert.equal(result.code, 1, args.join(' '));
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /does not work over the hub yet.*http:\/\/127\.0\.0\.1:1 \(AGENT_BUS_URL\); unset AGENT_BUS_URL/);
+  }
+  assert.deepEqual(readdirSync(remote.home), [], 'no local bus was made');
+  const demo = runCli(['demo'], { env: remote.env });
+  assert.equal(demo.code, 0, demo.stderr);
+  assert.deepEqual(readdirSync(remote.home), []);
+});

@@ -24,6 +24,10 @@ export const DEMO_AGENT = 'demo/claude';
 /** What the scratch bus's commands run with: the user's environment, pointed at the scratch bus. */
 function scratchEnv(env: Env, folder: string): Env {
   const scratch: Env = { ...env, AGENT_BUS_DB: join(folder, 'bus', 'bus.db'), AGENT_BUS_AUDIT_LOG: join(folder, 'bus', 'audit.log') };
+  // The tour runs on its own bus, never over a hub this machine talks to.
+  delete scratch.AGENT_BUS_URL;
+  delete scratch.AGENT_BUS_TOKEN;
+  delete scratch.AGENT_BUS_HOME;
   // A build recording code caches runs this command too: its steps are not the commands' own warm-ups.
   delete scratch.AGENT_BUS_BUILD_CODE_CACHE;
   return scratch;

@@ -6,7 +6,7 @@ import type { AuditRow } from '../../audit/record.js';
 import { busPaths } from '../../core/paths.js';
 import type { SendsFollower } from '../../core/follow-sends.js';
 import { eachChange } from '../../core/store-changes.js';
-import { openBus } from '../../runtime.js';
+import { openBus, refuseOverHub } from '../../runtime.js';
 import { ReaderGone } from '../output.js';
 import { positiveInt } from '../context.js';
 import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
@@ -27,6 +27,8 @@ export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width
 }
 
 export const run: CommandRunner = async (args, io) => {
+  // This machine's audit log says nothing of a hub's bus.
+  refuseOverHub(io.env);
   const limit = positiveInt(args.values.limit, 'limit', 50);
   const json = Boolean(args.values.json);
   const full = Boolean(args.values.full);

@@ -2,7 +2,7 @@
 import { isTokenId, parseDuration, parseScopes } from '../../core/tokens.js';
 import { BusError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
-import { openBus } from '../../runtime.js';
+import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 
@@ -41,7 +41,8 @@ export const run: CommandRunner = async (args, io) => {
   // Everything is checked before the bus is opened: a mistake writes nothing.
   const expiresInMs = typeof args.values.expires === 'string' ? parseDuration(args.values.expires) : null;
   const scopes = parseScopes(typeof args.values.scope === 'string' ? [args.values.scope] : []);
-  const bus = openBus(io.env);
+  // Tokens belong to the store on this machine (the hub's), whatever hub this machine talks to.
+  const bus = openBusHere(io.env);
   try {
     if (action === 'create') {
       const repo = typeof args.values.repo === 'string' && args.values.repo.trim() !== '' ? args.values.repo.trim() : null;
