@@ -109,9 +109,10 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'prefix', type: 'string', value: 'STR', description: 'put STR in front of every derived repo name' },
       { name: 'name', type: 'string', value: 'NAME', description: 'the repo name to use (single repo only)' },
       { name: 'bin-path', type: 'string', value: 'PATH', description: 'the agent-bus to write into configs (default: $AGENT_BUS_BIN, else the one on PATH)' },
+      { name: 'remote', type: 'string', value: 'URL', description: "wire the clients to a hub instead of this machine's bus; the token comes from $AGENT_BUS_TOKEN, never a file" },
       json,
     ],
-    examples: ['agent-bus init', 'agent-bus init --scan ~/projects', 'agent-bus init --scan ~/projects --apply'],
+    examples: ['agent-bus init', 'agent-bus init --scan ~/projects', 'agent-bus init --scan ~/projects --apply', 'agent-bus init --clients claude,codex --remote https://hub.example:8787'],
   },
   {
     name: 'channel',

@@ -10,16 +10,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand } from './config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
+import { hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
 
 export function pluginFolder(repo: string): string {
   return join(repo, '.agents', 'plugins', 'agent-bus');
 }
 
 /** The repo's default subscriptions ride on the command as AGENT_BUS_DEFAULT_CHANNELS, so a launch AGENT_BUS_CHANNELS wins. */
-function hookCommand(bin: string, name: string, subcommand: string, channels: string | null): string {
+function hookCommand(bin: string, name: string, subcommand: string, channels: string | null, remote: string | null): string {
   const subscribe = channels === null ? '' : ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}`;
-  return `AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client agy || true`;
+  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client agy || true`;
 }
 
 /** The subscriptions in our PreInvocation command (an earlier run's, perhaps edited), else the default. */
@@ -45,12 +45,12 @@ export const agyWiring: ClientWiring = {
     const mcp = readJsonConfig(mcpPath);
     const entry = mcp.kind === 'ok' && isObject(mcp.value.mcpServers) ? mcp.value.mcpServers['agent-bus'] : undefined;
     if (entry === undefined) return { status: 'absent', previousName: null };
-    const managed = isObject(entry) && Array.isArray(entry.args) && entry.args[0] === 'serve';
+    const managed = isObject(entry) && ((Array.isArray(entry.args) && entry.args[0] === 'serve') || (typeof entry.serverUrl === 'string' && entry.serverUrl.endsWith('/mcp')));
     const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
     return { status: managed ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
   },
 
-  plan(repo, name, bin): WiringPlan {
+  plan(repo, name, bin, remote = null): WiringPlan {
     const [pluginPath, mcpPath, hooksPath] = this.files(repo) as [string, string, string];
     const current = (path: string): string | null => {
       const read = readJsonConfig(path);
@@ -62,15 +62,22 @@ export const agyWiring: ClientWiring = {
         {
           path: mcpPath,
           before: current(mcpPath),
-          after: jsonText({ mcpServers: { 'agent-bus': { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo } } } }),
+          // agy reads a hub's address as serverUrl; $AGENT_BUS_TOKEN in a header is expanded from its environment.
+          after: jsonText({
+            mcpServers: {
+              'agent-bus': remote
+                ? { serverUrl: hubMcpUrl(remote), headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' } }
+                : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo } },
+            },
+          }),
         },
         {
           path: hooksPath,
           before: current(hooksPath),
           after: jsonText({
             'agent-bus': {
-              PreInvocation: [{ type: 'command', command: hookCommand(bin, name, 'hook-user-prompt', currentChannels(hooksPath)) }],
-              Stop: [{ type: 'command', command: hookCommand(bin, name, 'hook-stop', null) }],
+              PreInvocation: [{ type: 'command', command: hookCommand(bin, name, 'hook-user-prompt', currentChannels(hooksPath), remote) }],
+              Stop: [{ type: 'command', command: hookCommand(bin, name, 'hook-stop', null, remote) }],
             },
           }),
         },

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from './config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../core/subscriptions.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
+import { hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
 
 export const SERVER_KEY = 'agent-bus';
 export const TOOL_NAMES = [
@@ -83,7 +83,7 @@ export function wakeHookVerdict(env: NodeJS.ProcessEnv): { wanted: boolean; note
  * turns, and only that, into the 2 that makes Claude Code start a turn (an agent-bus too old to know
  * hook-watch exits 2 from its parser: that must not wake anyone). Never `|| true`: it would swallow the wake.
  */
-export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv): JsonObject {
+export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv, remote: string | null = null): JsonObject {
   const hours = Number((env.AGENT_BUS_WATCH_HOURS ?? '').trim() || DEFAULT_WATCH_HOURS);
   const seconds = Math.round((Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_WATCH_HOURS) * 3600);
   return {
@@ -91,7 +91,7 @@ export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv)
     hooks: [
       {
         type: 'command',
-        command: `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} hook-watch --client claude --max-seconds ${seconds} ; [ $? -ne 10 ] || exit 2`,
+        command: `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} hook-watch --client claude --max-seconds ${seconds} ; [ $? -ne 10 ] || exit 2`,
         asyncRewake: true,
         timeout: seconds + 30,
         rewakeSummary: 'agent-bus: new mail',
@@ -100,8 +100,17 @@ export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv)
   };
 }
 
-function hookCommand(bin: string, name: string, subcommand: string): string {
-  return `AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client claude || true`;
+function hookCommand(bin: string, name: string, subcommand: string, remote: string | null = null): string {
+  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client claude || true`;
+}
+
+/** The .mcp.json entry for a hub: Claude Code expands ${AGENT_BUS_TOKEN} from its environment. */
+function remoteEntry(remote: string): JsonObject {
+  return { type: 'http', url: hubMcpUrl(remote), headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' }, description: DESCRIPTION };
+}
+
+function isRemoteEntry(entry: unknown): boolean {
+  return isObject(entry) && entry.type === 'http' && typeof entry.url === 'string' && entry.url.endsWith('/mcp') && isObject(entry.headers) && entry.headers.Authorization === 'Bearer ${AGENT_BUS_TOKEN}';
 }
 
 /**
@@ -153,20 +162,21 @@ export const claudeWiring: ClientWiring = {
     const entry = servers[SERVER_KEY];
     if (entry === undefined) return { status: 'absent', previousName: null };
     const managed =
-      isObject(entry) && typeof entry.command === 'string' && entry.command.includes('agent-bus') && Array.isArray(entry.args) && entry.args[0] === 'serve';
+      isRemoteEntry(entry) ||
+      (isObject(entry) && typeof entry.command === 'string' && entry.command.includes('agent-bus') && Array.isArray(entry.args) && entry.args[0] === 'serve');
     const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
     const previousName = typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null;
     return { status: managed ? 'managed' : 'handwritten', previousName };
   },
 
-  plan(repo, name, bin): WiringPlan {
+  plan(repo, name, bin, remote = null): WiringPlan {
     const [mcpPath, settingsPath] = this.files(repo) as [string, string];
     const mcpRead = readJsonConfig(mcpPath);
     const settingsRead = readJsonConfig(settingsPath);
     if (mcpRead.kind === 'unreadable' || settingsRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
     const mcp: JsonObject = mcpRead.kind === 'ok' ? structuredClone(mcpRead.value) : {};
     const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
-    servers[SERVER_KEY] = { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, description: DESCRIPTION };
+    servers[SERVER_KEY] = remote ? remoteEntry(remote) : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, description: DESCRIPTION };
     mcp.mcpServers = servers;
 
     const settings: JsonObject = settingsRead.kind === 'ok' ? structuredClone(settingsRead.value) : {};
@@ -178,20 +188,22 @@ export const claudeWiring: ClientWiring = {
     const hooks = isObject(settings.hooks) ? settings.hooks : {};
     for (const [event, subcommand] of HOOK_EVENTS) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((block) => !isOurHookGroup(block, 'claude')) : [];
-      kept.push({ matcher: '', hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand) }] });
+      kept.push({ matcher: '', hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand, remote) }] });
       hooks[event] = kept;
     }
     // Waking an idle session: watched from its start and after every turn. (In print mode a background
     // SessionStart hook holds back the first request, but the watcher exits at once there.)
     const verdict = wakeHookVerdict(process.env);
     if (verdict.wanted) {
-      for (const event of ['SessionStart', 'Stop']) (hooks[event] as unknown[]).push(wakeHookGroup(bin, name, process.env));
+      for (const event of ['SessionStart', 'Stop']) (hooks[event] as unknown[]).push(wakeHookGroup(bin, name, process.env, remote));
     }
     settings.hooks = hooks;
     const subscriptions = repoSubscriptions(isObject(settings.env) ? settings.env : {});
     settings.env = subscriptions.env;
     const notes = [...subscriptions.notes, ...maskingNotes(repo)];
-    if (settings.statusLine === undefined || isOurStatusLine(settings.statusLine)) {
+    // The status line reads the bus itself; over a hub it has nothing to show yet, so ours goes.
+    if (remote && isOurStatusLine(settings.statusLine)) delete settings.statusLine;
+    else if (!remote && (settings.statusLine === undefined || isOurStatusLine(settings.statusLine))) {
       settings.statusLine = { type: 'command', command: hookCommand(bin, name, 'statusline').replace(/ \|\| true$/, '') };
     }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from './config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
+import { hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
 import { readFileSync } from 'node:fs';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
@@ -87,9 +87,22 @@ export function codexBlock(bin: string, name: string, repo: string): string {
   ].join('\n');
 }
 
-function hookCommand(bin: string, subcommand: string, channels: string): string {
+/** The block for a hub: Codex sends $AGENT_BUS_TOKEN as the bearer token (it refuses one written inline). */
+export function codexRemoteBlock(remote: string): string {
+  return [
+    BLOCK_START,
+    '[mcp_servers.agent-bus]',
+    `url = ${quote(hubMcpUrl(remote))}`,
+    'bearer_token_env_var = "AGENT_BUS_TOKEN"',
+    'default_tools_approval_mode = "approve"',
+    BLOCK_END,
+    '',
+  ].join('\n');
+}
+
+function hookCommand(bin: string, subcommand: string, channels: string, remote: string | null): string {
   const subscribe = NOTICE_HOOKS.has(subcommand) ? `${DEFAULT_VARIABLE}=${shellQuote(channels)} ` : '';
-  return `${subscribe}${shellQuote(bin)} ${subcommand} --client codex || true`;
+  return `${hubPrefix(remote, shellQuote)}${subscribe}${shellQuote(bin)} ${subcommand} --client codex || true`;
 }
 
 
@@ -114,13 +127,13 @@ export const codexWiring: ClientWiring = {
     return { status: 'managed', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
   },
 
-  plan(repo, name, bin): WiringPlan {
+  plan(repo, name, bin, remote = null): WiringPlan {
     const [configPath, hooksPath] = this.files(repo) as [string, string];
     const config = readToml(configPath);
     const hooksRead = readJsonConfig(hooksPath);
     if (config.kind === 'unreadable' || hooksRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
     const before = config.kind === 'ok' ? config.text : null;
-    const block = codexBlock(bin, name, repo);
+    const block = remote ? codexRemoteBlock(remote) : codexBlock(bin, name, repo);
     let after: string;
     if (before === null || before.trim() === '') after = block;
     else {
@@ -136,7 +149,8 @@ export const codexWiring: ClientWiring = {
       throw new Error(`${configPath}: adding the agent-bus table would not give valid TOML (${(error as Error).message}); nothing written`);
     }
     const server = serverTable(parsed);
-    if (!isObject(server) || !isObject(server.env) || server.env.AGENT_BUS_NAME !== name) {
+    const readBack = remote ? isObject(server) && server.url === hubMcpUrl(remote) : isObject(server) && isObject(server.env) && server.env.AGENT_BUS_NAME === name;
+    if (!readBack) {
       throw new Error(`${configPath}: the agent-bus table did not read back as written; nothing written`);
     }
 
@@ -147,7 +161,7 @@ export const codexWiring: ClientWiring = {
     const channels = found?.channels ?? DEFAULT_SUBSCRIPTIONS;
     for (const [event, subcommand] of HOOK_EVENTS) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, 'codex')) : [];
-      kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand, channels) }] });
+      kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand, channels, remote) }] });
       hooks[event] = kept;
     }
     hooksValue.hooks = hooks;

@@ -32,7 +32,7 @@ export function pluginChannels(source: string): string | null {
 }
 
 /** The plugin's source, with the binary, agent name and subscriptions embedded as JSON string literals. */
-export function opencodePluginSource(bin: string, name: string, channels: string): string {
+export function opencodePluginSource(bin: string, name: string, channels: string, remote: string | null = null): string {
   return `${PLUGIN_MARKER}
 // agent-bus for opencode: shows new mail and notices to the model and asks for a follow-up turn when mail waits.
 import { spawn } from 'node:child_process';
@@ -42,6 +42,8 @@ import { spawn } from 'node:child_process';
 const CHANNELS = ${JSON.stringify(channels)};
 const BIN = ${JSON.stringify(bin)};
 const NAME = ${JSON.stringify(name)};
+// The hub this repo's sessions reach (init --remote), or null for this machine's bus. The token is $AGENT_BUS_TOKEN.
+const HUB = ${JSON.stringify(remote)};
 const TIMEOUT_MS = Number(process.env.AGENT_BUS_HOOK_TIMEOUT_MS) || 10000;
 
 export const AgentBus = async ({ client, directory }) => {
@@ -64,7 +66,7 @@ export const AgentBus = async ({ client, directory }) => {
     try {
       child = spawn(BIN, ['hook-watch', '--client', 'opencode'], {
         cwd: directory,
-        env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
+        env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
         stdio: ['pipe', 'ignore', 'pipe'],
       });
     } catch {
@@ -100,7 +102,7 @@ export const AgentBus = async ({ client, directory }) => {
       try {
         child = spawn(BIN, [subcommand, '--client', 'opencode'], {
           cwd: directory,
-          env: { ...process.env, AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
+          env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
           stdio: ['pipe', 'pipe', 'ignore'],
         });
       } catch {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
 import { isObject } from './config-files.js';
-import type { ClientWiring, WiringInspection, WiringPlan } from './wiring.js';
+import { hubMcpUrl, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
 import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './opencode-plugin.js';
 import { DEFAULT_SUBSCRIPTIONS } from '../core/subscriptions.js';
 
@@ -44,19 +44,24 @@ export const opencodeWiring: ClientWiring = {
     if (!parsed.ok) return { status: 'unreadable', previousName: null, problem: `${configPath}: it is not valid JSON with comments, left alone` };
     const entry = isObject(parsed.value) && isObject(parsed.value.mcp) ? parsed.value.mcp['agent-bus'] : undefined;
     if (entry === undefined) return { status: plugin.kind === 'ok' ? 'managed' : 'absent', previousName: null };
-    const managed = isObject(entry) && Array.isArray(entry.command) && entry.command[1] === 'serve';
+    const managed =
+      (isObject(entry) && Array.isArray(entry.command) && entry.command[1] === 'serve') ||
+      (isObject(entry) && entry.type === 'remote' && typeof entry.url === 'string' && entry.url.endsWith('/mcp') && entry.oauth === false);
     const env = isObject(entry) && isObject(entry.environment) ? entry.environment : {};
     return { status: managed ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
   },
 
-  plan(repo, name, bin): WiringPlan {
+  plan(repo, name, bin, remote = null): WiringPlan {
     const [configPath, pluginPath] = this.files(repo) as [string, string];
     const config = readText(configPath);
     if (config.kind === 'unreadable') throw new Error('a config file cannot be read');
     const before = config.kind === 'ok' ? config.text : null;
     const base = before === null || before.trim() === '' ? '{}\n' : before;
     if (!parseJsonc(base).ok) throw new Error(`${configPath}: it is not valid JSON with comments, left alone`);
-    const entry = { type: 'local', command: [bin, 'serve'], environment: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, enabled: true };
+    // For a hub: opencode expands {env:AGENT_BUS_TOKEN} (not ${…}), and oauth:false keeps it from starting an OAuth flow.
+    const entry = remote
+      ? { type: 'remote', url: hubMcpUrl(remote), oauth: false, headers: { Authorization: 'Bearer {env:AGENT_BUS_TOKEN}' }, enabled: true }
+      : { type: 'local', command: [bin, 'serve'], environment: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, enabled: true };
     // An edit, not a rewrite: the user's comments and layout stay where they are.
     const after = applyEdits(base, modify(base, ['mcp', 'agent-bus'], entry, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } }));
     const plugin = readText(pluginPath);
@@ -66,7 +71,7 @@ export const opencodeWiring: ClientWiring = {
         {
           path: pluginPath,
           before: plugin.kind === 'ok' ? plugin.text : null,
-          after: opencodePluginSource(bin, name, (plugin.kind === 'ok' ? pluginChannels(plugin.text) : null) ?? DEFAULT_SUBSCRIPTIONS),
+          after: opencodePluginSource(bin, name, (plugin.kind === 'ok' ? pluginChannels(plugin.text) : null) ?? DEFAULT_SUBSCRIPTIONS, remote),
         },
       ],
     };

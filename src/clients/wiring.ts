@@ -27,6 +27,20 @@ export interface ClientWiring {
   forceable: boolean;
   files(repo: string): string[];
   inspect(repo: string): WiringInspection;
-  /** The complete new text of every file, computed before anything is written (never half-wired). */
-  plan(repo: string, name: string, bin: string): WiringPlan;
+  /**
+   * The complete new text of every file, computed before anything is written (never half-wired).
+   * `remote`: the hub's URL (`init --remote`): the client connects to the hub over HTTP with the
+   * token from $AGENT_BUS_TOKEN, and its hooks reach the hub; no file written holds a token.
+   */
+  plan(repo: string, name: string, bin: string, remote?: string | null): WiringPlan;
+}
+
+/** What a hook command line carries for a client wired to a hub: where the hub is (never the token). */
+export function hubPrefix(remote: string | null | undefined, quote: (word: string) => string): string {
+  return remote ? `AGENT_BUS_URL=${quote(remote)} ` : '';
+}
+
+/** The hub's MCP endpoint. */
+export function hubMcpUrl(remote: string): string {
+  return `${remote.replace(/\/+$/, '')}/mcp`;
 }

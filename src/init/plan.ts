@@ -37,6 +37,8 @@ export interface PlanOptions {
   prefix: string;
   name?: string | undefined;
   bin: string;
+  /** The hub's URL (init --remote), or null to wire this machine's own bus. */
+  remote?: string | null;
 }
 
 const SKIPPED_FOLDERS = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'vendor', 'build', 'dist', '.next', '.nuxt']);
@@ -103,7 +105,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
       plan.notes.push(`${client}: hand-written agent-bus entry left alone${wiring.forceable ? ' (use --force to replace it)' : ''}`);
     } else {
       try {
-        const planned = wiring.plan(repo, name, options.bin);
+        const planned = wiring.plan(repo, name, options.bin, options.remote ?? null);
         files = planned.files;
         for (const note of planned.notes ?? []) plan.notes.push(`${client}: ${note}`);
       } catch (error) {

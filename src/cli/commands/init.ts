@@ -68,8 +68,27 @@ function render(plans: RepoPlan[], clients: string[], home: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The hub's URL as init writes it: http or https, no credentials, no trailing slash. */
+function remoteUrl(given: string | boolean | undefined): string | null {
+  if (typeof given !== 'string') return null;
+  let url: URL;
+  try {
+    url = new URL(given.trim());
+  } catch {
+    throw new UsageError(`--remote: '${given}' is not a URL (e.g. https://hub.example:8787)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--remote: '${given}' is not an http or https URL`);
+  if (url.username !== '' || url.password !== '') throw new UsageError('--remote: leave credentials out of the URL; the token comes from $AGENT_BUS_TOKEN');
+  return given.trim().replace(/\/+$/, '');
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname.startsWith('127.');
+}
+
 export const run: CommandRunner = async (args, io) => {
   const scan = Boolean(args.values.scan);
+  const remote = remoteUrl(args.values.remote);
   const name = typeof args.values.name === 'string' ? args.values.name : undefined;
   if (name !== undefined && (scan || args.positionals.length > 1)) {
     throw new UsageError('--name only applies to single-repo init (omit --scan and pass exactly one path)');
@@ -83,13 +102,18 @@ export const run: CommandRunner = async (args, io) => {
     prefix: typeof args.values.prefix === 'string' ? args.values.prefix : '',
     name,
     bin: binPath(typeof args.values['bin-path'] === 'string' ? args.values['bin-path'] : undefined, io.env),
+    remote,
   };
   const plans = planInit(options, io.cwd);
-  const bus = openBus(io.env);
+  // Wired to a hub, the repos need nothing of this machine's bus (there may be none).
+  const bus = remote === null ? openBus(io.env) : null;
+  if (remote !== null && new URL(remote).protocol === 'http:' && !isLoopbackHost(new URL(remote).hostname)) {
+    for (const plan of plans) plan.notes.push(`${remote} is plain http: the token would cross the network unencrypted; put TLS in front of the hub and use https`);
+  }
   try {
-    for (const plan of plans) {
+    for (const plan of bus === null ? [] : plans) {
       for (const client of plan.clients) {
-        const known = client.name ? await bus.getAgent(client.name) : null;
+        const known = client.name && bus !== null ? await bus.getAgent(client.name) : null;
         if (known && known.repoPath !== plan.repo) {
           plan.notes.push(`'${client.name}' is also registered for ${known.repoPath} — if that repo is live too they share an inbox; pin a name with .agent-bus-name`);
         }
@@ -117,7 +141,7 @@ export const run: CommandRunner = async (args, io) => {
       try {
         for (const client of plan.clients) {
           for (const file of client.files) if (file.before !== file.after) writeAtomic(file.path, file.after);
-          if (client.previous_name !== null && client.name !== null) await bus.retire(client.previous_name, client.name);
+          if (bus !== null && client.previous_name !== null && client.name !== null) await bus.retire(client.previous_name, client.name);
         }
       } catch (error) {
         failed++;
@@ -127,6 +151,6 @@ export const run: CommandRunner = async (args, io) => {
     io.stdout.write(`Applied to ${changing.length - failed} repo(s).\n`);
     return failed > 0 ? 1 : 0;
   } finally {
-    await bus.close();
+    await bus?.close();
   }
 };

@@ -1,0 +1,162 @@
+/**
+ * `agent-bus init --remote URL`: each client wired to a hub, with the token
+ * left to $AGENT_BUS_TOKEN, never written; idempotent; local and remote wiring
+ * replacing each other cleanly; and the wiring working against a real hub.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { parse as parseToml } from 'smol-toml';
+import { runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { connectHttp, createToken, startHub } from '../helpers/hub.js';
+
+const HUB = 'https://hub.example:8787';
+const CLIENTS = 'claude,codex,opencode,agy';
+
+function repo(bus: TempBus, name: string): string {
+  const path = join(bus.dir, 'work', name);
+  mkdirSync(join(path, '.git'), { recursive: true });
+  return path;
+}
+
+/** Every file init wrote under a repo, by relative path. */
+function written(path: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === '.git') continue;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files.set(relative(path, full), readFileSync(full, 'utf8'));
+    }
+  };
+  walk(path);
+  return files;
+}
+
+const json = (text: string | undefined): Record<string, any> => JSON.parse(text ?? 'null') as Record<string, any>;
+
+test('init --remote wires all four clients to the hub, the token never in a file; a second run changes nothing', () => {
+  const bus = tempBus();
+  try {
+    const shop = repo(bus, 'shop');
+    const secret = 'abt_0123456789abcdef_' + 'S'.repeat(43);
+    const env = { ...bus.env, AGENT_BUS_TOKEN: secret };
+    const first = runCli(['init', shop, '--clients', CLIENTS, '--remote', `${HUB}/`], { env });
+    assert.equal(first.code, 0, first.stderr);
+    const files = written(shop);
+    for (const [path, text] of files) assert.ok(!text.includes(secret) && !text.includes('S'.repeat(20)), `${path} holds the token`);
+    const mcp = json(files.get('.mcp.json')).mcpServers['agent-bus'];
+    assert.deepEqual({ type: mcp.type, url: mcp.url, headers: mcp.headers }, { type: 'http', url: `${HUB}/mcp`, headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' } });
+    const settings = json(files.get('.claude/settings.json'));
+    const promptHook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
+    assert.match(promptHook, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* hook-user-prompt --client claude \|\| true$/);
+    assert.equal(settings.statusLine, undefined, 'no status line over a hub');
+    const codex = parseToml(files.get('.codex/config.toml') ?? '') as Record<string, any>;
+    assert.deepEqual({ ...codex.mcp_servers['agent-bus'] }, { url: `${HUB}/mcp`, bearer_token_env_var: 'AGENT_BUS_TOKEN', default_tools_approval_mode: 'approve' });
+    assert.match(json(files.get('.codex/hooks.json')).hooks.UserPromptSubmit[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
+    assert.deepEqual(json(files.get('.opencode/opencode.json')).mcp['agent-bus'], {
+      type: 'remote',
+      url: `${HUB}/mcp`,
+      oauth: false,
+      headers: { Authorization: 'Bearer {env:AGENT_BUS_TOKEN}' },
+      enabled: true,
+    });
+    assert.match(files.get('.opencode/plugins/agent-bus.js') ?? '', /const HUB = "https:\/\/hub\.example:8787";/);
+    assert.deepEqual(json(files.get('.agents/plugins/agent-bus/mcp_config.json')).mcpServers['agent-bus'], {
+      serverUrl: `${HUB}/mcp`,
+      headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' },
+    });
+    assert.match(json(files.get('.agents/plugins/agent-bus/hooks.json'))['agent-bus'].Stop[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
+    const again = runCli(['init', shop, '--clients', CLIENTS, '--remote', HUB], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /nothing to do/);
+    assert.deepEqual(written(shop), files, 'idempotent');
+    assert.ok(!statSync(bus.folder, { throwIfNoEntry: false }), 'no local bus was opened or made');
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('local and remote wiring replace each other cleanly, keeping what init does not own; a bad --remote writes nothing', () => {
+  const bus = tempBus();
+  try {
+    const shop = repo(bus, 'shop');
+    mkdirSync(join(shop, '.claude'), { recursive: true });
+    writeFileSync(join(shop, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }));
+    writeFileSync(join(shop, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'my-own-stop-hook' }] }] }, model: 'opus' }));
+    assert.equal(runCli(['init', shop, '--clients', 'claude,codex'], { env: bus.env }).code, 0);
+    const local = written(shop);
+    assert.equal(runCli(['init', shop, '--clients', 'claude,codex', '--remote', HUB], { env: bus.env }).code, 0);
+    const remote = written(shop);
+    const mcp = json(remote.get('.mcp.json')).mcpServers;
+    assert.deepEqual(Object.keys(mcp).sort(), ['agent-bus', 'other']);
+    assert.equal(mcp['agent-bus'].type, 'http');
+    assert.equal(mcp['agent-bus'].command, undefined);
+    const settings = json(remote.get('.claude/settings.json'));
+    assert.equal(settings.model, 'opus');
+    const stopCommands = (settings.hooks.Stop as Array<{ hooks: Array<{ command: string }> }>).flatMap((group) => group.hooks.map((hook) => hook.command));
+    assert.ok(stopCommands.includes('my-own-stop-hook'));
+    assert.equal(stopCommands.filter((command) => / hook-stop --client claude/.test(command)).length, 1, 'one stop hook of ours');
+    assert.ok(stopCommands.every((command) => !/hook-stop --client claude/.test(command) || command.startsWith('AGENT_BUS_URL=')));
+    assert.match(remote.get('.codex/config.toml') ?? '', /^url = "https:\/\/hub\.example:8787\/mcp"$/m);
+    assert.doesNotMatch(remote.get('.codex/config.toml') ?? '', /^command = /m);
+    // And back: exactly the local wiring again.
+    assert.equal(runCli(['init', shop, '--clients', 'claude,codex'], { env: bus.env }).code, 0);
+    assert.deepEqual(written(shop), local);
+    for (const bad of ['hub.example', 'ftp://hub.example', 'https://user:pw@hub.example']) {
+      const refused = runCli(['init', shop, '--remote', bad], { env: bus.env });
+      assert.equal(refused.code, 2, bad);
+      assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    }
+    assert.deepEqual(written(shop), local, 'nothing written');
+    const plain = runCli(['init', shop, '--clients', 'claude', '--remote', 'http://hub.example:8787'], { env: bus.env });
+    assert.match(plain.stdout, /plain http: the token would cross the network unencrypted/);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('wired by init --remote, the MCP entry and the hook commands work against a running hub with $AGENT_BUS_TOKEN', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus);
+  try {
+    const { token } = createToken(bus, 'shop/claude');
+    const machine = tempBus();
+    try {
+      const shop = repo(machine, 'shop');
+      const env = { PATH: process.env.PATH, HOME: join(machine.dir, 'home'), NO_COLOR: '1' };
+      const init = runCli(['init', shop, '--clients', 'claude', '--remote', hub.url], { env });
+      assert.equal(init.code, 0, init.stderr);
+      const files = written(shop);
+      // The MCP entry as Claude Code reads it: ${AGENT_BUS_TOKEN} expanded from the environment.
+      const entry = json(files.get('.mcp.json')).mcpServers['agent-bus'];
+      const authorization = (entry.headers.Authorization as string).replace('${AGENT_BUS_TOKEN}', token);
+      const client = await connectHttp(entry.url.replace(/\/mcp$/, ''), authorization.replace(/^Bearer /, ''));
+      try {
+        assert.equal(((await client.call('whoami')).value as { name: string }).name, 'shop/claude');
+      } finally {
+        await client.close();
+      }
+      // The prompt hook's command as Claude Code runs it, in a shell with the token in its environment.
+      assert.equal(runCli(['send', 'through the wiring', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+      const command = json(files.get('.claude/settings.json')).hooks.UserPromptSubmit[0].hooks[0].command as string;
+      const ran = spawnSync('sh', ['-c', command.replace(/ \S*agent-bus(?=\s)/, ` ${process.execPath} ${join(process.cwd(), 'dist', 'bin', 'cli.cjs')}`)], {
+        env: { ...env, AGENT_BUS_TOKEN: token },
+        input: '{"session_id":"s-1"}',
+        encoding: 'utf8',
+        cwd: shop,
+      });
+      assert.equal(ran.status, 0, ran.stderr);
+      assert.match(ran.stdout, /through the wiring/);
+      assert.deepEqual(readdirSync(join(machine.dir, 'home')), [], 'the other machine has no bus of its own');
+    } finally {
+      machine.cleanup();
+    }
+  } finally {
+    await hub.stop();
+    bus.cleanup();
+  }
+});
