@@ -36,7 +36,10 @@ function written(path: string): Map<string, string> {
   return files;
 }
 
-const json = (text: string | undefined): Record<string, any> => JSON.parse(text ?? 'null') as Record<string, any>;
+// The config files are read by shape in the assertions.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Parsed = Record<string, any>;
+const json = (text: string | undefined): Parsed => JSON.parse(text ?? 'null') as Parsed;
 
 test('init --remote wires all four clients to the hub, the token never in a file; a second run changes nothing', () => {
   const bus = tempBus();
@@ -54,7 +57,7 @@ test('init --remote wires all four clients to the hub, the token never in a file
     const promptHook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
     assert.match(promptHook, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* hook-user-prompt --client claude \|\| true$/);
     assert.equal(settings.statusLine, undefined, 'no status line over a hub');
-    const codex = parseToml(files.get('.codex/config.toml') ?? '') as Record<string, any>;
+    const codex = parseToml(files.get('.codex/config.toml') ?? '') as Parsed;
     assert.deepEqual({ ...codex.mcp_servers['agent-bus'] }, { url: `${HUB}/mcp`, bearer_token_env_var: 'AGENT_BUS_TOKEN', default_tools_approval_mode: 'approve' });
     assert.match(json(files.get('.codex/hooks.json')).hooks.UserPromptSubmit[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
     assert.deepEqual(json(files.get('.opencode/opencode.json')).mcp['agent-bus'], {
