@@ -1,0 +1,210 @@
+/**
+ * The real clients on a machine without the database, wired by `agent-bus
+ * init --remote` to a loopback hub, offline against fake model servers. The
+ * client machine's environment holds AGENT_BUS_TOKEN and nothing of the bus:
+ * the tool calls land in the hub's bus, and mail waiting before a turn reaches
+ * the model through the remote hooks.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
+import { hasToolResult, startFakeAnthropic, type Reply } from './fake-anthropic.js';
+import { hasToolMessage, startFakeChat, type ChatReply } from './fake-chat.js';
+import { hasToolOutput, startFakeResponses, type ResponsesReply } from './fake-responses.js';
+import { runClient } from './harness.js';
+
+const BIN = join(ROOT, 'clients', 'node_modules', '.bin');
+const installed = (client: string, env: NodeJS.ProcessEnv = process.env): boolean =>
+  existsSync(join(BIN, client)) && spawnSync(join(BIN, client), ['--version'], { encoding: 'utf8', timeout: 30_000, env }).status === 0;
+const skipFor = (client: string, env?: NodeJS.ProcessEnv): false | string =>
+  installed(client, env) ? false : `${client} is not installed in clients/ (npm run test:clients installs it)`;
+
+interface Remote {
+  hubBus: TempBus;
+  hub: RunningHub;
+  /** The client machine: a HOME, a repo wired by init --remote, the token in the environment. */
+  home: string;
+  repo: string;
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+async function remoteSetup(client: string): Promise<Remote> {
+  const hubBus = tempBus();
+  const hub = await startHub(hubBus);
+  const { token } = createToken(hubBus, `shop/${client}`);
+  // The human is on the hub's roster, so the model's mail to it is accepted.
+  assert.equal(runCli(['send', 'joining', '--to', 'human'], { env: hubBus.env }).code, 0);
+  const home = mkdtempSync(join(tmpdir(), 'agent-bus-client-machine-'));
+  const repo = join(home, 'shop');
+  mkdirSync(repo);
+  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_TOKEN: token };
+  const init = runCli(['init', '--clients', client, '--bin-path', CLI, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(BIN, 'claude') }, cwd: repo });
+  assert.equal(init.code, 0, init.stderr);
+  return {
+    hubBus,
+    hub,
+    home,
+    repo,
+    env,
+    async close() {
+      await hub.stop();
+      hubBus.cleanup();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+function sentToHuman(r: Remote, body: string): { from: string } | undefined {
+  return json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: r.hubBus.env })).find((message) => message.body === body);
+}
+
+function noLocalBus(r: Remote): void {
+  assert.ok(!existsSync(join(r.home, '.claude-agent-bus', 'bus.db')), 'the client machine has no database of its own');
+}
+
+// ------------------------------------------------------------------ Claude Code
+
+function runClaude(r: Remote, modelUrl: string, prompt: string) {
+  writeFileSync(join(r.home, '.claude.json'), JSON.stringify({ projects: { [r.repo]: { hasTrustDialogAccepted: true } } }));
+  return runClient(join(BIN, 'claude'), ['-p', prompt, '--output-format', 'json'], r.repo, {
+    ...r.env,
+    ANTHROPIC_BASE_URL: modelUrl,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  });
+}
+
+test('Claude Code wired by init --remote: the model\'s send_message reaches the hub, and mail waiting before a turn reaches the model', { skip: skipFor('claude') }, async () => {
+  const r = await remoteSetup('claude');
+  const model = await startFakeAnthropic((body): Reply =>
+    hasToolResult(body) ? { text: 'sent it' } : { tool: 'mcp__agent-bus__send_message', input: { to: 'human', body: 'hello over the hub from claude' } },
+  );
+  try {
+    const run = await runClaude(r, model.url, 'please greet the human');
+    assert.equal(run.code, 0, run.stderr);
+    const greeting = sentToHuman(r, 'hello over the hub from claude');
+    assert.ok(greeting, `the tool call reached the hub (${model.requests.length} requests): ${run.stdout.slice(0, 400)}`);
+    assert.equal(greeting.from, 'shop/claude');
+  } finally {
+    await model.close();
+  }
+  assert.equal(runCli(['send', 'REMOTE-MAIL-BEFORE-THE-TURN', '--to', 'shop/claude'], { env: r.hubBus.env }).code, 0);
+  const quiet = await startFakeAnthropic(() => ({ text: 'noted' }));
+  try {
+    const run = await runClaude(r, quiet.url, 'anything new?');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(quiet.requests.some((raw) => raw.includes('REMOTE-MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+    noLocalBus(r);
+  } finally {
+    await quiet.close();
+    await r.close();
+  }
+});
+
+// ------------------------------------------------------------------ Codex
+
+function runCodex(r: Remote, modelUrl: string, prompt: string) {
+  const codexHome = join(r.home, 'codex-home');
+  mkdirSync(codexHome, { recursive: true });
+  const args = [
+    'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
+    '-c', 'model=fake-model', '-c', 'model_provider=fake',
+    '-c', `model_providers.fake={name="fake",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
+    prompt,
+  ];
+  return runClient(join(BIN, 'codex'), args, r.repo, { ...r.env, CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy' });
+}
+
+test("Codex wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('codex') }, async () => {
+  const r = await remoteSetup('codex');
+  const model = await startFakeResponses((body): ResponsesReply =>
+    hasToolOutput(body) ? { text: 'sent it' } : { namespace: 'mcp__agent_bus', name: 'send_message', input: { to: 'human', body: 'hello over the hub from codex' } },
+  );
+  try {
+    const run = await runCodex(r, model.url, 'please greet the human');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const greeting = sentToHuman(r, 'hello over the hub from codex');
+    assert.ok(greeting, `the tool call reached the hub (${model.requests.length} requests): ${run.stdout.slice(-1500)}`);
+    assert.equal(greeting.from, 'shop/codex');
+  } finally {
+    await model.close();
+  }
+  assert.equal(runCli(['send', 'REMOTE-MAIL-BEFORE-THE-TURN', '--to', 'shop/codex'], { env: r.hubBus.env }).code, 0);
+  const quiet = await startFakeResponses(() => ({ text: 'noted' }));
+  try {
+    const run = await runCodex(r, quiet.url, 'anything new?');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(quiet.requests.some((raw) => raw.includes('REMOTE-MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+    noLocalBus(r);
+  } finally {
+    await quiet.close();
+    await r.close();
+  }
+});
+
+// ------------------------------------------------------------------ opencode
+
+function runOpencode(r: Remote, modelUrl: string, prompt: string) {
+  const config = join(r.home, '.config');
+  mkdirSync(join(config, 'opencode'), { recursive: true });
+  writeFileSync(
+    join(config, 'opencode', 'opencode.json'),
+    JSON.stringify({
+      model: 'fake/fake-model',
+      small_model: 'fake/fake-model',
+      autoupdate: false,
+      share: 'disabled',
+      provider: {
+        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${modelUrl}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
+      },
+    }),
+  );
+  return runClient(join(BIN, 'opencode'), ['run', '--format', 'json', prompt], r.repo, {
+    ...r.env,
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: join(r.home, '.local', 'share'),
+    XDG_CACHE_HOME: join(r.home, '.cache'),
+    XDG_STATE_HOME: join(r.home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+  });
+}
+
+test("opencode wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('opencode', { ...process.env, HOME: '/tmp' }) }, async () => {
+  const r = await remoteSetup('opencode');
+  const model = await startFakeChat((body): ChatReply => {
+    const tool = (body.tools ?? []).map((entry) => entry.function?.name ?? '').find((name) => name.endsWith('send_message'));
+    if (!tool || hasToolMessage(body)) return { text: 'sent it' };
+    return { tool, input: { to: 'human', body: 'hello over the hub from opencode' } };
+  });
+  try {
+    const run = await runOpencode(r, model.url, 'please greet the human');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const greeting = sentToHuman(r, 'hello over the hub from opencode');
+    assert.ok(greeting, `the tool call reached the hub (${model.requests.length} requests): ${run.stdout.slice(-1500)} ${run.stderr.slice(-1500)}`);
+    assert.equal(greeting.from, 'shop/opencode');
+  } finally {
+    await model.close();
+  }
+  assert.equal(runCli(['send', 'REMOTE-MAIL-BEFORE-THE-TURN', '--to', 'shop/opencode'], { env: r.hubBus.env }).code, 0);
+  const quiet = await startFakeChat(() => ({ text: 'noted' }));
+  try {
+    const run = await runOpencode(r, quiet.url, 'anything new?');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(quiet.requests.some((raw) => raw.includes('REMOTE-MAIL-BEFORE-THE-TURN')), `the mail is in a model request (${quiet.requests.length} requests)`);
+    noLocalBus(r);
+  } finally {
+    await quiet.close();
+    await r.close();
+  }
+});
