@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { registrationsFor } from '../src/core/roster.js';
+import { openBus } from '../src/runtime.js';
 import { CLI, median, quantile, round, spawnTracked, waitForExit, withTimeout, type Engine, type Workspace } from './util.js';
 
 export interface HubFigures {
@@ -18,14 +20,16 @@ export interface HubFigures {
 
 interface BenchHub {
   url: string;
+  /** The hub's own environment (its bus). */
+  env: NodeJS.ProcessEnv;
   token(name: string): string;
   stop(): Promise<void>;
 }
 
-async function startBenchHub(ws: Workspace, name: string, engine: Engine): Promise<BenchHub> {
+async function startBenchHub(ws: Workspace, name: string, engine: Engine, extra: NodeJS.ProcessEnv = {}): Promise<BenchHub> {
   const location = await ws.bus(name, engine);
   // The rate limit is the hub's defence, not what is measured: lifted for the run.
-  const env = { ...location.env, AGENT_BUS_HTTP_RATE: '1000000' };
+  const env = { ...location.env, AGENT_BUS_HTTP_RATE: '1000000', ...extra };
   const child = spawnTracked(process.execPath, [CLI, 'serve', '--http', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -41,6 +45,7 @@ async function startBenchHub(ws: Workspace, name: string, engine: Engine): Promi
   );
   return {
     url,
+    env: location.env,
     token(agent) {
       const made = spawnSync(process.execPath, [CLI, 'token', 'create', agent, '--json'], { env, encoding: 'utf8' });
       if (made.status !== 0) throw new Error(`token create failed: ${made.stderr}`);
@@ -165,5 +170,50 @@ export async function remoteHookStartup(ws: Workspace, engine: Engine = 'sqlite'
     value: round(ratio, 3),
     shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
     details: { engine, runs: RUNS, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+  };
+}
+
+/**
+ * Remote wake latency: from a send on the hub's bus to the exit of a `hook-watch` on a machine
+ * without the database, waiting at a loopback hub. The hub's fallback poll is set long, so only
+ * its change feed can answer fast.
+ */
+export async function remoteWakeLatency(ws: Workspace, engine: Engine = 'sqlite'): Promise<HubFigures> {
+  const SENDS = 100;
+  const hub = await startBenchHub(ws, `hub-remote-wake-${engine}`, engine, { AGENT_BUS_WATCH_POLL_SECONDS: '30', AGENT_BUS_WAKES_PER_HOUR: '0' });
+  const token = hub.token('bench/claude');
+  const remote = await ws.bus(`hub-remote-wake-${engine}-machine`);
+  const env = { PATH: process.env.PATH, HOME: remote.home, NO_COLOR: '1', AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token, CLAUDE_CODE_ENTRYPOINT: 'cli' };
+  const bus = openBus(hub.env);
+  await bus.register(registrationsFor('human', remote.home, true));
+  const waitsOpen = async (): Promise<number> => Number(/^agent_bus_waits_open (\d+)$/m.exec(await (await fetch(`${hub.url}/metrics`)).text())?.[1] ?? 0);
+  const delays: number[] = [];
+  try {
+    for (let index = 0; index < SENDS; index++) {
+      const watcher = spawnTracked(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+      const done = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
+      watcher.stdin?.end(JSON.stringify({ session_id: 'bench-session' }));
+      const asked = Date.now();
+      while ((await waitsOpen()) < 1) {
+        if (Date.now() - asked > 10_000) throw new Error('the remote watcher never waited at the hub');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = performance.now();
+      await bus.send({ from: 'human', to: 'bench/claude', body: `wake ${index}` });
+      const code = await done;
+      delays.push(performance.now() - started);
+      if (code !== 10) throw new Error(`the remote watcher exited ${code}, not 10`);
+    }
+  } finally {
+    await bus.close();
+    await hub.stop();
+  }
+  const p50 = median(delays);
+  const p99 = quantile(delays, 0.99);
+  return {
+    value: round(p50, 2),
+    shown: `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+    details: { engine, sends: SENDS, p50Ms: round(p50, 2), p99Ms: round(p99, 2), maxMs: round(Math.max(...delays), 2) },
   };
 }

@@ -36,7 +36,7 @@ import { noticeFilter, preToolStartup } from './notices.js';
 import { wakeLatency } from './wake.js';
 import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
-import { hubRoundTrip, hubSendThroughput, remoteHookStartup } from './hub.js';
+import { hubRoundTrip, hubSendThroughput, remoteHookStartup, remoteWakeLatency } from './hub.js';
 import { seedLargeBus } from './seed.js';
 import {
   CLI,
@@ -464,9 +464,11 @@ const SECTIONS: Section[] = [
   { id: 'hub-round-trip', title: 'hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws) },
   { id: 'hub-send-throughput', title: 'hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws) },
   { id: 'hub-remote-hook', title: "hub: remote 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 120_000, measure: (ws) => remoteHookStartup(ws) },
+  { id: 'hub-remote-wake', title: 'hub: send to remote hook-watch exit, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => remoteWakeLatency(ws) },
   { id: 'pg-hub-round-trip', title: 'PostgreSQL hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws, 'postgres') },
   { id: 'pg-hub-send-throughput', title: 'PostgreSQL hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws, 'postgres') },
   { id: 'pg-hub-remote-hook', title: "PostgreSQL hub: remote 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 120_000, measure: (ws) => remoteHookStartup(ws, 'postgres') },
+  { id: 'pg-hub-remote-wake', title: 'PostgreSQL hub: send to remote hook-watch exit, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => remoteWakeLatency(ws, 'postgres') },
   { id: 'pg-wake-latency-p50', title: 'PostgreSQL: send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => wakeLatency(ws, 'postgres') },
 ];
 
