@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, tempBus } from '../helpers/bus-env.js';
+import { ON_POSTGRES, runCli, tempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 
 function remoteMachine(url: string, token: string | null): { home: string; env: NodeJS.ProcessEnv } {
@@ -196,4 +196,39 @@ test('with a hub set, a command that does not work over the hub yet refuses in o
   const demo = runCli(['demo'], { env: remote.env });
   assert.equal(demo.code, 0, demo.stderr);
   assert.deepEqual(readdirSync(remote.home), []);
+});
+
+test("two hubs on one database wake each other's watchers: a watcher waiting at one hub wakes on mail sent through the other", { skip: !ON_POSTGRES && 'hubs share a bus across machines through PostgreSQL; this suite runs on SQLite (the PostgreSQL run covers it)' }, async () => {
+  const bus = tempBus();
+  const first = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '60' });
+  const second = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '60' });
+  try {
+    const watched = createToken(bus, 'shop/claude');
+    const sender = createToken(bus, 'lab/codex');
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/bus-env.js');
+    const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
+      env: { ...remoteMachine(first.url, watched.token).env, CLAUDE_CODE_ENTRYPOINT: 'cli' },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let said = '';
+    watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
+    watcher.stdin.end('{"session_id":"s-1"}');
+    const started = Date.now();
+    while (!/^agent_bus_waits_open 1$/m.test(await (await fetch(`${first.url}/metrics`)).text())) {
+      if (Date.now() - started > 10_000) throw new Error('the watcher never waited at the first hub');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const sentAt = Date.now();
+    const sent = runCli(['send', 'across the hubs', '--to', 'shop/claude'], { env: remoteMachine(second.url, sender.token).env });
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(await exited, 10, said);
+    assert.ok(Date.now() - sentAt < 5_000, 'woken through the shared database, not the one-minute poll');
+    assert.match(said, /across the hubs/);
+  } finally {
+    await first.stop();
+    await second.stop();
+    bus.cleanup();
+  }
 });
