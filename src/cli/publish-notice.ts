@@ -1,5 +1,5 @@
 /** What `channel publish` and `notice` share: read the message, publish it with the flags given, report it. */
-import type { Bus } from '../core/bus.js';
+import type { NoticeDesk } from '../remote/notices.js';
 import { parseSeverity } from '../core/notices.js';
 import { UsageError } from './args.js';
 import { readStdin } from './context.js';
@@ -12,7 +12,7 @@ function text(value: string | boolean | undefined): string | undefined {
 }
 
 /** `raw` is the MESSAGE argument (`-` reads standard input); `what` names the command in errors. */
-export async function publishFromArgs(bus: Bus, channel: string | null, raw: string, args: ParsedArgs, io: CommandIo, what: string): Promise<number> {
+export async function publishFromArgs(notices: NoticeDesk, channel: string | null, raw: string, args: ParsedArgs, io: CommandIo, what: string): Promise<number> {
   // Given but blank is a slip on the command line, not a request for the default.
   for (const [name, flag] of [['severity', '-s'], ['ttl', '-t']] as const) {
     const value = args.values[name];
@@ -26,7 +26,7 @@ export async function publishFromArgs(bus: Bus, channel: string | null, raw: str
     throw new UsageError((error as Error).message);
   }
   const message = raw === '-' ? await readStdin(io.stdin(), `${what}: MESSAGE`) : raw;
-  const result = await bus.notices.publish({
+  const result = await notices.publish({
     channel,
     message,
     severity,

@@ -21,6 +21,7 @@ import { hasScope } from '../core/tokens.js';
 import { clientAddressOf } from '../core/names.js';
 import { McpServers } from './mcp-endpoint.js';
 import { answerRemoteHook } from './hook-endpoint.js';
+import { callOperation, ForbiddenError } from './call-endpoint.js';
 import { SharedChanges } from './waits.js';
 import { watchForMail } from './watch-endpoint.js';
 
@@ -46,7 +47,7 @@ const DEFAULT_PG_POOL = 16;
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
-const API_ROUTES = new Set(['/v1/hook', '/v1/watch']);
+const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -227,10 +228,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           send(res, 200, await watchForMail(bus, env, changes, metrics, token, body, gone.signal));
           return;
         }
+        if (path === '/v1/call') {
+          send(res, 200, { result: await callOperation({ bus, env, auditPath: busPaths(env).audit, token }, body) });
+          return;
+        }
         send(res, 200, await answerRemoteHook(bus, env, token, registered, body, (line) => log(`agent-bus hub: ${line}`)));
       } catch (error) {
         if (!(error instanceof BusError) || isStoreUnavailable(error)) throw error;
-        send(res, 400, { error: 'invalid_request', error_description: error.message });
+        if (error instanceof ForbiddenError) send(res, 403, { error: 'forbidden', error_description: error.message });
+        else send(res, 400, { error: 'invalid_request', error_description: error.message });
       }
     });
   }

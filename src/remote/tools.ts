@@ -47,3 +47,19 @@ export async function callHubTool<T>(access: HubAccess, tool: string, args: Reco
     throw new BusError(`the hub at ${access.url} answered what is not the bus's JSON`);
   }
 }
+
+/** One of the hub's operations beyond the tools (POST /v1/call), for the token's agent. */
+export async function callHubOp<T>(access: HubAccess, op: string, args: Record<string, unknown> = {}): Promise<T> {
+  if (access.token === '') throw new BusError(`no token for the hub at ${access.url}: set AGENT_BUS_TOKEN, or run agent-bus login ${access.url} --token TOKEN`);
+  let response;
+  try {
+    response = await hubRequest(access, 'POST', '/v1/call', { op, args }, CLI_TIMEOUT_MS);
+  } catch (error) {
+    if (error instanceof HubUnreachable) throw new BusError(`cannot reach the hub at ${access.url}: ${error.message}`);
+    throw error;
+  }
+  if (response.status === 401) throw new BusError(`the hub at ${access.url} refused the token: ${refusal(response)}`);
+  if (response.status === 400) throw new BusError(refusal(response));
+  if (response.status !== 200) throw new BusError(`the hub at ${access.url} said: ${refusal(response)}`);
+  return (response.body as { result: T }).result;
+}

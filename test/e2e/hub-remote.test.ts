@@ -186,9 +186,9 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
   const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
-  for (const args of [['tail'], ['channel', 'list'], ['forget', 'shop/claude'], ['notice', 'hello'], ['statusline']]) {
-    const result = runCli(args, { env: remote.env, input: '{}' });
-    assert.equal(result.code, 1, args.join(' '));
+  for (const args of [['tail', '-f'], ['statusline'], ['chat'], ['serve']]) {
+    const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
+    assert.notEqual(result.code, 0, args.join(' '));
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, /does not work over the hub yet.*http:\/\/127\.0\.0\.1:1 \(AGENT_BUS_URL\); unset AGENT_BUS_URL/);
   }
@@ -229,6 +229,50 @@ test("two hubs on one database wake each other's watchers: a watcher waiting at 
   } finally {
     await first.stop();
     await second.stop();
+    bus.cleanup();
+  }
+});
+
+test('over the hub: channel publish and list, notice, brain status, tail and forget act on the hub\'s bus for the token\'s agent; clearing for everyone and forgetting others are refused', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus);
+  try {
+    const { token, id } = createToken(bus, 'shop/claude');
+    createToken(bus, 'lab/codex');
+    const remote = remoteMachine(hub.url, token);
+    const published = runCli(['channel', 'publish', 'ops', 'deploy at noon', '-s', 'alert', '--source', 'someone-else', '--json'], { env: remote.env });
+    assert.equal(published.code, 0, published.stderr);
+    assert.equal((JSON.parse(published.stdout) as { source: string }).source, 'shop/claude', 'the source is the token\'s agent');
+    assert.equal(runCli(['notice', 'everyone, look'], { env: remote.env }).code, 0);
+    assert.deepEqual(bus.rows("SELECT channel, source FROM notices ORDER BY channel NULLS FIRST"), [
+      { channel: null, source: 'shop/claude' },
+      { channel: 'ops', source: 'shop/claude' },
+    ]);
+    const channels = JSON.parse(runCli(['channel', 'list', '--json'], { env: remote.env }).stdout) as Array<{ channel: string | null; alert: number }>;
+    assert.equal(channels.find((row) => row.channel === 'ops')?.alert, 1);
+    const listed = JSON.parse(runCli(['channel', 'list', 'ops', '--json'], { env: remote.env }).stdout) as Array<{ message: string }>;
+    assert.deepEqual(listed.map((row) => row.message), ['deploy at noon']);
+    const cleared = runCli(['channel', 'clear', '--all'], { env: remote.env });
+    assert.equal(cleared.code, 1);
+    assert.match(cleared.stderr, /clearing notices for everyone is done on the hub's own machine/);
+    assert.equal(bus.rows('SELECT notice_id FROM notices').length, 2, 'nothing cleared');
+    const brain = runCli(['brain', 'status', '--json'], { env: remote.env });
+    assert.equal(brain.code, 0, brain.stderr);
+    assert.equal((JSON.parse(brain.stdout) as { channel: string }).channel, 'brain');
+    const tail = runCli(['tail', '--json'], { env: remote.env });
+    assert.equal(tail.code, 0, tail.stderr);
+    const rows = tail.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; token_id?: string });
+    assert.ok(rows.some((row) => row.op === 'notice' && row.token_id === id), 'the hub\'s audit log, with the token id');
+    const others = runCli(['forget', 'lab/codex'], { env: remote.env });
+    assert.equal(others.code, 1);
+    assert.match(others.stderr, /may forget only that name and its sessions, not 'lab\/codex'/);
+    assert.equal(bus.rows("SELECT name FROM agents WHERE name = 'lab/codex'").length, 1);
+    const own = runCli(['forget', 'shop/claude', '--json'], { env: remote.env });
+    assert.equal(own.code, 0, own.stderr);
+    assert.equal((JSON.parse(own.stdout) as { forgotten: boolean }).forgotten, true);
+    assert.deepEqual(readdirSync(remote.home), []);
+  } finally {
+    await hub.stop();
     bus.cleanup();
   }
 });

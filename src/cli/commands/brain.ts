@@ -7,10 +7,12 @@ import { parseChannel } from '../../core/notices.js';
 import { subscriptionLabel } from '../../core/subscriptions.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { repoRoot } from '../../core/identity.js';
-import { InvalidInputError } from '../../model/errors.js';
+import { BusError, InvalidInputError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../../render/format.js';
 import type { CommandRunner } from '../spec.js';
+import { hubAccess } from '../../remote/settings.js';
+import { callHubOp } from '../../remote/tools.js';
 import { readStdin } from '../context.js';
 import { parsePayload } from '../../hooks/payload.js';
 import { writeMarkers } from '../../brain/writer.js';
@@ -59,6 +61,19 @@ export const run: CommandRunner = async (args, io) => {
   const settings = brainSettings(io.env);
   // A setting that is no channel name is said as what it is, before anything is opened or read.
   if (action === 'refresh') parseChannelSetting(settings.channel);
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    // Over the hub, the brain is the hub's: its source, its settings, its channel.
+    if (action === 'markers') throw new BusError("brain markers: the brain's writer runs where the bus is; over the hub it is the hub's to run");
+    if (action === 'status') {
+      const status = await callHubOp<BrainStatus>(access, 'brain.status');
+      io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
+      return 0;
+    }
+    const result = await callHubOp<RefreshResult & { channel: string }>(access, 'brain.refresh');
+    io.stdout.write(args.values.json ? `${JSON.stringify(result)}\n` : refreshText(result, result.channel));
+    return result.ok ? 0 : 1;
+  }
   const bus = openBus(io.env);
   try {
     if (action === 'markers') {

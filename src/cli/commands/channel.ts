@@ -6,7 +6,8 @@ import { channelTable, noticeTable } from '../notice-output.js';
 import { publishFromArgs } from '../publish-notice.js';
 import { makeStyle } from '../../render/style.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
-import type { Bus } from '../../core/bus.js';
+import { RemoteNotices, type NoticeDesk } from '../../remote/notices.js';
+import { hubAccess } from '../../remote/settings.js';
 
 const ACTIONS = ['publish', 'list', 'acknowledge', 'clear'];
 
@@ -29,53 +30,53 @@ function namedChannel(raw: string, action: string): string {
   return channel;
 }
 
-async function publish(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+async function publish(notices: NoticeDesk, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
   if (rest.length < 2) expectArgs('publish', rest, ['CHANNEL', 'MESSAGE']);
   // MESSAGE... : the words after the channel are the message, as the Python CLI took them.
   const [channel = '', ...words] = rest;
   if (channel.trim() === '') throw new UsageError("channel publish: CHANNEL is empty; use 'agent-bus notice' for a global notice");
-  return publishFromArgs(bus, channel, words.join(' '), args, io, 'channel publish');
+  return publishFromArgs(notices, channel, words.join(' '), args, io, 'channel publish');
 }
 
-async function list(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+async function list(notices: NoticeDesk, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
   expectArgs('list', rest, ['CHANNEL'], 1);
   const json = Boolean(args.values.json);
   // --expired is about notices, so it lists them (the channel counts are of live notices only).
   if (rest.length === 0 && !args.values.notices && !args.values.expired) {
-    const channels = await bus.notices.channels();
+    const channels = await notices.channels();
     io.stdout.write(json ? `${JSON.stringify(channels)}\n` : channelTable(channels));
     return 0;
   }
   const filter = rest.length === 1 ? { channel: namedChannel(rest[0] as string, 'list') } : {};
-  const notices = await bus.notices.list({ ...filter, includeExpired: Boolean(args.values.expired) });
-  io.stdout.write(json ? `${JSON.stringify(notices)}\n` : noticeTable(notices, await makeStyle(io.stdout, io.env)));
+  const listed = await notices.list({ ...filter, includeExpired: Boolean(args.values.expired) });
+  io.stdout.write(json ? `${JSON.stringify(listed)}\n` : noticeTable(listed, await makeStyle(io.stdout, io.env)));
   return 0;
 }
 
-async function acknowledge(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+async function acknowledge(notices: NoticeDesk, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
   expectArgs('acknowledge', rest, ['ID']);
   const session = text(args.values.session) ?? '';
   if (session.trim() === '') {
     throw new UsageError('channel acknowledge: --session KEY is required (the client session id whose notices to silence, e.g. $CLAUDE_CODE_SESSION_ID)');
   }
-  const notice = await bus.notices.acknowledge(rest[0] as string, session.trim());
+  const notice = await notices.acknowledge(rest[0] as string, session.trim());
   if (args.values.json) io.stdout.write(`${JSON.stringify({ ...notice, acknowledged: true, session: session.trim() })}\n`);
   else io.stdout.write(`acknowledged ${notice.notice_id} for session ${session.trim()}: it will not be shown to that session again\n`);
   return 0;
 }
 
-async function clear(bus: Bus, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
+async function clear(notices: NoticeDesk, args: ParsedArgs, rest: string[], io: CommandIo): Promise<number> {
   expectArgs('clear', rest, ['ID'], 1);
   const byChannel = text(args.values.channel);
   const targets = [rest.length === 1, byChannel !== undefined, Boolean(args.values.global), Boolean(args.values.all)].filter(Boolean).length;
   if (targets !== 1) throw new UsageError('channel clear: give exactly one of ID, --channel NAME, --global or --all');
   let removed;
   if (rest.length === 1) {
-    removed = await bus.notices.clear({ noticeId: rest[0] as string });
+    removed = await notices.clear({ noticeId: rest[0] as string });
     if (removed.length === 0) throw new UsageError(`channel clear: no notice with id '${rest[0]}'`);
-  } else if (byChannel !== undefined) removed = await bus.notices.clear({ channel: namedChannel(byChannel, 'clear') });
-  else if (args.values.global) removed = await bus.notices.clear({ channel: null });
-  else removed = await bus.notices.clear({ all: true });
+  } else if (byChannel !== undefined) removed = await notices.clear({ channel: namedChannel(byChannel, 'clear') });
+  else if (args.values.global) removed = await notices.clear({ channel: null });
+  else removed = await notices.clear({ all: true });
   if (args.values.json) io.stdout.write(`${JSON.stringify({ cleared: removed.length, notice_ids: removed.map((notice) => notice.notice_id) })}\n`);
   else io.stdout.write(`cleared ${removed.length} notice${removed.length === 1 ? '' : 's'}\n`);
   return 0;
@@ -87,19 +88,21 @@ export const run: CommandRunner = async (args, io) => {
     const got = action === undefined ? 'an action' : `'${action}'`;
     throw new UsageError(`channel: expected ${ACTIONS.join(', ')}, got ${got}. See 'agent-bus channel --help'.`);
   }
-  const bus = openBus(io.env);
+  const access = hubAccess(io.env);
+  const bus = access === null ? openBus(io.env) : null;
+  const notices: NoticeDesk = bus?.notices ?? new RemoteNotices(access as NonNullable<typeof access>);
   try {
     switch (action) {
       case 'publish':
-        return await publish(bus, args, rest, io);
+        return await publish(notices, args, rest, io);
       case 'list':
-        return await list(bus, args, rest, io);
+        return await list(notices, args, rest, io);
       case 'acknowledge':
-        return await acknowledge(bus, args, rest, io);
+        return await acknowledge(notices, args, rest, io);
       default:
-        return await clear(bus, args, rest, io);
+        return await clear(notices, args, rest, io);
     }
   } finally {
-    await bus.close();
+    await bus?.close();
   }
 };

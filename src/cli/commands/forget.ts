@@ -2,12 +2,22 @@
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
+import { BusError } from '../../model/errors.js';
+import type { ForgetResult } from '../../core/bus.js';
+import { hubAccess } from '../../remote/settings.js';
+import { callHubOp } from '../../remote/tools.js';
 
 export const run: CommandRunner = async (args, io) => {
   const name = args.positionals[0];
   const group = typeof args.values.group === 'string' ? args.values.group.trim() : undefined;
   if (name !== undefined && group !== undefined) throw new UsageError('forget: give either NAME or --group REPO, not both');
   if (name === undefined && group === undefined) throw new UsageError("forget: missing NAME (or --group REPO). See 'agent-bus forget --help'.");
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    if (group !== undefined) throw new BusError("forget --group: over the hub a token forgets only its own names; forget a repo on the hub's own machine");
+    const target = (name as string).trim();
+    return report(target, await callHubOp<ForgetResult>(access, 'roster.forget', { name: target }), Boolean(args.values.json), io.stdout);
+  }
   const bus = openBus(io.env);
   try {
     if (group !== undefined) {
@@ -19,20 +29,25 @@ export const run: CommandRunner = async (args, io) => {
       return 0;
     }
     const target = (name as string).trim();
-    const result = await bus.forget(target);
-    if (args.values.json) {
-      io.stdout.write(`${JSON.stringify({ name: target, forgotten: result.removed, pending_count: result.pending })}\n`);
+    return report(target, await bus.forget(target), Boolean(args.values.json), io.stdout);
+  } finally {
+    await bus.close();
+  }
+};
+
+function report(target: string, result: ForgetResult, json: boolean, stdout: { write(text: string): unknown }): number {
+  {
+    if (json) {
+      stdout.write(`${JSON.stringify({ name: target, forgotten: result.removed, pending_count: result.pending })}\n`);
     } else if (!result.removed) {
-      io.stdout.write(`(no agent named '${target}' on the roster)\n`);
+      stdout.write(`(no agent named '${target}' on the roster)\n`);
     } else {
       const rest =
         result.pending > 0
           ? `${result.pending} undelivered message(s) remain in the DB; they will be delivered if '${target}' reconnects.`
           : 'no undelivered messages.';
-      io.stdout.write(`forgot agent '${target}'. ${rest}\n`);
+      stdout.write(`forgot agent '${target}'. ${rest}\n`);
     }
     return 0;
-  } finally {
-    await bus.close();
   }
-};
+}

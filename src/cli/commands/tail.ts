@@ -8,6 +8,8 @@ import type { SendsFollower } from '../../core/follow-sends.js';
 import { eachChange } from '../../core/store-changes.js';
 import { openBus, refuseOverHub } from '../../runtime.js';
 import { ReaderGone } from '../output.js';
+import { hubAccess } from '../../remote/settings.js';
+import { callHubOp } from '../../remote/tools.js';
 import { positiveInt } from '../context.js';
 import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
 import { makeStyle, type Style } from '../../render/style.js';
@@ -27,8 +29,6 @@ export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width
 }
 
 export const run: CommandRunner = async (args, io) => {
-  // This machine's audit log says nothing of a hub's bus.
-  refuseOverHub(io.env);
   const limit = positiveInt(args.values.limit, 'limit', 50);
   const json = Boolean(args.values.json);
   const full = Boolean(args.values.full);
@@ -38,6 +38,13 @@ export const run: CommandRunner = async (args, io) => {
   const print = (row: AuditRow): void => {
     io.stdout.write(`${json ? JSON.stringify(row) : renderAuditRow(row, style, full, width)}\n`);
   };
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    // The hub's audit log, not this machine's: following it over the hub is still to come.
+    if (args.values.follow) refuseOverHub(io.env);
+    for (const row of await callHubOp<AuditRow[]>(access, 'audit.tail', { limit })) print(row);
+    return 0;
+  }
   let startOffset = 0;
   try {
     startOffset = statSync(path).size;
