@@ -9,8 +9,9 @@
 // CommonJS bundles skip the ES module loader, and the code cache skips
 // compiling. better-sqlite3's JavaScript is bundled; its addon loads from node_modules.
 import { build } from 'esbuild';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { existsSync, chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -71,7 +72,16 @@ const bundle = (name, contents) =>
   build({ ...common, stdin: { contents, resolveDir: cli, loader: 'ts', sourcefile: `${name}-bundle.ts` }, outfile: `${outdir}/commands/${name}.cjs` });
 
 const commands = readdirSync('src/cli/commands').filter((file) => file.endsWith('.ts')).map((file) => file.replace(/\.ts$/, ''));
+// A hook on a machine set to use a hub makes one request: its bundle holds that and the dispatcher, none of the bus.
+const remoteHooks = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
 await Promise.all([
+  ...remoteHooks.map((name) =>
+    bundle(
+      `${name}.remote`,
+      `import { main } from './main.js';\nimport { HOOK_KINDS, runRemoteHookCommand } from './remote-hook-command.js';\n` +
+        `export const start = (io) => main(io, (wanted) => (wanted === '${name}' ? (args, io) => runRemoteHookCommand(HOOK_KINDS['${name}'], args, io) : undefined));\n`,
+    ),
+  ),
   bundle('_dispatch', `import { main } from './main.js';\nexport const start = (io) => main(io, () => undefined);\n`),
   ...commands.map((name) =>
     bundle(
@@ -145,6 +155,32 @@ try {
     input: '{}',
   });
   if (engineRun.status !== 0) throw new Error(`warm-up of the PostgreSQL engine failed (${engineRun.status}): ${engineRun.stderr}`);
+  // The remote hooks: each run against a stand-in hub that answers as a hub does, so the cache covers the whole request.
+  const hub = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"output":""}');
+    });
+  });
+  await new Promise((done) => hub.listen(0, '127.0.0.1', done));
+  try {
+    for (const name of remoteHooks) {
+      const status = await new Promise((done) => {
+        const child = spawn(process.execPath, [resolve(outdir, 'cli.cjs'), name, '--client', 'claude'], {
+          env: { ...env, AGENT_BUS_URL: `http://127.0.0.1:${hub.address().port}`, AGENT_BUS_TOKEN: 'warmup' },
+          cwd: scratch,
+          stdio: ['pipe', 'ignore', 'inherit'],
+        });
+        child.stdin.end('{"session_id":"warmup-session"}');
+        child.on('close', done);
+      });
+      if (status !== 0) throw new Error(`warm-up of the remote '${name}' bundle failed (${status})`);
+      if (!existsSync(resolve(outdir, 'commands', `${name}.remote.cjs.v8cache`))) throw new Error(`the remote '${name}' bundle wrote no code cache`);
+    }
+  } finally {
+    hub.close();
+  }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -5,8 +5,9 @@
  */
 import { bundleFor, loadBundle, writeCodeCache } from './cli/command-loader.js';
 import { fdOutput, ReaderGone } from './cli/output.js';
+import { hubSet } from './remote/hub-set.js';
 
-const loaded = loadBundle(bundleFor(process.argv[2]));
+const loaded = loadBundle(bundleFor(process.argv[2], () => hubSet(process.env)));
 void loaded.bundle
   .start({
     argv: process.argv.slice(2),

@@ -30,9 +30,19 @@ function bundleDirectory(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'commands');
 }
 
-/** The bundle for a command line: the command's own, when `word` names one. */
-export function bundleFor(word: string | undefined): string {
+/** The hooks that have a bundle of their own for a machine set to use a hub. */
+const REMOTE_HOOKS = new Set(['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']);
+
+/**
+ * The bundle for a command line: the command's own, when `word` names one; for a hook on a
+ * machine set to use a hub (`hubSet`), its remote bundle, which holds none of the bus.
+ */
+export function bundleFor(word: string | undefined, hubSet: () => boolean = () => false): string {
   const path = word && /^[a-z][a-z-]*$/.test(word) ? join(bundleDirectory(), `${word}.cjs`) : '';
+  if (path !== '' && REMOTE_HOOKS.has(word as string) && hubSet()) {
+    const remote = join(bundleDirectory(), `${word}.remote.cjs`);
+    if (existsSync(remote)) return remote;
+  }
   return path !== '' && existsSync(path) ? path : join(bundleDirectory(), `${DISPATCH_BUNDLE}.cjs`);
 }
 

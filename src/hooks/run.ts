@@ -8,7 +8,7 @@
 import { dialectFor } from '../clients/dialects.js';
 import { isStoreUnavailable } from '../model/errors.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
-import { clientAddressOf, parseNameLenient } from '../core/names.js';
+import { clientAddressOf } from '../core/names.js';
 import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
 import { openBus } from '../runtime.js';
@@ -27,7 +27,9 @@ import { brainSettings } from '../brain/settings.js';
 import { loadRefresh } from '../brain/load.js';
 import { createRequire } from 'node:module';
 
-export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool';
+import { clientOf, type HookKind } from './run-kind.js';
+
+export { clientOf, type HookKind } from './run-kind.js';
 
 export interface HookRun {
   kind: HookKind;
@@ -41,11 +43,6 @@ export interface HookRun {
 /** Refresh last_seen at most this often from hooks: a hook runs at every turn. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** The client a hook answers for: --client, else AGENT_BUS_CLIENT, else the client part of AGENT_BUS_NAME. */
-export function clientOf(run: { client: string | undefined; env: Env }): string | null {
-  const named = parseNameLenient((run.env.AGENT_BUS_NAME ?? '').trim())?.client ?? null;
-  return run.client ?? ((run.env.AGENT_BUS_CLIENT ?? '').trim() || named);
-}
 
 function printerFor(kind: HookKind, dialect: HookDialect): (text: string | null) => string {
   switch (kind) {
@@ -218,7 +215,20 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
     return;
   }
   const reader = local === null ? turn.name : await hookReader(bus, turn.name, sessionKey, local.table, local.sessionsOn);
-  await touchIfStale(bus, reader);
+  // Noting the activity needs nothing of the turn: on the hub, whose connections are open already, it
+  // runs beside the turn's reads. A hook of its own opens one connection and keeps to it.
+  if (local === null) await Promise.all([touchIfStale(bus, reader), answerTurn(bus, turn, reader)]);
+  else {
+    await touchIfStale(bus, reader);
+    await answerTurn(bus, turn, reader);
+  }
+}
+
+/** The prompt or stop hook's work for `reader`: the Codex route, the mail, the notices. */
+async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<void> {
+  const dialect = dialectFor(turn.client);
+  const { sessionKey, local } = turn;
+  const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
   const codexThread = turn.client === 'codex' && local !== null ? turn.threadId : null;
   if (codexThread !== null && local !== null && turn.kind === 'prompt') await recordCodexRoute(bus, reader, codexThread, turn.repoPath, local.table, 'busy');
   const shared = clientAddressOf(reader);

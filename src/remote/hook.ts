@@ -8,7 +8,7 @@ import { dialectFor } from '../clients/dialects.js';
 import { busDotEnv } from '../core/dot-env.js';
 import { intSetting, type Env } from '../core/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
-import type { HookKind } from '../hooks/run.js';
+import type { HookKind } from '../hooks/run-kind.js';
 import { payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 import { hubRequest } from './http.js';
 import type { HubAccess } from './settings.js';

@@ -104,7 +104,7 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
       assert.ok(!loads.includes('node:crypto'), `${hook} loaded node:crypto: ${loads.join(', ')}`);
       assert.ok(!loads.includes('node:http'), `${hook} on this machine's bus loaded node:http`);
     }
-    // A hook on a machine set to use a hub loads Node's http and no store at all (the hub here is down).
+    // A hook on a machine set to use a hub opens one socket (node:net, not the heavier node:http) and no store at all (the hub here is down).
     writeFileSync(trace, '');
     const remoteRun = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
       env: { PATH: process.env.PATH, HOME: bus.dir, AGENT_BUS_URL: 'http://127.0.0.1:1', AGENT_BUS_TOKEN: 'abt_x', AGENT_BUS_TRACE_LOADS: trace },
@@ -113,8 +113,11 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
     });
     assert.equal(remoteRun.status, 0, remoteRun.stderr);
     const remoteLoads = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    assert.ok(remoteLoads.includes('node:http'), `a remote hook asks the hub: ${remoteLoads.join(', ')}`);
-    assert.ok(!remoteLoads.some((file) => file.endsWith('better_sqlite3.node') || file.includes('store-postgres') || file === 'node:crypto'), remoteLoads.join(', '));
+    assert.ok(remoteLoads.includes('node:net'), `a remote hook asks the hub: ${remoteLoads.join(', ')}`);
+    assert.ok(remoteLoads.some((file) => file.endsWith('hook-user-prompt.remote.cjs')) && !remoteLoads.some((file) => file.endsWith('hook-user-prompt.cjs')), `the remote bundle, not the bus's: ${remoteLoads.join(', ')}`);
+    const remoteBundle = readFileSync(join(BIN, 'commands', 'hook-user-prompt.remote.cjs'), 'utf8');
+    assert.ok(!remoteBundle.includes('better-sqlite3') && !remoteBundle.includes('deliverInbox'), 'the remote hook bundle holds none of the bus');
+    assert.ok(!remoteLoads.some((file) => file.endsWith('better_sqlite3.node') || file.includes('store-postgres') || file === 'node:crypto' || file === 'node:http'), remoteLoads.join(', '));
     // And the trace does see it when a hook has mail to take (the lease, the audit's hash).
     const sent = runCli(['send', 'a task', '--to', 'shop/claude', '--name', 'human'], { env: bus.env });
     assert.equal(sent.code, 0, sent.stderr);

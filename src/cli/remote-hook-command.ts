@@ -1,0 +1,37 @@
+/**
+ * The hook commands on a machine set to use a hub, in bundles of their own: one
+ * request to the hub is all a remote hook does, so its bundle holds the
+ * dispatcher, the dialects and that request, and none of the bus.
+ */
+import { clientOf, type HookKind } from '../hooks/run-kind.js';
+import { runRemoteHook } from '../remote/hook.js';
+import { hubAccess } from '../remote/settings.js';
+import type { CommandIo, ParsedArgs } from './spec.js';
+
+export const HOOK_KINDS: Record<string, HookKind> = {
+  'hook-user-prompt': 'prompt',
+  'hook-stop': 'stop',
+  'hook-session-start': 'session-start',
+  'hook-pre-tool': 'pre-tool',
+};
+
+export async function runRemoteHookCommand(kind: HookKind, args: ParsedArgs, io: CommandIo): Promise<number> {
+  const client = typeof args.values.client === 'string' ? args.values.client : undefined;
+  const access = hubAccess(io.env);
+  // The launcher picked this bundle because a hub is set; a login file gone since is a hub that cannot answer.
+  if (access === null) return 0;
+  return runRemoteHook(
+    {
+      kind,
+      client: clientOf({ client, env: io.env }),
+      env: io.env,
+      write: (text) => {
+        if (text !== '') io.stdout.write(text);
+      },
+      warn: (text) => {
+        io.stderr.write(`${text}\n`);
+      },
+    },
+    access,
+  );
+}

@@ -1,0 +1,11 @@
+/** Which hook runs, and for which client: what a hook on this machine and one over a hub both need. */
+import { parseNameLenient } from '../core/names.js';
+import type { Env } from '../core/settings.js';
+
+export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool';
+
+/** The client a hook answers for: --client, else AGENT_BUS_CLIENT, else the client part of AGENT_BUS_NAME. */
+export function clientOf(run: { client: string | undefined; env: Env }): string | null {
+  const named = parseNameLenient((run.env.AGENT_BUS_NAME ?? '').trim())?.client ?? null;
+  return run.client ?? ((run.env.AGENT_BUS_CLIENT ?? '').trim() || named);
+}
