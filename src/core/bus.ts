@@ -13,7 +13,7 @@ import { BusError, InvalidInputError, InvalidNameError } from '../model/errors.j
 import { clientAddressOf, composeName, groupOf, nameProblem, parseNameLenient, BROADCAST } from './names.js';
 import type { BusSettings } from './settings.js';
 import { agentView, messageKind, messageView, type AgentView, type MessageKind, type MessageView } from './views.js';
-import type { AddressMove, AgentRecord, ChangeFeed, ClientRoute, MessageRecord, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/ports.js';
+import type { AddressMove, AgentRecord, ChangeFeed, ClientRoute, MessageRecord, PositionedMessage, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/ports.js';
 import { BrainRecords } from './brain-ops.js';
 import { Wakes } from './wake-ops.js';
 import { pendingByName, registrationsFor, repoMembers, waitingRepoNames } from './roster.js';
@@ -143,6 +143,16 @@ export class Bus {
   async followSends(): Promise<SendsFollower> {
     const position = await this.store.lastPosition();
     return new SendsFollower((after, also, limit) => this.store.messagesByPosition(after, also, limit), { position, skipped: new Map() });
+  }
+
+  /** The messages stored past `after` or at the positions in `also`, in order (a follower's read). */
+  messagesByPosition(after: number, also: number[], limit: number): Promise<PositionedMessage[]> {
+    return this.store.messagesByPosition(after, also, limit);
+  }
+
+  /** The position of the newest message stored. */
+  lastPosition(): Promise<number> {
+    return this.store.lastPosition();
   }
 
   /** The audit row of a send, for a message another process stored (and audited where it ran). */

@@ -22,10 +22,10 @@ export interface FollowState {
 }
 
 /** A batch read after `state`, applied: the messages new to the follower, and the state after them. */
-export function advance(state: FollowState, rows: readonly PositionedMessage[], nowMs: number): { state: FollowState; fresh: PositionedMessage[] } {
+export function advance<T extends { position: number }>(state: FollowState, rows: readonly T[], nowMs: number): { state: FollowState; fresh: T[] } {
   const skipped = new Map(state.skipped);
   let position = state.position;
-  const fresh: PositionedMessage[] = [];
+  const fresh: T[] = [];
   for (const row of [...rows].sort((a, b) => a.position - b.position)) {
     if (row.position <= position) {
       // Below the position: new only if it was one of the skipped (else it was handed on already).

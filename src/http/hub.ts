@@ -24,6 +24,7 @@ import { answerRemoteHook } from './hook-endpoint.js';
 import { callOperation, ForbiddenError } from './call-endpoint.js';
 import { SharedChanges } from './waits.js';
 import { watchForMail } from './watch-endpoint.js';
+import { followSends } from './follow-endpoint.js';
 
 export interface HubOptions {
   env: Env;
@@ -47,7 +48,7 @@ const DEFAULT_PG_POOL = 16;
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
-const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call']);
+const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call', '/v1/follow']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -221,11 +222,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         return;
       }
       try {
-        if (path === '/v1/watch') {
-          // A watcher that goes away stops its wait.
+        if (path === '/v1/watch' || path === '/v1/follow') {
+          // A waiter that goes away stops its wait.
           const gone = new AbortController();
           res.once('close', () => gone.abort());
-          send(res, 200, await watchForMail(bus, env, changes, metrics, token, body, gone.signal));
+          send(res, 200, path === '/v1/watch' ? await watchForMail(bus, env, changes, metrics, token, body, gone.signal) : await followSends(bus, changes, metrics, body, gone.signal));
           return;
         }
         if (path === '/v1/call') {

@@ -186,7 +186,7 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
   const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
-  for (const args of [['tail', '-f'], ['statusline'], ['chat'], ['serve']]) {
+  for (const args of [['statusline'], ['chat'], ['serve']]) {
     const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
     assert.notEqual(result.code, 0, args.join(' '));
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
@@ -271,6 +271,52 @@ test('over the hub: channel publish and list, notice, brain status, tail and for
     assert.equal(own.code, 0, own.stderr);
     assert.equal((JSON.parse(own.stdout) as { forgotten: boolean }).forgotten, true);
     assert.deepEqual(readdirSync(remote.home), []);
+  } finally {
+    await hub.stop();
+    bus.cleanup();
+  }
+});
+
+test('tail -f over the hub shows every send the hub\'s bus stores, from any machine, as it is stored, each once', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '60' });
+  try {
+    const { token } = createToken(bus, 'shop/claude');
+    createToken(bus, 'lab/codex');
+    const remote = remoteMachine(hub.url, token);
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/bus-env.js');
+    const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: remote.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const saw = async (body: string): Promise<number> => {
+      const started = Date.now();
+      while (!out.includes(`"body_preview":"${body}"`)) {
+        if (Date.now() - started > 10_000) throw new Error(`no '${body}' within 10 s; got: ${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return Date.now() - started;
+    };
+    try {
+      const started = Date.now();
+      while (!/^agent_bus_waits_open 1$/m.test(await (await fetch(`${hub.url}/metrics`)).text())) {
+        if (Date.now() - started > 10_000) throw new Error('tail -f never waited at the hub');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(runCli(['send', 'from the hub machine', '--to', 'lab/codex'], { env: bus.env }).code, 0);
+      assert.ok((await saw('from the hub machine')) < 5_000, 'pushed by the change feed, not the one-minute poll');
+      assert.equal(runCli(['send', 'from the remote machine', '--to', 'lab/codex'], { env: remote.env }).code, 0);
+      await saw('from the remote machine');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const rows = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; from: string; body_preview: string });
+      assert.deepEqual(rows.filter((row) => row.op === 'send').map((row) => [row.from, row.body_preview]), [
+        ['human', 'from the hub machine'],
+        ['shop/claude', 'from the remote machine'],
+      ]);
+      assert.deepEqual(readdirSync(remote.home), []);
+    } finally {
+      follower.kill('SIGINT');
+    }
   } finally {
     await hub.stop();
     bus.cleanup();

@@ -6,7 +6,7 @@ import type { AuditRow } from '../../audit/record.js';
 import { busPaths } from '../../core/paths.js';
 import type { SendsFollower } from '../../core/follow-sends.js';
 import { eachChange } from '../../core/store-changes.js';
-import { openBus, refuseOverHub } from '../../runtime.js';
+import { openBus } from '../../runtime.js';
 import { ReaderGone } from '../output.js';
 import { hubAccess } from '../../remote/settings.js';
 import { callHubOp } from '../../remote/tools.js';
@@ -40,10 +40,11 @@ export const run: CommandRunner = async (args, io) => {
   };
   const access = hubAccess(io.env);
   if (access !== null) {
-    // The hub's audit log, not this machine's: following it over the hub is still to come.
-    if (args.values.follow) refuseOverHub(io.env);
+    // The hub's audit log, not this machine's; followed, every send its bus stores from any machine.
     for (const row of await callHubOp<AuditRow[]>(access, 'audit.tail', { limit })) print(row);
-    return 0;
+    if (!args.values.follow) return 0;
+    const { followOverHub } = await import('../../remote/follow.js');
+    return followOverHub(access, print, (line) => io.stderr.write(`${line}\n`));
   }
   let startOffset = 0;
   try {
