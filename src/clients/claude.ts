@@ -201,10 +201,8 @@ export const claudeWiring: ClientWiring = {
     const subscriptions = repoSubscriptions(isObject(settings.env) ? settings.env : {});
     settings.env = subscriptions.env;
     const notes = [...subscriptions.notes, ...maskingNotes(repo)];
-    // The status line reads the bus itself; over a hub it has nothing to show yet, so ours goes.
-    if (remote && isOurStatusLine(settings.statusLine)) delete settings.statusLine;
-    else if (!remote && (settings.statusLine === undefined || isOurStatusLine(settings.statusLine))) {
-      settings.statusLine = { type: 'command', command: hookCommand(bin, name, 'statusline').replace(/ \|\| true$/, '') };
+    if (settings.statusLine === undefined || isOurStatusLine(settings.statusLine)) {
+      settings.statusLine = { type: 'command', command: hookCommand(bin, name, 'statusline', remote).replace(/ \|\| true$/, '') };
     }
 
     return {

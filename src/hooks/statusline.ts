@@ -11,6 +11,8 @@ import { openBus } from '../runtime.js';
 import { systemProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
 import { hookReader } from './scope.js';
+import { hubAccess } from '../remote/settings.js';
+import { callHubOp } from '../remote/tools.js';
 
 export interface StatusFacts {
   name: string | null;
@@ -30,6 +32,11 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
   const source = sessionSubscriptionSource(env, client === 'claude' ? { repo: project } : null);
   const subscriptions = source.subscriptions;
   const channels = { channels: subscriptions.channels, channels_layer: source.layer, channels_from: source.where };
+  const access = hubAccess(env);
+  if (access !== null) {
+    const counts = await callHubOp<Pick<StatusFacts, 'name' | 'pending_mail' | 'notices'>>(access, 'status.counts', { subscriptions });
+    return { ...counts, ...channels };
+  }
   const bus = openBus(env);
   try {
     const notices = { critical: 0, alert: 0, info: 0 };

@@ -186,7 +186,7 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
   const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
-  for (const args of [['statusline'], ['chat'], ['serve']]) {
+  for (const args of [['chat'], ['serve']]) {
     const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
     assert.notEqual(result.code, 0, args.join(' '));
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
@@ -267,6 +267,19 @@ test('over the hub: channel publish and list, notice, brain status, tail and for
     assert.equal(others.code, 1);
     assert.match(others.stderr, /may forget only that name and its sessions, not 'lab\/codex'/);
     assert.equal(bus.rows("SELECT name FROM agents WHERE name = 'lab/codex'").length, 1);
+    const status = runCli(['statusline', '--json'], { env: { ...remote.env, AGENT_BUS_CHANNELS: 'ops' }, input: '{"session_id":"s-1"}' });
+    assert.equal(status.code, 0, status.stderr);
+    assert.deepEqual(JSON.parse(status.stdout), {
+      name: 'shop/claude',
+      pending_mail: 0,
+      notices: { critical: 0, alert: 1, info: 1 },
+      channels: ['ops'],
+      channels_layer: 'launch',
+      channels_from: 'the launch environment',
+    });
+    const line = runCli(['statusline'], { env: { ...remote.env, AGENT_BUS_URL: 'http://127.0.0.1:1' }, input: '{}' });
+    assert.equal(line.code, 0);
+    assert.equal(line.stdout, 'bus (hub unreachable)\n');
     const own = runCli(['forget', 'shop/claude', '--json'], { env: remote.env });
     assert.equal(own.code, 0, own.stderr);
     assert.equal((JSON.parse(own.stdout) as { forgotten: boolean }).forgotten, true);

@@ -56,7 +56,7 @@ test('init --remote wires all four clients to the hub, the token never in a file
     const settings = json(files.get('.claude/settings.json'));
     const promptHook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
     assert.match(promptHook, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* hook-user-prompt --client claude \|\| true$/);
-    assert.equal(settings.statusLine, undefined, 'no status line over a hub');
+    assert.match(settings.statusLine.command as string, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* statusline --client claude$/);
     const codex = parseToml(files.get('.codex/config.toml') ?? '') as Parsed;
     assert.deepEqual({ ...codex.mcp_servers['agent-bus'] }, { url: `${HUB}/mcp`, bearer_token_env_var: 'AGENT_BUS_TOKEN', default_tools_approval_mode: 'approve' });
     assert.match(json(files.get('.codex/hooks.json')).hooks.UserPromptSubmit[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
