@@ -5,6 +5,8 @@
  */
 import type { ChangeFeed } from '../store/ports.js';
 
+export type { ChangeFeed } from '../store/ports.js';
+
 /** After a hint, look again this often, this many times: a hint can come before its commit is visible. */
 const FOLLOW_UP_MS = 20;
 const FOLLOW_UPS = 5;

@@ -74,6 +74,8 @@ const OPS: Record<string, (context: CallContext, args: Args) => Promise<unknown>
     const limit = typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(10_000, Math.max(0, args.limit)) : 50;
     return tailAudit(auditPath, limit);
   },
+  'mail.recent': ({ bus }, args) => bus.recentMessages(typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(10_000, Math.max(0, args.limit)) : 10),
+  'mail.threadIds': ({ bus }, args) => bus.threadIdsStartingWith(text(args, 'prefix', true) as string, typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(100, Math.max(0, args.limit)) : 10),
   'status.counts': async ({ bus, token }, args) => {
     // The subscriptions are the asking machine's setting: it says them, the hub counts.
     const given = (args.subscriptions ?? {}) as { all?: unknown; channels?: unknown };

@@ -48,7 +48,7 @@ const DEFAULT_PG_POOL = 16;
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
-const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call', '/v1/follow']);
+const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call', '/v1/follow', '/v1/changes']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -227,6 +227,23 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           const gone = new AbortController();
           res.once('close', () => gone.abort());
           send(res, 200, path === '/v1/watch' ? await watchForMail(bus, env, changes, metrics, token, body, gone.signal) : await followSends(bus, changes, metrics, body, gone.signal));
+          return;
+        }
+        if (path === '/v1/changes') {
+          // A remote chat waits here for the bus to move: the answer is where the hub's feed stands.
+          const since = (body as { since?: unknown } | null)?.since;
+          const wait = (body as { wait_seconds?: unknown } | null)?.wait_seconds;
+          if (since === changes.version) {
+            const gone = new AbortController();
+            res.once('close', () => gone.abort());
+            metrics.waitsOpen++;
+            try {
+              await changes.next(Math.min(typeof wait === 'number' && wait >= 0 ? wait : 25, 50) * 1000, gone.signal);
+            } finally {
+              metrics.waitsOpen--;
+            }
+          }
+          send(res, 200, { version: changes.version });
           return;
         }
         if (path === '/v1/call') {

@@ -12,10 +12,13 @@ export class SharedChanges {
   private readonly waiters = new Set<() => void>();
   private stopped = false;
   private readonly loop: Promise<void>;
+  /** Moves on at every change the feed brings: what a remote chat waits to see move. */
+  version = 0;
 
   constructor(bus: Bus, pollMs: number) {
     this.feed = bus.changes();
-    this.loop = eachChange({ feed: this.feed, pollMs, stopped: () => this.stopped }, async () => {
+    this.loop = eachChange({ feed: this.feed, pollMs, stopped: () => this.stopped }, async (changed) => {
+      if (changed) this.version++;
       const waiting = [...this.waiters];
       this.waiters.clear();
       for (const wake of waiting) wake();

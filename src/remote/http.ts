@@ -15,7 +15,8 @@ export interface HubResponse {
 
 const load = createRequire(import.meta.url);
 
-export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<HubResponse> {
+/** `signal`: ends the request early (it rejects with HubUnreachable('aborted')). */
+export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<HubResponse> {
   let target: URL;
   try {
     target = new URL(`${access.url}${path}`);
@@ -24,7 +25,7 @@ export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: stri
   }
   if (/[\r\n]/.test(access.token)) return Promise.reject(new HubUnreachable('the token holds a line break'));
   const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
-  if (target.protocol === 'http:') return plainRequest(target, method, access.token, data, timeoutMs);
+  if (target.protocol === 'http:') return plainRequest(target, method, access.token, data, timeoutMs, signal);
   if (target.protocol !== 'https:') return Promise.reject(new HubUnreachable(`'${access.url}' is not an http or https URL`));
   const transport = load('node:https') as typeof import('node:https');
   return new Promise((resolve, reject) => {
@@ -49,6 +50,7 @@ export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: stri
       },
     );
     const timer = setTimeout(() => request.destroy(new HubUnreachable(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    signal?.addEventListener('abort', () => request.destroy(new HubUnreachable('aborted')), { once: true });
     request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(error instanceof HubUnreachable ? error : new HubUnreachable(describe(error)));
@@ -89,7 +91,7 @@ function unchunk(raw: Buffer): Buffer {
  * answer, and loading node:http costs a hook as much as the rest of its start-up. The request
  * asks the hub to close the connection, so the answer ends where the stream does.
  */
-function plainRequest(target: URL, method: string, token: string, data: Buffer | undefined, timeoutMs: number): Promise<HubResponse> {
+function plainRequest(target: URL, method: string, token: string, data: Buffer | undefined, timeoutMs: number, signal?: AbortSignal): Promise<HubResponse> {
   const net = load('node:net') as typeof import('node:net');
   const head =
     `${method} ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: Bearer ${token}\r\n` +
@@ -109,6 +111,7 @@ function plainRequest(target: URL, method: string, token: string, data: Buffer |
       reject(error instanceof HubUnreachable ? error : new HubUnreachable(describe(error as NodeJS.ErrnoException)));
     };
     const timer = setTimeout(() => fail(new HubUnreachable(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    signal?.addEventListener('abort', () => fail(new HubUnreachable('aborted')), { once: true });
     socket.setNoDelay(true);
     // Written, not ended: a server reads a half-closed connection as a client gone away.
     socket.on('connect', () => socket.write(data === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), data])));

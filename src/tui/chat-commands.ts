@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { renderRoster } from '../render/roster.js';
 import { printable, shortThread } from '../render/format.js';
 import type { Style } from '../render/style.js';
-import type { Bus } from '../core/bus.js';
+import type { ChatBus } from './chat-bus.js';
 import { nobodyReachedNote } from '../core/addressing.js';
 import type { Env } from '../core/settings.js';
 import type { AgentView } from '../core/views.js';
@@ -33,7 +33,7 @@ const HELP = [
 
 /** What the commands need of the chat around them. */
 export interface ChatSeat {
-  bus: Bus;
+  bus: ChatBus;
   name: string;
   registrations: Registration[];
   env: Env;
@@ -46,7 +46,7 @@ export interface ChatSeat {
 }
 
 /** The newest `count` sends, a fan-out counted once. */
-export async function recentSends(bus: Bus, count: number): Promise<SendRow[]> {
+export async function recentSends(bus: ChatBus, count: number): Promise<SendRow[]> {
   for (let fetch = count * 4; ; fetch *= 4) {
     const messages = await bus.recentMessages(fetch);
     const rows = groupSends(messages);

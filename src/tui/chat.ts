@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import readline from 'node:readline';
-import type { Bus } from '../core/bus.js';
+import type { ChatBus } from './chat-bus.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';
 import type { Registration } from '../model/records.js';
@@ -32,7 +32,7 @@ const POLL_MS = 2000;
 const INBOX_BATCH = 100;
 
 export interface ChatOptions {
-  bus: Bus;
+  bus: ChatBus;
   name: string;
   /** How the seat's name is put on the roster: when it connects and with every send. */
   registrations: Registration[];
@@ -40,6 +40,8 @@ export interface ChatOptions {
   input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
   output: Terminal;
   style: Style;
+  /** The bus is a hub's: there is no database here to watch for being removed. */
+  overHub?: boolean;
 }
 
 export async function runChat(options: ChatOptions): Promise<number> {
@@ -139,7 +141,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
 
   // The database this chat opened; a file removed or replaced under it is said, not silently written past.
-  const opened = statSync(paths.db, { throwIfNoEntry: false });
+  const opened = options.overHub ? undefined : statSync(paths.db, { throwIfNoEntry: false });
   const checkDatabase = (): void => {
     if (!opened) return;
     const now = statSync(paths.db, { throwIfNoEntry: false });
