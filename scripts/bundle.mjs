@@ -78,8 +78,8 @@ await Promise.all([
   ...remoteHooks.map((name) =>
     bundle(
       `${name}.remote`,
-      `import { main } from './main.js';\nimport { HOOK_KINDS, runRemoteHookCommand } from './remote-hook-command.js';\n` +
-        `export const start = (io) => main(io, (wanted) => (wanted === '${name}' ? (args, io) => runRemoteHookCommand(HOOK_KINDS['${name}'], args, io) : undefined));\n`,
+      `import { startRemoteHook } from './remote-hook-command.js';\n` +
+        `export const start = (io) => startRemoteHook('${name}', io, __dirname);\n`,
     ),
   ),
   bundle('_dispatch', `import { main } from './main.js';\nexport const start = (io) => main(io, () => undefined);\n`),

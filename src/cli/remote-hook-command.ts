@@ -6,6 +6,8 @@
 import { clientOf, type HookKind } from '../hooks/run-kind.js';
 import { runRemoteHook } from '../remote/hook.js';
 import { hubAccess } from '../remote/settings.js';
+import { join } from 'node:path';
+import { loadBundle } from './command-loader.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
 export const HOOK_KINDS: Record<string, HookKind> = {
@@ -34,4 +36,17 @@ export async function runRemoteHookCommand(kind: HookKind, args: ParsedArgs, io:
     },
     access,
   );
+}
+
+/**
+ * A remote hook's bundle entry. The command line a client's config gives (`hook-… [--client ID]`)
+ * is read here, with no dispatcher; anything else (`--help`, a mistake) is handed to the hook's
+ * full bundle beside this one, which answers it as every command does.
+ */
+export function startRemoteHook(name: string, io: CommandIo, directory: string): Promise<number> {
+  const [, ...rest] = io.argv;
+  const kind = HOOK_KINDS[name];
+  const plain = rest.length === 0 ? {} : rest.length === 2 && rest[0] === '--client' && /^[a-z][a-z0-9-]*$/.test(rest[1] ?? '') ? { client: rest[1] } : null;
+  if (kind === undefined || plain === null) return (loadBundle(join(directory, `${name}.cjs`)).bundle as { start(io: CommandIo): Promise<number> }).start(io);
+  return runRemoteHookCommand(kind, { values: plain, positionals: [] }, io);
 }
