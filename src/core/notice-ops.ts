@@ -27,7 +27,7 @@ import {
   type NoticeSelection,
   type Severity,
 } from './notices.js';
-import type { Subscriptions } from './subscriptions.js';
+import { receives, type Subscriptions } from './subscriptions.js';
 import type { BrainState, ChannelCount, NoticeListing, ReconcileOutcome, Store } from '../store/ports.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
@@ -162,6 +162,18 @@ export const ROTATION_READ = 500;
  */
 export function noticesToRead(totalDue: Record<Severity, number>, perTurn: number): number {
   return Math.min(ROTATION_READ, perTurn + totalDue.critical + totalDue.alert);
+}
+
+/** The live notices by severity that a session with these subscriptions receives, from the channel counts. */
+export function receivedCounts(rows: readonly ChannelView[], subscriptions: Subscriptions): { critical: number; alert: number; info: number } {
+  const counts = { critical: 0, alert: 0, info: 0 };
+  for (const row of rows) {
+    if (!receives(subscriptions, row.channel)) continue;
+    counts.critical += row.critical;
+    counts.alert += row.alert;
+    counts.info += row.info;
+  }
+  return counts;
 }
 
 export class Notices {

@@ -4,7 +4,8 @@
  * subscribes to, its unread mail and the live notices it receives.
  */
 import { repoRoot, resolveIdentity, sessionsEnabled } from '../core/identity.js';
-import { layerLabel, receives, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
+import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
+import { receivedCounts } from '../core/notice-ops.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
 import { openBus } from '../runtime.js';
@@ -39,13 +40,7 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
   }
   const bus = openBus(env);
   try {
-    const notices = { critical: 0, alert: 0, info: 0 };
-    for (const row of await bus.notices.channels()) {
-      if (!receives(subscriptions, row.channel)) continue;
-      notices.critical += row.critical;
-      notices.alert += row.alert;
-      notices.info += row.info;
-    }
+    const notices = receivedCounts(await bus.notices.channels(), subscriptions);
     const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus, 'hook').catch(() => null);
     if (identity === null || identity.kind !== 'agent') return { name: null, ...channels, pending_mail: 0, notices };
     const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);

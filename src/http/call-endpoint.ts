@@ -10,7 +10,7 @@ import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
 import type { Bus } from '../core/bus.js';
 import { clientAddressOf } from '../core/names.js';
-import { receives } from '../core/subscriptions.js';
+import { receivedCounts } from '../core/notice-ops.js';
 import type { Env } from '../core/settings.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
@@ -81,14 +81,7 @@ const OPS: Record<string, (context: CallContext, args: Args) => Promise<unknown>
     const given = (args.subscriptions ?? {}) as { all?: unknown; channels?: unknown };
     const channels = Array.isArray(given.channels) ? given.channels.filter((channel): channel is string => typeof channel === 'string').slice(0, 200) : [];
     const subscriptions = { all: given.all === true, channels };
-    const notices = { critical: 0, alert: 0, info: 0 };
-    for (const row of await bus.notices.channels()) {
-      if (!receives(subscriptions, row.channel)) continue;
-      notices.critical += row.critical;
-      notices.alert += row.alert;
-      notices.info += row.info;
-    }
-    return { name: token.agent, pending_mail: await bus.pendingCount(token.agent), notices };
+    return { name: token.agent, pending_mail: await bus.pendingCount(token.agent), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
   },
   'roster.forget': async ({ bus, token }, args) => {
     const name = text(args, 'name', true) as string;

@@ -4,15 +4,24 @@
  * `agent-bus login` saved). The remote CLI and hooks talk to the hub alone.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { ON_POSTGRES, runCli, tempBus } from '../helpers/bus-env.js';
-import { createToken, startHub } from '../helpers/hub.js';
+import { after, test } from 'node:test';
+import { spawn } from 'node:child_process';
+import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus } from '../helpers/bus-env.js';
+import { createToken, remoteWatcher, startHub, untilWaiting } from '../helpers/hub.js';
+
+/** Every remote machine's HOME, removed when the file's tests are done. */
+const homes: string[] = [];
+after(() => {
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+});
 
 function remoteMachine(url: string, token: string | null): { home: string; env: NodeJS.ProcessEnv } {
   const home = mkdtempSync(join(tmpdir(), 'agent-bus-remote-'));
+  homes.push(home);
   return { home, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_URL: url, ...(token === null ? {} : { AGENT_BUS_TOKEN: token }) } };
 }
 
@@ -95,15 +104,13 @@ test('a remote prompt hook shows the mail waiting, a stop hook holds the turn fo
 });
 
 test('a hub that accepts and never answers holds a remote hook no longer than AGENT_BUS_HOOK_TIMEOUT_MS', async () => {
-  const { createServer } = await import('node:net');
-  const sockets: import('node:net').Socket[] = [];
-  const silent = createServer((socket) => sockets.push(socket));
+  const sockets: Socket[] = [];
+  const silent = createNetServer((socket) => sockets.push(socket));
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
     const port = (silent.address() as { port: number }).port;
     const remote = remoteMachine(`http://127.0.0.1:${port}`, 'abt_0000000000000000_' + 'A'.repeat(43));
     const started = Date.now();
-    const { runCliAsync } = await import('../helpers/bus-env.js');
     const result = await runCliAsync(['hook-user-prompt', '--client', 'claude'], { env: { ...remote.env, AGENT_BUS_HOOK_TIMEOUT_MS: '700' }, input: '{"session_id":"s-1"}' });
     const took = Date.now() - started;
     assert.equal(result.code, 0);
@@ -121,6 +128,7 @@ test('login saves the hub privately once the hub takes the token; commands use i
   try {
     const { token } = createToken(bus, 'shop/claude');
     const home = mkdtempSync(join(tmpdir(), 'agent-bus-remote-'));
+    homes.push(home);
     const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
     const saved = join(home, '.claude-agent-bus', 'hub.json');
     const refused = runCli(['login', hub.url, '--token', 'abt_0000000000000000_' + 'A'.repeat(43)], { env });
@@ -155,27 +163,14 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
   try {
     const { token } = createToken(bus, 'shop/claude');
     const remote = remoteMachine(hub.url, token);
-    const { spawn } = await import('node:child_process');
-    const { CLI } = await import('../helpers/bus-env.js');
-    const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
-      env: { ...remote.env, CLAUDE_CODE_ENTRYPOINT: 'cli' },
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let said = '';
-    watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
-    watcher.stdin.end('{"session_id":"s-1"}');
+    const watcher = remoteWatcher(remote.env);
     // The watcher is waiting at the hub once the hub counts a wait open.
-    const started = Date.now();
-    while (!/^agent_bus_waits_open 1$/m.test(await (await fetch(`${hub.url}/metrics`)).text())) {
-      if (Date.now() - started > 10_000) throw new Error('the watcher never waited at the hub');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await untilWaiting(hub.url, 'the watcher');
     const sentAt = Date.now();
     assert.equal(runCli(['send', 'wake up over there', '--to', 'shop/claude'], { env: bus.env }).code, 0);
-    assert.equal(await exited, 10, said);
+    assert.equal(await watcher.exited, 10, watcher.said());
     assert.ok(Date.now() - sentAt < 5_000, 'woken by the change feed, not the one-minute poll');
-    assert.match(said, /wake up over there/);
+    assert.match(watcher.said(), /wake up over there/);
     assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
     assert.deepEqual(readdirSync(remote.home), []);
   } finally {
@@ -186,7 +181,7 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
   const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
-  for (const args of [['chat'], ['serve']]) {
+  for (const args of [['serve'], ['init']]) {
     const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
     assert.notEqual(result.code, 0, args.join(' '));
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
@@ -205,27 +200,14 @@ test("two hubs on one database wake each other's watchers: a watcher waiting at 
   try {
     const watched = createToken(bus, 'shop/claude');
     const sender = createToken(bus, 'lab/codex');
-    const { spawn } = await import('node:child_process');
-    const { CLI } = await import('../helpers/bus-env.js');
-    const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
-      env: { ...remoteMachine(first.url, watched.token).env, CLAUDE_CODE_ENTRYPOINT: 'cli' },
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let said = '';
-    watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
-    watcher.stdin.end('{"session_id":"s-1"}');
-    const started = Date.now();
-    while (!/^agent_bus_waits_open 1$/m.test(await (await fetch(`${first.url}/metrics`)).text())) {
-      if (Date.now() - started > 10_000) throw new Error('the watcher never waited at the first hub');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const watcher = remoteWatcher(remoteMachine(first.url, watched.token).env);
+    await untilWaiting(first.url, 'the watcher');
     const sentAt = Date.now();
     const sent = runCli(['send', 'across the hubs', '--to', 'shop/claude'], { env: remoteMachine(second.url, sender.token).env });
     assert.equal(sent.code, 0, sent.stderr);
-    assert.equal(await exited, 10, said);
+    assert.equal(await watcher.exited, 10, watcher.said());
     assert.ok(Date.now() - sentAt < 5_000, 'woken through the shared database, not the one-minute poll');
-    assert.match(said, /across the hubs/);
+    assert.match(watcher.said(), /across the hubs/);
   } finally {
     await first.stop();
     await second.stop();
@@ -297,8 +279,6 @@ test('tail -f over the hub shows every send the hub\'s bus stores, from any mach
     const { token } = createToken(bus, 'shop/claude');
     createToken(bus, 'lab/codex');
     const remote = remoteMachine(hub.url, token);
-    const { spawn } = await import('node:child_process');
-    const { CLI } = await import('../helpers/bus-env.js');
     const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: remote.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -311,11 +291,7 @@ test('tail -f over the hub shows every send the hub\'s bus stores, from any mach
       return Date.now() - started;
     };
     try {
-      const started = Date.now();
-      while (!/^agent_bus_waits_open 1$/m.test(await (await fetch(`${hub.url}/metrics`)).text())) {
-        if (Date.now() - started > 10_000) throw new Error('tail -f never waited at the hub');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilWaiting(hub.url, 'tail -f');
       assert.equal(runCli(['send', 'from the hub machine', '--to', 'lab/codex'], { env: bus.env }).code, 0);
       assert.ok((await saw('from the hub machine')) < 5_000, 'pushed by the change feed, not the one-minute poll');
       assert.equal(runCli(['send', 'from the remote machine', '--to', 'lab/codex'], { env: remote.env }).code, 0);

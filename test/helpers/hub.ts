@@ -85,3 +85,26 @@ export async function rawCall(url: string, headers: Record<string, string>, body
     ...(method === 'POST' ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
 }
+
+/** Wait until the hub counts `count` requests waiting (a watcher, a follower, a chat at it). */
+export async function untilWaiting(url: string, what: string, count = 1): Promise<void> {
+  const started = Date.now();
+  const pattern = new RegExp(`^agent_bus_waits_open ${count}$`, 'm');
+  while (!pattern.test(await (await fetch(`${url}/metrics`)).text())) {
+    if (Date.now() - started > 10_000) throw new Error(`${what} never waited at the hub`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A `hook-watch` for a Claude Code session on a machine with `env` (its hub and token): what it says, and its exit code. */
+export function remoteWatcher(env: NodeJS.ProcessEnv): { said(): string; exited: Promise<number | null> } {
+  const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
+    env: { ...env, CLAUDE_CODE_ENTRYPOINT: 'cli' },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let said = '';
+  watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
+  watcher.stdin.end('{"session_id":"s-1"}');
+  return { said: () => said, exited };
+}
