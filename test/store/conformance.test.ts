@@ -697,6 +697,22 @@ conformance('messages by position: each stored takes a greater one; past a posit
   }
 });
 
+conformance('sends arriving in ticks of their own while a batch commits all land, each once, in one resolved promise each', async (ctx) => {
+  await ctx.register(['shop/claude', 'shop/codex']);
+  const sends: Array<Promise<unknown>> = [];
+  for (let wave = 0; wave < 20; wave++) {
+    // A hub's requests: each in an I/O tick of its own, some while an earlier batch is being written.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 5; i++) sends.push(ctx.bus.send({ from: 'shop/claude', to: 'shop/codex', body: `wave ${wave} send ${i}` }));
+  }
+  const results = await Promise.all(sends);
+  assert.equal(results.length, 100);
+  assert.equal(ctx.count("SELECT COUNT(*) AS n FROM messages WHERE body LIKE 'wave %'"), 100);
+  assert.equal(ctx.count("SELECT COUNT(DISTINCT body) AS n FROM messages WHERE body LIKE 'wave %'"), 100);
+  const inbox = await ctx.bus.readInbox({ reader: 'shop/codex', markRead: false, limit: 1000 });
+  assert.equal(inbox.length, 100);
+});
+
 conformance('tokens: made with their agent on the roster, found by id, revoked by id or agent, a use noted at most once a minute', async (ctx) => {
   const clock = { now: Date.parse('2026-12-01T10:00:00Z') };
   const tokens = new Tokens(ctx.store, () => clock.now);

@@ -129,6 +129,8 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private ready: Promise<void> | null = null;
   private sendQueue: QueuedSend[] = [];
+  /** Whether a batch of sends is being written: later sends wait and join the next batch. */
+  private flushing = false;
   private closed = false;
 
   constructor(
@@ -344,11 +346,32 @@ export class PostgresStore implements Store {
   send(input: SendInput): Promise<MessageRecord[]> {
     return new Promise((resolve, reject) => {
       this.sendQueue.push({ input, resolve, reject });
-      if (this.sendQueue.length === 1) queueMicrotask(() => void this.flushSends());
+      if (!this.flushing) {
+        this.flushing = true;
+        queueMicrotask(() => void this.flushSends());
+      }
     });
   }
 
+  /**
+   * One batch at a time: the sends that arrive while a batch commits (a hub's concurrent requests
+   * come in ticks of their own) wait for it and go together in the next, instead of each opening a
+   * transaction of its own beside it.
+   */
   private async flushSends(): Promise<void> {
+    try {
+      await this.flushQueued();
+    } finally {
+      this.flushing = false;
+      // A send queued as the last batch settled: it starts the next flush itself.
+      if (this.sendQueue.length > 0) {
+        this.flushing = true;
+        queueMicrotask(() => void this.flushSends());
+      }
+    }
+  }
+
+  private async flushQueued(): Promise<void> {
     while (this.sendQueue.length > 0) {
       const batch = this.sendQueue.splice(0, MAX_SENDS_PER_COMMIT);
       const outcomes: Array<{ records: MessageRecord[] } | { error: unknown }> = [];
