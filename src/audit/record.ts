@@ -6,7 +6,7 @@ import { sha256Hex } from '../model/ids.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 
-export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session' | 'notice';
+export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session' | 'notice' | 'token';
 
 export interface AuditRow {
   ts: string;
@@ -122,5 +122,21 @@ export function sessionRow(ts: string, actor: string, from: string, to: string, 
     thread_id: null,
     body_preview: `session ${event}: ${text}`,
     body_sha256: null,
+  };
+}
+
+/** A row about a hub token made or revoked: its id and its agent, never the token or its hash. */
+export function tokenRow(ts: string, actor: string, event: 'create' | 'revoke', tokenId: string, agent: string, text: string): AuditRow {
+  return {
+    ts,
+    op: 'token',
+    actor,
+    message_id: null,
+    from: actor,
+    to: agent,
+    thread_id: null,
+    body_preview: `token ${event}: ${text}`,
+    body_sha256: null,
+    token_id: tokenId,
   };
 }

@@ -106,7 +106,7 @@ export class Bus {
 
   /** The hub's tokens: made, listed, revoked, and checked at every request. */
   get tokens(): Tokens {
-    this.tokenOps ??= new Tokens(this.store);
+    this.tokenOps ??= new Tokens(this.store, Date.now, this.audit);
     return this.tokenOps;
   }
 

@@ -4,6 +4,8 @@
  * stored only as a sha256 hash and compared in constant time. A token is shown
  * once, when it is made; nothing else ever prints, stores or audits it.
  */
+import type { AuditLog } from '../audit/log.js';
+import { tokenRow } from '../audit/record.js';
 import { formatStamp, stampToMillis } from '../model/clock.js';
 import { InvalidInputError } from '../model/errors.js';
 import { equalInConstantTime, randomBytes, sha256Hex } from '../model/ids.js';
@@ -61,9 +63,10 @@ export class Tokens {
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
+    private readonly audit: AuditLog | null = null,
   ) {}
 
-  async create(request: { agent: string; repoPath: string | null; expiresInMs: number | null; scopes: string }): Promise<NewToken> {
+  async create(request: { agent: string; repoPath: string | null; expiresInMs: number | null; scopes: string; actor?: string }): Promise<NewToken> {
     parseName(request.agent);
     const tokenId = randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
@@ -81,6 +84,9 @@ export class Tokens {
       revokedAt: null,
     };
     await this.store.createToken(record, registrationsFor(record.agent, record.repoPath, true));
+    this.audit?.append([
+      tokenRow(record.createdAt, request.actor ?? 'operator', 'create', tokenId, record.agent, `${tokenId} speaks for '${record.agent}'${record.expiresAt === null ? '' : ` until ${record.expiresAt}`}`),
+    ]);
     return { record, token: `abt_${tokenId}_${secret}` };
   }
 
@@ -88,8 +94,14 @@ export class Tokens {
     return this.store.listTokens();
   }
 
-  revoke(idOrAgent: string): Promise<string[]> {
-    return this.store.revokeTokens(idOrAgent, formatStamp(this.now() * 1000));
+  async revoke(idOrAgent: string, actor = 'operator'): Promise<string[]> {
+    const now = formatStamp(this.now() * 1000);
+    const revoked = await this.store.revokeTokens(idOrAgent, now);
+    if (revoked.length > 0) {
+      const agents = new Map((await this.store.listTokens()).map((token) => [token.tokenId, token.agent]));
+      this.audit?.append(revoked.map((tokenId) => tokenRow(now, actor, 'revoke', tokenId, agents.get(tokenId) ?? idOrAgent, `${tokenId} is refused from now on`)));
+    }
+    return revoked;
   }
 
   /** Who a presented token speaks for, read from the store at every call: a revoke counts at the next request, on every hub. */

@@ -249,12 +249,19 @@ test('token create, list and revoke: the token shown once, bad input refused in 
       assert.match(result.stderr, pattern);
     }
     assert.equal(bus.rows('SELECT token_id FROM tokens').length, 2, 'a refused create wrote nothing');
+    const tokenRows = readAudit(bus.audit).filter((row) => row.op === 'token');
+    assert.deepEqual(tokenRows.map((row) => [row.actor, row.to, row.token_id]), [
+      ['operator', 'shop/claude', listed[0]?.id],
+      ['operator', 'shop/claude', json.id],
+    ]);
+    assert.ok(tokenRows.every((row) => !JSON.stringify(row).includes(json.token.slice('abt_'.length + 17))), 'never the token');
     const revoked = runCli(['token', 'revoke', 'shop/claude', '--json'], { env: bus.env });
     assert.deepEqual((JSON.parse(revoked.stdout) as { revoked: string[] }).revoked.length, 2);
     const again = runCli(['token', 'revoke', 'shop/claude'], { env: bus.env });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /revoked already/);
     assert.match(runCli(['token', 'list'], { env: bus.env }).stdout, /revoked/);
+    assert.equal(readAudit(bus.audit).filter((row) => row.op === 'token' && String(row.body_preview).startsWith('token revoke')).length, 2, 'each revoke audited');
     assert.ok(!existsSync(join(bus.dir, 'home', '.claude-agent-bus')), 'the real default bus folder is untouched');
   } finally {
     bus.cleanup();

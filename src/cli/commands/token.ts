@@ -20,6 +20,11 @@ function listed(token: TokenRecord): Record<string, string | string[] | null> {
   };
 }
 
+/** Who made or revoked a token, for the audit log: this shell's name, else the operator. */
+function actorOf(env: NodeJS.ProcessEnv): string {
+  return (env.AGENT_BUS_NAME ?? '').trim() || 'operator';
+}
+
 function state(token: TokenRecord, now: number): string {
   if (token.revokedAt !== null) return 'revoked';
   if (token.expiresAt !== null && Date.parse(token.expiresAt) <= now) return 'expired';
@@ -46,7 +51,7 @@ export const run: CommandRunner = async (args, io) => {
   try {
     if (action === 'create') {
       const repo = typeof args.values.repo === 'string' && args.values.repo.trim() !== '' ? args.values.repo.trim() : null;
-      const made = await bus.tokens.create({ agent: name as string, repoPath: repo, expiresInMs, scopes });
+      const made = await bus.tokens.create({ agent: name as string, repoPath: repo, expiresInMs, scopes, actor: actorOf(io.env) });
       if (json) {
         io.stdout.write(`${JSON.stringify({ name: made.record.agent, id: made.record.tokenId, token: made.token, expires_at: made.record.expiresAt })}\n`);
       } else {
@@ -75,7 +80,7 @@ export const run: CommandRunner = async (args, io) => {
       for (const row of [head, ...rows]) io.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ').trimEnd()}\n`);
       return 0;
     }
-    const revoked = await bus.tokens.revoke(name as string);
+    const revoked = await bus.tokens.revoke(name as string, actorOf(io.env));
     if (revoked.length === 0) {
       const known = (await bus.tokens.list()).some((token) => token.tokenId === name || token.agent === name);
       throw new BusError(
