@@ -42,6 +42,9 @@ export const DEFAULT_RATE = 200;
 /** Requests handled at once; the rest wait, up to QUEUE of them. */
 const DEFAULT_CONCURRENCY = 64;
 const QUEUE = 1024;
+/** Requests waiting for the bus to move (watchers, followers, chats) at once; past it, 503. */
+const DEFAULT_WAITS = 1024;
+const WAIT_ROUTES = new Set(['/v1/watch', '/v1/follow', '/v1/changes']);
 /** PostgreSQL connections a hub holds at most (a CLI or hook holds a few). */
 const DEFAULT_PG_POOL = 16;
 /** How long SIGTERM waits for requests in flight before it closes anyway. */
@@ -120,6 +123,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
   const limiter = new RateLimiter(intSetting(env, 'AGENT_BUS_HTTP_RATE', DEFAULT_RATE, 1));
   const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
+  // Requests that wait for the bus to move hold no place of the work above: they have a bound of their own.
+  const waits = new Gate(intSetting(env, 'AGENT_BUS_HTTP_WAITS', DEFAULT_WAITS, 1), 0);
   const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
   const allowedOrigins = new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
   const registered = new Set<string>();
@@ -263,7 +268,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const server = createServer((req, res) => {
     const started = performance.now();
     res.once('finish', () => metrics.request(routeOf(req.url), res.statusCode, (performance.now() - started) / 1000));
-    const work = gate
+    const work = (WAIT_ROUTES.has((req.url ?? '').split('?')[0] ?? '') ? waits : gate)
       .run(() => route(req, res))
       .then((ran) => {
         if (ran === null) send(res, 503, { error: 'busy', error_description: 'too many requests at once; try again' }, { 'retry-after': '1' });

@@ -311,3 +311,33 @@ test('tail -f over the hub shows every send the hub\'s bus stores, from any mach
     bus.cleanup();
   }
 });
+
+test('waiting requests have a bound of their own: watchers never take the places of other requests, and past the bound a wait gets 503', async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus, { AGENT_BUS_HTTP_CONCURRENCY: '2', AGENT_BUS_HTTP_WAITS: '3', AGENT_BUS_WATCH_POLL_SECONDS: '60' });
+  try {
+    const { token } = createToken(bus, 'shop/claude');
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const wait = () => fetch(`${hub.url}/v1/watch`, { method: 'POST', headers, body: JSON.stringify({ wait_seconds: 5 }) });
+    const waiting = [wait(), wait(), wait()];
+    await untilWaiting(hub.url, 'three watchers', 3);
+    // More waits than work places, and the work still gets through at once.
+    const started = Date.now();
+    const call = await fetch(`${hub.url}/v1/call`, { method: 'POST', headers, body: JSON.stringify({ op: 'notices.channels' }) });
+    assert.equal(call.status, 200);
+    await call.body?.cancel();
+    assert.ok(Date.now() - started < 2_000, 'not queued behind the waits');
+    const refused = await wait();
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    await refused.body?.cancel();
+    // The mail ends the waits: each answers.
+    assert.equal(runCli(['send', 'for the waiters', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    const answers = await Promise.all(waiting);
+    assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200]);
+    await Promise.all(answers.map((answer) => answer.body?.cancel()));
+  } finally {
+    await hub.stop();
+    bus.cleanup();
+  }
+});
