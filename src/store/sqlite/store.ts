@@ -258,17 +258,17 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Sends made in the same tick share one write transaction (group commit),
-   * and each resolves only once that transaction has committed: a commit
-   * costs far more here than the rows it writes. One send's failure never
-   * undoes another's: a send that registers its speaker first runs as a
-   * savepoint; a send whose plan refuses it has written nothing yet; any other
-   * failure (the disk, say) fails the whole batch.
+   * Sends made in the same turn of the event loop share one write transaction (group commit): the
+   * batch is written once the turn's I/O callbacks have run, so a hub's requests that arrived
+   * together go together. Each send resolves only once that transaction has committed: a commit
+   * costs far more here than the rows it writes. One send's failure never undoes another's: a send
+   * that registers its speaker first runs as a savepoint; a send whose plan refuses it has written
+   * nothing yet; any other failure (the disk, say) fails the whole batch.
    */
   send(input: SendInput): Promise<MessageRecord[]> {
     return new Promise((resolve, reject) => {
       this.sendQueue.push({ input, resolve, reject });
-      if (this.sendQueue.length === 1) queueMicrotask(() => this.flushSends());
+      if (this.sendQueue.length === 1) setImmediate(() => this.flushSends());
     });
   }
 
