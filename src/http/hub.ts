@@ -18,7 +18,7 @@ import { openBusHere } from '../runtime.js';
 import { Gate, RateLimiter } from './limits.js';
 import { HubMetrics } from './metrics.js';
 import { hasScope } from '../core/tokens.js';
-import { clientAddressOf } from '../core/names.js';
+import { clientAddressOf, nameProblem } from '../core/names.js';
 import { McpServers } from './mcp-endpoint.js';
 import { answerRemoteHook } from './hook-endpoint.js';
 import { callOperation, ForbiddenError } from './call-endpoint.js';
@@ -198,6 +198,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     if (token === null) return;
     // The remote CLI's --name: the token's own agent, or one of its sessions; nothing else.
     const as = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('as');
+    if (as !== null && nameProblem(as) !== null) {
+      send(res, 400, { error: 'invalid_request', error_description: `'${as}' is not a name: ${nameProblem(as)}` });
+      return;
+    }
     if (as !== null && as !== token.agent && clientAddressOf(as) !== token.agent) {
       send(res, 403, { error: 'forbidden', error_description: `this token speaks for '${token.agent}', not '${as}'; nothing was done` });
       return;

@@ -54,6 +54,14 @@ test('the remote CLI sends, reads and lists through the hub; --name is the token
       assert.match(refused.stderr, /this token speaks for 'shop\/claude', not 'lab\/codex'; nothing was done/);
     }
     assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), before, 'nothing was sent');
+    // A name that is no name is refused as such, before anything is looked at.
+    const garbled = await fetch(`${hub.url}/mcp?as=${encodeURIComponent('shop/claude-a b')}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
+    });
+    assert.equal(garbled.status, 400);
+    assert.match(((await garbled.json()) as { error_description: string }).error_description, /is not a name/);
     assert.match(runCli(['inbox', '--peek', '--name', 'lab/codex'], { env: { ...remote.env, AGENT_BUS_TOKEN: createToken(bus, 'lab/codex').token } }).stdout, /spoofed|from the other machine/);
     assert.deepEqual(readdirSync(remote.home), [], 'the remote machine has no bus folder, database or audit log');
   } finally {
