@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { openBus } from '../src/runtime.js';
+import { sendRoundTrips } from './mcp.js';
 import { CLI, median, quantile, round, spawnTracked, waitForExit, withTimeout, type Engine, type Workspace } from './util.js';
 
 export interface HubFigures {
@@ -67,22 +68,7 @@ export async function hubRoundTrip(ws: Workspace, engine: Engine = 'sqlite'): Pr
   const client = new Client({ name: 'agent-bus-bench', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   try {
-    const call = () => client.callTool({ name: 'send_message', arguments: { to: 'bench/receiver', body: 'round trip' } });
-    for (let index = 0; index < WARMUP; index++) await call();
-    const times: number[] = [];
-    for (let index = 0; index < CALLS; index++) {
-      const started = performance.now();
-      const result = await call();
-      times.push(performance.now() - started);
-      if (result.isError) throw new Error(`send_message failed: ${JSON.stringify(result.content)}`);
-    }
-    const p50 = median(times);
-    const p99 = quantile(times, 0.99);
-    return {
-      value: round(p50, 3),
-      shown: `p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
-      details: { engine, calls: CALLS, warmup: WARMUP, p50Ms: round(p50, 3), p99Ms: round(p99, 3) },
-    };
+    return await sendRoundTrips(client, 'bench/receiver', WARMUP, CALLS, { engine });
   } finally {
     await client.close();
     await hub.stop();

@@ -48,22 +48,7 @@ export async function mcpRoundTrip(ws: Workspace): Promise<McpFigures> {
   const receiver = await connectServer(location.env, location.home, 'bench-receiver');
   const sender = await connectServer(location.env, location.home, 'bench-sender');
   try {
-    const call = () => sender.client.callTool({ name: 'send_message', arguments: { to: 'bench-receiver', body: 'round trip' } });
-    for (let index = 0; index < WARMUP; index++) await call();
-    const times: number[] = [];
-    for (let index = 0; index < CALLS; index++) {
-      const started = performance.now();
-      const result = await call();
-      times.push(performance.now() - started);
-      if (result.isError) throw new Error(`send_message failed: ${JSON.stringify(result.content)}`);
-    }
-    const p50 = median(times);
-    const p99 = quantile(times, 0.99);
-    return {
-      value: round(p50, 3),
-      shown: `p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
-      details: { calls: CALLS, warmup: WARMUP, p50Ms: round(p50, 3), p99Ms: round(p99, 3), maxMs: round(Math.max(...times), 3) },
-    };
+    return await sendRoundTrips(sender.client, 'bench-receiver', WARMUP, CALLS);
   } finally {
     await sender.client.close();
     await receiver.client.close();
@@ -101,5 +86,25 @@ export async function mcpStartup(ws: Workspace): Promise<McpFigures> {
     value: round(p50, 1),
     shown: `p50 ${p50.toFixed(0)} ms (max ${Math.max(...times).toFixed(0)})`,
     details: { runs: RUNS, p50Ms: round(p50, 1), minMs: round(Math.min(...times), 1), maxMs: round(Math.max(...times), 1) },
+  };
+}
+
+/** send_message round trips from a connected client, one after another, after `warmup` untimed ones. */
+export async function sendRoundTrips(client: Client, to: string, warmup: number, calls: number, details: Record<string, unknown> = {}): Promise<McpFigures> {
+  const call = () => client.callTool({ name: 'send_message', arguments: { to, body: 'round trip' } });
+  for (let index = 0; index < warmup; index++) await call();
+  const times: number[] = [];
+  for (let index = 0; index < calls; index++) {
+    const started = performance.now();
+    const result = await call();
+    times.push(performance.now() - started);
+    if (result.isError) throw new Error(`send_message failed: ${JSON.stringify(result.content)}`);
+  }
+  const p50 = median(times);
+  const p99 = quantile(times, 0.99);
+  return {
+    value: round(p50, 3),
+    shown: `p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
+    details: { ...details, calls, warmup, p50Ms: round(p50, 3), p99Ms: round(p99, 3), maxMs: round(Math.max(...times), 3) },
   };
 }

@@ -47,8 +47,9 @@ export function refuseOverHub(env: Env): void {
 }
 
 /**
- * The bus whose store this process holds, whatever a hub setting says: for the hub itself and
- * for the commands that manage its store (token). `poolMax`: PostgreSQL connections it may hold.
+ * The bus whose store this process holds, whatever a hub setting says: for the hub itself, the
+ * commands that manage its store (token), and callers that have asked already whether a hub is set
+ * (the hooks, the watcher, the status line). `poolMax`: PostgreSQL connections it may hold.
  */
 export function openBusHere(env: Env = process.env, poolMax?: number): Bus {
   const paths = busPaths(env);

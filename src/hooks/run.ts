@@ -11,7 +11,7 @@ import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identit
 import { clientAddressOf } from '../core/names.js';
 import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
-import { openBus } from '../runtime.js';
+import { openBusHere } from '../runtime.js';
 import { systemProcessTable, type ProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordCodexRoute } from './routes.js';
@@ -139,7 +139,8 @@ export async function runHook(run: HookRun): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
   let bus;
   try {
-    bus = openBus(run.env);
+    // The hook command has asked already whether a hub is set: this is this machine's bus.
+    bus = openBusHere(run.env);
   } catch (error) {
     return unavailable(run, nothing, error);
   }

@@ -8,7 +8,7 @@ import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/s
 import { receivedCounts } from '../core/notice-ops.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
-import { openBus } from '../runtime.js';
+import { openBusHere } from '../runtime.js';
 import { systemProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
 import { hookReader } from './scope.js';
@@ -38,7 +38,8 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
     const counts = await callHubOp<Pick<StatusFacts, 'name' | 'pending_mail' | 'notices'>>(access, 'status.counts', { subscriptions });
     return { ...counts, ...channels };
   }
-  const bus = openBus(env);
+  // Asked above whether a hub is set: this is this machine's bus.
+  const bus = openBusHere(env);
   try {
     const notices = receivedCounts(await bus.notices.channels(), subscriptions);
     const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus, 'hook').catch(() => null);

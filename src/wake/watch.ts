@@ -17,7 +17,7 @@ import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { randomId } from '../model/ids.js';
 import { eachChange } from '../core/store-changes.js';
-import { openBus } from '../runtime.js';
+import { openBusHere } from '../runtime.js';
 import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 import { hookReader } from '../hooks/scope.js';
@@ -61,7 +61,8 @@ export async function runWatch(run: WatchRun): Promise<number> {
   const access = hubAccess(run.env);
   if (access !== null) return runRemoteWatch(run, access, maxMs);
   const deadline = Date.now() + maxMs;
-  const bus = openBus(run.env);
+  // Asked above whether a hub is set: this is this machine's bus.
+  const bus = openBusHere(run.env);
   const table = systemProcessTable(run.env);
   const client = clientProcessOf(lineageOf(process.pid, table));
   const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };

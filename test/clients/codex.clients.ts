@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { json, ROOT, runCli } from '../helpers/bus-env.js';
+import { json, runCli } from '../helpers/bus-env.js';
 import { hasToolOutput, startFakeResponses, type FakeResponses, type ResponsesReply } from './fake-responses.js';
-import { publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { CLIENT_BIN, publishTestNotices, runCodexIn, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
-const CODEX = join(ROOT, 'clients', 'node_modules', '.bin', 'codex');
+const CODEX = join(CLIENT_BIN, 'codex');
 const runnable = existsSync(CODEX) && spawnSync(CODEX, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
 const skip = runnable ? false : 'Codex is not installed in clients/ (npm run test:clients installs it)';
 
@@ -21,15 +21,7 @@ const setup = (): WiredRepo => wiredRepo('codex');
 
 /** `launch` is the environment Codex is started with, on top of the test's own. */
 function runCodex(s: WiredRepo, model: FakeResponses, prompt: string, launch: NodeJS.ProcessEnv = {}): Promise<ClientRun> {
-  const home = join(s.bus.dir, 'codex-home');
-  mkdirSync(home, { recursive: true });
-  const args = [
-    'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
-    '-c', 'model=fake-model', '-c', 'model_provider=fake',
-    '-c', `model_providers.fake={name="fake",base_url="${model.url}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
-    prompt,
-  ];
-  return runClient(CODEX, args, s.repo, { ...s.bus.env, CODEX_HOME: home, OPENAI_API_KEY: 'dummy', ...launch });
+  return runCodexIn(s.repo, join(s.bus.dir, 'codex-home'), { ...s.bus.env, ...launch }, model.url, prompt);
 }
 
 test("Codex starts our MCP server and the model's send_message lands in the bus", { skip }, async () => {

@@ -1,7 +1,7 @@
 /** What the real-client tests share: a local HTTP server that records requests, and a client run with a hard timeout. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -117,12 +117,62 @@ export function publishTestNotices(bus: TempBus): void {
 
 /** The environment a Claude Code run needs against a fake model: offline, no telemetry, no updates. */
 export function claudeEnv(bus: TempBus, modelUrl: string): NodeJS.ProcessEnv {
+  return { ...bus.env, ...claudeOffline(modelUrl) };
+}
+
+/** Where the pinned real clients are installed (npm run test:clients). */
+export const CLIENT_BIN = join(ROOT, 'clients', 'node_modules', '.bin');
+
+/** What keeps a Claude Code run offline against a fake model: no telemetry, no updates. */
+export function claudeOffline(modelUrl: string): NodeJS.ProcessEnv {
   return {
-    ...bus.env,
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: 'dummy',
     DISABLE_TELEMETRY: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
   };
+}
+
+/** `codex exec` in `repo` against a fake Responses API, its state in `codexHome`, trusting the project and its hooks. */
+export function runCodexIn(repo: string, codexHome: string, env: NodeJS.ProcessEnv, modelUrl: string, prompt: string): Promise<ClientRun> {
+  mkdirSync(codexHome, { recursive: true });
+  const args = [
+    'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
+    '-c', 'model=fake-model', '-c', 'model_provider=fake',
+    '-c', `model_providers.fake={name="fake",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
+    prompt,
+  ];
+  return runClient(join(CLIENT_BIN, 'codex'), args, repo, { ...env, CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy' });
+}
+
+/**
+ * `opencode run` in `repo` against a fake chat completions server. The fake provider goes in the
+ * user's config under `home` (its XDG folders), so the project files stay exactly what init wrote.
+ */
+export function runOpencodeIn(repo: string, home: string, env: NodeJS.ProcessEnv, modelUrl: string, prompt: string): Promise<ClientRun> {
+  const config = join(home, '.config');
+  mkdirSync(join(config, 'opencode'), { recursive: true });
+  writeFileSync(
+    join(config, 'opencode', 'opencode.json'),
+    JSON.stringify({
+      model: 'fake/fake-model',
+      small_model: 'fake/fake-model',
+      autoupdate: false,
+      share: 'disabled',
+      provider: {
+        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${modelUrl}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
+      },
+    }),
+  );
+  return runClient(join(CLIENT_BIN, 'opencode'), ['run', '--format', 'json', prompt], repo, {
+    ...env,
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+  });
 }

@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { json, ROOT, runCli } from '../helpers/bus-env.js';
+import { json, runCli } from '../helpers/bus-env.js';
 import { hasToolMessage, startFakeChat, type ChatReply, type FakeChat } from './fake-chat.js';
-import { publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { CLIENT_BIN, publishTestNotices, runOpencodeIn, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
-const OPENCODE = join(ROOT, 'clients', 'node_modules', '.bin', 'opencode');
+const OPENCODE = join(CLIENT_BIN, 'opencode');
 const runnable = existsSync(OPENCODE) && spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
 const skip = runnable ? false : 'opencode is not installed in clients/ (npm run test:clients installs it)';
 
@@ -21,32 +21,7 @@ const setup = (): WiredRepo => wiredRepo('opencode');
 
 /** `launch` is the environment opencode is started with, on top of the test's own. */
 function runOpencode(s: WiredRepo, model: FakeChat, prompt: string, launch: NodeJS.ProcessEnv = {}): Promise<ClientRun> {
-  const home = s.bus.env.HOME as string;
-  const config = join(home, '.config');
-  mkdirSync(join(config, 'opencode'), { recursive: true });
-  writeFileSync(
-    join(config, 'opencode', 'opencode.json'),
-    JSON.stringify({
-      model: 'fake/fake-model',
-      small_model: 'fake/fake-model',
-      autoupdate: false,
-      share: 'disabled',
-      provider: {
-        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${model.url}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
-      },
-    }),
-  );
-  return runClient(OPENCODE, ['run', '--format', 'json', prompt], s.repo, {
-    ...s.bus.env,
-    XDG_CONFIG_HOME: config,
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_DISABLE_SHARE: '1',
-    ...launch,
-  });
+  return runOpencodeIn(s.repo, s.bus.env.HOME as string, { ...s.bus.env, ...launch }, model.url, prompt);
 }
 
 test("opencode starts our MCP server and the model's send_message lands in the bus", { skip }, async () => {

@@ -11,14 +11,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
 import { hasToolResult, startFakeAnthropic, type Reply } from './fake-anthropic.js';
 import { hasToolMessage, startFakeChat, type ChatReply } from './fake-chat.js';
 import { hasToolOutput, startFakeResponses, type ResponsesReply } from './fake-responses.js';
-import { runClient } from './harness.js';
+import { claudeOffline, CLIENT_BIN, runClient, runCodexIn, runOpencodeIn } from './harness.js';
 
-const BIN = join(ROOT, 'clients', 'node_modules', '.bin');
+const BIN = CLIENT_BIN;
 const installed = (client: string, env: NodeJS.ProcessEnv = process.env): boolean =>
   existsSync(join(BIN, client)) && spawnSync(join(BIN, client), ['--version'], { encoding: 'utf8', timeout: 30_000, env }).status === 0;
 const skipFor = (client: string, env?: NodeJS.ProcessEnv): false | string =>
@@ -73,14 +73,7 @@ function noLocalBus(r: Remote): void {
 
 function runClaude(r: Remote, modelUrl: string, prompt: string) {
   writeFileSync(join(r.home, '.claude.json'), JSON.stringify({ projects: { [r.repo]: { hasTrustDialogAccepted: true } } }));
-  return runClient(join(BIN, 'claude'), ['-p', prompt, '--output-format', 'json'], r.repo, {
-    ...r.env,
-    ANTHROPIC_BASE_URL: modelUrl,
-    ANTHROPIC_API_KEY: 'dummy',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  });
+  return runClient(join(BIN, 'claude'), ['-p', prompt, '--output-format', 'json'], r.repo, { ...r.env, ...claudeOffline(modelUrl) });
 }
 
 test('Claude Code wired by init --remote: the model\'s send_message reaches the hub, and mail waiting before a turn reaches the model', { skip: skipFor('claude') }, async () => {
@@ -113,15 +106,7 @@ test('Claude Code wired by init --remote: the model\'s send_message reaches the 
 // ------------------------------------------------------------------ Codex
 
 function runCodex(r: Remote, modelUrl: string, prompt: string) {
-  const codexHome = join(r.home, 'codex-home');
-  mkdirSync(codexHome, { recursive: true });
-  const args = [
-    'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
-    '-c', 'model=fake-model', '-c', 'model_provider=fake',
-    '-c', `model_providers.fake={name="fake",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
-    prompt,
-  ];
-  return runClient(join(BIN, 'codex'), args, r.repo, { ...r.env, CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy' });
+  return runCodexIn(r.repo, join(r.home, 'codex-home'), r.env, modelUrl, prompt);
 }
 
 test("Codex wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('codex') }, async () => {
@@ -154,30 +139,7 @@ test("Codex wired by init --remote: the model's send_message reaches the hub, an
 // ------------------------------------------------------------------ opencode
 
 function runOpencode(r: Remote, modelUrl: string, prompt: string) {
-  const config = join(r.home, '.config');
-  mkdirSync(join(config, 'opencode'), { recursive: true });
-  writeFileSync(
-    join(config, 'opencode', 'opencode.json'),
-    JSON.stringify({
-      model: 'fake/fake-model',
-      small_model: 'fake/fake-model',
-      autoupdate: false,
-      share: 'disabled',
-      provider: {
-        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${modelUrl}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
-      },
-    }),
-  );
-  return runClient(join(BIN, 'opencode'), ['run', '--format', 'json', prompt], r.repo, {
-    ...r.env,
-    XDG_CONFIG_HOME: config,
-    XDG_DATA_HOME: join(r.home, '.local', 'share'),
-    XDG_CACHE_HOME: join(r.home, '.cache'),
-    XDG_STATE_HOME: join(r.home, '.local', 'state'),
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_DISABLE_SHARE: '1',
-  });
+  return runOpencodeIn(r.repo, r.home, r.env, modelUrl, prompt);
 }
 
 test("opencode wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('opencode', { ...process.env, HOME: '/tmp' }) }, async () => {

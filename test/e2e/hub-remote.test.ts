@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus } from '../helpers/bus-env.js';
-import { createToken, remoteWatcher, startHub, untilWaiting } from '../helpers/hub.js';
+import { createToken, remoteWatcher, startHub, untilWaiting, withHub } from '../helpers/hub.js';
 
 /** Every remote machine's HOME, removed when the file's tests are done. */
 const homes: string[] = [];
@@ -25,50 +25,43 @@ function remoteMachine(url: string, token: string | null): { home: string; env: 
   return { home, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_URL: url, ...(token === null ? {} : { AGENT_BUS_TOKEN: token }) } };
 }
 
-test('the remote CLI sends, reads and lists through the hub; --name is the token\'s own agent or nothing is done; the remote machine never makes a bus of its own', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus);
-  try {
-    const alice = createToken(bus, 'shop/claude');
-    createToken(bus, 'lab/codex');
-    const remote = remoteMachine(hub.url, alice.token);
-    const sent = runCli(['send', 'from the other machine', '--to', 'lab/codex'], { env: remote.env });
-    assert.equal(sent.code, 0, sent.stderr);
-    assert.match(sent.stdout, /shop\/claude\s+→ lab\/codex\s+from the other machine/);
-    assert.deepEqual(bus.rows("SELECT from_agent, to_agent FROM messages WHERE body = 'from the other machine'"), [{ from_agent: 'shop/claude', to_agent: 'lab/codex' }]);
-    assert.equal(runCli(['send', 'for the remote one', '--to', 'shop/claude'], { env: bus.env }).code, 0);
-    const peeked = runCli(['inbox', '--peek', '--json'], { env: remote.env });
-    assert.equal(peeked.code, 0, peeked.stderr);
-    assert.deepEqual((JSON.parse(peeked.stdout) as Array<{ body: string }>).map((row) => row.body), ['for the remote one']);
-    const read = runCli(['inbox'], { env: remote.env });
-    assert.match(read.stdout, /human → shop\/claude/);
-    assert.match(read.stdout, /for the remote one/);
-    assert.match(runCli(['inbox'], { env: remote.env }).stdout, /\(no messages for shop\/claude\)/);
-    const agents = runCli(['agents', '--json'], { env: remote.env });
-    assert.deepEqual((JSON.parse(agents.stdout) as Array<{ name: string }>).map((row) => row.name).sort(), ['human', 'lab/codex', 'shop/claude']);
-    const before = bus.rows('SELECT COUNT(*) AS n FROM messages');
-    for (const args of [['send', 'spoofed', '--to', 'lab/codex', '--name', 'lab/codex'], ['inbox', '--name', 'lab/codex']]) {
-      const refused = runCli(args, { env: remote.env });
-      assert.equal(refused.code, 1, args.join(' '));
-      assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
-      assert.match(refused.stderr, /this token speaks for 'shop\/claude', not 'lab\/codex'; nothing was done/);
-    }
-    assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), before, 'nothing was sent');
-    // A name that is no name is refused as such, before anything is looked at.
-    const garbled = await fetch(`${hub.url}/mcp?as=${encodeURIComponent('shop/claude-a b')}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
-    });
-    assert.equal(garbled.status, 400);
-    assert.match(((await garbled.json()) as { error_description: string }).error_description, /is not a name/);
-    assert.match(runCli(['inbox', '--peek', '--name', 'lab/codex'], { env: { ...remote.env, AGENT_BUS_TOKEN: createToken(bus, 'lab/codex').token } }).stdout, /spoofed|from the other machine/);
-    assert.deepEqual(readdirSync(remote.home), [], 'the remote machine has no bus folder, database or audit log');
-  } finally {
-    await hub.stop();
-    bus.cleanup();
+test('the remote CLI sends, reads and lists through the hub; --name is the token\'s own agent or nothing is done; the remote machine never makes a bus of its own', withHub({}, async (bus, hub) => {
+  const alice = createToken(bus, 'shop/claude');
+  createToken(bus, 'lab/codex');
+  const remote = remoteMachine(hub.url, alice.token);
+  const sent = runCli(['send', 'from the other machine', '--to', 'lab/codex'], { env: remote.env });
+  assert.equal(sent.code, 0, sent.stderr);
+  assert.match(sent.stdout, /shop\/claude\s+→ lab\/codex\s+from the other machine/);
+  assert.deepEqual(bus.rows("SELECT from_agent, to_agent FROM messages WHERE body = 'from the other machine'"), [{ from_agent: 'shop/claude', to_agent: 'lab/codex' }]);
+  assert.equal(runCli(['send', 'for the remote one', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  const peeked = runCli(['inbox', '--peek', '--json'], { env: remote.env });
+  assert.equal(peeked.code, 0, peeked.stderr);
+  assert.deepEqual((JSON.parse(peeked.stdout) as Array<{ body: string }>).map((row) => row.body), ['for the remote one']);
+  const read = runCli(['inbox'], { env: remote.env });
+  assert.match(read.stdout, /human → shop\/claude/);
+  assert.match(read.stdout, /for the remote one/);
+  assert.match(runCli(['inbox'], { env: remote.env }).stdout, /\(no messages for shop\/claude\)/);
+  const agents = runCli(['agents', '--json'], { env: remote.env });
+  assert.deepEqual((JSON.parse(agents.stdout) as Array<{ name: string }>).map((row) => row.name).sort(), ['human', 'lab/codex', 'shop/claude']);
+  const before = bus.rows('SELECT COUNT(*) AS n FROM messages');
+  for (const args of [['send', 'spoofed', '--to', 'lab/codex', '--name', 'lab/codex'], ['inbox', '--name', 'lab/codex']]) {
+    const refused = runCli(args, { env: remote.env });
+    assert.equal(refused.code, 1, args.join(' '));
+    assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    assert.match(refused.stderr, /this token speaks for 'shop\/claude', not 'lab\/codex'; nothing was done/);
   }
-});
+  assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), before, 'nothing was sent');
+  // A name that is no name is refused as such, before anything is looked at.
+  const garbled = await fetch(`${hub.url}/mcp?as=${encodeURIComponent('shop/claude-a b')}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
+  });
+  assert.equal(garbled.status, 400);
+  assert.match(((await garbled.json()) as { error_description: string }).error_description, /is not a name/);
+  assert.match(runCli(['inbox', '--peek', '--name', 'lab/codex'], { env: { ...remote.env, AGENT_BUS_TOKEN: createToken(bus, 'lab/codex').token } }).stdout, /spoofed|from the other machine/);
+  assert.deepEqual(readdirSync(remote.home), [], 'the remote machine has no bus folder, database or audit log');
+}));
 
 test('a remote prompt hook shows the mail waiting, a stop hook holds the turn for it; with the hub down or slow, hooks exit 0 in silence within AGENT_BUS_HOOK_TIMEOUT_MS and the CLI says it cannot reach the hub', async () => {
   const bus = tempBus();
@@ -130,62 +123,48 @@ test('a hub that accepts and never answers holds a remote hook no longer than AG
   }
 });
 
-test('login saves the hub privately once the hub takes the token; commands use it without the variables; logout forgets it; a refused token saves nothing', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus);
-  try {
-    const { token } = createToken(bus, 'shop/claude');
-    const home = mkdtempSync(join(tmpdir(), 'agent-bus-remote-'));
-    homes.push(home);
-    const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
-    const saved = join(home, '.claude-agent-bus', 'hub.json');
-    const refused = runCli(['login', hub.url, '--token', 'abt_0000000000000000_' + 'A'.repeat(43)], { env });
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /refused the token: no such token/);
-    assert.ok(!existsSync(saved), 'nothing saved');
-    const login = runCli(['login', hub.url, '--token', token], { env });
-    assert.equal(login.code, 0, login.stderr);
-    assert.match(login.stdout, new RegExp(`logged in to ${hub.url.replace(/[.]/g, '\\.')} as shop/claude`));
-    assert.ok(!login.stdout.includes(token), 'the token is not printed');
-    assert.equal((statSync(saved).mode & 0o777).toString(8), '600');
-    assert.equal((statSync(join(home, '.claude-agent-bus')).mode & 0o777).toString(8), '700');
-    const sent = runCli(['send', 'via the saved login', '--to', 'shop/claude'], { env });
-    assert.equal(sent.code, 0, sent.stderr);
-    assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'via the saved login'").length, 1);
-    assert.deepEqual(readdirSync(join(home, '.claude-agent-bus')), ['hub.json'], 'no database beside the login');
-    assert.equal(runCli(['logout'], { env }).code, 0);
-    assert.ok(!existsSync(saved));
-    const again = runCli(['logout'], { env });
-    assert.equal(again.code, 1);
-    assert.match(again.stderr, /not logged in/);
-  } finally {
-    await hub.stop();
-    bus.cleanup();
-  }
-});
+test('login saves the hub privately once the hub takes the token; commands use it without the variables; logout forgets it; a refused token saves nothing', withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const home = mkdtempSync(join(tmpdir(), 'agent-bus-remote-'));
+  homes.push(home);
+  const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
+  const saved = join(home, '.claude-agent-bus', 'hub.json');
+  const refused = runCli(['login', hub.url, '--token', 'abt_0000000000000000_' + 'A'.repeat(43)], { env });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /refused the token: no such token/);
+  assert.ok(!existsSync(saved), 'nothing saved');
+  const login = runCli(['login', hub.url, '--token', token], { env });
+  assert.equal(login.code, 0, login.stderr);
+  assert.match(login.stdout, new RegExp(`logged in to ${hub.url.replace(/[.]/g, '\\.')} as shop/claude`));
+  assert.ok(!login.stdout.includes(token), 'the token is not printed');
+  assert.equal((statSync(saved).mode & 0o777).toString(8), '600');
+  assert.equal((statSync(join(home, '.claude-agent-bus')).mode & 0o777).toString(8), '700');
+  const sent = runCli(['send', 'via the saved login', '--to', 'shop/claude'], { env });
+  assert.equal(sent.code, 0, sent.stderr);
+  assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'via the saved login'").length, 1);
+  assert.deepEqual(readdirSync(join(home, '.claude-agent-bus')), ['hub.json'], 'no database beside the login');
+  assert.equal(runCli(['logout'], { env }).code, 0);
+  assert.ok(!existsSync(saved));
+  const again = runCli(['logout'], { env });
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /not logged in/);
+}));
 
-test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as it is sent anywhere on the bus, not at a poll', async () => {
-  const bus = tempBus();
+test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as it is sent anywhere on the bus, not at a poll', withHub({ AGENT_BUS_WATCH_POLL_SECONDS: '60' }, async (bus, hub) => {
   // A one-minute fallback poll: only the store's change feed can wake it fast.
-  const hub = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '60' });
-  try {
-    const { token } = createToken(bus, 'shop/claude');
-    const remote = remoteMachine(hub.url, token);
-    const watcher = remoteWatcher(remote.env);
-    // The watcher is waiting at the hub once the hub counts a wait open.
-    await untilWaiting(hub.url, 'the watcher');
-    const sentAt = Date.now();
-    assert.equal(runCli(['send', 'wake up over there', '--to', 'shop/claude'], { env: bus.env }).code, 0);
-    assert.equal(await watcher.exited, 10, watcher.said());
-    assert.ok(Date.now() - sentAt < 5_000, 'woken by the change feed, not the one-minute poll');
-    assert.match(watcher.said(), /wake up over there/);
-    assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
-    assert.deepEqual(readdirSync(remote.home), []);
-  } finally {
-    await hub.stop();
-    bus.cleanup();
-  }
-});
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = remoteMachine(hub.url, token);
+  const watcher = remoteWatcher(remote.env);
+  // The watcher is waiting at the hub once the hub counts a wait open.
+  await untilWaiting(hub.url, 'the watcher');
+  const sentAt = Date.now();
+  assert.equal(runCli(['send', 'wake up over there', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  assert.equal(await watcher.exited, 10, watcher.said());
+  assert.ok(Date.now() - sentAt < 5_000, 'woken by the change feed, not the one-minute poll');
+  assert.match(watcher.said(), /wake up over there/);
+  assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
+  assert.deepEqual(readdirSync(remote.home), []);
+}));
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
   const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
@@ -223,129 +202,108 @@ test("two hubs on one database wake each other's watchers: a watcher waiting at 
   }
 });
 
-test('over the hub: channel publish and list, notice, brain status, tail and forget act on the hub\'s bus for the token\'s agent; clearing for everyone and forgetting others are refused', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus);
+test('over the hub: channel publish and list, notice, brain status, tail and forget act on the hub\'s bus for the token\'s agent; clearing for everyone and forgetting others are refused', withHub({}, async (bus, hub) => {
+  const { token, id } = createToken(bus, 'shop/claude');
+  createToken(bus, 'lab/codex');
+  const remote = remoteMachine(hub.url, token);
+  const published = runCli(['channel', 'publish', 'ops', 'deploy at noon', '-s', 'alert', '--source', 'someone-else', '--json'], { env: remote.env });
+  assert.equal(published.code, 0, published.stderr);
+  assert.equal((JSON.parse(published.stdout) as { source: string }).source, 'shop/claude', 'the source is the token\'s agent');
+  assert.equal(runCli(['notice', 'everyone, look'], { env: remote.env }).code, 0);
+  assert.deepEqual(bus.rows("SELECT channel, source FROM notices ORDER BY channel NULLS FIRST"), [
+    { channel: null, source: 'shop/claude' },
+    { channel: 'ops', source: 'shop/claude' },
+  ]);
+  const channels = JSON.parse(runCli(['channel', 'list', '--json'], { env: remote.env }).stdout) as Array<{ channel: string | null; alert: number }>;
+  assert.equal(channels.find((row) => row.channel === 'ops')?.alert, 1);
+  const listed = JSON.parse(runCli(['channel', 'list', 'ops', '--json'], { env: remote.env }).stdout) as Array<{ message: string }>;
+  assert.deepEqual(listed.map((row) => row.message), ['deploy at noon']);
+  const cleared = runCli(['channel', 'clear', '--all'], { env: remote.env });
+  assert.equal(cleared.code, 1);
+  assert.match(cleared.stderr, /clearing notices for everyone is done on the hub's own machine/);
+  assert.equal(bus.rows('SELECT notice_id FROM notices').length, 2, 'nothing cleared');
+  const brain = runCli(['brain', 'status', '--json'], { env: remote.env });
+  assert.equal(brain.code, 0, brain.stderr);
+  assert.equal((JSON.parse(brain.stdout) as { channel: string }).channel, 'brain');
+  const tail = runCli(['tail', '--json'], { env: remote.env });
+  assert.equal(tail.code, 0, tail.stderr);
+  const rows = tail.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; token_id?: string });
+  assert.ok(rows.some((row) => row.op === 'notice' && row.token_id === id), 'the hub\'s audit log, with the token id');
+  const others = runCli(['forget', 'lab/codex'], { env: remote.env });
+  assert.equal(others.code, 1);
+  assert.match(others.stderr, /may forget only that name and its sessions, not 'lab\/codex'/);
+  assert.equal(bus.rows("SELECT name FROM agents WHERE name = 'lab/codex'").length, 1);
+  const status = runCli(['statusline', '--json'], { env: { ...remote.env, AGENT_BUS_CHANNELS: 'ops' }, input: '{"session_id":"s-1"}' });
+  assert.equal(status.code, 0, status.stderr);
+  assert.deepEqual(JSON.parse(status.stdout), {
+    name: 'shop/claude',
+    pending_mail: 0,
+    notices: { critical: 0, alert: 1, info: 1 },
+    channels: ['ops'],
+    channels_layer: 'launch',
+    channels_from: 'the launch environment',
+  });
+  const line = runCli(['statusline'], { env: { ...remote.env, AGENT_BUS_URL: 'http://127.0.0.1:1' }, input: '{}' });
+  assert.equal(line.code, 0);
+  assert.equal(line.stdout, 'bus (hub unreachable)\n');
+  const own = runCli(['forget', 'shop/claude', '--json'], { env: remote.env });
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal((JSON.parse(own.stdout) as { forgotten: boolean }).forgotten, true);
+  assert.deepEqual(readdirSync(remote.home), []);
+}));
+
+test('tail -f over the hub shows every send the hub\'s bus stores, from any machine, as it is stored, each once', withHub({ AGENT_BUS_WATCH_POLL_SECONDS: '60' }, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  createToken(bus, 'lab/codex');
+  const remote = remoteMachine(hub.url, token);
+  const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: remote.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const saw = async (body: string): Promise<number> => {
+    const started = Date.now();
+    while (!out.includes(`"body_preview":"${body}"`)) {
+      if (Date.now() - started > 10_000) throw new Error(`no '${body}' within 10 s; got: ${out}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return Date.now() - started;
+  };
   try {
-    const { token, id } = createToken(bus, 'shop/claude');
-    createToken(bus, 'lab/codex');
-    const remote = remoteMachine(hub.url, token);
-    const published = runCli(['channel', 'publish', 'ops', 'deploy at noon', '-s', 'alert', '--source', 'someone-else', '--json'], { env: remote.env });
-    assert.equal(published.code, 0, published.stderr);
-    assert.equal((JSON.parse(published.stdout) as { source: string }).source, 'shop/claude', 'the source is the token\'s agent');
-    assert.equal(runCli(['notice', 'everyone, look'], { env: remote.env }).code, 0);
-    assert.deepEqual(bus.rows("SELECT channel, source FROM notices ORDER BY channel NULLS FIRST"), [
-      { channel: null, source: 'shop/claude' },
-      { channel: 'ops', source: 'shop/claude' },
+    await untilWaiting(hub.url, 'tail -f');
+    assert.equal(runCli(['send', 'from the hub machine', '--to', 'lab/codex'], { env: bus.env }).code, 0);
+    assert.ok((await saw('from the hub machine')) < 5_000, 'pushed by the change feed, not the one-minute poll');
+    assert.equal(runCli(['send', 'from the remote machine', '--to', 'lab/codex'], { env: remote.env }).code, 0);
+    await saw('from the remote machine');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const rows = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; from: string; body_preview: string });
+    assert.deepEqual(rows.filter((row) => row.op === 'send').map((row) => [row.from, row.body_preview]), [
+      ['human', 'from the hub machine'],
+      ['shop/claude', 'from the remote machine'],
     ]);
-    const channels = JSON.parse(runCli(['channel', 'list', '--json'], { env: remote.env }).stdout) as Array<{ channel: string | null; alert: number }>;
-    assert.equal(channels.find((row) => row.channel === 'ops')?.alert, 1);
-    const listed = JSON.parse(runCli(['channel', 'list', 'ops', '--json'], { env: remote.env }).stdout) as Array<{ message: string }>;
-    assert.deepEqual(listed.map((row) => row.message), ['deploy at noon']);
-    const cleared = runCli(['channel', 'clear', '--all'], { env: remote.env });
-    assert.equal(cleared.code, 1);
-    assert.match(cleared.stderr, /clearing notices for everyone is done on the hub's own machine/);
-    assert.equal(bus.rows('SELECT notice_id FROM notices').length, 2, 'nothing cleared');
-    const brain = runCli(['brain', 'status', '--json'], { env: remote.env });
-    assert.equal(brain.code, 0, brain.stderr);
-    assert.equal((JSON.parse(brain.stdout) as { channel: string }).channel, 'brain');
-    const tail = runCli(['tail', '--json'], { env: remote.env });
-    assert.equal(tail.code, 0, tail.stderr);
-    const rows = tail.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; token_id?: string });
-    assert.ok(rows.some((row) => row.op === 'notice' && row.token_id === id), 'the hub\'s audit log, with the token id');
-    const others = runCli(['forget', 'lab/codex'], { env: remote.env });
-    assert.equal(others.code, 1);
-    assert.match(others.stderr, /may forget only that name and its sessions, not 'lab\/codex'/);
-    assert.equal(bus.rows("SELECT name FROM agents WHERE name = 'lab/codex'").length, 1);
-    const status = runCli(['statusline', '--json'], { env: { ...remote.env, AGENT_BUS_CHANNELS: 'ops' }, input: '{"session_id":"s-1"}' });
-    assert.equal(status.code, 0, status.stderr);
-    assert.deepEqual(JSON.parse(status.stdout), {
-      name: 'shop/claude',
-      pending_mail: 0,
-      notices: { critical: 0, alert: 1, info: 1 },
-      channels: ['ops'],
-      channels_layer: 'launch',
-      channels_from: 'the launch environment',
-    });
-    const line = runCli(['statusline'], { env: { ...remote.env, AGENT_BUS_URL: 'http://127.0.0.1:1' }, input: '{}' });
-    assert.equal(line.code, 0);
-    assert.equal(line.stdout, 'bus (hub unreachable)\n');
-    const own = runCli(['forget', 'shop/claude', '--json'], { env: remote.env });
-    assert.equal(own.code, 0, own.stderr);
-    assert.equal((JSON.parse(own.stdout) as { forgotten: boolean }).forgotten, true);
     assert.deepEqual(readdirSync(remote.home), []);
   } finally {
-    await hub.stop();
-    bus.cleanup();
+    follower.kill('SIGINT');
   }
-});
+}));
 
-test('tail -f over the hub shows every send the hub\'s bus stores, from any machine, as it is stored, each once', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '60' });
-  try {
-    const { token } = createToken(bus, 'shop/claude');
-    createToken(bus, 'lab/codex');
-    const remote = remoteMachine(hub.url, token);
-    const follower = spawn(process.execPath, [CLI, 'tail', '-f', '--json', '--limit', '1'], { env: remote.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const saw = async (body: string): Promise<number> => {
-      const started = Date.now();
-      while (!out.includes(`"body_preview":"${body}"`)) {
-        if (Date.now() - started > 10_000) throw new Error(`no '${body}' within 10 s; got: ${out}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return Date.now() - started;
-    };
-    try {
-      await untilWaiting(hub.url, 'tail -f');
-      assert.equal(runCli(['send', 'from the hub machine', '--to', 'lab/codex'], { env: bus.env }).code, 0);
-      assert.ok((await saw('from the hub machine')) < 5_000, 'pushed by the change feed, not the one-minute poll');
-      assert.equal(runCli(['send', 'from the remote machine', '--to', 'lab/codex'], { env: remote.env }).code, 0);
-      await saw('from the remote machine');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const rows = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; from: string; body_preview: string });
-      assert.deepEqual(rows.filter((row) => row.op === 'send').map((row) => [row.from, row.body_preview]), [
-        ['human', 'from the hub machine'],
-        ['shop/claude', 'from the remote machine'],
-      ]);
-      assert.deepEqual(readdirSync(remote.home), []);
-    } finally {
-      follower.kill('SIGINT');
-    }
-  } finally {
-    await hub.stop();
-    bus.cleanup();
-  }
-});
-
-test('waiting requests have a bound of their own: watchers never take the places of other requests, and past the bound a wait gets 503', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus, { AGENT_BUS_HTTP_CONCURRENCY: '2', AGENT_BUS_HTTP_WAITS: '3', AGENT_BUS_WATCH_POLL_SECONDS: '60' });
-  try {
-    const { token } = createToken(bus, 'shop/claude');
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const wait = () => fetch(`${hub.url}/v1/watch`, { method: 'POST', headers, body: JSON.stringify({ wait_seconds: 5 }) });
-    const waiting = [wait(), wait(), wait()];
-    await untilWaiting(hub.url, 'three watchers', 3);
-    // More waits than work places, and the work still gets through at once.
-    const started = Date.now();
-    const call = await fetch(`${hub.url}/v1/call`, { method: 'POST', headers, body: JSON.stringify({ op: 'notices.channels' }) });
-    assert.equal(call.status, 200);
-    await call.body?.cancel();
-    assert.ok(Date.now() - started < 2_000, 'not queued behind the waits');
-    const refused = await wait();
-    assert.equal(refused.status, 503);
-    assert.equal(refused.headers.get('retry-after'), '1');
-    await refused.body?.cancel();
-    // The mail ends the waits: each answers.
-    assert.equal(runCli(['send', 'for the waiters', '--to', 'shop/claude'], { env: bus.env }).code, 0);
-    const answers = await Promise.all(waiting);
-    assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200]);
-    await Promise.all(answers.map((answer) => answer.body?.cancel()));
-  } finally {
-    await hub.stop();
-    bus.cleanup();
-  }
-});
+test('waiting requests have a bound of their own: watchers never take the places of other requests, and past the bound a wait gets 503', withHub({ AGENT_BUS_HTTP_CONCURRENCY: '2', AGENT_BUS_HTTP_WAITS: '3', AGENT_BUS_WATCH_POLL_SECONDS: '60' }, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const wait = () => fetch(`${hub.url}/v1/watch`, { method: 'POST', headers, body: JSON.stringify({ wait_seconds: 5 }) });
+  const waiting = [wait(), wait(), wait()];
+  await untilWaiting(hub.url, 'three watchers', 3);
+  // More waits than work places, and the work still gets through at once.
+  const started = Date.now();
+  const call = await fetch(`${hub.url}/v1/call`, { method: 'POST', headers, body: JSON.stringify({ op: 'notices.channels' }) });
+  assert.equal(call.status, 200);
+  await call.body?.cancel();
+  assert.ok(Date.now() - started < 2_000, 'not queued behind the waits');
+  const refused = await wait();
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get('retry-after'), '1');
+  await refused.body?.cancel();
+  // The mail ends the waits: each answers.
+  assert.equal(runCli(['send', 'for the waiters', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  const answers = await Promise.all(waiting);
+  assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200]);
+  await Promise.all(answers.map((answer) => answer.body?.cancel()));
+}));

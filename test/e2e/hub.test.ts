@@ -4,170 +4,141 @@
  * holding only a URL and a token, and every way of asking wrongly.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ON_POSTGRES, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
-import { connectHttp, createToken, rawCall, startHub } from '../helpers/hub.js';
+import { filesUnder, ON_POSTGRES, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { connectHttp, createToken, rawCall, startHub, withHub } from '../helpers/hub.js';
 
 const CHALLENGE = 'Bearer realm="agent-bus", error="invalid_token"';
 
 /** Every byte the bus keeps on disk (the database files, the audit log), for a search. */
 function storedText(bus: TempBus): string {
-  let text = '';
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else text += readFileSync(path).toString('latin1');
-    }
-  };
-  walk(bus.folder);
+  let text = filesUnder(bus.folder).map((path) => readFileSync(path).toString('latin1')).join('');
   if (bus.engine === 'postgres') text += JSON.stringify(bus.rows('SELECT * FROM tokens'));
   return text;
 }
 
-test('another machine with only a URL and a token sends and reads over MCP; the mail lands in the hub\'s bus, audited with the hub and the token id', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus);
+test('another machine with only a URL and a token sends and reads over MCP; the mail lands in the hub\'s bus, audited with the hub and the token id', withHub({}, async (bus, hub) => {
+  const alice = createToken(bus, 'shop/claude');
+  const bob = createToken(bus, 'lab/codex');
+  assert.match(alice.token, /^abt_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+  const remoteAlice = await connectHttp(hub.url, alice.token);
+  const remoteBob = await connectHttp(hub.url, bob.token);
   try {
-    const alice = createToken(bus, 'shop/claude');
-    const bob = createToken(bus, 'lab/codex');
-    assert.match(alice.token, /^abt_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-    const remoteAlice = await connectHttp(hub.url, alice.token);
-    const remoteBob = await connectHttp(hub.url, bob.token);
-    try {
-      const tools = (await remoteAlice.client.listTools()).tools.map((tool) => tool.name);
-      for (const tool of ['whoami', 'send_message', 'read_inbox', 'list_agents', 'read_thread', 'set_session', 'tail_audit']) assert.ok(tools.includes(tool), tool);
-      for (const tool of (await remoteAlice.client.listTools()).tools) {
-        const args = Object.keys((tool.inputSchema as { properties?: object }).properties ?? {});
-        assert.ok(!args.some((arg) => /^(from|sender|name|agent|token)$/.test(arg)), `${tool.name} takes no identity: ${args.join(', ')}`);
-      }
-      const whoami = await remoteAlice.call('whoami');
-      assert.equal((whoami.value as { name: string }).name, 'shop/claude');
-      // A would-be sender's name in the arguments is not an identity: the token is.
-      const sent = await remoteAlice.call('send_message', { to: 'lab/codex', body: 'over the hub', from: 'lab/codex' });
-      assert.equal(sent.isError, false, sent.text);
-      const inbox = await remoteBob.call('read_inbox');
-      assert.deepEqual((inbox.value as Array<{ from: string; body: string }>).map((row) => [row.from, row.body]), [['shop/claude', 'over the hub']]);
-      // The hub's own bus holds it, read and from the token's agent.
-      assert.deepEqual(bus.rows("SELECT from_agent, to_agent, CASE WHEN read_at IS NULL THEN 'unread' ELSE 'read' END AS state FROM messages WHERE body = 'over the hub'"), [{ from_agent: 'shop/claude', to_agent: 'lab/codex', state: 'read' }]);
-      const rows = readAudit(bus.audit).filter((row) => row.body_preview === 'over the hub');
-      assert.deepEqual(rows.map((row) => [row.op, row.actor, row.token_id]), [
-        ['send', 'shop/claude', alice.id],
-        ['read', 'lab/codex', bob.id],
-      ]);
-      assert.ok(rows.every((row) => typeof row.hub === 'string' && (row.hub as string).endsWith(`:${new URL(hub.url).port}`)), JSON.stringify(rows));
-    } finally {
-      await remoteAlice.close();
-      await remoteBob.close();
+    const tools = (await remoteAlice.client.listTools()).tools.map((tool) => tool.name);
+    for (const tool of ['whoami', 'send_message', 'read_inbox', 'list_agents', 'read_thread', 'set_session', 'tail_audit']) assert.ok(tools.includes(tool), tool);
+    for (const tool of (await remoteAlice.client.listTools()).tools) {
+      const args = Object.keys((tool.inputSchema as { properties?: object }).properties ?? {});
+      assert.ok(!args.some((arg) => /^(from|sender|name|agent|token)$/.test(arg)), `${tool.name} takes no identity: ${args.join(', ')}`);
     }
-    assert.equal(await hub.stop(), 0);
-    // No token anywhere after it was made: not in the database files, the audit log, the hub's output or the listing.
-    const listing = runCli(['token', 'list', '--json'], { env: bus.env });
-    const listingText = runCli(['token', 'list'], { env: bus.env });
-    for (const { token } of [alice, bob]) {
-      const secret = token.slice('abt_'.length + 17);
-      for (const [where, text] of [['the store', storedText(bus)], ['the hub', hub.output()], ['token list', listing.stdout + listingText.stdout]] as const) {
-        assert.ok(!text.includes(secret), `${where} holds a token`);
-      }
-    }
-    const listed = JSON.parse(listing.stdout) as Array<Record<string, unknown>>;
-    assert.deepEqual(listed.map((row) => Object.keys(row).sort()), [0, 1].map(() => ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'repo', 'revoked_at', 'scopes']));
-    assert.ok(listed.every((row) => typeof row.last_used_at === 'string'), 'each token notes its use');
-    assert.equal((statSync(bus.audit).mode & 0o777).toString(8), '600');
+    const whoami = await remoteAlice.call('whoami');
+    assert.equal((whoami.value as { name: string }).name, 'shop/claude');
+    // A would-be sender's name in the arguments is not an identity: the token is.
+    const sent = await remoteAlice.call('send_message', { to: 'lab/codex', body: 'over the hub', from: 'lab/codex' });
+    assert.equal(sent.isError, false, sent.text);
+    const inbox = await remoteBob.call('read_inbox');
+    assert.deepEqual((inbox.value as Array<{ from: string; body: string }>).map((row) => [row.from, row.body]), [['shop/claude', 'over the hub']]);
+    // The hub's own bus holds it, read and from the token's agent.
+    assert.deepEqual(bus.rows("SELECT from_agent, to_agent, CASE WHEN read_at IS NULL THEN 'unread' ELSE 'read' END AS state FROM messages WHERE body = 'over the hub'"), [{ from_agent: 'shop/claude', to_agent: 'lab/codex', state: 'read' }]);
+    const rows = readAudit(bus.audit).filter((row) => row.body_preview === 'over the hub');
+    assert.deepEqual(rows.map((row) => [row.op, row.actor, row.token_id]), [
+      ['send', 'shop/claude', alice.id],
+      ['read', 'lab/codex', bob.id],
+    ]);
+    assert.ok(rows.every((row) => typeof row.hub === 'string' && (row.hub as string).endsWith(`:${new URL(hub.url).port}`)), JSON.stringify(rows));
   } finally {
-    await hub.stop();
-    bus.cleanup();
+    await remoteAlice.close();
+    await remoteBob.close();
   }
-});
+  assert.equal(await hub.stop(), 0);
+  // No token anywhere after it was made: not in the database files, the audit log, the hub's output or the listing.
+  const listing = runCli(['token', 'list', '--json'], { env: bus.env });
+  const listingText = runCli(['token', 'list'], { env: bus.env });
+  for (const { token } of [alice, bob]) {
+    const secret = token.slice('abt_'.length + 17);
+    for (const [where, text] of [['the store', storedText(bus)], ['the hub', hub.output()], ['token list', listing.stdout + listingText.stdout]] as const) {
+      assert.ok(!text.includes(secret), `${where} holds a token`);
+    }
+  }
+  const listed = JSON.parse(listing.stdout) as Array<Record<string, unknown>>;
+  assert.deepEqual(listed.map((row) => Object.keys(row).sort()), [0, 1].map(() => ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'repo', 'revoked_at', 'scopes']));
+  assert.ok(listed.every((row) => typeof row.last_used_at === 'string'), 'each token notes its use');
+  assert.equal((statSync(bus.audit).mode & 0o777).toString(8), '600');
+}));
 
-test('asking wrongly: no token, a bad, expired or revoked one get 401 and a challenge that starts no OAuth; GET and DELETE 405; a foreign Origin 403; an oversized body 413', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus);
-  try {
-    const good = createToken(bus, 'shop/claude');
-    const brief = createToken(bus, 'shop/codex', ['--expires', '1s']);
-    const doomed = createToken(bus, 'lab/opencode');
-    const ok = await rawCall(hub.url, { authorization: `Bearer ${good.token}` });
-    assert.equal(ok.status, 200);
-    assert.match(await ok.text(), /shop\/claude/);
-    const refused = async (headers: Record<string, string>, why: RegExp): Promise<void> => {
-      const response = await rawCall(hub.url, headers);
-      assert.equal(response.status, 401);
-      assert.equal(response.headers.get('www-authenticate'), CHALLENGE);
-      const body = (await response.json()) as { error: string; error_description: string };
-      assert.equal(body.error, 'invalid_token');
-      assert.match(body.error_description, why);
-    };
-    await refused({}, /needs a bearer token/);
-    await refused({ authorization: good.token }, /needs a bearer token/);
-    await refused({ authorization: 'Bearer nonsense' }, /not an agent-bus token/);
-    // The right shape and a real id, the wrong secret.
-    await refused({ authorization: `Bearer ${good.token.slice(0, -4)}AAAA` }, /no such token/);
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    await refused({ authorization: `Bearer ${brief.token}` }, /expired/);
-    assert.equal((await rawCall(hub.url, { authorization: `Bearer ${doomed.token}` })).status, 200);
-    const revoke = runCli(['token', 'revoke', doomed.id], { env: bus.env });
-    assert.equal(revoke.code, 0, revoke.stderr);
-    assert.match(revoke.stdout, new RegExp(`revoked 1 token: ${doomed.id}`));
-    await refused({ authorization: `Bearer ${doomed.token}` }, /revoked/);
-    for (const method of ['GET', 'DELETE']) {
-      const response = await rawCall(hub.url, { authorization: `Bearer ${good.token}` }, undefined, method);
-      assert.equal(response.status, 405, method);
-      await response.body?.cancel();
-    }
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
-      const response = await fetch(`${hub.url}${path}`);
-      assert.equal(response.status, 404, path);
-      await response.body?.cancel();
-    }
-    const foreign = await rawCall(hub.url, { authorization: `Bearer ${good.token}`, origin: 'http://evil.example' });
-    assert.equal(foreign.status, 403);
-    await foreign.body?.cancel();
-    const sameOrigin = await rawCall(hub.url, { authorization: `Bearer ${good.token}`, origin: hub.url });
-    assert.equal(sameOrigin.status, 200);
-    await sameOrigin.body?.cancel();
-    const huge = await rawCall(hub.url, { authorization: `Bearer ${good.token}` }, 'x'.repeat(3 << 20));
-    assert.equal(huge.status, 413);
-    await huge.body?.cancel();
-    const notJson = await rawCall(hub.url, { authorization: `Bearer ${good.token}` }, '{not json');
-    assert.equal(notJson.status, 400);
-    await notJson.body?.cancel();
-    // Nothing the refused requests asked for was done: only the good token's agent ever spoke.
-    assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), [{ n: 0 }]);
-  } finally {
-    await hub.stop();
-    bus.cleanup();
+test('asking wrongly: no token, a bad, expired or revoked one get 401 and a challenge that starts no OAuth; GET and DELETE 405; a foreign Origin 403; an oversized body 413', withHub({}, async (bus, hub) => {
+  const good = createToken(bus, 'shop/claude');
+  const brief = createToken(bus, 'shop/codex', ['--expires', '1s']);
+  const doomed = createToken(bus, 'lab/opencode');
+  const ok = await rawCall(hub.url, { authorization: `Bearer ${good.token}` });
+  assert.equal(ok.status, 200);
+  assert.match(await ok.text(), /shop\/claude/);
+  const refused = async (headers: Record<string, string>, why: RegExp): Promise<void> => {
+    const response = await rawCall(hub.url, headers);
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), CHALLENGE);
+    const body = (await response.json()) as { error: string; error_description: string };
+    assert.equal(body.error, 'invalid_token');
+    assert.match(body.error_description, why);
+  };
+  await refused({}, /needs a bearer token/);
+  await refused({ authorization: good.token }, /needs a bearer token/);
+  await refused({ authorization: 'Bearer nonsense' }, /not an agent-bus token/);
+  // The right shape and a real id, the wrong secret.
+  await refused({ authorization: `Bearer ${good.token.slice(0, -4)}AAAA` }, /no such token/);
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  await refused({ authorization: `Bearer ${brief.token}` }, /expired/);
+  assert.equal((await rawCall(hub.url, { authorization: `Bearer ${doomed.token}` })).status, 200);
+  const revoke = runCli(['token', 'revoke', doomed.id], { env: bus.env });
+  assert.equal(revoke.code, 0, revoke.stderr);
+  assert.match(revoke.stdout, new RegExp(`revoked 1 token: ${doomed.id}`));
+  await refused({ authorization: `Bearer ${doomed.token}` }, /revoked/);
+  for (const method of ['GET', 'DELETE']) {
+    const response = await rawCall(hub.url, { authorization: `Bearer ${good.token}` }, undefined, method);
+    assert.equal(response.status, 405, method);
+    await response.body?.cancel();
   }
-});
+  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
+    const response = await fetch(`${hub.url}${path}`);
+    assert.equal(response.status, 404, path);
+    await response.body?.cancel();
+  }
+  const foreign = await rawCall(hub.url, { authorization: `Bearer ${good.token}`, origin: 'http://evil.example' });
+  assert.equal(foreign.status, 403);
+  await foreign.body?.cancel();
+  const sameOrigin = await rawCall(hub.url, { authorization: `Bearer ${good.token}`, origin: hub.url });
+  assert.equal(sameOrigin.status, 200);
+  await sameOrigin.body?.cancel();
+  const huge = await rawCall(hub.url, { authorization: `Bearer ${good.token}` }, 'x'.repeat(3 << 20));
+  assert.equal(huge.status, 413);
+  await huge.body?.cancel();
+  const notJson = await rawCall(hub.url, { authorization: `Bearer ${good.token}` }, '{not json');
+  assert.equal(notJson.status, 400);
+  await notJson.body?.cancel();
+  // Nothing the refused requests asked for was done: only the good token's agent ever spoke.
+  assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), [{ n: 0 }]);
+}));
 
-test('a flood from one token is answered 429 with Retry-After; another token is not held up by it', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus, { AGENT_BUS_HTTP_RATE: '5' });
-  try {
-    const flooder = createToken(bus, 'shop/claude');
-    const other = createToken(bus, 'lab/codex');
-    const statuses: number[] = [];
-    let retryAfter: string | null = null;
-    for (let i = 0; i < 12; i++) {
-      const response = await rawCall(hub.url, { authorization: `Bearer ${flooder.token}` });
-      statuses.push(response.status);
-      if (response.status === 429) retryAfter = response.headers.get('retry-after');
-      await response.body?.cancel();
-    }
-    assert.ok(statuses.slice(0, 5).every((status) => status === 200), statuses.join(' '));
-    assert.ok(statuses.includes(429), statuses.join(' '));
-    assert.match(retryAfter ?? '', /^[1-9]\d*$/);
-    const calm = await rawCall(hub.url, { authorization: `Bearer ${other.token}` });
-    assert.equal(calm.status, 200);
-    await calm.body?.cancel();
-  } finally {
-    await hub.stop();
-    bus.cleanup();
+test('a flood from one token is answered 429 with Retry-After; another token is not held up by it', withHub({ AGENT_BUS_HTTP_RATE: '5' }, async (bus, hub) => {
+  const flooder = createToken(bus, 'shop/claude');
+  const other = createToken(bus, 'lab/codex');
+  const statuses: number[] = [];
+  let retryAfter: string | null = null;
+  for (let i = 0; i < 12; i++) {
+    const response = await rawCall(hub.url, { authorization: `Bearer ${flooder.token}` });
+    statuses.push(response.status);
+    if (response.status === 429) retryAfter = response.headers.get('retry-after');
+    await response.body?.cancel();
   }
-});
+  assert.ok(statuses.slice(0, 5).every((status) => status === 200), statuses.join(' '));
+  assert.ok(statuses.includes(429), statuses.join(' '));
+  assert.match(retryAfter ?? '', /^[1-9]\d*$/);
+  const calm = await rawCall(hub.url, { authorization: `Bearer ${other.token}` });
+  assert.equal(calm.status, 200);
+  await calm.body?.cancel();
+}));
 
 test('/healthz answers 200 with no token; SIGTERM lets the requests in flight finish, exits 0, and a restarted hub has every acknowledged send', async () => {
   const bus = tempBus();
@@ -197,27 +168,20 @@ test('/healthz answers 200 with no token; SIGTERM lets the requests in flight fi
   }
 });
 
-test('the hub listens on loopback unless told otherwise; a port in use is one line and exit 1', async () => {
-  const bus = tempBus();
-  const hub = await startHub(bus);
-  try {
-    assert.match(hub.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const port = new URL(hub.url).port;
-    const clash = runCli(['serve', '--http', '--port', port], { env: bus.env });
-    assert.equal(clash.code, 1);
-    assert.equal(clash.stderr.trim().split('\n').length, 1, clash.stderr);
-    assert.match(clash.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
-    const bad = runCli(['serve', '--http', '--port', 'eighty'], { env: bus.env });
-    assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--port must be a port number/);
-    const stray = runCli(['serve', '--port', '9'], { env: bus.env });
-    assert.equal(stray.code, 2);
-    assert.match(stray.stderr, /--port is for the hub; add --http/);
-  } finally {
-    await hub.stop();
-    bus.cleanup();
-  }
-});
+test('the hub listens on loopback unless told otherwise; a port in use is one line and exit 1', withHub({}, async (bus, hub) => {
+  assert.match(hub.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const port = new URL(hub.url).port;
+  const clash = runCli(['serve', '--http', '--port', port], { env: bus.env });
+  assert.equal(clash.code, 1);
+  assert.equal(clash.stderr.trim().split('\n').length, 1, clash.stderr);
+  assert.match(clash.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+  const bad = runCli(['serve', '--http', '--port', 'eighty'], { env: bus.env });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--port must be a port number/);
+  const stray = runCli(['serve', '--port', '9'], { env: bus.env });
+  assert.equal(stray.code, 2);
+  assert.match(stray.stderr, /--port is for the hub; add --http/);
+}));
 
 test('token create, list and revoke: the token shown once, bad input refused in one line with nothing written', () => {
   const bus = tempBus();

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
-import { runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { filesUnder, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, startHub } from '../helpers/hub.js';
 
 const HUB = 'https://hub.example:8787';
@@ -23,17 +23,7 @@ function repo(bus: TempBus, name: string): string {
 
 /** Every file init wrote under a repo, by relative path. */
 function written(path: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === '.git') continue;
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files.set(relative(path, full), readFileSync(full, 'utf8'));
-    }
-  };
-  walk(path);
-  return files;
+  return new Map(filesUnder(path, ['.git']).map((file) => [relative(path, file), readFileSync(file, 'utf8')]));
 }
 
 // The config files are read by shape in the assertions.

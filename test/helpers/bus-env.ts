@@ -73,8 +73,8 @@ export function createDatabase(options: { empty?: boolean } = {}): { url: string
   };
 }
 
-/** Whether a file a test must never have written (a SQLite file standing in for PostgreSQL) is anywhere under `dir`. */
-function sqliteFilesUnder(dir: string): string[] {
+/** Every file under `dir` (none when it does not exist), folders named in `skip` left out. */
+export function filesUnder(dir: string, skip: readonly string[] = []): string[] {
   const found: string[] = [];
   const walk = (folder: string): void => {
     let entries;
@@ -85,12 +85,18 @@ function sqliteFilesUnder(dir: string): string[] {
     }
     for (const entry of entries) {
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.db(-wal|-shm)?$/.test(entry.name)) found.push(path);
+      if (entry.isDirectory()) {
+        if (!skip.includes(entry.name)) walk(path);
+      } else found.push(path);
     }
   };
   walk(dir);
   return found;
+}
+
+/** Whether a file a test must never have written (a SQLite file standing in for PostgreSQL) is anywhere under `dir`. */
+function sqliteFilesUnder(dir: string): string[] {
+  return filesUnder(dir).filter((path) => /\.db(-wal|-shm)?$/.test(path));
 }
 
 /**

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLI, runCli, type TempBus } from './bus-env.js';
+import { CLI, runCli, tempBus, type TempBus } from './bus-env.js';
 
 export interface RunningHub {
   url: string;
@@ -107,4 +107,18 @@ export function remoteWatcher(env: NodeJS.ProcessEnv): { said(): string; exited:
   const exited = new Promise<number | null>((resolve) => watcher.on('close', resolve));
   watcher.stdin.end('{"session_id":"s-1"}');
   return { said: () => said, exited };
+}
+
+/** A test body on a private bus with a hub running on it (with `extraEnv`), both gone afterwards. */
+export function withHub(extraEnv: NodeJS.ProcessEnv, work: (bus: TempBus, hub: RunningHub) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const bus = tempBus();
+    const hub = await startHub(bus, extraEnv);
+    try {
+      await work(bus, hub);
+    } finally {
+      await hub.stop();
+      bus.cleanup();
+    }
+  };
 }
