@@ -72,7 +72,8 @@ const bundle = (name, contents) =>
   build({ ...common, stdin: { contents, resolveDir: cli, loader: 'ts', sourcefile: `${name}-bundle.ts` }, outfile: `${outdir}/commands/${name}.cjs` });
 
 const commands = readdirSync('src/cli/commands').filter((file) => file.endsWith('.ts')).map((file) => file.replace(/\.ts$/, ''));
-// A hook on a machine set to use a hub makes one request: its bundle holds that and the dispatcher, none of the bus.
+// A hook on a machine set to use a hub makes one request: its bundle holds that, none of the bus (the list is
+// src/cli/remote-hooks.ts's, which the launcher reads).
 const remoteHooks = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
 await Promise.all([
   ...remoteHooks.map((name) =>

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import type { CommandIo } from './spec.js';
+import { REMOTE_HOOK_KINDS } from './remote-hooks.js';
 
 export const CODE_CACHE_SUFFIX = '.v8cache';
 /** The bundle for everything that is not a command: help, --version, mistakes. */
@@ -30,8 +31,6 @@ function bundleDirectory(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'commands');
 }
 
-/** The hooks that have a bundle of their own for a machine set to use a hub. */
-const REMOTE_HOOKS = new Set(['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']);
 
 /**
  * The bundle for a command line: the command's own, when `word` names one; for a hook on a
@@ -39,7 +38,7 @@ const REMOTE_HOOKS = new Set(['hook-user-prompt', 'hook-stop', 'hook-session-sta
  */
 export function bundleFor(word: string | undefined, hubSet: () => boolean = () => false): string {
   const path = word && /^[a-z][a-z-]*$/.test(word) ? join(bundleDirectory(), `${word}.cjs`) : '';
-  if (path !== '' && REMOTE_HOOKS.has(word as string) && hubSet()) {
+  if (path !== '' && Object.hasOwn(REMOTE_HOOK_KINDS, word as string) && hubSet()) {
     const remote = join(bundleDirectory(), `${word}.remote.cjs`);
     if (existsSync(remote)) return remote;
   }

@@ -8,14 +8,9 @@ import { runRemoteHook } from '../remote/hook.js';
 import { hubAccess } from '../remote/settings.js';
 import { join } from 'node:path';
 import { loadBundle } from './command-loader.js';
+import { REMOTE_HOOK_KINDS } from './remote-hooks.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
-export const HOOK_KINDS: Record<string, HookKind> = {
-  'hook-user-prompt': 'prompt',
-  'hook-stop': 'stop',
-  'hook-session-start': 'session-start',
-  'hook-pre-tool': 'pre-tool',
-};
 
 export async function runRemoteHookCommand(kind: HookKind, args: ParsedArgs, io: CommandIo): Promise<number> {
   const client = typeof args.values.client === 'string' ? args.values.client : undefined;
@@ -45,7 +40,7 @@ export async function runRemoteHookCommand(kind: HookKind, args: ParsedArgs, io:
  */
 export function startRemoteHook(name: string, io: CommandIo, directory: string): Promise<number> {
   const [, ...rest] = io.argv;
-  const kind = HOOK_KINDS[name];
+  const kind = REMOTE_HOOK_KINDS[name];
   const plain = rest.length === 0 ? {} : rest.length === 2 && rest[0] === '--client' && /^[a-z][a-z0-9-]*$/.test(rest[1] ?? '') ? { client: rest[1] } : null;
   if (kind === undefined || plain === null) return (loadBundle(join(directory, `${name}.cjs`)).bundle as { start(io: CommandIo): Promise<number> }).start(io);
   return runRemoteHookCommand(kind, { values: plain, positionals: [] }, io);

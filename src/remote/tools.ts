@@ -5,7 +5,7 @@
  * hub refuses anything else.
  */
 import { BusError } from '../model/errors.js';
-import { hubRequest, HubUnreachable, refusal } from './http.js';
+import { hubRequest, HubUnreachable, refusal, type HubResponse } from './http.js';
 import type { HubAccess } from './settings.js';
 
 /** How long a CLI command waits for the hub. */
@@ -19,23 +19,28 @@ export interface HubResult<T> {
   speaker: string;
 }
 
-export async function callHubTool<T>(access: HubAccess, tool: string, args: Record<string, unknown>, as: string | null = null): Promise<HubResult<T>> {
+/**
+ * One request of the remote CLI to the hub, its failures said in one line: no token, the hub out of
+ * reach, the token refused, or what the hub answered instead (a 400's reason as it is).
+ */
+async function askHub(access: HubAccess, path: string, body: unknown): Promise<HubResponse> {
   if (access.token === '') throw new BusError(`no token for the hub at ${access.url}: set AGENT_BUS_TOKEN, or run agent-bus login ${access.url} --token TOKEN`);
-  let response;
+  let response: HubResponse;
   try {
-    response = await hubRequest(
-      access,
-      'POST',
-      as === null ? '/mcp' : `/mcp?as=${encodeURIComponent(as)}`,
-      { jsonrpc: '2.0', id: ++ids, method: 'tools/call', params: { name: tool, arguments: args } },
-      CLI_TIMEOUT_MS,
-    );
+    response = await hubRequest(access, 'POST', path, body, CLI_TIMEOUT_MS);
   } catch (error) {
     if (error instanceof HubUnreachable) throw new BusError(`cannot reach the hub at ${access.url}: ${error.message}`);
     throw error;
   }
   if (response.status === 401) throw new BusError(`the hub at ${access.url} refused the token: ${refusal(response)}`);
+  if (response.status === 400) throw new BusError(refusal(response));
   if (response.status !== 200) throw new BusError(`the hub at ${access.url} said: ${refusal(response)}`);
+  return response;
+}
+
+export async function callHubTool<T>(access: HubAccess, tool: string, args: Record<string, unknown>, as: string | null = null): Promise<HubResult<T>> {
+  const path = as === null ? '/mcp' : `/mcp?as=${encodeURIComponent(as)}`;
+  const response = await askHub(access, path, { jsonrpc: '2.0', id: ++ids, method: 'tools/call', params: { name: tool, arguments: args } });
   const body = response.body as { result?: { content?: Array<{ text?: string }>; isError?: boolean }; error?: { message?: string } } | null;
   if (body?.error) throw new BusError(`the hub at ${access.url} said: ${body.error.message ?? 'an error'}`);
   const text = body?.result?.content?.[0]?.text ?? '';
@@ -50,16 +55,5 @@ export async function callHubTool<T>(access: HubAccess, tool: string, args: Reco
 
 /** One of the hub's operations beyond the tools (POST /v1/call), for the token's agent. */
 export async function callHubOp<T>(access: HubAccess, op: string, args: Record<string, unknown> = {}): Promise<T> {
-  if (access.token === '') throw new BusError(`no token for the hub at ${access.url}: set AGENT_BUS_TOKEN, or run agent-bus login ${access.url} --token TOKEN`);
-  let response;
-  try {
-    response = await hubRequest(access, 'POST', '/v1/call', { op, args }, CLI_TIMEOUT_MS);
-  } catch (error) {
-    if (error instanceof HubUnreachable) throw new BusError(`cannot reach the hub at ${access.url}: ${error.message}`);
-    throw error;
-  }
-  if (response.status === 401) throw new BusError(`the hub at ${access.url} refused the token: ${refusal(response)}`);
-  if (response.status === 400) throw new BusError(refusal(response));
-  if (response.status !== 200) throw new BusError(`the hub at ${access.url} said: ${refusal(response)}`);
-  return (response.body as { result: T }).result;
+  return ((await askHub(access, '/v1/call', { op, args })).body as { result: T }).result;
 }
