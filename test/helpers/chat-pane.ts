@@ -39,6 +39,9 @@ export interface ChatPaneOptions {
   shell?: boolean;
 }
 
+/** Panes opened so far by this process: each gets a tmux server of its own. */
+let panesOpened = 0;
+
 export function openChat(bus: TempBus, options: ChatPaneOptions = {}): Pane {
   const { width = 100, args = [], after, shell = false } = options;
   const socket = join(bus.dir, 'tmux');
@@ -54,9 +57,13 @@ export function openChat(bus: TempBus, options: ChatPaneOptions = {}): Pane {
   const run = `sh -c 'echo $$ > "$0"; exec "$@"' '${pidFile}' ${chat}`;
   writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${bus.dir}'\n${after === undefined ? `exec ${run}` : `${run}\n${after}`}\n`);
   chmodSync(start, 0o755);
-  const tmux = (...words: string[]) => spawnSync('tmux', ['-L', 'agent-bus-chat', ...words], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
+  // A server per pane: `kill-server` returns before the old server has let go of its socket, so a
+  // second pane on the same socket could reach a server that is going away.
+  const server = `agent-bus-chat-${process.pid}-${(panesOpened += 1)}`;
+  const tmux = (...words: string[]) => spawnSync('tmux', ['-L', server, ...words], { env: { ...process.env, TMUX_TMPDIR: socket }, encoding: 'utf8' });
   const program = shell ? ['env', '-i', `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`, `HOME=${bus.env.HOME ?? bus.dir}`, 'TERM=xterm-256color', 'PS1=$ ', 'bash', '--norc', '--noprofile'] : [start];
-  assert.equal(tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', ...program).status, 0);
+  const started = tmux('new-session', '-d', '-s', 'chat', '-x', String(width), '-y', '30', ...program);
+  assert.equal(started.status, 0, `tmux new-session: ${started.stderr}`);
   if (shell) tmux('send-keys', '-t', 'chat', '-l', `${start}\r`);
   // Keep the pane after the chat exits, to see what it leaves on the terminal.
   tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
