@@ -7,6 +7,7 @@ import { AuditLog } from '../audit/log.js';
 import { digestBody, messageRow, sessionRow, type AuditRow, type BodyDigest } from '../audit/record.js';
 import { decideClaim, isNumbered, keyOf, routeUnchanged, type Claimant, type ClaimContext } from './sessions.js';
 import type { SessionLiveness } from './liveness.js';
+import { heldBy, hubSessionLive, hubSessionRow, HUB_SESSION_TOUCH_MICROS, isHubSession } from './hub-sessions.js';
 import { planSend, rosterQueryFor, unknownRecipient, NoSuchRecipient } from './addressing.js';
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import { BusError, InvalidInputError, InvalidNameError } from '../model/errors.js';
@@ -176,6 +177,8 @@ export class Bus {
 
   /** Whether a session row's server is still running. */
   isRunning(row: SessionRecord): boolean {
+    // A hub's session has no process to look for: it runs while it is heard from.
+    if (isHubSession(row)) return hubSessionLive(row, nowMicros(), this.settings.hubSessionIdleMinutes);
     this.liveness ??= this.makeLiveness();
     return this.liveness(row);
   }
@@ -397,6 +400,25 @@ export class Bus {
     for (const move of outcome.givenUp) if (crashedNames.includes(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
     this.audit.append(rows);
     return { name, warnings };
+  }
+
+  /**
+   * The session address a session id holds over the hub, for a token that speaks for a client
+   * address: the one it holds already (noted as heard from), else one claimed by the rules a
+   * starting server follows. Any hub finds the same row: no sticky sessions.
+   */
+  async hubSession(clientAddress: string, repoPath: string, sessionKey: string, resumeHours: number): Promise<{ name: string; key: SessionKey; warnings: string[] }> {
+    const micros = nowMicros();
+    const held = heldBy(await this.store.sessionRows(clientAddress), sessionKey);
+    if (held !== null) {
+      // Noted at most once a minute, and at least twice in each idle period.
+      const touchEvery = Math.min(HUB_SESSION_TOUCH_MICROS, (this.settings.hubSessionIdleMinutes * 60_000_000) / 2);
+      if (held.lastSeen < formatStamp(micros - touchEvery)) await this.store.touchSession(keyOf(held), formatStamp(micros));
+      return { name: held.name, key: keyOf(held), warnings: [] };
+    }
+    const row = hubSessionRow(clientAddress, repoPath, sessionKey, micros);
+    const claimed = await this.claimSession({ clientAddress, clientProcess: null, sessionKey, pinned: null }, row, { nowMicros: micros, resumeHours });
+    return { ...claimed, key: keyOf(row) };
   }
 
   private givenUpRow(now: string, move: AddressMove, clientAddress: string): AuditRow {

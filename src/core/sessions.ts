@@ -6,6 +6,7 @@
 import { composeName, parseNameLenient } from './names.js';
 import { formatStamp } from '../model/clock.js';
 import { clientProcessOf, type LineageEntry } from './liveness.js';
+import { isHubSession } from './hub-sessions.js';
 import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../model/records.js';
 import type { ClaimDecision } from '../store/ports.js';
 
@@ -50,10 +51,14 @@ function sameProcess(a: LineageEntry | null, b: LineageEntry | null): boolean {
   return a !== null && b !== null && a[0] === b[0] && a[1] === b[1];
 }
 
-/** Two servers are the same session unless something tells them apart: another client process, or two different session keys. */
+/**
+ * Two servers are the same session when they name the same session id (a hub's claims have no
+ * process, only that); else unless something tells them apart: another client process, or two
+ * different session ids.
+ */
 export function couldBeSameSession(row: SessionRecord, me: Claimant): boolean {
-  if (!sameProcess(clientProcessOfRow(row), me.clientProcess)) return false;
-  return !(row.sessionKey !== null && me.sessionKey !== null && row.sessionKey !== me.sessionKey);
+  if (row.sessionKey !== null && me.sessionKey !== null) return row.sessionKey === me.sessionKey && (isHubSession(row) || me.clientProcess === null || sameProcess(clientProcessOfRow(row), me.clientProcess));
+  return sameProcess(clientProcessOfRow(row), me.clientProcess);
 }
 
 export function isNumbered(name: string): boolean {

@@ -30,17 +30,22 @@ export interface BusSettings {
   maxBodyBytes: number;
   /** Most live notices one channel (or the global notices) holds. */
   channelMaxNotices: number;
+  /** Minutes a session held over a hub may go unheard before it counts as ended. */
+  hubSessionIdleMinutes: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_FANOUT_MAX_IDLE_DAYS = 14;
 export const DEFAULT_CHANNEL_MAX_NOTICES = 50;
+/** How long a session held over a hub may go unheard before it counts as ended. */
+export const DEFAULT_HUB_SESSION_IDLE_MINUTES = 30;
 
 export function busSettings(env: Env = process.env): BusSettings {
   return {
     fanoutMaxIdleDays: intSetting(env, 'AGENT_BUS_FANOUT_MAX_IDLE_DAYS', DEFAULT_FANOUT_MAX_IDLE_DAYS, 0),
     maxBodyBytes: intSetting(env, 'AGENT_BUS_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1),
     // 0 or less is no cap anyone means (it would evict every live notice but one): the default.
+    hubSessionIdleMinutes: floatSetting(env, 'AGENT_BUS_HUB_SESSION_IDLE_MINUTES', DEFAULT_HUB_SESSION_IDLE_MINUTES, 0.001),
     channelMaxNotices: positiveOr(intSetting(env, 'AGENT_BUS_CHANNEL_MAX_NOTICES', DEFAULT_CHANNEL_MAX_NOTICES, Number.MIN_SAFE_INTEGER), DEFAULT_CHANNEL_MAX_NOTICES),
   };
 }

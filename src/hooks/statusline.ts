@@ -33,9 +33,10 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
   const source = sessionSubscriptionSource(env, client === 'claude' ? { repo: project } : null);
   const subscriptions = source.subscriptions;
   const channels = { channels: subscriptions.channels, channels_layer: source.layer, channels_from: source.where };
+  const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
   const access = hubAccess(env);
   if (access !== null) {
-    const counts = await callHubOp<Pick<StatusFacts, 'name' | 'pending_mail' | 'notices'>>(access, 'status.counts', { subscriptions });
+    const counts = await callHubOp<Pick<StatusFacts, 'name' | 'pending_mail' | 'notices'>>(access, 'status.counts', { subscriptions, session_key: sessionKey });
     return { ...counts, ...channels };
   }
   // Asked above whether a hub is set: this is this machine's bus.
@@ -44,7 +45,6 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
     const notices = receivedCounts(await bus.notices.channels(), subscriptions);
     const identity = await resolveIdentity({ env, client, payloadDir: payloadDirectory(payload), cwd }, bus, 'hook').catch(() => null);
     if (identity === null || identity.kind !== 'agent') return { name: null, ...channels, pending_mail: 0, notices };
-    const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
     const reader = await hookReader(bus, identity.name, sessionKey, systemProcessTable(env), sessionsEnabled(env));
     return { name: reader, ...channels, pending_mail: await bus.pendingCount(reader), notices };
   } finally {

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/hook`: a remote machine's hook, answered here for the token's agent.
  * The request says which hook, for which client's dialect, the client's session
- * id and what the session subscribes to; never who is asking.
+ * id (which session of a client address's token it is) and what the session
+ * subscribes to; never who is asking.
  */
 import type { Bus } from '../core/bus.js';
 import { registrationsFor } from '../core/roster.js';
@@ -9,6 +10,7 @@ import type { Env } from '../core/settings.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import { answerHook, type HookKind } from '../hooks/run.js';
 import { InvalidInputError } from '../model/errors.js';
+import { hubSpeaker } from './hub-session.js';
 import type { TokenRecord } from '../model/records.js';
 
 const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
@@ -39,7 +41,9 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, r
     threadId: optionalText(request.thread_id, 'thread_id', 200),
     subscriptions: subscriptionsOf(request.subscriptions),
   };
-  if (!registered.has(token.agent)) {
+  // A client address's session reads as the session address its session id holds.
+  const held = await hubSpeaker(bus, env, token, turn.sessionKey);
+  if (held === null && !registered.has(token.agent)) {
     await bus.register(registrationsFor(token.agent, token.repoPath, true));
     registered.add(token.agent);
   }
@@ -47,7 +51,7 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, r
   await answerHook(bus, {
     kind,
     ...turn,
-    name: token.agent,
+    name: held?.name ?? token.agent,
     repoPath: token.repoPath,
     env,
     local: null,

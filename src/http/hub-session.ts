@@ -1,55 +1,99 @@
 /**
  * The identity of one hub request: the agent its token speaks for, and nothing
- * the request says. A token's agent may be a client address (`repo/claude`):
- * over the hub its calls speak as that address.
+ * the request says but which of that agent's sessions it is. A token for a
+ * client address (`repo/claude`) gives each session id the client sends (a
+ * Codex thread id, the X-Agent-Bus-Session header) a session address of its
+ * own, by the rules a local server follows; a call with no session id speaks
+ * as the client address, which every session of that client shares.
  */
 import type { Bus } from '../core/bus.js';
+import { sessionsEnabled } from '../core/identity.js';
+import { clientAddressOf, normaliseLabel } from '../core/names.js';
 import { registrationsFor } from '../core/roster.js';
+import { floatSetting, type Env } from '../core/settings.js';
 import { InvalidInputError } from '../model/errors.js';
-import type { TokenRecord } from '../model/records.js';
+import type { SessionKey, TokenRecord } from '../model/records.js';
 import type { ToolSession } from '../mcp/tool-session.js';
 
+/** Whether a token's agent is a client address whose sessions get addresses of their own on this hub. */
+export function givesSessions(token: TokenRecord, env: Env): boolean {
+  return clientAddressOf(token.agent) === token.agent && sessionsEnabled(env);
+}
+
+/** The name a request with `sessionKey` speaks as: the session address it holds, else the token's agent. */
+export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null): Promise<{ name: string; key: SessionKey } | null> {
+  if (sessionKey === null || !givesSessions(token, env)) return null;
+  const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, floatSetting(env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0));
+  return { name: held.name, key: held.key };
+}
+
 export class HubSession implements ToolSession {
-  readonly holdsSession = false;
   private storeProblem: string | null = null;
+  /** The session address the current request's session id holds, once `ensure` has looked. */
+  private held: { name: string; key: SessionKey } | null = null;
+  /** The conversation id the current request sent (the X-Agent-Bus-Session header), if any. */
+  private conversation: string | null = null;
+  /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
+  private speakAs: string | null = null;
 
   constructor(
     private readonly bus: Bus,
     private readonly token: TokenRecord,
+    private readonly env: Env,
     /** The agents this hub process has put on the roster already: once each, not at every request. */
     private readonly registered: Set<string>,
   ) {}
 
-  /** The conversation id the current request sent (the X-Agent-Bus-Session header), if any. */
-  conversation: string | null = null;
-  /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
-  speakAs: string | null = null;
+  /** A new request: what it asked to speak as (checked by the hub) and the session id its headers sent. */
+  begin(speakAs: string | null, conversation: string | null): void {
+    this.speakAs = speakAs;
+    this.conversation = conversation;
+    this.held = null;
+  }
 
   get name(): string {
-    return this.speakAs ?? this.token.agent;
+    return this.speakAs ?? this.held?.name ?? this.token.agent;
   }
 
   get repoPath(): string {
     return this.token.repoPath;
   }
 
+  get holdsSession(): boolean {
+    return this.speakAs === null && this.held !== null && this.held.name !== this.token.agent;
+  }
+
   get warnings(): string[] {
-    return this.storeProblem === null ? [] : [`${this.storeProblem}; every call tries again`];
+    const warnings: string[] = [];
+    if (this.speakAs === null && this.held === null && givesSessions(this.token, this.env)) {
+      warnings.push(`this call sent no session id (a Codex thread id or an X-Agent-Bus-Session header), so it speaks as '${this.token.agent}', the address every session of this client shares`);
+    }
+    if (this.storeProblem !== null) warnings.push(`${this.storeProblem}; every call tries again`);
+    return warnings;
   }
 
   noteStoreProblem(message: string | null): void {
     this.storeProblem = message;
   }
 
-  async ensure(): Promise<void> {
+  async ensure(callKey: string | null): Promise<void> {
+    if (this.speakAs === null) {
+      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation);
+      if (this.held !== null) return; // Claimed (and so on the roster) or held already.
+    }
     const name = this.name;
     if (this.registered.has(name)) return;
     await this.bus.register(registrationsFor(name, this.token.repoPath, true));
     this.registered.add(name);
   }
 
-  async rename(): Promise<void> {
-    throw new InvalidInputError(`over the hub '${this.name}' is the name its token speaks for, so it takes no label; set only a topic, or make a token for the name you want`);
+  async rename(label: string): Promise<void> {
+    if (this.held === null || !this.holdsSession) {
+      throw new InvalidInputError(
+        `over the hub '${this.name}' holds no session address of its own to name (a token for a client address gives one to each session id a client sends); set only a topic, or make a token for the name you want`,
+      );
+    }
+    this.held = { ...this.held, name: await this.bus.renameSession(this.held.key, normaliseLabel(label)) };
   }
 
   clientSessionKey(callKey: string | null): string | null {

@@ -42,7 +42,8 @@ const TOKENS_KEPT = 2_000;
  */
 export class McpServers {
   private readonly idle = new Map<string, PooledServer[]>();
-  private readonly touched = new Map<string, { last: number }>();
+  /** When each name was last noted active: one map for every server of this hub. */
+  private readonly touched = new Map<string, number>();
   /** Only elicitation would use it; one for all servers spares building one per request. */
   private readonly validator = new AjvJsonSchemaValidator();
 
@@ -52,14 +53,9 @@ export class McpServers {
     const pooled = this.idle.get(token.tokenId)?.pop();
     if (pooled !== undefined) return pooled;
     const { context } = this;
-    const session = new HubSession(context.bus, token, context.registered);
-    let touched = this.touched.get(token.agent);
-    if (touched === undefined) {
-      touched = { last: 0 };
-      this.touched.set(token.agent, touched);
-    }
+    const session = new HubSession(context.bus, token, context.env, context.registered);
     const server = new McpServer({ name: 'agent-bus', version: context.version }, { instructions: instructionsFor(session.name), jsonSchemaValidator: this.validator });
-    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched, env: context.env });
+    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: this.touched, env: context.env });
     return { server, session };
   }
 
@@ -77,8 +73,7 @@ export class McpServers {
   async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null): Promise<void> {
     const header = req.headers['x-agent-bus-session'];
     const pooled = this.take(token);
-    pooled.session.speakAs = speakAs;
-    pooled.session.conversation = typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null;
+    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
       void pooled.server

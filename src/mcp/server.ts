@@ -86,7 +86,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   for (const warning of session.warnings) log(`agent-bus: warning: ${warning}`);
 
   const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });
-  buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: { last: 0 }, env });
+  buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: new Map(), env });
 
   const transport = new StdioServerTransport();
   return new Promise<number>((resolve) => {

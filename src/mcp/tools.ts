@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AuditRow } from '../audit/record.js';
 import type { Bus } from '../core/bus.js';
 import { nobodyReachedNote } from '../core/addressing.js';
+import { callSessionKey } from '../core/hub-sessions.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ToolSession } from './tool-session.js';
 import { InvalidInputError, isStoreUnavailable } from '../model/errors.js';
@@ -20,7 +21,8 @@ export interface ToolContext {
   tailAudit(path: string, limit: number): AuditRow[];
   touchIntervalMs: number;
   /** When this identity last refreshed last_seen (epoch ms): shared by every server that speaks as it. */
-  touched: { last: number };
+  /** When each name this server speaks as was last noted active (ms): over the hub, one map for all. */
+  touched: Map<string, number>;
   /** The server's environment: where the brain's settings come from. */
   env: Record<string, string | undefined>;
 }
@@ -42,16 +44,19 @@ export function toolError(error: unknown): CallToolResult {
 }
 
 
+/** Names noted active kept at most: past it the map starts again (a name is then noted once more). */
+const MAX_TOUCHED = 10_000;
+
 export function buildTools(server: McpServer, context: ToolContext): void {
   const { bus, session, touched } = context;
 
   /** Every call: bind the session (Codex's first call), then refresh last_seen when it is due. */
   const prepare = async (extra: Extra): Promise<void> => {
-    const threadId = extra._meta?.threadId;
-    await session.ensure(typeof threadId === 'string' && threadId !== '' ? threadId : null);
+    await session.ensure(callSessionKey(extra._meta));
     const now = Date.now();
-    if (now - touched.last >= context.touchIntervalMs) {
-      touched.last = now;
+    if (now - (touched.get(session.name) ?? 0) >= context.touchIntervalMs) {
+      if (touched.size >= MAX_TOUCHED) touched.clear();
+      touched.set(session.name, now);
       const names = [session.name];
       const shared = clientAddressOf(session.name);
       if (shared !== null && shared !== session.name) names.push(shared);
@@ -64,8 +69,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     async (args: A, extra: Extra): Promise<CallToolResult> => {
       try {
         await prepare(extra);
-        const threadId = extra._meta?.threadId;
-        const result = toolResult(await work(args, typeof threadId === 'string' && threadId !== '' ? threadId : null));
+        const result = toolResult(await work(args, callSessionKey(extra._meta)));
         session.noteStoreProblem(null);
         return result;
       } catch (error) {

@@ -13,7 +13,8 @@ const WAIT_SECONDS = 25;
 /** After a failed request, how long before asking again. */
 const RETRY_MS = 2_000;
 
-export async function runRemoteWatch(run: WatchRun, access: HubAccess, maxMs: number): Promise<number> {
+/** `sessionKey`: the client's id for the session (which session of a client address's token waits). */
+export async function runRemoteWatch(run: WatchRun, access: HubAccess, maxMs: number, sessionKey: string | null): Promise<number> {
   const deadline = Date.now() + maxMs;
   let stopping = false;
   const stop = (): void => {
@@ -25,7 +26,7 @@ export async function runRemoteWatch(run: WatchRun, access: HubAccess, maxMs: nu
   while (!stopping && Date.now() < deadline) {
     const wait = Math.min(WAIT_SECONDS, Math.max(0, (deadline - Date.now()) / 1000));
     try {
-      const response = await hubRequest(access, 'POST', '/v1/watch', { wait_seconds: wait }, (wait + 15) * 1000);
+      const response = await hubRequest(access, 'POST', '/v1/watch', { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000);
       if (response.status === 401 || response.status === 403) return 0; // A token the hub no longer takes: nothing to wait for.
       const body = response.body as { woke?: unknown; text?: unknown } | null;
       if (response.status === 200 && body?.woke === true) {

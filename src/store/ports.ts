@@ -225,6 +225,8 @@ export interface SessionsPort {
   /** Returns the old name and how many unread messages moved with the rename. */
   renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
   bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
+  /** Note that a session was heard from at `now` (a hub's sessions live while they are heard from). */
+  touchSession(key: SessionKey, now: string): Promise<void>;
   route(threadId: string): Promise<ClientRoute | null>;
   /**
    * Write a route (insert or replace its row). A route given no turn state keeps the one

@@ -58,8 +58,9 @@ export async function runWatch(run: WatchRun): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
   const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
   const maxMs = (run.maxSeconds ?? floatSetting(run.env, 'AGENT_BUS_WATCH_HOURS', DEFAULT_WATCH_HOURS, 0) * 3600) * 1000;
+  const sessionKey = payloadSessionKey(payload) ?? ((run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
   const access = hubAccess(run.env);
-  if (access !== null) return runRemoteWatch(run, access, maxMs);
+  if (access !== null) return runRemoteWatch(run, access, maxMs, sessionKey);
   const deadline = Date.now() + maxMs;
   // Asked above whether a hub is set: this is this machine's bus.
   const bus = openBusHere(run.env);
@@ -86,7 +87,6 @@ export async function runWatch(run: WatchRun): Promise<number> {
       throw error;
     }
     if (identity.kind !== 'agent') return 0;
-    const sessionKey = payloadSessionKey(payload) ?? ((run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
     let reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
     watchKey = sessionKey ?? reader;
     const claim = randomId();

@@ -236,7 +236,8 @@ test('over the hub: channel publish and list, notice, brain status, tail and for
   const status = runCli(['statusline', '--json'], { env: { ...remote.env, AGENT_BUS_CHANNELS: 'ops' }, input: '{"session_id":"s-1"}' });
   assert.equal(status.code, 0, status.stderr);
   assert.deepEqual(JSON.parse(status.stdout), {
-    name: 'shop/claude',
+    // The token speaks for a client address: the session id s-1 holds a session address of its own.
+    name: 'shop/claude-1',
     pending_mail: 0,
     notices: { critical: 0, alert: 1, info: 1 },
     channels: ['ops'],

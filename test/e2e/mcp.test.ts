@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, readAudit, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 
 interface Whoami {
@@ -262,20 +262,31 @@ test('with AGENT_BUS_SESSION_RESUME_HOURS=0 an ended number is free again', () =
     assert.equal((await next.call<Whoami>('whoami')).name, 'repo-a/claude-1');
   }));
 
-test('Codex threads are bound to an address at their first tool call', () =>
+test('Codex threads are bound to an address at their first tool call, from the thread id in the call\'s metadata', () =>
   withServers(async (bus, open) => {
     const repo = join(bus.dir, 'web-app');
     mkdirSync(join(repo, '.git'), { recursive: true });
     const env = { ...bus.env, AGENT_BUS_CLIENT: 'codex' };
     const threadA = await open(env, [], repo);
     const threadB = await open(env, [], repo);
-    const whoami = async (session: McpSession, threadId: string): Promise<string> => {
-      const result = await session.client.callTool({ name: 'whoami', arguments: {}, _meta: { threadId } });
+    const whoami = async (session: McpSession, meta: Record<string, unknown>): Promise<string> => {
+      const result = await session.client.callTool({ name: 'whoami', arguments: {}, _meta: meta });
       return (JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}') as Whoami).name;
     };
-    assert.equal(await whoami(threadA, 'thread-a'), 'web-app/codex-1');
-    assert.equal(await whoami(threadB, 'thread-b'), 'web-app/codex-2');
-    assert.equal(await whoami(threadA, 'thread-a'), 'web-app/codex-1');
+    assert.equal(await whoami(threadA, { threadId: 'thread-a' }), 'web-app/codex-1');
+    // What Codex 0.171 sends: the thread id inside its turn metadata.
+    const codexMeta = { callId: 'call_1', 'x-codex-turn-metadata': { session_id: 'thread-b', thread_id: 'thread-b', turn_id: 'turn-1' } };
+    assert.equal(await whoami(threadB, codexMeta), 'web-app/codex-2');
+    assert.equal(await whoami(threadA, { threadId: 'thread-a' }), 'web-app/codex-1');
+    assert.deepEqual(bus.rows("SELECT name, session_key FROM sessions WHERE client_address = 'web-app/codex' ORDER BY name"), [
+      { name: 'web-app/codex-1', session_key: 'thread-a' },
+      { name: 'web-app/codex-2', session_key: 'thread-b' },
+    ]);
+    // So the thread's hooks find its address by the payload's session id.
+    assert.equal(runCli(['send', 'for thread b', '--to', 'web-app/codex-2'], { env: bus.env }).code, 0);
+    const hook = runCli(['hook-user-prompt', '--client', 'codex'], { env: bus.env, cwd: repo, input: JSON.stringify({ session_id: 'thread-b', cwd: repo, hook_event_name: 'UserPromptSubmit' }) });
+    assert.equal(hook.code, 0, hook.stderr);
+    assert.match(hook.stdout, /for thread b/);
   }));
 
 test('identity from --client and the repo, .agent-bus-name, and a warning for a name moved between repos', () =>

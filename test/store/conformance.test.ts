@@ -16,6 +16,7 @@ import { CLI, json, readAudit, runCli, runCliAsync, tempBus, type Engine } from 
 import { openStore } from '../../src/store/open.js';
 import type { SessionLiveness } from '../../src/core/liveness.js';
 import { keyOf } from '../../src/core/sessions.js';
+import { systemProcessTable } from '../../src/sessions/procs.js';
 import { buildNotice } from '../../src/core/notice-ops.js';
 import { noticeCaps } from '../../src/core/notices.js';
 import { TARGET_VERSION as SQLITE_VERSION } from '../../src/store/sqlite/schema.js';
@@ -543,6 +544,34 @@ conformance(
   },
   {},
   fakeLiveness,
+);
+
+conformance(
+  'sessions held over a hub: one address per session id, found again and noted as heard from; a local claim judged by the process table never takes one for a process that has gone',
+  async (ctx) => {
+    const first = await ctx.bus.hubSession('repo-a/codex', '/repos/a', 'thread-1', 1);
+    assert.equal(first.name, 'repo-a/codex-1');
+    const [row] = await ctx.store.sessionRows('repo-a/codex');
+    assert.equal(row?.bootId, 'hub');
+    assert.equal(row?.serverPid, 0);
+    // Heard from again later: the same address, and its row noted as seen then.
+    const old = '2026-01-01T00:00:00.000000Z';
+    await ctx.store.touchSession(first.key, old);
+    assert.equal((await ctx.store.sessionRows('repo-a/codex'))[0]?.lastSeen, row?.lastSeen, 'a touch never moves last_seen back');
+    assert.equal((await ctx.bus.hubSession('repo-a/codex', '/repos/a', 'thread-1', 1)).name, 'repo-a/codex-1');
+    // A server of this process claims beside it: the hub's row has no process, and is not ended for it.
+    const table = systemProcessTable();
+    const me = { ...sessionRow('repo-a/codex', 'thread-local', process.pid), serverStarted: table.get(process.pid)?.started ?? '', bootId: table.bootId(), pidNs: table.pidNamespace(), lineage: '[]' };
+    const local = await ctx.bus.claimSession({ clientAddress: 'repo-a/codex', clientProcess: null, sessionKey: 'thread-local', pinned: null }, me, { nowMicros: nowMicros(), resumeHours: 1 });
+    assert.equal(local.name, 'repo-a/codex-2');
+    assert.deepEqual((await ctx.bus.agents('repo-a')).map((agent) => [agent.name, agent.live]), [
+      ['repo-a/codex', null],
+      ['repo-a/codex-1', true],
+      ['repo-a/codex-2', true],
+    ]);
+    assert.equal((await ctx.bus.hubSession('repo-a/codex', '/repos/a', 'thread-2', 1)).name, 'repo-a/codex-3');
+  },
+  { AGENT_BUS_HUB_SESSION_IDLE_MINUTES: '5' },
 );
 
 // ---------------------------------------------------------------------------

@@ -710,6 +710,10 @@ export class PostgresStore implements Store {
     await this.writeAlone(`UPDATE sessions SET session_key = $4 WHERE ${SESSION_KEY}`, [...this.keyParams(key), sessionKey]);
   }
 
+  async touchSession(key: SessionKey, now: string): Promise<void> {
+    await this.writeAlone(`UPDATE sessions SET last_seen = $4 WHERE ${SESSION_KEY} AND last_seen < $4`, [...this.keyParams(key), now]);
+  }
+
   async route(threadId: string): Promise<ClientRoute | null> {
     return (await this.one<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE thread_id = $1`, [threadId])) ?? null;
   }

@@ -655,6 +655,10 @@ export class SqliteStore implements Store {
     this.immediate(() => this.run(`UPDATE sessions SET session_key = @sessionKey WHERE ${SESSION_KEY}`, { ...this.keyParams(key), sessionKey }));
   }
 
+  async touchSession(key: SessionKey, now: string): Promise<void> {
+    this.immediate(() => this.run(`UPDATE sessions SET last_seen = @now WHERE ${SESSION_KEY} AND last_seen < @now`, { ...this.keyParams(key), now }));
+  }
+
   async publishNotice(input: PublishNoticeInput): Promise<{ evicted: NoticeRecord[]; expired: NoticeRecord[] }> {
     return this.immediate(() => {
       const notice = input.notice;
