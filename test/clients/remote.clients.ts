@@ -61,6 +61,23 @@ async function remoteSetup(client: string): Promise<Remote> {
   };
 }
 
+/** A test body with a hub and a client machine for `client`, both gone afterwards whatever happens. */
+function withRemote(client: string, work: (r: Remote) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const r = await remoteSetup(client);
+    try {
+      await work(r);
+    } finally {
+      await r.close();
+    }
+  };
+}
+
+/** The session addresses the hub's bus holds for a client address, with whether a session id claimed each. */
+function hubSessions(r: Remote, clientAddress: string): Array<[string, boolean]> {
+  return r.hubBus.rows(`SELECT name, session_key FROM sessions WHERE client_address = '${clientAddress}' ORDER BY name`).map((row) => [String(row.name), row.session_key !== null]);
+}
+
 function sentToHuman(r: Remote, body: string): { from: string } | undefined {
   return json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: r.hubBus.env })).find((message) => message.body === body);
 }
@@ -76,8 +93,7 @@ function runClaude(r: Remote, modelUrl: string, prompt: string) {
   return runClient(join(BIN, 'claude'), ['-p', prompt, '--output-format', 'json'], r.repo, { ...r.env, ...claudeOffline(modelUrl) });
 }
 
-test('Claude Code wired by init --remote: the model\'s send_message reaches the hub, and mail waiting before a turn reaches the model', { skip: skipFor('claude') }, async () => {
-  const r = await remoteSetup('claude');
+test('Claude Code wired by init --remote: the model\'s send_message reaches the hub, and mail waiting before a turn reaches the model', { skip: skipFor('claude') }, withRemote('claude', async (r) => {
   const model = await startFakeAnthropic((body): Reply =>
     hasToolResult(body) ? { text: 'sent it' } : { tool: 'mcp__agent-bus__send_message', input: { to: 'human', body: 'hello over the hub from claude' } },
   );
@@ -86,7 +102,10 @@ test('Claude Code wired by init --remote: the model\'s send_message reaches the 
     assert.equal(run.code, 0, run.stderr);
     const greeting = sentToHuman(r, 'hello over the hub from claude');
     assert.ok(greeting, `the tool call reached the hub (${model.requests.length} requests): ${run.stdout.slice(0, 400)}`);
+    // Claude Code sends no session id with its tool calls over HTTP: they speak as the client address.
     assert.equal(greeting.from, 'shop/claude');
+    // Its hooks do: the session's id holds a session address of its own.
+    assert.deepEqual(hubSessions(r, 'shop/claude'), [['shop/claude-1', true]]);
   } finally {
     await model.close();
   }
@@ -99,9 +118,8 @@ test('Claude Code wired by init --remote: the model\'s send_message reaches the 
     noLocalBus(r);
   } finally {
     await quiet.close();
-    await r.close();
   }
-});
+}));
 
 // ------------------------------------------------------------------ Codex
 
@@ -109,8 +127,7 @@ function runCodex(r: Remote, modelUrl: string, prompt: string) {
   return runCodexIn(r.repo, join(r.home, 'codex-home'), r.env, modelUrl, prompt);
 }
 
-test("Codex wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('codex') }, async () => {
-  const r = await remoteSetup('codex');
+test("Codex wired by init --remote: the model's send_message reaches the hub from its thread's own address, and mail waiting before a turn reaches the model", { skip: skipFor('codex') }, withRemote('codex', async (r) => {
   const model = await startFakeResponses((body): ResponsesReply =>
     hasToolOutput(body) ? { text: 'sent it' } : { namespace: 'mcp__agent_bus', name: 'send_message', input: { to: 'human', body: 'hello over the hub from codex' } },
   );
@@ -119,7 +136,9 @@ test("Codex wired by init --remote: the model's send_message reaches the hub, an
     assert.equal(run.code, 0, run.stderr.slice(-2000));
     const greeting = sentToHuman(r, 'hello over the hub from codex');
     assert.ok(greeting, `the tool call reached the hub (${model.requests.length} requests): ${run.stdout.slice(-1500)}`);
-    assert.equal(greeting.from, 'shop/codex');
+    // Codex sends its thread id with each tool call: the thread speaks as a session address of its own.
+    assert.equal(greeting.from, 'shop/codex-1');
+    assert.deepEqual(hubSessions(r, 'shop/codex'), [['shop/codex-1', true]]);
   } finally {
     await model.close();
   }
@@ -132,9 +151,8 @@ test("Codex wired by init --remote: the model's send_message reaches the hub, an
     noLocalBus(r);
   } finally {
     await quiet.close();
-    await r.close();
   }
-});
+}));
 
 // ------------------------------------------------------------------ opencode
 
@@ -142,8 +160,7 @@ function runOpencode(r: Remote, modelUrl: string, prompt: string) {
   return runOpencodeIn(r.repo, r.home, r.env, modelUrl, prompt);
 }
 
-test("opencode wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('opencode', { ...process.env, HOME: '/tmp' }) }, async () => {
-  const r = await remoteSetup('opencode');
+test("opencode wired by init --remote: the model's send_message reaches the hub, and mail waiting before a turn reaches the model", { skip: skipFor('opencode', { ...process.env, HOME: '/tmp' }) }, withRemote('opencode', async (r) => {
   const model = await startFakeChat((body): ChatReply => {
     const tool = (body.tools ?? []).map((entry) => entry.function?.name ?? '').find((name) => name.endsWith('send_message'));
     if (!tool || hasToolMessage(body)) return { text: 'sent it' };
@@ -167,6 +184,5 @@ test("opencode wired by init --remote: the model's send_message reaches the hub,
     noLocalBus(r);
   } finally {
     await quiet.close();
-    await r.close();
   }
-});
+}));
