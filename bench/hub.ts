@@ -145,6 +145,16 @@ function timedRun(args: string[], env: NodeJS.ProcessEnv, input: string): number
   return elapsed;
 }
 
+/** One POST /v1/hook over node:net and nothing else: what any remote hook costs at the least. */
+const BARE_HOOK_REQUEST = `
+const url = new URL(process.env.AGENT_BUS_URL);
+const body = JSON.stringify({ kind: 'prompt', client: 'claude', session_key: 'bench-session', subscriptions: { all: false, channels: [] } });
+const socket = require('node:net').connect(Number(url.port), url.hostname, () => socket.write('POST /v1/hook HTTP/1.1\\r\\nhost: ' + url.host + '\\r\\nauthorization: Bearer ' + process.env.AGENT_BUS_TOKEN + '\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body) + '\\r\\nconnection: close\\r\\n\\r\\n' + body));
+let answer = '';
+socket.on('data', (chunk) => (answer += chunk));
+socket.on('end', () => { if (!answer.startsWith('HTTP/1.1 200')) { console.error(answer.slice(0, 200)); process.exit(1); } });
+`;
+
 /** A remote `hook-user-prompt` with an empty inbox (one request to a loopback hub), against `node -e 0`. */
 export async function remoteHookStartup(ws: Workspace, engine: Engine = 'sqlite'): Promise<HubFigures> {
   const RUNS = 30;
@@ -155,16 +165,21 @@ export async function remoteHookStartup(ws: Workspace, engine: Engine = 'sqlite'
   const env = { PATH: process.env.PATH, HOME: remote.home, NO_COLOR: '1', AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: hub.token('bench/claude') };
   const payload = JSON.stringify({ session_id: 'bench-session', hook_event_name: 'UserPromptSubmit' });
   const hookArgs = [CLI, 'hook-user-prompt', '--client', 'claude'];
+  // The floor of "one Node start and one HTTP request": the same request from a script of a few lines.
+  const floorArgs = ['-e', BARE_HOOK_REQUEST];
   const hookTimes: number[] = [];
   const bareTimes: number[] = [];
+  const floorTimes: number[] = [];
   try {
     for (let run = 0; run < WARMUP + RUNS; run++) {
       const first = run % 2 === 0;
       const a = first ? timedRun(hookArgs, env, payload) : timedRun(['-e', '0'], env, '');
       const b = first ? timedRun(['-e', '0'], env, '') : timedRun(hookArgs, env, payload);
+      const floor = timedRun(floorArgs, env, '');
       if (run < WARMUP) continue;
       hookTimes.push(first ? a : b);
       bareTimes.push(first ? b : a);
+      floorTimes.push(floor);
     }
   } finally {
     await hub.stop();
@@ -172,8 +187,15 @@ export async function remoteHookStartup(ws: Workspace, engine: Engine = 'sqlite'
   const ratio = median(hookTimes) / median(bareTimes);
   return {
     value: round(ratio, 3),
-    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
-    details: { engine, runs: RUNS, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms; a bare script making the same request: ${median(floorTimes).toFixed(1)} ms)`,
+    details: {
+      engine,
+      runs: RUNS,
+      hookMedianMs: round(median(hookTimes)),
+      nodeMedianMs: round(median(bareTimes)),
+      bareRequestMedianMs: round(median(floorTimes)),
+      extraMs: round(median(hookTimes) - median(bareTimes)),
+    },
   };
 }
 
