@@ -28,7 +28,7 @@ import {
   type Severity,
 } from './notices.js';
 import { receives, type Subscriptions } from './subscriptions.js';
-import type { BrainState, ChannelCount, NoticeListing, ReconcileOutcome, Store } from '../store/ports.js';
+import type { BrainState, ChannelCount, DueNoticesQuery, NoticeListing, ReconcileOutcome, Store } from '../store/ports.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
 
@@ -176,6 +176,18 @@ export function receivedCounts(rows: readonly ChannelView[], subscriptions: Subs
   return counts;
 }
 
+/** What is due to a session at a moment, as the store is asked it. */
+function dueQuery(request: Pick<DeliverRequest, 'moment' | 'session' | 'subscriptions' | 'alsoIds'>): DueNoticesQuery {
+  return {
+    session: request.session,
+    severities: severitiesDue(request.moment),
+    channels: request.subscriptions.channels.filter((channel) => channel !== '*'),
+    all: request.subscriptions.all,
+    now: nowStamp(),
+    ...(request.alsoIds && request.alsoIds.length > 0 ? { alsoIds: request.alsoIds } : {}),
+  };
+}
+
 export class Notices {
   constructor(
     private readonly store: Store,
@@ -256,18 +268,16 @@ export class Notices {
   }
 
   /** What a hook shows this session now; info notices shown get their receipt in the same transaction. */
+  /** Whether a delivery to this session at this moment would find anything due (a read only). */
+  async anyDue(request: Pick<DeliverRequest, 'moment' | 'session' | 'subscriptions' | 'alsoIds'>): Promise<boolean> {
+    return this.store.anyNoticeDue(dueQuery(request));
+  }
+
   async deliver(request: DeliverRequest): Promise<NoticeSelection> {
-    const { subscriptions, caps } = request;
+    const { caps } = request;
     const turn = Math.floor(Date.now() / ROTATION_MS) + 1;
     return this.store.deliverNotices({
-      query: {
-        session: request.session,
-        severities: severitiesDue(request.moment),
-        channels: subscriptions.channels.filter((channel) => channel !== '*'),
-        all: subscriptions.all,
-        now: nowStamp(),
-        ...(request.alsoIds && request.alsoIds.length > 0 ? { alsoIds: request.alsoIds } : {}),
-      },
+      query: dueQuery(request),
       readLimit: (totalDue) => noticesToRead(totalDue, caps.perTurn),
       decide: (due, totalDue) => {
         const ordered = [...due].sort(compareNotices);

@@ -235,9 +235,14 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   const shared = clientAddressOf(reader);
   if (turn.kind === 'prompt') {
     if (NO_PRE_TOOL_EVENT.has(turn.client ?? '')) await brainTurn(bus, turn, sessionKey ?? reader, 'pre-tool');
+    const session = sessionKey ?? reader;
+    // On the hub, whose connections are open already, whether any notice is due is asked beside the
+    // inbox (most turns have neither); a hook of its own keeps to its one connection. A failed look
+    // only means the delivery looks again.
+    const anyDue = local === null ? bus.notices.anyDue({ moment: 'prompt', session, subscriptions: turn.subscriptions }).catch(() => true) : Promise.resolve(true);
     await bus.deliverInbox({ reader }, async (messages) => {
       const mail = promptContext(messages, reader, shared);
-      const notices = await noticesText(bus, noticeRun, 'prompt', sessionKey ?? reader, mail === null ? 0 : Buffer.byteLength(mail, 'utf8'));
+      const notices = (await anyDue) ? await noticesText(bus, noticeRun, 'prompt', session, mail === null ? 0 : Buffer.byteLength(mail, 'utf8')) : null;
       turn.write(dialect.prompt(joined(mail, notices)));
     });
     return;

@@ -249,6 +249,8 @@ export interface NoticesPort {
    * give the info notices shown a receipt: two hooks of one session never both show one.
    */
   deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S>;
+  /** Whether any notice is due to the query's session (a read: a hub asks it beside the inbox's). */
+  anyNoticeDue(query: DueNoticesQuery): Promise<boolean>;
   notices(filter: NoticeFilter): Promise<NoticeListing[]>;
   channelCounts(now: string): Promise<ChannelCount[]>;
   /** Silence a notice for one session; null when there is no such notice. */

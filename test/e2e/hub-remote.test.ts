@@ -308,3 +308,24 @@ test('waiting requests have a bound of their own: watchers never take the places
   assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200]);
   await Promise.all(answers.map((answer) => answer.body?.cancel()));
 }));
+
+test('a remote prompt hook shows the notices due to its session by this machine\'s subscriptions, beside its mail: info once, critical at every turn', withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = remoteMachine(hub.url, token);
+  for (const [severity, message] of [['critical', 'DEPLOY-FROZEN'], ['info', 'NEW-RUNBOOK']]) {
+    assert.equal(runCli(['channel', 'publish', 'ops', message, '--severity', severity], { env: bus.env }).code, 0);
+  }
+  assert.equal(runCli(['send', 'mail beside the notices', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  const prompt = (env: NodeJS.ProcessEnv, session: string) => {
+    const hook = runCli(['hook-user-prompt', '--client', 'claude'], { env, input: JSON.stringify({ session_id: session, hook_event_name: 'UserPromptSubmit' }) });
+    assert.equal(hook.code, 0, hook.stderr);
+    return hook.stdout;
+  };
+  const subscribed = { ...remote.env, AGENT_BUS_CHANNELS: 'ops' };
+  const first = prompt(subscribed, 's-1');
+  for (const text of ['DEPLOY-FROZEN', 'NEW-RUNBOOK', 'mail beside the notices']) assert.match(first, new RegExp(text));
+  const second = prompt(subscribed, 's-1');
+  assert.match(second, /DEPLOY-FROZEN/);
+  assert.doesNotMatch(second, /NEW-RUNBOOK/, 'an info notice once per session');
+  assert.doesNotMatch(prompt(remote.env, 's-2'), /DEPLOY-FROZEN|NEW-RUNBOOK/, 'not subscribed to ops: none of its notices');
+}));

@@ -607,6 +607,13 @@ conformance('notices: due by severity and moment, info once per session, a recei
   await ctx.bus.notices.acknowledge(listed.find((notice) => notice.message === 'ops critical')?.notice_id ?? '', 's-1');
   assert.deepEqual(await due(ctx, 'pre-tool', 's-1', ['ops']), [], 'acknowledged: silent for that session');
   assert.deepEqual(await due(ctx, 'pre-tool', 's-2', ['ops']), ['ops critical'], 'and only for that session');
+  // Whether anything is due, asked without delivering: the same answer as a delivery's.
+  const anyDue = (moment: 'prompt' | 'pre-tool', session: string, channels: string[]) => ctx.bus.notices.anyDue({ moment, session, subscriptions: { channels, all: channels.includes('*') } });
+  assert.equal(await anyDue('pre-tool', 's-1', ['ops']), false);
+  assert.equal(await anyDue('pre-tool', 's-2', ['ops']), true);
+  assert.equal(await anyDue('prompt', 's-3', []), true, 'the global info, never shown to s-3');
+  assert.equal(await anyDue('pre-tool', 's-3', []), false, 'no global critical');
+  assert.deepEqual(await due(ctx, 'pre-tool', 's-2', ['ops']), ['ops critical'], 'asking delivered nothing');
   const counts = await ctx.bus.notices.channels();
   assert.deepEqual(counts.map((row) => [row.channel, row.total, row.critical, row.alert, row.info]), [[null, 1, 0, 0, 1], ['ops', 3, 1, 1, 1], ['other', 1, 1, 0, 0]]);
 });

@@ -804,6 +804,11 @@ export class PostgresStore implements Store {
     };
   }
 
+  async anyNoticeDue(query: DueNoticesQuery): Promise<boolean> {
+    const from = this.dueFrom(query);
+    return (await this.read(`SELECT 1 ${from.sql} LIMIT 1`, from.params)).length > 0;
+  }
+
   async deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S> {
     const { query: due } = input;
     const from = this.dueFrom(due);

@@ -708,6 +708,11 @@ export class SqliteStore implements Store {
     );
   }
 
+  async anyNoticeDue(query: DueNoticesQuery): Promise<boolean> {
+    const { params, criticalOnly, withAlso } = this.dueParams(query);
+    return this.all(`SELECT 1 ${dueWhere(criticalOnly, query.all, withAlso)} LIMIT 1`, params).length > 0;
+  }
+
   async deliverNotices<S extends NoticeDecision>(input: DeliverNoticesInput<S>): Promise<S> {
     const { query } = input;
     // Most deliveries write nothing (no info notice shown): they read without the write lock.
