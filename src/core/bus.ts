@@ -351,6 +351,11 @@ export class Bus {
     return (await this.store.recentMessages(limit)).map(messageView);
   }
 
+  /** Every session row of a client address, ended or not. */
+  sessionRowsOf(clientAddress: string): Promise<SessionRecord[]> {
+    return this.store.sessionRows(clientAddress);
+  }
+
   /** The session rows of a client address whose server is running. */
   async runningSessions(clientAddress: string): Promise<SessionRecord[]> {
     return (await this.store.sessionRows(clientAddress)).filter((row) => this.isRunning(row));
@@ -405,11 +410,12 @@ export class Bus {
   /**
    * The session address a session id holds over the hub, for a token that speaks for a client
    * address: the one it holds already (noted as heard from), else one claimed by the rules a
-   * starting server follows. Any hub finds the same row: no sticky sessions.
+   * starting server follows. Any hub finds the same row: no sticky sessions. `readAlready`: the
+   * client address's rows, read a moment ago by the caller.
    */
-  async hubSession(clientAddress: string, repoPath: string, sessionKey: string, resumeHours: number): Promise<{ name: string; key: SessionKey; warnings: string[] }> {
+  async hubSession(clientAddress: string, repoPath: string, sessionKey: string, resumeHours: number, readAlready: SessionRecord[] | null = null): Promise<{ name: string; key: SessionKey; warnings: string[] }> {
     const micros = nowMicros();
-    const held = heldBy(await this.store.sessionRows(clientAddress), sessionKey);
+    const held = heldBy(readAlready ?? (await this.store.sessionRows(clientAddress)), sessionKey);
     if (held !== null) {
       // Noted at most once a minute, and at least twice in each idle period.
       const touchEvery = Math.min(HUB_SESSION_TOUCH_MICROS, (this.settings.hubSessionIdleMinutes * 60_000_000) / 2);

@@ -54,6 +54,11 @@ export function hasScope(token: TokenRecord, scope: (typeof TOKEN_SCOPES)[number
   return token.scopes.split(' ').includes(scope);
 }
 
+/** The id a presented token names, if it is shaped like one (nothing is checked). */
+export function presentedTokenId(presented: string): string | null {
+  return TOKEN_PATTERN.exec(presented)?.[1] ?? null;
+}
+
 /** Whether a string is shaped like a token id (what `token revoke` tells from an agent name). */
 export function isTokenId(text: string): boolean {
   return ID_PATTERN.test(text);

@@ -199,6 +199,8 @@ export interface HookTurn {
    * Null on the hub: a remote agent reads as its token's name.
    */
   local: { table: ProcessTable; sessionsOn: boolean; payload: Payload; cwd: string } | null;
+  /** On the hub: when it last noted each name active (ms), shared by all its requests. */
+  touched?: Map<string, number>;
   write(text: string): void;
   warn(text: string): void;
 }
@@ -218,9 +220,9 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
   const reader = local === null ? turn.name : await hookReader(bus, turn.name, sessionKey, local.table, local.sessionsOn);
   // Noting the activity needs nothing of the turn: on the hub, whose connections are open already, it
   // runs beside the turn's reads. A hook of its own opens one connection and keeps to it.
-  if (local === null) await Promise.all([touchIfStale(bus, reader), answerTurn(bus, turn, reader)]);
+  if (local === null) await Promise.all([touchIfStale(bus, reader, turn.touched), answerTurn(bus, turn, reader)]);
   else {
-    await touchIfStale(bus, reader);
+    await touchIfStale(bus, reader, undefined);
     await answerTurn(bus, turn, reader);
   }
 }
@@ -266,10 +268,16 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
 }
 
 /** Hooks count as activity (idle skipping must not silence a hook-only client), without a write at every turn. */
-async function touchIfStale(bus: Bus, reader: string): Promise<void> {
+async function touchIfStale(bus: Bus, reader: string, touched: Map<string, number> | undefined): Promise<void> {
   const names = [reader];
   const shared = clientAddressOf(reader);
   if (shared !== null && shared !== reader) names.push(shared);
+  // A hub that noted this name within the interval need not ask the store.
+  if (touched !== undefined) {
+    if (Date.now() - (touched.get(reader) ?? 0) < TOUCH_INTERVAL_MS) return;
+    if (touched.size >= 10_000) touched.clear();
+    touched.set(reader, Date.now());
+  }
   const agent = await bus.getAgent(reader);
   if (agent && Date.now() - stampToMillis(agent.lastSeen) < TOUCH_INTERVAL_MS) return;
   await bus.touch(names);

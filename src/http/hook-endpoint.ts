@@ -10,7 +10,7 @@ import type { Env } from '../core/settings.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import { answerHook, type HookKind } from '../hooks/run.js';
 import { InvalidInputError } from '../model/errors.js';
-import { hubSpeaker } from './hub-session.js';
+import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js';
 import type { TokenRecord } from '../model/records.js';
 
 const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
@@ -31,7 +31,8 @@ function subscriptionsOf(value: unknown): Subscriptions {
   return { all: given.all === true, channels: channels as string[] };
 }
 
-export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, registered: Set<string>, body: unknown, warn: (line: string) => void): Promise<{ output: string }> {
+export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, memory: HubMemory, body: unknown, warn: (line: string) => void, sessions: SessionsRead | null = null): Promise<{ output: string }> {
+  const { registered } = memory;
   const request = (body ?? {}) as Record<string, unknown>;
   const kind = request.kind as HookKind;
   if (!KINDS.includes(kind)) throw new InvalidInputError(`kind must be one of ${KINDS.join(', ')}`);
@@ -42,7 +43,7 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, r
     subscriptions: subscriptionsOf(request.subscriptions),
   };
   // A client address's session reads as the session address its session id holds.
-  const held = await hubSpeaker(bus, env, token, turn.sessionKey);
+  const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);
   if (held === null && !registered.has(token.agent)) {
     await bus.register(registrationsFor(token.agent, token.repoPath, true));
     registered.add(token.agent);
@@ -55,6 +56,7 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, r
     repoPath: token.repoPath,
     env,
     local: null,
+    touched: memory.touched,
     write: (text) => (output += text),
     warn,
   });

@@ -9,21 +9,64 @@
 import type { Bus } from '../core/bus.js';
 import { sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, normaliseLabel } from '../core/names.js';
+import { presentedTokenId } from '../core/tokens.js';
 import { registrationsFor } from '../core/roster.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { InvalidInputError } from '../model/errors.js';
-import type { SessionKey, TokenRecord } from '../model/records.js';
+import type { SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { ToolSession } from '../mcp/tool-session.js';
+
+/** What a hub remembers across requests: the names it has put on the roster, and when it last noted each active (ms). */
+export interface HubMemory {
+  registered: Set<string>;
+  touched: Map<string, number>;
+}
 
 /** Whether a token's agent is a client address whose sessions get addresses of their own on this hub. */
 export function givesSessions(token: TokenRecord, env: Env): boolean {
   return clientAddressOf(token.agent) === token.agent && sessionsEnabled(env);
 }
 
+/** A client address's session rows, read beside the check of the token that names it. */
+export interface SessionsRead {
+  agent: string;
+  rows: Promise<SessionRecord[] | null>;
+}
+
+/**
+ * A token's agent never changes, so once a hub has checked a token it knows whose session rows
+ * a request with it will look at, and reads them while the token is checked: one round trip
+ * fewer on PostgreSQL. What was read is used only once the check has passed and named that agent.
+ */
+export class SessionsReadAhead {
+  private readonly agents = new Map<string, string>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly env: Env,
+  ) {}
+
+  /** Start reading for the token presented, if this hub has checked it before and it gives sessions. */
+  start(presented: string | undefined): SessionsRead | null {
+    const tokenId = presented === undefined ? null : presentedTokenId(presented);
+    const agent = tokenId === null ? undefined : this.agents.get(tokenId);
+    if (agent === undefined || clientAddressOf(agent) !== agent || !sessionsEnabled(this.env)) return null;
+    return { agent, rows: this.bus.sessionRowsOf(agent).catch(() => null) };
+  }
+
+  /** A token that passed its check: remembered, and what was read for it kept only if it names the same agent. */
+  checked(token: TokenRecord, read: SessionsRead | null): SessionsRead | null {
+    if (this.agents.size >= 10_000) this.agents.clear();
+    this.agents.set(token.tokenId, token.agent);
+    return read !== null && read.agent === token.agent ? read : null;
+  }
+}
+
 /** The name a request with `sessionKey` speaks as: the session address it holds, else the token's agent. */
-export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null): Promise<{ name: string; key: SessionKey } | null> {
+export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionKey } | null> {
   if (sessionKey === null || !givesSessions(token, env)) return null;
-  const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, floatSetting(env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0));
+  const rows = read !== null && read.agent === token.agent ? await read.rows : null;
+  const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, floatSetting(env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0), rows);
   return { name: held.name, key: held.key };
 }
 
@@ -35,6 +78,8 @@ export class HubSession implements ToolSession {
   private conversation: string | null = null;
   /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
   private speakAs: string | null = null;
+  /** The token's session rows, read beside its check. */
+  private read: SessionsRead | null = null;
 
   constructor(
     private readonly bus: Bus,
@@ -45,9 +90,10 @@ export class HubSession implements ToolSession {
   ) {}
 
   /** A new request: what it asked to speak as (checked by the hub) and the session id its headers sent. */
-  begin(speakAs: string | null, conversation: string | null): void {
+  begin(speakAs: string | null, conversation: string | null, read: SessionsRead | null = null): void {
     this.speakAs = speakAs;
     this.conversation = conversation;
+    this.read = read;
     this.held = null;
   }
 
@@ -78,7 +124,8 @@ export class HubSession implements ToolSession {
 
   async ensure(callKey: string | null): Promise<void> {
     if (this.speakAs === null) {
-      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation);
+      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation, this.read);
+      this.read = null; // Read once: a later call of the request looks again.
       if (this.held !== null) return; // Claimed (and so on the roster) or held already.
     }
     const name = this.name;

@@ -21,6 +21,7 @@ import { hasScope } from '../core/tokens.js';
 import { clientAddressOf, nameProblem } from '../core/names.js';
 import { McpServers } from './mcp-endpoint.js';
 import { answerRemoteHook } from './hook-endpoint.js';
+import { SessionsReadAhead } from './hub-session.js';
 import { callOperation, ForbiddenError } from './call-endpoint.js';
 import { SharedChanges } from './waits.js';
 import { watchForMail } from './watch-endpoint.js';
@@ -127,9 +128,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const waits = new Gate(intSetting(env, 'AGENT_BUS_HTTP_WAITS', DEFAULT_WAITS, 1), 0);
   const requestLimit = Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536);
   const allowedOrigins = new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''));
-  const registered = new Set<string>();
+  const memory = { registered: new Set<string>(), touched: new Map<string, number>() };
+  const sessionsReadAhead = new SessionsReadAhead(bus, env);
   const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
-  const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, registered });
+  const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, memory });
   let hubName = '';
 
   async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<TokenRecord | null> {
@@ -194,8 +196,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       send(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this hub answers POST only' }, id: null }, { allow: 'POST' });
       return;
     }
+    // The token's session rows are read while it is checked, when this hub has met it before.
+    const header = req.headers.authorization;
+    const readAhead = sessionsReadAhead.start(typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined);
     const token = await authenticate(req, res);
     if (token === null) return;
+    const sessions = sessionsReadAhead.checked(token, readAhead);
     // The remote CLI's --name: the token's own agent, or one of its sessions; nothing else.
     const as = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('as');
     if (as !== null && nameProblem(as) !== null) {
@@ -227,7 +233,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // Which name the token spoke as: the remote CLI prints it.
       res.setHeader('x-agent-bus-agent', as ?? token.agent);
       if (path === '/mcp') {
-        await servers.serve(token, req, res, body, as === token.agent ? null : as);
+        await servers.serve(token, req, res, body, as === token.agent ? null : as, sessions);
         return;
       }
       try {
@@ -235,7 +241,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           // A waiter that goes away stops its wait.
           const gone = new AbortController();
           res.once('close', () => gone.abort());
-          send(res, 200, path === '/v1/watch' ? await watchForMail(bus, env, changes, metrics, token, body, gone.signal) : await followSends(bus, changes, metrics, body, gone.signal));
+          send(res, 200, path === '/v1/watch' ? await watchForMail(bus, env, changes, metrics, token, body, gone.signal, sessions) : await followSends(bus, changes, metrics, body, gone.signal));
           return;
         }
         if (path === '/v1/changes') {
@@ -256,10 +262,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           return;
         }
         if (path === '/v1/call') {
-          send(res, 200, { result: await callOperation({ bus, env, auditPath: busPaths(env).audit, token }, body) });
+          send(res, 200, { result: await callOperation({ bus, env, auditPath: busPaths(env).audit, token, sessions }, body) });
           return;
         }
-        send(res, 200, await answerRemoteHook(bus, env, token, registered, body, (line) => log(`agent-bus hub: ${line}`)));
+        send(res, 200, await answerRemoteHook(bus, env, token, memory, body, (line) => log(`agent-bus hub: ${line}`), sessions));
       } catch (error) {
         if (!(error instanceof BusError) || isStoreUnavailable(error)) throw error;
         if (error instanceof ForbiddenError) send(res, 403, { error: 'forbidden', error_description: error.message });

@@ -14,14 +14,14 @@ import type { Env } from '../core/settings.js';
 import type { TokenRecord } from '../model/records.js';
 import { instructionsFor, TOUCH_INTERVAL_MS } from '../mcp/server.js';
 import { buildTools } from '../mcp/tools.js';
-import { HubSession } from './hub-session.js';
+import { HubSession, type HubMemory, type SessionsRead } from './hub-session.js';
 
 export interface McpEndpointContext {
   bus: Bus;
   env: Env;
   auditPath: string;
   version: string;
-  registered: Set<string>;
+  memory: HubMemory;
 }
 
 /** A server with its tools, speaking as one token's agent, idle between requests. */
@@ -42,8 +42,6 @@ const TOKENS_KEPT = 2_000;
  */
 export class McpServers {
   private readonly idle = new Map<string, PooledServer[]>();
-  /** When each name was last noted active: one map for every server of this hub. */
-  private readonly touched = new Map<string, number>();
   /** Only elicitation would use it; one for all servers spares building one per request. */
   private readonly validator = new AjvJsonSchemaValidator();
 
@@ -53,9 +51,9 @@ export class McpServers {
     const pooled = this.idle.get(token.tokenId)?.pop();
     if (pooled !== undefined) return pooled;
     const { context } = this;
-    const session = new HubSession(context.bus, token, context.env, context.registered);
+    const session = new HubSession(context.bus, token, context.env, context.memory.registered);
     const server = new McpServer({ name: 'agent-bus', version: context.version }, { instructions: instructionsFor(session.name), jsonSchemaValidator: this.validator });
-    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: this.touched, env: context.env });
+    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: context.memory.touched, env: context.env });
     return { server, session };
   }
 
@@ -70,10 +68,10 @@ export class McpServers {
   }
 
   /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller). */
-  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null): Promise<void> {
+  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, sessions: SessionsRead | null = null): Promise<void> {
     const header = req.headers['x-agent-bus-session'];
     const pooled = this.take(token);
-    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null);
+    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, sessions);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
       void pooled.server

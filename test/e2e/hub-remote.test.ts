@@ -312,7 +312,7 @@ test('waiting requests have a bound of their own: watchers never take the places
 test('a remote prompt hook shows the notices due to its session by this machine\'s subscriptions, beside its mail: info once, critical at every turn', withHub({}, async (bus, hub) => {
   const { token } = createToken(bus, 'shop/claude');
   const remote = remoteMachine(hub.url, token);
-  for (const [severity, message] of [['critical', 'DEPLOY-FROZEN'], ['info', 'NEW-RUNBOOK']]) {
+  for (const [severity, message] of [['critical', 'DEPLOY-FROZEN'], ['info', 'NEW-RUNBOOK']] as const) {
     assert.equal(runCli(['channel', 'publish', 'ops', message, '--severity', severity], { env: bus.env }).code, 0);
   }
   assert.equal(runCli(['send', 'mail beside the notices', '--to', 'shop/claude'], { env: bus.env }).code, 0);

@@ -4,6 +4,10 @@ import { formatStamp } from '../../src/model/clock.js';
 import { decideClaim, type Claimant } from '../../src/core/sessions.js';
 import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../../src/sessions/procs.js';
 import type { SessionRecord } from '../../src/store/ports.js';
+import type { Bus } from '../../src/core/bus.js';
+import { callSessionKey, hubSessionLive, HUB_SESSION_BOOT_ID } from '../../src/core/hub-sessions.js';
+import { SessionsReadAhead } from '../../src/http/hub-session.js';
+import type { TokenRecord } from '../../src/model/records.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12) * 1000;
 const CLIENT: LineageEntry = [100, '5000', 'claude'];
@@ -155,4 +159,42 @@ test('the ps fallback sees processes that started after its first look', async (
   } finally {
     child.kill();
   }
+});
+
+test('hub sessions: one session id is one session whatever process; live while heard from; the call metadata that names it', () => {
+  const hubRow = (name: string, sessionKey: string, lastSeen = formatStamp(NOW)) => row(name, { sessionKey, bootId: HUB_SESSION_BOOT_ID, serverPid: 0, lineage: '[]', lastSeen });
+  const hubClaimant = (sessionKey: string) => me({ clientProcess: null, sessionKey });
+  const rows = [hubRow('repo/claude-1', 'conv-a'), row('repo/claude-2', { sessionKey: 'conv-local' })];
+  assert.equal(decideClaim(rows, [], hubClaimant('conv-a'), context).name, 'repo/claude-1', 'the same session id at another hub');
+  assert.equal(decideClaim(rows, [], hubClaimant('conv-local'), context).name, 'repo/claude-2', 'a local session\'s id seen over the hub');
+  assert.equal(decideClaim(rows, [], hubClaimant('conv-b'), context).name, 'repo/claude-3');
+  // Two local servers of different client processes are not one session for sharing an id.
+  assert.equal(decideClaim([row('repo/claude-1', { sessionKey: 'same' })], [], me({ sessionKey: 'same' }), context).name, 'repo/claude-2');
+  assert.equal(hubSessionLive(hubRow('repo/claude-1', 'a', minutesAgo(29)), NOW, 30), true);
+  assert.equal(hubSessionLive(hubRow('repo/claude-1', 'a', minutesAgo(31)), NOW, 30), false);
+  assert.equal(hubSessionLive({ ...hubRow('repo/claude-1', 'a'), endedAt: formatStamp(NOW) }, NOW, 30), false);
+  assert.equal(callSessionKey({ 'x-codex-turn-metadata': { thread_id: 't-1', session_id: 't-1' } }), 't-1');
+  assert.equal(callSessionKey({ threadId: ' t-2 ' }), 't-2');
+  assert.equal(callSessionKey({ 'claudecode/toolUseId': 'toolu_1', progressToken: 2 }), null, 'what Claude Code sends names no session');
+  assert.equal(callSessionKey({ threadId: 'x'.repeat(201) }), null);
+  assert.equal(callSessionKey(undefined), null);
+});
+
+test('a hub reads a token\'s session rows beside its check only once it knows the token, and keeps them only for the agent the check names', async () => {
+  const reads: string[] = [];
+  const bus = { sessionRowsOf: (agent: string) => (reads.push(agent), Promise.resolve([])) } as unknown as Bus;
+  const ahead = new SessionsReadAhead(bus, {});
+  const token = (tokenId: string, agent: string) => ({ tokenId, agent }) as TokenRecord;
+  const presented = `abt_${'a'.repeat(16)}_${'b'.repeat(43)}`;
+  assert.equal(ahead.start(presented), null, 'a token never checked here: nothing read');
+  assert.equal(ahead.checked(token('a'.repeat(16), 'shop/codex'), null), null);
+  const read = ahead.start(presented);
+  assert.equal(read?.agent, 'shop/codex');
+  assert.deepEqual(reads, ['shop/codex']);
+  assert.equal(ahead.checked(token('a'.repeat(16), 'shop/codex'), read), read, 'the same agent: kept');
+  assert.equal(ahead.checked(token('a'.repeat(16), 'lab/claude'), read), null, 'another agent: dropped');
+  assert.equal(ahead.start('not a token'), null);
+  ahead.checked(token('c'.repeat(16), 'shop/claude-docs'), null);
+  assert.equal(ahead.start(`abt_${'c'.repeat(16)}_${'b'.repeat(43)}`), null, 'a name with no sessions: nothing to read');
+  assert.equal(new SessionsReadAhead(bus, { AGENT_BUS_SESSIONS: '0' }).start(presented), null);
 });
