@@ -14,7 +14,7 @@ import { receivedCounts } from '../core/notice-ops.js';
 import type { Env } from '../core/settings.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
-import { hubSpeaker, type SessionsRead } from './hub-session.js';
+import { hubSpeaker } from './hub-session.js';
 
 /** A valid token asking for what it may not. */
 export class ForbiddenError extends BusError {}
@@ -24,8 +24,6 @@ export interface CallContext {
   env: Env;
   auditPath: string;
   token: TokenRecord;
-  /** The token's session rows, read beside its check. */
-  sessions?: SessionsRead | null;
 }
 
 type Args = Record<string, unknown>;
@@ -79,13 +77,13 @@ const OPS: Record<string, (context: CallContext, args: Args) => Promise<unknown>
   },
   'mail.recent': ({ bus }, args) => bus.recentMessages(typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(10_000, Math.max(0, args.limit)) : 10),
   'mail.threadIds': ({ bus }, args) => bus.threadIdsStartingWith(text(args, 'prefix', true) as string, typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(100, Math.max(0, args.limit)) : 10),
-  'status.counts': async ({ bus, env, token, sessions }, args) => {
+  'status.counts': async ({ bus, env, token }, args) => {
     // The subscriptions are the asking machine's setting: it says them, the hub counts.
     const given = (args.subscriptions ?? {}) as { all?: unknown; channels?: unknown };
     const channels = Array.isArray(given.channels) ? given.channels.filter((channel): channel is string => typeof channel === 'string').slice(0, 200) : [];
     const subscriptions = { all: given.all === true, channels };
     // A client address's session counts the mail of the session address its session id holds.
-    const reader = (await hubSpeaker(bus, env, token, (text(args, 'session_key', false) ?? '').trim().slice(0, 200) || null, sessions ?? null))?.name ?? token.agent;
+    const reader = (await hubSpeaker(bus, env, token, (text(args, 'session_key', false) ?? '').trim().slice(0, 200) || null))?.name ?? token.agent;
     return { name: reader, pending_mail: await bus.pendingCount(reader), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
   },
   'roster.forget': async ({ bus, token }, args) => {

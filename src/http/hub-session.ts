@@ -78,8 +78,6 @@ export class HubSession implements ToolSession {
   private conversation: string | null = null;
   /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
   private speakAs: string | null = null;
-  /** The token's session rows, read beside its check. */
-  private read: SessionsRead | null = null;
 
   constructor(
     private readonly bus: Bus,
@@ -90,10 +88,9 @@ export class HubSession implements ToolSession {
   ) {}
 
   /** A new request: what it asked to speak as (checked by the hub) and the session id its headers sent. */
-  begin(speakAs: string | null, conversation: string | null, read: SessionsRead | null = null): void {
+  begin(speakAs: string | null, conversation: string | null): void {
     this.speakAs = speakAs;
     this.conversation = conversation;
-    this.read = read;
     this.held = null;
   }
 
@@ -124,8 +121,7 @@ export class HubSession implements ToolSession {
 
   async ensure(callKey: string | null): Promise<void> {
     if (this.speakAs === null) {
-      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation, this.read);
-      this.read = null; // Read once: a later call of the request looks again.
+      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation);
       if (this.held !== null) return; // Claimed (and so on the roster) or held already.
     }
     const name = this.name;

@@ -53,6 +53,8 @@ const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
 const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call', '/v1/follow', '/v1/changes']);
+/** The routes whose every request names a session of the token's agent. */
+const READS_SESSIONS = new Set(['/v1/hook', '/v1/watch']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -196,9 +198,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       send(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this hub answers POST only' }, id: null }, { allow: 'POST' });
       return;
     }
-    // The token's session rows are read while it is checked, when this hub has met it before.
+    // A hook's or a watcher's session rows are read while its token is checked, once this hub has
+    // met the token (an MCP request says whether it names a session only in its body).
     const header = req.headers.authorization;
-    const readAhead = sessionsReadAhead.start(typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined);
+    const readAhead = READS_SESSIONS.has(path ?? '') ? sessionsReadAhead.start(typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined) : null;
     const token = await authenticate(req, res);
     if (token === null) return;
     const sessions = sessionsReadAhead.checked(token, readAhead);
@@ -233,7 +236,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // Which name the token spoke as: the remote CLI prints it.
       res.setHeader('x-agent-bus-agent', as ?? token.agent);
       if (path === '/mcp') {
-        await servers.serve(token, req, res, body, as === token.agent ? null : as, sessions);
+        await servers.serve(token, req, res, body, as === token.agent ? null : as);
         return;
       }
       try {
@@ -262,7 +265,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           return;
         }
         if (path === '/v1/call') {
-          send(res, 200, { result: await callOperation({ bus, env, auditPath: busPaths(env).audit, token, sessions }, body) });
+          send(res, 200, { result: await callOperation({ bus, env, auditPath: busPaths(env).audit, token }, body) });
           return;
         }
         send(res, 200, await answerRemoteHook(bus, env, token, memory, body, (line) => log(`agent-bus hub: ${line}`), sessions));

@@ -14,7 +14,7 @@ import type { Env } from '../core/settings.js';
 import type { TokenRecord } from '../model/records.js';
 import { instructionsFor, TOUCH_INTERVAL_MS } from '../mcp/server.js';
 import { buildTools } from '../mcp/tools.js';
-import { HubSession, type HubMemory, type SessionsRead } from './hub-session.js';
+import { HubSession, type HubMemory } from './hub-session.js';
 
 export interface McpEndpointContext {
   bus: Bus;
@@ -68,10 +68,10 @@ export class McpServers {
   }
 
   /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller). */
-  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, sessions: SessionsRead | null = null): Promise<void> {
+  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null): Promise<void> {
     const header = req.headers['x-agent-bus-session'];
     const pooled = this.take(token);
-    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, sessions);
+    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
       void pooled.server
