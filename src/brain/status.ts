@@ -2,6 +2,7 @@
 import type { Bus } from '../core/bus.js';
 import { receives, type SubscriptionLayer, type SubscriptionSource } from '../core/subscriptions.js';
 import type { BrainSettings } from './settings.js';
+import { quoted } from '../model/quote.js';
 
 export interface BrainStatus {
   enabled: boolean;
@@ -32,7 +33,7 @@ export async function brainStatus(bus: Bus, settings: BrainSettings, subscriptio
   if (!settings.enabled) warnings.push(`the brain is off (${settings.enabledBecause}); set BRAIN_ENABLED=1 to turn it on`);
   if (subscriptions !== null && subscriptions.layer !== 'none' && !receives(subscriptions.subscriptions, settings.channel)) {
     const channels = subscriptions.subscriptions.channels.length === 0 ? 'global notices only' : subscriptions.subscriptions.channels.join(',');
-    warnings.push(`BRAIN_CHANNEL '${settings.channel}' is not in this session's subscriptions (${channels}, from ${subscriptions.where}): it will not see the brain`);
+    warnings.push(`BRAIN_CHANNEL ${quoted(settings.channel)} is not in this session's subscriptions (${channels}, from ${subscriptions.where}): it will not see the brain`);
   }
   if (subscriptions !== null) warnings.push(...subscriptions.warnings);
   if (state === null) warnings.push('the source has not been read yet: run brain refresh');

@@ -1,6 +1,7 @@
 /** Parse a subcommand's arguments against its spec, and render its help. */
 import { BusError } from '../model/errors.js';
 import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
+import { quoted } from '../model/quote.js';
 
 /** Bad usage: a wrong flag, a missing or extra argument. Exit code 2, like other CLIs. */
 export class UsageError extends BusError {
@@ -46,10 +47,10 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     const equals = long ? arg.indexOf('=') : -1;
     const key = long ? arg.slice(2, equals < 0 ? undefined : equals) : arg.slice(1);
     const option = options.find((candidate) => (long ? candidate.name === key : candidate.short === key));
-    if (!option) throw usage(`unknown option '${long ? `--${key}` : arg}'`);
+    if (!option) throw usage(`unknown option ${quoted(long ? `--${key}` : arg)}`);
     const label = long ? `--${option.name}` : `-${option.short ?? ''}`;
     if (option.type === 'boolean') {
-      if (equals >= 0) throw usage(`option '${label}' takes no value`);
+      if (equals >= 0) throw usage(`option ${quoted(label)} takes no value`);
       values[option.name] = true;
       continue;
     }
@@ -58,7 +59,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     else {
       value = argv[index + 1];
       // A value that looks like an option is a missing value ('-1' and '-5 degrees' are values).
-      if (value === undefined || looksLikeOption(value)) throw usage(`option '${label}' needs a value (${option.value ?? 'VALUE'})`);
+      if (value === undefined || looksLikeOption(value)) throw usage(`option ${quoted(label)} needs a value (${option.value ?? 'VALUE'})`);
       index++;
     }
     values[option.name] = value;
@@ -71,7 +72,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
   if (positionals.length > spec.positionals.length && !spec.positionals.at(-1)?.variadic) {
     const extra = positionals[spec.positionals.length];
     const hint = spec.positionals.length > 0 ? ` (quote ${spec.positionals.at(-1)?.name} if it has spaces)` : '';
-    throw usage(`unexpected argument '${extra}'${hint}`);
+    throw usage(`unexpected argument ${quoted(extra)}${hint}`);
   }
   return { values, positionals };
 }

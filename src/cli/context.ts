@@ -7,6 +7,7 @@ import { canonicalPath } from '../core/identity.js';
 import type { Registration } from '../model/records.js';
 import type { Env } from '../core/settings.js';
 import { UsageError } from './args.js';
+import { quoted } from '../model/quote.js';
 
 export const DEFAULT_HUMAN = 'human';
 
@@ -32,7 +33,7 @@ export function speakerRegistrations(name: string, env: Env, cwd: string): Regis
 export function positiveInt(value: string | boolean | undefined, flag: string, fallback: number, max = 10_000): number {
   if (value === undefined || typeof value === 'boolean') return fallback;
   if (!/^\d+$/.test(value.trim()) || Number.parseInt(value, 10) < 1) {
-    throw new UsageError(`--${flag} must be a whole number of at least 1, got '${value}'`);
+    throw new UsageError(`--${flag} must be a whole number of at least 1, got ${quoted(value)}`);
   }
   return Math.min(max, Number.parseInt(value, 10));
 }

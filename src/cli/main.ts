@@ -2,11 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BusError } from '../model/errors.js';
+import { isBusError } from '../model/errors.js';
+import { errorLine } from '../model/quote.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { ReaderGone } from './output.js';
 import type { CommandIo, CommandRunner } from './spec.js';
+import { quoted } from '../model/quote.js';
 
 /** The version in agent-bus's package.json, found by walking up from this file (source or bundle). */
 export function version(): string {
@@ -43,21 +45,13 @@ function topHelp(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * Each command is bundled on its own, with its own copy of the error classes,
- * so errors are recognised by shape rather than by `instanceof`.
- */
-function isBusError(error: unknown): error is BusError {
-  return error instanceof Error && typeof (error as Partial<BusError>).exitCode === 'number';
-}
-
 function report(io: CommandIo, error: unknown): number {
   if (isBusError(error)) {
-    io.stderr.write(`agent-bus: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+    io.stderr.write(`agent-bus: ${errorLine(error.message)}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`agent-bus: unexpected error: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  io.stderr.write(`agent-bus: unexpected error: ${errorLine(message)}\n`);
   if (io.env.AGENT_BUS_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return 1;
 }
@@ -86,7 +80,7 @@ export async function main(io: CommandIo, runnerFor: (name: string) => CommandRu
     // `agent-bus --json agents`: an option before its command.
     const command = first.startsWith('-') ? rest.find((word) => findCommand(word) !== undefined) : undefined;
     if (command !== undefined) return report(io, new UsageError(`options go after the command: 'agent-bus ${command} ${first}'`));
-    return report(io, new UsageError(`unknown command '${first}'. Run 'agent-bus --help' for the list.`));
+    return report(io, new UsageError(`unknown command ${quoted(first)}. Run 'agent-bus --help' for the list.`));
   }
   try {
     const args = parseCommandArgs(spec, rest);
@@ -95,7 +89,7 @@ export async function main(io: CommandIo, runnerFor: (name: string) => CommandRu
       return 0;
     }
     const run = runnerFor(spec.name);
-    if (!run) throw new Error(`the code of '${spec.name}' is not in this bundle; reinstall agent-bus`);
+    if (!run) throw new Error(`the code of ${quoted(spec.name)} is not in this bundle; reinstall agent-bus`);
     return await run(args, io);
   } catch (error) {
     if (error instanceof ReaderGone) return 0;

@@ -2,6 +2,7 @@
 import type { ChannelView, NoticeView, PublishResult } from '../core/notice-ops.js';
 import { clockTime, oneLine, pad, printable } from '../render/format.js';
 import type { Style } from '../render/style.js';
+import { quoted } from '../model/quote.js';
 
 export function channelLabel(channel: string | null): string {
   return channel === null ? '(global)' : printable(channel);
@@ -13,7 +14,7 @@ function severityLabel(severity: string, style: Style): string {
 }
 
 export function publishedLine(result: PublishResult, style: Style): string {
-  const where = result.channel === null ? 'every session (a global notice)' : `channel '${printable(result.channel)}'`;
+  const where = result.channel === null ? 'every session (a global notice)' : `channel ${quoted(result.channel)}`;
   const evicted = result.evicted.length > 0 ? `; the channel cap pushed out ${result.evicted.join(', ')}` : '';
   return `published ${severityLabel(result.severity, style)} notice ${result.notice_id} to ${where}, until ${clockTime(result.expires_at)}${evicted}\n`;
 }

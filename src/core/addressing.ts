@@ -10,6 +10,7 @@ import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
 import { agentGroup } from './roster.js';
 import type { AgentRecord, RosterQuery, SendPlan } from '../store/ports.js';
+import { quoted } from '../model/quote.js';
 
 export function rosterQueryFor(to: string): RosterQuery {
   if (to === BROADCAST) return { kind: 'all' };
@@ -30,7 +31,7 @@ export interface PlanOptions {
 /** Thrown inside the transaction; the bus turns it into an error with suggestions. */
 export class NoSuchRecipient extends Error {
   constructor(readonly to: string) {
-    super(`no agent or group named '${to}' is on the bus`);
+    super(`no agent or group named ${quoted(to)} is on the bus`);
   }
 }
 
@@ -120,7 +121,7 @@ export function unknownRecipient(to: string, roster: AgentRecord[]): UnknownReci
   }
   return new UnknownRecipientError(
     to,
-    `no agent or group named '${to}' is on the bus.${hint} Nothing was sent; list the agents to see who is reachable.`,
+    `no agent or group named ${quoted(to)} is on the bus.${hint} Nothing was sent; list the agents to see who is reachable.`,
   );
 }
 
@@ -132,6 +133,6 @@ const HOW_AGENTS_JOIN = 'agents join when their client starts `agent-bus serve`'
  */
 export function nobodyReachedNote(kind: 'direct' | 'group' | 'broadcast', to: string): string {
   if (kind === 'broadcast') return `sent to nobody: no other agent is on the bus yet; ${HOW_AGENTS_JOIN}`;
-  if (kind === 'group') return `sent to nobody: no other agent is in '${to}' yet; ${HOW_AGENTS_JOIN}`;
-  return `sent to nobody: no other session holds '${to}' yet`;
+  if (kind === 'group') return `sent to nobody: no other agent is in ${quoted(to)} yet; ${HOW_AGENTS_JOIN}`;
+  return `sent to nobody: no other session holds ${quoted(to)} yet`;
 }

@@ -22,6 +22,7 @@ import { Notices } from './notice-ops.js';
 import { decideTake, newLease } from './inbox.js';
 import { SendsFollower } from './follow-sends.js';
 import { Tokens } from './tokens.js';
+import { quoted } from '../model/quote.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -325,7 +326,7 @@ export class Bus {
       const mates = repoMembers(await this.store.agentsOfRepo(name), name).filter((agent) => agent.name !== name).map((agent) => agent.name);
       if (mates.length > 0) {
         throw new BusError(
-          `'${name}' is a repo with ${mates.length} agent(s): ${mates.join(', ')}. ` +
+          `${quoted(name)} is a repo with ${mates.length} agent(s): ${mates.join(', ')}. ` +
             `Forget one by its full name, or all of them with \`agent-bus forget --group ${name}\`.`,
         );
       }
@@ -400,7 +401,7 @@ export class Bus {
       },
     });
     const { name, crashedNames, warnings } = outcome.decision;
-    const rows: AuditRow[] = [sessionRow(now, name, name, name, 'claim', `'${name}' started`)];
+    const rows: AuditRow[] = [sessionRow(now, name, name, name, 'claim', `${quoted(name)} started`)];
     // A crashed session's end is news; an ended number handing over mail that arrived later is news only if there was some.
     for (const move of outcome.givenUp) if (crashedNames.includes(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
     this.audit.append(rows);
@@ -428,7 +429,7 @@ export class Bus {
   }
 
   private givenUpRow(now: string, move: AddressMove, clientAddress: string): AuditRow {
-    return sessionRow(now, move.name, move.name, clientAddress, 'end', `'${move.name}' ended; ${move.moved} unread message(s) moved to '${clientAddress}' for its other sessions`);
+    return sessionRow(now, move.name, move.name, clientAddress, 'end', `${quoted(move.name)} ended; ${move.moved} unread message(s) moved to ${quoted(clientAddress)} for its other sessions`);
   }
 
   /**
@@ -453,7 +454,7 @@ export class Bus {
     if (!outcome) return;
     if (outcome.move) this.audit.append([this.givenUpRow(now, outcome.move, key.clientAddress)]);
     else if (!isNumbered(outcome.name) && outcome.name !== key.clientAddress) {
-      this.audit.append([sessionRow(now, outcome.name, outcome.name, outcome.name, 'end', `'${outcome.name}' ended; its address and mail wait for that label to be taken again`)]);
+      this.audit.append([sessionRow(now, outcome.name, outcome.name, outcome.name, 'end', `${quoted(outcome.name)} ended; its address and mail wait for that label to be taken again`)]);
     }
   }
 
@@ -473,11 +474,11 @@ export class Bus {
         if (own.name === target) return { from: own.name, takeOver: [], moveMail: false, registrations };
         if (rows.some((row) => row !== own && row.name === own.name && running(row))) {
           throw new InvalidInputError(
-            `'${own.name}' is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
+            `${quoted(own.name)} is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
           );
         }
         if (rows.some((row) => row !== own && row.name === target && running(row))) {
-          throw new InvalidInputError(`'${target}' is held by another running session; pick another label`);
+          throw new InvalidInputError(`${quoted(target)} is held by another running session; pick another label`);
         }
         return {
           from: own.name,
@@ -488,7 +489,7 @@ export class Bus {
       },
     });
     if (outcome.from !== target) {
-      this.audit.append([sessionRow(now, target, outcome.from, target, 'rename', `'${outcome.from}' is now '${target}'; ${outcome.moved} unread message(s) moved`)]);
+      this.audit.append([sessionRow(now, target, outcome.from, target, 'rename', `${quoted(outcome.from)} is now ${quoted(target)}; ${outcome.moved} unread message(s) moved`)]);
     }
     return target;
   }
@@ -509,7 +510,7 @@ export class Bus {
     const what =
       outcome.moved > 0 || groupOf(successor) !== old
         ? `${outcome.moved} unread message(s) re-addressed`
-        : `${outcome.left} unread message(s) left for '${old}' to be picked up by the first agent in that repo to read`;
+        : `${outcome.left} unread message(s) left for ${quoted(old)} to be picked up by the first agent in that repo to read`;
     this.audit.append([
       {
         ts: nowStamp(),
@@ -519,7 +520,7 @@ export class Bus {
         from: old,
         to: successor,
         thread_id: null,
-        body_preview: `'${old}' is now wired as '${successor}'; ${what}`,
+        body_preview: `${quoted(old)} is now wired as ${quoted(successor)}; ${what}`,
         body_sha256: null,
       },
     ]);

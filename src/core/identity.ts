@@ -10,6 +10,7 @@ import { BusError } from '../model/errors.js';
 import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from './names.js';
 import type { Env } from './settings.js';
 import type { AgentRecord } from '../store/ports.js';
+import { quoted } from '../model/quote.js';
 
 export const NAME_FILE = '.agent-bus-name';
 export const IGNORE_FILE = '.agent-bus-ignore';
@@ -108,7 +109,7 @@ export function requestedHandle(env: Env): string | null {
   const instance = (env.AGENT_BUS_INSTANCE ?? '').trim();
   if (instance !== '') {
     const number = /^\d+$/.test(instance) ? Number.parseInt(instance, 10) : Number.NaN;
-    if (!(number >= 1 && number <= 99)) throw new IdentityError(`AGENT_BUS_INSTANCE must be a number 1..99, got '${instance}'`);
+    if (!(number >= 1 && number <= 99)) throw new IdentityError(`AGENT_BUS_INSTANCE must be a number 1..99, got ${quoted(instance)}`);
     return String(number);
   }
   return null;
@@ -131,7 +132,7 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
     const base = parsed?.handle ? (clientAddressOf(explicitName) as string) : explicitName;
     const pinned = handle ?? parsed?.handle ?? null;
     if (pinned !== null && !parsed?.client) {
-      throw new IdentityError(`'${explicitName}' has no client part to add a session to. Name the agent <repo>/<client> first.`);
+      throw new IdentityError(`${quoted(explicitName)} has no client part to add a session to. Name the agent <repo>/<client> first.`);
     }
     const repoPath = explicitRepo !== '' ? canonicalPath(resolve(input.cwd, explicitRepo)) : root;
     // Hooks show no warnings, and run at every turn: they skip the lookup.
@@ -162,7 +163,7 @@ async function pathWarnings(name: string, repoPath: string, lookups: IdentityLoo
   const known = await lookups.getAgent(name);
   if (!known || known.repoPath === repoPath) return [];
   return [
-    `'${name}' was last registered for ${known.repoPath}, not ${repoPath}: both repos share one inbox. ` +
+    `${quoted(name)} was last registered for ${known.repoPath}, not ${repoPath}: both repos share one inbox. ` +
       `Give one of them its own name with a ${NAME_FILE} file and run agent-bus init there again.`,
   ];
 }

@@ -3,6 +3,7 @@
  * the four forms a name can take (bare, client address, session address, `*`).
  */
 import { InvalidNameError } from '../model/errors.js';
+import { quoted } from '../model/quote.js';
 
 export const MAX_SLUG_LENGTH = 40;
 export const MAX_CLIENT_LENGTH = 12;
@@ -46,8 +47,8 @@ export function slugify(text: string): string {
 /** Why a client id is invalid, or null when it is valid. */
 export function clientIdProblem(client: string): string | null {
   if (client === '') return 'a client id cannot be empty';
-  if (client.length > MAX_CLIENT_LENGTH) return `a client id is at most ${MAX_CLIENT_LENGTH} characters ('${client}' has ${client.length})`;
-  if (!CLIENT_RE.test(client)) return `a client id is lowercase letters and digits starting with a letter ('${client}' is not)`;
+  if (client.length > MAX_CLIENT_LENGTH) return `a client id is at most ${MAX_CLIENT_LENGTH} characters (${quoted(client)} has ${client.length})`;
+  if (!CLIENT_RE.test(client)) return `a client id is lowercase letters and digits starting with a letter (${quoted(client)} is not)`;
   return null;
 }
 
@@ -55,11 +56,11 @@ export function clientIdProblem(client: string): string | null {
 export function handleProblem(handle: string): string | null {
   if (handle === '') return 'a session handle cannot be empty';
   if (/^[0-9]+$/.test(handle)) {
-    return NUMBER_RE.test(handle) ? null : `a session number is 1 to ${MAX_SESSION_NUMBER} without leading zeros ('${handle}' is not)`;
+    return NUMBER_RE.test(handle) ? null : `a session number is 1 to ${MAX_SESSION_NUMBER} without leading zeros (${quoted(handle)} is not)`;
   }
-  if (handle.length > MAX_LABEL_LENGTH) return `a session label is at most ${MAX_LABEL_LENGTH} characters ('${handle}' has ${handle.length})`;
+  if (handle.length > MAX_LABEL_LENGTH) return `a session label is at most ${MAX_LABEL_LENGTH} characters (${quoted(handle)} has ${handle.length})`;
   if (!LABEL_RE.test(handle)) {
-    return `a session label is lowercase letters, digits and single dashes, starting with a letter ('${handle}' is not)`;
+    return `a session label is lowercase letters, digits and single dashes, starting with a letter (${quoted(handle)} is not)`;
   }
   return null;
 }
@@ -67,7 +68,7 @@ export function handleProblem(handle: string): string | null {
 function bareProblem(name: string): string | null {
   if (name === '') return 'a name cannot be empty';
   if (name === BROADCAST) return `'*' addresses everyone and cannot be an agent's name`;
-  if (BARE_FORBIDDEN_RE.test(name)) return `a name cannot contain whitespace, control characters, '/' or '*' ('${name}')`;
+  if (BARE_FORBIDDEN_RE.test(name)) return `a name cannot contain whitespace, control characters, '/' or '*' (${quoted(name)})`;
   if (name.length > MAX_NAME_LENGTH) return `a name is at most ${MAX_NAME_LENGTH} characters`;
   return null;
 }
@@ -78,18 +79,18 @@ export function nameProblem(name: string): string | null {
   if (slash < 0) return bareProblem(name);
   const group = name.slice(0, slash);
   const rest = name.slice(slash + 1);
-  if (group === '') return `'${name}' has no repo before the '/'`;
+  if (group === '') return `${quoted(name)} has no repo before the '/'`;
   const groupIssue = bareProblem(group);
-  if (groupIssue) return `the repo part of '${name}' is invalid: ${groupIssue}`;
-  if (rest === '') return `'${name}' has no client after the '/'`;
-  if (rest.includes('/')) return `'${name}' has more than one '/': a name is <repo>/<client>[-<session>]`;
+  if (groupIssue) return `the repo part of ${quoted(name)} is invalid: ${groupIssue}`;
+  if (rest === '') return `${quoted(name)} has no client after the '/'`;
+  if (rest.includes('/')) return `${quoted(name)} has more than one '/': a name is <repo>/<client>[-<session>]`;
   const dash = rest.indexOf('-');
   const client = dash < 0 ? rest : rest.slice(0, dash);
   const clientIssue = clientIdProblem(client);
-  if (clientIssue) return `'${name}': ${clientIssue}`;
+  if (clientIssue) return `${quoted(name)}: ${clientIssue}`;
   if (dash >= 0) {
     const handleIssue = handleProblem(rest.slice(dash + 1));
-    if (handleIssue) return `'${name}': ${handleIssue}`;
+    if (handleIssue) return `${quoted(name)}: ${handleIssue}`;
   }
   return null;
 }
@@ -135,7 +136,7 @@ export function isSessionName(name: string): boolean {
 }
 
 export function composeName(group: string, client?: string | null, handle?: string | number | null): string {
-  if (group === '' || group.includes('/')) throw new InvalidNameError(`invalid repo '${group}': it must be non-empty and contain no '/'`);
+  if (group === '' || group.includes('/')) throw new InvalidNameError(`invalid repo ${quoted(group)}: it must be non-empty and contain no '/'`);
   if (client == null) return group;
   const clientIssue = clientIdProblem(client);
   if (clientIssue) throw new InvalidNameError(`invalid client id: ${clientIssue}`);
@@ -157,7 +158,7 @@ export function normaliseLabel(text: string): string {
     .slice(0, MAX_LABEL_LENGTH)
     .replace(/-+$/, '');
   if (label === '' || !/^[a-z]/.test(label)) {
-    throw new InvalidNameError(`invalid session label '${text}': a label must start with a letter and contain letters, digits or dashes`);
+    throw new InvalidNameError(`invalid session label ${quoted(text)}: a label must start with a letter and contain letters, digits or dashes`);
   }
   return label;
 }

@@ -29,6 +29,7 @@ import {
 } from './notices.js';
 import { receives, type Subscriptions } from './subscriptions.js';
 import type { BrainState, ChannelCount, DueNoticesQuery, NoticeListing, ReconcileOutcome, Store } from '../store/ports.js';
+import { quoted } from '../model/quote.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
 
@@ -205,7 +206,7 @@ export class Notices {
       evict(live) {
         const victims = evictionVictims(live, cap, now);
         if (victims.some((victim) => victim.noticeId === notice.noticeId)) {
-          const where = notice.channel === null ? 'the global notices' : `channel '${notice.channel}'`;
+          const where = notice.channel === null ? 'the global notices' : `channel ${quoted(notice.channel)}`;
           throw new ChannelFullError(
             `${where} already holds ${live.length - 1} live notices (AGENT_BUS_CHANNEL_MAX_NOTICES=${cap}) that outrank this ${notice.severity} one; nothing was published`,
           );
@@ -238,7 +239,7 @@ export class Notices {
     if (session.trim() === '') throw new InvalidInputError('no session to acknowledge for');
     const now = nowStamp();
     const notice = await this.store.acknowledgeNotice(id, session, now);
-    if (notice === null) throw new InvalidInputError(`no notice with id '${id}' (it may have expired or been cleared)`);
+    if (notice === null) throw new InvalidInputError(`no notice with id ${quoted(id)} (it may have expired or been cleared)`);
     this.audit.append([noticeRow('acknowledge', now, session, notice)]);
     return noticeView(notice);
   }

@@ -8,6 +8,7 @@ import { InvalidInputError } from '../model/errors.js';
 import { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity } from '../model/notices.js';
 import { intSetting, type Env } from './settings.js';
 import type { ReconcilePlan } from '../store/ports.js';
+import { quoted } from '../model/quote.js';
 
 export { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity };
 
@@ -33,7 +34,7 @@ export function parseSeverity(raw: string | undefined | null): Severity {
   const value = (raw ?? '').trim().toLowerCase();
   if (value === '') return 'info';
   if ((SEVERITIES as readonly string[]).includes(value)) return value as Severity;
-  throw new InvalidInputError(`unknown severity '${raw}': use info, alert or critical`);
+  throw new InvalidInputError(`unknown severity ${quoted(raw)}: use info, alert or critical`);
 }
 
 /** A TTL as `45s`, `30m`, `4h`, `1d` or plain seconds; undefined/empty gives the severity's default. */
@@ -43,12 +44,12 @@ export function parseTtl(raw: string | number | undefined | null, severity: Seve
   if (typeof raw === 'number') seconds = raw;
   else {
     const match = /^(\d+)\s*([smhd]?)$/i.exec(raw.trim());
-    if (!match) throw new InvalidInputError(`bad TTL '${raw}': use seconds or a number with s, m, h or d (e.g. 30m, 4h, 1d)`);
+    if (!match) throw new InvalidInputError(`bad TTL ${quoted(raw)}: use seconds or a number with s, m, h or d (e.g. 30m, 4h, 1d)`);
     const unit = (match[2] ?? '').toLowerCase();
     seconds = Number(match[1]) * (unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' ? 86_400 : 1);
   }
-  if (!Number.isInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad TTL '${raw}': it must be a positive whole number of seconds`);
-  if (seconds > MAX_TTL_SECONDS) throw new InvalidInputError(`bad TTL '${raw}': the longest is 30d`);
+  if (!Number.isInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad TTL ${quoted(raw)}: it must be a positive whole number of seconds`);
+  if (seconds > MAX_TTL_SECONDS) throw new InvalidInputError(`bad TTL ${quoted(raw)}: the longest is 30d`);
   return seconds;
 }
 
@@ -58,7 +59,7 @@ export function parseChannel(raw: string | undefined | null): string | null {
   if (value === '') return null;
   if (value.length > MAX_CHANNEL_LENGTH || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)) {
     throw new InvalidInputError(
-      `bad channel '${raw}': use up to ${MAX_CHANNEL_LENGTH} letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      `bad channel ${quoted(raw)}: use up to ${MAX_CHANNEL_LENGTH} letters, digits, '.', '_' or '-', starting with a letter or digit`,
     );
   }
   return value;
@@ -66,9 +67,9 @@ export function parseChannel(raw: string | undefined | null): string | null {
 
 export function parsePriority(raw: string | number | undefined | null): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_PRIORITY;
-  if (typeof raw === 'string' && !/^\s*-?\d+\s*$/.test(raw)) throw new InvalidInputError(`bad priority '${raw}': use a whole number from -1000 to 1000`);
+  if (typeof raw === 'string' && !/^\s*-?\d+\s*$/.test(raw)) throw new InvalidInputError(`bad priority ${quoted(raw)}: use a whole number from -1000 to 1000`);
   const value = typeof raw === 'number' ? raw : Number(raw.trim());
-  if (!Number.isInteger(value) || value < -1000 || value > 1000) throw new InvalidInputError(`bad priority '${raw}': use a whole number from -1000 to 1000`);
+  if (!Number.isInteger(value) || value < -1000 || value > 1000) throw new InvalidInputError(`bad priority ${quoted(raw)}: use a whole number from -1000 to 1000`);
   return value;
 }
 

@@ -9,6 +9,7 @@ import { clientProcessOf, type LineageEntry } from './liveness.js';
 import { isHubSession } from './hub-sessions.js';
 import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../model/records.js';
 import type { ClaimDecision } from '../store/ports.js';
+import { quoted } from '../model/quote.js';
 
 export const MAX_SESSION_NUMBER = 99;
 
@@ -99,7 +100,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
       const previous = ended.filter((row) => row.name === wanted);
       return decide(wanted, previous);
     }
-    warnings.push(`'${wanted}' is held by another running session, so this one was given a number instead`);
+    warnings.push(`${quoted(wanted)} is held by another running session, so this one was given a number instead`);
   }
 
   const comeback = ended
@@ -117,7 +118,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   }
   const chosen = free.find((name) => !reserved.has(name)) ?? free[0];
   if (chosen) return decide(chosen);
-  warnings.push(`every session number of '${me.clientAddress}' is taken, so this session shares the client address`);
+  warnings.push(`every session number of ${quoted(me.clientAddress)} is taken, so this session shares the client address`);
   return decide(me.clientAddress);
 }
 

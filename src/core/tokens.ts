@@ -13,6 +13,7 @@ import type { TokenRecord } from '../model/records.js';
 import type { Store } from '../store/ports.js';
 import { parseName } from './names.js';
 import { registrationsFor } from './roster.js';
+import { quoted } from '../model/quote.js';
 
 const TOKEN_PATTERN = /^abt_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 const ID_PATTERN = /^[0-9a-f]{16}$/;
@@ -34,18 +35,18 @@ export interface NewToken {
 /** A duration such as `90d`, `12h`, `30m`, `2w` or plain seconds, in milliseconds. */
 export function parseDuration(raw: string): number {
   const match = /^(\d+)\s*([smhdw]?)$/i.exec(raw.trim());
-  if (!match) throw new InvalidInputError(`bad duration '${raw}': use seconds or a number with s, m, h, d or w (e.g. 12h, 90d)`);
+  if (!match) throw new InvalidInputError(`bad duration ${quoted(raw)}: use seconds or a number with s, m, h, d or w (e.g. 12h, 90d)`);
   const unit = (match[2] ?? '').toLowerCase();
   const seconds = Number(match[1]) * ({ m: 60, h: 3600, d: 86_400, w: 604_800 }[unit] ?? 1);
-  if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad duration '${raw}': it must be more than nothing`);
-  if (seconds > 10 * 365 * 86_400) throw new InvalidInputError(`bad duration '${raw}': the longest is ten years`);
+  if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad duration ${quoted(raw)}: it must be more than nothing`);
+  if (seconds > 10 * 365 * 86_400) throw new InvalidInputError(`bad duration ${quoted(raw)}: the longest is ten years`);
   return seconds * 1000;
 }
 
 export function parseScopes(raw: readonly string[]): string {
   const scopes = raw.flatMap((item) => item.split(/[\s,]+/)).filter((item) => item !== '');
   for (const scope of scopes) {
-    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw new InvalidInputError(`unknown scope '${scope}': the scopes are ${TOKEN_SCOPES.join(', ')}`);
+    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw new InvalidInputError(`unknown scope ${quoted(scope)}: the scopes are ${TOKEN_SCOPES.join(', ')}`);
   }
   return [...new Set(scopes)].sort().join(' ');
 }
@@ -90,7 +91,7 @@ export class Tokens {
     };
     await this.store.createToken(record, registrationsFor(record.agent, record.repoPath, true));
     this.audit?.append([
-      tokenRow(record.createdAt, request.actor ?? 'operator', 'create', tokenId, record.agent, `${tokenId} speaks for '${record.agent}'${record.expiresAt === null ? '' : ` until ${record.expiresAt}`}`),
+      tokenRow(record.createdAt, request.actor ?? 'operator', 'create', tokenId, record.agent, `${tokenId} speaks for ${quoted(record.agent)}${record.expiresAt === null ? '' : ` until ${record.expiresAt}`}`),
     ]);
     return { record, token: `abt_${tokenId}_${secret}` };
   }

@@ -6,8 +6,9 @@
  * critical notices before each tool call. Each answers in its client's dialect.
  */
 import { dialectFor } from '../clients/dialects.js';
-import { isStoreUnavailable } from '../model/errors.js';
-import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { isBusError, isStoreUnavailable } from '../model/errors.js';
+import { errorLine } from '../model/quote.js';
+import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf } from '../core/names.js';
 import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
@@ -144,6 +145,11 @@ export async function runHook(run: HookRun): Promise<number> {
   } catch (error) {
     return unavailable(run, nothing, error);
   }
+  let wrote = false;
+  const write = (text: string): void => {
+    wrote = true;
+    run.write(text);
+  };
   try {
     const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus, 'hook');
     if (identity.kind !== 'agent') {
@@ -161,21 +167,22 @@ export async function runHook(run: HookRun): Promise<number> {
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
       env: run.env,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
-      write: run.write,
+      write,
       warn: run.warn,
     });
     return 0;
   } catch (error) {
-    if (error instanceof IdentityError) {
-      // Not 2: Claude Code reads exit 2 from a Stop hook as "keep working" and from a prompt hook as "drop the prompt".
-      run.warn(`agent-bus hook: ${error.message}`);
-      run.write(nothing);
-      return 1;
-    }
-    if (isStoreUnavailable(error)) return unavailable(run, nothing, error);
-    throw error;
+    if (isStoreUnavailable(error) && !wrote) return unavailable(run, nothing, error);
+    // A hook never breaks its client's turn: whatever went wrong, one line on stderr, the dialect's
+    // "nothing" (unless the answer was printed already), exit 0. Not 2 above all: Claude Code reads
+    // exit 2 from a Stop hook as "keep working" and from a prompt hook as "drop the prompt".
+    const message = error instanceof Error ? error.message : String(error);
+    run.warn(`agent-bus hook: ${isBusError(error) ? '' : 'unexpected error: '}${errorLine(message)}`);
+    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '' && error instanceof Error && error.stack) run.warn(error.stack);
+    if (!wrote) run.write(nothing);
+    return 0;
   } finally {
-    await bus.close();
+    await bus.close().catch(() => undefined);
   }
 }
 

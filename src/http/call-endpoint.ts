@@ -15,6 +15,7 @@ import type { Env } from '../core/settings.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
 import { hubSpeaker } from './hub-session.js';
+import { quoted } from '../model/quote.js';
 
 /** A valid token asking for what it may not. */
 export class ForbiddenError extends BusError {}
@@ -88,7 +89,7 @@ const OPS: Record<string, (context: CallContext, args: Args) => Promise<unknown>
   },
   'roster.forget': async ({ bus, token }, args) => {
     const name = text(args, 'name', true) as string;
-    if (!ownName(token, name)) throw new ForbiddenError(`this token speaks for '${token.agent}': it may forget only that name and its sessions, not '${name}'`);
+    if (!ownName(token, name)) throw new ForbiddenError(`this token speaks for ${quoted(token.agent)}: it may forget only that name and its sessions, not ${quoted(name)}`);
     return bus.forget(name);
   },
 };

@@ -15,6 +15,7 @@ import { floatSetting, type Env } from '../core/settings.js';
 import { InvalidInputError } from '../model/errors.js';
 import type { SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { ToolSession } from '../mcp/tool-session.js';
+import { quoted } from '../model/quote.js';
 
 /** What a hub remembers across requests: the names it has put on the roster, and when it last noted each active (ms). */
 export interface HubMemory {
@@ -109,7 +110,7 @@ export class HubSession implements ToolSession {
   get warnings(): string[] {
     const warnings: string[] = [];
     if (this.speakAs === null && this.held === null && givesSessions(this.token, this.env)) {
-      warnings.push(`this call sent no session id (a Codex thread id or an X-Agent-Bus-Session header), so it speaks as '${this.token.agent}', the address every session of this client shares`);
+      warnings.push(`this call sent no session id (a Codex thread id or an X-Agent-Bus-Session header), so it speaks as ${quoted(this.token.agent)}, the address every session of this client shares`);
     }
     if (this.storeProblem !== null) warnings.push(`${this.storeProblem}; every call tries again`);
     return warnings;
@@ -133,7 +134,7 @@ export class HubSession implements ToolSession {
   async rename(label: string): Promise<void> {
     if (this.held === null || !this.holdsSession) {
       throw new InvalidInputError(
-        `over the hub '${this.name}' holds no session address of its own to name (a token for a client address gives one to each session id a client sends); set only a topic, or make a token for the name you want`,
+        `over the hub ${quoted(this.name)} holds no session address of its own to name (a token for a client address gives one to each session id a client sends); set only a topic, or make a token for the name you want`,
       );
     }
     this.held = { ...this.held, name: await this.bus.renameSession(this.held.key, normaliseLabel(label)) };

@@ -26,6 +26,7 @@ import { callOperation, ForbiddenError } from './call-endpoint.js';
 import { SharedChanges } from './waits.js';
 import { watchForMail } from './watch-endpoint.js';
 import { followSends } from './follow-endpoint.js';
+import { quoted } from '../model/quote.js';
 
 export interface HubOptions {
   env: Env;
@@ -208,11 +209,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     // The remote CLI's --name: the token's own agent, or one of its sessions; nothing else.
     const as = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('as');
     if (as !== null && nameProblem(as) !== null) {
-      send(res, 400, { error: 'invalid_request', error_description: `'${as}' is not a name: ${nameProblem(as)}` });
+      send(res, 400, { error: 'invalid_request', error_description: `${quoted(as)} is not a name: ${nameProblem(as)}` });
       return;
     }
     if (as !== null && as !== token.agent && clientAddressOf(as) !== token.agent) {
-      send(res, 403, { error: 'forbidden', error_description: `this token speaks for '${token.agent}', not '${as}'; nothing was done` });
+      send(res, 403, { error: 'forbidden', error_description: `this token speaks for ${quoted(token.agent)}, not ${quoted(as)}; nothing was done` });
       return;
     }
     const wait = limiter.take(token.tokenId);

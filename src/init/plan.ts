@@ -8,6 +8,7 @@ import { WIRINGS } from '../clients/registry.js';
 import { canonicalPath, IGNORE_FILE, repoName } from '../core/identity.js';
 import { composeName, slugify } from '../core/names.js';
 import type { ClientWiring, FileChange } from '../clients/wiring.js';
+import { quoted } from '../model/quote.js';
 
 export type ClientAction = 'write' | 'refresh' | 'skip-handwritten' | 'skip-unreadable';
 export type RepoAction = ClientAction | 'skip-ignored' | 'skip-not-repo';
@@ -117,7 +118,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
       if (seen.status !== 'absent' && !changed(files) && seen.previousName === name) action = 'refresh';
     }
     const previous = seen.previousName !== null && seen.previousName !== name ? seen.previousName : null;
-    if (previous !== null && (action === 'write' || action === 'refresh')) plan.notes.push(`renaming from '${previous}' to '${name}'`);
+    if (previous !== null && (action === 'write' || action === 'refresh')) plan.notes.push(`renaming from ${quoted(previous)} to ${quoted(name)}`);
     plan.clients.push({ client, name, action, previous_name: previous, files });
   }
   const actions = plan.clients.map((client) => client.action);

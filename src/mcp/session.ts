@@ -15,6 +15,7 @@ import { InvalidInputError } from '../model/errors.js';
 import { keyOf } from '../core/sessions.js';
 import type { SessionKey } from '../model/records.js';
 import type { ToolSession } from './tool-session.js';
+import { quoted } from '../model/quote.js';
 
 type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
 
@@ -149,11 +150,11 @@ export class ServerSession implements ToolSession {
 
   async rename(label: string): Promise<void> {
     if (!this.wantsSession || this.key === null) {
-      throw new InvalidInputError(`'${this.current}' is not a session of a client, so it has no session address to name`);
+      throw new InvalidInputError(`${quoted(this.current)} is not a session of a client, so it has no session address to name`);
     }
     if (this.current === this.key.clientAddress) {
       throw new InvalidInputError(
-        `'${this.current}' is the address every session of this client shares, so a label would rename all of them; set only a topic instead`,
+        `${quoted(this.current)} is the address every session of this client shares, so a label would rename all of them; set only a topic instead`,
       );
     }
     this.current = await this.bus.renameSession(this.key, normaliseLabel(label));

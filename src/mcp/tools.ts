@@ -9,6 +9,7 @@ import { callSessionKey } from '../core/hub-sessions.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ToolSession } from './tool-session.js';
 import { InvalidInputError, isStoreUnavailable } from '../model/errors.js';
+import { errorLine, quoted } from '../model/quote.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
@@ -40,7 +41,7 @@ export function toolResult(value: unknown): CallToolResult {
 
 export function toolError(error: unknown): CallToolResult {
   const message = error instanceof Error ? error.message : String(error);
-  return { content: [{ type: 'text', text: message }], isError: true };
+  return { content: [{ type: 'text', text: errorLine(message) }], isError: true };
 }
 
 
@@ -280,12 +281,12 @@ async function sendNote(
   bus: Bus,
 ): Promise<{ note?: string }> {
   if (live === null) return {};
-  if (to === shared && !siblingsRunning) return { note: `no other session of '${to}' is running; the next one to start will pick this up` };
+  if (to === shared && !siblingsRunning) return { note: `no other session of ${quoted(to)} is running; the next one to start will pick this up` };
   if (isSessionName(to) && to !== me) {
     const holders = await bus.liveSessionNames(clientAddressOf(to) ?? undefined);
     if (!holders.has(to)) {
       return {
-        note: `no running session holds '${to}'; the message waits until a session takes that name again. To reach whichever session is running, send to '${clientAddressOf(to)}'.`,
+        note: `no running session holds ${quoted(to)}; the message waits until a session takes that name again. To reach whichever session is running, send to ${quoted(clientAddressOf(to))}.`,
       };
     }
   }

@@ -43,3 +43,11 @@ export class StoreUnavailableError extends BusError {}
 export function isStoreUnavailable(error: unknown): boolean {
   return error instanceof Error && (error instanceof StoreUnavailableError || error.name === 'StoreUnavailableError');
 }
+
+/**
+ * Whether an error is one of the bus's own. Each command is bundled on its own, with its own
+ * copy of the error classes, so errors are recognised by shape rather than by `instanceof`.
+ */
+export function isBusError(error: unknown): error is BusError {
+  return error instanceof Error && typeof (error as Partial<BusError>).exitCode === 'number';
+}

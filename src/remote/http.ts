@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type { HubAccess } from './settings.js';
+import { quoted } from '../model/quote.js';
 
 export class HubUnreachable extends Error {}
 
@@ -21,12 +22,12 @@ export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: stri
   try {
     target = new URL(`${access.url}${path}`);
   } catch {
-    return Promise.reject(new HubUnreachable(`'${access.url}' is not a URL`));
+    return Promise.reject(new HubUnreachable(`${quoted(access.url)} is not a URL`));
   }
   if (/[\r\n]/.test(access.token)) return Promise.reject(new HubUnreachable('the token holds a line break'));
   const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
   if (target.protocol === 'http:') return plainRequest(target, method, access.token, data, timeoutMs, signal);
-  if (target.protocol !== 'https:') return Promise.reject(new HubUnreachable(`'${access.url}' is not an http or https URL`));
+  if (target.protocol !== 'https:') return Promise.reject(new HubUnreachable(`${quoted(access.url)} is not an http or https URL`));
   const transport = load('node:https') as typeof import('node:https');
   return new Promise((resolve, reject) => {
     const request = transport.request(

@@ -14,6 +14,7 @@ import type { AgentView } from '../core/views.js';
 import type { Registration } from '../model/records.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
+import { quoted } from '../model/quote.js';
 
 const MAX_HISTORY = 1000;
 
@@ -90,7 +91,7 @@ async function retarget(seat: ChatSeat, wanted: string): Promise<void> {
   const next = wanted === 'all' ? '*' : wanted;
   const roster = await seat.bus.agents();
   if (next !== '*' && !roster.some((agent) => agent.name === next || agent.group === next)) {
-    seat.say(`[chat] no agent '${printable(next)}' on the bus; /agents lists them`);
+    seat.say(`[chat] no agent ${quoted(next)} on the bus; /agents lists them`);
     return;
   }
   seat.setTarget(next);
@@ -100,13 +101,13 @@ async function retarget(seat: ChatSeat, wanted: string): Promise<void> {
 async function showThread(seat: ChatSeat, prefix: string): Promise<void> {
   const ids = await seat.bus.threadIdsStartingWith(prefix, 6);
   const [only] = ids;
-  if (only === undefined) seat.say(`[chat] no thread starting '${printable(prefix)}'`);
+  if (only === undefined) seat.say(`[chat] no thread starting ${quoted(prefix)}`);
   else if (ids.length > 1) {
     // Each cut as short as tells it from the others, and never under 8 characters.
     let cut = Math.max(8, prefix.length + 1);
     while (cut < 64 && new Set(ids.map((id) => id.slice(0, cut))).size < ids.length) cut++;
     const shown = ids.slice(0, 5).map((id) => printable(id.slice(0, cut)));
-    seat.say(`[chat] '${printable(prefix)}' starts more than one thread (${shown.join(', ')}${ids.length > 5 ? ', …' : ''}); type more of it`);
+    seat.say(`[chat] ${quoted(prefix)} starts more than one thread (${shown.join(', ')}${ids.length > 5 ? ', …' : ''}); type more of it`);
   } else seat.say(sendLines(groupSends(await seat.bus.thread(only, 500)), seat.style, true));
 }
 
@@ -128,7 +129,7 @@ export async function runLine(seat: ChatSeat, text: string): Promise<boolean> {
   const argument = text.slice(command.length).trim();
   if (command.startsWith('/')) {
     if (!COMMANDS.includes(command)) {
-      say(`[chat] unknown command '${printable(command)}'; /help lists them`);
+      say(`[chat] unknown command ${quoted(command)}; /help lists them`);
       return true;
     }
     if (TAKES_NO_ARGUMENT.has(command) && argument !== '') {

@@ -25,6 +25,7 @@ import { completions, recentSends, runLine, type ChatSeat } from './chat-command
 import { appendHistory, HISTORY_LINES, loadHistory } from './chat-history.js';
 import { takeSeat } from './seat.js';
 import { controlJob } from './job-control.js';
+import { quoted } from '../model/quote.js';
 
 /** The fallback when no file-system event comes. */
 const POLL_MS = 2000;
@@ -122,7 +123,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     say(text);
   };
 
-  screen.write(`agent-bus chat — connected as '${printable(name)}' (default → ${target}). /help for commands.\n`);
+  screen.write(`agent-bus chat — connected as ${quoted(name)} (default → ${target}). /help for commands.\n`);
   const agents = await bus.agents();
   screen.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir(), name)}`);
   const recent = await recentSends(bus, 10);
@@ -130,7 +131,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const taken = takeSeat(paths.folder, name);
   release = taken.release;
   if (taken.others.length > 0) {
-    screen.write(`[chat] another chat is connected as '${printable(name)}' (pid ${taken.others.join(', ')}): mail to you goes to whichever reads it first\n`);
+    screen.write(`[chat] another chat is connected as ${quoted(name)} (pid ${taken.others.join(', ')}): mail to you goes to whichever reads it first\n`);
   }
   setPrompt();
   rl.prompt();

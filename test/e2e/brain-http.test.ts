@@ -184,7 +184,9 @@ async function refresh(env: NodeJS.ProcessEnv): Promise<RefreshRun> {
   const started = Date.now();
   const run = await runCliAsync(['brain', 'refresh', '--json'], { env });
   const ms = Date.now() - started;
-  assert.equal(run.stderr, '', 'brain refresh --json prints nothing on stderr');
+  // A failed refresh says why on stderr too, in one line; a good one says nothing there.
+  assert.match(run.stderr, /^$|^agent-bus: brain refresh: the source is unavailable .*\n$/, 'brain refresh --json prints at most one line on stderr');
+  assert.equal(run.stderr === '', run.code === 0, 'a line on stderr exactly when the refresh failed');
   let result: Refreshed;
   try {
     result = JSON.parse(run.stdout) as Refreshed;

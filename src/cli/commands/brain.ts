@@ -10,12 +10,13 @@ import { repoRoot } from '../../core/identity.js';
 import { BusError, InvalidInputError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../../render/format.js';
-import type { CommandRunner } from '../spec.js';
+import type { CommandIo, CommandRunner } from '../spec.js';
 import { hubAccess } from '../../remote/settings.js';
 import { callHubOp } from '../../remote/tools.js';
 import { readStdin } from '../context.js';
 import { parsePayload } from '../../hooks/payload.js';
 import { writeMarkers } from '../../brain/writer.js';
+import { quoted } from '../../model/quote.js';
 
 function statusText(status: BrainStatus): string {
   const lines = [
@@ -45,9 +46,19 @@ function parseChannelSetting(channel: string): void {
   }
 }
 
+/** A refresh's outcome: on stdout what it did, or (when the source failed) on stderr why not, as one line; the exit code. */
+function writeRefresh(io: CommandIo, json: boolean, result: RefreshResult, channel: string): number {
+  if (json) io.stdout.write(`${JSON.stringify({ channel, ...result })}\n`);
+  if (!result.ok) {
+    io.stderr.write(`agent-bus: brain refresh: the source is unavailable (${printable(result.error ?? '')}); ${quoted(channel)} keeps its last good content\n`);
+    return 1;
+  }
+  if (!json) io.stdout.write(refreshText(result, channel));
+  return 0;
+}
+
 function refreshText(result: RefreshResult, channel: string): string {
-  if (!result.ok) return `the source is unavailable (${printable(result.error ?? '')}); '${printable(channel)}' keeps its last good content\n`;
-  const lines = [`'${printable(channel)}' now holds ${count(result.entries, 'entry', 'entries')}: ${result.kept} unchanged, ${result.added.length} published, ${result.removed} removed`];
+  const lines = [`${quoted(channel)} now holds ${count(result.entries, 'entry', 'entries')}: ${result.kept} unchanged, ${result.added.length} published, ${result.removed} removed`];
   for (const warning of result.warnings) lines.push(`warning: ${printable(warning)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -55,9 +66,9 @@ function refreshText(result: RefreshResult, channel: string): string {
 export const run: CommandRunner = async (args, io) => {
   const [action, ...rest] = args.positionals;
   if (action !== 'refresh' && action !== 'status' && action !== 'markers') {
-    throw new UsageError(`brain: expected refresh, status or markers, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus brain --help'.`);
+    throw new UsageError(`brain: expected refresh, status or markers, got ${action === undefined ? 'nothing' : quoted(action)}. See 'agent-bus brain --help'.`);
   }
-  if (rest.length > 0) throw new UsageError(`brain ${action}: unexpected argument '${rest[0]}'`);
+  if (rest.length > 0) throw new UsageError(`brain ${action}: unexpected argument ${quoted(rest[0])}`);
   const settings = brainSettings(io.env);
   // A setting that is no channel name is said as what it is, before anything is opened or read.
   if (action === 'refresh') parseChannelSetting(settings.channel);
@@ -70,9 +81,8 @@ export const run: CommandRunner = async (args, io) => {
       io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
       return 0;
     }
-    const result = await callHubOp<RefreshResult & { channel: string }>(access, 'brain.refresh');
-    io.stdout.write(args.values.json ? `${JSON.stringify(result)}\n` : refreshText(result, result.channel));
-    return result.ok ? 0 : 1;
+    const { channel, ...result } = await callHubOp<RefreshResult & { channel: string }>(access, 'brain.refresh');
+    return writeRefresh(io, args.values.json === true, result, channel);
   }
   const bus = openBus(io.env);
   try {
@@ -92,9 +102,7 @@ export const run: CommandRunner = async (args, io) => {
       return 0;
     }
     // An explicit refresh runs even with the brain off: it is how a user tries a source out.
-    const result = await refreshBrain(bus, settings);
-    io.stdout.write(args.values.json ? `${JSON.stringify({ channel: settings.channel, ...result })}\n` : refreshText(result, settings.channel));
-    return result.ok ? 0 : 1;
+    return writeRefresh(io, args.values.json === true, await refreshBrain(bus, settings), settings.channel);
   } finally {
     await bus.close();
   }

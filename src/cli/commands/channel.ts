@@ -8,6 +8,7 @@ import { makeStyle } from '../../render/style.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
 import { RemoteNotices, type NoticeDesk } from '../../remote/notices.js';
 import { hubAccess } from '../../remote/settings.js';
+import { quoted } from '../../model/quote.js';
 
 const ACTIONS = ['publish', 'list', 'acknowledge', 'clear'];
 
@@ -19,7 +20,7 @@ function expectArgs(action: string, rest: string[], names: string[], optional = 
   const min = names.length - optional;
   if (rest.length < min) throw new UsageError(`channel ${action}: missing ${names[rest.length]}. See 'agent-bus channel --help'.`);
   if (rest.length > names.length) {
-    throw new UsageError(`channel ${action}: unexpected argument '${rest[names.length]}' (quote ${names.at(-1)} if it has spaces). See 'agent-bus channel --help'.`);
+    throw new UsageError(`channel ${action}: unexpected argument ${quoted(rest[names.length])} (quote ${names.at(-1)} if it has spaces). See 'agent-bus channel --help'.`);
   }
 }
 
@@ -73,7 +74,7 @@ async function clear(notices: NoticeDesk, args: ParsedArgs, rest: string[], io: 
   let removed;
   if (rest.length === 1) {
     removed = await notices.clear({ noticeId: rest[0] as string });
-    if (removed.length === 0) throw new UsageError(`channel clear: no notice with id '${rest[0]}'`);
+    if (removed.length === 0) throw new UsageError(`channel clear: no notice with id ${quoted(rest[0])}`);
   } else if (byChannel !== undefined) removed = await notices.clear({ channel: namedChannel(byChannel, 'clear') });
   else if (args.values.global) removed = await notices.clear({ channel: null });
   else removed = await notices.clear({ all: true });
@@ -85,7 +86,7 @@ async function clear(notices: NoticeDesk, args: ParsedArgs, rest: string[], io: 
 export const run: CommandRunner = async (args, io) => {
   const [action, ...rest] = args.positionals;
   if (action === undefined || !ACTIONS.includes(action)) {
-    const got = action === undefined ? 'an action' : `'${action}'`;
+    const got = action === undefined ? 'an action' : quoted(action);
     throw new UsageError(`channel: expected ${ACTIONS.join(', ')}, got ${got}. See 'agent-bus channel --help'.`);
   }
   const access = hubAccess(io.env);

@@ -6,6 +6,7 @@ import { BusError } from '../../model/errors.js';
 import type { ForgetResult } from '../../core/bus.js';
 import { hubAccess } from '../../remote/settings.js';
 import { callHubOp } from '../../remote/tools.js';
+import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {
   const name = args.positionals[0];
@@ -24,7 +25,7 @@ export const run: CommandRunner = async (args, io) => {
       if (group === '') throw new UsageError('forget: --group needs a repo name');
       const removed = await bus.forgetGroup(group);
       if (args.values.json) io.stdout.write(`${JSON.stringify({ group, forgotten: removed })}\n`);
-      else if (removed.length === 0) io.stdout.write(`(no agents in a repo named '${group}' on the roster)\n`);
+      else if (removed.length === 0) io.stdout.write(`(no agents in a repo named ${quoted(group)} on the roster)\n`);
       else io.stdout.write(`forgot ${removed.length} agent(s): ${removed.join(', ')}\n`);
       return 0;
     }
@@ -40,13 +41,13 @@ function report(target: string, result: ForgetResult, json: boolean, stdout: { w
     if (json) {
       stdout.write(`${JSON.stringify({ name: target, forgotten: result.removed, pending_count: result.pending })}\n`);
     } else if (!result.removed) {
-      stdout.write(`(no agent named '${target}' on the roster)\n`);
+      stdout.write(`(no agent named ${quoted(target)} on the roster)\n`);
     } else {
       const rest =
         result.pending > 0
-          ? `${result.pending} undelivered message(s) remain in the DB; they will be delivered if '${target}' reconnects.`
+          ? `${result.pending} undelivered message(s) remain in the DB; they will be delivered if ${quoted(target)} reconnects.`
           : 'no undelivered messages.';
-      stdout.write(`forgot agent '${target}'. ${rest}\n`);
+      stdout.write(`forgot agent ${quoted(target)}. ${rest}\n`);
     }
     return 0;
   }

@@ -9,6 +9,7 @@ import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { Env } from '../../core/settings.js';
 import type { CommandRunner } from '../spec.js';
+import { quoted } from '../../model/quote.js';
 
 /** The agent-bus to write into configs: --bin-path, $AGENT_BUS_BIN, the one on PATH (symlinks kept: a pipx-style shim stays stable), or the bare name. */
 export function binPath(flag: string | undefined, env: Env): string {
@@ -75,9 +76,9 @@ function remoteUrl(given: string | boolean | undefined): string | null {
   try {
     url = new URL(given.trim());
   } catch {
-    throw new UsageError(`--remote: '${given}' is not a URL (e.g. https://hub.example:8787)`);
+    throw new UsageError(`--remote: ${quoted(given)} is not a URL (e.g. https://hub.example:8787)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--remote: '${given}' is not an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--remote: ${quoted(given)} is not an http or https URL`);
   if (url.username !== '' || url.password !== '') throw new UsageError('--remote: leave credentials out of the URL; the token comes from $AGENT_BUS_TOKEN');
   return given.trim().replace(/\/+$/, '');
 }
@@ -115,7 +116,7 @@ export const run: CommandRunner = async (args, io) => {
       for (const client of plan.clients) {
         const known = client.name && bus !== null ? await bus.getAgent(client.name) : null;
         if (known && known.repoPath !== plan.repo) {
-          plan.notes.push(`'${client.name}' is also registered for ${known.repoPath} — if that repo is live too they share an inbox; pin a name with .agent-bus-name`);
+          plan.notes.push(`${quoted(client.name)} is also registered for ${known.repoPath} — if that repo is live too they share an inbox; pin a name with .agent-bus-name`);
         }
       }
     }

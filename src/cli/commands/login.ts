@@ -6,6 +6,7 @@ import { loginPath } from '../../remote/settings.js';
 import { callHubTool } from '../../remote/tools.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
+import { quoted } from '../../model/quote.js';
 
 /** Written whole or not at all, private from its first byte (the token is in it). */
 function writePrivate(path: string, text: string): void {
@@ -33,9 +34,9 @@ export const run: CommandRunner = async (args, io) => {
   try {
     url = new URL(given);
   } catch {
-    throw new UsageError(`login: '${given}' is not a URL`);
+    throw new UsageError(`login: ${quoted(given)} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`login: '${given}' is not an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`login: ${quoted(given)} is not an http or https URL`);
   const base = given.trim().replace(/\/+$/, '');
   // Saved only once the hub has taken the token.
   const { value } = await callHubTool<{ name: string }>({ url: base, token, from: 'login' }, 'whoami', {});

@@ -2,6 +2,7 @@
 import { UsageError } from '../args.js';
 import { version } from '../main.js';
 import type { CommandRunner } from '../spec.js';
+import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {
   const log = (line: string): void => {
@@ -17,7 +18,7 @@ export const run: CommandRunner = async (args, io) => {
   if (typeof args.values.client === 'string') throw new UsageError('serve --http: --client is for the stdio server; a hub speaks for whoever each token names');
   const host = String(args.values.host ?? '127.0.0.1').trim();
   const rawPort = String(args.values.port ?? '8787').trim();
-  if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got '${rawPort}'`);
+  if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got ${quoted(rawPort)}`);
   if (host === '') throw new UsageError('--host must name an address to listen on');
   const { runHub } = await import('../../http/hub.js');
   return runHub({ env: io.env, host, port: Number(rawPort), version: version(), log, announce: (line) => io.stdout.write(`${line}\n`) });

@@ -8,6 +8,7 @@ import { isPostgresUrl } from '../../model/locations.js';
 import { openStoreAt } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
+import { quoted } from '../../model/quote.js';
 
 /** A database setting as given on the command line: a URL as it is, a file path resolved (~ expanded). */
 function location(given: string, cwd: string, home: string): string {
@@ -18,9 +19,9 @@ function location(given: string, cwd: string, home: string): string {
 
 export const run: CommandRunner = async (args, io) => {
   const [action, from, to, ...rest] = args.positionals;
-  if (action !== 'copy') throw new UsageError(`store: expected copy, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus store --help'.`);
+  if (action !== 'copy') throw new UsageError(`store: expected copy, got ${action === undefined ? 'nothing' : quoted(action)}. See 'agent-bus store --help'.`);
   if (from === undefined || to === undefined) throw new UsageError("store copy: give FROM and TO (a SQLite file or a postgres:// URL). See 'agent-bus store --help'.");
-  if (rest.length > 0) throw new UsageError(`store copy: unexpected argument '${rest[0]}'`);
+  if (rest.length > 0) throw new UsageError(`store copy: unexpected argument ${quoted(rest[0])}`);
   const home = io.env.HOME || homedir();
   const source = location(from, io.cwd, home);
   const target = location(to, io.cwd, home);

@@ -5,6 +5,7 @@ import type { TokenRecord } from '../../model/records.js';
 import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
+import { quoted } from '../../model/quote.js';
 
 /** A token as `token list` shows it: everything but the hash of its secret. */
 function listed(token: TokenRecord): Record<string, string | string[] | null> {
@@ -34,10 +35,10 @@ function state(token: TokenRecord, now: number): string {
 export const run: CommandRunner = async (args, io) => {
   const [action, name, ...rest] = args.positionals;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
-    throw new UsageError(`token: expected create, list or revoke, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus token --help'.`);
+    throw new UsageError(`token: expected create, list or revoke, got ${action === undefined ? 'nothing' : quoted(action)}. See 'agent-bus token --help'.`);
   }
-  if (rest.length > 0) throw new UsageError(`token ${action}: unexpected argument '${rest[0]}'`);
-  if (action === 'list' && name !== undefined) throw new UsageError(`token list: unexpected argument '${name}'`);
+  if (rest.length > 0) throw new UsageError(`token ${action}: unexpected argument ${quoted(rest[0])}`);
+  if (action === 'list' && name !== undefined) throw new UsageError(`token list: unexpected argument ${quoted(name)}`);
   if (action !== 'list' && name === undefined) throw new UsageError(`token ${action}: give ${action === 'create' ? 'the agent NAME' : 'the agent NAME or a token ID'}`);
   if (action !== 'create') {
     for (const flag of ['repo', 'expires', 'scope']) if (args.values[flag] !== undefined) throw new UsageError(`token ${action}: --${flag} is for token create`);
@@ -57,7 +58,7 @@ export const run: CommandRunner = async (args, io) => {
       } else {
         io.stdout.write(`${made.token}\n`);
         io.stderr.write(
-          `agent-bus: token ${made.record.tokenId} speaks for '${made.record.agent}'${made.record.expiresAt === null ? '' : ` until ${made.record.expiresAt}`}. ` +
+          `agent-bus: token ${made.record.tokenId} speaks for ${quoted(made.record.agent)}${made.record.expiresAt === null ? '' : ` until ${made.record.expiresAt}`}. ` +
             'It is shown this once: give it to the other machine as AGENT_BUS_TOKEN (or agent-bus login).\n',
         );
       }
@@ -85,8 +86,8 @@ export const run: CommandRunner = async (args, io) => {
       const known = (await bus.tokens.list()).some((token) => token.tokenId === name || token.agent === name);
       throw new BusError(
         known
-          ? `token revoke: every token ${isTokenId(name as string) ? 'with id' : 'of'} '${name}' is revoked already`
-          : `token revoke: no token has the id or speaks for '${name}'; see agent-bus token list`,
+          ? `token revoke: every token ${isTokenId(name as string) ? 'with id' : 'of'} ${quoted(name)} is revoked already`
+          : `token revoke: no token has the id or speaks for ${quoted(name)}; see agent-bus token list`,
       );
     }
     if (json) io.stdout.write(`${JSON.stringify({ revoked })}\n`);

@@ -5,6 +5,7 @@ import type { CommandRunner } from '../spec.js';
 import { loadWakeConfig, lookupWake, saveWakeConfig, type WakeConfig, type WakeEntry } from '../../wake/config.js';
 import { fireWake } from '../../wake/fire.js';
 import { BusError } from '../../model/errors.js';
+import { quoted } from '../../model/quote.js';
 
 const ACTIONS = ['show', 'set', 'clear', 'test'];
 
@@ -37,14 +38,14 @@ function nameArg(name: string | undefined, action: string): string {
 export const run: CommandRunner = async (args, io) => {
   const [action, name, command, ...extra] = args.positionals;
   if (action === undefined || !ACTIONS.includes(action)) {
-    throw new UsageError(`wake-config: expected ${ACTIONS.join(', ')}, got ${action === undefined ? 'nothing' : `'${action}'`}. See 'agent-bus wake-config --help'.`);
+    throw new UsageError(`wake-config: expected ${ACTIONS.join(', ')}, got ${action === undefined ? 'nothing' : quoted(action)}. See 'agent-bus wake-config --help'.`);
   }
-  if (extra.length > 0) throw new UsageError(`wake-config ${action}: unexpected argument '${extra[0]}' (quote COMMAND if it has spaces)`);
+  if (extra.length > 0) throw new UsageError(`wake-config ${action}: unexpected argument ${quoted(extra[0])} (quote COMMAND if it has spaces)`);
   const config = loadWakeConfig(io.env);
   const json = Boolean(args.values.json);
   switch (action) {
     case 'show':
-      if (name !== undefined) throw new UsageError(`wake-config show: unexpected argument '${name}'`);
+      if (name !== undefined) throw new UsageError(`wake-config show: unexpected argument ${quoted(name)}`);
       io.stdout.write(json ? `${JSON.stringify({ path: config.path, exists: config.exists, problem: config.problem, entries: config.entries })}\n` : showText(config));
       return 0;
     case 'set': {
@@ -53,22 +54,22 @@ export const run: CommandRunner = async (args, io) => {
       // `false` is a real off switch, never a command named false.
       const entry: WakeEntry = command.trim() === 'false' ? false : command;
       saveWakeConfig(config.path, { ...writable(config).entries, [key]: entry });
-      io.stdout.write(json ? `${JSON.stringify({ name: key, command: entry })}\n` : entry === false ? `waking turned off for '${key}'\n` : `wake command set for '${key}' → ${printable(entry)}\n`);
+      io.stdout.write(json ? `${JSON.stringify({ name: key, command: entry })}\n` : entry === false ? `waking turned off for ${quoted(key)}\n` : `wake command set for ${quoted(key)} → ${printable(entry)}\n`);
       return 0;
     }
     case 'clear': {
       const key = nameArg(name, 'clear');
-      if (command !== undefined) throw new UsageError(`wake-config clear: unexpected argument '${command}'`);
+      if (command !== undefined) throw new UsageError(`wake-config clear: unexpected argument ${quoted(command)}`);
       const entries = { ...writable(config).entries };
       const had = key in entries;
       delete entries[key];
       if (had) saveWakeConfig(config.path, entries);
-      io.stdout.write(json ? `${JSON.stringify({ name: key, cleared: had })}\n` : had ? `cleared the wake command for '${key}'\n` : `(no wake command for '${key}')\n`);
+      io.stdout.write(json ? `${JSON.stringify({ name: key, cleared: had })}\n` : had ? `cleared the wake command for ${quoted(key)}\n` : `(no wake command for ${quoted(key)})\n`);
       return 0;
     }
     default: {
       const key = nameArg(name, 'test');
-      if (command !== undefined) throw new UsageError(`wake-config test: unexpected argument '${command}'`);
+      if (command !== undefined) throw new UsageError(`wake-config test: unexpected argument ${quoted(command)}`);
       const lookup = lookupWake(config, key);
       const status =
         config.problem !== null
@@ -77,7 +78,9 @@ export const run: CommandRunner = async (args, io) => {
             ? fireWake(lookup.command, { from: 'wake-config-test', to: key, threadId: 'test-thread', messageId: 'test-message', body: 'agent-bus wake test: if something happened, the wake command works.' }, io.env)
             : lookup.status;
       const fired = status === 'fired:OK';
-      io.stdout.write(json ? `${JSON.stringify({ name: key, fired, status, entry: lookup.status === 'no-config' ? null : lookup.key })}\n` : `${key}: fired=${fired}, status=${status}${lookup.status !== 'no-config' ? ` (entry '${lookup.key}')` : ''}\n`);
+      io.stdout.write(json ? `${JSON.stringify({ name: key, fired, status, entry: lookup.status === 'no-config' ? null : lookup.key })}\n` : `${key}: fired=${fired}, status=${status}${lookup.status !== 'no-config' ? ` (entry ${quoted(lookup.key)})` : ''}\n`);
+      // Nothing fired is a failure: it says why on stderr, in one line.
+      if (!fired) io.stderr.write(`agent-bus: wake-config test: nothing fired for ${quoted(key)} (${status})\n`);
       return fired ? 0 : 1;
     }
   }

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { StoreUnavailableError } from '../../model/errors.js';
+import { quoted } from '../../model/quote.js';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
 
@@ -115,10 +116,10 @@ export function unreachable(url: string, error: unknown): StoreUnavailableError 
   const raw = error instanceof Error ? error.message : String(error);
   // Reached, but not let in: say so, and what to change.
   if (NO_PASSWORD.test(raw)) {
-    return new StoreUnavailableError(`cannot log in to PostgreSQL at ${host}:${port}: it asks user '${user}' for a password; give it in the URL, in PGPASSWORD or in ~/.pgpass`);
+    return new StoreUnavailableError(`cannot log in to PostgreSQL at ${host}:${port}: it asks user ${quoted(user)} for a password; give it in the URL, in PGPASSWORD or in ~/.pgpass`);
   }
   if (code === '28P01' || code === '28000') return new StoreUnavailableError(`cannot log in to PostgreSQL at ${host}:${port}: ${raw.replace(/\s*\n\s*/g, ' ')}`);
   const reason = /timeout/i.test(raw) ? 'no answer in time (AGENT_BUS_PG_CONNECT_TIMEOUT)' : raw.replace(/\s*\n\s*/g, ' ');
-  const what = code === '3D000' ? `database '${database}' does not exist` : reason;
+  const what = code === '3D000' ? `database ${quoted(database)} does not exist` : reason;
   return new StoreUnavailableError(`cannot reach PostgreSQL at ${host}:${port}: ${what}`);
 }
