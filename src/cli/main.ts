@@ -2,13 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isBusError } from '../model/errors.js';
-import { errorLine } from '../model/quote.js';
+import { isBusError, storeProblem } from '../model/errors.js';
+import { errorLine, quoted } from '../model/quote.js';
+import { busPaths } from '../core/paths.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { ReaderGone } from './output.js';
 import type { CommandIo, CommandRunner } from './spec.js';
-import { quoted } from '../model/quote.js';
 
 /** The version in agent-bus's package.json, found by walking up from this file (source or bundle). */
 export function version(): string {
@@ -51,7 +51,8 @@ function report(io: CommandIo, error: unknown): number {
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`agent-bus: unexpected error: ${errorLine(message)}\n`);
+  const problem = storeProblem(error, busPaths(io.env).folder);
+  io.stderr.write(problem !== null ? `agent-bus: ${problem} (${errorLine(message)})\n` : `agent-bus: unexpected error: ${errorLine(message)}\n`);
   if (io.env.AGENT_BUS_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return 1;
 }

@@ -6,13 +6,14 @@
  * critical notices before each tool call. Each answers in its client's dialect.
  */
 import { dialectFor } from '../clients/dialects.js';
-import { isBusError, isStoreUnavailable } from '../model/errors.js';
+import { isBusError, isStoreUnavailable, storeProblem } from '../model/errors.js';
 import { errorLine } from '../model/quote.js';
 import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf } from '../core/names.js';
 import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
 import { openBusHere } from '../runtime.js';
+import { busPaths } from '../core/paths.js';
 import { systemProcessTable, type ProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordCodexRoute } from './routes.js';
@@ -177,7 +178,7 @@ export async function runHook(run: HookRun): Promise<number> {
     // "nothing" (unless the answer was printed already), exit 0. Not 2 above all: Claude Code reads
     // exit 2 from a Stop hook as "keep working" and from a prompt hook as "drop the prompt".
     const message = error instanceof Error ? error.message : String(error);
-    run.warn(`agent-bus hook: ${isBusError(error) ? '' : 'unexpected error: '}${errorLine(message)}`);
+    run.warn(`agent-bus hook: ${isBusError(error) ? '' : (storeProblem(error, busPaths(run.env).folder) ?? 'unexpected error') + ': '}${errorLine(message)}`);
     if ((run.env.AGENT_BUS_DEBUG ?? '') !== '' && error instanceof Error && error.stack) run.warn(error.stack);
     if (!wrote) run.write(nothing);
     return 0;
@@ -269,7 +270,8 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
 
 /** The store cannot be used (a server down, a file that is no database): the turn goes on without mail, saying why on stderr. */
 function unavailable(run: HookRun, nothing: string, error: unknown): number {
-  run.warn(`agent-bus hook: ${(error as Error).message}`);
+  const problem = storeProblem(error, busPaths(run.env).folder);
+  run.warn(`agent-bus hook: ${problem === null ? '' : `${problem}: `}${errorLine((error as Error).message)}`);
   run.write(nothing);
   return 0;
 }

@@ -8,7 +8,7 @@ import { nobodyReachedNote } from '../core/addressing.js';
 import { callSessionKey } from '../core/hub-sessions.js';
 import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
 import type { ToolSession } from './tool-session.js';
-import { InvalidInputError, isStoreUnavailable } from '../model/errors.js';
+import { InvalidInputError, isStoreUnavailable, storeProblem } from '../model/errors.js';
 import { errorLine, quoted } from '../model/quote.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
@@ -41,7 +41,8 @@ export function toolResult(value: unknown): CallToolResult {
 
 export function toolError(error: unknown): CallToolResult {
   const message = error instanceof Error ? error.message : String(error);
-  return { content: [{ type: 'text', text: errorLine(message) }], isError: true };
+  const problem = storeProblem(error);
+  return { content: [{ type: 'text', text: errorLine(problem !== null ? `${problem} (${message})` : message) }], isError: true };
 }
 
 

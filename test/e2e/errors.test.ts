@@ -5,9 +5,12 @@
  * hook never breaks its client's turn: on any failure it exits 0 with one line.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, withTempBus } from '../helpers/bus-env.js';
+import { ENGINE, runCli, withTempBus } from '../helpers/bus-env.js';
 
 /** An argument far longer than any error should echo (and under the kernel's 128 KiB per argument). */
 const HUGE = 'x'.repeat(100_000);
@@ -90,3 +93,75 @@ test('a hook exits 0 whatever goes wrong, with one line on stderr and the client
     }
   }
 }));
+
+/** A small tmpfs of its own, where this machine lets the tests mount one (root, or a capable container). */
+function smallDisk(): { dir: string; readOnly(): void; unmount(): void } | string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-bus-small-disk-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', dir], { encoding: 'utf8' });
+  if (mounted.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return `cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`;
+  }
+  return {
+    dir,
+    readOnly: () => assert.equal(spawnSync('mount', ['-o', 'remount,ro', dir]).status, 0, 'remounted read-only'),
+    unmount: () => {
+      spawnSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const diskProbe = ENGINE === 'sqlite' ? smallDisk() : 'the database is on the PostgreSQL server, not on a disk of this machine';
+const noDisk = typeof diskProbe === 'string' ? diskProbe : false;
+if (typeof diskProbe !== 'string') diskProbe.unmount();
+
+/** A bus whose folder, database and audit log are on a small disk of their own. */
+function busOn(dir: string): NodeJS.ProcessEnv {
+  mkdirSync(join(dir, 'home'));
+  return { PATH: process.env.PATH, HOME: join(dir, 'home'), NO_COLOR: '1', AGENT_BUS_HOME: join(dir, 'bus'), AGENT_BUS_DB: join(dir, 'bus', 'bus.db'), AGENT_BUS_AUDIT_LOG: join(dir, 'bus', 'audit.log') };
+}
+
+test('a full disk says so, and that nothing was sent; a hook on it exits 0; with room again the bus is whole', { skip: noDisk }, () => {
+  const disk = smallDisk();
+  if (typeof disk === 'string') throw new Error(disk);
+  try {
+    const env = busOn(disk.dir);
+    assert.equal(runCli(['send', 'before the disk filled', '--to', 'human'], { env }).code, 0);
+    const filler = join(disk.dir, 'filler');
+    const block = Buffer.alloc(64 * 1024);
+    try {
+      for (;;) appendFileSync(filler, block);
+    } catch (error) {
+      assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+    }
+    const full = runCli(['send', 'while the disk is full', '--to', 'human'], { env });
+    assertShortError(full, 'send on a full disk');
+    assert.match(full.stderr, /the disk holding the bus is full: nothing was written and nothing was sent/);
+    const hook = runCli(['hook-user-prompt', '--client', 'claude'], { env: { ...env, AGENT_BUS_NAME: 'shop/claude' }, input: '{"session_id":"s-1"}' });
+    assert.equal(hook.code, 0, hook.stderr);
+    assert.match(hook.stderr, /^agent-bus hook: the disk holding the bus is full/);
+    rmSync(filler);
+    const inbox = runCli(['inbox', '--peek', '--json'], { env });
+    assert.equal(inbox.code, 0, inbox.stderr);
+    assert.deepEqual((JSON.parse(inbox.stdout) as Array<{ body: string }>).map((message) => message.body), ['before the disk filled'], 'nothing half-written');
+    assert.equal(runCli(['send', 'with room again', '--to', 'human'], { env }).code, 0);
+  } finally {
+    disk.unmount();
+  }
+});
+
+test('a read-only database says so, and that nothing was sent', { skip: noDisk }, () => {
+  const disk = smallDisk();
+  if (typeof disk === 'string') throw new Error(disk);
+  try {
+    const env = busOn(disk.dir);
+    assert.equal(runCli(['send', 'before', '--to', 'human'], { env }).code, 0);
+    disk.readOnly();
+    const refused = runCli(['send', 'on a read-only disk', '--to', 'human'], { env });
+    assertShortError(refused, 'send to a read-only database');
+    assert.match(refused.stderr, /is read-only \(it is on a read-only file system\): nothing was written and nothing was sent/);
+  } finally {
+    disk.unmount();
+  }
+});

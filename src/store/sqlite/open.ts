@@ -3,7 +3,7 @@
  * under the write lock so that processes starting together migrate once.
  */
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,8 +110,27 @@ export function openSqlite(path: string): Database.Database {
   } catch (error) {
     db.close();
     if (error instanceof SchemaTooNewError) throw error;
+    const readOnly = unwritable(path);
+    if (readOnly !== null) throw new StoreUnavailableError(`the database at ${path} is read-only (${readOnly}): nothing was written and nothing was sent`);
     if (isCorruption(error)) throw new StoreUnavailableError(`cannot use the database at ${path}: ${describe(error)}`);
     throw error;
+  }
+}
+
+/**
+ * Why a database that failed to open cannot be written, when its folder or file says so: SQLite in
+ * WAL mode cannot even read without writing its shared-memory file, and says only "unable to open".
+ */
+function unwritable(path: string): string | null {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    accessSync(path, constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return 'it is on a read-only file system';
+    if (code === 'EACCES' || code === 'EPERM') return 'this user may not write it or its folder';
+    return null;
   }
 }
 
