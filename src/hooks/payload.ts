@@ -152,3 +152,8 @@ export function payloadSessionKey(payload: Payload): string | null {
   }
   return null;
 }
+
+/** The session a hook's process runs for: the payload's id, else the one Claude Code puts in its environment. */
+export function hookSessionKey(payload: Payload, env: Record<string, string | undefined>): string | null {
+  return payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+}

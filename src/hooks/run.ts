@@ -230,7 +230,7 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
   // runs beside the turn's reads. A hook of its own opens one connection and keeps to it.
   if (local === null) await Promise.all([touchIfStale(bus, reader, turn.touched), answerTurn(bus, turn, reader)]);
   else {
-    await touchIfStale(bus, reader, undefined);
+    await touchIfStale(bus, reader);
     await answerTurn(bus, turn, reader);
   }
 }
@@ -277,7 +277,7 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
 }
 
 /** Hooks count as activity (idle skipping must not silence a hook-only client), without a write at every turn. */
-async function touchIfStale(bus: Bus, reader: string, touched: Map<string, number> | undefined): Promise<void> {
+async function touchIfStale(bus: Bus, reader: string, touched?: Map<string, number>): Promise<void> {
   const names = [reader];
   const shared = clientAddressOf(reader);
   if (shared !== null && shared !== reader) names.push(shared);

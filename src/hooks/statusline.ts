@@ -10,7 +10,7 @@ import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
 import { openBusHere } from '../runtime.js';
 import { systemProcessTable } from '../sessions/procs.js';
-import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
 import { hookReader } from './scope.js';
 import { hubAccess } from '../remote/settings.js';
 import { callHubOp } from '../remote/tools.js';
@@ -33,7 +33,7 @@ export async function statusFacts(env: Env, cwd: string, client: string): Promis
   const source = sessionSubscriptionSource(env, client === 'claude' ? { repo: project } : null);
   const subscriptions = source.subscriptions;
   const channels = { channels: subscriptions.channels, channels_layer: source.layer, channels_from: source.where };
-  const sessionKey = payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+  const sessionKey = hookSessionKey(payload, env);
   const access = hubAccess(env);
   if (access !== null) {
     const counts = await callHubOp<Pick<StatusFacts, 'name' | 'pending_mail' | 'notices'>>(access, 'status.counts', { subscriptions, session_key: sessionKey });

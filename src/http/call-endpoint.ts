@@ -15,6 +15,7 @@ import type { Env } from '../core/settings.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
 import { hubSpeaker } from './hub-session.js';
+import { sessionKeyArg } from './request-args.js';
 import { quoted } from '../model/quote.js';
 
 /** A valid token asking for what it may not. */
@@ -84,7 +85,7 @@ const OPS: Record<string, (context: CallContext, args: Args) => Promise<unknown>
     const channels = Array.isArray(given.channels) ? given.channels.filter((channel): channel is string => typeof channel === 'string').slice(0, 200) : [];
     const subscriptions = { all: given.all === true, channels };
     // A client address's session counts the mail of the session address its session id holds.
-    const reader = (await hubSpeaker(bus, env, token, (text(args, 'session_key', false) ?? '').trim().slice(0, 200) || null))?.name ?? token.agent;
+    const reader = (await hubSpeaker(bus, env, token, sessionKeyArg(args.session_key)))?.name ?? token.agent;
     return { name: reader, pending_mail: await bus.pendingCount(reader), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
   },
   'roster.forget': async ({ bus, token }, args) => {

@@ -11,15 +11,10 @@ import type { Subscriptions } from '../core/subscriptions.js';
 import { answerHook, type HookKind } from '../hooks/run.js';
 import { InvalidInputError } from '../model/errors.js';
 import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js';
+import { optionalText, sessionKeyArg } from './request-args.js';
 import type { TokenRecord } from '../model/records.js';
 
 const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
-
-function optionalText(value: unknown, field: string, max: number): string | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string' || value.length > max) throw new InvalidInputError(`${field} must be text of at most ${max} characters`);
-  return value;
-}
 
 function subscriptionsOf(value: unknown): Subscriptions {
   if (value === undefined || value === null) return { all: false, channels: [] };
@@ -38,7 +33,7 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, m
   if (!KINDS.includes(kind)) throw new InvalidInputError(`kind must be one of ${KINDS.join(', ')}`);
   const turn = {
     client: optionalText(request.client, 'client', 64),
-    sessionKey: optionalText(request.session_key, 'session_key', 200),
+    sessionKey: sessionKeyArg(request.session_key),
     threadId: optionalText(request.thread_id, 'thread_id', 200),
     subscriptions: subscriptionsOf(request.subscriptions),
   };

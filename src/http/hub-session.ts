@@ -24,8 +24,8 @@ export interface HubMemory {
 }
 
 /** Whether a token's agent is a client address whose sessions get addresses of their own on this hub. */
-export function givesSessions(token: TokenRecord, env: Env): boolean {
-  return clientAddressOf(token.agent) === token.agent && sessionsEnabled(env);
+export function givesSessions(agent: string, env: Env): boolean {
+  return clientAddressOf(agent) === agent && sessionsEnabled(env);
 }
 
 /** A client address's session rows, read beside the check of the token that names it. */
@@ -51,7 +51,7 @@ export class SessionsReadAhead {
   start(presented: string | undefined): SessionsRead | null {
     const tokenId = presented === undefined ? null : presentedTokenId(presented);
     const agent = tokenId === null ? undefined : this.agents.get(tokenId);
-    if (agent === undefined || clientAddressOf(agent) !== agent || !sessionsEnabled(this.env)) return null;
+    if (agent === undefined || !givesSessions(agent, this.env)) return null;
     return { agent, rows: this.bus.sessionRowsOf(agent).catch(() => null) };
   }
 
@@ -65,7 +65,7 @@ export class SessionsReadAhead {
 
 /** The name a request with `sessionKey` speaks as: the session address it holds, else the token's agent. */
 export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionKey } | null> {
-  if (sessionKey === null || !givesSessions(token, env)) return null;
+  if (sessionKey === null || !givesSessions(token.agent, env)) return null;
   const rows = read !== null && read.agent === token.agent ? await read.rows : null;
   const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, floatSetting(env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0), rows);
   return { name: held.name, key: held.key };
@@ -109,7 +109,7 @@ export class HubSession implements ToolSession {
 
   get warnings(): string[] {
     const warnings: string[] = [];
-    if (this.speakAs === null && this.held === null && givesSessions(this.token, this.env)) {
+    if (this.speakAs === null && this.held === null && givesSessions(this.token.agent, this.env)) {
       warnings.push(`this call sent no session id (a Codex thread id or an X-Agent-Bus-Session header), so it speaks as ${quoted(this.token.agent)}, the address every session of this client shares`);
     }
     if (this.storeProblem !== null) warnings.push(`${this.storeProblem}; every call tries again`);

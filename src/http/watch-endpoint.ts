@@ -10,6 +10,7 @@ import { InvalidInputError } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
 import { wakeIfMail } from '../wake/watch.js';
 import { hubSpeaker, type SessionsRead } from './hub-session.js';
+import { sessionKeyArg } from './request-args.js';
 import type { HubMetrics } from './metrics.js';
 import type { SharedChanges } from './waits.js';
 
@@ -27,10 +28,9 @@ export async function watchForMail(
 ): Promise<{ woke: boolean; text: string | null }> {
   const raw = (body as { wait_seconds?: unknown } | null)?.wait_seconds ?? 25;
   if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) throw new InvalidInputError('wait_seconds must be a number of seconds');
-  const sessionKey = (body as { session_key?: unknown } | null)?.session_key ?? null;
-  if (sessionKey !== null && (typeof sessionKey !== 'string' || sessionKey.length > 200)) throw new InvalidInputError('session_key must be text of at most 200 characters');
   // A client address's session waits for the mail of the session address its session id holds.
-  const reader = (await hubSpeaker(bus, env, token, sessionKey === '' ? null : sessionKey, sessions))?.name ?? token.agent;
+  const sessionKey = sessionKeyArg((body as { session_key?: unknown } | null)?.session_key);
+  const reader = (await hubSpeaker(bus, env, token, sessionKey, sessions))?.name ?? token.agent;
   const deadline = Date.now() + Math.min(raw, MAX_WAIT_SECONDS) * 1000;
   metrics.waitsOpen++;
   try {

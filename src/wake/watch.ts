@@ -19,7 +19,7 @@ import { randomId } from '../model/ids.js';
 import { eachChange } from '../core/store-changes.js';
 import { openBusHere } from '../runtime.js';
 import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../sessions/procs.js';
-import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
+import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 import { hookReader } from '../hooks/scope.js';
 import { promptContext } from '../hooks/text.js';
 import { loadWakeConfig, lookupWake } from './config.js';
@@ -58,7 +58,7 @@ export async function runWatch(run: WatchRun): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
   const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
   const maxMs = (run.maxSeconds ?? floatSetting(run.env, 'AGENT_BUS_WATCH_HOURS', DEFAULT_WATCH_HOURS, 0) * 3600) * 1000;
-  const sessionKey = payloadSessionKey(payload) ?? ((run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+  const sessionKey = hookSessionKey(payload, run.env);
   const access = hubAccess(run.env);
   if (access !== null) return runRemoteWatch(run, access, maxMs, sessionKey);
   const deadline = Date.now() + maxMs;

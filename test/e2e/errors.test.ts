@@ -116,52 +116,47 @@ const diskProbe = ENGINE === 'sqlite' ? smallDisk() : 'the database is on the Po
 const noDisk = typeof diskProbe === 'string' ? diskProbe : false;
 if (typeof diskProbe !== 'string') diskProbe.unmount();
 
-/** A bus whose folder, database and audit log are on a small disk of their own. */
-function busOn(dir: string): NodeJS.ProcessEnv {
-  mkdirSync(join(dir, 'home'));
-  return { PATH: process.env.PATH, HOME: join(dir, 'home'), NO_COLOR: '1', AGENT_BUS_HOME: join(dir, 'bus'), AGENT_BUS_DB: join(dir, 'bus', 'bus.db'), AGENT_BUS_AUDIT_LOG: join(dir, 'bus', 'audit.log') };
+/** A test body with a bus whose folder, database and audit log are on a small disk of its own, unmounted afterwards. */
+function onSmallDisk(work: (env: NodeJS.ProcessEnv, disk: { dir: string; readOnly(): void }) => void): () => void {
+  return () => {
+    const disk = smallDisk();
+    if (typeof disk === 'string') throw new Error(disk);
+    try {
+      mkdirSync(join(disk.dir, 'home'));
+      const bus = join(disk.dir, 'bus');
+      work({ PATH: process.env.PATH, HOME: join(disk.dir, 'home'), NO_COLOR: '1', AGENT_BUS_HOME: bus, AGENT_BUS_DB: join(bus, 'bus.db'), AGENT_BUS_AUDIT_LOG: join(bus, 'audit.log') }, disk);
+    } finally {
+      disk.unmount();
+    }
+  };
 }
 
-test('a full disk says so, and that nothing was sent; a hook on it exits 0; with room again the bus is whole', { skip: noDisk }, () => {
-  const disk = smallDisk();
-  if (typeof disk === 'string') throw new Error(disk);
+test('a full disk says so, and that nothing was sent; a hook on it exits 0; with room again the bus is whole', { skip: noDisk }, onSmallDisk((env, disk) => {
+  assert.equal(runCli(['send', 'before the disk filled', '--to', 'human'], { env }).code, 0);
+  const filler = join(disk.dir, 'filler');
+  const block = Buffer.alloc(64 * 1024);
   try {
-    const env = busOn(disk.dir);
-    assert.equal(runCli(['send', 'before the disk filled', '--to', 'human'], { env }).code, 0);
-    const filler = join(disk.dir, 'filler');
-    const block = Buffer.alloc(64 * 1024);
-    try {
-      for (;;) appendFileSync(filler, block);
-    } catch (error) {
-      assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-    }
-    const full = runCli(['send', 'while the disk is full', '--to', 'human'], { env });
-    assertShortError(full, 'send on a full disk');
-    assert.match(full.stderr, /the disk holding the bus is full: nothing was written and nothing was sent/);
-    const hook = runCli(['hook-user-prompt', '--client', 'claude'], { env: { ...env, AGENT_BUS_NAME: 'shop/claude' }, input: '{"session_id":"s-1"}' });
-    assert.equal(hook.code, 0, hook.stderr);
-    assert.match(hook.stderr, /^agent-bus hook: the disk holding the bus is full/);
-    rmSync(filler);
-    const inbox = runCli(['inbox', '--peek', '--json'], { env });
-    assert.equal(inbox.code, 0, inbox.stderr);
-    assert.deepEqual((JSON.parse(inbox.stdout) as Array<{ body: string }>).map((message) => message.body), ['before the disk filled'], 'nothing half-written');
-    assert.equal(runCli(['send', 'with room again', '--to', 'human'], { env }).code, 0);
-  } finally {
-    disk.unmount();
+    for (;;) appendFileSync(filler, block);
+  } catch (error) {
+    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
   }
-});
+  const full = runCli(['send', 'while the disk is full', '--to', 'human'], { env });
+  assertShortError(full, 'send on a full disk');
+  assert.match(full.stderr, /the disk holding the bus is full: nothing was written and nothing was sent/);
+  const hook = runCli(['hook-user-prompt', '--client', 'claude'], { env: { ...env, AGENT_BUS_NAME: 'shop/claude' }, input: '{"session_id":"s-1"}' });
+  assert.equal(hook.code, 0, hook.stderr);
+  assert.match(hook.stderr, /^agent-bus hook: the disk holding the bus is full/);
+  rmSync(filler);
+  const inbox = runCli(['inbox', '--peek', '--json'], { env });
+  assert.equal(inbox.code, 0, inbox.stderr);
+  assert.deepEqual((JSON.parse(inbox.stdout) as Array<{ body: string }>).map((message) => message.body), ['before the disk filled'], 'nothing half-written');
+  assert.equal(runCli(['send', 'with room again', '--to', 'human'], { env }).code, 0);
+}));
 
-test('a read-only database says so, and that nothing was sent', { skip: noDisk }, () => {
-  const disk = smallDisk();
-  if (typeof disk === 'string') throw new Error(disk);
-  try {
-    const env = busOn(disk.dir);
-    assert.equal(runCli(['send', 'before', '--to', 'human'], { env }).code, 0);
-    disk.readOnly();
-    const refused = runCli(['send', 'on a read-only disk', '--to', 'human'], { env });
-    assertShortError(refused, 'send to a read-only database');
-    assert.match(refused.stderr, /is read-only \(it is on a read-only file system\): nothing was written and nothing was sent/);
-  } finally {
-    disk.unmount();
-  }
-});
+test('a read-only database says so, and that nothing was sent', { skip: noDisk }, onSmallDisk((env, disk) => {
+  assert.equal(runCli(['send', 'before', '--to', 'human'], { env }).code, 0);
+  disk.readOnly();
+  const refused = runCli(['send', 'on a read-only disk', '--to', 'human'], { env });
+  assertShortError(refused, 'send to a read-only database');
+  assert.match(refused.stderr, /is read-only \(it is on a read-only file system\): nothing was written and nothing was sent/);
+}));
