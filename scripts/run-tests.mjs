@@ -56,9 +56,10 @@ function runSuite(list, extraEnv, label) {
     ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, HOME: home, NO_COLOR: '1', ...extraEnv } },
   );
-  const counts = { passed: 0, failed: 0, skipped: 0, status: result.status };
+  const counts = { passed: 0, failed: 0, skipped: 0, status: result.status, failures: [] };
   try {
     const report = readFileSync(tap, 'utf8');
+    counts.failures = failuresIn(report).map((failure) => `${label}: ${failure}`);
     counts.passed = Number(/^# pass (\d+)/m.exec(report)?.[1] ?? 0);
     counts.failed = Number(/^# fail (\d+)/m.exec(report)?.[1] ?? 0);
     counts.skipped = Number(/^# skipped (\d+)/m.exec(report)?.[1] ?? 0);
@@ -66,6 +67,34 @@ function runSuite(list, extraEnv, label) {
     counts.failed = Math.max(counts.failed, 1);
   }
   return counts;
+}
+
+/**
+ * The failed tests in a TAP report, a line each (name, place, first line of the error), so the
+ * run's last lines name them however long the log above them is. A parent that failed only
+ * because a subtest did is left out: the subtest is named.
+ */
+function failuresIn(report) {
+  const lines = report.split('\n');
+  const failures = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    const head = /^(\s*)not ok \d+ - (.*)$/.exec(lines[index]);
+    if (!head) continue;
+    const indent = head[1];
+    const field = {};
+    for (let inner = index + 1; inner < lines.length && lines[inner].startsWith(`${indent}  `); inner += 1) {
+      const pair = /^\s*(location|failureType|error): (.*)$/.exec(lines[inner]);
+      if (pair && !(pair[1] in field)) {
+        // A block scalar (|-) holds the text on the lines below.
+        field[pair[1]] = pair[2] === '|-' ? (lines[inner + 1] ?? '').trim() : pair[2].replace(/^'|'$/g, '');
+      }
+      if (lines[inner].trim() === '...') break;
+    }
+    if (field.failureType === 'subtestsFailed') continue;
+    const where = field.location ? ` (${relative(root, field.location)})` : '';
+    failures.push(`${head[2]}${where}: ${(field.error ?? 'failed').slice(0, 300)}`);
+  }
+  return failures;
 }
 
 /** The test server, with a migrated template database that every test database is cloned from. */
@@ -90,6 +119,7 @@ async function testServer() {
 
 let server = null;
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
 let ok = true;
 try {
   // AGENT_BUS_TEST_ENGINES=sqlite leaves out the second pass (the other Node.js versions' runs: the
@@ -114,6 +144,7 @@ try {
     totals.passed += counts.passed;
     totals.failed += counts.failed;
     totals.skipped += counts.skipped;
+    failures.push(...counts.failures);
     if (counts.status !== 0) ok = false;
   }
 } finally {
@@ -124,6 +155,7 @@ if (existsSync(join(home, '.claude-agent-bus'))) {
   totals.failed += 1;
 }
 rmSync(scratch, { recursive: true, force: true });
+if (failures.length > 0) console.log(`\nfailed:\n${failures.map((failure) => `  ${failure}`).join('\n')}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped > 0 ? `, ${totals.skipped} skipped` : ''}`);
 // The client suite may skip everything (no client can run here), saying why; the main suite must run.
 process.exit(ok && totals.failed === 0 && (totals.passed > 0 || (clients && totals.skipped > 0)) ? 0 : 1);
