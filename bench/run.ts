@@ -23,7 +23,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { AuditLog } from '../src/audit/log.js';
+import { openAuditLog } from '../src/runtime.js';
 import { Bus } from '../src/core/bus.js';
 import { nowStamp } from '../src/model/clock.js';
 import { registrationsFor } from '../src/core/roster.js';
@@ -218,7 +218,7 @@ async function largeInboxRead(ws: Workspace, engine: Engine = 'sqlite'): Promise
 
   // A fresh connection with the product's own settings: nothing of the seeding's page cache.
   const store = openStoreAt(location.db, location.env);
-  const bus = new Bus(store, new AuditLog(location.audit), busSettings(location.env), () => livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(location.audit, location.env), busSettings(location.env), () => livenessFrom(systemProcessTable()));
   try {
     const times: number[] = [];
     const byKind: Record<string, number[]> = { session: [], client: [] };

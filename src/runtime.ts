@@ -4,10 +4,11 @@ import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
 import { hubAccess } from './remote/settings.js';
 import { BusError } from './model/errors.js';
-import { busSettings, floatSetting, type Env } from './core/settings.js';
+import { busSettings, byteSetting, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
+import { sqliteFileLock } from './store/sqlite/file-lock.js';
 import { requireBundle } from './cli/command-loader.js';
 import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
@@ -54,9 +55,49 @@ export function refuseOverHub(env: Env): void {
 export function openBusHere(env: Env = process.env, poolMax?: number): Bus {
   const paths = busPaths(env);
   const store = openStoreAt(paths.db, env, poolMax);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(env), () => livenessFrom(systemProcessTable(env)));
+  const bus = new Bus(store, openAuditLog(paths.audit, env), busSettings(env), () => livenessFrom(systemProcessTable(env)));
   bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);
   return bus;
+}
+
+/**
+ * The audit log at `path` as every process of the bus appends to it: under the machine-wide
+ * append lock (a SQLite file's lock beside the log), rotated at AGENT_BUS_AUDIT_MAX_BYTES.
+ */
+export function openAuditLog(path: string, env: Env = process.env): AuditLog {
+  return new AuditLog(path, { lock: () => sqliteFileLock(`${path}.lock`), maxBytes: byteSetting(env, 'AGENT_BUS_AUDIT_MAX_BYTES', 0) });
+}
+
+/** How soon after start a long-running server first sees whether the automatic prune is due, and how often after. */
+const RETENTION_FIRST_MS = 5_000;
+const RETENTION_EVERY_MS = 3_600_000;
+
+/**
+ * AGENT_BUS_RETENTION_DAYS in a long-running server (an MCP server, the hub): off the hot path,
+ * on a timer that never keeps the process alive; the store lets one process a day do the prune.
+ * A failure is reported and tried again at the next look. Returns what stops it.
+ */
+export function keepPruned(bus: Bus, actor: string, report: (line: string) => void): () => void {
+  if (bus.settings.retentionDays === null) return () => undefined;
+  let running = false;
+  const look = (): void => {
+    if (running) return;
+    running = true;
+    bus.retention
+      .pruneIfDue(actor)
+      .catch((error: unknown) => report(`agent-bus: the automatic prune failed: ${(error as Error).message}`))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const first = setTimeout(look, RETENTION_FIRST_MS);
+  const every = setInterval(look, RETENTION_EVERY_MS);
+  first.unref();
+  every.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(every);
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { sha256Hex } from '../model/ids.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 
-export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session' | 'notice' | 'token';
+export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session' | 'notice' | 'token' | 'prune' | 'audit';
 
 export interface AuditRow {
   ts: string;

@@ -93,6 +93,46 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
   },
   {
+    name: 'audit',
+    summary: 'Check the audit log: its hash chain, and that it matches the store (audit verify).',
+    details: [
+      'Every row of the audit log ends with its place in a hash chain (seq) and the chain value (chain):',
+      "the hash of the row before's chain value and this row's text. verify reads the log and its rotated",
+      'files (audit.log.1, .2 …) oldest first and names the first line that was edited, removed, put in or',
+      'moved, with what is wrong. It then checks the log against the store: a message with no send row (a',
+      'send killed between storing and logging), and a send row naming a message the store does not have',
+      '(and prune did not remove). --repair appends the missing send rows, marked "recovered", to the end of',
+      'the chain; it never changes a line already written. Exit 0: all is well; 1: something is wrong.',
+      "On a PostgreSQL bus written by several machines, each machine's log holds that machine's rows: run",
+      'it on the hub that serves them.',
+    ].join('\n'),
+    positionals: [{ name: 'ACTION', required: true, description: 'verify' }],
+    options: [
+      { name: 'repair', type: 'boolean', description: 'append the send rows the log is missing (marked recovered)' },
+      json,
+    ],
+    examples: ['agent-bus audit verify', 'agent-bus audit verify --repair', 'agent-bus audit verify --json'],
+  },
+  {
+    name: 'prune',
+    summary: 'Remove old read mail, expired notices and ended sessions, and give the space back.',
+    details: [
+      "A thread's mail goes only when every message of it is read and older than --older-than; unread mail",
+      'never goes. Expired notices go with their receipts, and ended sessions once their resume window',
+      '(AGENT_BUS_SESSION_RESUME_HOURS) has passed. A prune writes a prune row to the audit log with its',
+      'counts, then reclaims the space (SQLite: incremental vacuum; PostgreSQL: autovacuum does it). The',
+      'audit log keeps its rows. With AGENT_BUS_RETENTION_DAYS set, the MCP servers and the hub prune',
+      'mail older than that many days on their own, at most once a day; --older-than defaults to it.',
+    ].join('\n'),
+    positionals: [],
+    options: [
+      { name: 'older-than', type: 'string', value: 'DURATION', description: 'how old read mail must be to go: 90d, 12h, 2w, or seconds' },
+      { name: 'dry-run', type: 'boolean', description: 'count what would go, remove nothing' },
+      json,
+    ],
+    examples: ['agent-bus prune --older-than 90d --dry-run', 'agent-bus prune --older-than 30d'],
+  },
+  {
     name: 'init',
     summary: 'Wire repos for your clients: the MCP server, the hooks and pre-approved tools.',
     details: [

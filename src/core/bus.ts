@@ -22,6 +22,8 @@ import { Notices } from './notice-ops.js';
 import { decideTake, newLease } from './inbox.js';
 import { SendsFollower } from './follow-sends.js';
 import { Tokens } from './tokens.js';
+import { AuditCheck } from './audit-check.js';
+import { Retention } from './retention.js';
 import { quoted } from '../model/quote.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
@@ -115,6 +117,20 @@ export class Bus {
   get notices(): Notices {
     this.noticeOps ??= new Notices(this.store, this.audit, this.settings.channelMaxNotices);
     return this.noticeOps;
+  }
+
+  private retentionOps: Retention | undefined;
+  /** Pruning old read mail, expired notices and ended sessions. */
+  get retention(): Retention {
+    this.retentionOps ??= new Retention(this.store, this.audit, this.settings);
+    return this.retentionOps;
+  }
+
+  private auditCheckOps: AuditCheck | undefined;
+  /** The audit log against the store: gaps a crash left, and their repair. */
+  get auditCheck(): AuditCheck {
+    this.auditCheckOps ??= new AuditCheck(this.store, this.audit);
+    return this.auditCheckOps;
   }
 
   private wakeOps: Wakes | undefined;

@@ -14,7 +14,7 @@ import { busPaths } from '../core/paths.js';
 import { floatSetting, intSetting, type Env } from '../core/settings.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
-import { openBusHere } from '../runtime.js';
+import { keepPruned, openBusHere } from '../runtime.js';
 import { Gate, RateLimiter } from './limits.js';
 import { HubMetrics } from './metrics.js';
 import { hasScope } from '../core/tokens.js';
@@ -327,11 +327,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   hubOrigin = url;
   hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${port}`;
 
+  const stopPruning = keepPruned(bus, hubName, (line) => process.stderr.write(`${line}\n`));
   let closing: Promise<void> | null = null;
   return {
     url,
     close(): Promise<void> {
       closing ??= (async () => {
+        stopPruning();
         // Stop taking connections, let idle keep-alive ones go, and wait for what is in flight.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

@@ -12,7 +12,7 @@ import { BusError, isStoreUnavailable } from '../model/errors.js';
 import { IdentityError, resolveIdentity } from '../core/identity.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';
-import { openBus } from '../runtime.js';
+import { keepPruned, openBus } from '../runtime.js';
 import { ServerSession } from './session.js';
 import { buildTools } from './tools.js';
 
@@ -89,11 +89,13 @@ export async function serve(options: ServeOptions): Promise<number> {
   buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: new Map(), env });
 
   const transport = new StdioServerTransport();
+  const stopPruning = keepPruned(bus, session.name, log);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (code: number): void => {
       if (stopping) return;
       stopping = true;
+      stopPruning();
       void session
         .release()
         .catch((error: unknown) => log(`agent-bus: could not release the session: ${(error as Error).message}`))

@@ -330,7 +330,40 @@ export interface CopyPort {
 }
 
 /** A backend: every port, over one database. */
-export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort {
+/** What `prune` removes, in one transaction. */
+export interface PruneInput {
+  /** Mail of every thread whose messages are all read and all sent before this (unread mail never goes). */
+  mailBefore: string;
+  /** Notices expired by this, with their receipts, and receipts whose notice is gone already. */
+  now: string;
+  /** Session rows that ended before this (their resume window has passed). */
+  sessionsEndedBefore: string;
+  /** Count what would go, remove nothing. */
+  dryRun: boolean;
+}
+
+export interface PruneCounts {
+  messages: number;
+  threads: number;
+  notices: number;
+  receipts: number;
+  sessions: number;
+}
+
+/** Keeping the store from growing for ever. */
+export interface MaintenancePort {
+  prune(input: PruneInput): Promise<PruneCounts>;
+  /**
+   * Give the space freed back to the file system where the engine does not on its own (SQLite's
+   * incremental vacuum): the store's size before and after, or null where the engine reclaims it
+   * by itself (PostgreSQL's autovacuum).
+   */
+  reclaimSpace(): Promise<{ before: number; after: number } | null>;
+  /** Take a maintenance task's turn when it last ran before `notSince` (or never): true for one caller only. */
+  claimMaintenance(task: string, now: string, notSince: string): Promise<boolean>;
+}
+
+export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort, MaintenancePort {
   /** Where the data lives, as shown to the user (a file path, or a URL without its password). */
   readonly location: string;
   close(): Promise<void>;

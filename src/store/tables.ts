@@ -45,6 +45,7 @@ export const TABLES: TableModel[] = [
     columns: ['token_id', 'agent', 'repo_path', 'secret_hash', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'],
     key: ['token_id'],
   },
+  { name: 'maintenance', columns: ['task', 'last_run_at'], key: ['task'] },
 ];
 
 export type TableRow = Record<string, unknown>;

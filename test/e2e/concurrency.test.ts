@@ -39,6 +39,10 @@ test('4 writer processes × 200 sends to one agent: nothing lost, no duplicate i
     }
     const sends = readAudit(bus.audit).filter((row) => row.op === 'send' && row.to === 'sink');
     assert.equal(sends.length, 800, 'one whole audit line per send');
+    // Four processes appended at once, and every row still chains from the one before it.
+    const verified = runCli(['audit', 'verify', '--json'], { env: bus.env });
+    assert.equal(verified.code, 0, verified.stdout);
+    assert.deepEqual(json<{ problems: unknown[] }>(verified).problems, []);
   } finally {
     bus.cleanup();
   }

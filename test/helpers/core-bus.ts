@@ -1,5 +1,5 @@
 /** An in-process bus on a private temp database of either engine, for the store's conformance suite. */
-import { AuditLog } from '../../src/audit/log.js';
+import { openAuditLog } from '../../src/runtime.js';
 import { Bus } from '../../src/core/bus.js';
 import { livenessFrom, type SessionLiveness } from '../../src/core/liveness.js';
 import { registrationsFor } from '../../src/core/roster.js';
@@ -24,7 +24,7 @@ export interface CoreBus {
 export async function coreBus(env: NodeJS.ProcessEnv = {}, engine: Engine = 'sqlite', liveness?: SessionLiveness): Promise<CoreBus> {
   const paths = tempBus(env, { engine });
   const store = openStore(paths.db, { connectTimeoutMs: 5000 });
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => liveness ?? livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), () => liveness ?? livenessFrom(systemProcessTable()));
   return {
     engine,
     bus,

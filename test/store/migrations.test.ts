@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { AuditLog } from '../../src/audit/log.js';
+import { openAuditLog } from '../../src/runtime.js';
 import { Bus } from '../../src/core/bus.js';
 import { SchemaTooNewError, StoreUnavailableError } from '../../src/model/errors.js';
 import { registrationsFor } from '../../src/core/roster.js';
@@ -389,7 +389,7 @@ test('0.4 mail to a retired bare repo name goes to the first of its agents to re
   // `init` retired `repo-a` (its roster row is gone) while two messages to it were unread.
   const paths = fixtureBus('0.4', (db) => db.prepare("DELETE FROM agents WHERE name = 'repo-a'").run());
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
   try {
     for (const name of ['repo-a/claude', 'repo-a/codex']) await bus.register(registrationsFor(name, '/home/dev/src/repo-a', true));
     const pending = Object.fromEntries((await bus.agents()).map((agent) => [agent.name, agent.pending_count]));
@@ -455,7 +455,7 @@ test('0.5 mail to the retired `repo-a` is read by the first of repo-a/claude and
 test('0.5: roster pending counts equal what each agent would read (retired bare-name mail plus own mail)', async () => {
   const paths = fixtureBus('0.5');
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, new AuditLog(paths.audit), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
   try {
     // What each reader would drain: claude only the row at the retired `repo-a`;
     // codex that row, its copy of the group send, the broadcast and a direct message.

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { followLines } from '../../src/audit/follow.js';
 import { AuditLog, tailAudit } from '../../src/audit/log.js';
 import { messageRow } from '../../src/audit/record.js';
+import { verifyChain } from '../../src/audit/verify.js';
 
 function scratch(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'agent-bus-audit-'));
@@ -154,8 +155,11 @@ test('a long-running writer follows a rotated log to its new file', () => {
     log.append([row(2)]);
     log.flush();
     log.close();
-    assert.deepEqual(tailAudit(path, 5).map((entry) => entry.message_id), ['m-2']);
+    // The new file carries the chain on from the one moved aside; tail reads both.
+    assert.deepEqual(tailAudit(path, 5).map((entry) => entry.message_id), ['m-1', 'm-2']);
     assert.deepEqual(tailAudit(`${path}.1`, 5).map((entry) => entry.message_id), ['m-1']);
+    assert.deepEqual(verifyChain(path).problems, []);
+    assert.match(readFileSync(path, 'utf8').split('\n')[0] ?? '', /"event":"continue"/);
   } finally {
     cleanup();
   }

@@ -1,5 +1,6 @@
 /** `agent-bus tail`: the audit log's last rows, and with -f every new row as it is written. */
 import { statSync } from 'node:fs';
+import { isChainRow } from '../../audit/chain.js';
 import { followLines } from '../../audit/follow.js';
 import { parseAuditLine, tailAudit } from '../../audit/log.js';
 import type { AuditRow } from '../../audit/record.js';
@@ -92,7 +93,7 @@ function follow(path: string, fromOffset: number, print: (row: AuditRow) => void
       path,
       (line) => {
         const row = parseAuditLine(line);
-        if (!row) return;
+        if (!row || isChainRow(row)) return;
         try {
           printOnce(row);
         } catch (error) {

@@ -1,5 +1,6 @@
 /** `agent-bus token create|list|revoke`: the hub's tokens, one per agent. */
-import { isTokenId, parseDuration, parseScopes } from '../../core/tokens.js';
+import { parseDuration } from '../../core/duration.js';
+import { isTokenId, parseScopes } from '../../core/tokens.js';
 import { BusError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
 import { openBusHere } from '../../runtime.js';

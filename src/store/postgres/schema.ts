@@ -209,6 +209,15 @@ export const STEPS: PostgresStep[] = [
       );
       CREATE INDEX idx_tokens_agent ON tokens(agent);`,
   },
+  {
+    step: 15,
+    description: 'when each maintenance task last ran',
+    sql: `
+      CREATE TABLE maintenance (
+        task ${T} PRIMARY KEY,
+        last_run_at ${T} NOT NULL
+      );`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

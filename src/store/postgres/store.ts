@@ -50,6 +50,8 @@ import type {
   TakeOutcome,
   PositionedMessage,
   TokenRecord,
+  PruneCounts,
+  PruneInput,
 } from '../ports.js';
 import { plannedMessages } from '../rows.js';
 import type { TableModel, TableRow } from '../tables.js';
@@ -1062,6 +1064,59 @@ export class PostgresStore implements Store {
 
   changes(): ChangeFeed {
     return postgresChangeFeed(connectionConfig(this.url, this.options));
+  }
+
+  // ------------------------------------------------------------ maintenance
+
+  async prune(input: PruneInput): Promise<PruneCounts> {
+    return this.transaction(
+      [],
+      async (query) => {
+        const count = async (sql: string, params: unknown[]): Promise<number> => ((await query(sql, params)).rows[0]?.n as number | undefined) ?? 0;
+        // Threads wholly read and wholly older: a reply sent meanwhile (unread, newer) is never among them.
+        const threads = (
+          await query(
+            'SELECT thread_id FROM messages GROUP BY thread_id HAVING MAX(sent_at) < $1 AND COUNT(*) FILTER (WHERE read_at IS NULL) = 0',
+            [input.mailBefore],
+          )
+        ).rows.map((row) => row.thread_id as string);
+        const inThreads = 'thread_id = ANY($1::text[]) AND read_at IS NOT NULL AND sent_at < $2';
+        const threadParams = [threads, input.mailBefore];
+        const orphanReceipts = 'notice_id IN (SELECT notice_id FROM notices WHERE expires_at <= $1) OR NOT EXISTS (SELECT 1 FROM notices n WHERE n.notice_id = notice_receipts.notice_id)';
+        const endedSessions = 'ended_at IS NOT NULL AND ended_at < $1';
+        if (input.dryRun) {
+          return {
+            threads: threads.length,
+            messages: await count(`SELECT COUNT(*)::int AS n FROM messages WHERE ${inThreads}`, threadParams),
+            notices: await count('SELECT COUNT(*)::int AS n FROM notices WHERE expires_at <= $1', [input.now]),
+            receipts: await count(`SELECT COUNT(*)::int AS n FROM notice_receipts WHERE ${orphanReceipts}`, [input.now]),
+            sessions: await count(`SELECT COUNT(*)::int AS n FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore]),
+          };
+        }
+        const messages = (await query(`DELETE FROM messages WHERE ${inThreads}`, threadParams)).rowCount ?? 0;
+        const receipts = (await query(`DELETE FROM notice_receipts WHERE ${orphanReceipts}`, [input.now])).rowCount ?? 0;
+        const notices = (await query('DELETE FROM notices WHERE expires_at <= $1', [input.now])).rowCount ?? 0;
+        const sessions = (await query(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore])).rowCount ?? 0;
+        return { messages, threads: threads.length, notices, receipts, sessions };
+      },
+      !input.dryRun,
+    );
+  }
+
+  /** Plain deletes leave dead rows that autovacuum reclaims on its own. */
+  async reclaimSpace(): Promise<null> {
+    return null;
+  }
+
+  async claimMaintenance(task: string, now: string, notSince: string): Promise<boolean> {
+    return (
+      (await this.writeAlone(
+        `INSERT INTO maintenance (task, last_run_at) VALUES ($1, $2)
+         ON CONFLICT (task) DO UPDATE SET last_run_at = excluded.last_run_at WHERE maintenance.last_run_at < $3`,
+        [task, now, notSince],
+        false,
+      )) > 0
+    );
   }
 
   async close(): Promise<void> {

@@ -277,6 +277,18 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 15,
+    description: 'when each maintenance task (automatic retention) last ran, so it runs once a day',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS maintenance (
+          task TEXT PRIMARY KEY,
+          last_run_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

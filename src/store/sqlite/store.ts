@@ -47,6 +47,8 @@ import type {
   ReconcileOutcome,
   PositionedMessage,
   TokenRecord,
+  PruneCounts,
+  PruneInput,
 } from '../ports.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
@@ -138,6 +140,9 @@ class PlanRefused extends Error {
 }
 
 const TOKEN_COLUMNS = `token_id AS tokenId, agent, repo_path AS repoPath, secret_hash AS secretHash, scopes, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt`;
+
+/** PRAGMA auto_vacuum's value for incremental vacuum. */
+const INCREMENTAL_VACUUM = 2;
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -966,6 +971,58 @@ export class SqliteStore implements Store {
 
   changes(): ChangeFeed {
     return sqliteChangeFeed(this.location, () => this.db.pragma('data_version', { simple: true }) as number);
+  }
+
+  // ------------------------------------------------------------ maintenance
+
+  async prune(input: PruneInput): Promise<PruneCounts> {
+    const work = (): PruneCounts => {
+      // Threads wholly read and wholly older: a reply sent meanwhile (unread, newer) is never among them.
+      const threads = this.all<{ thread_id: string }>(
+        'SELECT thread_id FROM messages GROUP BY thread_id HAVING MAX(sent_at) < ? AND SUM(read_at IS NULL) = 0',
+        [input.mailBefore],
+      ).map((row) => row.thread_id);
+      const inThreads = 'thread_id IN (SELECT value FROM json_each(?)) AND read_at IS NOT NULL AND sent_at < ?';
+      const threadParams = [JSON.stringify(threads), input.mailBefore];
+      const expired = 'SELECT notice_id FROM notices WHERE expires_at <= ?';
+      const orphanReceipts = `notice_id IN (${expired}) OR notice_id NOT IN (SELECT notice_id FROM notices)`;
+      const endedSessions = 'ended_at IS NOT NULL AND ended_at < ?';
+      if (input.dryRun) {
+        return {
+          threads: threads.length,
+          messages: this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM messages WHERE ${inThreads}`, threadParams)?.n ?? 0,
+          notices: this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (${expired})`, [input.now])?.n ?? 0,
+          receipts: this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notice_receipts WHERE ${orphanReceipts}`, [input.now])?.n ?? 0,
+          sessions: this.get<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore])?.n ?? 0,
+        };
+      }
+      const messages = this.run(`DELETE FROM messages WHERE ${inThreads}`, threadParams).changes;
+      const receipts = this.run(`DELETE FROM notice_receipts WHERE ${orphanReceipts}`, [input.now]).changes;
+      const notices = this.run('DELETE FROM notices WHERE expires_at <= ?', [input.now]).changes;
+      const sessions = this.run(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore]).changes;
+      return { messages, threads: threads.length, notices, receipts, sessions };
+    };
+    return input.dryRun ? this.db.transaction(work).deferred() : this.immediate(work);
+  }
+
+  async reclaimSpace(): Promise<{ before: number; after: number }> {
+    const size = (): number => (this.db.pragma('page_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
+    const before = size();
+    // A database made before incremental vacuum was set: one full VACUUM switches it over.
+    if ((this.db.pragma('auto_vacuum', { simple: true }) as number) !== INCREMENTAL_VACUUM) this.db.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM');
+    else this.db.pragma('incremental_vacuum');
+    return { before, after: size() };
+  }
+
+  async claimMaintenance(task: string, now: string, notSince: string): Promise<boolean> {
+    return this.immediate(
+      () =>
+        this.run(
+          `INSERT INTO maintenance (task, last_run_at) VALUES (?, ?)
+           ON CONFLICT (task) DO UPDATE SET last_run_at = excluded.last_run_at WHERE maintenance.last_run_at < ?`,
+          [task, now, notSince],
+        ).changes > 0,
+    );
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,95 @@
+/**
+ * Retention: what `prune` removes, and the automatic prune of
+ * AGENT_BUS_RETENTION_DAYS. Read mail goes a whole thread at a time, once every
+ * message of the thread is read and older than the cutoff; unread mail never
+ * goes. Expired notices go with their receipts, and ended sessions once their
+ * resume window has passed. Every prune that removes something writes a `prune`
+ * audit row with its counts and cutoff, which `audit verify` reads to tell
+ * pruned mail from lost mail.
+ */
+import type { AuditLog } from '../audit/log.js';
+import type { AuditRow } from '../audit/record.js';
+import { formatStamp, nowMicros } from '../model/clock.js';
+import type { PruneCounts, Store } from '../store/ports.js';
+import type { BusSettings } from './settings.js';
+
+/** The automatic prune's task name in the store's maintenance table. */
+export const RETENTION_TASK = 'retention';
+const DAY_MICROS = 86_400_000_000;
+
+export interface PruneRequest {
+  /** Mail older than this many milliseconds goes. */
+  olderThanMs: number;
+  dryRun: boolean;
+  /** Who asked: the audit row's actor. */
+  actor: string;
+}
+
+export interface PruneReport extends PruneCounts {
+  dry_run: boolean;
+  older_than: string;
+  /** The store's size before and after reclaiming, where the engine needs telling (SQLite). */
+  reclaimed: { before: number; after: number } | null;
+}
+
+export class Retention {
+  constructor(
+    private readonly store: Store,
+    private readonly audit: AuditLog,
+    private readonly settings: Pick<BusSettings, 'sessionResumeHours' | 'retentionDays'>,
+  ) {}
+
+  async prune(request: PruneRequest): Promise<PruneReport> {
+    const micros = nowMicros();
+    const olderThan = formatStamp(micros - request.olderThanMs * 1000);
+    const resumeHours = this.settings.sessionResumeHours;
+    const counts = await this.store.prune({
+      mailBefore: olderThan,
+      now: formatStamp(micros),
+      sessionsEndedBefore: formatStamp(micros - Math.round(resumeHours * 3_600_000_000)),
+      dryRun: request.dryRun,
+    });
+    const removed = counts.messages + counts.notices + counts.receipts + counts.sessions;
+    let reclaimed: PruneReport['reclaimed'] = null;
+    if (!request.dryRun && removed > 0) {
+      this.audit.append([pruneRow(formatStamp(micros), request.actor, olderThan, counts)]);
+      this.audit.flush();
+      reclaimed = await this.store.reclaimSpace();
+    }
+    return { ...counts, dry_run: request.dryRun, older_than: olderThan, reclaimed };
+  }
+
+  /**
+   * The automatic prune, when AGENT_BUS_RETENTION_DAYS is set: at most once a day across every
+   * process of the bus (the store decides who takes the day's turn). Null when it is off or not due.
+   */
+  async pruneIfDue(actor: string): Promise<PruneReport | null> {
+    const days = this.settings.retentionDays;
+    if (days === null) return null;
+    const micros = nowMicros();
+    if (!(await this.store.claimMaintenance(RETENTION_TASK, formatStamp(micros), formatStamp(micros - DAY_MICROS)))) return null;
+    return this.prune({ olderThanMs: days * 86_400_000, dryRun: false, actor });
+  }
+}
+
+function pruneRow(ts: string, actor: string, olderThan: string, counts: PruneCounts): AuditRow {
+  return {
+    ts,
+    op: 'prune',
+    actor,
+    message_id: null,
+    from: actor,
+    to: actor,
+    thread_id: null,
+    body_preview:
+      `prune: ${counts.messages} message(s) in ${counts.threads} thread(s), ${counts.notices} expired notice(s), ` +
+      `${counts.receipts} receipt(s), ${counts.sessions} ended session(s), older than ${olderThan}`,
+    body_sha256: null,
+    older_than: olderThan,
+    messages: counts.messages,
+    threads: counts.threads,
+    notices: counts.notices,
+    receipts: counts.receipts,
+    sessions: counts.sessions,
+  };
+}
