@@ -121,6 +121,7 @@ const warmups = {
   'wake-config': ['wake-config', 'show'],
   token: ['token', 'list'],
   audit: ['audit', 'verify'],
+  doctor: ['doctor'],
   prune: ['prune', '--older-than', '90d', '--dry-run'],
   // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
   login: ['login', 'http://127.0.0.1:1', '--token', 'warmup'],

@@ -6,6 +6,7 @@ import { hubAccess } from './remote/settings.js';
 import { BusError } from './model/errors.js';
 import { busSettings, byteSetting, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
+import { exposureWarning } from './core/privacy.js';
 import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
 import { sqliteFileLock } from './store/sqlite/file-lock.js';
@@ -54,6 +55,8 @@ export function refuseOverHub(env: Env): void {
  */
 export function openBusHere(env: Env = process.env, poolMax?: number): Bus {
   const paths = busPaths(env);
+  const exposed = exposureWarning(paths);
+  if (exposed !== null) process.stderr.write(`agent-bus: ${exposed}\n`);
   const store = openStoreAt(paths.db, env, poolMax);
   const bus = new Bus(store, openAuditLog(paths.audit, env), busSettings(env), () => livenessFrom(systemProcessTable(env)));
   bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);

@@ -114,6 +114,21 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus audit verify', 'agent-bus audit verify --repair', 'agent-bus audit verify --json'],
   },
   {
+    name: 'doctor',
+    summary: "What is wrong with this machine's bus, and how to fix each thing.",
+    details: [
+      'Checks the agent-bus and Node.js versions; the store (engine, schema version, a quick integrity check);',
+      "the audit log's hash chain and that it matches the store; that the bus folder and its files are private",
+      "to you; every wired repo and client (the config parses, names an agent-bus that exists, and holds the",
+      "hooks init writes); sessions whose process is gone; the brain's source and subscriptions; wake.json; and,",
+      'with a hub set (AGENT_BUS_URL or agent-bus login), that the hub answers. Each problem comes with a',
+      'one-line fix. Exit 1 when anything is wrong; warnings alone leave it 0.',
+    ].join('\n'),
+    positionals: [],
+    options: [json],
+    examples: ['agent-bus doctor', 'agent-bus doctor --json'],
+  },
+  {
     name: 'prune',
     summary: 'Remove old read mail, expired notices and ended sessions, and give the space back.',
     details: [

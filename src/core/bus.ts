@@ -14,7 +14,7 @@ import { BusError, InvalidInputError, InvalidNameError } from '../model/errors.j
 import { clientAddressOf, composeName, groupOf, nameProblem, parseNameLenient, BROADCAST } from './names.js';
 import type { BusSettings } from './settings.js';
 import { agentView, messageKind, messageView, type AgentView, type MessageKind, type MessageView } from './views.js';
-import type { AddressMove, AgentRecord, ChangeFeed, ClientRoute, MessageRecord, PositionedMessage, ReaderIdentity, Registration, SessionKey, SessionRecord, Store } from '../store/ports.js';
+import type { AddressMove, AgentRecord, ChangeFeed, ClientRoute, MessageRecord, PositionedMessage, ReaderIdentity, Registration, SessionKey, SessionRecord, Store, StoreIntegrity } from '../store/ports.js';
 import { BrainRecords } from './brain-ops.js';
 import { Wakes } from './wake-ops.js';
 import { pendingByName, registrationsFor, repoMembers, waitingRepoNames } from './roster.js';
@@ -386,6 +386,21 @@ export class Bus {
     if (routeUnchanged(await this.store.route(route.threadId), route, staleBefore)) return false;
     await this.store.saveRoute(route);
     return true;
+  }
+
+  /** Session rows not ended whose process is gone: each holds an address until the next claim gives it back. */
+  async staleSessions(): Promise<SessionRecord[]> {
+    return (await this.store.sessionRows()).filter((row) => row.endedAt === null && !this.isRunning(row));
+  }
+
+  /** Where the store lives, as shown to a user (a file's path, a URL without its password). */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** The store's engine, schema version and a quick integrity check. */
+  integrity(): Promise<StoreIntegrity> {
+    return this.store.integrity();
   }
 
   /** Names held by running sessions (for a client address, or everywhere). */

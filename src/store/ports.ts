@@ -361,6 +361,15 @@ export interface MaintenancePort {
   reclaimSpace(): Promise<{ before: number; after: number } | null>;
   /** Take a maintenance task's turn when it last ran before `notSince` (or never): true for one caller only. */
   claimMaintenance(task: string, now: string, notSince: string): Promise<boolean>;
+  /** The engine, the schema version the store is at and the one this program writes, and a quick integrity check's findings (none: whole). */
+  integrity(): Promise<StoreIntegrity>;
+}
+
+export interface StoreIntegrity {
+  engine: 'sqlite' | 'postgres';
+  schemaVersion: number;
+  targetVersion: number;
+  problems: string[];
 }
 
 export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort, MaintenancePort {

@@ -39,6 +39,7 @@ function populate(bus: TempBus): void {
   bus.sql("INSERT INTO wakes (agent, woken_at) VALUES ('shop/claude', '2026-12-01T00:00:00.000000Z')");
   bus.sql("INSERT INTO watchers (session, token, pid, started_at, agent) VALUES ('sess-1', 'tok', 4243, '2026-12-01T00:00:00.000000Z', 'shop/claude')");
   bus.sql("INSERT INTO brain_markers (marker_key, session, taken_at) VALUES ('m-1', 'sess-1', '2026-12-01T00:00:00.000000Z')");
+  bus.sql("INSERT INTO maintenance (task, last_run_at) VALUES ('retention', '2026-12-01T00:00:00.000000Z')");
 }
 
 /** Every table's rows, in key order: what the two sides must agree on. */

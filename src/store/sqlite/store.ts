@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { sqliteChangeFeed } from './changes.js';
 import { openSqlite } from './open.js';
+import { TARGET_VERSION } from './schema.js';
 import { plannedMessages } from '../rows.js';
 import type { TableModel, TableRow } from '../tables.js';
 import type {
@@ -49,6 +50,7 @@ import type {
   TokenRecord,
   PruneCounts,
   PruneInput,
+  StoreIntegrity,
 } from '../ports.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
@@ -1023,6 +1025,16 @@ export class SqliteStore implements Store {
           [task, now, notSince],
         ).changes > 0,
     );
+  }
+
+  async integrity(): Promise<StoreIntegrity> {
+    const findings = (this.db.pragma('quick_check') as Array<{ quick_check: string }>).map((row) => row.quick_check);
+    return {
+      engine: 'sqlite',
+      schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
+      targetVersion: TARGET_VERSION,
+      problems: findings.filter((finding) => finding !== 'ok'),
+    };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,244 @@
+/**
+ * `agent-bus doctor`: one screen of what is wrong with this machine's bus and
+ * how to fix each thing, one line per fix. Exit 1 when anything is wrong; a
+ * warning alone (something to look at) leaves it 0.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { shownName } from '../../audit/files.js';
+import { verifyChain } from '../../audit/verify.js';
+import { brainSettings } from '../../brain/settings.js';
+import { brainStatus } from '../../brain/status.js';
+import { WIRINGS } from '../../clients/registry.js';
+import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
+import type { Bus } from '../../core/bus.js';
+import type { SendRowPlace } from '../../core/audit-check.js';
+import { busPaths, type BusPaths } from '../../core/paths.js';
+import { privacyProblems } from '../../core/privacy.js';
+import type { Env } from '../../core/settings.js';
+import { errorLine } from '../../model/quote.js';
+import { hubAccess, type HubAccess } from '../../remote/settings.js';
+import { callHubTool } from '../../remote/tools.js';
+import { openBusHere } from '../../runtime.js';
+import { loadWakeConfig } from '../../wake/config.js';
+import { version } from '../main.js';
+import { binPath } from './init.js';
+import type { CommandRunner } from '../spec.js';
+
+type Level = 'ok' | 'warn' | 'fail';
+
+interface Finding {
+  check: string;
+  level: Level;
+  detail: string;
+  /** One line that says what to do; none when all is well. */
+  fix?: string;
+}
+
+/** The Node.js versions agent-bus runs on (package.json's engines). */
+const SUPPORTED_NODE = [
+  [20, 19],
+  [22, 12],
+  [24, 0],
+] as const;
+
+export const run: CommandRunner = async (args, io) => {
+  const findings: Finding[] = [];
+  const add = (finding: Finding): void => {
+    findings.push(finding);
+  };
+  const paths = busPaths(io.env);
+  add(versions());
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    add(await hubReachable(access));
+  } else {
+    let bus: Bus | null = null;
+    try {
+      bus = openBusHere(io.env);
+      add(await storeHealth(bus, paths));
+    } catch (error) {
+      add({ check: 'store', level: 'fail', detail: `cannot open the store at ${paths.database.engine === 'sqlite' ? paths.db : 'AGENT_BUS_DB'}: ${errorLine((error as Error).message)}`, fix: storeFix(paths) });
+      bus = null;
+    }
+    if (bus !== null) {
+      try {
+        findings.push(...(await auditHealth(bus, paths)));
+        findings.push(...(await wiringHealth(bus, io.env)));
+        add(await sessionsHealth(bus));
+        const brain = await brainHealth(bus, io.env, io.cwd);
+        if (brain !== null) add(brain);
+      } finally {
+        await bus.close();
+      }
+    }
+  }
+  findings.push(...permissionsHealth(paths));
+  add(wakeHealth(io.env));
+  const failed = findings.filter((finding) => finding.level === 'fail').length;
+  const warned = findings.filter((finding) => finding.level === 'warn').length;
+  if (args.values.json) {
+    io.stdout.write(`${JSON.stringify({ ok: failed === 0, problems: failed, warnings: warned, checks: findings })}\n`);
+  } else {
+    const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+    const lines = findings.map((finding) => `${mark[finding.level]}  ${finding.check}: ${finding.detail}${finding.fix ? `\n        fix: ${finding.fix}` : ''}`);
+    const summary = failed === 0 ? `all is well${warned > 0 ? ` (${warned} warning${warned === 1 ? '' : 's'})` : ''}` : `${failed} problem${failed === 1 ? '' : 's'}${warned > 0 ? `, ${warned} warning${warned === 1 ? '' : 's'}` : ''}`;
+    io.stdout.write(`${lines.join('\n')}\n${summary}\n`);
+  }
+  return failed === 0 ? 0 : 1;
+};
+
+function versions(): Finding {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const supported = SUPPORTED_NODE.some(([wantMajor, wantMinor]) => major === wantMajor && minor >= wantMinor);
+  const detail = `agent-bus ${version()} on Node.js ${process.versions.node}`;
+  return supported
+    ? { check: 'versions', level: 'ok', detail }
+    : { check: 'versions', level: 'fail', detail: `${detail}, which agent-bus does not support`, fix: 'use Node.js 20.19+, 22.12+ or 24, then reinstall agent-bus with it' };
+}
+
+function storeFix(paths: BusPaths): string {
+  return paths.database.engine === 'sqlite'
+    ? `stop the bus's clients and restore ${paths.db} from a backup (a migration keeps one as ${paths.db}.bak-*), or move it aside to start a new bus`
+    : 'check that PostgreSQL is running and AGENT_BUS_DB is right (agent-bus agents says why it cannot connect)';
+}
+
+async function storeHealth(bus: Bus, paths: BusPaths): Promise<Finding> {
+  const health = await bus.integrity();
+  const where = health.engine === 'sqlite' ? `SQLite ${paths.db}` : `PostgreSQL ${bus.location}`;
+  if (health.problems.length > 0) {
+    return { check: 'store', level: 'fail', detail: `${where}: the integrity check found ${health.problems.length} problem(s), first: ${health.problems[0]}`, fix: storeFix(paths) };
+  }
+  if (health.schemaVersion !== health.targetVersion) {
+    return { check: 'store', level: 'fail', detail: `${where}: schema ${health.schemaVersion}, this agent-bus writes ${health.targetVersion}`, fix: 'upgrade agent-bus on every machine that uses this store' };
+  }
+  return { check: 'store', level: 'ok', detail: `${where}, schema ${health.schemaVersion}, integrity ok` };
+}
+
+async function auditHealth(bus: Bus, paths: BusPaths): Promise<Finding[]> {
+  const sendRows = new Map<string, SendRowPlace>();
+  let prunedBefore: string | null = null;
+  const chain = verifyChain(paths.audit, (row, place) => {
+    if (row.op === 'send' && typeof row.message_id === 'string') sendRows.set(row.message_id, { ...place, ts: String(row.ts ?? '') });
+    else if (row.op === 'prune' && typeof row.older_than === 'string' && (prunedBefore === null || row.older_than > prunedBefore)) prunedBefore = row.older_than;
+  });
+  const findings: Finding[] = [];
+  const [first] = chain.problems;
+  if (first !== undefined) {
+    findings.push({
+      check: 'audit log',
+      level: 'fail',
+      detail: `the hash chain breaks at ${shownName(first.file, paths.audit)}:${first.line}: ${first.message}${chain.problems.length > 1 ? ` (and ${chain.problems.length - 1} more)` : ''}`,
+      fix: "agent-bus audit verify lists every bad line; keep the file as it is (it is the evidence) and look at who wrote to it",
+    });
+  } else {
+    findings.push({ check: 'audit log', level: 'ok', detail: chain.head === null ? `${paths.audit}: nothing logged yet` : `${paths.audit}: chain intact to seq ${chain.head.seq}` });
+  }
+  const store = await bus.auditCheck.check(sendRows, prunedBefore);
+  if (store.missing.length > 0) {
+    findings.push({ check: 'audit log', level: 'fail', detail: `${store.missing.length} stored message(s) have no send row (a send stopped between storing and logging)`, fix: 'agent-bus audit verify --repair' });
+  }
+  if (store.unknown.length > 0) {
+    findings.push({ check: 'audit log', level: 'fail', detail: `${store.unknown.length} send row(s) name a message the store does not have`, fix: 'agent-bus audit verify names them; check that AGENT_BUS_DB is the bus this log belongs to' });
+  }
+  return findings;
+}
+
+function permissionsHealth(paths: BusPaths): Finding[] {
+  const problems = privacyProblems(paths);
+  if (problems.length === 0) return [{ check: 'permissions', level: 'ok', detail: `${paths.folder} and its files are private to you` }];
+  return problems.map((problem) => ({ check: 'permissions', level: 'fail', detail: `${problem.path} is ${problem.problem}`, fix: problem.fix }));
+}
+
+/** A path to an agent-bus a config names: the command of a server or a hook. */
+const BIN_IN_TEXT = /(\/[^\s"'`\\;|&]+\/(?:agent-bus|cli\.cjs))(?=["'`\s\\;|&]|$)/g;
+
+async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
+  const wired = new Map<string, { repo: string; client: string; name: string }>();
+  for (const agent of await bus.agents()) {
+    if (agent.client === null || !(agent.client in WIRINGS) || agent.kind === 'session') continue;
+    wired.set(`${agent.repo_path}\u0000${agent.client}`, { repo: agent.repo_path, client: agent.client, name: agent.name });
+  }
+  if (wired.size === 0) return [{ check: 'wiring', level: 'ok', detail: 'no repo is wired yet (agent-bus init wires one)' }];
+  const bin = binPath(undefined, env);
+  const findings: Finding[] = [];
+  for (const { repo, client, name } of [...wired.values()].sort((a, b) => (a.repo + a.client < b.repo + b.client ? -1 : 1))) {
+    const wiring = WIRINGS[client];
+    if (wiring === undefined) continue;
+    const what = `${name} (${client} in ${repo})`;
+    const rewire = `agent-bus init --clients ${client} ${repo}`;
+    if (!existsSync(repo)) {
+      findings.push({ check: 'wiring', level: 'warn', detail: `${what}: the repo folder is gone`, fix: `agent-bus forget ${name}` });
+      continue;
+    }
+    const seen = wiring.inspect(repo);
+    if (seen.status === 'unreadable') {
+      findings.push({ check: 'wiring', level: 'fail', detail: `${what}: ${seen.problem ?? 'a config file cannot be parsed'}`, fix: `fix the file by hand, then ${rewire}` });
+      continue;
+    }
+    if (seen.status === 'absent') {
+      findings.push({ check: 'wiring', level: 'fail', detail: `${what}: no agent-bus server in ${wiring.files(repo).join(' or ')}`, fix: rewire });
+      continue;
+    }
+    const texts = wiring.files(repo).map((path) => (existsSync(path) ? readFileSync(path, 'utf8') : ''));
+    const missingBins = [...new Set(texts.flatMap((text) => [...text.matchAll(BIN_IN_TEXT)].map((match) => match[1] as string)))].filter((path) => !existsSync(path));
+    if (missingBins.length > 0) {
+      findings.push({ check: 'wiring', level: 'fail', detail: `${what}: points at ${missingBins[0]}, which does not exist`, fix: `${rewire} (or --bin-path to say where agent-bus is)` });
+      continue;
+    }
+    if (seen.status === 'handwritten') {
+      findings.push({ check: 'wiring', level: 'warn', detail: `${what}: a hand-written agent-bus entry; its hooks are not checked`, fix: `${rewire} --force, to let init manage it` });
+      continue;
+    }
+    // Wired for a hub: what init writes depends on the hub's URL, which its files name.
+    const remote = texts.some((text) => text.includes('AGENT_BUS_URL='));
+    if (!remote) {
+      const planned = wiring.plan(repo, seen.previousName ?? name, bin, null);
+      if (planned.files.some((file) => file.after !== (file.before ?? ''))) {
+        findings.push({ check: 'wiring', level: 'fail', detail: `${what}: differs from what init writes (a hook missing, or another agent-bus)`, fix: rewire });
+        continue;
+      }
+    }
+    findings.push({ check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place` });
+  }
+  return findings;
+}
+
+async function sessionsHealth(bus: Bus): Promise<Finding> {
+  const stale = await bus.staleSessions();
+  if (stale.length === 0) return { check: 'sessions', level: 'ok', detail: 'every open session has a running process' };
+  const names = stale.slice(0, 3).map((row) => row.name).join(', ');
+  return {
+    check: 'sessions',
+    level: 'warn',
+    detail: `${stale.length} session(s) not ended whose process is gone (${names}${stale.length > 3 ? ', …' : ''}); each holds its address until a new session of its client starts`,
+    fix: 'nothing to do: the next start of that client gives the address back (their mail waits for it)',
+  };
+}
+
+async function brainHealth(bus: Bus, env: Env, cwd: string): Promise<Finding | null> {
+  const settings = brainSettings(env);
+  if (!settings.enabled) return null;
+  const project = (env.CLAUDE_PROJECT_DIR ?? '').trim() || cwd;
+  const status = await brainStatus(bus, settings, sessionSubscriptionSource(env, { repo: project }));
+  if (status.last_error !== null) {
+    return { check: 'brain', level: 'fail', detail: `${status.source_location} is unreachable: ${status.last_error}`, fix: 'check BRAIN_URL or BRAIN_SOURCE_PATH, then agent-bus brain refresh' };
+  }
+  if (status.warnings.length > 0) return { check: 'brain', level: 'warn', detail: status.warnings[0] as string, fix: 'agent-bus brain status says more' };
+  return { check: 'brain', level: 'ok', detail: `${status.entry_count} entr${status.entry_count === 1 ? 'y' : 'ies'} from ${status.source_location} in channel ${status.channel}` };
+}
+
+function wakeHealth(env: Env): Finding {
+  const config = loadWakeConfig(env);
+  if (!config.exists) return { check: 'wake.json', level: 'ok', detail: 'none (native wake only)' };
+  if (config.problem !== null) return { check: 'wake.json', level: 'fail', detail: `${config.path}: ${config.problem}; senders ignore it`, fix: `fix it by hand, or agent-bus wake-config clear NAME and set it again` };
+  return { check: 'wake.json', level: 'ok', detail: `${config.path}: ${Object.keys(config.entries).length} entr${Object.keys(config.entries).length === 1 ? 'y' : 'ies'}` };
+}
+
+async function hubReachable(access: HubAccess): Promise<Finding> {
+  try {
+    const { value } = await callHubTool<{ name: string }>(access, 'whoami', {});
+    return { check: 'hub', level: 'ok', detail: `${access.url} answers; this machine speaks as ${value.name}` };
+  } catch (error) {
+    return { check: 'hub', level: 'fail', detail: `${access.url}: ${errorLine((error as Error).message)}`, fix: `check the hub is running and the token (${access.from === 'env' ? 'AGENT_BUS_TOKEN' : 'agent-bus login'}) is current` };
+  }
+}

@@ -1,0 +1,132 @@
+/** `agent-bus doctor`: a healthy bus passes; each kind of damage is named with its fix, and exits 1. */
+import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
+
+interface Finding {
+  check: string;
+  level: 'ok' | 'warn' | 'fail';
+  detail: string;
+  fix?: string;
+}
+
+interface DoctorReport {
+  ok: boolean;
+  problems: number;
+  checks: Finding[];
+}
+
+function doctor(bus: TempBus, env: NodeJS.ProcessEnv = {}): { code: number | null; report: DoctorReport; text: string; stderr: string } {
+  const result = runCli(['doctor', '--json'], { env: { ...bus.env, ...env } });
+  const text = runCli(['doctor'], { env: { ...bus.env, ...env } });
+  assert.equal(text.code, result.code, 'the text and JSON reports agree');
+  return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport, text: text.stdout, stderr: result.stderr };
+}
+
+/** A bus with one repo wired for Claude Code and Codex by the real init, pointing at a copy of the CLI. */
+function wiredBus(): { bus: TempBus; repo: string; bin: string } {
+  const bus = tempBus();
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const bin = join(bus.dir, 'bin', 'agent-bus');
+  mkdirSync(join(bus.dir, 'bin'));
+  copyFileSync(CLI, bin);
+  chmodSync(bin, 0o755);
+  bus.env.AGENT_BUS_BIN = bin;
+  const init = runCli(['init', '--clients', 'claude,codex', repo], { env: bus.env, cwd: repo });
+  assert.equal(init.code, 0, init.stderr);
+  // Each client joins the bus as a session would, so the roster knows where it is wired.
+  for (const client of ['claude', 'codex']) {
+    const sent = runCli(['send', 'hello', '--to', `shop/${client}`, '--name', `shop/${client}`], { env: { ...bus.env, AGENT_BUS_REPO: repo }, cwd: repo });
+    assert.equal(sent.code, 0, sent.stderr);
+  }
+  return { bus, repo, bin };
+}
+
+function failing(report: DoctorReport): Finding[] {
+  return report.checks.filter((finding) => finding.level === 'fail');
+}
+
+test('doctor: a healthy wired bus passes every check and exits 0', () => {
+  const { bus } = wiredBus();
+  try {
+    const { code, report, text } = doctor(bus);
+    assert.equal(code, 0, JSON.stringify(failing(report)));
+    assert.equal(report.ok, true);
+    const checks = new Set(report.checks.map((finding) => finding.check));
+    for (const check of ['versions', 'store', 'audit log', 'permissions', 'wiring', 'sessions', 'wake.json']) assert.ok(checks.has(check), `checks ${check}`);
+    const wiring = report.checks.filter((finding) => finding.check === 'wiring');
+    assert.equal(wiring.length, 2, 'both clients of the repo');
+    for (const finding of wiring) assert.equal(finding.level, 'ok', finding.detail);
+    assert.match(report.checks.find((finding) => finding.check === 'store')?.detail ?? '', ON_POSTGRES ? /^PostgreSQL .*integrity ok/ : /^SQLite .*integrity ok/);
+    assert.match(text, /^ok {4}versions: agent-bus \S+ on Node\.js/m);
+    assert.match(text, /all is well/);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('doctor: each problem is named with a one-line fix, and it exits 1', () => {
+  const { bus, repo, bin } = wiredBus();
+  try {
+    chmodSync(bus.audit, 0o644);
+    writeFileSync(join(bus.folder, 'wake.json'), '{ not json');
+    // Claude Code's hooks taken out by hand.
+    const settingsPath = join(repo, '.claude', 'settings.json');
+    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { hooks?: unknown };
+    delete settings.hooks;
+    writeFileSync(settingsPath, JSON.stringify(settings));
+    // The audit log changed by hand.
+    const lines = readFileSync(bus.audit, 'utf8').split('\n');
+    lines[1] = (lines[1] as string).replace('"actor":"', '"actor":"z');
+    writeFileSync(bus.audit, lines.join('\n'));
+    const { code, report, text } = doctor(bus);
+    assert.equal(code, 1);
+    assert.equal(report.ok, false);
+    const problems = failing(report);
+    const find = (check: string, pattern: RegExp): Finding | undefined => problems.find((finding) => finding.check === check && pattern.test(finding.detail));
+    assert.ok(find('permissions', /audit\.log is readable by anyone/), JSON.stringify(problems));
+    assert.equal(find('permissions', /audit\.log/)?.fix, `chmod 600 ${bus.audit}`);
+    assert.ok(find('wake.json', /not valid JSON/));
+    assert.ok(find('wiring', /shop\/claude .*differs from what init writes/));
+    assert.equal(find('wiring', /shop\/claude/)?.fix, `agent-bus init --clients claude ${repo}`);
+    assert.ok(find('audit log', /breaks at audit\.log:2/));
+    for (const problem of problems) {
+      assert.ok(problem.fix && !problem.fix.includes('\n'), `${problem.check}: one fix line`);
+    }
+    assert.match(text, /^FAIL {2}permissions: .*\n {8}fix: chmod 600 /m);
+    assert.match(text, /\d+ problems/);
+    // The agent-bus a config names is gone.
+    rmSync(bin);
+    const gone = doctor(bus);
+    assert.ok(failing(gone.report).some((finding) => finding.check === 'wiring' && finding.detail.includes(`points at ${bin}, which does not exist`)), JSON.stringify(failing(gone.report)));
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('doctor: a store it cannot open, and a hub it cannot reach, are problems with a fix, never a stack trace', { skip: ON_POSTGRES ? 'a corrupt file is a SQLite case' : false }, () => {
+  const bus = tempBus();
+  try {
+    assert.equal(runCli(['send', 'hello', '--to', 'me', '--name', 'me'], { env: bus.env }).code, 0);
+    writeFileSync(bus.db, 'this is not a database'.repeat(100));
+    rmSync(`${bus.db}-wal`, { force: true });
+    rmSync(`${bus.db}-shm`, { force: true });
+    const broken = doctor(bus);
+    assert.equal(broken.code, 1);
+    const store = failing(broken.report).find((finding) => finding.check === 'store');
+    assert.match(store?.detail ?? '', /cannot open the store/);
+    assert.ok(store?.fix);
+    assert.doesNotMatch(broken.text + broken.stderr, /\n\s+at /, 'no stack trace');
+    const hub = doctor(bus, { AGENT_BUS_URL: 'http://127.0.0.1:1', AGENT_BUS_TOKEN: 'abt_0123456789abcdef_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' });
+    assert.equal(hub.code, 1);
+    const finding = failing(hub.report).find((item) => item.check === 'hub');
+    assert.match(finding?.detail ?? '', /^http:\/\/127\.0\.0\.1:1: /);
+    assert.ok(finding?.fix);
+    assert.doesNotMatch(JSON.stringify(hub.report), /aaaaaaaaaaaaaaaa/, 'the token is never printed');
+  } finally {
+    bus.cleanup();
+  }
+});
