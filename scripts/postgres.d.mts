@@ -12,3 +12,5 @@ export function postgresBin(): string | null;
 export function ensurePostgres(): void;
 export function startPostgres(options?: { durable?: boolean }): Promise<StartedPostgres>;
 export function stopPostgres(dir: string, bin?: string | null): void;
+export function pausePostgres(dir: string, bin?: string | null): void;
+export function resumePostgres(dir: string, bin?: string | null): void;

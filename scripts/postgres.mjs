@@ -86,8 +86,21 @@ export async function startPostgres({ durable = false } = {}) {
   const port = await freePort();
   const settings = ['-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
   if (!durable) settings.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  // Kept beside the data, so a server stopped mid-test starts again as it was (resumePostgres).
+  writeFileSync(join(dir, 'start-options'), settings.join(' '));
   runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', settings.join(' '), '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start'], { cwd: dir });
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, bin, port };
+}
+
+/** Stop a server and keep its data (a fault test: the database goes away mid-run). */
+export function pausePostgres(dir, bin = postgresBin()) {
+  runAsServerUser(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop'], { cwd: dir });
+}
+
+/** Start a paused server again, on the same port with the same settings. */
+export function resumePostgres(dir, bin = postgresBin()) {
+  const options = readFileSync(join(dir, 'start-options'), 'utf8');
+  runAsServerUser(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start'], { cwd: dir });
 }
 
 export function stopPostgres(dir, bin = postgresBin()) {

@@ -18,10 +18,14 @@ import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 /** Seconds a connect to PostgreSQL may take: a hook that cannot reach the server gives up within its budget. */
 export const DEFAULT_PG_CONNECT_TIMEOUT_SECONDS = 2;
 
+/** Seconds a SQLite writer waits for another process's lock (AGENT_BUS_BUSY_TIMEOUT). */
+export const DEFAULT_BUSY_TIMEOUT_SECONDS = 30;
+
 /** A store at a database setting (a file path or a postgres:// URL), opened as the bus opens its own. */
 export function openStoreAt(database: string, env: Env = process.env, poolMax?: number): Store {
   return openStore(database, {
     connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000,
+    busyTimeoutMs: floatSetting(env, 'AGENT_BUS_BUSY_TIMEOUT', DEFAULT_BUSY_TIMEOUT_SECONDS, 0) * 1000,
     requireBundle,
     ...(poolMax === undefined ? {} : { poolMax }),
   });

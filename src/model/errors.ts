@@ -68,7 +68,7 @@ export function storeProblem(error: unknown, folder: string | null = null): stri
   if (code.startsWith('SQLITE_READONLY') || code === '25006') {
     return 'the bus database is read-only: nothing was written and nothing was sent; check who may write the database, its folder and its -wal and -shm files';
   }
-  if (code.startsWith('SQLITE_BUSY') || code === '55P03') return 'the bus database stayed locked by another process for longer than this one waits: nothing was written; try again';
+  if (code.startsWith('SQLITE_BUSY') || code === '55P03') return 'the bus database stayed locked by another process for longer than this one waits (AGENT_BUS_BUSY_TIMEOUT, 30 seconds unless set): nothing was written and nothing was sent; try again';
   return null;
 }
 

@@ -17,6 +17,8 @@ export interface StoreOptions {
   connectTimeoutMs: number;
   /** Connections one process may hold. */
   poolMax?: number;
+  /** How long a SQLite writer waits for another's lock before it gives up. */
+  busyTimeoutMs?: number;
   /** How to load the engine's bundle (the CLI's, with its code cache); plain require by default. */
   requireBundle?: (path: string) => unknown;
 }
@@ -92,7 +94,7 @@ function lazyStore(location: string, load: () => Promise<Store>): Store {
 }
 
 export function openStore(location: string, options: StoreOptions): Store {
-  if (!isPostgresUrl(location)) return new SqliteStore(location);
+  if (!isPostgresUrl(location)) return new SqliteStore(location, options.busyTimeoutMs);
   return lazyStore(shownUrl(location), async () => {
     const { PostgresStore } = await loadPostgres(options.requireBundle);
     return new PostgresStore(location, { connectTimeoutMs: options.connectTimeoutMs, poolMax: options.poolMax ?? 4 });

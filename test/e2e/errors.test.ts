@@ -5,12 +5,11 @@
  * hook never breaks its client's turn: on any failure it exits 0 with one line.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ENGINE, runCli, withTempBus } from '../helpers/bus-env.js';
+import { runCli, withTempBus } from '../helpers/bus-env.js';
+import { noSmallDisk, onSmallDisk } from '../helpers/small-disk.js';
 
 /** An argument far longer than any error should echo (and under the kernel's 128 KiB per argument). */
 const HUGE = 'x'.repeat(100_000);
@@ -94,44 +93,7 @@ test('a hook exits 0 whatever goes wrong, with one line on stderr and the client
   }
 }));
 
-/** A small tmpfs of its own, where this machine lets the tests mount one (root, or a capable container). */
-function smallDisk(): { dir: string; readOnly(): void; unmount(): void } | string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-bus-small-disk-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', dir], { encoding: 'utf8' });
-  if (mounted.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    return `cannot mount a small tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()})`;
-  }
-  return {
-    dir,
-    readOnly: () => assert.equal(spawnSync('mount', ['-o', 'remount,ro', dir]).status, 0, 'remounted read-only'),
-    unmount: () => {
-      spawnSync('umount', [dir]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const diskProbe = ENGINE === 'sqlite' ? smallDisk() : 'the database is on the PostgreSQL server, not on a disk of this machine';
-const noDisk = typeof diskProbe === 'string' ? diskProbe : false;
-if (typeof diskProbe !== 'string') diskProbe.unmount();
-
-/** A test body with a bus whose folder, database and audit log are on a small disk of its own, unmounted afterwards. */
-function onSmallDisk(work: (env: NodeJS.ProcessEnv, disk: { dir: string; readOnly(): void }) => void): () => void {
-  return () => {
-    const disk = smallDisk();
-    if (typeof disk === 'string') throw new Error(disk);
-    try {
-      mkdirSync(join(disk.dir, 'home'));
-      const bus = join(disk.dir, 'bus');
-      work({ PATH: process.env.PATH, HOME: join(disk.dir, 'home'), NO_COLOR: '1', AGENT_BUS_HOME: bus, AGENT_BUS_DB: join(bus, 'bus.db'), AGENT_BUS_AUDIT_LOG: join(bus, 'audit.log') }, disk);
-    } finally {
-      disk.unmount();
-    }
-  };
-}
-
-test('a full disk says so, and that nothing was sent; a hook on it exits 0; with room again the bus is whole', { skip: noDisk }, onSmallDisk((env, disk) => {
+test('a full disk says so, and that nothing was sent; a hook on it exits 0; with room again the bus is whole', { skip: noSmallDisk }, onSmallDisk((env, disk) => {
   assert.equal(runCli(['send', 'before the disk filled', '--to', 'human'], { env }).code, 0);
   const filler = join(disk.dir, 'filler');
   const block = Buffer.alloc(64 * 1024);
@@ -153,7 +115,7 @@ test('a full disk says so, and that nothing was sent; a hook on it exits 0; with
   assert.equal(runCli(['send', 'with room again', '--to', 'human'], { env }).code, 0);
 }));
 
-test('a read-only database says so, and that nothing was sent', { skip: noDisk }, onSmallDisk((env, disk) => {
+test('a read-only database says so, and that nothing was sent', { skip: noSmallDisk }, onSmallDisk((env, disk) => {
   assert.equal(runCli(['send', 'before', '--to', 'human'], { env }).code, 0);
   disk.readOnly();
   const refused = runCli(['send', 'on a read-only disk', '--to', 'human'], { env });

@@ -42,8 +42,8 @@ function pgAdmin(): { url: string; psql: string } {
 /** Run psql against `url`, failing the test with what psql said. */
 export function psql(url: string, statement: string): string {
   const { psql: command } = pgAdmin();
-  const result = spawnSync(command, ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', statement], { encoding: 'utf8', timeout: 30_000 });
-  if (result.status !== 0) throw new Error(`psql failed (${result.status}): ${result.stderr}`);
+  const result = spawnSync(command, ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', statement], { encoding: 'utf8', timeout: 60_000, maxBuffer: 256 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`psql failed (${result.status}): ${result.stderr || result.error?.message || ""}`);
   return result.stdout;
 }
 

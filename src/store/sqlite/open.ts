@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { SchemaTooNewError, StoreUnavailableError } from '../../model/errors.js';
 import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
 
-/** How long a writer waits for the lock before giving up, in milliseconds. */
+/** How long a writer waits for the lock before giving up, in milliseconds, unless AGENT_BUS_BUSY_TIMEOUT says. */
 export const BUSY_TIMEOUT_MS = 30_000;
 
 let addonPath: string | null | undefined;
@@ -85,11 +85,11 @@ function preparePrivateFile(path: string): void {
   }
 }
 
-export function openSqlite(path: string): Database.Database {
+export function openSqlite(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Database.Database {
   let db: Database.Database;
   try {
     preparePrivateFile(path);
-    db = connectSqlite(path);
+    db = connectSqlite(path, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new StoreUnavailableError(addonMismatch(error, nativeBinding(), process.versions.node) ?? `cannot open the database at ${path}: ${describe(error)}`);
   }

@@ -153,8 +153,11 @@ export class SqliteStore implements Store {
   /** One send as a savepoint, so a send that fails after writing undoes only itself. */
   private readonly sendOne: Database.Transaction<(input: SendInput) => MessageRecord[]>;
 
-  constructor(readonly location: string) {
-    this.db = openSqlite(location);
+  constructor(
+    readonly location: string,
+    busyTimeoutMs?: number,
+  ) {
+    this.db = openSqlite(location, busyTimeoutMs);
     this.sendOne = this.db.transaction((input: SendInput) => this.sendNow(input));
   }
 
