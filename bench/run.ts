@@ -38,6 +38,7 @@ import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { hubRoundTrip, hubSendThroughput, remoteHookStartup, remoteWakeLatency } from './hub.js';
 import { seedLargeBus } from './seed.js';
+import { auditChainCost } from './audit.js';
 import {
   CLI,
   ROOT,
@@ -429,6 +430,7 @@ interface Section {
 
 const SECTIONS: Section[] = [
   { id: 'send-throughput', title: 'Bus.send, direct mail, audit on', unit: 'sends/s', goal: { direction: '>=', target: 20_000 }, timeoutMs: 120_000, measure: sendThroughput },
+  { id: 'audit-chain-cost', title: 'sends/s with the chained, locked audit log vs a plain one', unit: '× (ratio)', goal: { direction: '>=', target: 0.9 }, timeoutMs: 180_000, measure: (ws) => auditChainCost(ws, BODY) },
   { id: 'broadcast-fanout', title: "send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 60_000, measure: broadcastFanout },
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },

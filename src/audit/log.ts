@@ -46,6 +46,8 @@ const reportToStderr: AuditErrorHandler = (message) => {
 export class AuditLog {
   private fd: number | null = null;
   private inode = -1;
+  /** The open file's size as the last look at it found it. */
+  private size = 0;
   private pending: AuditRow[] = [];
   private flushQueued = false;
   private lock: AppendLock | null = null;
@@ -119,14 +121,14 @@ export class AuditLog {
   /** Under the lock: chain the rows from the log's last row, rotate if they would overflow it, write them. */
   private write(rows: AuditRow[]): void {
     let fd = this.descriptor();
-    const size = fstatSync(fd).size;
+    const size = this.size;
     const ts = nowStamp();
     let out = chainRows(rows, this.startOf(fd, size, ts));
     let before = size;
     if (this.maxBytes > 0 && size > 0 && size + Buffer.byteLength(out.text) > this.maxBytes) {
       rotateFiles(this.path);
       fd = this.descriptor();
-      before = fstatSync(fd).size;
+      before = this.size;
       out = chainRows(rows, this.startOf(fd, before, ts));
     }
     const data = Buffer.from(out.text, 'utf8');
@@ -160,22 +162,25 @@ export class AuditLog {
     return { head: first.head, prefix: `${separator}${first.line}\n` };
   }
 
-  /** The open log; reopened when the file was rotated or removed since (long-running servers). */
+  /**
+   * The open log, and its size in `size`; reopened when the file was rotated or removed since
+   * (long-running servers). One stat of the path tells both.
+   */
   private descriptor(): number {
     if (this.fd !== null) {
-      let current = -2;
-      try {
-        current = statSync(this.path).ino;
-      } catch {
-        current = -2;
+      const current = statSync(this.path, { throwIfNoEntry: false });
+      if (current !== undefined && current.ino === this.inode) {
+        this.size = current.size;
+        return this.fd;
       }
-      if (current === this.inode) return this.fd;
       closeSync(this.fd);
       this.fd = null;
     }
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     this.fd = openSync(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
-    this.inode = fstatSync(this.fd).ino;
+    const opened = fstatSync(this.fd);
+    this.inode = opened.ino;
+    this.size = opened.size;
     return this.fd;
   }
 }

@@ -71,8 +71,15 @@ export function timeOrderedId(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** Node's one-shot hash where it has one (20.12 and later): half the cost of a Hash object for short texts. */
+let oneShot: ((algorithm: string, data: string) => string) | null | undefined;
+
 export function sha256Hex(text: string): string {
-  return crypto().createHash('sha256').update(text, 'utf8').digest('hex');
+  if (oneShot === undefined) {
+    const hash = (crypto() as { hash?: (algorithm: string, data: string) => string }).hash;
+    oneShot = typeof hash === 'function' ? hash : null;
+  }
+  return oneShot !== null ? oneShot('sha256', text) : crypto().createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export function sha1Bytes(text: string): Buffer {
