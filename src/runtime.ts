@@ -7,6 +7,7 @@ import { BusError } from './model/errors.js';
 import { busSettings, byteSetting, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { exposureWarning } from './core/privacy.js';
+import { retentionDaysOf } from './core/retention.js';
 import { systemProcessTable } from './sessions/procs.js';
 import { openStore } from './store/open.js';
 import { sqliteFileLock } from './store/sqlite/file-lock.js';
@@ -84,14 +85,15 @@ const RETENTION_EVERY_MS = 3_600_000;
  * on a timer that never keeps the process alive; the store lets one process a day do the prune.
  * A failure is reported and tried again at the next look. Returns what stops it.
  */
-export function keepPruned(bus: Bus, actor: string, report: (line: string) => void): () => void {
-  if (bus.settings.retentionDays === null) return () => undefined;
+export function keepPruned(bus: Bus, env: Env, actor: string, report: (line: string) => void): () => void {
+  const days = retentionDaysOf(env);
+  if (days === null) return () => undefined;
   let running = false;
   const look = (): void => {
     if (running) return;
     running = true;
     bus.retention
-      .pruneIfDue(actor)
+      .pruneIfDue(actor, days)
       .catch((error: unknown) => report(`agent-bus: the automatic prune failed: ${(error as Error).message}`))
       .finally(() => {
         running = false;

@@ -11,7 +11,13 @@ import type { AuditLog } from '../audit/log.js';
 import type { AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
 import type { PruneCounts, Store } from '../store/ports.js';
-import type { BusSettings } from './settings.js';
+import { busDotEnv } from './dot-env.js';
+import { busSettings, type BusSettings, type Env } from './settings.js';
+
+/** AGENT_BUS_RETENTION_DAYS from the environment, else from the bus folder's `.env`; null: off. */
+export function retentionDaysOf(env: Env): number | null {
+  return busSettings(env).retentionDays ?? busSettings(busDotEnv(env)).retentionDays;
+}
 
 /** The automatic prune's task name in the store's maintenance table. */
 export const RETENTION_TASK = 'retention';
@@ -63,8 +69,7 @@ export class Retention {
    * The automatic prune, when AGENT_BUS_RETENTION_DAYS is set: at most once a day across every
    * process of the bus (the store decides who takes the day's turn). Null when it is off or not due.
    */
-  async pruneIfDue(actor: string): Promise<PruneReport | null> {
-    const days = this.settings.retentionDays;
+  async pruneIfDue(actor: string, days: number | null = this.settings.retentionDays): Promise<PruneReport | null> {
     if (days === null) return null;
     const micros = nowMicros();
     if (!(await this.store.claimMaintenance(RETENTION_TASK, formatStamp(micros), formatStamp(micros - DAY_MICROS)))) return null;

@@ -327,7 +327,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   hubOrigin = url;
   hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${port}`;
 
-  const stopPruning = keepPruned(bus, hubName, (line) => process.stderr.write(`${line}\n`));
+  const stopPruning = keepPruned(bus, env, hubName, (line) => process.stderr.write(`${line}\n`));
   let closing: Promise<void> | null = null;
   return {
     url,

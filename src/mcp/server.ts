@@ -89,7 +89,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: new Map(), env });
 
   const transport = new StdioServerTransport();
-  const stopPruning = keepPruned(bus, session.name, log);
+  const stopPruning = keepPruned(bus, env, session.name, log);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (code: number): void => {

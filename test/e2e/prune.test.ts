@@ -1,6 +1,7 @@
 /** `agent-bus prune` and AGENT_BUS_RETENTION_DAYS through the real CLI and MCP server. */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
@@ -166,7 +167,9 @@ test('prune: no age given, or a bad one, is a one-line error and nothing is remo
 
 test('AGENT_BUS_RETENTION_DAYS: an MCP server prunes on its own, once a day however many servers run', async () => {
   const { bus, threads } = seeded('long ago');
-  const env = { ...bus.env, AGENT_BUS_RETENTION_DAYS: '30', AGENT_BUS_NAME: 'alice' };
+  // Set where a user keeps it for every client: the bus folder's .env.
+  writeFileSync(join(bus.folder, '.env'), 'AGENT_BUS_RETENTION_DAYS=30\n', { mode: 0o600 });
+  const env = { ...bus.env, AGENT_BUS_NAME: 'alice' };
   try {
     const first = await connect(env);
     const second = await connect(env);

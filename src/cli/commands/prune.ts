@@ -1,7 +1,6 @@
 /** `agent-bus prune`: old read mail, expired notices and ended sessions out of the store. */
 import { parseDuration } from '../../core/duration.js';
-import type { PruneReport } from '../../core/retention.js';
-import { busSettings } from '../../core/settings.js';
+import { retentionDaysOf, type PruneReport } from '../../core/retention.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
@@ -10,7 +9,7 @@ import { speakerName } from '../context.js';
 export const run: CommandRunner = async (args, io) => {
   if (args.positionals.length > 0) throw new UsageError(`prune: unexpected argument; give the age with --older-than. See 'agent-bus prune --help'.`);
   const given = args.values['older-than'];
-  const days = busSettings(io.env).retentionDays;
+  const days = retentionDaysOf(io.env);
   if (typeof given !== 'string' && days === null) throw new UsageError("prune: say how old read mail must be to go, e.g. --older-than 90d (or set AGENT_BUS_RETENTION_DAYS). See 'agent-bus prune --help'.");
   const olderThanMs = typeof given === 'string' ? parseDuration(given) : (days as number) * 86_400_000;
   const dryRun = Boolean(args.values['dry-run']);
