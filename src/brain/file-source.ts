@@ -27,7 +27,7 @@ export class FileBrainSource implements BrainSource {
         const match = FRONT_MATTER.exec(text);
         // An opening --- with no closing one would load the front matter as the entry's text.
         if (!match && /^\uFEFF?---[ \t]*\n/.test(text)) throw new Error('its front matter has no closing ---');
-        const fields: unknown = match ? (parseYaml(match[1] ?? '') ?? {}) : {};
+        const fields: unknown = match ? (parseYaml(shallowEnough(match[1] ?? '')) ?? {}) : {};
         if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('its front matter is not a mapping');
         const problems: string[] = [];
         const entry = entryFrom(fields as Record<string, unknown>, match ? text.slice(match[0].length) : text, basename(name, '.md'), problems);
@@ -39,4 +39,20 @@ export class FileBrainSource implements BrainSource {
     }
     return { ok: true, entries: orderEntries(entries), warnings };
   }
+}
+
+/** Deeper than any front matter a person writes; past it the YAML parser's recursion can take the process down. */
+const MAX_FRONT_MATTER_DEPTH = 64;
+
+/** The front matter as it is, once its brackets are known to nest no deeper than MAX_FRONT_MATTER_DEPTH. */
+function shallowEnough(yaml: string): string {
+  let depth = 0;
+  for (let index = 0; index < yaml.length; index++) {
+    const code = yaml.charCodeAt(index);
+    if (code === 0x5b || code === 0x7b) {
+      depth += 1;
+      if (depth > MAX_FRONT_MATTER_DEPTH) throw new Error(`its front matter nests deeper than ${MAX_FRONT_MATTER_DEPTH} levels`);
+    } else if ((code === 0x5d || code === 0x7d) && depth > 0) depth -= 1;
+  }
+  return yaml;
 }

@@ -130,3 +130,33 @@ test('doctor: a store it cannot open, and a hub it cannot reach, are problems wi
     bus.cleanup();
   }
 });
+
+test('doctor: a session whose process is gone, and a brain its sessions do not subscribe to, are warnings with a fix', () => {
+  const bus = tempBus();
+  try {
+    assert.equal(runCli(['send', 'hello', '--to', 'me', '--name', 'me'], { env: bus.env }).code, 0);
+    bus.sql(
+      `INSERT INTO sessions (server_pid, server_started, name, client_address, repo_path, lineage, started_at, last_seen)
+       VALUES (999999, 'gone', 'shop/claude-1', 'shop/claude', '/repos/shop', 'l', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')`,
+    );
+    const feed = join(bus.dir, 'feed');
+    mkdirSync(feed);
+    writeFileSync(join(feed, 'build.md'), '---\ntitle: the build\n---\nuse node 20\n');
+    const brainEnv = { BRAIN_ENABLED: '1', BRAIN_SOURCE_PATH: feed, AGENT_BUS_CHANNELS: 'ops' };
+    assert.equal(runCli(['brain', 'refresh'], { env: { ...bus.env, ...brainEnv } }).code, 0);
+    const { code, report } = doctor(bus, brainEnv);
+    assert.equal(code, 0, `warnings alone exit 0: ${JSON.stringify(failing(report))}`);
+    const sessions = report.checks.find((finding) => finding.check === 'sessions');
+    assert.equal(sessions?.level, 'warn');
+    assert.match(sessions?.detail ?? '', /1 session\(s\) not ended whose process is gone \(shop\/claude-1\)/);
+    assert.ok(sessions?.fix);
+    const brain = report.checks.find((finding) => finding.check === 'brain');
+    assert.equal(brain?.level, 'warn');
+    assert.match(brain?.detail ?? '', /'brain' is not in this session's subscriptions/);
+    // Subscribed, the brain is fine.
+    const subscribed = doctor(bus, { ...brainEnv, AGENT_BUS_CHANNELS: 'ops,brain' });
+    assert.equal(subscribed.report.checks.find((finding) => finding.check === 'brain')?.level, 'ok');
+  } finally {
+    bus.cleanup();
+  }
+});

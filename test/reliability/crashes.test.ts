@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readAudit, ROOT, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
+import { readFileSync } from 'node:fs';
+import { ROOT, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
 import { figure, randomFrom, seedFor } from './report.js';
 
 const REPOS = Array.from({ length: 8 }, (_, index) => `repo${index}`);
@@ -51,11 +52,23 @@ test(`${FANOUT_KILLS + CLAIM_KILLS} kill -9s during fan-outs and claims: the sto
     const claims = bus.rows<{ claimers: number | string }>('SELECT COUNT(DISTINCT claimed_by) AS claimers FROM messages WHERE to_group IS NOT NULL AND fanout_id IS NOT NULL GROUP BY fanout_id, to_group');
     const doubleClaims = claims.filter((row) => Number(row.claimers) > 1).length;
     const stored = new Set(bus.rows<{ message_id: string }>('SELECT message_id FROM messages').map((row) => row.message_id));
-    const logged = new Set(readAudit(bus.audit).filter((row) => row.op === 'send').map((row) => String(row.message_id)));
+    // A process killed mid-write can leave the start of a row: read what parses.
+    const logged = new Set(
+      readFileSync(bus.audit, 'utf8')
+        .split('\n')
+        .flatMap((line) => {
+          try {
+            const row = JSON.parse(line) as { op?: string; message_id?: string };
+            return row.op === 'send' ? [String(row.message_id)] : [];
+          } catch {
+            return [];
+          }
+        }),
+    );
     const gaps = [...stored].filter((id) => !logged.has(id)).length;
     await new Promise((resolve) => setTimeout(resolve, 2_100)); // past verify's in-flight grace
     const found = runCli(['audit', 'verify', '--json'], { env: bus.env, timeoutMs: 120_000 });
-    const report = JSON.parse(found.stdout) as { problems: unknown[]; store: { missing_send_rows: unknown[]; unknown_messages: unknown[] } };
+    const report = JSON.parse(found.stdout) as { problems: unknown[]; torn_lines: unknown[]; store: { missing_send_rows: unknown[]; unknown_messages: unknown[] } };
     const repaired = runCli(['audit', 'verify', '--repair', '--json'], { env: bus.env, timeoutMs: 120_000 });
     const after = runCli(['audit', 'verify', '--json'], { env: bus.env, timeoutMs: 120_000 });
     figure('crashes', {
@@ -65,6 +78,7 @@ test(`${FANOUT_KILLS + CLAIM_KILLS} kill -9s during fan-outs and claims: the sto
       integrity,
       partial_fanouts: partial,
       double_claims: doubleClaims,
+      torn_lines: report.torn_lines.length,
       gaps,
       gaps_found: report.store.missing_send_rows.length,
       repaired: (JSON.parse(repaired.stdout) as { repaired: number }).repaired,

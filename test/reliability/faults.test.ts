@@ -216,3 +216,18 @@ test('PostgreSQL stopped mid-run and started again: hooks stay silent and quick,
     stopPostgres(server.dir, server.bin);
   }
 });
+
+test('a read-only database: the CLI says so and that nothing was sent, a hook exits 0, an MCP server refuses to start saying why', { skip: noSmallDisk }, onSmallDisk((env, disk) => {
+  assert.equal(runCli(['send', 'joining', '--to', 'me', '--name', 'me'], { env }).code, 0);
+  disk.readOnly();
+  const cli = runCli(['send', 'after', '--to', 'me', '--name', 'me'], { env });
+  assert.equal(cli.code, 1);
+  assert.match(cli.stderr, /read-only.*nothing was sent/i);
+  assert.ok(oneLine(cli.stderr), cli.stderr);
+  const hooked = hook({ ...env, AGENT_BUS_NAME: 'me' });
+  assert.equal(hooked.code, 0);
+  const server = spawnSync(process.execPath, [CLI, 'serve'], { env: { ...env, AGENT_BUS_NAME: 'me' }, input: '', encoding: 'utf8', timeout: 15_000 });
+  assert.notEqual(server.status, 0);
+  assert.match(server.stderr, /^agent-bus: the database at .* is read-only \(it is on a read-only file system\): nothing was written and nothing was sent\n$/);
+  figure('read-only-database', { cli_exit: cli.code, hook_exit: hooked.code, server_exit: server.status });
+}));

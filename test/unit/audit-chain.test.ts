@@ -87,6 +87,31 @@ test('verify names the first bad line and what is wrong: edited, deleted, insert
   }
 });
 
+test('a line cut short by a killed write is reported as torn, not as tampering; the chain goes on past it', () => {
+  const { path, cleanup } = scratch();
+  try {
+    writeLog(path, 4);
+    // A process killed mid-write leaves the start of a row with no newline; the next writer
+    // ends that line and chains from the last whole row.
+    const whole = lines(path);
+    writeFileSync(path, `${whole.join('\n')}\n${(whole[2] as string).slice(0, 70)}`);
+    const log = new AuditLog(path);
+    log.append([row(10)]);
+    log.close();
+    const middle = verifyChain(path);
+    assert.deepEqual(middle.problems, []);
+    assert.deepEqual(middle.torn.map((place) => place.line), [6]);
+    assert.equal(middle.head?.seq, 5);
+    // Torn at the very end, with nothing written after it.
+    writeFileSync(path, `${lines(path).join('\n')}\n${(whole[1] as string).slice(0, 40)}`);
+    const end = verifyChain(path);
+    assert.deepEqual(end.problems, []);
+    assert.deepEqual(end.torn.map((place) => place.line), [6, 8]);
+  } finally {
+    cleanup();
+  }
+});
+
 test('a log written before the chain began gets a genesis on the next write; its old rows count as legacy', () => {
   const { path, cleanup } = scratch();
   try {

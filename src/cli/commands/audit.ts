@@ -50,6 +50,7 @@ function jsonReport(path: string, chain: ChainReport, store: StoreCheck, repaire
     first_seq: chain.firstSeq,
     head: chain.head,
     problems: chain.problems,
+    torn_lines: chain.torn,
     store: {
       messages: store.messages,
       missing_send_rows: store.missing.map((message) => ({ message_id: message.messageId, from: message.fromAgent, to: message.toAgent, sent_at: message.sentAt })),
@@ -70,6 +71,13 @@ function textReport(path: string, chain: ChainReport, store: StoreCheck, repaire
   const rotated = chain.files.length - (chain.files.some((file) => file.path === path) ? 1 : 0);
   out.push(`audit log: ${path}${rotated > 0 ? ` and ${count(rotated, 'rotated file')}` : ''}, ${count(chain.rows, 'row')}`);
   if (chain.legacyRows > 0) out.push(`  ${count(chain.legacyRows, 'row')} from before the chain began: read, not checked`);
+  if (chain.torn.length > 0) {
+    const [first] = chain.torn;
+    out.push(
+      `  ${count(chain.torn.length, 'line')} cut short by a write its process did not live to finish (first ${shownName(first?.file ?? path, path)}:${first?.line ?? 0}); ` +
+        'the chain goes on past each, and a send among their rows shows below as a message with no send row',
+    );
+  }
   if (chain.problems.length === 0) {
     if (chain.head === null) out.push('  chain: no chained rows yet');
     else out.push(`  chain: intact from ${chain.startsWith === 'continue' ? `seq ${chain.firstSeq} (older files are gone)` : 'its genesis'} to seq ${chain.head.seq}`);

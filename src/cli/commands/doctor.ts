@@ -133,6 +133,14 @@ async function auditHealth(bus: Bus, paths: BusPaths): Promise<Finding[]> {
   } else {
     findings.push({ check: 'audit log', level: 'ok', detail: chain.head === null ? `${paths.audit}: nothing logged yet` : `${paths.audit}: chain intact to seq ${chain.head.seq}` });
   }
+  if (chain.torn.length > 0) {
+    findings.push({
+      check: 'audit log',
+      level: 'warn',
+      detail: `${chain.torn.length} line(s) cut short by a write whose process was killed (first ${shownName(chain.torn[0]?.file ?? paths.audit, paths.audit)}:${chain.torn[0]?.line ?? 0})`,
+      fix: 'agent-bus audit verify --repair logs again any send among them; the chain goes on past them',
+    });
+  }
   const store = await bus.auditCheck.check(sendRows, prunedBefore);
   if (store.missing.length > 0) {
     findings.push({ check: 'audit log', level: 'fail', detail: `${store.missing.length} stored message(s) have no send row (a send stopped between storing and logging)`, fix: 'agent-bus audit verify --repair' });
