@@ -3,19 +3,12 @@
 // is only ever a send not yet acknowledged.
 import { appendFileSync } from 'node:fs';
 import { ChannelFullError, openBus } from '../dist/index.js';
+import { randomFrom } from './seeded-random.mjs';
 
 const [name, ackFile, seedText, agentsText] = process.argv.slice(2);
 const agents = JSON.parse(agentsText);
 const repos = [...new Set(agents.map((agent) => agent.split('/')[0]))];
-let state = Number(seedText) >>> 0 || 1;
-const random = () => {
-  state ^= state << 13;
-  state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  state >>>= 0;
-  return state / 2 ** 32;
-};
+const random = randomFrom(Number(seedText));
 const pick = (list) => list[Math.floor(random() * list.length)];
 const bus = openBus(process.env);
 process.stdout.write('ready\n');

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { randomFrom } from './seeded-random.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = join(root, 'dist', 'bin', 'cli.cjs');
@@ -29,15 +30,7 @@ if (!Number.isFinite(minutes) || minutes <= 0) {
 }
 const json = process.argv.includes('--json');
 const seed = Number(option('seed') ?? Date.now() % 2 ** 31) >>> 0 || 1;
-let state = seed;
-const random = (): number => {
-  state ^= state << 13;
-  state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  state >>>= 0;
-  return state / 2 ** 32;
-};
+const random = randomFrom(seed);
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-bus-soak-'));
 const postgres = (process.env.AGENT_BUS_SOAK_DB ?? '').trim();

@@ -59,39 +59,19 @@ export function splitChained(line: string): ChainedLine | null {
   return { content, seq: Number(seqMatch[1]), chain: chainMatch[1] as string };
 }
 
+/** A row of the log about itself: the message keys empty, then the event's own. */
+function logRow(ts: string, preview: string, extra: Record<string, unknown>): AuditRow {
+  return { ts, op: 'audit', actor: 'agent-bus', message_id: null, from: 'agent-bus', to: 'agent-bus', thread_id: null, body_preview: preview, body_sha256: null, ...extra };
+}
+
 /** The row that begins a new log: a random nonce makes its chain its own. */
 export function genesisRow(ts: string): AuditRow {
-  return {
-    ts,
-    op: 'audit',
-    actor: 'agent-bus',
-    message_id: null,
-    from: 'agent-bus',
-    to: 'agent-bus',
-    thread_id: null,
-    body_preview: 'audit log begins',
-    body_sha256: null,
-    event: 'genesis',
-    nonce: randomBytes(16).toString('hex'),
-  };
+  return logRow(ts, 'audit log begins', { event: 'genesis', nonce: randomBytes(16).toString('hex') });
 }
 
 /** The row that begins a file after rotation, carrying the chain on from the file before it. */
 export function continueRow(ts: string, from: ChainHead, previousFile: string): AuditRow {
-  return {
-    ts,
-    op: 'audit',
-    actor: 'agent-bus',
-    message_id: null,
-    from: 'agent-bus',
-    to: 'agent-bus',
-    thread_id: null,
-    body_preview: `audit log continues from ${previousFile}`,
-    body_sha256: null,
-    event: 'continue',
-    previous_seq: from.seq,
-    previous_chain: from.chain,
-  };
+  return logRow(ts, `audit log continues from ${previousFile}`, { event: 'continue', previous_seq: from.seq, previous_chain: from.chain });
 }
 
 /** The log's own rows (genesis, continue): bookkeeping of the chain, not of the bus. */

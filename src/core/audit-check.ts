@@ -6,6 +6,7 @@
  * had, marked `recovered`, and never touches a line already written.
  */
 import type { AuditLog } from '../audit/log.js';
+import { verifyChain, type ChainReport } from '../audit/verify.js';
 import { messageRow } from '../audit/record.js';
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import type { MessageRecord } from '../model/records.js';
@@ -33,6 +34,26 @@ export interface StoreCheck {
   pruned: number;
   /** Messages sent too recently to judge. */
   inFlight: number;
+}
+
+/** The log read once: its chain's report, and what the store check needs of it. */
+export interface LogReading {
+  chain: ChainReport;
+  /** Every `send` row's message id, with where it was read. */
+  sendRows: Map<string, SendRowPlace>;
+  /** The latest cutoff a `prune` row records; null: never pruned. */
+  prunedBefore: string | null;
+}
+
+/** Check the chain of the log at `path` (and its rotated files), gathering the send rows on the way. */
+export function readLog(path: string): LogReading {
+  const sendRows = new Map<string, SendRowPlace>();
+  let prunedBefore: string | null = null;
+  const chain = verifyChain(path, (row, place) => {
+    if (row.op === 'send' && typeof row.message_id === 'string') sendRows.set(row.message_id, { ...place, ts: String(row.ts ?? '') });
+    else if (row.op === 'prune' && typeof row.older_than === 'string' && (prunedBefore === null || row.older_than > prunedBefore)) prunedBefore = row.older_than;
+  });
+  return { chain, sendRows, prunedBefore };
 }
 
 export class AuditCheck {

@@ -4,6 +4,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
+import { createToken, startHub } from '../helpers/hub.js';
 
 interface Finding {
   check: string;
@@ -156,6 +157,31 @@ test('doctor: a session whose process is gone, and a brain its sessions do not s
     // Subscribed, the brain is fine.
     const subscribed = doctor(bus, { ...brainEnv, AGENT_BUS_CHANNELS: 'ops,brain' });
     assert.equal(subscribed.report.checks.find((finding) => finding.check === 'brain')?.level, 'ok');
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('doctor: a client config that does not parse is a problem; a hub that answers is checked by the token it holds', async () => {
+  const { bus, repo } = wiredBus();
+  try {
+    writeFileSync(join(repo, '.codex', 'config.toml'), '[mcp_servers.agent-bus\ncommand = ');
+    const broken = doctor(bus);
+    assert.equal(broken.code, 1);
+    const codex = failing(broken.report).find((finding) => finding.check === 'wiring' && finding.detail.startsWith('shop/codex'));
+    assert.match(codex?.detail ?? '', /config\.toml/, JSON.stringify(failing(broken.report)));
+    assert.match(codex?.fix ?? '', /^fix the file by hand, then agent-bus init --clients codex /);
+    const hub = await startHub(bus);
+    try {
+      const { token } = createToken(bus, 'shop/claude');
+      const remote = doctor(bus, { AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token });
+      const finding = remote.report.checks.find((item) => item.check === 'hub');
+      assert.equal(finding?.level, 'ok', JSON.stringify(finding));
+      assert.match(finding?.detail ?? '', /answers; this machine speaks as shop\/claude$/);
+      assert.ok(!JSON.stringify(remote.report).includes(token.split('_')[2] as string), 'the token is never printed');
+    } finally {
+      await hub.stop();
+    }
   } finally {
     bus.cleanup();
   }

@@ -2,19 +2,11 @@
 // random draw among direct mail, repo-wide mail and mail to everyone. Prints, as JSON, what each
 // send returned (its kind, message ids and recipients) so the test can account for every row.
 import { openBus } from '../../dist/index.js';
+import { randomFrom } from '../../scripts/seeded-random.mjs';
 
 const [from, countText, seedText, targetsText] = process.argv.slice(2);
 const targets = JSON.parse(targetsText);
-let state = Number(seedText) >>> 0 || 1;
-/** xorshift32: the same seed draws the same sends. */
-function random() {
-  state ^= state << 13;
-  state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  state >>>= 0;
-  return state / 2 ** 32;
-}
+const random = randomFrom(Number(seedText));
 const pick = (list) => list[Math.floor(random() * list.length)];
 const bus = openBus(process.env);
 const sent = [];

@@ -14,15 +14,4 @@ export function figure(name: string, figures: Record<string, unknown>): void {
   process.stdout.write(`reliability ${name}: ${Object.entries(figures).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ')}\n`);
 }
 
-/** xorshift32: a small seeded random source, so a failing run can be replayed with its seed. */
-export function randomFrom(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 2 ** 32;
-  };
-}
+export { randomFrom } from '../../scripts/seeded-random.mjs';

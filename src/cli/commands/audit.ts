@@ -1,7 +1,7 @@
 /** `agent-bus audit verify`: the audit log's hash chain, and the log against the store. */
 import { shownName } from '../../audit/files.js';
-import { verifyChain, type ChainReport } from '../../audit/verify.js';
-import type { SendRowPlace, StoreCheck } from '../../core/audit-check.js';
+import type { ChainReport } from '../../audit/verify.js';
+import { readLog, type StoreCheck } from '../../core/audit-check.js';
 import { busPaths } from '../../core/paths.js';
 import { quoted } from '../../model/quote.js';
 import { openBus } from '../../runtime.js';
@@ -18,12 +18,7 @@ export const run: CommandRunner = async (args, io) => {
   const path = busPaths(io.env).audit;
   const bus = openBus(io.env);
   try {
-    const sendRows = new Map<string, SendRowPlace>();
-    let prunedBefore: string | null = null;
-    const chain = verifyChain(path, (row, place) => {
-      if (row.op === 'send' && typeof row.message_id === 'string') sendRows.set(row.message_id, { ...place, ts: String(row.ts ?? '') });
-      else if (row.op === 'prune' && typeof row.older_than === 'string' && (prunedBefore === null || row.older_than > prunedBefore)) prunedBefore = row.older_than;
-    });
+    const { chain, sendRows, prunedBefore } = readLog(path);
     const store = await bus.auditCheck.check(sendRows, prunedBefore);
     const repaired = args.values.repair ? bus.auditCheck.repair(store.missing) : 0;
     const chainOk = chain.problems.length === 0;

@@ -5,13 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { shownName } from '../../audit/files.js';
-import { verifyChain } from '../../audit/verify.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus } from '../../brain/status.js';
 import { WIRINGS } from '../../clients/registry.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import type { Bus } from '../../core/bus.js';
-import type { SendRowPlace } from '../../core/audit-check.js';
+import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../core/paths.js';
 import { privacyProblems } from '../../core/privacy.js';
 import type { Env } from '../../core/settings.js';
@@ -115,12 +114,7 @@ async function storeHealth(bus: Bus, paths: BusPaths): Promise<Finding> {
 }
 
 async function auditHealth(bus: Bus, paths: BusPaths): Promise<Finding[]> {
-  const sendRows = new Map<string, SendRowPlace>();
-  let prunedBefore: string | null = null;
-  const chain = verifyChain(paths.audit, (row, place) => {
-    if (row.op === 'send' && typeof row.message_id === 'string') sendRows.set(row.message_id, { ...place, ts: String(row.ts ?? '') });
-    else if (row.op === 'prune' && typeof row.older_than === 'string' && (prunedBefore === null || row.older_than > prunedBefore)) prunedBefore = row.older_than;
-  });
+  const { chain, sendRows, prunedBefore } = readLog(paths.audit);
   const findings: Finding[] = [];
   const [first] = chain.problems;
   if (first !== undefined) {

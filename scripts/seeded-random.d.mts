@@ -1,0 +1,2 @@
+/** Types for scripts/seeded-random.mjs. */
+export function randomFrom(seed: number): () => number;

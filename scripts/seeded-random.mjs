@@ -1,0 +1,13 @@
+// A small seeded random source (xorshift32) for the reliability suite and the soak: the same
+// seed draws the same numbers, so a failing run can be replayed.
+export function randomFrom(seed) {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 2 ** 32;
+  };
+}
