@@ -58,8 +58,8 @@ test('every file and folder the bus creates is private, whatever the umask: data
     }
     // Secrets: never in the log, never in an error.
     const logged = filesUnder(bus.folder).filter((path) => /audit\.log(\.\d+)?$/.test(path)).map((path) => readFileSync(path, 'utf8')).join('');
-    const secretPart = secret.split('_')[2] as string;
-    assert.ok(secretPart.length > 20);
+    const secretPart = secret.slice('abt_'.length + 16 + 1);
+    assert.equal(secretPart.length, 43, 'the secret part of abt_<id>_<secret>');
     for (const [what, text] of [['the audit log', logged], ['an error', errors.join('\n')]] as const) {
       assert.ok(!text.includes(secretPart), `the hub token is not in ${what}`);
       assert.ok(!text.includes(feedToken), `the feed's bearer token is not in ${what}`);
