@@ -4,7 +4,7 @@
  * password or feed bearer token reaches the audit log or an error.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -71,7 +71,7 @@ test('every file and folder the bus creates is private, whatever the umask: data
   }
 });
 
-test('a bus folder or database others can write is warned of, in one line, and the command still runs', { skip: ON_POSTGRES ? 'the database is a server: the folder check is the same as on SQLite' : false }, () => {
+test('a bus folder or database others can write, or another user owns, is warned of in one line, and the command still runs', { skip: ON_POSTGRES ? 'the database is a server: the folder check is the same as on SQLite' : false }, () => {
   const bus = tempBus();
   try {
     assert.equal(runCli(['send', 'hello', '--to', 'me', '--name', 'me'], { env: bus.env }).code, 0);
@@ -87,6 +87,13 @@ test('a bus folder or database others can write is warned of, in one line, and t
     const doctor = runCli(['doctor', '--json'], { env: bus.env });
     assert.equal(doctor.code, 1);
     assert.ok((JSON.parse(doctor.stdout) as { checks: Array<{ check: string; fix?: string }> }).checks.some((check) => check.check === 'permissions' && check.fix === `chmod 600 ${bus.db}`));
+    chmodSync(bus.db, 0o600);
+    // Owned by someone else (where this user may give a file away: root).
+    if (process.getuid?.() === 0) {
+      chownSync(bus.db, 65534, 65534);
+      assert.match(runCli(['agents'], { env: bus.env }).stderr, /bus\.db is owned by another user \(uid 65534\).*chown 0 /);
+      chownSync(bus.db, 0, 0);
+    }
   } finally {
     bus.cleanup();
   }
