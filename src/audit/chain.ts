@@ -38,11 +38,11 @@ export function chainValue(previous: string, content: string): string {
 }
 
 /** The line of `row` as the row after `head` (null: the first row of a chain), and the head it leaves. */
-export function chainedLine(row: AuditRow, head: ChainHead | null, previous = head?.chain ?? GENESIS_PREVIOUS): { line: string; head: ChainHead } {
+export function chainedLine(row: AuditRow, head: ChainHead | null): { line: string; head: ChainHead } {
   const seq = head === null ? 0 : head.seq + 1;
   // Rows come from the bus's own code and never carry the chain's keys: `seq` goes on the end.
   const content = `${JSON.stringify(row).slice(0, -1)},"seq":${seq}}`;
-  const chain = chainValue(previous, content);
+  const chain = chainValue(head?.chain ?? GENESIS_PREVIOUS, content);
   return { line: `${content.slice(0, -1)},"chain":"${chain}"}`, head: { seq, chain } };
 }
 

@@ -3,7 +3,7 @@
  * moved aside (`audit.log.1` the newest of them, `.2` older, and so on).
  */
 import { existsSync, readdirSync, renameSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 
 export function rotatedPath(path: string, index: number): string {
   return `${path}.${index}`;
@@ -50,5 +50,5 @@ export function rotateFiles(path: string): void {
 
 /** A file's name as a person reads it in a report: beside the log, its base name is enough. */
 export function shownName(file: string, path: string): string {
-  return dirname(file) === dirname(path) ? basename(file) : join(dirname(file), basename(file));
+  return dirname(file) === dirname(path) ? basename(file) : file;
 }

@@ -63,12 +63,11 @@ export class AuditLog {
    */
   constructor(
     readonly path: string,
-    options: AuditLogOptions | AuditErrorHandler = {},
+    options: AuditLogOptions = {},
   ) {
-    const settings = typeof options === 'function' ? { onError: options } : options;
-    this.onError = settings.onError ?? reportToStderr;
-    this.makeLock = settings.lock ?? (() => IN_PROCESS_LOCK);
-    this.maxBytes = settings.maxBytes ?? 0;
+    this.onError = options.onError ?? reportToStderr;
+    this.makeLock = options.lock ?? (() => IN_PROCESS_LOCK);
+    this.maxBytes = options.maxBytes ?? 0;
   }
 
   /**
@@ -122,14 +121,13 @@ export class AuditLog {
   private write(rows: AuditRow[]): void {
     let fd = this.descriptor();
     const size = this.size;
-    const ts = nowStamp();
-    let out = chainRows(rows, this.startOf(fd, size, ts));
+    let out = chainRows(rows, this.startOf(fd, size));
     let before = size;
     if (this.maxBytes > 0 && size > 0 && size + Buffer.byteLength(out.text) > this.maxBytes) {
       rotateFiles(this.path);
       fd = this.descriptor();
       before = this.size;
-      out = chainRows(rows, this.startOf(fd, before, ts));
+      out = chainRows(rows, this.startOf(fd, before));
     }
     const data = Buffer.from(out.text, 'utf8');
     let offset = 0;
@@ -142,7 +140,7 @@ export class AuditLog {
    * when the file has not grown since; else the file's last chained row; in a new file, a row
    * carrying the chain on from the newest rotated file, or a genesis.
    */
-  private startOf(fd: number, size: number, ts: string): ChainStart {
+  private startOf(fd: number, size: number): ChainStart {
     const known = this.known;
     if (known !== null && known.inode === this.inode && known.size === size) return { head: known.head, prefix: '' };
     const end = size === 0 ? null : fileEnd(fd);
@@ -151,14 +149,14 @@ export class AuditLog {
       const previous = rotatedPath(this.path, 1);
       const carried = fileEndAt(previous);
       if (carried.kind === 'chained') {
-        const first = chainedLine(continueRow(ts, carried.head, basename(previous)), carried.head);
+        const first = chainedLine(continueRow(nowStamp(), carried.head, basename(previous)), carried.head);
         return { head: first.head, prefix: `${first.line}\n` };
       }
     }
     // A new log, or one whose rows were written before the chain began. A torn last line gets
     // its newline, so the genesis starts a line of its own.
     const separator = end !== null && end.kind === 'unchained' && !end.endsWithNewline ? '\n' : '';
-    const first = chainedLine(genesisRow(ts), null);
+    const first = chainedLine(genesisRow(nowStamp()), null);
     return { head: first.head, prefix: `${separator}${first.line}\n` };
   }
 

@@ -3,6 +3,7 @@
  * the log can be searched with plain grep (`grep '"op":"send".*"actor":"alpha"'`).
  */
 import { sha256Hex } from '../model/ids.js';
+import type { PruneCounts } from '../model/records.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 
@@ -138,5 +139,28 @@ export function tokenRow(ts: string, actor: string, event: 'create' | 'revoke', 
     body_preview: `token ${event}: ${text}`,
     body_sha256: null,
     token_id: tokenId,
+  };
+}
+
+/** A row about a prune: its cutoff and what it removed (`audit verify` reads the cutoff). */
+export function pruneRow(ts: string, actor: string, olderThan: string, counts: PruneCounts): AuditRow {
+  return {
+    ts,
+    op: 'prune',
+    actor,
+    message_id: null,
+    from: actor,
+    to: actor,
+    thread_id: null,
+    body_preview:
+      `prune: ${counts.messages} message(s) in ${counts.threads} thread(s), ${counts.notices} expired notice(s), ` +
+      `${counts.receipts} receipt(s), ${counts.sessions} ended session(s), older than ${olderThan}`,
+    body_sha256: null,
+    older_than: olderThan,
+    messages: counts.messages,
+    threads: counts.threads,
+    notices: counts.notices,
+    receipts: counts.receipts,
+    sessions: counts.sessions,
   };
 }

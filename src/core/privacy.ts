@@ -92,13 +92,10 @@ export function exposureWarning(paths: BusPaths, uid: number | null = process.ge
   const targets = [paths.folder, ...(paths.database.engine === 'sqlite' ? [paths.database.path] : [])];
   for (const path of targets) {
     const stats = statOf(path);
-    if (stats === null) continue;
-    const othersWrite = (stats.mode & 0o022) !== 0;
-    const foreign = uid !== null && stats.uid !== uid;
-    if (othersWrite || foreign) {
-      const problem = privacyProblem(path, stats, uid);
-      return `warning: ${path} is ${foreign ? problem?.problem ?? 'owned by another user' : problem?.problem ?? 'writable by others'}: another user could read or change the bus (${problem?.fix ?? `chmod 700 ${path}`})`;
-    }
+    // Readable by others is doctor's to list; written by others, or someone else's, is warned of here.
+    if (stats === null || ((stats.mode & 0o022) === 0 && (uid === null || stats.uid === uid))) continue;
+    const problem = privacyProblem(path, stats, uid) as PrivacyProblem;
+    return `warning: ${path} is ${problem.problem}: another user could read or change the bus (${problem.fix})`;
   }
   return null;
 }

@@ -8,7 +8,7 @@
  * pruned mail from lost mail.
  */
 import type { AuditLog } from '../audit/log.js';
-import type { AuditRow } from '../audit/record.js';
+import { pruneRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
 import type { PruneCounts, Store } from '../store/ports.js';
 import { busDotEnv } from './dot-env.js';
@@ -75,26 +75,4 @@ export class Retention {
     if (!(await this.store.claimMaintenance(RETENTION_TASK, formatStamp(micros), formatStamp(micros - DAY_MICROS)))) return null;
     return this.prune({ olderThanMs: days * 86_400_000, dryRun: false, actor });
   }
-}
-
-function pruneRow(ts: string, actor: string, olderThan: string, counts: PruneCounts): AuditRow {
-  return {
-    ts,
-    op: 'prune',
-    actor,
-    message_id: null,
-    from: actor,
-    to: actor,
-    thread_id: null,
-    body_preview:
-      `prune: ${counts.messages} message(s) in ${counts.threads} thread(s), ${counts.notices} expired notice(s), ` +
-      `${counts.receipts} receipt(s), ${counts.sessions} ended session(s), older than ${olderThan}`,
-    body_sha256: null,
-    older_than: olderThan,
-    messages: counts.messages,
-    threads: counts.threads,
-    notices: counts.notices,
-    receipts: counts.receipts,
-    sessions: counts.sessions,
-  };
 }

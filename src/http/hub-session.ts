@@ -11,7 +11,7 @@ import { sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, normaliseLabel } from '../core/names.js';
 import { presentedTokenId } from '../core/tokens.js';
 import { registrationsFor } from '../core/roster.js';
-import { floatSetting, type Env } from '../core/settings.js';
+import type { Env } from '../core/settings.js';
 import { InvalidInputError } from '../model/errors.js';
 import type { SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { ToolSession } from '../mcp/tool-session.js';
@@ -67,7 +67,7 @@ export class SessionsReadAhead {
 export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionKey } | null> {
   if (sessionKey === null || !givesSessions(token.agent, env)) return null;
   const rows = read !== null && read.agent === token.agent ? await read.rows : null;
-  const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, floatSetting(env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0), rows);
+  const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, bus.settings.sessionResumeHours, rows);
   return { name: held.name, key: held.key };
 }
 

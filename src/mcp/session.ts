@@ -9,7 +9,7 @@ import type { Identity } from '../core/identity.js';
 import { sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, normaliseLabel, parseNameLenient } from '../core/names.js';
 import { registrationsFor } from '../core/roster.js';
-import { floatSetting, type Env } from '../core/settings.js';
+import type { Env } from '../core/settings.js';
 import { clientProcessOf, lineageOf, systemProcessTable } from '../sessions/procs.js';
 import { InvalidInputError } from '../model/errors.js';
 import { keyOf } from '../core/sessions.js';
@@ -140,7 +140,7 @@ export class ServerSession implements ToolSession {
     const result = await this.bus.claimSession(
       { clientAddress, clientProcess: clientProcessOf(lineage), sessionKey, pinned: this.identity.pinnedHandle },
       row,
-      { nowMicros: micros, resumeHours: floatSetting(this.env, 'AGENT_BUS_SESSION_RESUME_HOURS', 1, 0) },
+      { nowMicros: micros, resumeHours: this.bus.settings.sessionResumeHours },
     );
     this.key = keyOf(row);
     this.current = result.name;

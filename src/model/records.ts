@@ -109,3 +109,12 @@ export interface TokenRecord {
   lastUsedAt: string | null;
   revokedAt: string | null;
 }
+
+/** What a prune removed. */
+export interface PruneCounts {
+  messages: number;
+  threads: number;
+  notices: number;
+  receipts: number;
+  sessions: number;
+}

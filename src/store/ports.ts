@@ -6,10 +6,10 @@
  * as synchronous functions from the core (for example, who a send reaches).
  */
 import type { NoticeCandidate, NoticeRecord, Severity } from '../model/notices.js';
-import type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { TableModel, TableRow } from './tables.js';
 
-export type { AgentRecord, BrainState, ClientRoute, MessageRecord, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
+export type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 
 /** Which roster rows a send needs to see to decide its recipients. */
 export type RosterQuery = { kind: 'all' } | { kind: 'name'; name: string } | { kind: 'group'; group: string };
@@ -342,13 +342,6 @@ export interface PruneInput {
   dryRun: boolean;
 }
 
-export interface PruneCounts {
-  messages: number;
-  threads: number;
-  notices: number;
-  receipts: number;
-  sessions: number;
-}
 
 /** Keeping the store from growing for ever. */
 export interface MaintenancePort {

@@ -169,7 +169,7 @@ test('a write that fails is reported, not thrown', () => {
   const { dir, cleanup } = scratch();
   try {
     const reports: string[] = [];
-    const log = new AuditLog(dir, (message) => reports.push(message));
+    const log = new AuditLog(dir, { onError: (message) => reports.push(message) });
     log.append([row(1)]);
     assert.doesNotThrow(() => log.flush());
     assert.match(reports[0] ?? '', /could not write 1 row\(s\) to the audit log at .*EISDIR/);
