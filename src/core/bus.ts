@@ -25,6 +25,7 @@ import { Tokens } from './tokens.js';
 import { AuditCheck } from './audit-check.js';
 import { Retention } from './retention.js';
 import { quoted } from '../model/quote.js';
+import { foldThread, mailDay, rosterPage, threadPage, THREAD_SENDS_SHOWN, type MailDay, type RosterPage, type ThreadPage, type ThreadSend } from './overview.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -366,6 +367,26 @@ export class Bus {
 
   async recentMessages(limit = 10): Promise<MessageView[]> {
     return (await this.store.recentMessages(limit)).map(messageView);
+  }
+
+  /** A page of the roster by repo, optionally only names or topics holding `filter`. */
+  async rosterPage(offset: number, limit: number, filter = ''): Promise<RosterPage> {
+    return rosterPage(await this.agents(), offset, limit, filter);
+  }
+
+  /** The threads with the newest mail, newest first, from position `before` (null: the newest). */
+  threadPage(before: number | null, limit: number): Promise<ThreadPage> {
+    return threadPage(this.store, before, limit);
+  }
+
+  /** A thread's sends, oldest first, with each copy's read state. */
+  async threadSends(threadId: string): Promise<ThreadSend[]> {
+    return foldThread(await this.store.thread(threadId, THREAD_SENDS_SHOWN));
+  }
+
+  /** The last day's mail by hour and by sender and address. */
+  mailDay(): Promise<MailDay> {
+    return mailDay(this.store, nowMicros());
   }
 
   /** Every session row of a client address, ended or not. */

@@ -51,7 +51,11 @@ import type {
   PruneCounts,
   PruneInput,
   StoreIntegrity,
+  MailWindow,
+  MessageGlance,
+  ThreadCount,
 } from '../ports.js';
+import { GLANCE_CHARS, MAIL_PAIRS } from '../ports.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
@@ -492,6 +496,44 @@ export class SqliteStore implements Store {
       [prefix, `${prefix}\u{10FFFF}`, limit],
     );
     return rows.map((row) => row.thread_id);
+  }
+
+  async glancesBefore(before: number | null, limit: number): Promise<MessageGlance[]> {
+    if (limit <= 0) return [];
+    return this.all<MessageGlance>(
+      `SELECT rowid AS position, thread_id AS threadId, from_agent AS fromAgent, to_agent AS toAgent, addressed_to AS addressedTo,
+         sent_at AS sentAt, substr(body, 1, ${GLANCE_CHARS}) AS preview
+         FROM messages WHERE rowid < ? ORDER BY rowid DESC LIMIT ?`,
+      [before ?? Number.MAX_SAFE_INTEGER, limit],
+    );
+  }
+
+  async threadCounts(threadIds: string[]): Promise<ThreadCount[]> {
+    if (threadIds.length === 0) return [];
+    return this.all<ThreadCount>(
+      `SELECT thread_id AS threadId, COUNT(DISTINCT COALESCE(fanout_id, message_id)) AS sends, COUNT(*) AS copies,
+         SUM(read_at IS NULL) AS unread, MIN(sent_at) AS firstSentAt, MAX(sent_at) AS lastSentAt
+         FROM messages WHERE thread_id IN (SELECT value FROM json_each(?)) GROUP BY thread_id`,
+      [JSON.stringify(threadIds)],
+    );
+  }
+
+  async mailSince(since: string): Promise<MailWindow> {
+    return this.readMostly(() => {
+      // The newest message older than the window, read back from the newest: the window lies past it.
+      const edge = this.get<{ position: number }>('SELECT rowid AS position FROM messages WHERE sent_at < ? ORDER BY rowid DESC LIMIT 1', [since])?.position ?? 0;
+      const window = `FROM messages WHERE rowid > @edge AND sent_at >= @since`;
+      const hours = this.all<{ hour: string; sends: number }>(
+        `SELECT substr(sent_at, 1, 13) AS hour, COUNT(DISTINCT COALESCE(fanout_id, message_id)) AS sends ${window} GROUP BY hour ORDER BY hour`,
+        { edge, since },
+      );
+      const pairs = this.all<{ from: string; to: string; sends: number }>(
+        `SELECT from_agent AS "from", COALESCE(addressed_to, to_agent) AS "to", COUNT(DISTINCT COALESCE(fanout_id, message_id)) AS sends
+           ${window} GROUP BY from_agent, COALESCE(addressed_to, to_agent) ORDER BY sends DESC, "from", "to" LIMIT ${MAIL_PAIRS}`,
+        { edge, since },
+      );
+      return { hours, pairs };
+    });
   }
 
   async recentMessages(limit: number): Promise<MessageRecord[]> {

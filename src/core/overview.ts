@@ -1,0 +1,152 @@
+/**
+ * The whole bus at a glance, for the dashboard: the roster by repo, the
+ * threads newest first, a thread with each recipient's read state, and the
+ * last day's mail by hour and by who wrote to whom. Every answer is a page:
+ * its cost follows what is shown, not the size of the bus.
+ */
+import { formatStamp } from '../model/clock.js';
+import type { MessageGlance, MessageRecord, Store, ThreadCount } from '../store/ports.js';
+import type { AgentView } from './views.js';
+
+/** A repo and its names, clients first with their sessions under them. */
+export interface RepoGroup {
+  repo: string;
+  agents: AgentView[];
+  unread: number;
+  running: number;
+}
+
+export interface RosterPage {
+  repos: RepoGroup[];
+  /** All repos (or single names) on the roster, and all names. */
+  totalRepos: number;
+  totalAgents: number;
+  offset: number;
+}
+
+export interface ThreadSummary extends ThreadCount {
+  /** The newest message of the thread, as a glance. */
+  last: { from: string; to: string; sentAt: string; preview: string };
+}
+
+export interface ThreadPage {
+  threads: ThreadSummary[];
+  /** Where the next page starts (a position), or null at the oldest message. */
+  next: number | null;
+}
+
+/** One send of a thread, its copies folded together: who got it, read it and claimed it. */
+export interface ThreadSend {
+  from: string;
+  to: string;
+  kind: 'direct' | 'group' | 'broadcast';
+  body: string;
+  sentAt: string;
+  copies: Array<{ to: string; messageId: string; deliveredAt: string | null; readAt: string | null; claimedBy: string | null }>;
+}
+
+export interface MailDay {
+  /** 24 hours, oldest first, each `YYYY-MM-DDTHH` with its sends (zero where none). */
+  hours: Array<{ hour: string; sends: number }>;
+  pairs: Array<{ from: string; to: string; sends: number }>;
+  since: string;
+}
+
+const HOUR_MICROS = 3_600_000_000;
+/** Messages read per look while gathering a page of threads, and the most one page reads. */
+const GLANCE_BATCH = 500;
+const GLANCE_BUDGET = 20_000;
+/** The copies a thread view reads at most (a broadcast to every agent is one send of many copies). */
+export const THREAD_SENDS_SHOWN = 5_000;
+
+/** Repos in name order, each with its names; a page of `limit` repos from `offset`. */
+export function rosterPage(agents: AgentView[], offset: number, limit: number, filter = ''): RosterPage {
+  const wanted = filter.trim().toLowerCase();
+  const byRepo = new Map<string, AgentView[]>();
+  for (const agent of agents) {
+    if (wanted !== '' && !agent.name.toLowerCase().includes(wanted) && !(agent.topic ?? '').toLowerCase().includes(wanted)) continue;
+    const list = byRepo.get(agent.group);
+    if (list === undefined) byRepo.set(agent.group, [agent]);
+    else list.push(agent);
+  }
+  const repos = [...byRepo.keys()].sort();
+  const page = repos.slice(offset, offset + limit).map((repo): RepoGroup => {
+    const members = byRepo.get(repo) ?? [];
+    return {
+      repo,
+      // A client address, then its sessions (names sort that way: `repo/claude` before `repo/claude-1`).
+      agents: members,
+      unread: members.reduce((sum, agent) => sum + agent.pending_count, 0),
+      running: members.filter((agent) => agent.live === true).length,
+    };
+  });
+  return { repos: page, totalRepos: repos.length, totalAgents: [...byRepo.values()].reduce((sum, list) => sum + list.length, 0), offset };
+}
+
+/** The threads with the newest messages, newest first, from position `before` on. */
+export async function threadPage(store: Store, before: number | null, limit: number): Promise<ThreadPage> {
+  const newest = new Map<string, MessageGlance>();
+  let cursor = before;
+  let read = 0;
+  let more = true;
+  while (more && newest.size < limit && read < GLANCE_BUDGET) {
+    const glances = await store.glancesBefore(cursor, GLANCE_BATCH);
+    read += glances.length;
+    more = glances.length === GLANCE_BATCH;
+    for (const glance of glances) {
+      if (!newest.has(glance.threadId)) {
+        // A new thread past a full page: the next page starts with it.
+        if (newest.size >= limit) {
+          more = true;
+          break;
+        }
+        newest.set(glance.threadId, glance);
+      }
+      cursor = glance.position;
+    }
+  }
+  const counts = new Map((await store.threadCounts([...newest.keys()])).map((count) => [count.threadId, count]));
+  const threads: ThreadSummary[] = [];
+  for (const [threadId, glance] of newest) {
+    const count = counts.get(threadId);
+    if (count === undefined) continue; // Pruned between the two reads.
+    threads.push({ ...count, last: { from: glance.fromAgent, to: glance.addressedTo ?? glance.toAgent, sentAt: glance.sentAt, preview: glance.preview } });
+  }
+  // A thread seen on this page can have older messages on the next: the page shows each thread once.
+  return { threads, next: more ? cursor : null };
+}
+
+/** A thread's copies folded into sends, oldest first. */
+export function foldThread(messages: MessageRecord[]): ThreadSend[] {
+  const sends = new Map<string, ThreadSend>();
+  for (const message of messages) {
+    const key = message.fanoutId ?? message.messageId;
+    let send = sends.get(key);
+    if (send === undefined) {
+      send = {
+        from: message.fromAgent,
+        to: message.addressedTo ?? message.toAgent,
+        kind: message.fanoutId === null ? 'direct' : message.addressedTo === '*' ? 'broadcast' : 'group',
+        body: message.body,
+        sentAt: message.sentAt,
+        copies: [],
+      };
+      sends.set(key, send);
+    }
+    send.copies.push({ to: message.toAgent, messageId: message.messageId, deliveredAt: message.deliveredAt, readAt: message.readAt, claimedBy: message.claimedBy });
+  }
+  return [...sends.values()];
+}
+
+/** The last 24 hours of mail before `nowMicros`, every hour present. */
+export async function mailDay(store: Store, nowMicros: number): Promise<MailDay> {
+  const firstHour = Math.floor(nowMicros / HOUR_MICROS) * HOUR_MICROS - 23 * HOUR_MICROS;
+  const since = formatStamp(firstHour);
+  const window = await store.mailSince(since);
+  const counted = new Map(window.hours.map((hour) => [hour.hour, hour.sends]));
+  const hours = Array.from({ length: 24 }, (_, index) => {
+    const hour = formatStamp(firstHour + index * HOUR_MICROS).slice(0, 13);
+    return { hour, sends: counted.get(hour) ?? 0 };
+  });
+  return { hours, pairs: window.pairs, since };
+}
