@@ -11,7 +11,7 @@
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -65,6 +65,12 @@ await build({
   define: { ...common.define, Response: 'undefined', navigator: 'undefined' },
   plugins: [lazyDriverCrypto],
 });
+// The dashboard's page: one script and one style sheet for the browser, nothing fetched from elsewhere.
+const webdir = 'dist/web';
+rmSync(webdir, { recursive: true, force: true });
+await build({ entryPoints: ['src/web/app.ts'], outfile: `${webdir}/app.js`, bundle: true, format: 'iife', platform: 'browser', target: 'es2022', minify: true, logLevel: 'warning' });
+await build({ entryPoints: ['src/web/app.css'], outfile: `${webdir}/app.css`, bundle: true, minify: true, logLevel: 'warning' });
+for (const file of ['index.html', 'icon.svg']) copyFileSync(`src/web/${file}`, `${webdir}/${file}`);
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 
 const cli = resolve('src/cli');
@@ -123,6 +129,8 @@ const warmups = {
   audit: ['audit', 'verify'],
   doctor: ['doctor'],
   prune: ['prune', '--older-than', '90d', '--dry-run'],
+  // A port that is no port: refused at once, which still compiles its start-up.
+  web: ['web', '--port', 'none'],
   // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
   login: ['login', 'http://127.0.0.1:1', '--token', 'warmup'],
   logout: ['logout'],
@@ -149,7 +157,7 @@ try {
     }
     const input = name.startsWith('hook-') ? JSON.stringify({ session_id: 'warmup-session', cwd: scratch }) : '{}';
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
-    if (result.status !== 0 && name !== 'serve' && name !== 'chat' && name !== 'store' && name !== 'login' && name !== 'logout' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
+    if (result.status !== 0 && name !== 'serve' && name !== 'web' && name !== 'chat' && name !== 'store' && name !== 'login' && name !== 'logout' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
   // The PostgreSQL engine's bundle: a hook run against a server that refuses it compiles its start-up and connect paths.
   const engineRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {

@@ -373,6 +373,25 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus serve --client claude', 'agent-bus serve --http', 'agent-bus serve --http --host 0.0.0.0 --port 8787'],
   },
   {
+    name: 'web',
+    summary: 'The dashboard in the browser: the roster, activity, threads, notices, the brain and wake, live.',
+    details: [
+      'Serves the dashboard over this machine\'s bus (either engine) on 127.0.0.1:8788 unless --host or --port',
+      'say otherwise, and prints one line, "agent-bus web: http://HOST:PORT/?key=KEY". KEY is made for this',
+      'run: opening the URL signs that browser in (an HttpOnly cookie) and nothing else can read the API.',
+      'The page updates as the bus moves (server-sent events). Mail sent from it comes from AGENT_BUS_NAME,',
+      'else human. The browser is opened when there is one, unless --no-open. A hub serves the same',
+      'dashboard at its own address, signed in with a token.',
+    ].join('\n'),
+    positionals: [],
+    options: [
+      { name: 'host', type: 'string', value: 'HOST', description: 'the address to listen on', default: '127.0.0.1' },
+      { name: 'port', type: 'string', value: 'PORT', description: 'the port (0: a free one)', default: '8788' },
+      { name: 'no-open', type: 'boolean', description: 'print the URL only; do not open a browser' },
+    ],
+    examples: ['agent-bus web', 'agent-bus web --no-open --port 0'],
+  },
+  {
     name: 'login',
     summary: 'Talk to a hub from this machine: save its URL and your token (0600, in the bus folder).',
     details: [

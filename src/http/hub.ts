@@ -27,6 +27,9 @@ import { SharedChanges } from './waits.js';
 import { watchForMail } from './watch-endpoint.js';
 import { followSends } from './follow-endpoint.js';
 import { quoted } from '../model/quote.js';
+import { tokenAccess, type TokenCheck } from './dashboard/access.js';
+import { Dashboard } from './dashboard/dashboard.js';
+import { registrationsFor } from '../core/roster.js';
 
 export interface HubOptions {
   env: Env;
@@ -98,6 +101,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
 /** The routes metrics are kept by: the known ones, and everything else as one. */
 function routeOf(url: string | undefined): string {
   const path = (url ?? '/').split('?')[0] ?? '/';
+  if (Dashboard.owns(path)) return 'dashboard';
   return ['/mcp', '/healthz', '/metrics', ...API_ROUTES].includes(path) ? path : 'other';
 }
 
@@ -136,6 +140,25 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
   const servers = new McpServers({ bus, env, auditPath: busPaths(env).audit, version: options.version, memory });
   let hubName = '';
+  const TOKEN_PROBLEMS = { malformed: 'that is not an agent-bus token', unknown: 'no such token', expired: 'the token has expired', revoked: 'the token was revoked' } as const;
+  const checkToken: TokenCheck = async (presented) => {
+    const check = await bus.tokens.check(presented);
+    if (!check.ok) return { ok: false, reason: TOKEN_PROBLEMS[check.reason] };
+    metrics.tokenUsed(check.token.tokenId);
+    return { ok: true, token: check.token };
+  };
+  // The human's dashboard at /: signed in with a token, acting as the token's agent.
+  const dashboard = new Dashboard({
+    bus,
+    env,
+    auditPath: busPaths(env).audit,
+    access: tokenAccess(checkToken, (token) => registrationsFor(token.agent, token.repoPath, true)),
+    changes,
+    version: options.version,
+    trustedOrigins: allowedOrigins,
+    log: (line) => log(line),
+    within: (actor, work) => stamps.run({ hub: hubName, token_id: actor.tokenId ?? '' }, work),
+  });
 
   async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<TokenRecord | null> {
     const header = req.headers.authorization;
@@ -144,13 +167,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       unauthorized(res, 'this hub needs a bearer token: Authorization: Bearer <token> (agent-bus token create)');
       return null;
     }
-    const check = await bus.tokens.check(presented);
+    const check = await checkToken(presented);
     if (!check.ok) {
-      const why = { malformed: 'that is not an agent-bus token', unknown: 'no such token', expired: 'the token has expired', revoked: 'the token was revoked' }[check.reason];
-      unauthorized(res, why);
+      unauthorized(res, check.reason);
       return null;
     }
-    metrics.tokenUsed(check.token.tokenId);
     return check.token;
   }
 
@@ -172,6 +193,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
+    // The dashboard checks origins itself: the page is read from wherever the hub is reached.
+    if (Dashboard.owns(path ?? '/')) {
+      await dashboard.handle(req, res);
+      return;
+    }
     const origin = req.headers.origin;
     if (typeof origin === 'string' && !allowedOrigins.has(origin) && origin !== hubOrigin) {
       send(res, 403, { error: 'forbidden', error_description: `requests from the origin ${origin} are not allowed (AGENT_BUS_HTTP_ORIGINS)` });
@@ -191,7 +217,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       return;
     }
     if (path !== '/mcp' && !API_ROUTES.has(path ?? '')) {
-      send(res, 404, { error: 'not_found', error_description: `no ${path} here: MCP is at /mcp` });
+      send(res, 404, { error: 'not_found', error_description: `no ${path} here: MCP is at /mcp, the dashboard at /` });
       return;
     }
     if (req.method !== 'POST') {
@@ -316,6 +342,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
   } catch (error) {
     // Nothing may keep the process waiting once the hub cannot start.
+    dashboard.close();
     await changes.close();
     await bus.close();
     throw error;
@@ -334,6 +361,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     close(): Promise<void> {
       closing ??= (async () => {
         stopPruning();
+        dashboard.close();
         // Stop taking connections, let idle keep-alive ones go, and wait for what is in flight.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

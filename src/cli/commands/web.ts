@@ -1,0 +1,29 @@
+/** `agent-bus web`: the dashboard over the local bus, in the browser. */
+import { UsageError } from '../args.js';
+import { speakerName, speakerRegistrations } from '../context.js';
+import { version } from '../main.js';
+import type { CommandRunner } from '../spec.js';
+import { hubAccess } from '../../remote/settings.js';
+import { quoted } from '../../model/quote.js';
+
+export const run: CommandRunner = async (args, io) => {
+  const host = String(args.values.host ?? '127.0.0.1').trim();
+  const rawPort = String(args.values.port ?? '8788').trim();
+  if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got ${quoted(rawPort)}`);
+  if (host === '') throw new UsageError('--host must name an address to listen on');
+  const access = hubAccess(io.env);
+  if (access !== null) throw new UsageError(`this machine uses the hub at ${access.url}: its dashboard is at ${access.url}/ (sign in with your token)`);
+  const name = speakerName(undefined, io.env);
+  const actor = { name, registrations: speakerRegistrations(name, io.env, io.cwd), mayClearNotices: true };
+  const { runWebServer } = await import('../../http/web-server.js');
+  return runWebServer({
+    env: io.env,
+    host,
+    port: Number(rawPort),
+    version: version(),
+    actor,
+    open: !args.values['no-open'],
+    log: (line) => io.stderr.write(`${line}\n`),
+    announce: (line) => io.stdout.write(`${line}\n`),
+  });
+};

@@ -1,0 +1,121 @@
+/**
+ * The dashboard's API: JSON over GET for what it shows, POST for what it
+ * changes. Each answer does what the CLI or an MCP tool does for the same
+ * ask, with the same validation and the same errors, as the signed-in actor.
+ */
+import { tailAudit } from '../../audit/log.js';
+import type { AuditRow } from '../../audit/record.js';
+import { brainSettings } from '../../brain/settings.js';
+import { brainStatus } from '../../brain/status.js';
+import { refreshBrain } from '../../brain/refresh.js';
+import { matchesActivity } from '../../core/activity-filter.js';
+import type { Bus } from '../../core/bus.js';
+import { BROADCAST } from '../../core/names.js';
+import type { Env } from '../../core/settings.js';
+import type { AgentView } from '../../core/views.js';
+import { InvalidInputError } from '../../model/errors.js';
+import { nowStamp } from '../../model/clock.js';
+import { loadWakeConfig } from '../../wake/config.js';
+import { ForbiddenError } from '../call-endpoint.js';
+import type { DashboardActor } from './access.js';
+
+export interface ApiContext {
+  bus: Bus;
+  env: Env;
+  auditPath: string;
+  actor: DashboardActor;
+  version: string;
+  /** The roster, kept a moment (completion asks at every key). */
+  agents(): Promise<AgentView[]>;
+}
+
+type Query = URLSearchParams;
+type Body = Record<string, unknown>;
+
+/** The audit rows a view reads back through at most, looking for ones that match. */
+const ACTIVITY_SCAN = 5_000;
+const WAKE_ROWS = 50;
+const COMPLETIONS = 20;
+
+function whole(query: Query, key: string, fallback: number, max: number): number {
+  const raw = query.get(key);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new InvalidInputError(`${key} must be a whole number, got ${JSON.stringify(raw.slice(0, 40))}`);
+  return Math.min(max, Number.parseInt(raw, 10));
+}
+
+function text(body: Body, key: string, required = false): string | null {
+  const value = body[key];
+  if (value === undefined || value === null || value === '') {
+    if (required) throw new InvalidInputError(`${key} is required`);
+    return null;
+  }
+  if (typeof value !== 'string') throw new InvalidInputError(`${key} must be text`);
+  return value;
+}
+
+function recentRows(path: string, limit: number, keep: (row: AuditRow) => boolean): AuditRow[] {
+  return tailAudit(path, ACTIVITY_SCAN).filter(keep).slice(-limit);
+}
+
+export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => Promise<unknown>> = {
+  '/api/me': async ({ actor, bus, version }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.location : null, may_clear_notices: actor.mayClearNotices, now: nowStamp() }),
+  '/api/roster': ({ bus }, query) => bus.rosterPage(whole(query, 'offset', 0, 1_000_000), Math.max(1, whole(query, 'limit', 50, 500)), query.get('filter') ?? ''),
+  '/api/activity': async ({ auditPath }, query) => {
+    const filter = { agent: query.get('agent') ?? '', op: query.get('op') ?? '', thread: query.get('thread') ?? '' };
+    return { rows: recentRows(auditPath, Math.max(1, whole(query, 'limit', 100, 1_000)), (row) => matchesActivity(row, filter)) };
+  },
+  '/api/threads': ({ bus }, query) => {
+    const before = query.get('before');
+    return bus.threadPage(before === null || before === '' ? null : whole(query, 'before', 0, Number.MAX_SAFE_INTEGER), Math.max(1, whole(query, 'limit', 30, 200)));
+  },
+  '/api/thread': async ({ bus }, query) => {
+    const id = query.get('id') ?? '';
+    if (id === '') throw new InvalidInputError('id is required: the thread to show');
+    return { thread_id: id, sends: await bus.threadSends(id) };
+  },
+  '/api/names': async ({ agents }, query) => {
+    const wanted = (query.get('q') ?? '').trim().toLowerCase();
+    const roster = await agents();
+    const repos = [...new Set(roster.filter((agent) => agent.name.includes('/')).map((agent) => agent.group))].sort();
+    const pool = [BROADCAST, ...repos, ...roster.map((agent) => agent.name).filter((name) => !repos.includes(name))];
+    return { names: pool.filter((name) => name.toLowerCase().includes(wanted)).slice(0, COMPLETIONS) };
+  },
+  '/api/notices': async ({ bus }) => ({ now: nowStamp(), notices: await bus.notices.list({}), channels: await bus.notices.channels() }),
+  '/api/brain': ({ bus, env }) => brainStatus(bus, brainSettings(env), null),
+  '/api/wake': async ({ env, auditPath }) => {
+    const config = loadWakeConfig(env);
+    return { path: config.path, exists: config.exists, problem: config.problem, entries: config.entries, rows: recentRows(auditPath, WAKE_ROWS, (row) => row.op === 'wake') };
+  },
+  '/api/mail': ({ bus }) => bus.mailDay(),
+};
+
+export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Promise<unknown>> = {
+  '/api/send': ({ bus, actor }, body) =>
+    bus.send({ from: actor.name, to: text(body, 'to', true) as string, body: text(body, 'body', true) as string, threadId: text(body, 'thread_id'), register: actor.registrations }),
+  '/api/notices': ({ bus, actor }, body) =>
+    bus.notices.publish(
+      {
+        message: text(body, 'message', true) as string,
+        channel: text(body, 'channel'),
+        severity: text(body, 'severity'),
+        ttl: text(body, 'ttl'),
+        title: null,
+        priority: null,
+        source: actor.name,
+      },
+      actor.name,
+    ),
+  '/api/notices/clear': async ({ bus, actor }, body) => {
+    if (!actor.mayClearNotices) throw new ForbiddenError("clearing notices for everyone is done on the hub's own machine (agent-bus channel clear there)");
+    const noticeId = text(body, 'notice_id');
+    if (noticeId !== null) return { cleared: await bus.notices.clear({ noticeId }, actor.name) };
+    if (body.all === true) return { cleared: await bus.notices.clear({ all: true }, actor.name) };
+    if (!Object.hasOwn(body, 'channel')) throw new InvalidInputError('say what to clear: notice_id, channel, or all');
+    return { cleared: await bus.notices.clear({ channel: text(body, 'channel') }, actor.name) };
+  },
+  '/api/brain/refresh': async ({ bus, env }) => {
+    const settings = brainSettings(env);
+    return { channel: settings.channel, ...(await refreshBrain(bus, settings)) };
+  },
+};

@@ -1,0 +1,125 @@
+/**
+ * `agent-bus web`: the dashboard over the local bus, on a listener of its
+ * own (loopback unless told otherwise), for the human at this machine. A key
+ * made for the run signs the browser in; the printed URL carries it once.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { Bus } from '../core/bus.js';
+import { busPaths } from '../core/paths.js';
+import { floatSetting, type Env } from '../core/settings.js';
+import { BusError } from '../model/errors.js';
+import { keepPruned, openBusHere } from '../runtime.js';
+import { localAccess, type DashboardActor } from './dashboard/access.js';
+import { Dashboard } from './dashboard/dashboard.js';
+import { SharedChanges } from './waits.js';
+
+export interface WebOptions {
+  env: Env;
+  host: string;
+  port: number;
+  version: string;
+  actor: Omit<DashboardActor, 'place'>;
+  log(line: string): void;
+}
+
+export interface WebServer {
+  /** The URL with the run's key: what opens a signed-in dashboard. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(options: WebOptions): Promise<WebServer> {
+  const { env } = options;
+  const bus: Bus = openBusHere(env);
+  const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
+  const access = localAccess(options.actor);
+  let dashboard: Dashboard;
+  try {
+    dashboard = new Dashboard({ bus, env, auditPath: busPaths(env).audit, access, changes, version: options.version, log: options.log });
+  } catch (error) {
+    await changes.close();
+    await bus.close();
+    throw error;
+  }
+  const server = createServer((req, res) => {
+    void dashboard.handle(req, res);
+  });
+  server.headersTimeout = 15_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(new BusError(error.code === 'EADDRINUSE' ? `cannot listen on ${options.host}:${options.port}: the port is in use (--port, or --port 0 for a free one)` : `cannot listen on ${options.host}:${options.port}: ${error.message}`)),
+      );
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (error) {
+    dashboard.close();
+    await changes.close();
+    await bus.close();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const stopPruning = keepPruned(bus, env, 'web', (line) => options.log(line));
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${shownHost}:${port}/?key=${access.key}`,
+    close() {
+      closing ??= (async () => {
+        stopPruning();
+        dashboard.close();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await changes.close();
+        await bus.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The command that opens a URL in the desktop's browser, or null where there is no desktop. */
+function browserCommand(env: Env, platform = process.platform): [string, string[]] | null {
+  const chosen = env.BROWSER?.trim();
+  if (chosen) return [chosen, []];
+  if (platform === 'darwin') return ['open', []];
+  if (platform === 'win32') return ['rundll32', ['url.dll,FileProtocolHandler']];
+  return env.DISPLAY || env.WAYLAND_DISPLAY ? ['xdg-open', []] : null;
+}
+
+/** Open `url` in a browser if this machine has one; the URL is an argument, never shell text. */
+export function openBrowser(url: string, env: Env): boolean {
+  const command = browserCommand(env);
+  if (command === null) return false;
+  try {
+    const child = spawn(command[0], [...command[1], url], { detached: true, stdio: 'ignore', shell: false });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `agent-bus web`: serve, print the URL, open it, and run until SIGTERM or SIGINT. */
+export async function runWebServer(options: WebOptions & { open: boolean; announce(line: string): void }): Promise<number> {
+  let web: WebServer;
+  try {
+    web = await startWebServer(options);
+  } catch (error) {
+    options.log(`agent-bus: ${(error as Error).message}`);
+    return error instanceof BusError ? error.exitCode : 1;
+  }
+  options.announce(`agent-bus web: ${web.url}`);
+  if (options.open) openBrowser(web.url, options.env);
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      void web.close().finally(() => resolve(0));
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

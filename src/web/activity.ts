@@ -1,0 +1,73 @@
+/** Activity: the audit log as it happens, filtered by agent, op and thread. */
+import { matchesActivity, type ActivityFilter } from '../core/activity-filter.js';
+import { getJson } from './api.js';
+import { byId, el, show } from './dom.js';
+import { clock, shortId } from './time.js';
+import type { AuditRow } from './types.js';
+
+const STEP = 100;
+/** Rows kept on the page as the feed grows. */
+const KEPT = 1_000;
+
+export class Activity {
+  private limit = STEP;
+  private filter: ActivityFilter = {};
+  private readonly list = byId('activity-list');
+
+  constructor(private readonly openThread: (id: string) => void) {
+    const form = byId<HTMLFormElement>('activity-filter');
+    let typing: number | undefined;
+    const changed = (): void => {
+      window.clearTimeout(typing);
+      typing = window.setTimeout(() => {
+        const data = new FormData(form);
+        this.filter = { agent: String(data.get('agent') ?? ''), op: String(data.get('op') ?? ''), thread: String(data.get('thread') ?? '') };
+        this.limit = STEP;
+        void this.load();
+      }, 200);
+    };
+    form.addEventListener('input', changed);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      changed();
+    });
+    byId('activity-more').addEventListener('click', () => {
+      this.limit = Math.min(KEPT, this.limit + STEP);
+      void this.load();
+    });
+  }
+
+  async load(): Promise<void> {
+    const { rows } = await getJson<{ rows: AuditRow[] }>('/api/activity', { limit: this.limit, ...this.filter });
+    show(this.list, ...rows.reverse().map((row) => this.item(row)));
+  }
+
+  /** A row the live feed brought: shown at the top when it matches the filter. */
+  push(row: AuditRow): void {
+    if (!matchesActivity(row, this.filter)) return;
+    this.list.prepend(this.item(row));
+    while (this.list.childElementCount > KEPT) this.list.lastElementChild?.remove();
+  }
+
+  private item(row: AuditRow): HTMLLIElement {
+    const to = row.addressed_to ?? row.to;
+    const thread = row.thread_id;
+    const status = typeof row.wake_status === 'string' ? row.wake_status : typeof row.event === 'string' ? row.event : null;
+    return el(
+      'li',
+      { class: `row op-${row.op}` },
+      el('time', { datetime: row.ts }, clock(row.ts)),
+      el('span', { class: 'op' }, row.op),
+      el('span', { class: 'who' }, row.from || row.actor, to ? ` → ${to}` : ''),
+      status ? el('span', { class: 'muted' }, ` ${status}`) : null,
+      row.body_preview ? el('span', { class: 'preview' }, row.body_preview) : null,
+      thread ? threadLink(thread, this.openThread) : null,
+    );
+  }
+}
+
+function threadLink(thread: string, open: (id: string) => void): HTMLButtonElement {
+  const button = el('button', { type: 'button', class: 'link', 'aria-label': `open thread ${shortId(thread)}` }, `[${shortId(thread)}]`);
+  button.addEventListener('click', () => open(thread));
+  return button;
+}

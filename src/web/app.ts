@@ -1,0 +1,95 @@
+/**
+ * The dashboard's page: sign in if need be, draw every view, then keep them
+ * current from the server's event stream. `audit` rows go straight into
+ * Activity; a `change` of the store makes the views read again, at most a
+ * few times a second however busy the bus is.
+ */
+import { Activity } from './activity.js';
+import { ApiError, getJson, postJson } from './api.js';
+import { Brain } from './brain.js';
+import { Compose } from './compose.js';
+import { byId, show } from './dom.js';
+import { Notices } from './notices.js';
+import { loadPictures } from './pictures.js';
+import { Roster } from './roster.js';
+import { Threads } from './threads.js';
+import type { AuditRow, Me } from './types.js';
+import { Wake } from './wake.js';
+
+/** How long a burst of changes is gathered before the views read again. */
+const SETTLE_MS = 150;
+
+async function signIn(asks: 'key' | 'token'): Promise<void> {
+  byId('board').hidden = true;
+  byId('signin').hidden = false;
+  show(byId('signin-label'), asks === 'token' ? 'Token' : 'Key');
+  show(
+    byId('signin-help'),
+    asks === 'token' ? 'This hub shows its dashboard to the holder of an agent-bus token (agent-bus token create NAME). The dashboard acts as that agent.' : 'Open the URL agent-bus web printed (it carries the key), or paste the key from it here.',
+  );
+  byId<HTMLFormElement>('signin-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const secret = byId<HTMLInputElement>('signin-secret').value;
+    postJson('/api/signin', { secret }).then(
+      () => window.location.replace('/'),
+      (error: unknown) => show(byId('signin-error'), error instanceof ApiError ? error.message : 'The dashboard could not be reached.'),
+    );
+  });
+  byId('signin-secret').focus();
+}
+
+async function start(): Promise<void> {
+  let me: Me;
+  try {
+    me = await getJson<Me>('/api/me');
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return signIn(error.asks ?? 'key');
+    show(byId('live'), 'The dashboard could not be reached.');
+    return;
+  }
+  byId('signin').hidden = true;
+  byId('board').hidden = false;
+  show(byId('whoami'), `${me.place === 'hub' ? 'On the hub' : 'On this machine'} as ${me.name}`, me.store ? ` · ${me.store}` : '', ` · agent-bus ${me.version}`);
+  show(byId('compose-as'), `Mail goes from ${me.name}.`);
+  const signOut = byId<HTMLButtonElement>('signout');
+  signOut.hidden = false;
+  signOut.addEventListener('click', () => void postJson('/api/signout', {}).finally(() => window.location.replace('/')));
+
+  const threads = new Threads((threadId, to) => compose.replyIn(threadId, to));
+  const activity = new Activity((threadId) => void threads.show(threadId));
+  const compose = new Compose(() => undefined);
+  const roster = new Roster();
+  const notices = new Notices();
+  notices.clearing = me.may_clear_notices;
+  const brain = new Brain();
+  const wake = new Wake();
+  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), brain.load(), wake.load(), loadPictures()]);
+  await everything();
+
+  let pending: number | undefined;
+  const changed = (): void => {
+    if (pending !== undefined) return;
+    pending = window.setTimeout(() => {
+      pending = undefined;
+      void Promise.allSettled([roster.load(), threads.load(), notices.load(), brain.load(), wake.load(), loadPictures()]);
+    }, SETTLE_MS);
+  };
+  const live = byId('live');
+  const events = new EventSource('/api/events');
+  events.addEventListener('open', () => {
+    show(live, 'live');
+    live.className = 'on';
+  });
+  events.addEventListener('error', () => {
+    show(live, 'reconnecting…');
+    live.className = 'off';
+  });
+  events.addEventListener('audit', (event) => {
+    const row = JSON.parse((event as MessageEvent<string>).data) as AuditRow;
+    activity.push(row);
+    changed();
+  });
+  events.addEventListener('change', changed);
+}
+
+void start();

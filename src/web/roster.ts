@@ -1,0 +1,70 @@
+/** The roster: repos and their names, sessions running or ended, unread counts; a page of repos at a time. */
+import { getJson } from './api.js';
+import { byId, el, show } from './dom.js';
+import { ago } from './time.js';
+import type { Agent, RosterPage } from './types.js';
+
+const PAGE = 40;
+
+export class Roster {
+  private offset = 0;
+  private filter = '';
+  private total = 0;
+
+  constructor() {
+    let typing: number | undefined;
+    byId<HTMLInputElement>('roster-filter').addEventListener('input', (event) => {
+      window.clearTimeout(typing);
+      typing = window.setTimeout(() => {
+        this.filter = (event.target as HTMLInputElement).value;
+        this.offset = 0;
+        void this.load();
+      }, 200);
+    });
+    byId('roster-prev').addEventListener('click', () => {
+      this.offset = Math.max(0, this.offset - PAGE);
+      void this.load();
+    });
+    byId('roster-next').addEventListener('click', () => {
+      if (this.offset + PAGE < this.total) this.offset += PAGE;
+      void this.load();
+    });
+  }
+
+  async load(): Promise<void> {
+    const page = await getJson<RosterPage>('/api/roster', { offset: this.offset, limit: PAGE, filter: this.filter });
+    this.total = page.totalRepos;
+    const last = Math.min(page.totalRepos, this.offset + page.repos.length);
+    show(
+      byId('roster-summary'),
+      page.totalAgents === 0 ? 'Nobody is on the bus yet.' : `${page.totalAgents} names in ${page.totalRepos} repos` + (page.totalRepos > PAGE ? ` (repos ${this.offset + 1}–${last})` : ''),
+    );
+    byId<HTMLButtonElement>('roster-prev').disabled = this.offset === 0;
+    byId<HTMLButtonElement>('roster-next').disabled = last >= page.totalRepos;
+    const list = byId('roster-list');
+    show(
+      list,
+      ...page.repos.map((repo) =>
+        el(
+          'details',
+          { class: 'repo', open: page.repos.length <= 8 },
+          el('summary', {}, el('strong', {}, repo.repo), el('span', { class: 'muted' }, ` ${repo.agents.length} · ${repo.running} running`), repo.unread > 0 ? el('span', { class: 'badge' }, `${repo.unread} unread`) : null),
+          el('ul', { class: 'agents' }, ...repo.agents.map((agent) => agentItem(agent))),
+        ),
+      ),
+    );
+  }
+}
+
+function agentItem(agent: Agent): HTMLLIElement {
+  const state = agent.live === null ? null : agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended');
+  return el(
+    'li',
+    { class: agent.kind === 'session' ? 'agent session' : 'agent' },
+    el('span', { class: 'name' }, agent.name),
+    state,
+    agent.pending_count > 0 ? el('span', { class: 'badge', title: 'unread mail' }, `${agent.pending_count} unread`) : null,
+    el('span', { class: 'muted seen' }, `seen ${ago(agent.last_seen)}`),
+    agent.topic ? el('span', { class: 'topic' }, agent.topic) : null,
+  );
+}
