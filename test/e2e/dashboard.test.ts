@@ -3,10 +3,12 @@
  * `agent-bus web` and a real hub, on a real bus written by the CLI.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWeb, type RunningWeb } from '../helpers/browser.js';
-import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 
 let browser: Browser;
@@ -309,6 +311,217 @@ test("the hub's dashboard signs in with a token, refuses a bad one, and acts as 
   } finally {
     await context.close();
     await hub.stop();
+    bus.cleanup();
+  }
+});
+
+test('the pictures draw the last day: 24 hourly bars and who wrote to whom', async () => {
+  const opened = await openDashboard(['repo-a/claude', 'repo-a/codex']);
+  const { page, bus } = opened;
+  try {
+    cli(bus, ['send', 'one', '--to', 'repo-a/claude', '--name', 'human']);
+    cli(bus, ['send', 'two', '--to', 'repo-a/claude', '--name', 'human']);
+    cli(bus, ['send', 'back', '--to', 'human', '--name', 'repo-a/claude']);
+    // codex's arrival to everyone (claude's came first and reached nobody), two sends to claude, one reply.
+    await page.locator('#mail-chart p', { hasText: '4 sends' }).waitFor({ timeout: 3_000 });
+    assert.equal(await page.locator('#mail-chart rect.bar').count(), 24);
+    const titles = await page.locator('#talk-graph path.edge title').allTextContents();
+    assert.deepEqual(titles.sort(), ['human → repo-a/claude: 2', 'repo-a/claude → human: 1', 'repo-a/codex → *: 1'].sort());
+    assert.equal(await page.locator('#talk-graph g.node').count(), 4);
+  } finally {
+    await opened.close();
+  }
+});
+
+test('Activity filters by agent, op and thread, for rows already there and rows as they come', async () => {
+  const opened = await openDashboard(['repo-a/claude', 'repo-b/codex']);
+  const { page, bus } = opened;
+  try {
+    const thread = json<{ thread_id: string }>(runCli(['send', 'for claude', '--to', 'repo-a/claude', '--name', 'human', '--json'], { env: bus.env })).thread_id;
+    cli(bus, ['send', 'for codex', '--to', 'repo-b/codex', '--name', 'human']);
+    await page.locator('#activity-list li', { hasText: 'for codex' }).waitFor();
+    await page.getByLabel('Agent', { exact: true }).fill('repo-b');
+    await page.locator('#activity-list li', { hasText: 'for claude' }).waitFor({ state: 'detached' });
+    assert.ok((await page.locator('#activity-list li', { hasText: 'for codex' }).count()) > 0);
+    // A row that comes while the filter is set shows only if it matches.
+    cli(bus, ['send', 'claude again', '--to', 'repo-a/claude', '--name', 'human']);
+    cli(bus, ['send', 'codex again', '--to', 'repo-b/codex', '--name', 'human']);
+    await page.locator('#activity-list li', { hasText: 'codex again' }).waitFor();
+    assert.equal(await page.locator('#activity-list li', { hasText: 'claude again' }).count(), 0);
+    await page.getByLabel('Agent', { exact: true }).fill('');
+    await page.getByLabel('Op', { exact: true }).selectOption('read');
+    await page.locator('#activity-list li', { hasText: 'codex again' }).waitFor({ state: 'detached' });
+    assert.equal(await page.locator('#activity-list li').count(), 0);
+    cli(bus, ['inbox', '--name', 'repo-a/claude']);
+    await page.locator('#activity-list li.op-read').first().waitFor();
+    await page.getByLabel('Op', { exact: true }).selectOption('');
+    await page.getByLabel('Thread', { exact: true }).fill(thread.slice(0, 8));
+    await page.locator('#activity-list li.op-send', { hasText: 'for claude' }).waitFor();
+    const texts = await page.locator('#activity-list li').allTextContents();
+    assert.ok(texts.length >= 2 && texts.every((text) => text.includes(`[${thread.slice(0, 8)}]`)), texts.join(' | '));
+  } finally {
+    await opened.close();
+  }
+});
+
+test('lists are paged: repos a page at a time, older threads on demand', async () => {
+  const names = Array.from({ length: 43 }, (_, index) => `repo-${String(index).padStart(2, '0')}/claude`);
+  const bus = tempBus();
+  await Promise.all(names.map((name) => runCliAsync(['send', `${name} is here`, '--to', '*', '--name', name], { env: bus.env })));
+  const web = await startWeb(bus);
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(web.url);
+    await page.locator('#roster-summary', { hasText: '43 names in 43 repos (repos 1–40)' }).waitFor();
+    assert.equal(await page.locator('#roster-list details.repo').count(), 40);
+    await page.getByRole('button', { name: 'Next repos' }).click();
+    await page.locator('#roster-summary', { hasText: '(repos 41–43)' }).waitFor();
+    assert.deepEqual(await page.locator('#roster-list details.repo summary strong').allTextContents(), ['repo-40', 'repo-41', 'repo-42']);
+    assert.equal(await page.getByRole('button', { name: 'Next repos' }).isDisabled(), true);
+    // A thread per arrival but the first (it reached nobody): 25 at first, the rest on demand, none twice.
+    const threads = Number(bus.rows<{ n: number | string }>('SELECT COUNT(DISTINCT thread_id) AS n FROM messages')[0]?.n);
+    assert.ok(threads > 25, `${threads} threads`);
+    assert.equal(await page.locator('#thread-list li').count(), 25);
+    await page.getByRole('button', { name: 'Older threads' }).click();
+    await page.waitForFunction((count) => document.querySelectorAll('#thread-list li').length === count, threads);
+    const previews = await page.locator('#thread-list .preview').allTextContents();
+    assert.equal(new Set(previews).size, threads);
+    assert.equal(await page.getByRole('button', { name: 'Older threads' }).isHidden(), true);
+  } finally {
+    await context.close();
+    await web.stop();
+    bus.cleanup();
+  }
+});
+
+test('the brain view refreshes on demand, and the wake view shows wake.json and the wakes it made', async () => {
+  const bus = tempBus();
+  arrive(bus, ['repo-a/claude']);
+  mkdirSync(join(bus.folder, 'brain-feed'), { recursive: true });
+  writeFileSync(join(bus.folder, 'brain-feed', 'arcs.md'), '---\ntitle: Active arcs\nseverity: alert\nttl: 600\n---\nthe release train leaves at five\n');
+  writeFileSync(join(bus.folder, 'wake.json'), JSON.stringify({ 'repo-a/claude': 'true', 'repo-b': false }));
+  const web = await startWeb(bus);
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(web.url);
+    const facts = page.locator('#brain-facts');
+    await facts.getByText('0 (0 live notices)').waitFor();
+    await page.getByRole('button', { name: 'Refresh the brain' }).click();
+    await facts.getByText('1 (1 live notices)').waitFor();
+    assert.match((await facts.locator('dt:text-is("Content hash") + dd').textContent()) ?? '', /^[0-9a-f]{16}$/);
+    await page.locator('#notice-list li.notice', { hasText: 'the release train leaves at five' }).waitFor();
+    assert.equal(json<{ entry_count: number }>(runCli(['brain', 'status', '--json'], { env: bus.env })).entry_count, 1);
+
+    const entries = await page.locator('#wake-entries li').allTextContents();
+    assert.deepEqual(entries, ['repo-a/claude true', 'repo-b off']);
+    cli(bus, ['send', 'wake up', '--to', 'repo-a/claude', '--name', 'human']);
+    await page.locator('#wake-rows li', { hasText: 'repo-a/claude' }).waitFor({ timeout: 3_000 });
+    const row = await page.locator('#wake-rows li', { hasText: 'repo-a/claude' }).textContent();
+    const audited = cli(bus, ['tail', '--json', '--limit', '20'])
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { op: string; wake_status?: string })
+      .find((entry) => entry.op === 'wake');
+    assert.ok(audited?.wake_status !== undefined && row?.includes(audited.wake_status), `${row} shows ${audited?.wake_status}`);
+  } finally {
+    await context.close();
+    await web.stop();
+    bus.cleanup();
+  }
+});
+
+/** The WCAG contrast ratio of two CSS colours, as the browser computed them. */
+function contrastScript(): string {
+  return `(() => {
+    const rgb = (text) => (text.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+    const lum = ([r, g, b]) => { const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; };
+    const ratio = (a, b) => { const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const background = (node) => { for (let at = node; at; at = at.parentElement) { const colour = getComputedStyle(at).backgroundColor; if (!/rgba\\(.*, 0\\)$/.test(colour) && colour !== 'transparent') return colour; } return getComputedStyle(document.body).backgroundColor; };
+    const worst = [];
+    for (const node of document.querySelectorAll('h1, h2, p, li, span, label, dt, dd, button, summary, time, strong, a')) {
+      if (!node.offsetParent || !node.textContent.trim()) continue;
+      const style = getComputedStyle(node);
+      const value = ratio(style.color, background(node)) * (style.opacity ? 1 : 1);
+      if (value < 4.5 && !node.disabled) worst.push(node.tagName + '.' + node.className + ' ' + value.toFixed(2) + ' ' + node.textContent.slice(0, 30));
+    }
+    return { body: getComputedStyle(document.body).backgroundColor, worst };
+  })()`;
+}
+
+test('light and dark themes follow the system with AA contrast, and a 375-pixel phone scrolls only down', async () => {
+  const opened = await openDashboard();
+  const { page, bus } = opened;
+  try {
+    cli(bus, ['notice', 'contrast check', '-s', 'critical']);
+    cli(bus, ['channel', 'publish', 'ops', 'an alert', '-s', 'alert']);
+    cli(bus, ['channel', 'publish', 'ops', 'some info', '-s', 'info']);
+    await page.locator('#notice-list li.notice', { hasText: 'some info' }).waitFor();
+    const light = (await page.evaluate(contrastScript())) as { body: string; worst: string[] };
+    assert.deepEqual(light.worst, []);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = (await page.evaluate(contrastScript())) as { body: string; worst: string[] };
+    assert.deepEqual(dark.worst, []);
+    assert.notEqual(dark.body, light.body);
+    assert.ok(Number(/\d+/.exec(dark.body)?.[0]) < 40, `a dark background: ${dark.body}`);
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.waitForFunction(() => window.innerWidth === 375);
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      view: window.innerWidth,
+      wide: [...document.querySelectorAll('body *')].filter((node) => node.getBoundingClientRect().right > window.innerWidth + 1).map((node) => `${node.tagName}#${node.id}.${node.className}`).slice(0, 5),
+    }));
+    assert.ok(widths.page <= widths.view, `the page is ${widths.page} px wide in a ${widths.view} px window: ${widths.wide.join(', ')}`);
+  } finally {
+    await opened.close();
+  }
+});
+
+test('the first page is under 200 KB compressed and loads nothing from elsewhere', async () => {
+  const opened = await openDashboard();
+  const { page, web } = opened;
+  try {
+    let total = 0;
+    for (const path of ['/', '/app.js', '/app.css', '/icon.svg']) {
+      const response = await fetch(`${web.origin}${path}`, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-encoding'), 'gzip', path);
+      total += Number(response.headers.get('content-length'));
+      await response.body?.cancel();
+    }
+    assert.ok(total > 1_000 && total < 200_000, `${total} bytes`);
+    const foreign = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => !name.startsWith(location.origin)));
+    assert.deepEqual(foreign, []);
+  } finally {
+    await opened.close();
+  }
+});
+
+test('agent-bus web: a bad port, a busy port and a machine set to use a hub are one-line errors', async () => {
+  const bus = tempBus();
+  try {
+    const bad = runCli(['web', '--no-open', '--port', 'eighty'], { env: bus.env });
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr.trim().split('\n').length, 1);
+    assert.match(bad.stderr, /--port must be a port number from 0 to 65535, got 'eighty'/);
+    const hubbed = runCli(['web', '--no-open'], { env: { ...bus.env, AGENT_BUS_URL: 'http://hub.example:8787', AGENT_BUS_TOKEN: 'abt_x' } });
+    assert.equal(hubbed.code, 2);
+    assert.match(hubbed.stderr, /this machine uses the hub at http:\/\/hub\.example:8787: its dashboard is at http:\/\/hub\.example:8787\//);
+    const first = await startWeb(bus);
+    try {
+      const port = new URL(first.origin).port;
+      const busy = runCli(['web', '--no-open', '--port', port], { env: bus.env });
+      assert.equal(busy.code, 1);
+      assert.match(busy.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+      assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+\/\?key=[A-Za-z0-9_-]{32}$/);
+    } finally {
+      await first.stop();
+    }
+    const help = runCli(['web', '--help'], { env: bus.env });
+    assert.match(help.stdout, /--no-open/);
+    assert.match(help.stdout, /8788/);
+  } finally {
     bus.cleanup();
   }
 });
