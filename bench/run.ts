@@ -37,7 +37,8 @@ import { wakeLatency } from './wake.js';
 import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { hubRoundTrip, hubSendThroughput, remoteHookStartup, remoteWakeLatency } from './hub.js';
-import { seedLargeBus } from './seed.js';
+import { largeBus } from './seed.js';
+import { dashboardViews } from './dashboard.js';
 import { auditChainCost } from './audit.js';
 import {
   CLI,
@@ -190,32 +191,7 @@ async function largeInboxRead(ws: Workspace, engine: Engine = 'sqlite'): Promise
   const WARMUP_READS = 20;
   const READS = 300;
   // A seed of its own per engine: the SQLite section's reads have changed its seed by then.
-  const seeded = await ws.bus(`large-seed-${engine}`);
-  const location = engine === 'sqlite' ? seeded : await ws.bus(`large-${engine}`, engine);
-
-  progress(`seeding ${MESSAGES.toLocaleString('en-US')} messages and ${(REPOS * 10).toLocaleString('en-US')} agents`);
-  const seedStore = new SqliteStore(seeded.db);
-  let seed;
-  try {
-    seed = seedLargeBus(seedStore.connection, { messages: MESSAGES, repos: REPOS, readers: WARMUP_READS + READS });
-  } finally {
-    await seedStore.close();
-  }
-  progress(`seeded in ${seed.seconds.toFixed(1)} s: ${seed.unread.toLocaleString('en-US')} unread`);
-  if (engine !== 'sqlite') {
-    // The same bus moved over as a user moves theirs, then the server's planner told about it.
-    const started = performance.now();
-    const [from, to] = [openStoreAt(seeded.db, seeded.env), openStoreAt(location.db, location.env)];
-    try {
-      await copyBus(from, to);
-    } finally {
-      await from.close();
-      await to.close();
-    }
-    const analyzed = spawnSync('psql', ['-X', '-q', '-d', location.db, '-c', 'ANALYZE'], { encoding: 'utf8' });
-    if (analyzed.status !== 0) throw new Error(`ANALYZE failed: ${analyzed.stderr}`);
-    progress(`copied to PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
+  const { location, seed } = await largeBus(ws, engine, 'large', { messages: MESSAGES, repos: REPOS, readers: WARMUP_READS + READS });
 
   // A fresh connection with the product's own settings: nothing of the seeding's page cache.
   const store = openStoreAt(location.db, location.env);
@@ -433,6 +409,7 @@ const SECTIONS: Section[] = [
   { id: 'audit-chain-cost', title: 'sends/s with the chained, locked audit log vs a plain one', unit: '× (ratio)', goal: { direction: '>=', target: 0.9 }, timeoutMs: 180_000, measure: (ws) => auditChainCost(ws, BODY) },
   { id: 'broadcast-fanout', title: "send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 60_000, measure: broadcastFanout },
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
+  { id: 'dashboard-views', title: 'dashboard: slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 300_000, measure: (ws) => dashboardViews(ws) },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },
   { id: 'tail-follow-delay', title: "'tail -f --json' delay", unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 60_000, measure: tailFollowDelay },
   { id: 'hook-prompt-empty', title: "'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0) },
@@ -461,6 +438,7 @@ const SECTIONS: Section[] = [
   { id: 'pg-send-throughput', title: 'PostgreSQL: Bus.send, direct mail, audit on', unit: 'sends/s', goal: { direction: '>=', target: 5_000 }, timeoutMs: 300_000, measure: (ws) => sendThroughput(ws, 'postgres') },
   { id: 'pg-broadcast-fanout', title: "PostgreSQL: send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: (ws) => broadcastFanout(ws, 'postgres') },
   { id: 'pg-large-inbox-read', title: 'PostgreSQL: readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 900_000, measure: (ws) => largeInboxRead(ws, 'postgres') },
+  { id: 'pg-dashboard-views', title: 'PostgreSQL: dashboard slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 900_000, measure: (ws) => dashboardViews(ws, 'postgres') },
   { id: 'pg-hook-prompt-empty', title: "PostgreSQL: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0, 'postgres') },
   // The hub over loopback, on each engine.
   { id: 'hub-round-trip', title: 'hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws) },

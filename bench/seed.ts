@@ -18,8 +18,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { formatStamp } from '../src/model/clock.js';
-import { progress } from './util.js';
+import { copyBus } from '../src/core/store-copy.js';
+import { openStoreAt } from '../src/runtime.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
+import { progress, type BusLocation, type Engine, type Workspace } from './util.js';
 
 export interface SeedOptions {
   messages: number;
@@ -259,4 +264,36 @@ export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedR
   } finally {
     db.pragma(`cache_size = ${cacheSize}`);
   }
+}
+
+/**
+ * A large bus on `engine`: seeded in SQLite, then (for PostgreSQL) moved over as a user moves
+ * theirs with `store copy`, and the server's planner told about it.
+ */
+export async function largeBus(ws: Workspace, engine: Engine, name: string, options: SeedOptions): Promise<{ location: BusLocation; seed: SeedResult }> {
+  const seeded = await ws.bus(`${name}-seed-${engine}`);
+  const location = engine === 'sqlite' ? seeded : await ws.bus(`${name}-${engine}`, engine);
+  progress(`seeding ${options.messages.toLocaleString('en-US')} messages and ${(options.repos * 10).toLocaleString('en-US')} agents`);
+  const seedStore = new SqliteStore(seeded.db);
+  let seed: SeedResult;
+  try {
+    seed = seedLargeBus(seedStore.connection, options);
+  } finally {
+    await seedStore.close();
+  }
+  progress(`seeded in ${seed.seconds.toFixed(1)} s: ${seed.unread.toLocaleString('en-US')} unread`);
+  if (engine !== 'sqlite') {
+    const started = performance.now();
+    const [from, to] = [openStoreAt(seeded.db, seeded.env), openStoreAt(location.db, location.env)];
+    try {
+      await copyBus(from, to);
+    } finally {
+      await from.close();
+      await to.close();
+    }
+    const analyzed = spawnSync('psql', ['-X', '-q', '-d', location.db, '-c', 'ANALYZE'], { encoding: 'utf8' });
+    if (analyzed.status !== 0) throw new Error(`ANALYZE failed: ${analyzed.stderr}`);
+    progress(`copied to PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return { location, seed };
 }
