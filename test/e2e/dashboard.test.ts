@@ -3,7 +3,7 @@
  * `agent-bus web` and a real hub, on a real bus written by the CLI.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -249,6 +249,13 @@ test('the API refuses a request without the key, with a wrong key, and a cross-o
     const taken = await send({ cookie, origin: web.origin });
     assert.equal(taken.status, 200);
     assert.equal(Number(bus.rows<{ n: number | string }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'forged'")[0]?.n), 1);
+    // The printed URL's answer: a redirect that sets the cookie, Secure only behind a proxy speaking HTTPS.
+    const plain = await fetch(web.url, { redirect: 'manual' });
+    assert.equal(plain.status, 303);
+    assert.equal(plain.headers.get('location'), '/');
+    assert.equal(plain.headers.get('set-cookie'), `agent_bus_dashboard=${web.key}; Path=/; HttpOnly; SameSite=Strict`);
+    const proxied = await fetch(web.url, { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } });
+    assert.equal(proxied.headers.get('set-cookie'), `agent_bus_dashboard=${web.key}; Path=/; HttpOnly; SameSite=Strict; Secure`);
     // A wrong key in the URL signs nothing in: the page asks for the key.
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -521,6 +528,37 @@ test('agent-bus web: a bad port, a busy port and a machine set to use a hub are 
     const help = runCli(['web', '--help'], { env: bus.env });
     assert.match(help.stdout, /--no-open/);
     assert.match(help.stdout, /8788/);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('agent-bus web opens the printed URL in the browser, given as an argument, unless --no-open', async () => {
+  const bus = tempBus();
+  const opened = join(bus.dir, 'opened.txt');
+  const browserScript = join(bus.dir, 'browser.sh');
+  writeFileSync(browserScript, `#!/bin/sh\nprintf '%s\\n' "$#" "$@" > '${opened}'\n`);
+  chmodSync(browserScript, 0o755);
+  try {
+    const quiet = await startWeb(bus, { BROWSER: browserScript });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quiet.stop();
+    assert.equal(existsSync(opened), false, '--no-open opened a browser');
+    // startWeb passes --no-open; this one does not.
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/bus-env.js');
+    const child = spawn(process.execPath, [CLI, 'web', '--port', '0'], { env: { ...bus.env, BROWSER: browserScript }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      for (let waited = 0; !existsSync(opened) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const url = /agent-bus web: (\S+)/.exec(out)?.[1];
+      assert.ok(url !== undefined, out);
+      assert.deepEqual(readFileSync(opened, 'utf8').trim().split('\n'), ['1', url]);
+    } finally {
+      child.kill('SIGTERM');
+    }
   } finally {
     bus.cleanup();
   }

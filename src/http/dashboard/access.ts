@@ -48,6 +48,11 @@ export function sessionCookie(value: string): string {
   return `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict`;
 }
 
+/** Behind a proxy that speaks HTTPS to the browser, the cookie is also Secure: never sent over plain HTTP. */
+export function forRequest(cookie: string, req: IncomingMessage): string {
+  return req.headers['x-forwarded-proto'] === 'https' ? `${cookie}; Secure` : cookie;
+}
+
 export function clearedCookie(): string {
   return `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
 }

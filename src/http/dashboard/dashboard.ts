@@ -9,7 +9,7 @@ import type { AgentView } from '../../core/views.js';
 import { BusError, isStoreUnavailable } from '../../model/errors.js';
 import { ForbiddenError } from '../call-endpoint.js';
 import type { SharedChanges } from '../waits.js';
-import { clearedCookie, sameOrigin, type DashboardAccess, type DashboardActor } from './access.js';
+import { clearedCookie, forRequest, sameOrigin, type DashboardAccess, type DashboardActor } from './access.js';
 import { GET_ROUTES, POST_ROUTES, type ApiContext } from './api.js';
 import { checkAssets, isAssetPath, SECURITY_HEADERS, serveAsset } from './assets.js';
 import { DashboardEvents } from './events.js';
@@ -100,7 +100,7 @@ export class Dashboard {
           // The printed URL: its key becomes the cookie, and the address bar loses it.
           const signed = await this.options.access.signIn(key);
           if (signed.ok) {
-            res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': signed.cookie, 'cache-control': 'no-store' });
+            res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': forRequest(signed.cookie, req), 'cache-control': 'no-store' });
             res.end();
             return;
           }
@@ -139,7 +139,7 @@ export class Dashboard {
     if (path === '/api/signin') {
       const signed = await this.options.access.signIn(typeof body.secret === 'string' ? body.secret : '');
       if (!signed.ok) return reply(res, 401, { error: signed.reason, asks: this.options.access.asks });
-      return reply(res, 200, { ok: true }, { 'set-cookie': signed.cookie });
+      return reply(res, 200, { ok: true }, { 'set-cookie': forRequest(signed.cookie, req) });
     }
     if (path === '/api/signout') return reply(res, 200, { ok: true }, { 'set-cookie': clearedCookie() });
     const actor = await this.options.access.actor(req);
