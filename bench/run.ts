@@ -29,7 +29,6 @@ import { nowStamp } from '../src/model/clock.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
 import { openBus, openStoreAt } from '../src/runtime.js';
-import { copyBus } from '../src/core/store-copy.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { hookStartup } from './hooks.js';
 import { noticeFilter, preToolStartup } from './notices.js';
@@ -46,7 +45,6 @@ import {
   createWorkspace,
   killChildren,
   median,
-  progress,
   quantile,
   round,
   sleep,
