@@ -31,6 +31,17 @@ export default tseslint.config(
     [...anyOf(['store/sqlite', 'store/postgres', ...SURFACES]), '**/store/open.js', '**/runtime.js'],
     'The core knows no engine and no surface: it talks to the store through its ports (store/ports.js).',
   ),
+  {
+    // The page runs in a browser: from the rest of agent-bus it takes types (erased by the build) and
+    // the one rule it shares with the server, never code that needs Node.js.
+    files: ['src/web/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.\\./(?!core/activity-filter\\.js$)', allowTypeImports: true, message: 'The page imports only types from the server side (and core/activity-filter.js).' }] },
+      ],
+    },
+  },
   layer(
     SURFACES.map((folder) => `src/${folder}/**`),
     anyOf(['store']),

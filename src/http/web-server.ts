@@ -11,6 +11,7 @@ import { floatSetting, type Env } from '../core/settings.js';
 import { BusError } from '../model/errors.js';
 import { keepPruned, openBusHere } from '../runtime.js';
 import { localAccess, type DashboardActor } from './dashboard/access.js';
+import { checkAssets } from './dashboard/assets.js';
 import { Dashboard } from './dashboard/dashboard.js';
 import { SharedChanges } from './waits.js';
 
@@ -31,17 +32,12 @@ export interface WebServer {
 
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const { env } = options;
+  // Refused at start, not at the first visit: `agent-bus web` is nothing without its page.
+  checkAssets();
   const bus: Bus = openBusHere(env);
   const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
   const access = localAccess(options.actor);
-  let dashboard: Dashboard;
-  try {
-    dashboard = new Dashboard({ bus, env, auditPath: busPaths(env).audit, access, changes, version: options.version, log: options.log });
-  } catch (error) {
-    await changes.close();
-    await bus.close();
-    throw error;
-  }
+  const dashboard = new Dashboard({ bus, env, auditPath: busPaths(env).audit, access, changes, version: options.version, log: options.log });
   const server = createServer((req, res) => {
     void dashboard.handle(req, res);
   });

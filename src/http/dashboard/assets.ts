@@ -40,6 +40,9 @@ interface Asset {
 
 let loaded: Map<string, Asset> | null = null;
 
+/** The built files are not where the build puts them. */
+export class MissingAssetsError extends BusError {}
+
 /** The built files, read once. Both the CLI's bundles (dist/bin/commands) and the library (dist/http/dashboard) sit two folders below dist. */
 function assets(): Map<string, Asset> {
   if (loaded !== null) return loaded;
@@ -50,7 +53,7 @@ function assets(): Map<string, Asset> {
     try {
       plain = readFileSync(`${folder}${file}`);
     } catch {
-      throw new BusError(`the dashboard's files are missing from ${folder} (npm run build makes them)`);
+      throw new MissingAssetsError(`the dashboard's files are missing from ${folder} (npm run build makes them)`);
     }
     found.set(path, { type, plain, gzip: gzipSync(plain, { level: 9 }) });
   }

@@ -11,7 +11,7 @@ import { ForbiddenError } from '../call-endpoint.js';
 import type { SharedChanges } from '../waits.js';
 import { clearedCookie, forRequest, sameOrigin, type DashboardAccess, type DashboardActor } from './access.js';
 import { GET_ROUTES, POST_ROUTES, type ApiContext } from './api.js';
-import { checkAssets, isAssetPath, SECURITY_HEADERS, serveAsset } from './assets.js';
+import { isAssetPath, MissingAssetsError, SECURITY_HEADERS, serveAsset } from './assets.js';
 import { DashboardEvents } from './events.js';
 
 export interface DashboardOptions {
@@ -68,7 +68,6 @@ export class Dashboard {
   private readonly trusted: ReadonlySet<string>;
 
   constructor(private readonly options: DashboardOptions) {
-    checkAssets();
     this.events = new DashboardEvents(options.auditPath, options.changes);
     this.trusted = options.trustedOrigins ?? new Set();
   }
@@ -159,7 +158,7 @@ export class Dashboard {
 
   private fail(res: ServerResponse, method: string, path: string, error: unknown): void {
     if (error instanceof ForbiddenError) return reply(res, 403, { error: error.message });
-    if (isStoreUnavailable(error)) return reply(res, 503, { error: (error as Error).message }, { 'retry-after': '1' });
+    if (isStoreUnavailable(error) || error instanceof MissingAssetsError) return reply(res, 503, { error: (error as Error).message }, { 'retry-after': '1' });
     if (error instanceof BusError) return reply(res, 400, { error: error.message });
     this.options.log(`agent-bus web: ${method} ${path}: ${(error as Error).message ?? String(error)}`);
     reply(res, 500, { error: 'the dashboard could not answer; see its log' });
