@@ -27,6 +27,7 @@ import { SharedChanges } from './waits.js';
 import { watchForMail } from './watch-endpoint.js';
 import { followSends } from './follow-endpoint.js';
 import { quoted } from '../model/quote.js';
+import { listenOn } from './listen.js';
 import { tokenAccess, type TokenCheck } from './dashboard/access.js';
 import { Dashboard } from './dashboard/dashboard.js';
 import { registrationsFor } from '../core/roster.js';
@@ -329,17 +330,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   server.requestTimeout = 60_000;
 
   let hubOrigin = '';
+  let url: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          error.code === 'EADDRINUSE'
-            ? new BusError(`cannot listen on ${options.host}:${options.port}: the port is in use (--port)`)
-            : new BusError(`cannot listen on ${options.host}:${options.port}: ${error.message}`),
-        ),
-      );
-      server.listen(options.port, options.host, () => resolve());
-    });
+    url = await listenOn(server, options.host, options.port, '--port');
   } catch (error) {
     // Nothing may keep the process waiting once the hub cannot start.
     dashboard.close();
@@ -347,12 +340,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await bus.close();
     throw error;
   }
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${shownHost}:${port}`;
   hubOrigin = url;
-  hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${port}`;
+  hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${url.slice(url.lastIndexOf(':') + 1)}`;
 
   const stopPruning = keepPruned(bus, env, hubName, (line) => process.stderr.write(`${line}\n`));
   let closing: Promise<void> | null = null;

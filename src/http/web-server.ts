@@ -9,6 +9,7 @@ import type { Bus } from '../core/bus.js';
 import { busPaths } from '../core/paths.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { BusError } from '../model/errors.js';
+import { listenOn } from './listen.js';
 import { keepPruned, openBusHere } from '../runtime.js';
 import { localAccess, type DashboardActor } from './dashboard/access.js';
 import { checkAssets } from './dashboard/assets.js';
@@ -42,26 +43,19 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     void dashboard.handle(req, res);
   });
   server.headersTimeout = 15_000;
+  let base: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(new BusError(error.code === 'EADDRINUSE' ? `cannot listen on ${options.host}:${options.port}: the port is in use (--port, or --port 0 for a free one)` : `cannot listen on ${options.host}:${options.port}: ${error.message}`)),
-      );
-      server.listen(options.port, options.host, () => resolve());
-    });
+    base = await listenOn(server, options.host, options.port, '--port, or --port 0 for a free one');
   } catch (error) {
     dashboard.close();
     await changes.close();
     await bus.close();
     throw error;
   }
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   const stopPruning = keepPruned(bus, env, 'web', (line) => options.log(line));
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${shownHost}:${port}/?key=${access.key}`,
+    url: `${base}/?key=${access.key}`,
     close() {
       closing ??= (async () => {
         stopPruning();
