@@ -67,7 +67,7 @@ async function startWeb(location: BusLocation): Promise<{ origin: string; url: s
   return {
     origin: parsed.origin,
     url,
-    cookie: `agent_bus_dashboard=${parsed.searchParams.get('key')}`,
+    cookie: `agent_bus_dashboard_${parsed.port}=${parsed.searchParams.get('key')}`,
     async stop() {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');

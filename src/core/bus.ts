@@ -25,7 +25,7 @@ import { Tokens } from './tokens.js';
 import { AuditCheck } from './audit-check.js';
 import { Retention } from './retention.js';
 import { quoted } from '../model/quote.js';
-import { foldThread, mailDay, rosterPage, threadPage, THREAD_SENDS_SHOWN, type MailDay, type RosterPage, type ThreadPage, type ThreadSend } from './overview.js';
+import { foldThread, mailDay, rosterPage, threadPage, THREAD_ROWS, type MailDay, type RosterPage, type ThreadPage, type ThreadView } from './overview.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 200;
@@ -380,8 +380,8 @@ export class Bus {
   }
 
   /** A thread's sends, oldest first, with each copy's read state. */
-  async threadSends(threadId: string): Promise<ThreadSend[]> {
-    return foldThread(await this.store.thread(threadId, THREAD_SENDS_SHOWN));
+  async threadView(threadId: string): Promise<ThreadView> {
+    return foldThread(await this.store.thread(threadId, THREAD_ROWS));
   }
 
   /** The last day's mail by hour and by sender and address. */

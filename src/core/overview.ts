@@ -42,7 +42,19 @@ export interface ThreadSend {
   kind: 'direct' | 'group' | 'broadcast';
   body: string;
   sentAt: string;
+  /** The first COPIES_SHOWN copies; the counts cover them all. */
   copies: Array<{ to: string; messageId: string; deliveredAt: string | null; readAt: string | null; claimedBy: string | null }>;
+  copyCount: number;
+  readCount: number;
+  /** Who claimed it, for mail to a repo. */
+  claimedBy: string | null;
+}
+
+/** A thread as the dashboard shows it: its first sends, oldest first, and whether there is more. */
+export interface ThreadView {
+  sends: ThreadSend[];
+  /** More of the thread is stored than was read (THREAD_ROWS copies) or shown (THREAD_SENDS sends). */
+  truncated: boolean;
 }
 
 export interface MailDay {
@@ -56,8 +68,10 @@ const HOUR_MICROS = 3_600_000_000;
 /** Messages read per look while gathering a page of threads, and the most one page reads. */
 const GLANCE_BATCH = 500;
 const GLANCE_BUDGET = 20_000;
-/** The copies a thread view reads at most (a broadcast to every agent is one send of many copies). */
-export const THREAD_SENDS_SHOWN = 5_000;
+/** The copies a thread view reads at most (a broadcast to every agent is one send of many copies), the sends it shows, and the copies of each. */
+export const THREAD_ROWS = 2_000;
+const THREAD_SENDS = 200;
+const COPIES_SHOWN = 50;
 
 /** Repos in name order, each with its names; a page of `limit` repos from `offset`. */
 export function rosterPage(agents: AgentView[], offset: number, limit: number, filter = ''): RosterPage {
@@ -83,41 +97,47 @@ export function rosterPage(agents: AgentView[], offset: number, limit: number, f
   return { repos: page, totalRepos: repos.length, totalAgents: [...byRepo.values()].reduce((sum, list) => sum + list.length, 0), offset };
 }
 
-/** The threads with the newest messages, newest first, from position `before` on. */
+/**
+ * The threads with the newest messages, newest first, from position `before` on: each thread on
+ * the page whose newest message is there, so a thread is on one page only (one with mail after
+ * `before` was on an earlier page).
+ */
 export async function threadPage(store: Store, before: number | null, limit: number): Promise<ThreadPage> {
-  const newest = new Map<string, MessageGlance>();
+  const threads: ThreadSummary[] = [];
+  const seen = new Set<string>();
   let cursor = before;
   let read = 0;
   let more = true;
-  while (more && newest.size < limit && read < GLANCE_BUDGET) {
+  while (more && threads.length < limit && read < GLANCE_BUDGET) {
     const glances = await store.glancesBefore(cursor, GLANCE_BATCH);
     read += glances.length;
     more = glances.length === GLANCE_BATCH;
+    const fresh = new Map<string, MessageGlance>();
     for (const glance of glances) {
-      if (!newest.has(glance.threadId)) {
-        // A new thread past a full page: the next page starts with it.
-        if (newest.size >= limit) {
+      if (!seen.has(glance.threadId)) {
+        // A new thread past a full page: the next look (or page) starts with it.
+        if (threads.length + fresh.size >= limit) {
           more = true;
           break;
         }
-        newest.set(glance.threadId, glance);
+        seen.add(glance.threadId);
+        fresh.set(glance.threadId, glance);
       }
       cursor = glance.position;
     }
+    const counts = new Map((await store.threadCounts([...fresh.keys()])).map((count) => [count.threadId, count]));
+    for (const [threadId, glance] of fresh) {
+      const count = counts.get(threadId);
+      // Gone (pruned between the reads), or listed on an earlier page by a newer message.
+      if (count === undefined || (before !== null && count.lastPosition >= before)) continue;
+      threads.push({ ...count, last: { from: glance.fromAgent, to: glance.addressedTo ?? glance.toAgent, sentAt: glance.sentAt, preview: glance.preview } });
+    }
   }
-  const counts = new Map((await store.threadCounts([...newest.keys()])).map((count) => [count.threadId, count]));
-  const threads: ThreadSummary[] = [];
-  for (const [threadId, glance] of newest) {
-    const count = counts.get(threadId);
-    if (count === undefined) continue; // Pruned between the two reads.
-    threads.push({ ...count, last: { from: glance.fromAgent, to: glance.addressedTo ?? glance.toAgent, sentAt: glance.sentAt, preview: glance.preview } });
-  }
-  // A thread seen on this page can have older messages on the next: the page shows each thread once.
   return { threads, next: more ? cursor : null };
 }
 
-/** A thread's copies folded into sends, oldest first. */
-export function foldThread(messages: MessageRecord[]): ThreadSend[] {
+/** A thread's copies (read oldest first, at most THREAD_ROWS) folded into sends. */
+export function foldThread(messages: MessageRecord[]): ThreadView {
   const sends = new Map<string, ThreadSend>();
   for (const message of messages) {
     const key = message.fanoutId ?? message.messageId;
@@ -130,12 +150,21 @@ export function foldThread(messages: MessageRecord[]): ThreadSend[] {
         body: message.body,
         sentAt: message.sentAt,
         copies: [],
+        copyCount: 0,
+        readCount: 0,
+        claimedBy: null,
       };
       sends.set(key, send);
     }
-    send.copies.push({ to: message.toAgent, messageId: message.messageId, deliveredAt: message.deliveredAt, readAt: message.readAt, claimedBy: message.claimedBy });
+    send.copyCount++;
+    if (message.readAt !== null) send.readCount++;
+    if (send.kind === 'group' && send.claimedBy === null) send.claimedBy = message.claimedBy;
+    if (send.copies.length < COPIES_SHOWN) {
+      send.copies.push({ to: message.toAgent, messageId: message.messageId, deliveredAt: message.deliveredAt, readAt: message.readAt, claimedBy: message.claimedBy });
+    }
   }
-  return [...sends.values()];
+  const all = [...sends.values()];
+  return { sends: all.slice(0, THREAD_SENDS), truncated: messages.length >= THREAD_ROWS || all.length > THREAD_SENDS };
 }
 
 /** The last 24 hours of mail before `nowMicros`, every hour present. */

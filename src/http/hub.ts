@@ -156,7 +156,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     access: tokenAccess(checkToken, (token) => registrationsFor(token.agent, token.repoPath, true)),
     changes,
     version: options.version,
-    trustedOrigins: allowedOrigins,
+    // Its requests count against the same per-token rate as the hub's others (sign-ins per address).
+    rateLimit: (key) => limiter.take(key),
     log: (line) => log(line),
     within: (actor, work) => stamps.run({ hub: hubName, token_id: actor.tokenId ?? '' }, work),
   });

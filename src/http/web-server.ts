@@ -16,6 +16,14 @@ import { checkAssets } from './dashboard/assets.js';
 import { Dashboard } from './dashboard/dashboard.js';
 import { SharedChanges } from './waits.js';
 
+/** Hosts that listen on every address: any name may reach them, so no Host is refused. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** Whether a host to listen on is this machine's alone. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
 export interface WebOptions {
   env: Env;
   host: string;
@@ -38,11 +46,14 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const bus: Bus = openBusHere(env);
   const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
   const access = localAccess(options.actor);
-  const dashboard = new Dashboard({ bus, env, auditPath: busPaths(env).audit, access, changes, version: options.version, log: options.log });
+  // The names this dashboard answers to, once its port is known: another name rebound to this address is refused.
+  const hosts = new Set<string>();
+  const dashboard = new Dashboard({ bus, env, auditPath: busPaths(env).audit, access, changes, version: options.version, log: options.log, hosts: WILDCARD_HOSTS.has(options.host) ? null : hosts });
   const server = createServer((req, res) => {
     void dashboard.handle(req, res);
   });
   server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
   let base: string;
   try {
     base = await listenOn(server, options.host, options.port, '--port, or --port 0 for a free one');
@@ -52,6 +63,8 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     await bus.close();
     throw error;
   }
+  const port = base.slice(base.lastIndexOf(':') + 1);
+  for (const name of [options.host.includes(':') ? `[${options.host}]` : options.host, '127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${port}`);
   const stopPruning = keepPruned(bus, env, 'web', (line) => options.log(line));
   let closing: Promise<void> | null = null;
   return {
@@ -104,6 +117,7 @@ export async function runWebServer(options: WebOptions & { open: boolean; announ
     return error instanceof BusError ? error.exitCode : 1;
   }
   options.announce(`agent-bus web: ${web.url}`);
+  if (!isLoopbackHost(options.host)) options.log(`agent-bus web: listening on ${options.host}, not only this machine: the key travels over plain HTTP; put TLS in front of it or use --host 127.0.0.1`);
   if (options.open) openBrowser(web.url, options.env);
   return new Promise<number>((resolve) => {
     const stop = (): void => {

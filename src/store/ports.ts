@@ -390,6 +390,8 @@ export interface ThreadCount {
   unread: number;
   firstSentAt: string;
   lastSentAt: string;
+  /** The position of its newest message. */
+  lastPosition: number;
 }
 
 /** The sends of a window of time: by hour (`YYYY-MM-DDTHH`), and by sender and address (a fan-out once, to what it was addressed to). */

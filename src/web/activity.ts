@@ -1,7 +1,7 @@
 /** Activity: the audit log as it happens, filtered by agent, op and thread. */
 import { matchesActivity, type ActivityFilter } from '../core/activity-filter.js';
 import { getJson } from './api.js';
-import { byId, el, show } from './dom.js';
+import { byId, el, Latest, show } from './dom.js';
 import { clock, shortId } from './time.js';
 import type { AuditRow } from './types.js';
 
@@ -13,6 +13,9 @@ export class Activity {
   private limit = STEP;
   private filter: ActivityFilter = {};
   private readonly list = byId('activity-list');
+  private readonly latest = new Latest();
+  /** Rows pushed while a load is on its way: kept if the load's answer was read before them. */
+  private arrived: AuditRow[] | null = null;
 
   constructor(private readonly openThread: (id: string) => void) {
     const form = byId<HTMLFormElement>('activity-filter');
@@ -38,13 +41,20 @@ export class Activity {
   }
 
   async load(): Promise<void> {
-    const { rows } = await getJson<{ rows: AuditRow[] }>('/api/activity', { limit: this.limit, ...this.filter });
-    show(this.list, ...rows.reverse().map((row) => this.item(row)));
+    this.arrived = [];
+    const { current, value } = await this.latest.take(() => getJson<{ rows: AuditRow[] }>('/api/activity', { limit: this.limit, ...this.filter }));
+    if (!current) return;
+    const arrived = this.arrived ?? [];
+    this.arrived = null;
+    const shown = new Set(value.rows.map(rowKey));
+    show(this.list, ...value.rows.reverse().map((row) => this.item(row)));
+    for (const row of arrived) if (!shown.has(rowKey(row))) this.push(row);
   }
 
   /** A row the live feed brought: shown at the top when it matches the filter. */
   push(row: AuditRow): void {
     if (!matchesActivity(row, this.filter)) return;
+    this.arrived?.push(row);
     this.list.prepend(this.item(row));
     while (this.list.childElementCount > KEPT) this.list.lastElementChild?.remove();
   }
@@ -64,6 +74,11 @@ export class Activity {
       thread ? threadLink(thread, this.openThread) : null,
     );
   }
+}
+
+/** What tells two audit rows apart (a chained log numbers every row). */
+function rowKey(row: AuditRow): string {
+  return typeof row.seq === 'number' ? `#${row.seq}` : `${row.ts} ${row.op} ${row.message_id ?? ''} ${row.actor}`;
 }
 
 function threadLink(thread: string, open: (id: string) => void): HTMLButtonElement {

@@ -16,8 +16,9 @@ import { Threads } from './threads.js';
 import type { AuditRow, Me } from './types.js';
 import { Wake } from './wake.js';
 
-/** How long a burst of changes is gathered before the views read again. */
-const SETTLE_MS = 150;
+/** The views read again this soon after the bus moves, and then at most once a second however busy it is. */
+const FIRST_READ_MS = 100;
+const READ_EVERY_MS = 1_000;
 
 async function signIn(asks: 'key' | 'token'): Promise<void> {
   byId('board').hidden = true;
@@ -67,18 +68,25 @@ async function start(): Promise<void> {
   await everything();
 
   let pending: number | undefined;
+  let lastRead = 0;
   const changed = (): void => {
     if (pending !== undefined) return;
+    const wait = Math.max(FIRST_READ_MS, lastRead + READ_EVERY_MS - Date.now());
     pending = window.setTimeout(() => {
       pending = undefined;
+      lastRead = Date.now();
       void Promise.allSettled([roster.load(), threads.load(), notices.load(), brain.load(), wake.load(), loadPictures()]);
-    }, SETTLE_MS);
+    }, wait);
   };
   const live = byId('live');
   const events = new EventSource('/api/events');
+  let connected = false;
   events.addEventListener('open', () => {
     show(live, 'live');
     live.className = 'on';
+    // Back after a break: what happened meanwhile came as no event, so everything is read again.
+    if (connected) void everything();
+    connected = true;
   });
   events.addEventListener('error', () => {
     show(live, 'reconnecting…');

@@ -1,6 +1,6 @@
 /** Compose: mail from the signed-in human, with completion of names, repos and `*`, validated as the CLI does. */
 import { ApiError, getJson, postJson } from './api.js';
-import { byId, el, show } from './dom.js';
+import { byId, el, Latest, show } from './dom.js';
 
 interface Sent {
   to: string;
@@ -28,14 +28,11 @@ export class Compose {
     });
   }
 
-  private asked = 0;
+  private readonly latest = new Latest();
 
   private async complete(): Promise<void> {
-    // Only the answer to the latest ask is shown: an earlier one can come back later.
-    const ask = ++this.asked;
-    const { names } = await getJson<{ names: string[] }>('/api/names', { q: this.to.value });
-    if (ask !== this.asked) return;
-    show(byId('compose-names'), ...names.map((name) => el('option', { value: name })));
+    const { current, value } = await this.latest.take(() => getJson<{ names: string[] }>('/api/names', { q: this.to.value }));
+    if (current) show(byId('compose-names'), ...value.names.map((name) => el('option', { value: name })));
   }
 
   /** Reply in a thread: its id in the form, its starter as the recipient. */

@@ -49,3 +49,27 @@ export function hueOf(name: string): number {
   for (let index = 0; index < name.length; index++) hash = (hash * 31 + name.charCodeAt(index)) >>> 0;
   return hash % 360;
 }
+
+/**
+ * Rebuild what a container shows without losing the keyboard's place: the focused element's
+ * `data-key`, if it has one, is focused again in the new content.
+ */
+export function rebuild(container: Element, build: () => void): void {
+  const focused = document.activeElement;
+  const key = focused instanceof HTMLElement && container.contains(focused) ? focused.dataset.key : undefined;
+  build();
+  if (key === undefined) return;
+  const again = [...container.querySelectorAll<HTMLElement>('[data-key]')].find((node) => node.dataset.key === key);
+  again?.focus();
+}
+
+/** Answers in the order asked: only the latest ask's answer is used (an earlier one can come back later). */
+export class Latest {
+  private asked = 0;
+
+  async take<T>(work: () => Promise<T>): Promise<{ current: boolean; value: T }> {
+    const ask = ++this.asked;
+    const value = await work();
+    return { current: ask === this.asked, value };
+  }
+}

@@ -43,7 +43,7 @@ export class Notices {
     show(
       this.list,
       ...live.map((notice) => {
-        const clear = this.mayClear ? el('button', { type: 'button', class: 'small', 'aria-label': `clear notice ${notice.notice_id}` }, 'Clear') : null;
+        const clear = this.mayClear ? el('button', { type: 'button', class: 'small', 'aria-label': `Clear the ${notice.severity} notice on ${notice.channel ?? 'everyone'}: ${notice.message.slice(0, 60)}` }, 'Clear') : null;
         clear?.addEventListener('click', () => void this.clear(notice.notice_id));
         return el(
           'li',

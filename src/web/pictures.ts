@@ -25,7 +25,15 @@ function drawHours(day: MailDay): void {
     chart.append(rect);
     if (index % 6 === 0) chart.append(svg('text', { x: (index * bar).toFixed(1), y: height + 15, class: 'axis' }, `${hour.hour.slice(11)}h`));
   });
-  show(byId('mail-chart'), chart, el('p', { class: 'muted' }, `${total} sends`));
+  // The same numbers as a table, for a screen reader.
+  const table = el(
+    'table',
+    { class: 'visually-hidden' },
+    el('caption', {}, 'Sends per hour, UTC'),
+    el('tr', {}, el('th', { scope: 'col' }, 'Hour'), el('th', { scope: 'col' }, 'Sends')),
+    ...day.hours.map((hour) => el('tr', {}, el('td', {}, `${hour.hour.slice(11)}:00`), el('td', {}, hour.sends))),
+  );
+  show(byId('mail-chart'), chart, table, el('p', { class: 'muted' }, `${total} sends`));
 }
 
 function drawGraph(day: MailDay): void {
@@ -77,5 +85,6 @@ function drawGraph(day: MailDay): void {
     graph.append(group);
   }
   const rest = traffic.size - names.length;
-  show(target, graph, rest > 0 ? el('p', { class: 'muted' }, `and ${rest} more names with less mail`) : null);
+  const listed = el('ul', { class: 'visually-hidden', 'aria-label': 'who wrote to whom' }, ...shown.map((pair) => el('li', {}, `${pair.from} to ${pair.to}: ${pair.sends}`)));
+  show(target, graph, listed, rest > 0 ? el('p', { class: 'muted' }, `and ${rest} more names with less mail`) : null);
 }

@@ -1,6 +1,6 @@
 /** The roster: repos and their names, sessions running or ended, unread counts; a page of repos at a time. */
 import { getJson } from './api.js';
-import { byId, el, show } from './dom.js';
+import { byId, el, Latest, rebuild, show } from './dom.js';
 import { ago } from './time.js';
 import type { Agent, RosterPage } from './types.js';
 
@@ -10,6 +10,9 @@ export class Roster {
   private offset = 0;
   private filter = '';
   private total = 0;
+  private readonly latest = new Latest();
+  /** Repos opened or closed by hand, kept so across the redraws the bus's changes bring. */
+  private readonly opened = new Map<string, boolean>();
 
   constructor() {
     let typing: number | undefined;
@@ -32,7 +35,8 @@ export class Roster {
   }
 
   async load(): Promise<void> {
-    const page = await getJson<RosterPage>('/api/roster', { offset: this.offset, limit: PAGE, filter: this.filter });
+    const { current, value: page } = await this.latest.take(() => getJson<RosterPage>('/api/roster', { offset: this.offset, limit: PAGE, filter: this.filter }));
+    if (!current) return;
     this.total = page.totalRepos;
     const last = Math.min(page.totalRepos, this.offset + page.repos.length);
     show(
@@ -42,15 +46,19 @@ export class Roster {
     byId<HTMLButtonElement>('roster-prev').disabled = this.offset === 0;
     byId<HTMLButtonElement>('roster-next').disabled = last >= page.totalRepos;
     const list = byId('roster-list');
-    show(
-      list,
-      ...page.repos.map((repo) =>
-        el(
-          'details',
-          { class: 'repo', open: page.repos.length <= 8 },
-          el('summary', {}, el('strong', {}, repo.repo), el('span', { class: 'muted' }, ` ${repo.agents.length} · ${repo.running} running`), repo.unread > 0 ? el('span', { class: 'badge' }, `${repo.unread} unread`) : null),
-          el('ul', { class: 'agents' }, ...repo.agents.map((agent) => agentItem(agent))),
-        ),
+    rebuild(list, () =>
+      show(
+        list,
+        ...page.repos.map((repo) => {
+          const details = el(
+            'details',
+            { class: 'repo', open: this.opened.get(repo.repo) ?? page.repos.length <= 8 },
+            el('summary', { 'data-key': repo.repo }, el('strong', {}, repo.repo), el('span', { class: 'muted' }, ` ${repo.agents.length} · ${repo.running} running`), repo.unread > 0 ? el('span', { class: 'badge' }, `${repo.unread} unread`) : null),
+            el('ul', { class: 'agents' }, ...repo.agents.map((agent) => agentItem(agent))),
+          );
+          details.addEventListener('toggle', () => this.opened.set(repo.repo, details.open));
+          return details;
+        }),
       ),
     );
   }

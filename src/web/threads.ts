@@ -1,17 +1,27 @@
 /** Threads: the list, newest first and paged; a thread whole, oldest first, with each recipient's read state. */
 import { getJson } from './api.js';
-import { byId, el, show } from './dom.js';
+import { byId, el, Latest, rebuild, show } from './dom.js';
 import { ago, clock, shortId } from './time.js';
 import type { ThreadSend, ThreadSummary } from './types.js';
 
 const PAGE = 25;
+/** Pages read again when the bus moves; older ones stay as they were read. */
+const PAGES_KEPT_LIVE = 8;
+
+interface Page {
+  threads: ThreadSummary[];
+  next: number | null;
+}
 
 export class Threads {
-  private shown = new Set<string>();
+  /** Where each loaded page after the first started (its `before`). */
+  private cursors: number[] = [];
   private next: number | null = null;
-  private loaded = PAGE;
   private open: string | null = null;
+  private replyTo = '';
   private readonly list = byId('thread-list');
+  private readonly latestList = new Latest();
+  private readonly latestThread = new Latest();
 
   constructor(private readonly replyIn: (threadId: string, to: string) => void) {
     byId('threads-more').addEventListener('click', () => void this.more());
@@ -21,83 +31,92 @@ export class Threads {
     });
   }
 
-  private replyTo = '';
-
-  get openThread(): string | null {
-    return this.open;
-  }
-
-  /** The newest threads again (as many as were loaded), and the open one. */
+  /** The loaded pages again (the first few), and the open thread. */
   async load(): Promise<void> {
-    const page = await getJson<{ threads: ThreadSummary[]; next: number | null }>('/api/threads', { limit: Math.max(PAGE, this.loaded) });
-    this.shown = new Set();
-    show(this.list, ...this.items(page.threads));
-    this.next = page.next;
-    byId<HTMLButtonElement>('threads-more').hidden = page.next === null;
-    if (this.open !== null) await this.show(this.open);
+    const { current, value: pages } = await this.latestList.take(async () => {
+      const read: Page[] = [await getJson<Page>('/api/threads', { limit: PAGE })];
+      for (const before of this.cursors.slice(0, PAGES_KEPT_LIVE - 1)) read.push(await getJson<Page>('/api/threads', { before, limit: PAGE }));
+      return read;
+    });
+    if (!current) return;
+    const older = [...this.list.querySelectorAll('li')].slice(pages.reduce((sum, page) => sum + page.threads.length, 0));
+    rebuild(this.list, () => show(this.list, ...pages.flatMap((page) => this.items(page.threads)), ...(this.cursors.length >= PAGES_KEPT_LIVE ? older : [])));
+    if (this.cursors.length < PAGES_KEPT_LIVE) this.setNext(pages.at(-1)?.next ?? null);
+    if (this.open !== null) await this.show(this.open, false);
   }
 
   private async more(): Promise<void> {
     if (this.next === null) return;
-    const page = await getJson<{ threads: ThreadSummary[]; next: number | null }>('/api/threads', { before: this.next, limit: PAGE });
+    const before = this.next;
+    const page = await getJson<Page>('/api/threads', { before, limit: PAGE });
+    this.cursors.push(before);
     this.list.append(...this.items(page.threads));
-    this.loaded += PAGE;
-    this.next = page.next;
-    byId<HTMLButtonElement>('threads-more').hidden = page.next === null;
+    this.setNext(page.next);
+  }
+
+  private setNext(next: number | null): void {
+    this.next = next;
+    byId<HTMLButtonElement>('threads-more').hidden = next === null;
   }
 
   private items(threads: ThreadSummary[]): HTMLLIElement[] {
-    const items: HTMLLIElement[] = [];
-    for (const thread of threads) {
-      // A thread seen on an earlier page has older mail on a later one: each is listed once.
-      if (this.shown.has(thread.threadId)) continue;
-      this.shown.add(thread.threadId);
+    return threads.map((thread) => {
       const button = el(
         'button',
-        { type: 'button', class: 'thread', 'data-thread': thread.threadId },
+        { type: 'button', class: 'thread', 'data-thread': thread.threadId, 'data-key': thread.threadId },
         el('span', { class: 'who' }, `${thread.last.from} → ${thread.last.to}`),
         el('span', { class: 'muted' }, ` ${thread.sends} message${thread.sends === 1 ? '' : 's'} · ${ago(thread.lastSentAt)}`),
         thread.unread > 0 ? el('span', { class: 'badge' }, `${thread.unread} unread`) : null,
         el('span', { class: 'preview' }, thread.last.preview),
       );
       button.addEventListener('click', () => void this.show(thread.threadId));
-      items.push(el('li', {}, button));
-    }
-    return items;
+      return el('li', {}, button);
+    });
   }
 
-  async show(threadId: string): Promise<void> {
+  /** Show a thread; `focus` moves the keyboard to it (not when the bus's changes redraw it). */
+  async show(threadId: string, focus = true): Promise<void> {
     this.open = threadId;
-    const { sends } = await getJson<{ sends: ThreadSend[] }>('/api/thread', { id: threadId });
-    const first = sends[0];
+    const { current, value } = await this.latestThread.take(() => getJson<{ sends: ThreadSend[]; truncated: boolean }>('/api/thread', { id: threadId }));
+    // Another thread was opened meanwhile, or this one was closed.
+    if (!current || this.open !== threadId) return;
+    const first = value.sends[0];
     this.replyTo = first === undefined ? '' : first.from;
     show(byId('thread-title'), `Thread ${shortId(threadId)}`, first ? ` · started by ${first.from}` : '');
-    show(byId('thread-sends'), ...sends.map((send) => sendItem(send)));
+    show(
+      byId('thread-sends'),
+      ...value.sends.map((send) => sendItem(send)),
+      value.truncated ? el('li', { class: 'muted' }, 'The thread goes on: its first messages are shown (agent-bus tail or the MCP tools read it all).') : null,
+    );
     byId('thread-list-view').hidden = true;
     byId('thread-view').hidden = false;
+    if (focus) byId('thread-title').focus();
   }
 
   close(): void {
+    const was = this.open;
     this.open = null;
     byId('thread-view').hidden = true;
     byId('thread-list-view').hidden = false;
+    [...this.list.querySelectorAll<HTMLElement>('button.thread')].find((button) => button.dataset.thread === was)?.focus();
   }
 }
 
 function sendItem(send: ThreadSend): HTMLLIElement {
-  const claimed = send.kind === 'group' ? send.copies.find((copy) => copy.claimedBy !== null)?.claimedBy ?? null : null;
+  const more = send.copyCount - send.copies.length;
   return el(
     'li',
     { class: 'send' },
     el('p', { class: 'head' }, el('strong', {}, send.from), ` → ${send.to}`, el('time', { datetime: send.sentAt, class: 'muted' }, ` ${clock(send.sentAt)}`)),
     el('p', { class: 'body' }, send.body),
-    claimed !== null ? el('p', { class: 'claim' }, `claimed by ${claimed}`) : null,
+    send.claimedBy !== null ? el('p', { class: 'claim' }, `claimed by ${send.claimedBy}`) : null,
     el(
       'ul',
       { class: 'copies', 'aria-label': 'read state per recipient' },
       ...send.copies.map((copy) =>
         el('li', { class: copy.readAt ? 'read' : copy.deliveredAt ? 'delivered' : 'unread' }, copy.to, ': ', copy.readAt ? `read ${clock(copy.readAt)}` : copy.deliveredAt ? `delivered ${clock(copy.deliveredAt)}` : 'unread'),
       ),
+      more > 0 ? el('li', {}, `and ${more} more recipients (${send.readCount} of ${send.copyCount} read)`) : null,
     ),
   );
 }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWeb, type RunningWeb } from '../helpers/browser.js';
@@ -31,6 +32,24 @@ function cli(bus: TempBus, args: string[]): string {
   const result = runCli(args, { env: bus.env });
   assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
+}
+
+/** A GET with headers fetch will not send (Host): status and body. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const call = request(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    call.on('error', reject);
+    call.end();
+  });
+}
+
+/** The cookie a dashboard on `origin` sets: its name carries the port, so two dashboards on one host never overwrite each other. */
+function cookieFor(origin: string, value: string): string {
+  return `agent_bus_dashboard_${new URL(origin).port}=${value}`;
 }
 
 interface Opened {
@@ -220,7 +239,7 @@ test('a notice published by the CLI appears, counts down, and leaves at its TTL'
       [['deploys', 'alert', 'freeze until five', 'human']],
     );
     // And cleared from it.
-    await page.locator('#notice-list li.notice', { hasText: 'freeze until five' }).getByRole('button', { name: /clear notice/ }).click();
+    await page.locator('#notice-list li.notice', { hasText: 'freeze until five' }).getByRole('button', { name: /^Clear the alert notice on deploys/ }).click();
     await page.locator('#notice-list li.notice', { hasText: 'freeze until five' }).waitFor({ state: 'detached' });
     assert.deepEqual(json<unknown[]>(runCli(['channel', 'list', 'deploys', '--json'], { env: bus.env })), []);
   } finally {
@@ -233,11 +252,27 @@ test('the API refuses a request without the key, with a wrong key, and a cross-o
   arrive(bus, ['repo-a/claude']);
   const web = await startWeb(bus);
   try {
-    const cookie = `agent_bus_dashboard=${web.key}`;
+    const cookie = cookieFor(web.origin, web.key);
     const send = (headers: Record<string, string>): Promise<Response> =>
       fetch(`${web.origin}/api/send`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ to: 'repo-a/claude', body: 'forged' }) });
     assert.equal((await fetch(`${web.origin}/api/roster`)).status, 401);
-    assert.equal((await fetch(`${web.origin}/api/roster`, { headers: { cookie: 'agent_bus_dashboard=not-the-key' } })).status, 401);
+    assert.equal((await fetch(`${web.origin}/api/roster`, { headers: { cookie: cookieFor(web.origin, 'not-the-key') } })).status, 401);
+    assert.equal((await fetch(`${web.origin}/api/roster`, { headers: { cookie: `agent_bus_dashboard=${web.key}` } })).status, 401, "another port's cookie");
+    // Another name rebound to this address is refused before anything else.
+    assert.equal((await rawGet(`${web.origin}/api/roster`, { host: `evil.example:${new URL(web.origin).port}`, cookie })).status, 421);
+    assert.equal((await rawGet(`${web.origin}/api/roster`, { host: `localhost:${new URL(web.origin).port}`, cookie })).status, 200);
+    // Who asks is known before a body is read: a huge body without the cookie is refused for that, and a sign-in is small.
+    const huge = await fetch(`${web.origin}/api/send`, { method: 'POST', headers: { origin: web.origin, 'content-type': 'application/json' }, body: 'x'.repeat(3 << 20) });
+    assert.equal(huge.status, 401);
+    const bigSignIn = await fetch(`${web.origin}/api/signin`, { method: 'POST', headers: { origin: web.origin, 'content-type': 'application/json' }, body: JSON.stringify({ secret: 'k'.repeat(10_000) }) });
+    assert.equal(bigSignIn.status, 413);
+    // Live pages per sign-in are bounded: the 17th stream is refused, none is pushed out.
+    const streams = await Promise.all(Array.from({ length: 16 }, () => fetch(`${web.origin}/api/events`, { headers: { cookie } })));
+    assert.deepEqual([...new Set(streams.map((stream) => stream.status))], [200]);
+    const seventeenth = await fetch(`${web.origin}/api/events`, { headers: { cookie } });
+    assert.equal(seventeenth.status, 503);
+    await seventeenth.body?.cancel();
+    for (const stream of streams) await stream.body?.cancel();
     assert.equal((await fetch(`${web.origin}/api/events`)).status, 401);
     assert.equal((await send({ origin: web.origin })).status, 401, 'no cookie');
     assert.equal((await send({ cookie, origin: 'http://evil.example' })).status, 403, 'another origin');
@@ -253,9 +288,9 @@ test('the API refuses a request without the key, with a wrong key, and a cross-o
     const plain = await fetch(web.url, { redirect: 'manual' });
     assert.equal(plain.status, 303);
     assert.equal(plain.headers.get('location'), '/');
-    assert.equal(plain.headers.get('set-cookie'), `agent_bus_dashboard=${web.key}; Path=/; HttpOnly; SameSite=Strict`);
+    assert.equal(plain.headers.get('set-cookie'), `${cookie}; Path=/; HttpOnly; SameSite=Strict`);
     const proxied = await fetch(web.url, { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } });
-    assert.equal(proxied.headers.get('set-cookie'), `agent_bus_dashboard=${web.key}; Path=/; HttpOnly; SameSite=Strict; Secure`);
+    assert.equal(proxied.headers.get('set-cookie'), `${cookie}; Path=/; HttpOnly; SameSite=Strict; Secure`);
     // A wrong key in the URL signs nothing in: the page asks for the key.
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -278,6 +313,7 @@ test('the API refuses a request without the key, with a wrong key, and a cross-o
 test("the hub's dashboard signs in with a token, refuses a bad one, and acts as the token's agent", async () => {
   const bus = tempBus();
   arrive(bus, ['repo-a/claude']);
+  writeFileSync(join(bus.folder, 'wake.json'), JSON.stringify({ 'repo-a/claude': 'notify-send secret-looking-command' }));
   const hub = await startHub(bus);
   const token = createToken(bus, 'lead');
   const context = await browser.newContext();
@@ -312,6 +348,14 @@ test("the hub's dashboard signs in with a token, refuses a bad one, and acts as 
       body: JSON.stringify({ all: true }),
     });
     assert.equal(refused.status, 403);
+    // The hub machine's wake commands are not shown over the hub; a token never signs in from a URL.
+    const wake = (await (await fetch(`${hub.url}/api/wake`, { headers: { cookie: `${cookie?.name}=${cookie?.value}` } })).json()) as { entries: Record<string, unknown>; path: string };
+    assert.deepEqual(wake.entries, { 'repo-a/claude': '(a command, on the hub)' });
+    assert.doesNotMatch(JSON.stringify(wake), /notify-send|wake\.json"/);
+    const byUrl = await fetch(`${hub.url}/?key=${encodeURIComponent(token.token)}`, { redirect: 'manual' });
+    assert.equal(byUrl.status, 200);
+    assert.equal(byUrl.headers.get('set-cookie'), null);
+    await byUrl.body?.cancel();
     // A revoked token's cookie signs nothing in any more.
     cli(bus, ['token', 'revoke', token.id]);
     assert.equal((await fetch(`${hub.url}/api/roster`, { headers: { cookie: `${cookie?.name}=${cookie?.value}` } })).status, 401);
@@ -524,6 +568,13 @@ test('agent-bus web: a bad port, a busy port and a machine set to use a hub are 
       assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+\/\?key=[A-Za-z0-9_-]{32}$/);
     } finally {
       await first.stop();
+    }
+    const open = await startWeb(bus, {}, ['--host', '0.0.0.0']);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.match(open.output(), /agent-bus web: listening on 0\.0\.0\.0, not only this machine: the key travels over plain HTTP/);
+    } finally {
+      await open.stop();
     }
     const help = runCli(['web', '--help'], { env: bus.env });
     assert.match(help.stdout, /--no-open/);

@@ -882,13 +882,18 @@ conformance('the dashboard pages threads newest first, a fan-out counted as one 
   assert.notEqual(firstPage.next, null);
   const secondPage = await ctx.bus.threadPage(firstPage.next, 1);
   assert.deepEqual(secondPage.threads.map((thread) => thread.threadId), [second.thread_id]);
-  const sends = await ctx.bus.threadSends(second.thread_id as string);
+  const { sends, truncated } = await ctx.bus.threadView(second.thread_id as string);
+  assert.equal(truncated, false);
   assert.equal(sends.length, 1);
+  assert.deepEqual([sends[0]?.claimedBy, sends[0]?.copyCount, sends[0]?.readCount], ['repo-a/claude', 2, 1]);
   assert.deepEqual(sends[0]?.copies.map((copy) => [copy.to, copy.claimedBy, copy.readAt !== null]).sort(), [
     ['repo-a/claude', 'repo-a/claude', true],
     ['repo-a/codex', 'repo-a/claude', false],
   ]);
-  assert.deepEqual((await ctx.bus.threadSends(first.thread_id as string)).map((send) => [send.from, send.body, send.copies[0]?.readAt !== null]), [
+  // A thread with newer mail is on the first page only: the second page skips it though older mail of it is there.
+  const older = await ctx.bus.threadPage(page.threads.find((thread) => thread.threadId === first.thread_id)?.lastPosition ?? null, 10);
+  assert.deepEqual(older.threads.map((thread) => thread.threadId), [second.thread_id]);
+  assert.deepEqual((await ctx.bus.threadView(first.thread_id as string)).sends.map((send) => [send.from, send.body, send.copies[0]?.readAt !== null]), [
     ['human', 'first thread', true],
     ['repo-a/claude', 'reply in the first', false],
   ]);

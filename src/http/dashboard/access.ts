@@ -23,60 +23,65 @@ export interface DashboardActor {
   tokenId?: string;
 }
 
-export const COOKIE = 'agent_bus_dashboard';
+/**
+ * The cookie's name for the dashboard a request reached. A browser sends a host's cookies to
+ * every port of it, so each port's dashboard names its own: `agent-bus web` and a hub on one
+ * machine never overwrite each other's sign-in.
+ */
+export function cookieName(req: IncomingMessage): string {
+  const port = /:(\d+)$/.exec(String(req.headers.host ?? ''))?.[1];
+  return port === undefined ? 'agent_bus_dashboard' : `agent_bus_dashboard_${port}`;
+}
 
-/** What a request's cookie header says the dashboard session is, if anything. */
-export function cookieOf(req: IncomingMessage, name = COOKIE): string | null {
+/** What a request's cookie says the dashboard session is, if anything. */
+export function cookieOf(req: IncomingMessage): string | null {
   const header = req.headers.cookie;
   if (typeof header !== 'string') return null;
+  const name = cookieName(req);
   for (const part of header.split(';')) {
     const at = part.indexOf('=');
-    if (at < 0) continue;
-    if (part.slice(0, at).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(at + 1).trim());
-      } catch {
-        return null;
-      }
+    if (at < 0 || part.slice(0, at).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+      return null;
     }
   }
   return null;
 }
 
-/** The cookie that signs a browser in: never readable by the page's script, never sent by another site. */
-export function sessionCookie(value: string): string {
-  return `${COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict`;
+/**
+ * The cookie that signs a browser in: never readable by the page's script, never sent by
+ * another site, and behind a proxy that speaks HTTPS to the browser never sent over plain HTTP.
+ */
+export function sessionCookie(req: IncomingMessage, value: string): string {
+  const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
+  return `${cookieName(req)}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict${secure}`;
 }
 
-/** Behind a proxy that speaks HTTPS to the browser, the cookie is also Secure: never sent over plain HTTP. */
-export function forRequest(cookie: string, req: IncomingMessage): string {
-  return req.headers['x-forwarded-proto'] === 'https' ? `${cookie}; Secure` : cookie;
-}
-
-export function clearedCookie(): string {
-  return `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
+export function clearedCookie(req: IncomingMessage): string {
+  return `${cookieName(req)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
 }
 
 /**
  * Whether a request that changes something came from the dashboard's own page: an Origin
- * header (every browser sends one with a POST) naming the host the request was sent to, or
- * one of `trusted`. A page elsewhere, or a rebinding of another name to this address, has
- * another origin or no cookie.
+ * header (every browser sends one with a POST) naming the host the request was sent to (or, behind
+ * a proxy, the host it forwarded: a page elsewhere cannot set that header without a preflight this
+ * server never grants). A page elsewhere has another origin; a rebinding of another name to this
+ * address has no cookie, and locally its Host is refused first.
  */
-export function sameOrigin(req: IncomingMessage, trusted: ReadonlySet<string>): boolean {
+export function sameOrigin(req: IncomingMessage): boolean {
   const origin = req.headers.origin;
-  const host = req.headers.host;
   if (typeof origin !== 'string' || origin === 'null') return false;
-  if (trusted.has(origin)) return true;
-  return typeof host === 'string' && (origin === `http://${host}` || origin === `https://${host}`);
+  return [req.headers.host, req.headers['x-forwarded-host']].some((host) => typeof host === 'string' && host !== '' && (origin === `http://${host}` || origin === `https://${host}`));
 }
 
 /** How a dashboard tells who is asking. */
 export interface DashboardAccess {
   /** The actor a request's cookie signs in, or null (401). */
   actor(req: IncomingMessage): Promise<DashboardActor | null>;
-  /** What the sign-in form sends (a key or a token): the cookie value to set, or why not. */
-  signIn(presented: string): Promise<{ ok: true; cookie: string } | { ok: false; reason: string }>;
+  /** What the sign-in form sends (a key or a token): the cookie's value, or why not. */
+  signIn(presented: string): Promise<{ ok: true; value: string } | { ok: false; reason: string }>;
   /** What the sign-in form asks for. */
   readonly asks: 'key' | 'token';
 }
@@ -98,7 +103,7 @@ export function localAccess(actor: Omit<DashboardActor, 'place'>, key = randomBy
       return presented !== null && sameSecret(presented, key) ? signedIn : null;
     },
     async signIn(presented) {
-      return sameSecret(presented.trim(), key) ? { ok: true, cookie: sessionCookie(key) } : { ok: false, reason: 'that is not the key this dashboard printed' };
+      return sameSecret(presented.trim(), key) ? { ok: true, value: key } : { ok: false, reason: 'that is not the key this dashboard printed' };
     },
   };
 }
@@ -118,7 +123,7 @@ export function tokenAccess(check: TokenCheck, registrationsOf: (token: TokenRec
     },
     async signIn(presented) {
       const result = await check(presented.trim());
-      return result.ok ? { ok: true, cookie: sessionCookie(presented.trim()) } : { ok: false, reason: result.reason };
+      return result.ok ? { ok: true, value: presented.trim() } : { ok: false, reason: result.reason };
     },
   };
 }

@@ -72,7 +72,7 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
   '/api/thread': async ({ bus }, query) => {
     const id = query.get('id') ?? '';
     if (id === '') throw new InvalidInputError('id is required: the thread to show');
-    return { thread_id: id, sends: await bus.threadSends(id) };
+    return { thread_id: id, ...(await bus.threadView(id)) };
   },
   '/api/names': async ({ agents }, query) => {
     const wanted = (query.get('q') ?? '').trim().toLowerCase();
@@ -83,9 +83,11 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
   },
   '/api/notices': async ({ bus }) => ({ now: nowStamp(), notices: await bus.notices.list({}), channels: await bus.notices.channels() }),
   '/api/brain': ({ bus, env }) => brainStatus(bus, brainSettings(env), null),
-  '/api/wake': async ({ env, auditPath }) => {
+  '/api/wake': async ({ env, auditPath, actor }) => {
     const config = loadWakeConfig(env);
-    return { path: config.path, exists: config.exists, problem: config.problem, entries: config.entries, rows: recentRows(auditPath, WAKE_ROWS, (row) => row.op === 'wake') };
+    // The commands are the hub machine's to know: over the hub each entry says only whether it is set.
+    const entries = actor.place === 'local' ? config.entries : Object.fromEntries(Object.entries(config.entries).map(([key, entry]) => [key, entry === false ? false : '(a command, on the hub)']));
+    return { path: actor.place === 'local' ? config.path : 'wake.json on the hub', exists: config.exists, problem: config.problem, entries, rows: recentRows(auditPath, WAKE_ROWS, (row) => row.op === 'wake') };
   },
   '/api/mail': ({ bus }) => bus.mailDay(),
 };

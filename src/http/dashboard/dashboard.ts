@@ -9,7 +9,7 @@ import type { AgentView } from '../../core/views.js';
 import { BusError, isStoreUnavailable } from '../../model/errors.js';
 import { ForbiddenError } from '../call-endpoint.js';
 import type { SharedChanges } from '../waits.js';
-import { clearedCookie, forRequest, sameOrigin, type DashboardAccess, type DashboardActor } from './access.js';
+import { clearedCookie, sameOrigin, sessionCookie, type DashboardAccess, type DashboardActor } from './access.js';
 import { GET_ROUTES, POST_ROUTES, type ApiContext } from './api.js';
 import { isAssetPath, MissingAssetsError, SECURITY_HEADERS, serveAsset } from './assets.js';
 import { DashboardEvents } from './events.js';
@@ -21,15 +21,26 @@ export interface DashboardOptions {
   access: DashboardAccess;
   changes: SharedChanges;
   version: string;
-  /** Origins besides the dashboard's own that may make changes (AGENT_BUS_HTTP_ORIGINS on the hub). */
-  trustedOrigins?: ReadonlySet<string>;
+  /** The Host headers this dashboard answers (its own names: a rebinding of another name is refused); null: any. */
+  hosts?: ReadonlySet<string> | null;
+  /** Seconds to wait before another request from `key` (a token id, or an address signing in) is taken; 0: now. */
+  rateLimit?(key: string): number;
   log(line: string): void;
   /** Runs each change a signed-in actor asks for (the hub stamps its audit rows with the token). */
   within?<T>(actor: DashboardActor, work: () => Promise<T>): Promise<T>;
 }
 
 const BODY_LIMIT = 1 << 20;
+/** A sign-in carries a key or a token, nothing more. */
+const SIGNIN_LIMIT = 4_096;
 const ROSTER_KEPT_MS = 2_000;
+/**
+ * How long a view's answer is shared by every page that asks while the bus has not moved: a
+ * busy bus with many pages open costs one read per view per second, not one per page per change.
+ */
+const ANSWER_KEPT_MS = 1_000;
+/** Views whose answer is the same for every actor (the rest say who is asking). */
+const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/thread', '/api/mail', '/api/notices', '/api/activity', '/api/names', '/api/wake']);
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -38,18 +49,23 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.end(text);
 }
 
-function readJson(req: IncomingMessage): Promise<Record<string, unknown> | 'too-large' | 'not-json'> {
+/** The body as a JSON object; past `limit` bytes the request is cut off at once. */
+function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | 'too-large' | 'not-json'> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) return resolve('too-large');
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT) over = true;
-      else chunks.push(chunk);
+      if (size > limit) {
+        req.removeAllListeners('data');
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
     });
     req.on('end', () => {
-      if (over) return resolve('too-large');
       const raw = Buffer.concat(chunks).toString('utf8');
       try {
         const value: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
@@ -65,11 +81,10 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown> | 'too-
 export class Dashboard {
   private readonly events: DashboardEvents;
   private roster: { at: number; agents: Promise<AgentView[]> } | null = null;
-  private readonly trusted: ReadonlySet<string>;
+  private readonly answers = new Map<string, { at: number; version: number; value: Promise<unknown> }>();
 
   constructor(private readonly options: DashboardOptions) {
     this.events = new DashboardEvents(options.auditPath, options.changes);
-    this.trusted = options.trustedOrigins ?? new Set();
   }
 
   /** Whether a path is the dashboard's. */
@@ -81,8 +96,11 @@ export class Dashboard {
     const now = Date.now();
     if (this.roster === null || now - this.roster.at > ROSTER_KEPT_MS) {
       const agents = this.options.bus.agents();
-      agents.catch(() => (this.roster = null));
-      this.roster = { at: now, agents };
+      const kept = { at: now, agents };
+      agents.catch(() => {
+        if (this.roster === kept) this.roster = null;
+      });
+      this.roster = kept;
     }
     return this.roster.agents;
   }
@@ -92,14 +110,19 @@ export class Dashboard {
     const path = url.pathname;
     const method = req.method ?? 'GET';
     try {
+      const hosts = this.options.hosts ?? null;
+      if (hosts !== null && !hosts.has(String(req.headers.host ?? ''))) {
+        req.resume();
+        return reply(res, 421, { error: `this dashboard answers ${[...hosts].join(', ')}, not ${JSON.stringify(String(req.headers.host ?? '')).slice(0, 100)}` });
+      }
       if (isAssetPath(path)) {
         if (method !== 'GET' && method !== 'HEAD') return reply(res, 405, { error: 'GET only' }, { allow: 'GET, HEAD' });
         const key = url.searchParams.get('key');
-        if (path === '/' && key !== null) {
-          // The printed URL: its key becomes the cookie, and the address bar loses it.
+        // The printed URL (`agent-bus web` only: a token never travels in a URL): its key becomes the cookie, and the address bar loses it.
+        if (path === '/' && key !== null && this.options.access.asks === 'key') {
           const signed = await this.options.access.signIn(key);
           if (signed.ok) {
-            res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': forRequest(signed.cookie, req), 'cache-control': 'no-store' });
+            res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': sessionCookie(req, signed.value), 'cache-control': 'no-store' });
             res.end();
             return;
           }
@@ -108,50 +131,114 @@ export class Dashboard {
       }
       if (method === 'POST') return await this.post(req, res, path);
       if (method !== 'GET') return reply(res, 405, { error: 'GET or POST only' }, { allow: 'GET, POST' });
-      const actor = await this.options.access.actor(req);
-      if (actor === null) return reply(res, 401, { error: 'sign in first', asks: this.options.access.asks });
+      const actor = await this.signedIn(req, res);
+      if (actor === null) return;
       if (path === '/api/events') {
-        this.events.open(res);
+        this.events.open(req, res, actor.name, async () => (await this.options.access.actor(req)) !== null);
         return;
       }
       const route = Object.hasOwn(GET_ROUTES, path) ? GET_ROUTES[path] : undefined;
       if (route === undefined) return reply(res, 404, { error: `no ${path} here` });
-      return reply(res, 200, await route(this.context(actor), url.searchParams));
+      return reply(res, 200, await this.answer(path, url.searchParams, actor, route));
     } catch (error) {
       this.fail(res, method, path, error);
     }
   }
 
+  /** The actor the request's cookie signs in, or null once it has been answered 401 (or 429). */
+  private async signedIn(req: IncomingMessage, res: ServerResponse): Promise<DashboardActor | null> {
+    const actor = await this.options.access.actor(req);
+    if (actor === null) {
+      req.resume();
+      reply(res, 401, { error: 'sign in first', asks: this.options.access.asks });
+      return null;
+    }
+    const wait = this.options.rateLimit?.(actor.tokenId ?? actor.name) ?? 0;
+    if (wait > 0) {
+      req.resume();
+      reply(res, 429, { error: 'too many requests from this sign-in; try again shortly' }, { 'retry-after': String(wait) });
+      return null;
+    }
+    return actor;
+  }
+
+  /** A view's answer, shared while the bus has not moved (and at most a second). */
+  private answer(path: string, query: URLSearchParams, actor: DashboardActor, route: (context: ApiContext, query: URLSearchParams) => Promise<unknown>): Promise<unknown> {
+    if (!SHARED_VIEWS.has(path)) return route(this.context(actor), query);
+    const key = `${actor.place}:${path}?${query.toString()}`;
+    const now = Date.now();
+    const version = this.options.changes.version;
+    const kept = this.answers.get(key);
+    if (kept !== undefined && kept.version === version && now - kept.at < ANSWER_KEPT_MS) return kept.value;
+    if (this.answers.size > 500) this.answers.clear();
+    const value = route(this.context(actor), query);
+    const entry = { at: now, version, value };
+    this.answers.set(key, entry);
+    value.catch(() => {
+      if (this.answers.get(key) === entry) this.answers.delete(key);
+    });
+    return value;
+  }
+
   private async post(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     // A change must come from this dashboard's own page, as JSON (which no plain cross-site form can send).
-    if (!sameOrigin(req, this.trusted)) {
+    if (!sameOrigin(req)) {
       req.resume();
-      return reply(res, 403, { error: `changes are taken only from this dashboard's own page (Origin ${JSON.stringify(req.headers.origin ?? 'missing')})` });
+      return reply(res, 403, { error: `changes are taken only from this dashboard's own page (Origin ${JSON.stringify(String(req.headers.origin ?? 'missing')).slice(0, 100)})` });
     }
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
       req.resume();
       return reply(res, 415, { error: 'send JSON (content-type: application/json)' });
     }
-    const body = await readJson(req);
-    if (body === 'too-large') return reply(res, 413, { error: `request body over ${BODY_LIMIT} bytes` });
-    if (body === 'not-json') return reply(res, 400, { error: 'the body is not a JSON object' });
     if (path === '/api/signin') {
+      const wait = this.options.rateLimit?.(`signin:${req.socket.remoteAddress ?? ''}`) ?? 0;
+      if (wait > 0) {
+        req.resume();
+        return reply(res, 429, { error: 'too many sign-ins from this address; try again shortly' }, { 'retry-after': String(wait) });
+      }
+      const body = await this.body(req, res, SIGNIN_LIMIT);
+      if (body === null) return;
       const signed = await this.options.access.signIn(typeof body.secret === 'string' ? body.secret : '');
       if (!signed.ok) return reply(res, 401, { error: signed.reason, asks: this.options.access.asks });
-      return reply(res, 200, { ok: true }, { 'set-cookie': forRequest(signed.cookie, req) });
+      return reply(res, 200, { ok: true }, { 'set-cookie': sessionCookie(req, signed.value) });
     }
-    if (path === '/api/signout') return reply(res, 200, { ok: true }, { 'set-cookie': clearedCookie() });
-    const actor = await this.options.access.actor(req);
-    if (actor === null) return reply(res, 401, { error: 'sign in first', asks: this.options.access.asks });
+    if (path === '/api/signout') {
+      req.resume();
+      return reply(res, 200, { ok: true }, { 'set-cookie': clearedCookie(req) });
+    }
+    // Who is asking is known before anything of the body is read.
+    const actor = await this.signedIn(req, res);
+    if (actor === null) return;
     const route = Object.hasOwn(POST_ROUTES, path) ? POST_ROUTES[path] : undefined;
-    if (route === undefined) return reply(res, 404, { error: `no ${path} here` });
+    if (route === undefined) {
+      req.resume();
+      return reply(res, 404, { error: `no ${path} here` });
+    }
+    const body = await this.body(req, res, BODY_LIMIT);
+    if (body === null) return;
     const work = (): Promise<unknown> => route(this.context(actor), body);
     const result = await (this.options.within === undefined ? work() : this.options.within(actor, work));
     this.roster = null;
+    this.answers.clear();
     return reply(res, 200, result);
   }
 
-  private context(actor: ApiContext['actor']): ApiContext {
+  /** The request's JSON body, or null once the request has been answered (and, when too large, cut off). */
+  private async body(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Record<string, unknown> | null> {
+    const body = await readJson(req, limit);
+    if (body === 'too-large') {
+      reply(res, 413, { error: `request body over ${limit} bytes` }, { connection: 'close' });
+      res.once('finish', () => req.destroy());
+      return null;
+    }
+    if (body === 'not-json') {
+      reply(res, 400, { error: 'the body is not a JSON object' });
+      return null;
+    }
+    return body;
+  }
+
+  private context(actor: DashboardActor): ApiContext {
     const { bus, env, auditPath, version } = this.options;
     return { bus, env, auditPath, actor, version, agents: () => this.agents() };
   }

@@ -4,7 +4,7 @@
  * store's change feed moves (the page then reads again what it shows). The
  * page never polls; a comment every 15 s keeps proxies from closing the stream.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isChainRow } from '../../audit/chain.js';
 import { followLines, type Follower } from '../../audit/follow.js';
 import { parseAuditLine } from '../../audit/log.js';
@@ -12,11 +12,22 @@ import type { SharedChanges } from '../waits.js';
 import { SECURITY_HEADERS } from './assets.js';
 
 const KEEPALIVE_MS = 15_000;
-/** The open streams at most; past it the oldest is closed (the page reconnects). */
+/** Open streams at most, and per signed-in name: past them a new one is refused (503), none is pushed out. */
 const MAX_STREAMS = 256;
+const MAX_STREAMS_PER_ACTOR = 16;
+/** A stream whose reader has this much unread is dropped (the page reconnects and reads afresh). */
+const MAX_BUFFERED_BYTES = 1 << 20;
+/** How often each stream's sign-in is checked again: a revoked token or a new key ends its streams. */
+const RECHECK_MS = 30_000;
+
+interface Stream {
+  actor: string;
+  stillSignedIn(): Promise<boolean>;
+}
 
 export class DashboardEvents {
-  private readonly streams = new Set<ServerResponse>();
+  private readonly streams = new Map<ServerResponse, Stream>();
+  private readonly recheck: NodeJS.Timeout;
   private follower: Follower | null = null;
   private readonly keepalive: NodeJS.Timeout;
   private readonly stopped = new AbortController();
@@ -29,18 +40,24 @@ export class DashboardEvents {
   ) {
     this.keepalive = setInterval(() => this.write(': keepalive\n\n'), KEEPALIVE_MS);
     this.keepalive.unref();
+    this.recheck = setInterval(() => void this.checkSignIns(), RECHECK_MS);
+    this.recheck.unref();
     void this.watchStore();
   }
 
-  /** Open a stream for one page. */
-  open(res: ServerResponse): void {
-    if (this.streams.size >= MAX_STREAMS) {
-      const oldest = this.streams.values().next().value;
-      if (oldest !== undefined) this.drop(oldest);
+  /** Open a stream for one page of a signed-in actor. */
+  open(req: IncomingMessage, res: ServerResponse, actor: string, stillSignedIn: () => Promise<boolean>): void {
+    // The page may have gone while its sign-in was checked.
+    if (req.destroyed || res.destroyed || res.writableEnded) return;
+    const mine = [...this.streams.values()].filter((stream) => stream.actor === actor).length;
+    if (this.streams.size >= MAX_STREAMS || mine >= MAX_STREAMS_PER_ACTOR) {
+      res.writeHead(503, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'retry-after': '5' });
+      res.end(`${JSON.stringify({ error: 'too many live pages open; close one and reload' })}\n`);
+      return;
     }
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.write(`retry: 2000\n: connected\n\n`);
-    this.streams.add(res);
+    this.streams.set(res, { actor, stillSignedIn });
     res.once('close', () => this.drop(res));
     this.follower ??= followLines(
       this.auditPath,
@@ -52,12 +69,15 @@ export class DashboardEvents {
     );
   }
 
-  get open_streams(): number {
-    return this.streams.size;
+  private async checkSignIns(): Promise<void> {
+    for (const [res, stream] of [...this.streams]) {
+      const still = await stream.stillSignedIn().catch(() => true);
+      if (!still) this.drop(res);
+    }
   }
 
   private drop(res: ServerResponse): void {
-    this.streams.delete(res);
+    if (!this.streams.delete(res)) return;
     res.end();
     if (this.streams.size === 0) {
       this.follower?.close();
@@ -80,12 +100,16 @@ export class DashboardEvents {
   }
 
   private write(chunk: string): void {
-    for (const res of this.streams) res.write(chunk);
+    for (const res of [...this.streams.keys()]) {
+      if (res.writableLength > MAX_BUFFERED_BYTES) this.drop(res);
+      else res.write(chunk);
+    }
   }
 
   close(): void {
     this.stopped.abort();
     clearInterval(this.keepalive);
-    for (const res of [...this.streams]) this.drop(res);
+    clearInterval(this.recheck);
+    for (const res of [...this.streams.keys()]) this.drop(res);
   }
 }

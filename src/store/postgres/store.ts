@@ -601,11 +601,11 @@ export class PostgresStore implements Store {
     if (threadIds.length === 0) return [];
     const rows = await this.read<Record<keyof ThreadCount, string>>(
       `SELECT thread_id AS "threadId", COUNT(DISTINCT COALESCE(fanout_id, message_id)) AS sends, COUNT(*) AS copies,
-         COUNT(*) FILTER (WHERE read_at IS NULL) AS unread, MIN(sent_at) AS "firstSentAt", MAX(sent_at) AS "lastSentAt"
+         COUNT(*) FILTER (WHERE read_at IS NULL) AS unread, MIN(sent_at) AS "firstSentAt", MAX(sent_at) AS "lastSentAt", MAX(seq) AS "lastPosition"
          FROM messages WHERE thread_id = ANY($1::text[]) GROUP BY thread_id`,
       [threadIds],
     );
-    return rows.map((row) => ({ ...row, sends: Number(row.sends), copies: Number(row.copies), unread: Number(row.unread) }));
+    return rows.map((row) => ({ ...row, sends: Number(row.sends), copies: Number(row.copies), unread: Number(row.unread), lastPosition: Number(row.lastPosition) }));
   }
 
   async mailSince(since: string): Promise<MailWindow> {

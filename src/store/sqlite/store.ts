@@ -512,7 +512,7 @@ export class SqliteStore implements Store {
     if (threadIds.length === 0) return [];
     return this.all<ThreadCount>(
       `SELECT thread_id AS threadId, COUNT(DISTINCT COALESCE(fanout_id, message_id)) AS sends, COUNT(*) AS copies,
-         SUM(read_at IS NULL) AS unread, MIN(sent_at) AS firstSentAt, MAX(sent_at) AS lastSentAt
+         SUM(read_at IS NULL) AS unread, MIN(sent_at) AS firstSentAt, MAX(sent_at) AS lastSentAt, MAX(rowid) AS lastPosition
          FROM messages WHERE thread_id IN (SELECT value FROM json_each(?)) GROUP BY thread_id`,
       [JSON.stringify(threadIds)],
     );
