@@ -137,6 +137,7 @@ test('a CLI send appears in Activity and in its open thread within 1 s, as text,
     const first = json<{ thread_id: string }>(runCli(['send', 'please look at the build', '--to', 'repo-a/claude', '--name', 'human', '--json'], { env: bus.env }));
     await page.locator('#thread-list button.thread', { hasText: 'please look at the build' }).click();
     await page.locator('#thread-sends', { hasText: 'please look at the build' }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'thread-title', 'opening a thread moves the keyboard to it');
     // Idle: the page asks the server for nothing until the bus moves.
     const asked = opened.requests.length;
     await page.waitForTimeout(2_500);
@@ -158,6 +159,12 @@ test('a CLI send appears in Activity and in its open thread within 1 s, as text,
     await page.locator('#thread-sends li.send', { hasText: reply }).locator('.copies li.unread', { hasText: 'human' }).waitFor();
     cli(bus, ['inbox', '--name', 'human']);
     await page.locator('#thread-sends li.send', { hasText: reply }).locator('.copies li.read', { hasText: 'human' }).waitFor({ timeout: 3_000 });
+    // Back to the list puts the keyboard on the thread it came from, and a redraw keeps it there.
+    await page.getByRole('button', { name: 'Back to threads' }).click();
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.thread), first.thread_id);
+    cli(bus, ['send', 'one more', '--to', 'repo-a/codex', '--name', 'human']);
+    await page.locator('#thread-list button.thread', { hasText: 'one more' }).waitFor();
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.thread), first.thread_id, 'the redraw lost the keyboard focus');
     // What the page asked for after the send was asked because the server said the bus moved.
     assert.ok(opened.requests.includes('/api/events'));
     assert.deepEqual(opened.errors, []);
@@ -296,6 +303,7 @@ test('the API refuses a request without the key, with a wrong key, and a cross-o
     const page = await context.newPage();
     await page.goto(`${web.origin}/?key=wrong`);
     await page.getByLabel('Key').waitFor();
+    assert.equal(await page.locator('#board').isVisible(), false, 'the board shows under the sign-in form');
     assert.deepEqual(await context.cookies(), []);
     await page.getByLabel('Key').fill('still wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
