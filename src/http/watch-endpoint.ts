@@ -35,6 +35,8 @@ export async function watchForMail(
   metrics.waitsOpen++;
   try {
     for (;;) {
+      // A watcher that went away takes nothing: its mail waits for the next turn's hook.
+      if (signal.aborted) return { woke: false, text: null };
       const next = changes.next(deadline - Date.now(), signal);
       let text = '';
       const outcome = await wakeIfMail(bus, { env, say: (said) => (text += said) }, reader);

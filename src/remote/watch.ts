@@ -12,21 +12,39 @@ import type { HubAccess } from './settings.js';
 const WAIT_SECONDS = 25;
 /** After a failed request, how long before asking again. */
 const RETRY_MS = 2_000;
+/**
+ * How often the watcher looks whether the client that started it is still there. The hub takes
+ * the mail it hands over, so a watcher left behind by a client that quit would take mail no model
+ * will see: once its parent is gone it ends its wait at the hub (which then takes nothing) and exits.
+ */
+const PARENT_CHECK_MS = 100;
 
 /** `sessionKey`: the client's id for the session (which session of a client address's token waits). */
 export async function runRemoteWatch(run: WatchRun, access: HubAccess, maxMs: number, sessionKey: string | null): Promise<number> {
   const deadline = Date.now() + maxMs;
-  let stopping = false;
-  const stop = (): void => {
-    stopping = true;
-  };
+  const stopped = new AbortController();
+  const stop = (): void => stopped.abort();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.once('SIGHUP', stop);
-  while (!stopping && Date.now() < deadline) {
+  // A child whose parent exits is handed to another process: its parent id changes.
+  const parent = process.ppid;
+  const watchParent = setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, PARENT_CHECK_MS);
+  try {
+    return await waitAtHub(run, access, deadline, sessionKey, stopped.signal);
+  } finally {
+    clearInterval(watchParent);
+  }
+}
+
+async function waitAtHub(run: WatchRun, access: HubAccess, deadline: number, sessionKey: string | null, stopped: AbortSignal): Promise<number> {
+  while (!stopped.aborted && Date.now() < deadline) {
     const wait = Math.min(WAIT_SECONDS, Math.max(0, (deadline - Date.now()) / 1000));
     try {
-      const response = await hubRequest(access, 'POST', '/v1/watch', { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000);
+      // Ending the request ends the hub's wait: it takes nothing for a watcher that is gone.
+      const response = await hubRequest(access, 'POST', '/v1/watch', { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000, stopped);
       if (response.status === 401 || response.status === 403) return 0; // A token the hub no longer takes: nothing to wait for.
       const body = response.body as { woke?: unknown; text?: unknown } | null;
       if (response.status === 200 && body?.woke === true) {
@@ -37,6 +55,7 @@ export async function runRemoteWatch(run: WatchRun, access: HubAccess, maxMs: nu
     } catch (error) {
       if (!(error instanceof HubUnreachable)) throw error;
     }
+    if (stopped.aborted) return 0;
     await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MS, Math.max(0, deadline - Date.now()))));
   }
   return 0;

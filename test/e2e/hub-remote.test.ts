@@ -4,7 +4,7 @@
  * `agent-bus login` saved). The remote CLI and hooks talk to the hub alone.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,44 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
   assert.match(watcher.said(), /wake up over there/);
   assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
   assert.deepEqual(readdirSync(remote.home), []);
+}));
+
+test('a remote hook-watch whose client quits ends its wait at the hub and takes none of the mail sent after', withHub({ AGENT_BUS_WATCH_POLL_SECONDS: '60' }, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = remoteMachine(hub.url, token);
+  // A stand-in client: it starts the watcher, as a client does, and quits while the watcher waits.
+  const client = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const { spawn } = require('node:child_process');
+       const watcher = spawn(process.execPath, [process.argv[1], 'hook-watch', '--client', 'claude', '--max-seconds', '60'], { stdio: ['pipe', 'ignore', 'ignore'] });
+       watcher.stdin.end('{"session_id":"s-1"}');
+       console.log(watcher.pid);
+       process.stdin.once('data', () => process.exit(0));`,
+      CLI,
+    ],
+    { env: { ...remote.env, CLAUDE_CODE_ENTRYPOINT: 'cli' }, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const watcherPid = Number(await new Promise<string>((resolve) => client.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
+  await untilWaiting(hub.url, 'the watcher');
+  client.stdin.end('quit\n');
+  await new Promise((resolve) => client.once('close', resolve));
+  // The watcher sees its client gone within a moment, and the hub stops waiting for it.
+  await untilWaiting(hub.url, 'the watcher (gone)', 0);
+  assert.equal(runCli(['send', 'for the next session', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'for the next session' AND read_at IS NULL").length, 1, 'the mail waits for a model to see it');
+  // Gone, or a zombie no one reaps yet (its parent has gone too): either way it has exited.
+  const exited = (): boolean => {
+    try {
+      return readFileSync(`/proc/${watcherPid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
+    } catch {
+      return true;
+    }
+  };
+  for (let waited = 0; !exited() && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(exited(), 'the watcher exited');
 }));
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
