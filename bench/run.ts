@@ -38,6 +38,7 @@ import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { hubRoundTrip, hubSendThroughput, remoteHookStartup, remoteWakeLatency } from './hub.js';
 import { largeBus } from './seed.js';
 import { dashboardViews } from './dashboard.js';
+import { searchIndexCost, searchLargeBus } from './search.js';
 import { auditChainCost } from './audit.js';
 import {
   CLI,
@@ -408,6 +409,8 @@ const SECTIONS: Section[] = [
   { id: 'broadcast-fanout', title: "send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 60_000, measure: broadcastFanout },
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
   { id: 'dashboard-views', title: 'dashboard: slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 300_000, measure: (ws) => dashboardViews(ws) },
+  { id: 'search-1m', title: 'search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 300_000, measure: (ws) => searchLargeBus(ws) },
+  { id: 'search-index-cost', title: 'sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 300_000, measure: (ws) => searchIndexCost(ws, BODY) },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },
   { id: 'tail-follow-delay', title: "'tail -f --json' delay", unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 60_000, measure: tailFollowDelay },
   { id: 'hook-prompt-empty', title: "'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0) },
@@ -437,6 +440,8 @@ const SECTIONS: Section[] = [
   { id: 'pg-broadcast-fanout', title: "PostgreSQL: send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: (ws) => broadcastFanout(ws, 'postgres') },
   { id: 'pg-large-inbox-read', title: 'PostgreSQL: readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 900_000, measure: (ws) => largeInboxRead(ws, 'postgres') },
   { id: 'pg-dashboard-views', title: 'PostgreSQL: dashboard slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 900_000, measure: (ws) => dashboardViews(ws, 'postgres') },
+  { id: 'pg-search-1m', title: 'PostgreSQL: search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 900_000, measure: (ws) => searchLargeBus(ws, 'postgres') },
+  { id: 'pg-search-index-cost', title: 'PostgreSQL: sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 600_000, measure: (ws) => searchIndexCost(ws, BODY, 'postgres') },
   { id: 'pg-hook-prompt-empty', title: "PostgreSQL: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0, 'postgres') },
   // The hub over loopback, on each engine.
   { id: 'hub-round-trip', title: 'hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws) },

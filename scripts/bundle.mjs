@@ -131,6 +131,7 @@ const warmups = {
   prune: ['prune', '--older-than', '90d', '--dry-run'],
   // A port that is no port: refused at once, which still compiles its start-up.
   web: ['web', '--port', 'none'],
+  search: ['search', 'warming the code cache'],
   // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
   login: ['login', 'http://127.0.0.1:1', '--token', 'warmup'],
   logout: ['logout'],

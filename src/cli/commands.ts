@@ -93,6 +93,27 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus tail -f', `agent-bus tail --json | jq 'select(.op=="send")'`],
   },
   {
+    name: 'search',
+    summary: 'Find mail by its words: newest first, with the matching words shown in context.',
+    details: [
+      'QUERY: words (all must match), "quoted phrases" (those words in that order) and prefixes (deploy*);',
+      'case does not matter, and anything but letters and digits separates words. A fan-out is one result.',
+      'On this machine the CLI finds all mail; --name NAME finds only what NAME may read (its own mail and its',
+      "repo's). --since takes a duration back from now (2h, 7d) or a date (2026-11-30).",
+    ].join('\n'),
+    positionals: [{ name: 'QUERY', description: 'what to look for (several words are joined)', variadic: true, required: true }],
+    options: [
+      { name: 'from', type: 'string', value: 'NAME', description: 'sent by NAME (a client address takes its sessions, a repo its agents)' },
+      { name: 'to', type: 'string', value: 'NAME|REPO', description: "sent to NAME, or addressed to REPO or '*'" },
+      { name: 'thread', type: 'string', value: 'ID', description: 'in the thread with this id (or the start of it)' },
+      { name: 'since', type: 'string', value: 'WHEN', description: 'sent since a duration ago (2h, 7d) or a date' },
+      { name: 'limit', type: 'string', value: 'N', description: 'results at most', default: '20' },
+      { name: 'name', type: 'string', value: 'NAME', description: 'search as NAME: only what NAME may read' },
+      json,
+    ],
+    examples: ['agent-bus search deploy', 'agent-bus search \'"login form" review*\' --from web-app --since 7d'],
+  },
+  {
     name: 'audit',
     summary: 'Check the audit log: its hash chain, and that it matches the store (audit verify).',
     details: [

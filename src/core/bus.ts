@@ -25,6 +25,7 @@ import { Tokens } from './tokens.js';
 import { AuditCheck } from './audit-check.js';
 import { Retention } from './retention.js';
 import { quoted } from '../model/quote.js';
+import { searchMail, type SearchHit, type SearchRequest } from './search.js';
 import { foldThread, mailDay, rosterPage, threadPage, THREAD_ROWS, type MailDay, type RosterPage, type ThreadPage, type ThreadView } from './overview.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
@@ -387,6 +388,11 @@ export class Bus {
   /** The last day's mail by hour and by sender and address. */
   mailDay(): Promise<MailDay> {
     return mailDay(this.store, nowMicros());
+  }
+
+  /** Mail whose body matches a query, newest first, each send once, as `request.reader` may see it. */
+  search(request: SearchRequest): Promise<SearchHit[]> {
+    return searchMail(this.store, request);
   }
 
   /** Every session row of a client address, ended or not. */

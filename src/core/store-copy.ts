@@ -44,5 +44,7 @@ export async function copyBus(from: Store, to: Store, progress: (table: string, 
     const [source, target] = [await from.countRows(table), await to.countRows(table)];
     if (source !== target) throw new BusError(`store copy: ${table.name} has ${source} rows in ${from.location} but ${target} in ${to.location} after the copy; the target is incomplete`);
   }
+  // The copied mail is searchable at once, not at the first search.
+  await to.indexForSearch();
   return report;
 }

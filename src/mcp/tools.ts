@@ -198,6 +198,22 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   );
 
   server.registerTool(
+    'search_messages',
+    {
+      description:
+        'Find mail by its words, newest first, each with a snippet: words (all must match), "quoted phrases" and prefix*. Finds your own mail and your repo\'s. from: a sender (a client address takes its sessions, a repo its agents); to: a recipient, a repo or *; since: a duration (2h, 7d) or a date; thread_id: a thread (or the start of its id).',
+      inputSchema: { query: z.string().min(1), from: optionalText(), to: optionalText(), since: optionalText(), thread_id: optionalText(), limit: limitArg() },
+    },
+    handle(
+      async ({ query, from, to, since, thread_id, limit }: { query: string; from?: string | null | undefined; to?: string | null | undefined; since?: string | null | undefined; thread_id?: string | null | undefined; limit?: number | null | undefined }) => {
+        const hits = await bus.search({ query, reader: session.name, from: from ?? null, to: to ?? null, since: since ?? null, thread: thread_id ?? null, limit: limitOf(limit, 20) });
+        // The snippet as text with the matches in **bold** (as markdown shows them), and in parts for a program.
+        return hits.map(({ snippet, ...hit }) => ({ ...hit, snippet: snippet.map((part) => (part.match ? `**${part.text}**` : part.text)).join(''), snippet_parts: snippet }));
+      },
+    ),
+  );
+
+  server.registerTool(
     'tail_audit',
     { description: 'The last entries of the audit log (any agent), oldest first.', inputSchema: { limit: limitArg() } },
     handle(async ({ limit }: { limit?: number | null | undefined }) => context.tailAudit(context.auditPath, limitOf(limit, 50))),

@@ -8,6 +8,7 @@
 import type { NoticeCandidate, NoticeRecord, Severity } from '../model/notices.js';
 import type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { TableModel, TableRow } from './tables.js';
+import type { SearchFilter, SearchTerm } from '../model/search.js';
 
 export type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 
@@ -414,7 +415,19 @@ export interface OverviewPort {
   mailSince(since: string): Promise<MailWindow>;
 }
 
-export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort, MaintenancePort, OverviewPort {
+/** Full-text search over mail bodies. */
+export interface SearchPort {
+  /**
+   * The copies whose body holds every term (words and prefixes as whole words, phrases in order;
+   * case-insensitive; letters and digits make words), that `filter` lets through, newest first, at
+   * most `limit`. The index is brought up to date with what was stored since the last search first.
+   */
+  searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]>;
+  /** Index the mail stored since the index was last brought up to date (a send pays nothing for search). */
+  indexForSearch(): Promise<void>;
+}
+
+export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort, MaintenancePort, OverviewPort, SearchPort {
   /** Where the data lives, as shown to the user (a file path, or a URL without its password). */
   readonly location: string;
   close(): Promise<void>;

@@ -919,3 +919,45 @@ conformance('the dashboard counts the last day of mail by hour and by sender and
     ['human>*:1', 'human>repo-a/codex:1', 'repo-a/claude>human:1'],
   );
 });
+
+conformance('search finds words, "phrases" and prefixes the same on both engines, each send once, newest first, as each reader may see it', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human', 'maria']);
+  const send = async (from: string, to: string, body: string, threadId?: string): Promise<string> => {
+    const sent = await ctx.bus.send({ from, to, body, ...(threadId ? { threadId } : {}) });
+    return sent.message_ids[0] as string;
+  };
+  const find = async (query: string, options: { reader?: string | null; from?: string; to?: string; thread?: string; since?: string } = {}): Promise<string[]> =>
+    (await ctx.bus.search({ query, reader: options.reader ?? null, ...options })).map((hit) => hit.snippet.map((part) => part.text).join(''));
+  const m1 = await send('human', 'repo-a/claude', 'please review the login form before merge');
+  const thread = (await ctx.bus.recentMessages(1))[0]?.thread_id as string;
+  await send('repo-a/claude', 'human', 'reviewed: the login form looks fine', thread);
+  await send('human', 'repo-a', 'deploy freeze until the release');
+  await send('repo-b/claude', 'maria', 'the deployment to staging failed');
+  await send('maria', 'repo-b/claude', 'Login Form redesign ships Friday');
+  await send('repo-a/codex', 'repo-a/claude', 'a form for login is missing');
+
+  assert.deepEqual(await find('login form'), ['a form for login is missing', 'Login Form redesign ships Friday', 'reviewed: the login form looks fine', 'please review the login form before merge']);
+  assert.deepEqual(await find('"login form"'), ['Login Form redesign ships Friday', 'reviewed: the login form looks fine', 'please review the login form before merge']);
+  // A fan-out to the repo is one result, found by a prefix like the word it starts.
+  assert.deepEqual(await find('deploy*'), ['the deployment to staging failed', 'deploy freeze until the release']);
+  assert.deepEqual(await find('deploy'), ['deploy freeze until the release']);
+  // Who sees what: a reader's own mail and its repo's; a person's own mail only.
+  assert.deepEqual(await find('login', { reader: 'repo-b/claude' }), ['Login Form redesign ships Friday']);
+  assert.deepEqual(await find('login', { reader: 'repo-a/codex' }), ['a form for login is missing', 'reviewed: the login form looks fine', 'please review the login form before merge']);
+  assert.deepEqual(await find('login', { reader: 'human' }), ['reviewed: the login form looks fine', 'please review the login form before merge']);
+  assert.deepEqual(await find('deploy', { reader: 'repo-a/codex' }), ['deploy freeze until the release']);
+  // Filters.
+  assert.deepEqual(await find('login', { from: 'repo-a' }), ['a form for login is missing', 'reviewed: the login form looks fine']);
+  assert.deepEqual(await find('deploy*', { to: 'repo-a' }), ['deploy freeze until the release']);
+  assert.deepEqual(await find('login', { thread: thread.slice(0, 8) }), ['reviewed: the login form looks fine', 'please review the login form before merge']);
+  ctx.paths.sql(`UPDATE messages SET sent_at = '${formatStamp(nowMicros() - 3 * 86_400_000_000)}' WHERE message_id = '${m1}'`);
+  assert.deepEqual(await find('review*', { since: '1d' }), ['reviewed: the login form looks fine']);
+  // Mail stored after a search is found by the next; mail removed is found no more.
+  await send('repo-b/claude', 'repo-a/codex', 'a brand new login flow');
+  assert.deepEqual((await find('login')).slice(0, 1), ['a brand new login flow']);
+  ctx.paths.sql("DELETE FROM messages WHERE body = 'a brand new login flow'");
+  assert.deepEqual((await find('brand new')), []);
+  // A hit says who wrote to whom, in which thread, and where it matched.
+  const [hit] = await ctx.bus.search({ query: 'staging', reader: null });
+  assert.deepEqual([hit?.from, hit?.to, hit?.snippet.filter((part) => part.match).map((part) => part.text)], ['repo-b/claude', 'maria', ['staging']]);
+});

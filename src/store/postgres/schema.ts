@@ -218,6 +218,22 @@ export const STEPS: PostgresStep[] = [
         last_run_at ${T} NOT NULL
       );`,
   },
+  {
+    step: 16,
+    description: 'full-text search over mail bodies (tsvector, GIN), built over the mail already stored',
+    sql: `
+      CREATE TABLE message_search (
+        seq BIGINT PRIMARY KEY REFERENCES messages(seq) ON DELETE CASCADE,
+        tsv tsvector NOT NULL
+      );
+      CREATE INDEX idx_message_search ON message_search USING GIN (tsv);
+      CREATE TABLE search_index (
+        name ${T} PRIMARY KEY,
+        position BIGINT NOT NULL
+      );
+      INSERT INTO message_search (seq, tsv) SELECT seq, to_tsvector('simple', body) FROM messages;
+      INSERT INTO search_index (name, position) VALUES ('messages', COALESCE((SELECT MAX(seq) FROM messages), 0));`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

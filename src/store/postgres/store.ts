@@ -58,6 +58,17 @@ import type {
   ThreadCount,
 } from '../ports.js';
 import { GLANCE_CHARS, MAIL_PAIRS } from '../ports.js';
+import type { SearchFilter, SearchTerm } from '../../model/search.js';
+
+/** The terms in tsquery syntax (for to_tsquery('simple', …)): letters and digits only, so nothing needs escaping. */
+function tsQuery(terms: SearchTerm[]): string {
+  return terms.map((term) => (term.kind === 'phrase' ? `(${term.words.join(' <-> ')})` : term.kind === 'prefix' ? `${term.word}:*` : term.word)).join(' & ');
+}
+
+/** A message's columns read through the search index (messages as m). */
+const SEARCHED_COLUMNS = `m.message_id AS "messageId", m.from_agent AS "fromAgent", m.to_agent AS "toAgent", m.body,
+  m.thread_id AS "threadId", m.sent_at AS "sentAt", m.read_at AS "readAt", m.delivered_at AS "deliveredAt",
+  m.addressed_to AS "addressedTo", m.fanout_id AS "fanoutId", m.to_group AS "toGroup", m.claimed_by AS "claimedBy"`;
 import { plannedMessages } from '../rows.js';
 import { TABLES, type TableModel, type TableRow } from '../tables.js';
 import { CHANGE_CHANNEL, postgresChangeFeed } from './changes.js';
@@ -624,6 +635,59 @@ export class PostgresStore implements Store {
     hours.sort((left, right) => (left.hour < right.hour ? -1 : 1));
     const pairs = rows.filter((row) => row.kind === 'pair').map((row) => ({ from: row.a, to: row.b ?? '', sends: Number(row.sends) }));
     return { hours, pairs };
+  }
+
+  async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    await this.indexForSearch();
+    const params: unknown[] = [tsQuery(terms), limit];
+    const at = (value: unknown): string => `$${params.push(value)}`;
+    const where = [`s.tsv @@ to_tsquery('simple', $1)`];
+    if (filter.visibleTo !== null) {
+      const me = at(filter.visibleTo.name);
+      if (filter.visibleTo.repo === null) where.push(`(m.from_agent = ${me} OR m.to_agent = ${me})`);
+      else {
+        const repo = at(filter.visibleTo.repo);
+        const under = at(`${filter.visibleTo.repo}/`);
+        where.push(`(m.from_agent = ${me} OR m.to_agent = ${me} OR m.to_group = ${repo} OR m.from_agent = ${repo} OR m.to_agent = ${repo}
+          OR starts_with(m.from_agent, ${under}) OR starts_with(m.to_agent, ${under}))`);
+      }
+    }
+    if (filter.from !== null) {
+      const from = at(filter.from);
+      where.push(`(m.from_agent = ${from} OR starts_with(m.from_agent, ${at(`${filter.from}/`)}) OR starts_with(m.from_agent, ${at(`${filter.from}-`)}))`);
+    }
+    if (filter.to !== null) {
+      const to = at(filter.to);
+      where.push(`(m.to_agent = ${to} OR m.addressed_to = ${to} OR m.to_group = ${to})`);
+    }
+    if (filter.thread !== null) where.push(`starts_with(m.thread_id, ${at(filter.thread)})`);
+    if (filter.since !== null) where.push(`m.sent_at >= ${at(filter.since)}`);
+    return this.read<MessageRecord>(
+      `SELECT ${SEARCHED_COLUMNS} FROM message_search s JOIN messages m ON m.seq = s.seq
+        WHERE ${where.join(' AND ')} ORDER BY s.seq DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /**
+   * A sequence value can commit after a greater one: the last thousand positions below the mark are
+   * looked at again, so one that became visible late is indexed too.
+   */
+  async indexForSearch(): Promise<void> {
+    await this.writeAlone(
+      `WITH indexed AS (SELECT position FROM search_index WHERE name = 'messages'),
+            added AS (
+              INSERT INTO message_search (seq, tsv)
+              SELECT m.seq, to_tsvector('simple', m.body) FROM messages m
+               WHERE m.seq > COALESCE((SELECT position FROM indexed), 0) - 1000
+                 AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.seq = m.seq)
+              ON CONFLICT DO NOTHING
+              RETURNING seq)
+       UPDATE search_index SET position = GREATEST(position, COALESCE((SELECT MAX(seq) FROM added), 0)) WHERE name = 'messages'`,
+      [],
+      false,
+    );
   }
 
   async recentMessages(limit: number): Promise<MessageRecord[]> {

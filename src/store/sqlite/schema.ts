@@ -289,6 +289,26 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 16,
+    description: 'full-text search over mail bodies (FTS5), built over the mail already stored',
+    apply(db) {
+      // Contentless (the bodies stay in messages alone), with deletes by rowid. Filled up to
+      // search_index.position; a search indexes what was stored since, so a send pays nothing.
+      db.exec(`
+        CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+        CREATE TABLE IF NOT EXISTS search_index (
+          name TEXT PRIMARY KEY,
+          position INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TRIGGER IF NOT EXISTS messages_search_delete AFTER DELETE ON messages BEGIN
+          DELETE FROM message_search WHERE rowid = OLD.rowid;
+        END;
+        INSERT INTO message_search (rowid, body) SELECT rowid, body FROM messages;
+        INSERT OR REPLACE INTO search_index (name, position) VALUES ('messages', COALESCE((SELECT MAX(rowid) FROM messages), 0));
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -56,10 +56,21 @@ import type {
   ThreadCount,
 } from '../ports.js';
 import { GLANCE_CHARS, MAIL_PAIRS } from '../ports.js';
+import type { SearchFilter, SearchTerm } from '../../model/search.js';
+
+/** The terms in FTS5's syntax: each quoted, so none is an operator. */
+function fts5Query(terms: SearchTerm[]): string {
+  return terms.map((term) => (term.kind === 'phrase' ? `"${term.words.join(' ')}"` : term.kind === 'prefix' ? `"${term.word}"*` : `"${term.word}"`)).join(' ');
+}
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
   group_name AS groupName, client, topic`;
+
+/** A message's columns read through the search index (messages as m). */
+const SEARCHED_COLUMNS = `m.message_id AS messageId, m.from_agent AS fromAgent, m.to_agent AS toAgent, m.body,
+  m.thread_id AS threadId, m.sent_at AS sentAt, m.read_at AS readAt, m.delivered_at AS deliveredAt,
+  m.addressed_to AS addressedTo, m.fanout_id AS fanoutId, m.to_group AS toGroup, m.claimed_by AS claimedBy`;
 
 const MESSAGE_COLUMNS = `message_id AS messageId, from_agent AS fromAgent, to_agent AS toAgent, body,
   thread_id AS threadId, sent_at AS sentAt, read_at AS readAt, delivered_at AS deliveredAt,
@@ -533,6 +544,55 @@ export class SqliteStore implements Store {
         { edge, since },
       );
       return { hours, pairs };
+    });
+  }
+
+  async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    await this.indexForSearch();
+    const params: Params = { query: fts5Query(terms), limit };
+    const where = ['message_search MATCH @query'];
+    if (filter.visibleTo !== null) {
+      params.me = filter.visibleTo.name;
+      if (filter.visibleTo.repo === null) where.push('(m.from_agent = @me OR m.to_agent = @me)');
+      else {
+        params.repo = filter.visibleTo.repo;
+        params.repoPrefix = `${filter.visibleTo.repo}/`;
+        where.push(`(m.from_agent = @me OR m.to_agent = @me OR m.to_group = @repo OR m.from_agent = @repo OR m.to_agent = @repo
+          OR substr(m.from_agent, 1, length(@repoPrefix)) = @repoPrefix OR substr(m.to_agent, 1, length(@repoPrefix)) = @repoPrefix)`);
+      }
+    }
+    if (filter.from !== null) {
+      Object.assign(params, { from: filter.from, fromSlash: `${filter.from}/`, fromDash: `${filter.from}-` });
+      where.push('(m.from_agent = @from OR substr(m.from_agent, 1, length(@fromSlash)) = @fromSlash OR substr(m.from_agent, 1, length(@fromDash)) = @fromDash)');
+    }
+    if (filter.to !== null) {
+      params.to = filter.to;
+      where.push('(m.to_agent = @to OR m.addressed_to = @to OR m.to_group = @to)');
+    }
+    if (filter.thread !== null) {
+      params.thread = filter.thread;
+      where.push('substr(m.thread_id, 1, length(@thread)) = @thread');
+    }
+    if (filter.since !== null) {
+      params.since = filter.since;
+      where.push('m.sent_at >= @since');
+    }
+    return this.all<MessageRecord>(
+      `SELECT ${SEARCHED_COLUMNS} FROM message_search s JOIN messages m ON m.rowid = s.rowid
+        WHERE ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT @limit`,
+      params,
+    );
+  }
+
+  async indexForSearch(): Promise<void> {
+    const newest = this.get<{ position: number | null }>('SELECT MAX(rowid) AS position FROM messages')?.position ?? 0;
+    const indexed = this.get<{ position: number }>("SELECT position FROM search_index WHERE name = 'messages'")?.position ?? 0;
+    if (newest <= indexed) return;
+    this.immediate(() => {
+      const from = this.get<{ position: number }>("SELECT position FROM search_index WHERE name = 'messages'")?.position ?? 0;
+      this.run('INSERT INTO message_search (rowid, body) SELECT rowid, body FROM messages WHERE rowid > ?', [from]);
+      this.run("INSERT OR REPLACE INTO search_index (name, position) VALUES ('messages', COALESCE((SELECT MAX(rowid) FROM messages), 0))");
     });
   }
 

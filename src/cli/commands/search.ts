@@ -1,0 +1,64 @@
+/** `agent-bus search`: mail found by its words, newest first, the matching words in bold on a terminal. */
+import { openBus } from '../../runtime.js';
+import { positiveInt } from '../context.js';
+import { clockTime, printable, shortThread } from '../../render/format.js';
+import { makeStyle } from '../../render/style.js';
+import { DEFAULT_SEARCH_LIMIT, type SearchHit } from '../../core/search.js';
+import type { CommandRunner, CommandIo } from '../spec.js';
+import { UsageError } from '../args.js';
+import { hubAccess } from '../../remote/settings.js';
+import { callHubTool } from '../../remote/tools.js';
+import { parseName } from '../../core/names.js';
+
+const text = (value: string | boolean | undefined): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+export const run: CommandRunner = async (args, io: CommandIo) => {
+  const query = args.positionals.join(' ');
+  if (query.trim() === '') throw new UsageError('search: say what to look for');
+  const name = text(args.values.name);
+  if (name !== null) parseName(name);
+  const limit = positiveInt(args.values.limit, 'limit', DEFAULT_SEARCH_LIMIT, 500);
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    // Over the hub the token searches: it finds what its agent may read.
+    const { value } = await callHubTool<Array<SearchHit & { snippet_parts: SearchHit['snippet'] }>>(
+      access,
+      'search_messages',
+      { query, from: text(args.values.from), to: text(args.values.to), since: text(args.values.since), thread_id: text(args.values.thread), limit },
+      name,
+    );
+    return report(value.map(({ snippet_parts, ...hit }) => ({ ...hit, snippet: snippet_parts })), Boolean(args.values.json), io);
+  }
+  const bus = openBus(io.env);
+  try {
+    const hits = await bus.search({
+      query,
+      reader: name,
+      from: text(args.values.from),
+      to: text(args.values.to),
+      thread: text(args.values.thread),
+      since: text(args.values.since),
+      limit,
+    });
+    return await report(hits, Boolean(args.values.json), io);
+  } finally {
+    await bus.close();
+  }
+};
+
+async function report(hits: SearchHit[], json: boolean, io: CommandIo): Promise<number> {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(hits)}\n`);
+    return 0;
+  }
+  if (hits.length === 0) {
+    io.stdout.write('no mail matches\n');
+    return 0;
+  }
+  const style = await makeStyle(io.stdout, io.env);
+  for (const hit of hits) {
+    const shown = hit.snippet.map((part) => (part.match ? style.bold(printable(part.text)) : printable(part.text))).join('');
+    io.stdout.write(`${style.dim(clockTime(hit.sent_at))}  ${style.agent(hit.from)} → ${printable(hit.to)}  ${style.dim(`[${shortThread(hit.thread_id)}]`)}\n    ${shown}\n`);
+  }
+  return 0;
+}
