@@ -28,6 +28,7 @@ import { watchForMail } from './watch-endpoint.js';
 import { followSends } from './follow-endpoint.js';
 import { quoted } from '../model/quote.js';
 import { listenOn } from './listen.js';
+import { readBody } from './request-body.js';
 import { tokenAccess, type TokenCheck } from './dashboard/access.js';
 import { Dashboard } from './dashboard/dashboard.js';
 import { registrationsFor } from '../core/roster.js';
@@ -71,32 +72,6 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 /** A missing, bad, expired or revoked token. No resource_metadata: no client should start an OAuth flow. */
 function unauthorized(res: ServerResponse, description: string): void {
   send(res, 401, { error: 'invalid_token', error_description: description }, { 'www-authenticate': 'Bearer realm="agent-bus", error="invalid_token"' });
-}
-
-/** The body, up to `limit` bytes: null when it is longer (the request is answered 413 then). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      resolve(null);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** The routes metrics are kept by: the known ones, and everything else as one. */

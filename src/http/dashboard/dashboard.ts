@@ -13,6 +13,7 @@ import { clearedCookie, sameOrigin, sessionCookie, type DashboardAccess, type Da
 import { GET_ROUTES, POST_ROUTES, type ApiContext } from './api.js';
 import { isAssetPath, MissingAssetsError, SECURITY_HEADERS, serveAsset } from './assets.js';
 import { DashboardEvents } from './events.js';
+import { readBody } from '../request-body.js';
 
 export interface DashboardOptions {
   bus: Bus;
@@ -49,33 +50,17 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.end(text);
 }
 
-/** The body as a JSON object; past `limit` bytes the request is cut off at once. */
-function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | 'too-large' | 'not-json'> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return resolve('too-large');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        resolve('too-large');
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      try {
-        const value: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
-        resolve(value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : 'not-json');
-      } catch {
-        resolve('not-json');
-      }
-    });
-    req.on('error', reject);
-  });
+/** The body as a JSON object, or why not. */
+async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | 'too-large' | 'not-json'> {
+  const raw = await readBody(req, limit);
+  if (raw === null) return 'too-large';
+  try {
+    const text = raw.toString('utf8');
+    const value: unknown = text.trim() === '' ? {} : JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : 'not-json';
+  } catch {
+    return 'not-json';
+  }
 }
 
 export class Dashboard {
