@@ -201,7 +201,7 @@ async function largeInboxRead(ws: Workspace, engine: Engine = 'sqlite'): Promise
     let messagesRead = 0;
     for (const [index, reader] of seed.readers.entries()) {
       const start = performance.now();
-      const read = await bus.readInbox({ reader: reader.name, markRead: true });
+      const read = await bus.readInbox({ reader: reader.name, markRead: true, via: 'read_inbox' });
       const elapsed = performance.now() - start;
       if (read.length === 0) throw new Error(`${reader.name} found no mail; the seed is wrong`);
       if (index >= WARMUP_READS) {

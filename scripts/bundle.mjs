@@ -132,12 +132,16 @@ const warmups = {
   // A port that is no port: refused at once, which still compiles its start-up.
   web: ['web', '--port', 'none'],
   search: ['search', 'warming the code cache'],
+  // No such message: refused after a look at the store, which compiles its path.
+  status: ['status', 'warming-the-code-cache'],
   // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
   login: ['login', 'http://127.0.0.1:1', '--token', 'warmup'],
   logout: ['logout'],
   // Mail is waiting for the hooks' agent: the watcher takes it at once and exits 10.
   'hook-watch': ['hook-watch', '--client', 'opencode', '--max-seconds', '2'],
 };
+/** Warm-ups refused on purpose (each comment above says why): their exit status is not a failure. */
+const REFUSED_AT_WARMUP = new Set(['serve', 'web', 'chat', 'store', 'login', 'logout', 'status']);
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {
   const env = {
@@ -158,7 +162,7 @@ try {
     }
     const input = name.startsWith('hook-') ? JSON.stringify({ session_id: 'warmup-session', cwd: scratch }) : '{}';
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
-    if (result.status !== 0 && name !== 'serve' && name !== 'web' && name !== 'chat' && name !== 'store' && name !== 'login' && name !== 'logout' && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
+    if (result.status !== 0 && !REFUSED_AT_WARMUP.has(name) && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
   // The PostgreSQL engine's bundle: a hook run against a server that refuses it compiles its start-up and connect paths.
   const engineRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {

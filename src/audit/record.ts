@@ -61,8 +61,8 @@ export function digestBody(body: string): BodyDigest {
  * A row about one message (send, read, deliver, claim), keys in the documented
  * order. A fan-out passes one digest for all its copies: the body is the same.
  */
-export function messageRow(op: AuditOp, ts: string, actor: string, message: MessageFacts, digest = digestBody(message.body)): AuditRow {
-  return {
+export function messageRow(op: AuditOp, ts: string, actor: string, message: MessageFacts, digest = digestBody(message.body), via?: string): AuditRow {
+  const row: AuditRow = {
     ts,
     op,
     actor,
@@ -74,6 +74,9 @@ export function messageRow(op: AuditOp, ts: string, actor: string, message: Mess
     body_preview: digest.preview,
     body_sha256: digest.sha256,
   };
+  // A read or a delivery says how the mail reached its reader (the receipt's way).
+  if (via !== undefined) row.via = via;
+  return row;
 }
 
 /** What a row about a text that is not a message (a wake's message, a notice) says of it. */

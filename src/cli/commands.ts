@@ -39,10 +39,29 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { name: 'to', type: 'string', value: 'NAME', description: 'recipient', default: '*' },
       { name: 'thread', type: 'string', value: 'ID', description: 'reply on this thread instead of starting one' },
+      { name: 'wait', type: 'string', value: 'STATE', description: 'then wait until every recipient has it delivered (shown to its model or person) or read; exit 4 on --timeout' },
+      { name: 'timeout', type: 'string', value: 'DURATION', description: 'how long --wait waits (30s, 5m, 1h)', default: '60s' },
       speaker,
       json,
     ],
-    examples: ['agent-bus send "please review the login form" --to web-app', 'git diff | agent-bus send - --to api/claude'],
+    examples: [
+      'agent-bus send "please review the login form" --to web-app',
+      'git diff | agent-bus send - --to api/claude',
+      'agent-bus send "deploy is frozen" --to api/claude --wait read --timeout 5m',
+    ],
+  },
+  {
+    name: 'status',
+    summary: "Where a message has got to: each recipient's copy sent ✓, delivered ✓✓ (shown to its model or person) or read.",
+    details: [
+      'ID: any id `send --json` printed (one of message_ids, or fanout_id for the whole send), or the start of one.',
+      "A fan-out shows every recipient. For each copy: when it was delivered and read, and how (hook-user-prompt,",
+      'hook-stop, hook-watch, read_inbox, chat, web, inbox). The state at the top is the least advanced copy\'s.',
+      "On this machine every message is shown; --name NAME only what NAME sent or received, as over a hub.",
+    ].join('\n'),
+    positionals: [{ name: 'ID', required: true, description: 'the message: an id, a fan-out id, or the start of one' }],
+    options: [{ name: 'name', type: 'string', value: 'NAME', description: 'ask as NAME: only mail it sent or received' }, json],
+    examples: ['agent-bus status 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b', 'agent-bus send hi --to api --json | jq -r .fanout_id | xargs agent-bus status'],
   },
   {
     name: 'inbox',

@@ -19,6 +19,7 @@ export const TOOL_NAMES = [
   'send_message',
   'read_inbox',
   'read_thread',
+  'message_status',
   'search_messages',
   'tail_audit',
   'set_session',

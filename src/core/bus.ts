@@ -26,6 +26,10 @@ import { AuditCheck } from './audit-check.js';
 import { Retention } from './retention.js';
 import { quoted } from '../model/quote.js';
 import { searchMail, type SearchHit, type SearchRequest } from './search.js';
+import { findSend, sendStatus, type MessageStatus } from './receipts.js';
+import { awaitSend } from './receipt-wait.js';
+import { readRecord, type ReceiptState, type ReceiptWay } from '../model/receipts.js';
+
 import { foldThread, mailDay, rosterPage, threadPage, THREAD_ROWS, type MailDay, type RosterPage, type ThreadPage, type ThreadView } from './overview.js';
 
 export const MAX_THREAD_ID_LENGTH = 200;
@@ -49,6 +53,8 @@ export interface SendResult {
   recipients: string[];
   thread_id: string | null;
   sent_at: string;
+  /** A fan-out's own id: `status` takes it (or any of message_ids) for the whole send. */
+  fanout_id: string | null;
   message_id?: string;
 }
 
@@ -57,6 +63,12 @@ export interface ReadRequest {
   markRead?: boolean;
   limit?: number;
   actionableOnly?: boolean;
+  /**
+   * How the mail reaches its reader, recorded as each copy's receipt: a read marks it read and
+   * delivered; a peek marks it delivered only. Null: a look nobody is shown (nothing is recorded);
+   * a read must say.
+   */
+  via: ReceiptWay | null;
   /** The mail is being handed to its reader's model or screen: audit a `deliver` row per message. */
   deliver?: boolean;
 }
@@ -260,6 +272,7 @@ export class Bus {
       recipients: records.map((record) => record.toAgent),
       thread_id: records[0]?.threadId ?? threadId,
       sent_at: sentAt,
+      fanout_id: records[0]?.fanoutId ?? null,
     };
     if (records.length === 1 && records[0]) result.message_id = records[0].messageId;
     return result;
@@ -271,14 +284,19 @@ export class Bus {
     const now = nowStamp();
     const reader = readerIdentity(request.reader);
     const query = { reader, limit, actionableOnly: request.actionableOnly ?? false, now };
-    if (!(request.markRead ?? true)) return (await this.store.peekInbox(query)).map(messageView);
-    const outcome = await this.store.readInbox({ query, decide: (rows, copies) => decideTake(rows, copies, reader) });
+    const { via } = request;
+    if (!(request.markRead ?? true)) {
+      const peeked = await this.store.peekInbox(query);
+      return (via === null ? peeked : await this.recordShown(request.reader, peeked, via)).map(messageView);
+    }
+    if (via === null) throw new Error('a read says how the mail reaches its reader');
+    const outcome = await this.store.readInbox({ query, decide: (rows, copies) => decideTake(rows, copies, reader), via });
     const contested = new Set(outcome.decision.contested);
     const rows: AuditRow[] = [];
     for (const message of outcome.messages) {
       const digest: BodyDigest = digestBody(message.body);
-      rows.push(messageRow('read', now, request.reader, message, digest));
-      if (request.deliver) rows.push(messageRow('deliver', now, request.reader, message, digest));
+      rows.push(messageRow('read', now, request.reader, message, digest, via));
+      if (request.deliver) rows.push(messageRow('deliver', now, request.reader, message, digest, via));
       if (contested.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
     }
     this.audit.append(rows);
@@ -292,7 +310,7 @@ export class Bus {
    * meanwhile. If `show` throws, the lease is given back at once; if the
    * process dies, the lease runs out. Either way the mail stays unread.
    */
-  async deliverInbox(request: { reader: string; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void | Promise<void>): Promise<MessageView[]> {
+  async deliverInbox(request: { reader: string; via: ReceiptWay; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void | Promise<void>): Promise<MessageView[]> {
     const reader = readerIdentity(request.reader);
     const micros = nowMicros();
     const outcome = await this.store.takeInbox({
@@ -309,16 +327,48 @@ export class Bus {
     }
     if (outcome.messages.length === 0) return views;
     const now = nowStamp();
-    await this.store.markDelivered(outcome, now);
+    const { via } = request;
+    await this.store.markDelivered(outcome, now, via);
     const contested = new Set(outcome.decision.contested);
     const rows: AuditRow[] = [];
     for (const message of outcome.messages) {
       const digest = digestBody(message.body);
-      rows.push(messageRow('read', now, request.reader, message, digest), messageRow('deliver', now, request.reader, message, digest));
+      rows.push(messageRow('read', now, request.reader, message, digest, via), messageRow('deliver', now, request.reader, message, digest, via));
       if (contested.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
     }
     this.audit.append(rows);
-    return outcome.messages.map(messageView);
+    return outcome.messages.map((message) => messageView(readRecord(message, now, via)));
+  }
+
+  /**
+   * Mail shown to `reader` without being taken (a peek by its model, a thread on its dashboard):
+   * its copies to `reader` not delivered before are marked delivered by `via`, each with a
+   * `deliver` audit row. The messages come back as they now stand.
+   */
+  async recordShown(reader: string, messages: MessageRecord[], via: ReceiptWay): Promise<MessageRecord[]> {
+    const own = messages.filter((message) => message.deliveredAt === null && (message.toAgent === reader || message.toAgent === clientAddressOf(reader)));
+    if (own.length === 0) return messages;
+    const now = nowStamp();
+    const marked = new Set(await this.store.recordDelivered(own.map((message) => message.messageId), now, via));
+    if (marked.size === 0) return messages;
+    this.audit.append(own.filter((message) => marked.has(message.messageId)).map((message) => messageRow('deliver', now, reader, message, digestBody(message.body), via)));
+    return messages.map((message) => (marked.has(message.messageId) ? { ...message, deliveredAt: now, deliveredVia: via } : message));
+  }
+
+  /** The receipts of the send `id` names, as `reader` may see them (null: every send, for the human on this machine). */
+  async messageStatus(id: string, reader: string | null): Promise<MessageStatus> {
+    return sendStatus(await findSend(this.store, id, reader));
+  }
+
+  /**
+   * Wait until every copy of the send `id` names has reached `wanted`, or until `timeoutMs` has
+   * passed, looking again whenever the store's change feed says it may have moved. The status
+   * last seen, and whether it got there.
+   */
+  async awaitReceipts(id: string, reader: string | null, wanted: ReceiptState, timeoutMs: number, onChange?: (status: MessageStatus) => void): Promise<{ status: MessageStatus; reached: boolean }> {
+    const first = await this.messageStatus(id, reader);
+    const send = first.fanout_id ?? first.message_id;
+    return awaitSend(this.store.changes(), () => this.messageStatus(send, reader), first, wanted, timeoutMs, onChange);
   }
 
   async pendingCount(reader: string): Promise<number> {
@@ -380,9 +430,10 @@ export class Bus {
     return threadPage(this.store, before, limit);
   }
 
-  /** A thread's sends, oldest first, with each copy's read state. */
-  async threadView(threadId: string): Promise<ThreadView> {
-    return foldThread(await this.store.thread(threadId, THREAD_ROWS));
+  /** A thread's sends, oldest first, with each copy's receipt; with `shownTo`, its copies to that reader count as delivered by `via`. */
+  async threadView(threadId: string, shownTo?: { reader: string; via: ReceiptWay }): Promise<ThreadView> {
+    const messages = await this.store.thread(threadId, THREAD_ROWS);
+    return foldThread(shownTo === undefined ? messages : await this.recordShown(shownTo.reader, messages, shownTo.via));
   }
 
   /** The last day's mail by hour and by sender and address. */

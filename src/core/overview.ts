@@ -6,6 +6,7 @@
  */
 import { formatStamp } from '../model/clock.js';
 import type { MessageGlance, MessageRecord, Store, ThreadCount } from '../store/ports.js';
+import { receiptState, type ReceiptState } from '../model/receipts.js';
 import type { AgentView } from './views.js';
 
 /** A repo and its names, clients first with their sessions under them. */
@@ -35,6 +36,18 @@ export interface ThreadPage {
   next: number | null;
 }
 
+/** One recipient's copy in a thread: its receipt (state, when and how delivered and read) and whether it claimed the send. */
+export interface ThreadCopy {
+  to: string;
+  messageId: string;
+  state: ReceiptState;
+  deliveredAt: string | null;
+  deliveredVia: string | null;
+  readAt: string | null;
+  readVia: string | null;
+  claimedBy: string | null;
+}
+
 /** One send of a thread, its copies folded together: who got it, read it and claimed it. */
 export interface ThreadSend {
   from: string;
@@ -43,8 +56,10 @@ export interface ThreadSend {
   body: string;
   sentAt: string;
   /** The first COPIES_SHOWN copies; the counts cover them all. */
-  copies: Array<{ to: string; messageId: string; deliveredAt: string | null; readAt: string | null; claimedBy: string | null }>;
+  copies: ThreadCopy[];
   copyCount: number;
+  /** Copies delivered (read ones among them) and read. */
+  deliveredCount: number;
   readCount: number;
   /** Who claimed it, for mail to a repo. */
   claimedBy: string | null;
@@ -151,16 +166,27 @@ export function foldThread(messages: MessageRecord[]): ThreadView {
         sentAt: message.sentAt,
         copies: [],
         copyCount: 0,
+        deliveredCount: 0,
         readCount: 0,
         claimedBy: null,
       };
       sends.set(key, send);
     }
     send.copyCount++;
+    if (message.deliveredAt !== null || message.readAt !== null) send.deliveredCount++;
     if (message.readAt !== null) send.readCount++;
     if (send.kind === 'group' && send.claimedBy === null) send.claimedBy = message.claimedBy;
     if (send.copies.length < COPIES_SHOWN) {
-      send.copies.push({ to: message.toAgent, messageId: message.messageId, deliveredAt: message.deliveredAt, readAt: message.readAt, claimedBy: message.claimedBy });
+      send.copies.push({
+        to: message.toAgent,
+        messageId: message.messageId,
+        state: receiptState(message),
+        deliveredAt: message.deliveredAt,
+        deliveredVia: message.deliveredVia,
+        readAt: message.readAt,
+        readVia: message.readVia,
+        claimedBy: message.claimedBy,
+      });
     }
   }
   const all = [...sends.values()];

@@ -19,6 +19,9 @@ export interface MessageView {
   thread_id: string;
   read_at: string | null;
   delivered_at: string | null;
+  /** How the copy was delivered and read (hook-user-prompt, hook-stop, hook-watch, read_inbox, chat, web, inbox): its receipt. */
+  delivered_via: string | null;
+  read_via: string | null;
 }
 
 export function messageKind(message: Pick<MessageRecord, 'fanoutId' | 'addressedTo'>): MessageKind {
@@ -39,6 +42,8 @@ export function messageView(message: MessageRecord): MessageView {
     thread_id: message.threadId,
     read_at: message.readAt,
     delivered_at: message.deliveredAt,
+    delivered_via: message.deliveredVia,
+    read_via: message.readVia,
   };
 }
 

@@ -250,7 +250,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     // inbox (most turns have neither); a hook of its own keeps to its one connection. A failed look
     // only means the delivery looks again.
     const anyDue = local === null ? bus.notices.anyDue({ moment: 'prompt', session, subscriptions: turn.subscriptions }).catch(() => true) : Promise.resolve(true);
-    await bus.deliverInbox({ reader }, async (messages) => {
+    await bus.deliverInbox({ reader, via: 'hook-user-prompt' }, async (messages) => {
       const mail = promptContext(messages, reader, shared);
       const notices = (await anyDue) ? await noticesText(bus, noticeRun, 'prompt', session, mail === null ? 0 : Buffer.byteLength(mail, 'utf8')) : null;
       turn.write(dialect.prompt(joined(mail, notices)));
@@ -259,7 +259,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   }
   if (local !== null) startBrainWriter(turn, local);
   let keptWorking = false;
-  await bus.deliverInbox({ reader, actionableOnly: true }, (messages) => {
+  await bus.deliverInbox({ reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
     const reason = stopReason(messages, reader, shared);
     keptWorking = reason !== null;
     turn.write(dialect.stop(reason));

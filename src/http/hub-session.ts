@@ -6,6 +6,7 @@
  * own, by the rules a local server follows; a call with no session id speaks
  * as the client address, which every session of that client shares.
  */
+import type { ReceiptWay, SurfaceWay } from '../model/receipts.js';
 import type { Bus } from '../core/bus.js';
 import { sessionsEnabled } from '../core/identity.js';
 import { clientAddressOf, normaliseLabel } from '../core/names.js';
@@ -79,6 +80,8 @@ export class HubSession implements ToolSession {
   private conversation: string | null = null;
   /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
   private speakAs: string | null = null;
+  /** How the current request shows the mail it reads: a model's call, or the remote chat or inbox that said so. */
+  readWay: ReceiptWay = 'read_inbox';
 
   constructor(
     private readonly bus: Bus,
@@ -88,10 +91,11 @@ export class HubSession implements ToolSession {
     private readonly registered: Set<string>,
   ) {}
 
-  /** A new request: what it asked to speak as (checked by the hub) and the session id its headers sent. */
-  begin(speakAs: string | null, conversation: string | null): void {
+  /** A new request: what it asked to speak as (checked by the hub), the session id its headers sent, and the surface it said it is. */
+  begin(speakAs: string | null, conversation: string | null, via: SurfaceWay | null = null): void {
     this.speakAs = speakAs;
     this.conversation = conversation;
+    this.readWay = via ?? 'read_inbox';
     this.held = null;
   }
 

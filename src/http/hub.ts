@@ -5,6 +5,7 @@
  * who is asking. The hub keeps nothing of its own between requests: any
  * number of hubs can share one PostgreSQL database, and a restart loses nothing.
  */
+import { isSurfaceWay } from '../model/receipts.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
@@ -210,7 +211,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     if (token === null) return;
     const sessions = sessionsReadAhead.checked(token, readAhead);
     // The remote CLI's --name: the token's own agent, or one of its sessions; nothing else.
-    const as = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('as');
+    const params = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    const as = params.get('as');
+    // The remote chat and inbox say so: the mail they read is a person's to see, not a model's call.
+    const via = params.get('via');
     if (as !== null && nameProblem(as) !== null) {
       send(res, 400, { error: 'invalid_request', error_description: `${quoted(as)} is not a name: ${nameProblem(as)}` });
       return;
@@ -240,7 +244,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // Which name the token spoke as: the remote CLI prints it.
       res.setHeader('x-agent-bus-agent', as ?? token.agent);
       if (path === '/mcp') {
-        await servers.serve(token, req, res, body, as === token.agent ? null : as);
+        await servers.serve(token, req, res, body, as === token.agent ? null : as, isSurfaceWay(via) ? via : null);
         return;
       }
       try {

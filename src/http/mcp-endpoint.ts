@@ -12,6 +12,7 @@ import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
 import type { Env } from '../core/settings.js';
 import type { TokenRecord } from '../model/records.js';
+import type { SurfaceWay } from '../model/receipts.js';
 import { instructionsFor, TOUCH_INTERVAL_MS } from '../mcp/server.js';
 import { buildTools } from '../mcp/tools.js';
 import { HubSession, type HubMemory } from './hub-session.js';
@@ -67,11 +68,11 @@ export class McpServers {
     if (list.length < IDLE_PER_TOKEN) list.push(pooled);
   }
 
-  /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller). */
-  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null): Promise<void> {
+  /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller); `via`: the remote surface that reads. */
+  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, via: SurfaceWay | null = null): Promise<void> {
     const header = req.headers['x-agent-bus-session'];
     const pooled = this.take(token);
-    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null);
+    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, via);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
       void pooled.server

@@ -27,6 +27,8 @@ export class ServerSession implements ToolSession {
   private readonly startWarnings: string[];
   /** Why the store could not be used at the last call, until a call gets through again. */
   private storeProblem: string | null = null;
+  /** Over stdio every read_inbox is the client's model calling. */
+  readonly readWay = 'read_inbox';
 
   constructor(
     private readonly bus: Bus,

@@ -3,6 +3,8 @@
  * (a client's process, which may hold a session address), over the hub the
  * agent a request's token names.
  */
+import type { ReceiptWay } from '../model/receipts.js';
+
 export interface ToolSession {
   /** The name every call speaks as. */
   readonly name: string;
@@ -10,6 +12,8 @@ export interface ToolSession {
   readonly repoPath: string;
   /** Whether this identity holds a session address of its own (not a shared or bare name). */
   readonly holdsSession: boolean;
+  /** How mail read_inbox takes reaches its reader: a model's call, or over the hub agent-bus's own chat or inbox. */
+  readonly readWay: ReceiptWay;
   /** What whoami warns about. */
   readonly warnings: string[];
   /** Ready the identity before a call (register it, claim its session); `callKey` is the client's id for the conversation. */

@@ -1,4 +1,4 @@
-/** The MCP tools: seven for mail, three for notices, two for the brain, each attributed to the server's own identity. */
+/** The MCP tools: nine for mail, three for notices, two for the brain, each attributed to the server's own identity. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -172,9 +172,12 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       description: "Unread mail for this session (its own, plus mail to its client address no other session took), oldest first. mark_read=false only peeks.",
       inputSchema: { mark_read: z.boolean().nullish(), limit: limitArg() },
     },
-    handle(async ({ mark_read, limit }: { mark_read?: boolean | null | undefined; limit?: number | null | undefined }) =>
-      bus.readInbox({ reader: session.name, markRead: mark_read ?? true, limit: limitOf(limit, 50) }),
-    ),
+    handle(async ({ mark_read, limit }: { mark_read?: boolean | null | undefined; limit?: number | null | undefined }) => {
+      const markRead = mark_read ?? true;
+      // A model's peek puts the mail in its context (delivered); a person's peek through the remote inbox records nothing, as on this machine.
+      const via = markRead || session.readWay === 'read_inbox' ? session.readWay : null;
+      return bus.readInbox({ reader: session.name, markRead, limit: limitOf(limit, 50), via, deliver: session.readWay === 'chat' });
+    }),
   );
 
   server.registerTool(
@@ -195,6 +198,16 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     'read_thread',
     { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limitArg() } },
     handle(async ({ thread_id, limit }: { thread_id: string; limit?: number | null | undefined }) => bus.thread(thread_id, limitOf(limit, 100))),
+  );
+
+  server.registerTool(
+    'message_status',
+    {
+      description:
+        "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), or the start of one.",
+      inputSchema: { message_id: z.string().min(1) },
+    },
+    handle(async ({ message_id }: { message_id: string }) => bus.messageStatus(message_id, session.name)),
   );
 
   server.registerTool(

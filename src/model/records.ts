@@ -26,6 +26,9 @@ export interface MessageRecord {
   fanoutId: string | null;
   toGroup: string | null;
   claimedBy: string | null;
+  /** How the copy was first delivered and how it was read (a ReceiptWay), where it was. */
+  deliveredVia: string | null;
+  readVia: string | null;
 }
 
 /** How an agent is put on the roster. */

@@ -7,6 +7,7 @@
 import { BusError } from '../model/errors.js';
 import { hubRequest, HubUnreachable, refusal, type HubResponse } from './http.js';
 import type { HubAccess } from './settings.js';
+import type { SurfaceWay } from '../model/receipts.js';
 
 /** How long a CLI command waits for the hub. */
 const CLI_TIMEOUT_MS = 30_000;
@@ -38,8 +39,15 @@ async function askHub(access: HubAccess, path: string, body: unknown): Promise<H
   return response;
 }
 
-export async function callHubTool<T>(access: HubAccess, tool: string, args: Record<string, unknown>, as: string | null = null): Promise<HubResult<T>> {
-  const path = as === null ? '/mcp' : `/mcp?as=${encodeURIComponent(as)}`;
+/**
+ * One tool call at the hub. `via`: the surface of this machine that shows what `read_inbox` takes
+ * (the CLI's inbox, the chat), recorded as the mail's receipt instead of a model's read.
+ */
+export async function callHubTool<T>(access: HubAccess, tool: string, args: Record<string, unknown>, as: string | null = null, via: SurfaceWay | null = null): Promise<HubResult<T>> {
+  const query = new URLSearchParams();
+  if (as !== null) query.set('as', as);
+  if (via !== null) query.set('via', via);
+  const path = query.size === 0 ? '/mcp' : `/mcp?${query.toString()}`;
   const response = await askHub(access, path, { jsonrpc: '2.0', id: ++ids, method: 'tools/call', params: { name: tool, arguments: args } });
   const body = response.body as { result?: { content?: Array<{ text?: string }>; isError?: boolean }; error?: { message?: string } } | null;
   if (body?.error) throw new BusError(`the hub at ${access.url} said: ${body.error.message ?? 'an error'}`);

@@ -9,6 +9,7 @@ import type { NoticeCandidate, NoticeRecord, Severity } from '../model/notices.j
 import type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 import type { TableModel, TableRow } from './tables.js';
 import type { SearchFilter, SearchTerm } from '../model/search.js';
+import type { ReceiptRecord, ReceiptWay } from '../model/receipts.js';
 
 export type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
 
@@ -173,17 +174,33 @@ export interface MailPort {
   peekInbox(query: InboxQuery): Promise<MessageRecord[]>;
   /**
    * Read: select, decide once, then in the same transaction claim what the decision
-   * claims and mark the rows and the copies it settles read and delivered at `now`.
+   * claims and mark the rows and the copies it settles read and delivered at `now`, by `via`.
    */
-  readInbox(input: InboxTake): Promise<ReadOutcome>;
+  readInbox(input: InboxTake & { via: ReceiptWay }): Promise<ReadOutcome>;
   /**
    * Take, for a hook that marks mail delivered only once it has printed it (so a hook
    * that dies first loses nothing): select, decide once, claim, and lease the rows with
    * `lease` (a stamp, compared as text with later queries' `now`, then a token), leaving them unread.
    */
   takeInbox(input: InboxTake & { lease: string }): Promise<TakeOutcome>;
-  /** Mark taken mail, and the copies its take settles, read and delivered. */
-  markDelivered(taken: TakeOutcome, now: string): Promise<void>;
+  /** Mark taken mail, and the copies its take settles, read and delivered at `now`, by `via`. */
+  markDelivered(taken: TakeOutcome, now: string, via: ReceiptWay): Promise<void>;
+  /**
+   * Mark these copies delivered at `now` by `via` where they were not delivered yet (shown, not
+   * taken: a peek by the model, the dashboard). The ids of the copies this marked.
+   */
+  recordDelivered(messageIds: string[], now: string, via: ReceiptWay): Promise<string[]>;
+  /**
+   * The receipts of the send `id` names, every copy of it ordered by recipient: the message with
+   * that id (with the other copies of its fan-out, if it has one), or the copies of the fan-out
+   * with that id. Empty when it names neither.
+   */
+  receipts(id: string): Promise<ReceiptRecord[]>;
+  /**
+   * The sends a copy's id or a fan-out's id beginning with `prefix` names, each by the id `receipts`
+   * takes for it (its fan-out's id, else its message id): at most `limit`, in order.
+   */
+  sendIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /**
    * Give back mail a take could not show: its leases (only where they are still the take's),
    * and its claims where the reader still holds them and the copy is unread.

@@ -16,5 +16,7 @@ export function plannedMessages(input: SendInput, plan: SendPlan): MessageRecord
     fanoutId: plan.fanoutId,
     toGroup: row.toGroup,
     claimedBy: null,
+    deliveredVia: null,
+    readVia: null,
   }));
 }

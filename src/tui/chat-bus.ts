@@ -4,6 +4,7 @@ import type { ListedNotice } from '../core/notice-ops.js';
 import type { AgentView, MessageView } from '../core/views.js';
 import type { Registration } from '../model/records.js';
 import type { ChangeFeed } from '../core/store-changes.js';
+import type { MessageStatus } from '../core/receipts.js';
 
 export interface ChatBus {
   register(registrations: Registration[]): Promise<void>;
@@ -13,6 +14,8 @@ export interface ChatBus {
   thread(threadId: string, limit?: number): Promise<MessageView[]>;
   threadIdsStartingWith(prefix: string, limit?: number): Promise<string[]>;
   recentMessages(limit?: number): Promise<MessageView[]>;
+  /** A send's receipts, as `reader` (the chat's own name) may see them. */
+  messageStatus(id: string, reader: string | null): Promise<MessageStatus>;
   readonly notices: { list(): Promise<ListedNotice[]> };
   changes(): ChangeFeed;
 }

@@ -15,6 +15,7 @@ import type { Registration } from '../model/records.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
 import { quoted } from '../model/quote.js';
+import type { SendResult } from '../core/bus.js';
 
 const MAX_HISTORY = 1000;
 
@@ -41,6 +42,8 @@ export interface ChatSeat {
   style: Style;
   /** Print above the line being typed. */
   say(text: string): void;
+  /** Follow a send's receipts: its ticks are said as they move. */
+  follow(result: SendResult, to: string): void;
   target(): string;
   setTarget(target: string): void;
   clearScreen(): void;
@@ -78,9 +81,13 @@ async function send(seat: ChatSeat, to: string, body: string): Promise<void> {
   }
   try {
     const result = await seat.bus.send({ from: seat.name, to, body, register: seat.registrations });
-    if (result.recipients.length === 0) say(`[chat] ${printable(nobodyReachedNote(result.kind, to))}`);
-    else if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortThread(result.thread_id)})`);
-    else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg)`);
+    if (result.recipients.length === 0) {
+      say(`[chat] ${printable(nobodyReachedNote(result.kind, to))}`);
+      return;
+    }
+    if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortThread(result.thread_id)}) ✓`);
+    else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg) ✓`);
+    seat.follow(result, result.kind === 'broadcast' ? 'all' : to);
   } catch (error) {
     // Not put back on the line by itself: what was typed since would be spliced into it.
     say(`[chat] not sent: ${printable((error as Error).message)} (Up brings the line back)`);

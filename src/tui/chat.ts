@@ -24,6 +24,7 @@ import { arrivalLine, noticeLine, sendLines } from './chat-render.js';
 import { completions, recentSends, runLine, type ChatSeat } from './chat-commands.js';
 import { appendHistory, HISTORY_LINES, loadHistory } from './chat-history.js';
 import { takeSeat } from './seat.js';
+import { SentReceipts } from './chat-receipts.js';
 import { controlJob } from './job-control.js';
 import { quoted } from '../model/quote.js';
 
@@ -151,14 +152,17 @@ export async function runChat(options: ChatOptions): Promise<number> {
     }
   };
 
+  const receipts = new SentReceipts(bus, name);
   const subscriptions = parseSubscriptions(env, () => busDotEnv(env));
   const noticed = new Set<string>();
   const deliver = async (): Promise<void> => {
     for (;;) {
-      const mail = await bus.readInbox({ reader: name, markRead: true, deliver: true, limit: INBOX_BATCH });
+      const mail = await bus.readInbox({ reader: name, markRead: true, deliver: true, limit: INBOX_BATCH, via: 'chat' });
       for (const message of mail) say(arrivalLine(message, name, style));
       if (mail.length < INBOX_BATCH) break;
     }
+    // The chat's own sends that moved on: their ticks.
+    if (receipts.size > 0) for (const line of await receipts.look(style)) say(line);
     // Live critical and alert notices for this seat's subscriptions, each shown once.
     for (const notice of await bus.notices.list()) {
       if (notice.severity === 'info' || noticed.has(notice.notice_id) || !receives(subscriptions, notice.channel)) continue;
@@ -174,6 +178,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     env,
     style,
     say,
+    follow: (result, to) => receipts.follow(result, to),
     target: () => target,
     setTarget: (next) => {
       target = next;

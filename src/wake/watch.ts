@@ -136,12 +136,12 @@ export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'>, r
   const now = formatStamp(micros);
   if (!(await bus.wakes.take(reader, micros, wakesPerHour(run.env)))) {
     // Past the hourly limit the mail waits for the agent's next turn.
-    const [first] = (await bus.readInbox({ reader, markRead: false, limit: 1 })) as unknown as MessageRecord[];
+    const [first] = (await bus.readInbox({ reader, markRead: false, limit: 1, via: null })) as unknown as MessageRecord[];
     if (first) bus.audit.append([wakeRow(now, reader, toRecord(first), reader, 'watch', 'rate-limited')]);
     return 0;
   }
   const shared = clientAddressOf(reader);
-  const views = await bus.deliverInbox({ reader }, (messages) => {
+  const views = await bus.deliverInbox({ reader, via: 'hook-watch' }, (messages) => {
     const text = promptContext(messages, reader, shared);
     if (text !== null) run.say(`agent-bus: new mail\n${text}`);
   });
@@ -167,5 +167,7 @@ function toRecord(view: unknown): MessageRecord {
     fanoutId: null,
     toGroup: null,
     claimedBy: null,
+    deliveredVia: null,
+    readVia: null,
   };
 }

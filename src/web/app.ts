@@ -75,7 +75,7 @@ async function start(): Promise<void> {
     pending = window.setTimeout(() => {
       pending = undefined;
       lastRead = Date.now();
-      void Promise.allSettled([roster.load(), threads.load(), notices.load(), brain.load(), wake.load(), loadPictures()]);
+      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), brain.load(), wake.load(), loadPictures()]);
     }, wait);
   };
   const live = byId('live');

@@ -1,7 +1,8 @@
-/** Threads: the list, newest first and paged; a thread whole, oldest first, with each recipient's read state. */
+/** Threads: the list, newest first and paged; a thread whole, oldest first, with each recipient's receipt. */
 import { getJson } from './api.js';
 import { byId, el, Latest, rebuild, show } from './dom.js';
 import { ago, clock, shortId } from './time.js';
+import { copyWhen, sendState, tick } from './receipts.js';
 import type { ThreadSend, ThreadSummary } from './types.js';
 
 const PAGE = 25;
@@ -104,19 +105,18 @@ export class Threads {
 
 function sendItem(send: ThreadSend): HTMLLIElement {
   const more = send.copyCount - send.copies.length;
+  const counts = send.copyCount === 1 ? '' : ` (${send.deliveredCount} of ${send.copyCount} delivered, ${send.readCount} read)`;
   return el(
     'li',
     { class: 'send' },
-    el('p', { class: 'head' }, el('strong', {}, send.from), ` → ${send.to}`, el('time', { datetime: send.sentAt, class: 'muted' }, ` ${clock(send.sentAt)}`)),
+    el('p', { class: 'head' }, el('strong', {}, send.from), ` → ${send.to}`, el('time', { datetime: send.sentAt, class: 'muted' }, ` ${clock(send.sentAt)}`), ' ', tick(sendState(send), `${sendState(send)}${counts}`)),
     el('p', { class: 'body' }, send.body),
     send.claimedBy !== null ? el('p', { class: 'claim' }, `claimed by ${send.claimedBy}`) : null,
     el(
       'ul',
-      { class: 'copies', 'aria-label': 'read state per recipient' },
-      ...send.copies.map((copy) =>
-        el('li', { class: copy.readAt ? 'read' : copy.deliveredAt ? 'delivered' : 'unread' }, copy.to, ': ', copy.readAt ? `read ${clock(copy.readAt)}` : copy.deliveredAt ? `delivered ${clock(copy.deliveredAt)}` : 'unread'),
-      ),
-      more > 0 ? el('li', {}, `and ${more} more recipients (${send.readCount} of ${send.copyCount} read)`) : null,
+      { class: 'copies', 'aria-label': 'receipt per recipient' },
+      ...send.copies.map((copy) => el('li', { 'data-to': copy.to }, tick(copy.state, `${copy.to}: ${copyWhen(copy)}`))),
+      more > 0 ? el('li', {}, `and ${more} more recipients`) : null,
     ),
   );
 }

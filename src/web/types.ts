@@ -3,7 +3,9 @@
  * server is bundled into the page), and the few shapes the API makes itself.
  */
 export type { AuditRow } from '../audit/record.js';
-export type { MailDay, RosterPage, ThreadSend, ThreadSummary } from '../core/overview.js';
+export type { MailDay, RosterPage, ThreadCopy, ThreadSend, ThreadSummary } from '../core/overview.js';
+export type { MessageStatus } from '../core/receipts.js';
+export type { ReceiptState } from '../model/receipts.js';
 export type { AgentView as Agent } from '../core/views.js';
 export type { ListedNotice as Notice } from '../core/notice-ops.js';
 

@@ -28,6 +28,14 @@ function hook(kind: 'hook-user-prompt' | 'hook-stop', env: NodeJS.ProcessEnv, pa
 
 const withBus = withTempBus;
 
+/** A copy's receipt as `agent-bus status --json` shows it. */
+function receiptOf(bus: TempBus, id: string): { state: string; delivered_at: string | null; delivered_via: string | null; read_via: string | null } {
+  const status = json<{ copies: Array<{ state: string; delivered_at: string | null; delivered_via: string | null; read_via: string | null }> }>(runCli(['status', id, '--json'], { env: bus.env }));
+  const [copy] = status.copies;
+  assert.ok(copy, `a copy of ${id}`);
+  return copy;
+}
+
 function register(bus: TempBus, name: string, repo: string): void {
   const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo };
   assert.equal(runCli(['send', 'joining', '--to', name], { env }).code, 0);
@@ -65,11 +73,13 @@ test('the prompt hook shows new mail once, marks it delivered and audits read an
   assert.equal(shown.code, 0);
   assert.match(shown.stdout, /^\[agent-bus\] 1 new message\(s\) since last turn:\n- from human at \d{4}-\d\d-\d\dT[\d:.]+Z \(thread [0-9a-f-]{36}\): first line\n {2}second line\n$/, 'a later line is indented under the first');
   assert.equal(hook('hook-user-prompt', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']).stdout, '', 'shown once');
-  const [row] = bus.rows<{ read_at: string; delivered_at: string }>("SELECT read_at, delivered_at FROM messages WHERE body LIKE 'first line%'");
+  const [row] = bus.rows<{ message_id: string; read_at: string; delivered_at: string }>("SELECT message_id, read_at, delivered_at FROM messages WHERE body LIKE 'first line%'");
   assert.ok(row, 'the message is in the bus');
   assert.ok(row.read_at && row.delivered_at, 'a sender can see it reached the model');
-  const ops = readAudit(bus.audit).filter((entry) => String(entry.body_preview).startsWith('first line')).map((entry) => entry.op);
-  assert.deepEqual(ops, ['send', 'read', 'deliver']);
+  const receipt = receiptOf(bus, row.message_id);
+  assert.deepEqual([receipt.state, receipt.delivered_via, receipt.read_via], ['read', 'hook-user-prompt', 'hook-user-prompt'], 'the receipt says how');
+  const ops = readAudit(bus.audit).filter((entry) => String(entry.body_preview).startsWith('first line')).map((entry) => `${String(entry.op)}${entry.via ? `:${String(entry.via)}` : ''}`);
+  assert.deepEqual(ops, ['send', 'read:hook-user-prompt', 'deliver:hook-user-prompt']);
 }));
 
 test('codex and agy dialects carry the same text in their JSON forms', withBus((bus) => {
@@ -97,6 +107,8 @@ test('the stop hook blocks for pending mail, then lets the agent stop', withBus(
   const decision = JSON.parse(blocked.stdout) as { decision: string; reason: string };
   assert.equal(decision.decision, 'block');
   assert.match(decision.reason, /please reply/);
+  const [sent] = bus.rows<{ message_id: string }>("SELECT message_id FROM messages WHERE body = 'please reply'");
+  assert.deepEqual([receiptOf(bus, sent?.message_id ?? '').state, receiptOf(bus, sent?.message_id ?? '').delivered_via], ['read', 'hook-stop']);
   const again = hook('hook-stop', as(bus, 'repo-a/claude'), { stop_hook_active: true }, ['--client', 'claude']);
   assert.deepEqual([again.code, again.stdout], [0, ''], 'called again with nothing new: it may stop');
   send(bus, 'one more', 'repo-a/claude');
@@ -173,8 +185,12 @@ test('a hook that cannot print loses no mail', withBus(async (bus) => {
   child.stdout.destroy();
   child.stdin.end('{}');
   await new Promise((resolve) => child.on('close', resolve));
+  const [row] = bus.rows<{ message_id: string }>("SELECT message_id FROM messages WHERE body = 'must not vanish'");
+  const id = row?.message_id ?? '';
+  assert.deepEqual([receiptOf(bus, id).state, receiptOf(bus, id).delivered_at], ['sent', null], 'a hook that could not print records no delivery');
   const after = hook('hook-user-prompt', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']);
   assert.match(after.stdout, /must not vanish/, 'still there for the next turn');
+  assert.deepEqual([receiptOf(bus, id).state, receiptOf(bus, id).delivered_via], ['read', 'hook-user-prompt'], 'delivered once it was printed');
 }));
 
 test('with two live sessions, each hook sees its own mail and the shared mail, never its sibling\'s', withBus(async (bus) => {

@@ -81,7 +81,7 @@ test('whoami, list_agents and the tool list have the documented shapes', () =>
   withServers(async (bus, open) => {
     const alpha = await open(claudeEnv(bus, 'k-1'));
     const tools = (await alpha.client.listTools()).tools.map((tool) => tool.name).sort();
-    assert.deepEqual(tools, ['brain_refresh', 'brain_status', 'channel_acknowledge', 'channel_list', 'channel_publish', 'list_agents', 'read_inbox', 'read_thread', 'search_messages', 'send_message', 'set_session', 'tail_audit', 'whoami']);
+    assert.deepEqual(tools, ['brain_refresh', 'brain_status', 'channel_acknowledge', 'channel_list', 'channel_publish', 'list_agents', 'message_status', 'read_inbox', 'read_thread', 'search_messages', 'send_message', 'set_session', 'tail_audit', 'whoami']);
     const info = alpha.client.getServerVersion();
     assert.equal(info?.name, 'agent-bus');
     assert.match(alpha.client.getInstructions() ?? '', /You are 'repo-a\/claude-1'.*'repo\/client-N'.*'\*': everyone/s);
@@ -103,7 +103,7 @@ test('two servers exchange mail and read the thread back in order', () =>
     const alpha = await open({ ...bus.env, AGENT_BUS_NAME: 'alpha', AGENT_BUS_REPO: '/repos/alpha' });
     const beta = await open({ ...bus.env, AGENT_BUS_NAME: 'beta', AGENT_BUS_REPO: '/repos/beta' });
     const sent = await alpha.call<Sent>('send_message', { to: 'beta', body: 'hello beta' });
-    assert.deepEqual(Object.keys(sent), ['to', 'kind', 'message_ids', 'recipients', 'thread_id', 'sent_at', 'message_id']);
+    assert.deepEqual(Object.keys(sent), ['to', 'kind', 'message_ids', 'recipients', 'thread_id', 'sent_at', 'fanout_id', 'message_id']);
     assert.equal(sent.message_id, sent.message_ids[0]);
     const [received, ...none] = await beta.call<Message[]>('read_inbox');
     assert.equal(none.length, 0);

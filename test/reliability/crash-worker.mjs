@@ -7,5 +7,5 @@ const bus = openBus(process.env);
 process.stdout.write('ready\n');
 for (let index = 0; ; index++) {
   if (mode === 'fanout') await bus.send({ from: 'crasher', to: '*', body: `fan-out ${process.pid} #${index}` });
-  else for (const name of JSON.parse(arg)) await bus.readInbox({ reader: name, limit: 5 });
+  else for (const name of JSON.parse(arg)) await bus.readInbox({ reader: name, limit: 5, via: 'read_inbox' });
 }

@@ -56,13 +56,13 @@ conformance('a bare repo name reaches every client there, one copy each', async 
     assert.equal(new Set(result.message_ids).size, 2);
     assert.equal(result.message_id, undefined);
     for (const reader of ['repo-a/claude', 'repo-a/codex']) {
-      const [message, ...rest] = await ctx.bus.readInbox({ reader });
+      const [message, ...rest] = await ctx.bus.readInbox({ reader, via: 'read_inbox' });
       assert.equal(rest.length, 0);
       assert.equal(message?.to, reader);
       assert.equal(message?.kind, 'group');
       assert.equal(message?.addressed_to, 'repo-a');
     }
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-b/claude' }), []);
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-b/claude', via: 'read_inbox' }), []);
   });
 
 conformance('a repo-wide send skips its sender; one recipient gets message_id', async (ctx) => {
@@ -135,12 +135,12 @@ conformance('mail to a bare repo name nobody holds is taken by its first reader 
     await ctx.bus.forget('repo-a').catch(() => undefined);
     ctx.paths.sql("DELETE FROM agents WHERE name = 'repo-a'");
     const counts = new Map((await ctx.bus.agents()).map((agent) => [agent.name, agent.pending_count]));
-    const claude = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false });
+    const claude = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null });
     assert.equal(counts.get('repo-a/claude'), claude.length, 'roster counts match what a read returns');
-    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
     // Its own two copies; the retired name's copies of the same sends are never shown twice.
     assert.deepEqual(first.map((message) => message.body).sort(), ['broadcast', 'to the old name']);
-    const second = await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    const second = await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.deepEqual(second.map((message) => message.body).sort(), ['broadcast', 'to the old name']);
     assert.equal(ctx.count("SELECT COUNT(*) AS n FROM messages WHERE to_agent = 'repo-a' AND read_at IS NULL"), 2, 'each fan-out reached each member once; the orphan copies are not delivered again');
   });
@@ -154,15 +154,15 @@ conformance('an old-style row to a bare repo name is drained by exactly one memb
     const before = new Map((await ctx.bus.agents()).map((agent) => [agent.name, agent.pending_count]));
     assert.equal(before.get('repo-a/claude'), 1);
     assert.equal(before.get('repo-a/codex'), 1);
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex' }))[0]?.message_id, 'legacy-1');
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), []);
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' }))[0]?.message_id, 'legacy-1');
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }), []);
   });
 
 conformance('bare-repo mail stays put while an agent holds that exact name', async (ctx) => {
     await ctx.register(['repo-a', 'repo-a/claude']);
     await ctx.bus.send({ from: 'repo-a/claude', to: 'repo-a', body: 'for the legacy agent' });
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), []);
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a' })).length, 1);
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }), []);
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a', via: 'read_inbox' })).length, 1);
   });
 
 conformance('idle clients are skipped only when a fresher repo-mate exists', async (ctx) => {
@@ -198,9 +198,9 @@ conformance(
 conformance('the first reader of a repo claims it for every copy there, audited once', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
     await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'please bump' });
-    const [mine] = await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    const [mine] = await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.equal(mine?.claimed_by, 'repo-a/codex');
-    const [theirs] = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    const [theirs] = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.equal(theirs?.claimed_by, 'repo-a/codex');
     const claims = readAudit(ctx.paths.audit).filter((row) => row.op === 'claim');
     assert.equal(claims.length, 1);
@@ -211,41 +211,41 @@ conformance('direct mail is never claimed and peeking claims nothing', async (ct
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
     await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'group' });
-    const peeked = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false });
+    const peeked = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null });
     assert.equal(peeked.length, 2);
     assert.ok(peeked.every((message) => message.claimed_by === null && message.read_at === null));
-    const [group] = await ctx.bus.readInbox({ reader: 'repo-a/codex' });
+    const [group] = await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.equal(group?.claimed_by, 'repo-a/codex', 'the next real reader claims');
-    const read = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    const read = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.equal(read.find((message) => message.kind === 'direct')?.claimed_by, null);
   });
 
 conformance('a broadcast is claimed once per repo', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'repo-b/codex', 'human']);
     await ctx.bus.send({ from: 'human', to: '*', body: 'all hands' });
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex' }))[0]?.claimed_by, 'repo-a/codex');
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/claude' }))[0]?.claimed_by, 'repo-b/claude');
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/claude' }))[0]?.claimed_by, 'repo-a/codex');
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/codex' }))[0]?.claimed_by, 'repo-b/claude');
-    assert.deepEqual((await ctx.bus.readInbox({ reader: 'human' })).length, 0, 'never back to the sender');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' }))[0]?.claimed_by, 'repo-a/codex');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/claude', via: 'read_inbox' }))[0]?.claimed_by, 'repo-b/claude');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }))[0]?.claimed_by, 'repo-a/codex');
+    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/codex', via: 'read_inbox' }))[0]?.claimed_by, 'repo-b/claude');
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'human', via: 'read_inbox' })).length, 0, 'never back to the sender');
   });
 
 conformance('an actionable-only read leaves a repo-mate-claimed copy for a later full read', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
     await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'group' });
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
-    await ctx.bus.readInbox({ reader: 'repo-a/codex' });
-    const actionable = await ctx.bus.readInbox({ reader: 'repo-a/claude', actionableOnly: true });
+    await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
+    const actionable = await ctx.bus.readInbox({ reader: 'repo-a/claude', actionableOnly: true, via: 'read_inbox' });
     assert.deepEqual(actionable.map((message) => message.body), ['direct']);
     assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1);
-    const rest = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    const rest = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.deepEqual(rest.map((message) => [message.body, message.claimed_by]), [['group', 'repo-a/codex']]);
   });
 
 conformance('a lone agent claims silently: the audit shows only send and read', async (ctx) => {
     await ctx.register(['repo-a/claude', 'human']);
     await ctx.bus.send({ from: 'human', to: '*', body: 'solo' });
-    const [message] = await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+    const [message] = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.equal(message?.claimed_by, 'repo-a/claude');
     assert.deepEqual(ops(ctx), ['send', 'read']);
   });
@@ -254,9 +254,9 @@ conformance('a session takes mail sent to its client address, never its own', as
     await ctx.register(['repo-a/claude-1', 'repo-a/claude-2', 'human']);
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'any claude' });
     await ctx.bus.send({ from: 'repo-a/claude-1', to: 'repo-a/claude', body: 'from a sibling' });
-    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude-1' });
+    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude-1', via: 'read_inbox' });
     assert.deepEqual(first.map((message) => message.body), ['any claude']);
-    const second = await ctx.bus.readInbox({ reader: 'repo-a/claude-2' });
+    const second = await ctx.bus.readInbox({ reader: 'repo-a/claude-2', via: 'read_inbox' });
     assert.deepEqual(second.map((message) => message.body), ['from a sibling']);
   });
 
@@ -294,7 +294,7 @@ conformance('audit rows: keys in order, compact, a preview and the body hash', a
     await ctx.register(['alpha', 'beta', 'gamma']);
     const body = `${'x'.repeat(250)} ünïcode`;
     await ctx.bus.send({ from: 'alpha', to: '*', body });
-    await ctx.bus.readInbox({ reader: 'beta', deliver: true });
+    await ctx.bus.readInbox({ reader: 'beta', deliver: true, via: 'read_inbox' });
     const text = readFileSync(ctx.paths.audit, 'utf8');
     // The log's genesis first, then the bus's rows.
     const [genesis, ...lines] = text.trimEnd().split('\n');
@@ -340,7 +340,7 @@ conformance('sends made together commit together; a failing one undoes only itse
     assert.ok(outcomes.slice(4).every((outcome) => outcome.status === 'fulfilled'));
     assert.equal(await ctx.store.getAgent('newbie'), null, "the failed send's registration was undone");
     assert.equal(ctx.count('SELECT COUNT(*) AS n FROM messages'), 1 + 2 + 300);
-    const beta = await ctx.bus.readInbox({ reader: 'beta', limit: 1000 });
+    const beta = await ctx.bus.readInbox({ reader: 'beta', limit: 1000, via: 'read_inbox' });
     assert.deepEqual(beta.slice(0, 3).map((message) => message.body), ['first', 'third', 'burst 0']);
     assert.equal(beta.at(-1)?.body, 'burst 299', 'a burst reads back in the order it was sent');
     assert.equal(readAudit(ctx.paths.audit).filter((row) => row.op === 'send').length, 303);
@@ -350,14 +350,14 @@ conformance('mail a hook has taken is leased: nobody else takes it until it is s
     await ctx.register(['repo-a/claude', 'human']);
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'leased' });
     const seen: string[][] = [];
-    const first = ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => {
+    const first = ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, (messages) => {
       seen.push(messages.map((message) => message.body));
       throw new Error('the client went away');
     });
     await assert.rejects(first, /the client went away/);
     assert.deepEqual(seen, [['leased']]);
     // Given back at once: the next turn shows it.
-    await ctx.bus.deliverInbox({ reader: 'repo-a/claude' }, (messages) => {
+    await ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, (messages) => {
       seen.push(messages.map((message) => message.body));
     });
     assert.deepEqual(seen[1], ['leased']);
@@ -369,10 +369,10 @@ conformance('mail a hook has taken is leased: nobody else takes it until it is s
       lease: newLease(nowMicros()),
     });
     assert.deepEqual(taken.messages.map((message) => message.body), ['second']);
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude' }), [], 'a concurrent reader does not take leased mail');
+    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }), [], 'a concurrent reader does not take leased mail');
     assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1, 'still pending');
     ctx.paths.sql("UPDATE messages SET lease_until = '2000-01-01T00:00:00.000000Z' WHERE body = 'second'");
-    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude' })).map((message) => message.body), ['second'], 'an expired lease frees it');
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' })).map((message) => message.body), ['second'], 'an expired lease frees it');
   });
 
 // ---------------------------------------------------------------------------
@@ -482,7 +482,7 @@ conformance(
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude-1', body: 'for number one' });
     await ctx.bus.endSession(one.key);
     assert.equal(await ctx.bus.getAgent('repo-a/claude-1'), null, 'the numbered name leaves the roster');
-    const shared = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false });
+    const shared = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null });
     assert.deepEqual(shared.map((message) => [message.to, message.body]), [['repo-a/claude', 'for number one']], 'its unread mail moved to the client address');
     // A new session takes the lowest number that is neither held nor kept for an ended session's comeback…
     const again = await claim(ctx, 'repo-a/claude', { sessionKey: 's-4' });
@@ -513,12 +513,12 @@ conformance(
     endedServers.add(crashing.pid);
     const next = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-new' });
     assert.equal(next.name, 'repo-a/claude-2', 'the crashed number is still reserved for its comeback');
-    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false })).map((message) => message.body), ['unfinished'], 'its mail went to the client address');
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null })).map((message) => message.body), ['unfinished'], 'its mail went to the client address');
     // The docs conversation comes back: same label, its mail still there.
     const resumed = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-docs' });
     assert.equal(resumed.name, 'repo-a/claude-docs');
     // Its own mail, and (a session reads its client address too) the mail the crashed session left there.
-    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude-docs' })).map((message) => message.body), ['docs work', 'unfinished']);
+    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude-docs', via: 'read_inbox' })).map((message) => message.body), ['docs work', 'unfinished']);
     // The crashed conversation resumes too: it gets its number back.
     const back = await claim(ctx, 'repo-a/claude', { sessionKey: 'conv-crash' });
     assert.equal(back.name, 'repo-a/claude-1');
@@ -539,7 +539,7 @@ conformance(
     assert.equal(renamed, 'repo-a/codex-frontend');
     assert.equal(await ctx.bus.getAgent(first.name), null);
     assert.equal((await ctx.bus.getAgent(renamed))?.topic, 'login form', 'the topic moved with it');
-    assert.deepEqual((await ctx.bus.readInbox({ reader: renamed })).map((message) => message.body), ['about the login form']);
+    assert.deepEqual((await ctx.bus.readInbox({ reader: renamed, via: 'read_inbox' })).map((message) => message.body), ['about the login form']);
     await assert.rejects(ctx.bus.renameSession(second.key, 'frontend'), /held by another running session/);
     const audit = readAudit(ctx.paths.audit).filter((row) => row.op === 'session').map((row) => String(row.body_preview));
     assert.ok(audit.includes("session rename: 'repo-a/codex-1' is now 'repo-a/codex-frontend'; 1 unread message(s) moved"), audit.join(' | '));
@@ -747,7 +747,7 @@ conformance('sends arriving in ticks of their own while a batch commits all land
   assert.equal(results.length, 100);
   assert.equal(ctx.count("SELECT COUNT(*) AS n FROM messages WHERE body LIKE 'wave %'"), 100);
   assert.equal(ctx.count("SELECT COUNT(DISTINCT body) AS n FROM messages WHERE body LIKE 'wave %'"), 100);
-  const inbox = await ctx.bus.readInbox({ reader: 'shop/codex', markRead: false, limit: 1000 });
+  const inbox = await ctx.bus.readInbox({ reader: 'shop/codex', markRead: false, limit: 1000, via: null });
   assert.equal(inbox.length, 100);
 });
 
@@ -869,7 +869,7 @@ conformance('the dashboard pages threads newest first, a fan-out counted as one 
   const first = await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'first thread' });
   const second = await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'second thread, to the repo' });
   await ctx.bus.send({ from: 'repo-a/claude', to: 'human', body: 'reply in the first', threadId: first.thread_id });
-  await ctx.bus.readInbox({ reader: 'repo-a/claude' });
+  await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
   const page = await ctx.bus.threadPage(null, 10);
   assert.deepEqual(page.threads.map((thread) => thread.threadId), [first.thread_id, second.thread_id]);
   assert.equal(page.next, null);
@@ -960,4 +960,125 @@ conformance('search finds words, "phrases" and prefixes the same on both engines
   // A hit says who wrote to whom, in which thread, and where it matched.
   const [hit] = await ctx.bus.search({ query: 'staging', reader: null });
   assert.deepEqual([hit?.from, hit?.to, hit?.snippet.filter((part) => part.match).map((part) => part.text)], ['repo-b/claude', 'maria', ['staging']]);
+});
+
+// ---------------------------------------------------------------------------
+// Receipts: each copy sent, then delivered, then read, each step with its time and way
+// ---------------------------------------------------------------------------
+
+conformance('receipts: a read records read and delivered with its way; a model\'s peek records delivered only, once', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'human']);
+  const id = (await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'look at this' })).message_id as string;
+  const copy = async () => (await ctx.bus.messageStatus(id, null)).copies[0];
+  assert.deepEqual(await copy(), { message_id: id, to: 'repo-a/claude', state: 'sent', claimed_by: null, delivered_at: null, delivered_via: null, read_at: null, read_via: null });
+  // A look nobody is shown (the watcher's count) records nothing.
+  await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null });
+  assert.equal((await copy())?.state, 'sent');
+  const [peeked] = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: 'read_inbox' });
+  assert.deepEqual([peeked?.delivered_via, peeked?.read_at], ['read_inbox', null], 'the peek answers with the receipt it made');
+  const delivered = await copy();
+  assert.deepEqual([delivered?.state, delivered?.delivered_via, delivered?.read_at], ['delivered', 'read_inbox', null]);
+  await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: 'read_inbox' });
+  assert.equal((await copy())?.delivered_at, delivered?.delivered_at, 'a second showing keeps the first delivery');
+  const [read] = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'inbox' });
+  assert.deepEqual([read?.read_via, read?.delivered_via, read?.delivered_at], ['inbox', 'read_inbox', delivered?.delivered_at]);
+  const after = await copy();
+  assert.deepEqual([after?.state, after?.read_via, after?.delivered_via, after?.delivered_at], ['read', 'inbox', 'read_inbox', delivered?.delivered_at]);
+  const rows = readAudit(ctx.paths.audit).filter((row) => row.message_id === id).map((row) => `${String(row.op)}:${String(row.via ?? '')}`);
+  assert.deepEqual(rows, ['send:', 'deliver:read_inbox', 'read:inbox']);
+  assert.deepEqual(ctx.paths.rows(`SELECT delivered_via, read_via FROM messages WHERE message_id = '${id}'`), [{ delivered_via: 'read_inbox', read_via: 'inbox' }], 'stored, not only answered');
+});
+
+conformance('receipts: a hook records its way only once it has shown the mail; one that fails to show records nothing', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'human']);
+  const id = (await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'stop and read' })).message_id as string;
+  await assert.rejects(
+    ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-stop' }, async (messages) => {
+      assert.equal(messages.length, 1);
+      assert.equal((await ctx.bus.messageStatus(id, null)).state, 'sent', 'taken for showing is not delivered yet');
+      throw new Error('the hook died before printing');
+    }),
+    /died/,
+  );
+  assert.equal((await ctx.bus.messageStatus(id, null)).state, 'sent');
+  const shown = await ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-stop' }, () => undefined);
+  assert.deepEqual([shown[0]?.delivered_via, shown[0]?.read_via], ['hook-stop', 'hook-stop']);
+  const [copy] = (await ctx.bus.messageStatus(id, null)).copies;
+  assert.deepEqual([copy?.state, copy?.delivered_via, copy?.read_via, copy?.delivered_at === copy?.read_at], ['read', 'hook-stop', 'hook-stop', true]);
+});
+
+conformance('receipts: a fan-out is one send, named by any copy, its fan-out id or the start of one; its state is the least advanced copy', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human']);
+  const sent = await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'release at five' });
+  const fanout = sent.fanout_id as string;
+  assert.ok(fanout);
+  const byCopy = await ctx.bus.messageStatus(sent.message_ids[1] as string, null);
+  for (const id of [sent.message_ids[0] as string, fanout, fanout.slice(0, 8)]) assert.deepEqual(await ctx.bus.messageStatus(id, null), byCopy, id);
+  assert.deepEqual([byCopy.fanout_id, byCopy.to, byCopy.kind, byCopy.recipients, byCopy.state], [fanout, 'repo-a', 'group', 2, 'sent']);
+  assert.deepEqual(byCopy.copies.map((copy) => copy.to), ['repo-a/claude', 'repo-a/codex']);
+  await ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, () => undefined);
+  let status = await ctx.bus.messageStatus(fanout, null);
+  assert.deepEqual([status.state, status.delivered, status.read], ['sent', 1, 1], 'one copy read: the send is not delivered until both are');
+  assert.equal(status.copies[0]?.claimed_by, 'repo-a/claude');
+  // The dashboard draws the thread for repo-a/codex's person: delivered, not read.
+  const thread = await ctx.bus.threadView(sent.thread_id as string, { reader: 'repo-a/codex', via: 'web' });
+  assert.equal(thread.sends[0]?.copies.find((copy) => copy.to === 'repo-a/codex')?.deliveredVia, 'web');
+  status = await ctx.bus.messageStatus(fanout, null);
+  assert.deepEqual([status.state, status.delivered, status.read, status.copies[1]?.delivered_via], ['delivered', 2, 1, 'web']);
+  await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
+  status = await ctx.bus.messageStatus(fanout, null);
+  assert.deepEqual([status.state, status.read, status.copies[1]?.read_via, status.copies[1]?.delivered_via], ['read', 2, 'read_inbox', 'web']);
+  // Who may ask: the sender and the recipients (a session through its client address); nobody else learns it exists.
+  assert.equal((await ctx.bus.messageStatus(fanout, 'human')).recipients, 2);
+  assert.equal((await ctx.bus.messageStatus(fanout, 'repo-a/codex')).recipients, 2);
+  assert.equal((await ctx.bus.messageStatus(fanout, 'repo-a/codex-2')).recipients, 2, 'a session of a recipient client address');
+  await assert.rejects(ctx.bus.messageStatus(fanout, 'repo-b/claude'), (error: Error) => error.name === 'NoSuchMessageError' && /that 'repo-b\/claude' sent or received/.test(error.message));
+  await assert.rejects(ctx.bus.messageStatus(fanout.slice(0, 8), 'repo-b/claude'), /no message/, 'not by a prefix either');
+  await assert.rejects(ctx.bus.messageStatus('no-such-id', null), (error: Error) => error.name === 'NoSuchMessageError');
+  // Two sends whose ids start alike: the start is not enough, and the error names them.
+  const one = (await ctx.bus.send({ from: 'human', to: 'repo-b/claude', body: 'first' })).message_id as string;
+  const two = (await ctx.bus.send({ from: 'human', to: 'repo-b/claude', body: 'second' })).message_id as string;
+  let shared = 0;
+  while (one[shared] === two[shared]) shared++;
+  assert.ok(shared >= 4, 'time-ordered ids made together share their start');
+  await assert.rejects(ctx.bus.messageStatus(one.slice(0, shared), null), (error: Error) => error instanceof InvalidInputError && error.message.includes(one) && error.message.includes(two));
+  assert.equal((await ctx.bus.messageStatus(one.slice(0, shared + 1), null)).message_id, one);
+});
+
+conformance('receipts: a read that settles a copy at the client address records it with the same way', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/claude-1', 'human']);
+  // An older sender addressed both the session and its client address: reading one settles the other.
+  for (const [id, to] of [['both-1', 'repo-a/claude'], ['both-2', 'repo-a/claude-1']]) {
+    ctx.paths.sql(
+      `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group)
+       VALUES ('${id}', 'human', '${to}', 'to both', 't-both', '${nowStamp()}', 'repo-a', 'fan-both', 'repo-a')`,
+    );
+  }
+  await ctx.bus.readInbox({ reader: 'repo-a/claude-1', via: 'read_inbox' });
+  const status = await ctx.bus.messageStatus('fan-both', null);
+  assert.deepEqual(status.copies.map((copy) => [copy.to, copy.state, copy.read_via]), [['repo-a/claude', 'read', 'read_inbox'], ['repo-a/claude-1', 'read', 'read_inbox']]);
+});
+
+conformance('receipts: a sender waiting hears each move another process makes, and gives up at its timeout', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'human']);
+  const id = (await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'wait for me' })).message_id as string;
+  const timedOut = await ctx.bus.awaitReceipts(id, null, 'delivered', 300);
+  assert.deepEqual([timedOut.reached, timedOut.status.state], [false, 'sent']);
+  // Another process (a store of its own on the same database) shows the mail, then reads it.
+  const other = openStore(ctx.paths.db, { connectTimeoutMs: 5000 });
+  try {
+    const moves: string[] = [];
+    const waiting = ctx.bus.awaitReceipts(id, 'human', 'read', 30_000, (status) => moves.push(status.state));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(await other.recordDelivered([id], nowStamp(), 'web'), [id]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reader = { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
+    await other.readInbox({ query: { reader, limit: 10, actionableOnly: false, now: nowStamp() }, decide: (rows, copies) => decideTake(rows, copies, reader), via: 'hook-user-prompt' });
+    const outcome = await waiting;
+    assert.deepEqual([outcome.reached, outcome.status.state, outcome.status.copies[0]?.read_via], [true, 'read', 'hook-user-prompt']);
+    assert.deepEqual(moves, ['delivered', 'read'], 'each move heard as it happened');
+    assert.deepEqual(await other.recordDelivered([id], nowStamp(), 'web'), [], 'delivered already: nothing marked');
+  } finally {
+    await other.close();
+  }
 });

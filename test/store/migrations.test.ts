@@ -396,14 +396,14 @@ test('0.4 mail to a retired bare repo name goes to the first of its agents to re
     assert.equal(pending['repo-a/claude'], 2, 'counted for each member before anyone reads');
     assert.equal(pending['repo-a/codex'], 2);
 
-    const first = await bus.readInbox({ reader: 'repo-a/codex' });
+    const first = await bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.deepEqual(first.map((message) => message.message_id), LEGACY_UNREAD_TO_REPO_A);
     for (const message of first) {
       assert.equal(message.to, 'repo-a');
       assert.equal(message.kind, 'direct', 'a pre-0.5 row reads as direct');
       assert.equal(message.addressed_to, null);
     }
-    const second = await bus.readInbox({ reader: 'repo-a/claude' });
+    const second = await bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.deepEqual(second, [], 'the second member never gets it');
     assert.equal(await bus.pendingCount('repo-a/claude'), 0);
     assert.equal(await bus.pendingCount('repo-a/codex'), 0);

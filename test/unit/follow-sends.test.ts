@@ -18,6 +18,8 @@ function message(position: number): PositionedMessage {
     fanoutId: null,
     toGroup: null,
     claimedBy: null,
+    deliveredVia: null,
+    readVia: null,
   };
 }
 

@@ -21,13 +21,14 @@ export const run: CommandRunner = async (args, io) => {
   let messages: MessageView[];
   if (access !== null) {
     // Over the hub the token says whose inbox: --name may only name its agent or one of its sessions.
-    const read = await callHubTool<MessageView[]>(access, 'read_inbox', { mark_read: !args.values.peek, limit }, typeof args.values.name === 'string' ? reader : null);
+    const read = await callHubTool<MessageView[]>(access, 'read_inbox', { mark_read: !args.values.peek, limit }, typeof args.values.name === 'string' ? reader : null, 'inbox');
     messages = read.value;
     reader = read.speaker;
   } else {
     const bus = openBus(io.env);
     try {
-      messages = await bus.readInbox({ reader, markRead: !args.values.peek, limit });
+      // Read: marked read and delivered by `inbox`. A peek shows it to whoever ran it, not (as far as anyone can tell) its reader: nothing is recorded.
+      messages = await bus.readInbox({ reader, markRead: !args.values.peek, limit, via: args.values.peek ? null : 'inbox' });
     } finally {
       await bus.close();
     }

@@ -1,13 +1,30 @@
-/** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone. */
+/** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone; with --wait, until it is delivered or read. */
 import { openBus } from '../../runtime.js';
 import { readStdin, speakerName, speakerRegistrations } from '../context.js';
-import { clockTime, oneLine, pad, padStyled, printable, shortThread } from '../../render/format.js';
+import { clockTime, displayWidth, oneLine, pad, padStyled, printable, shortThread } from '../../render/format.js';
 import { nobodyReachedNote } from '../../core/addressing.js';
-import { makeStyle } from '../../render/style.js';
+import { makeStyle, type Style } from '../../render/style.js';
 import type { SendResult } from '../../core/bus.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
 import { hubAccess } from '../../remote/settings.js';
 import { callHubTool } from '../../remote/tools.js';
+import { parseDuration } from '../../core/duration.js';
+import { parseWantedState, type MessageStatus } from '../../core/receipts.js';
+import { BusError } from '../../model/errors.js';
+import type { ReceiptState } from '../../model/receipts.js';
+import { copyLine, receiptCounts, tickLabel } from '../../render/receipts.js';
+import { UsageError } from '../args.js';
+import { hubReceipts, localReceipts, type ReceiptSource } from '../receipt-source.js';
+
+/** The exit status of a --wait that ran out of time. */
+export const WAIT_TIMED_OUT = 4;
+const DEFAULT_WAIT = '60s';
+
+interface Wait {
+  state: ReceiptState;
+  timeoutMs: number;
+  timeoutText: string;
+}
 
 function recipientLabel(result: SendResult): string {
   if (result.kind === 'broadcast') return `all (${result.recipients.length})`;
@@ -15,44 +32,81 @@ function recipientLabel(result: SendResult): string {
   return result.to;
 }
 
+/** --wait and --timeout, checked before anything is sent. */
+function waitOf(values: Record<string, string | boolean | undefined>): Wait | null {
+  const { wait, timeout } = values;
+  if (wait === undefined) {
+    if (timeout !== undefined) throw new UsageError('--timeout says how long --wait waits: give --wait delivered or --wait read too');
+    return null;
+  }
+  if (typeof wait !== 'string') throw new UsageError('--wait takes delivered or read');
+  const timeoutText = typeof timeout === 'string' ? timeout : DEFAULT_WAIT;
+  try {
+    return { state: parseWantedState(wait), timeoutMs: parseDuration(timeoutText), timeoutText };
+  } catch (error) {
+    // A flag's value that makes no sense is bad usage: nothing is sent.
+    throw new UsageError((error as Error).message);
+  }
+}
+
 export const run: CommandRunner = async (args, io: CommandIo) => {
   const from = speakerName(args.values.name, io.env);
+  const wait = waitOf(args.values);
   const rawBody = args.positionals[0] ?? '';
   const body = rawBody === '-' ? await readStdin(io.stdin(), 'send: BODY') : rawBody;
   const to = typeof args.values.to === 'string' ? args.values.to : '*';
   const threadId = typeof args.values.thread === 'string' ? args.values.thread : null;
+  const json = Boolean(args.values.json);
   const access = hubAccess(io.env);
   if (access !== null) {
     // Over the hub the token speaks: --name may only name its agent or one of its sessions.
     const as = typeof args.values.name === 'string' ? from : null;
     const { value, speaker } = await callHubTool<SendResult>(access, 'send_message', { to, body, thread_id: threadId }, as);
-    return report(value, speaker, body, Boolean(args.values.json), io);
+    return report(value, speaker, body, json, io, wait, () => hubReceipts(access, as));
   }
   const bus = openBus(io.env);
   try {
     const result = await bus.send({ from, to, body, threadId, register: speakerRegistrations(from, io.env, io.cwd) });
-    return await report(result, from, body, Boolean(args.values.json), io);
+    return await report(result, from, body, json, io, wait, () => localReceipts(bus, null));
   } finally {
     await bus.close();
   }
 };
 
-async function report(result: SendResult, from: string, body: string, json: boolean, io: CommandIo): Promise<number> {
-  {
-    if (json) {
-      io.stdout.write(`${JSON.stringify(result)}\n`);
-      return 0;
+async function report(result: SendResult, from: string, body: string, json: boolean, io: CommandIo, wait: Wait | null, receipts: () => ReceiptSource): Promise<number> {
+  const style = await makeStyle(io.stdout, io.env, json);
+  if (!json) {
+    if (result.recipients.length === 0) io.stdout.write(`${printable(nobodyReachedNote(result.kind, result.to))}\n`);
+    else {
+      io.stdout.write(
+        `${style.dim(clockTime(result.sent_at))}  ${padStyled(style.agent(from), from, 18)} → ${pad(recipientLabel(result), 18)}  ` +
+          `${oneLine(body)} ${style.dim(`[${shortThread(result.thread_id)}]`)}\n`,
+      );
     }
-    if (result.recipients.length === 0) {
-      io.stdout.write(`${printable(nobodyReachedNote(result.kind, result.to))}\n`);
-      return 0;
-    }
-    const style = await makeStyle(io.stdout, io.env);
-    const label = recipientLabel(result);
-    io.stdout.write(
-      `${style.dim(clockTime(result.sent_at))}  ${padStyled(style.agent(from), from, 18)} → ${pad(label, 18)}  ` +
-        `${oneLine(body)} ${style.dim(`[${shortThread(result.thread_id)}]`)}\n`,
-    );
+  }
+  if (wait === null) {
+    if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   }
+  const id = result.fanout_id ?? result.message_ids[0];
+  if (id === undefined) throw new BusError(`${nobodyReachedNote(result.kind, result.to)}: nothing to wait for`);
+  const { status, reached } = await receipts().await(id, wait.state, wait.timeoutMs, json ? undefined : progress(io, style));
+  if (json) io.stdout.write(`${JSON.stringify({ ...result, wait: { state: wait.state, reached, status } })}\n`);
+  else if (reached) io.stdout.write(`${tickLabel(wait.state)}: ${receiptCounts(status)}\n`);
+  else io.stderr.write(`agent-bus: not ${wait.state} after ${wait.timeoutText} (${receiptCounts(status)}); agent-bus status ${id} shows where each copy is\n`);
+  return reached ? 0 : WAIT_TIMED_OUT;
+}
+
+/** What a waiting sender is told at each move: the line of each copy that moved. */
+function progress(io: CommandIo, style: Style): (status: MessageStatus) => void {
+  const known = new Map<string, string>();
+  let first = true;
+  return (status) => {
+    const width = Math.max(0, ...status.copies.map((copy) => displayWidth(printable(copy.to))));
+    // The first move is measured against the send itself: every copy started as sent.
+    const moved = status.copies.filter((copy) => (known.get(copy.message_id) ?? (first ? 'sent' : undefined)) !== copy.state);
+    first = false;
+    for (const copy of status.copies) known.set(copy.message_id, copy.state);
+    if (moved.length > 0) io.stdout.write(`${moved.map((copy) => copyLine(copy, width, style)).join('\n')}\n`);
+  };
 }

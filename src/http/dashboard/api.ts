@@ -69,10 +69,17 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
     const before = query.get('before');
     return bus.threadPage(before === null || before === '' ? null : whole(query, 'before', 0, Number.MAX_SAFE_INTEGER), Math.max(1, whole(query, 'limit', 30, 200)));
   },
-  '/api/thread': async ({ bus }, query) => {
+  '/api/thread': async ({ bus, actor }, query) => {
     const id = query.get('id') ?? '';
     if (id === '') throw new InvalidInputError('id is required: the thread to show');
-    return { thread_id: id, ...(await bus.threadView(id)) };
+    // Drawn for the signed-in person: the copies addressed to them are delivered (by `web`).
+    return { thread_id: id, ...(await bus.threadView(id, { reader: actor.name, via: 'web' })) };
+  },
+  '/api/status': async ({ bus, actor }, query) => {
+    const id = query.get('id') ?? '';
+    if (id === '') throw new InvalidInputError('id is required: the message whose receipts to show');
+    // As the signed-in name: its own mail and mail to it, as message_status answers.
+    return bus.messageStatus(id, actor.name);
   },
   '/api/names': async ({ agents }, query) => {
     const wanted = (query.get('q') ?? '').trim().toLowerCase();

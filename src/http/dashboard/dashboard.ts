@@ -40,8 +40,11 @@ const ROSTER_KEPT_MS = 2_000;
  * busy bus with many pages open costs one read per view per second, not one per page per change.
  */
 const ANSWER_KEPT_MS = 1_000;
-/** Views whose answer is the same for every actor (the rest say who is asking). */
-const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/thread', '/api/mail', '/api/notices', '/api/activity', '/api/names', '/api/wake']);
+/**
+ * Views whose answer is the same for every actor. The rest say who is asking, or do something for
+ * them: a thread drawn marks the copies addressed to the one looking delivered.
+ */
+const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/mail', '/api/notices', '/api/activity', '/api/names', '/api/wake']);
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;

@@ -234,6 +234,13 @@ export const STEPS: PostgresStep[] = [
       INSERT INTO message_search (seq, tsv) SELECT seq, to_tsvector('simple', body) FROM messages;
       INSERT INTO search_index (name, position) VALUES ('messages', COALESCE((SELECT MAX(seq) FROM messages), 0));`,
   },
+  {
+    step: 17,
+    description: 'receipts: how each copy was delivered and how it was read',
+    sql: `
+      ALTER TABLE messages ADD COLUMN delivered_via ${T};
+      ALTER TABLE messages ADD COLUMN read_via ${T};`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

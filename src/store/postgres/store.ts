@@ -68,8 +68,10 @@ function tsQuery(terms: SearchTerm[]): string {
 /** A message's columns read through the search index (messages as m). */
 const SEARCHED_COLUMNS = `m.message_id AS "messageId", m.from_agent AS "fromAgent", m.to_agent AS "toAgent", m.body,
   m.thread_id AS "threadId", m.sent_at AS "sentAt", m.read_at AS "readAt", m.delivered_at AS "deliveredAt",
-  m.addressed_to AS "addressedTo", m.fanout_id AS "fanoutId", m.to_group AS "toGroup", m.claimed_by AS "claimedBy"`;
+  m.addressed_to AS "addressedTo", m.fanout_id AS "fanoutId", m.to_group AS "toGroup", m.claimed_by AS "claimedBy",
+  m.delivered_via AS "deliveredVia", m.read_via AS "readVia"`;
 import { plannedMessages } from '../rows.js';
+import { readRecord, type ReceiptRecord, type ReceiptWay } from '../../model/receipts.js';
 import { TABLES, type TableModel, type TableRow } from '../tables.js';
 import { CHANGE_CHANNEL, postgresChangeFeed } from './changes.js';
 import { connectionConfig, createPool, displayUrl, isUnreachable, unreachable, type PostgresOptions } from './connection.js';
@@ -83,7 +85,18 @@ const AGENT_COLUMNS = `name, repo_path AS "repoPath", registered_at AS "register
 
 const MESSAGE_COLUMNS = `message_id AS "messageId", from_agent AS "fromAgent", to_agent AS "toAgent", body,
   thread_id AS "threadId", sent_at AS "sentAt", read_at AS "readAt", delivered_at AS "deliveredAt",
-  addressed_to AS "addressedTo", fanout_id AS "fanoutId", to_group AS "toGroup", claimed_by AS "claimedBy"`;
+  addressed_to AS "addressedTo", fanout_id AS "fanoutId", to_group AS "toGroup", claimed_by AS "claimedBy",
+  delivered_via AS "deliveredVia", read_via AS "readVia"`;
+
+/** A copy's receipt: the message without its body. */
+const RECEIPT_COLUMNS = `message_id AS "messageId", fanout_id AS "fanoutId", from_agent AS "fromAgent", to_agent AS "toAgent",
+  addressed_to AS "addressedTo", thread_id AS "threadId", sent_at AS "sentAt", claimed_by AS "claimedBy",
+  delivered_at AS "deliveredAt", delivered_via AS "deliveredVia", read_at AS "readAt", read_via AS "readVia"`;
+
+/** Mark copies ($3) read at $1 by $2, and delivered where they were not yet; a copy read already keeps its receipt. */
+const MARK_READ = `UPDATE messages SET read_at = $1, read_via = $2,
+    delivered_via = CASE WHEN delivered_at IS NULL THEN $2 ELSE delivered_via END, delivered_at = COALESCE(delivered_at, $1)
+  WHERE message_id = ANY($3::text[]) AND read_at IS NULL`;
 
 const SESSION_COLUMNS = `server_pid AS "serverPid", server_started AS "serverStarted", name, client_address AS "clientAddress",
   repo_path AS "repoPath", lineage, session_key AS "sessionKey", boot_id AS "bootId", pid_ns AS "pidNs",
@@ -517,28 +530,19 @@ export class PostgresStore implements Store {
     return decision;
   }
 
-  private async markReadWith(query: Query, ids: string[], settle: string[], now: string): Promise<void> {
-    if (ids.length > 0) {
-      await query('UPDATE messages SET read_at = COALESCE(read_at, $1), delivered_at = COALESCE(delivered_at, $1) WHERE message_id = ANY($2::text[])', [now, ids]);
-    }
-    if (settle.length > 0) {
-      await query('UPDATE messages SET read_at = $1, delivered_at = COALESCE(delivered_at, $1) WHERE message_id = ANY($2::text[]) AND read_at IS NULL', [now, settle]);
-    }
-  }
-
   private async anyMail(query: InboxQuery): Promise<boolean> {
     return (await this.read(this.inboxSql(query.actionableOnly, '1'), this.inboxParams(query))).length > 0;
   }
 
-  async readInbox(input: InboxTake): Promise<ReadOutcome> {
+  async readInbox(input: InboxTake & { via: ReceiptWay }): Promise<ReadOutcome> {
     const empty: ReadOutcome = { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] } };
     // Most reads find nothing: answer those without a transaction or a lock.
     if (input.query.limit <= 0 || !(await this.anyMail(input.query))) return empty;
     return this.transaction([[LOCK.inbox, input.query.reader.group]], async (query) => {
       const decision = await this.takeRows(query, input);
       const now = input.query.now;
-      await this.markReadWith(query, decision.rows.map((row) => row.messageId), decision.settle, now);
-      const messages = decision.rows.map((row) => ({ ...row, readAt: row.readAt ?? now, deliveredAt: row.deliveredAt ?? now }));
+      await query(MARK_READ, [now, input.via, [...decision.rows.map((row) => row.messageId), ...decision.settle]]);
+      const messages = decision.rows.map((row) => readRecord(row, now, input.via));
       return { messages, decision };
     });
   }
@@ -572,9 +576,38 @@ export class PostgresStore implements Store {
     });
   }
 
-  async markDelivered(taken: TakeOutcome, now: string): Promise<void> {
+  async markDelivered(taken: TakeOutcome, now: string, via: ReceiptWay): Promise<void> {
     if (taken.messages.length === 0) return;
-    await this.transaction([], (query) => this.markReadWith(query, taken.messages.map((message) => message.messageId), taken.decision.settle, now));
+    await this.writeAlone(MARK_READ, [now, via, [...taken.messages.map((message) => message.messageId), ...taken.decision.settle]]);
+  }
+
+  async recordDelivered(messageIds: string[], now: string, via: ReceiptWay): Promise<string[]> {
+    if (messageIds.length === 0) return [];
+    // Most shows find every copy delivered already: answer those without a write (and its NOTIFY).
+    const pending = await this.read<{ id: string }>('SELECT message_id AS id FROM messages WHERE message_id = ANY($1::text[]) AND delivered_at IS NULL', [messageIds]);
+    if (pending.length === 0) return [];
+    return this.transaction([], async (query) => {
+      const marked = await query('UPDATE messages SET delivered_at = $1, delivered_via = $2 WHERE message_id = ANY($3::text[]) AND delivered_at IS NULL RETURNING message_id', [now, via, messageIds]);
+      return (marked.rows as Array<{ message_id: string }>).map((row) => row.message_id).sort();
+    });
+  }
+
+  async receipts(id: string): Promise<ReceiptRecord[]> {
+    const own = await this.one<{ fanoutId: string | null }>('SELECT fanout_id AS "fanoutId" FROM messages WHERE message_id = $1', [id]);
+    if (own !== undefined && own.fanoutId === null) return this.read<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE message_id = $1`, [id]);
+    return this.read<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE fanout_id = $1 ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
+  }
+
+  async sendIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    // Ranges rather than LIKE, so the key and the fan-out index answer whatever the prefix holds.
+    const rows = await this.read<{ id: string }>(
+      `SELECT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= $1 AND message_id < $2
+       UNION SELECT fanout_id FROM messages WHERE fanout_id >= $1 AND fanout_id < $2
+       ORDER BY id LIMIT $3`,
+      [prefix, `${prefix}\u{10FFFF}`, limit],
+    );
+    return rows.map((row) => row.id);
   }
 
   async pendingCount(reader: ReaderIdentity): Promise<number> {

@@ -309,6 +309,14 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 17,
+    description: 'receipts: how each copy was delivered and how it was read',
+    apply(db) {
+      // Mail read before this step keeps its times; the way it went was not kept then (null).
+      addColumns(db, 'messages', { delivered_via: 'TEXT', read_via: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

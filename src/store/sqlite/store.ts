@@ -56,6 +56,7 @@ import type {
   ThreadCount,
 } from '../ports.js';
 import { GLANCE_CHARS, MAIL_PAIRS } from '../ports.js';
+import { readRecord, type ReceiptRecord, type ReceiptWay } from '../../model/receipts.js';
 import type { SearchFilter, SearchTerm } from '../../model/search.js';
 
 /** The terms in FTS5's syntax: each quoted, so none is an operator. */
@@ -70,11 +71,18 @@ const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredA
 /** A message's columns read through the search index (messages as m). */
 const SEARCHED_COLUMNS = `m.message_id AS messageId, m.from_agent AS fromAgent, m.to_agent AS toAgent, m.body,
   m.thread_id AS threadId, m.sent_at AS sentAt, m.read_at AS readAt, m.delivered_at AS deliveredAt,
-  m.addressed_to AS addressedTo, m.fanout_id AS fanoutId, m.to_group AS toGroup, m.claimed_by AS claimedBy`;
+  m.addressed_to AS addressedTo, m.fanout_id AS fanoutId, m.to_group AS toGroup, m.claimed_by AS claimedBy,
+  m.delivered_via AS deliveredVia, m.read_via AS readVia`;
 
 const MESSAGE_COLUMNS = `message_id AS messageId, from_agent AS fromAgent, to_agent AS toAgent, body,
   thread_id AS threadId, sent_at AS sentAt, read_at AS readAt, delivered_at AS deliveredAt,
-  addressed_to AS addressedTo, fanout_id AS fanoutId, to_group AS toGroup, claimed_by AS claimedBy`;
+  addressed_to AS addressedTo, fanout_id AS fanoutId, to_group AS toGroup, claimed_by AS claimedBy,
+  delivered_via AS deliveredVia, read_via AS readVia`;
+
+/** A copy's receipt: the message without its body. */
+const RECEIPT_COLUMNS = `message_id AS messageId, fanout_id AS fanoutId, from_agent AS fromAgent, to_agent AS toAgent,
+  addressed_to AS addressedTo, thread_id AS threadId, sent_at AS sentAt, claimed_by AS claimedBy,
+  delivered_at AS deliveredAt, delivered_via AS deliveredVia, read_at AS readAt, read_via AS readVia`;
 
 // A fan-out copy is skipped when the reader already holds its own copy of that send,
 // and a bare-repo copy also when the address the reader shares holds one. Every copy
@@ -395,29 +403,27 @@ export class SqliteStore implements Store {
     return decision;
   }
 
-  /** Mark rows read and delivered, and the copies their read settles read. */
-  private markRead(ids: string[], settle: string[], now: string): void {
-    for (const id of ids) {
-      this.run('UPDATE messages SET read_at = COALESCE(read_at, @now), delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id', { now, id });
-    }
-    for (const id of settle) {
-      this.run('UPDATE messages SET read_at = @now, delivered_at = COALESCE(delivered_at, @now) WHERE message_id = @id AND read_at IS NULL', { now, id });
-    }
+  /** Mark rows read and delivered by `via`, and the copies their read settles read. A first delivery keeps its time and way. */
+  private markRead(ids: string[], settle: string[], now: string, via: ReceiptWay): void {
+    const mark = `UPDATE messages SET read_at = @now, read_via = @via,
+        delivered_via = CASE WHEN delivered_at IS NULL THEN @via ELSE delivered_via END, delivered_at = COALESCE(delivered_at, @now)
+      WHERE message_id = @id AND read_at IS NULL`;
+    for (const id of [...ids, ...settle]) this.run(mark, { now, via, id });
   }
 
   async peekInbox(query: InboxQuery): Promise<MessageRecord[]> {
     return query.limit <= 0 ? [] : this.selectInbox(query);
   }
 
-  async readInbox(input: InboxTake): Promise<ReadOutcome> {
+  async readInbox(input: InboxTake & { via: ReceiptWay }): Promise<ReadOutcome> {
     const empty: ReadOutcome = { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] } };
     // Most reads find nothing: answer those without taking the write lock.
     if (input.query.limit <= 0 || this.selectInbox(input.query, 1).length === 0) return empty;
     return this.immediate(() => {
       const decision = this.takeRows(input);
       const now = input.query.now;
-      this.markRead(decision.rows.map((row) => row.messageId), decision.settle, now);
-      const messages = decision.rows.map((row) => ({ ...row, readAt: row.readAt ?? now, deliveredAt: row.deliveredAt ?? now }));
+      this.markRead(decision.rows.map((row) => row.messageId), decision.settle, now, input.via);
+      const messages = decision.rows.map((row) => readRecord(row, now, input.via));
       return { messages, decision };
     });
   }
@@ -444,9 +450,39 @@ export class SqliteStore implements Store {
     });
   }
 
-  async markDelivered(taken: TakeOutcome, now: string): Promise<void> {
+  async markDelivered(taken: TakeOutcome, now: string, via: ReceiptWay): Promise<void> {
     if (taken.messages.length === 0) return;
-    this.immediate(() => this.markRead(taken.messages.map((message) => message.messageId), taken.decision.settle, now));
+    this.immediate(() => this.markRead(taken.messages.map((message) => message.messageId), taken.decision.settle, now, via));
+  }
+
+  async recordDelivered(messageIds: string[], now: string, via: ReceiptWay): Promise<string[]> {
+    if (messageIds.length === 0) return [];
+    // Most shows find every copy delivered already: answer those without taking the write lock.
+    const pending = (ids: string[]): string[] =>
+      this.all<{ id: string }>('SELECT message_id AS id FROM messages WHERE message_id IN (SELECT value FROM json_each(?)) AND delivered_at IS NULL', [JSON.stringify(ids)]).map((row) => row.id);
+    if (pending(messageIds).length === 0) return [];
+    return this.immediate(() => {
+      const marked = pending(messageIds);
+      for (const id of marked) this.run('UPDATE messages SET delivered_at = ?, delivered_via = ? WHERE message_id = ? AND delivered_at IS NULL', [now, via, id]);
+      return marked;
+    });
+  }
+
+  async receipts(id: string): Promise<ReceiptRecord[]> {
+    const own = this.get<{ fanoutId: string | null }>('SELECT fanout_id AS fanoutId FROM messages WHERE message_id = ?', [id]);
+    if (own !== undefined && own.fanoutId === null) return this.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE message_id = ?`, [id]);
+    return this.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE fanout_id = ? ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
+  }
+
+  async sendIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    // Ranges rather than LIKE, so the key and the fan-out index answer whatever the prefix holds.
+    return this.all<{ id: string }>(
+      `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= @from AND message_id < @to
+       UNION SELECT fanout_id FROM messages WHERE fanout_id >= @from AND fanout_id < @to
+       ORDER BY id LIMIT @limit`,
+      { from: prefix, to: `${prefix}\u{10FFFF}`, limit },
+    ).map((row) => row.id);
   }
 
   async pendingCount(reader: ReaderIdentity): Promise<number> {

@@ -1,0 +1,54 @@
+/**
+ * The change feed of a bus reached through a hub: a wait is one request to the
+ * hub (POST /v1/changes), answered when the hub's own feed moves or its time
+ * runs out. For a remote chat, and for a sender waiting on its receipts.
+ */
+import type { ChangeFeed } from '../core/store-changes.js';
+import { hubRequest, HubUnreachable } from './http.js';
+import type { HubAccess } from './settings.js';
+
+/** One wait at the hub, at most: long enough to be cheap, short enough that no proxy cuts it. */
+const WAIT_CAP_MS = 25_000;
+
+export class HubChangeFeed implements ChangeFeed {
+  private seen: number | null = null;
+  private current: AbortController | null = null;
+
+  constructor(private readonly access: HubAccess) {}
+
+  async version(): Promise<number> {
+    if (this.seen === null) this.seen = await this.ask(null, 0);
+    return this.seen;
+  }
+
+  async wait(ms: number): Promise<boolean> {
+    const before = await this.version();
+    const after = await this.ask(before, Math.min(ms, WAIT_CAP_MS));
+    this.seen = after;
+    return after !== before;
+  }
+
+  interrupt(): void {
+    this.current?.abort();
+  }
+
+  async close(): Promise<void> {
+    this.interrupt();
+  }
+
+  private async ask(since: number | null, ms: number): Promise<number> {
+    const controller = new AbortController();
+    this.current = controller;
+    try {
+      const response = await hubRequest(this.access, 'POST', '/v1/changes', { since, wait_seconds: ms / 1000 }, ms + 15_000, controller.signal);
+      const version = (response.body as { version?: unknown } | null)?.version;
+      return typeof version === 'number' ? version : (this.seen ?? 0);
+    } catch (error) {
+      // An interrupted or failed wait reads as "nothing moved"; the chat looks again at its poll.
+      if (error instanceof HubUnreachable) return this.seen ?? 0;
+      throw error;
+    } finally {
+      if (this.current === controller) this.current = null;
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/** Receipts on the page as the CLI and chat show them: sent ✓, delivered ✓✓, read ✓✓ (in the colour of done), with when and how. */
+import { el } from './dom.js';
+import { clock } from './time.js';
+import type { ReceiptState, ThreadCopy } from './types.js';
+
+const TICKS: Record<ReceiptState, string> = { sent: '✓', delivered: '✓✓', read: '✓✓' };
+
+/** `✓✓ read`: the tick (for the eye; the word says it) and the state. */
+export function tick(state: ReceiptState, label: string = state): HTMLSpanElement {
+  return el('span', { class: `receipt ${state}`, 'data-state': state }, el('span', { class: 'tick', 'aria-hidden': 'true' }, TICKS[state]), ` ${label}`);
+}
+
+/** When and how a copy got where it is: `read 14:31:02 by hook-stop`. */
+export function copyWhen(copy: ThreadCopy): string {
+  const by = (via: string | null): string => (via === null ? '' : ` by ${via}`);
+  if (copy.readAt !== null) return `read ${clock(copy.readAt)}${by(copy.readVia)}`;
+  if (copy.deliveredAt !== null) return `delivered ${clock(copy.deliveredAt)}${by(copy.deliveredVia)}`;
+  return 'sent';
+}
+
+/** A whole send's state: the least advanced of its copies. */
+export function sendState(counts: { copyCount: number; deliveredCount: number; readCount: number }): ReceiptState {
+  if (counts.readCount >= counts.copyCount) return 'read';
+  return counts.deliveredCount >= counts.copyCount ? 'delivered' : 'sent';
+}
