@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
 import { json, runCli, withTempBus } from '../helpers/bus-env.js';
 import { exit, inbox, lastRow, openChat, register, skip, until } from '../helpers/chat-pane.js';
+import { connect } from '../helpers/mcp.js';
 
 test('mail arriving while half a line is typed leaves the typed text intact', { skip }, withTempBus(async (bus) => {
   register(bus, 'alpha');
@@ -28,6 +29,35 @@ test('mail arriving while half a line is typed leaves the typed text intact', { 
     await until(pane, /\[chat\] broadcast → alpha \(1 msg\)/, 'the send feedback');
     assert.deepEqual(inbox(bus, 'alpha'), ['hello world']);
   } finally {
+    pane.close();
+  }
+}));
+
+test("a sent message's ticks follow it as they change: sent ✓, delivered ✓✓ when a model is shown it, read", { skip }, withTempBus(async (bus) => {
+  register(bus, 'alpha');
+  register(bus, 'shop/claude');
+  const pane = openChat(bus);
+  const model = await connect({ ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: '/repos/shop' });
+  try {
+    await until(pane, /^\[human → \*\] $/m, 'the prompt');
+    pane.keys('@shop/claude TICK-ME');
+    pane.enter();
+    const sent = await until(pane, /^\[chat\] sent → shop\/claude \(id ([0-9a-f]{8})\) ✓$/m, 'the send, ticked once');
+    const thread = /sent → shop\/claude \(id ([0-9a-f]{8})\)/.exec(sent)?.[1] ?? '';
+    // The model peeks at its inbox: the mail is in its context, not yet taken.
+    await model.call('read_inbox', { mark_read: false });
+    await until(pane, new RegExp(`^\\[chat\\] ✓✓ delivered → shop/claude \\(id ${thread}\\)$`, 'm'), 'delivered, as it happened');
+    await model.call('read_inbox', {});
+    const screen = await until(pane, new RegExp(`^\\[chat\\] ✓✓ read → shop/claude \\(id ${thread}\\)$`, 'm'), 'read');
+    assert.equal(screen.match(/✓✓ delivered → shop\/claude/g)?.length, 1, 'each move said once');
+    // Each send is followed on its own.
+    pane.keys('@alpha and @shop');
+    pane.enter();
+    await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{8}\) ✓/, 'a second send');
+    inbox(bus, 'alpha');
+    await until(pane, /^\[chat\] ✓✓ read → alpha \(id [0-9a-f]{8}\)$/m, 'read by alpha');
+  } finally {
+    await model.close();
     pane.close();
   }
 }));
@@ -210,7 +240,7 @@ test('the name comes from --name, else AGENT_BUS_NAME; the greeting shows the ro
     await until(pane, /^\[alex → \*\] $/m, '/to all is everyone');
     pane.keys('to both of you');
     pane.enter();
-    await until(pane, /^\[chat\] broadcast → alpha, beta \(2 msg\)$/m, 'the broadcast feedback');
+    await until(pane, /^\[chat\] broadcast → alpha, beta \(2 msg\) ✓$/m, 'the broadcast feedback');
     assert.deepEqual(inbox(bus, 'alpha'), ['to both of you']);
     pane.keys('/exit');
     pane.enter();

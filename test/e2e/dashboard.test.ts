@@ -138,6 +138,9 @@ test('a CLI send appears in Activity and in its open thread within 1 s, as text,
     await page.locator('#thread-list button.thread', { hasText: 'please look at the build' }).click();
     await page.locator('#thread-sends', { hasText: 'please look at the build' }).waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'thread-title', 'opening a thread moves the keyboard to it');
+    // Shown to human, whose page it is: another recipient's copy is not delivered by it.
+    await page.locator('#thread-sends .copies [data-state="sent"]', { hasText: 'repo-a/claude: sent' }).waitFor();
+    assert.equal(bus.rows<{ delivered_at: string | null }>("SELECT delivered_at FROM messages WHERE body = 'please look at the build'")[0]?.delivered_at, null);
     // Idle: the page asks the server for nothing until the bus moves.
     const asked = opened.requests.length;
     await page.waitForTimeout(2_500);
@@ -155,10 +158,16 @@ test('a CLI send appears in Activity and in its open thread within 1 s, as text,
     // The body is text: no element was made from it, and nothing in it ran.
     assert.equal(await page.locator('#thread-sends img, #activity-list img, #thread-sends b').count(), 0);
     assert.notEqual(await page.title(), 'owned');
-    // The thread shows each recipient's read state: the reply is unread by human until human reads it.
-    await page.locator('#thread-sends li.send', { hasText: reply }).locator('.copies li.unread', { hasText: 'human' }).waitFor();
+    // The thread shows each recipient's receipt. The page showed the reply to human, whose page it is:
+    // delivered by web (in the store, not only on the page), read once human reads it.
+    const copy = page.locator('#thread-sends li.send', { hasText: reply }).locator('.copies li', { hasText: 'human:' });
+    await copy.locator('[data-state="delivered"]', { hasText: /human: delivered .+ by web/ }).waitFor();
+    const [replyRow] = bus.rows<{ message_id: string }>("SELECT message_id FROM messages WHERE body LIKE 'looked:%'");
+    const stored = json<{ copies: Array<{ state: string; delivered_via: string | null }> }>(runCli(['status', replyRow?.message_id ?? '', '--json'], { env: bus.env }));
+    assert.deepEqual([stored.copies[0]?.state, stored.copies[0]?.delivered_via], ['delivered', 'web']);
+    assert.equal(await copy.locator('.tick').textContent(), '✓✓');
     cli(bus, ['inbox', '--name', 'human']);
-    await page.locator('#thread-sends li.send', { hasText: reply }).locator('.copies li.read', { hasText: 'human' }).waitFor({ timeout: 3_000 });
+    await copy.locator('[data-state="read"]', { hasText: /human: read .+ by inbox/ }).waitFor({ timeout: 3_000 });
     // Back to the list puts the keyboard on the thread it came from, and a redraw keeps it there.
     await page.getByRole('button', { name: 'Back to threads' }).click();
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.thread), first.thread_id);
@@ -206,11 +215,16 @@ test('composing on the page reaches the recipient, and an unknown name lists clo
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Send');
     await page.keyboard.press('Enter');
     await page.locator('#compose-result.ok', { hasText: 'Sent to repo-a/claude.' }).waitFor({ timeout: 5_000 });
+    await page.locator('#compose-result [data-state="sent"]').waitFor();
+    assert.equal(await page.locator('#compose-result .tick').textContent(), '✓');
     const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'repo-a/claude', '--json'], { env: bus.env }));
     assert.deepEqual(
       inbox.filter((message) => message.from === 'maria').map((message) => message.body),
       ['sent from the dashboard'],
     );
+    // The read ticks on the sent message as it happens, with no reload.
+    await page.locator('#compose-result [data-state="read"]', { hasText: 'read' }).waitFor({ timeout: 3_000 });
+    assert.equal(await page.locator('#compose-result .tick').textContent(), '✓✓');
   } finally {
     await opened.close();
   }
