@@ -28,7 +28,7 @@ import { quoted } from '../model/quote.js';
 import { searchMail, type SearchHit, type SearchRequest } from './search.js';
 import { findSend, sendStatus, type MessageStatus } from './receipts.js';
 import { awaitSend } from './receipt-wait.js';
-import { readRecord, type ReceiptState, type ReceiptWay } from '../model/receipts.js';
+import type { ReceiptState, ReceiptWay } from '../model/receipts.js';
 
 import { foldThread, mailDay, rosterPage, threadPage, THREAD_ROWS, type MailDay, type RosterPage, type ThreadPage, type ThreadView } from './overview.js';
 
@@ -71,6 +71,28 @@ export interface ReadRequest {
   via: ReceiptWay | null;
   /** The mail is being handed to its reader's model or screen: audit a `deliver` row per message. */
   deliver?: boolean;
+}
+
+/** A delivery by a hook or the watcher: whose mail, and the way it reaches its model. */
+export interface DeliveryRequest {
+  reader: string;
+  via: ReceiptWay;
+  actionableOnly?: boolean;
+  limit?: number;
+}
+
+/** Mail taken and shown but not yet confirmed printed (see Bus.takeForShowing): all a confirmation needs, as JSON. */
+export interface PendingDelivery {
+  via: ReceiptWay;
+  /** The take's lease: only rows it still holds are marked. */
+  lease: string;
+  message_ids: string[];
+  /** Fan-outs the take claimed for the reader (given back with the lease if the mail is not printed). */
+  claims: string[];
+  /** Copies at the reader's client address its read settles. */
+  settle: string[];
+  /** Rows whose claim a repo-mate's copy contested (audited as `claim`). */
+  contested: string[];
 }
 
 export interface ForgetResult {
@@ -310,7 +332,19 @@ export class Bus {
    * meanwhile. If `show` throws, the lease is given back at once; if the
    * process dies, the lease runs out. Either way the mail stays unread.
    */
-  async deliverInbox(request: { reader: string; via: ReceiptWay; actionableOnly?: boolean; limit?: number }, show: (messages: MessageView[]) => void | Promise<void>): Promise<MessageView[]> {
+  async deliverInbox(request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<MessageView[]> {
+    const { views, pending } = await this.takeForShowing(request, show);
+    if (pending === null) return views;
+    return (await this.confirmDelivery(request.reader, pending)).map(messageView);
+  }
+
+  /**
+   * The first half of a delivery, for one whose printing happens elsewhere (a remote hook prints
+   * what the hub answered): take the mail and let `show` hand it on, leaving it leased and unread.
+   * The pending delivery says what `confirmDelivery` marks once the text has been printed; if that
+   * never comes, the lease runs out and the next turn shows the mail again.
+   */
+  async takeForShowing(request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<{ views: MessageView[]; pending: PendingDelivery | null }> {
     const reader = readerIdentity(request.reader);
     const micros = nowMicros();
     const outcome = await this.store.takeInbox({
@@ -319,25 +353,46 @@ export class Bus {
       lease: newLease(micros),
     });
     const views = outcome.messages.map(messageView);
+    const pending: PendingDelivery = {
+      via: request.via,
+      lease: outcome.lease,
+      message_ids: outcome.messages.map((message) => message.messageId),
+      claims: outcome.decision.claims,
+      settle: outcome.decision.settle,
+      contested: outcome.decision.contested,
+    };
     try {
       await show(views);
     } catch (error) {
-      await this.store.releaseLeases(reader, outcome);
+      await this.releaseDelivery(request.reader, pending);
       throw error;
     }
-    if (outcome.messages.length === 0) return views;
+    return { views, pending: outcome.messages.length === 0 ? null : pending };
+  }
+
+  /** Mail a take showed could not be printed after all: its lease and claims are given back at once, for the next turn. */
+  async releaseDelivery(reader: string, pending: PendingDelivery): Promise<void> {
+    await this.store.releaseLeases(readerIdentity(reader), { lease: pending.lease, messageIds: pending.message_ids, claims: pending.claims });
+  }
+
+  /**
+   * The mail a take showed has been printed: mark it read and delivered (only what the take still
+   * holds) and audit `read` and `deliver` rows, with `claim` where its claim was contested. The
+   * messages marked.
+   */
+  async confirmDelivery(reader: string, pending: PendingDelivery): Promise<MessageRecord[]> {
     const now = nowStamp();
-    const { via } = request;
-    await this.store.markDelivered(outcome, now, via);
-    const contested = new Set(outcome.decision.contested);
+    const { via } = pending;
+    const marked = await this.store.markDelivered({ reader: readerIdentity(reader), lease: pending.lease, messageIds: pending.message_ids, settle: pending.settle }, now, via);
+    const contested = new Set(pending.contested);
     const rows: AuditRow[] = [];
-    for (const message of outcome.messages) {
+    for (const message of marked) {
       const digest = digestBody(message.body);
-      rows.push(messageRow('read', now, request.reader, message, digest, via), messageRow('deliver', now, request.reader, message, digest, via));
-      if (contested.has(message.messageId)) rows.push(messageRow('claim', now, request.reader, message, digest));
+      rows.push(messageRow('read', now, reader, message, digest, via), messageRow('deliver', now, reader, message, digest, via));
+      if (contested.has(message.messageId)) rows.push(messageRow('claim', now, reader, message, digest));
     }
     this.audit.append(rows);
-    return outcome.messages.map((message) => messageView(readRecord(message, now, via)));
+    return marked;
   }
 
   /**

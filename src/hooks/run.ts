@@ -23,7 +23,8 @@ import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
 import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js';
 import { busDotEnv } from '../core/dot-env.js';
-import type { Bus } from '../core/bus.js';
+import type { Bus, DeliveryRequest, PendingDelivery } from '../core/bus.js';
+import type { MessageView } from '../core/views.js';
 import type { HookDialect } from '../clients/dialects.js';
 import { brainSettings } from '../brain/settings.js';
 import { loadRefresh } from '../brain/load.js';
@@ -209,6 +210,11 @@ export interface HookTurn {
   local: { table: ProcessTable; sessionsOn: boolean; payload: Payload; cwd: string } | null;
   /** On the hub: when it last noted each name active (ms), shared by all its requests. */
   touched?: Map<string, number>;
+  /**
+   * On the hub: the mail is printed by the remote hook, not here. It is taken and handed over
+   * (this says what to confirm once it is printed) instead of being marked delivered now.
+   */
+  defer?: (pending: PendingDelivery) => void;
   write(text: string): void;
   warn(text: string): void;
 }
@@ -250,7 +256,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     // inbox (most turns have neither); a hook of its own keeps to its one connection. A failed look
     // only means the delivery looks again.
     const anyDue = local === null ? bus.notices.anyDue({ moment: 'prompt', session, subscriptions: turn.subscriptions }).catch(() => true) : Promise.resolve(true);
-    await bus.deliverInbox({ reader, via: 'hook-user-prompt' }, async (messages) => {
+    await deliverTurn(bus, turn, { reader, via: 'hook-user-prompt' }, async (messages) => {
       const mail = promptContext(messages, reader, shared);
       const notices = (await anyDue) ? await noticesText(bus, noticeRun, 'prompt', session, mail === null ? 0 : Buffer.byteLength(mail, 'utf8')) : null;
       turn.write(dialect.prompt(joined(mail, notices)));
@@ -259,13 +265,23 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   }
   if (local !== null) startBrainWriter(turn, local);
   let keptWorking = false;
-  await bus.deliverInbox({ reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
+  await deliverTurn(bus, turn, { reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
     const reason = stopReason(messages, reader, shared);
     keptWorking = reason !== null;
     turn.write(dialect.stop(reason));
   });
   // Idle once it is let stop: from then on a sender may queue it a turn.
   if (codexThread !== null && local !== null) await recordCodexRoute(bus, reader, codexThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
+}
+
+/** A turn's mail shown: marked delivered once `show` has printed it here, or handed over unmarked when the printing is elsewhere. */
+async function deliverTurn(bus: Bus, turn: HookTurn, request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<void> {
+  if (turn.defer === undefined) {
+    await bus.deliverInbox(request, show);
+    return;
+  }
+  const { pending } = await bus.takeForShowing(request, show);
+  if (pending !== null) turn.defer(pending);
 }
 
 /** The store cannot be used (a server down, a file that is no database): the turn goes on without mail, saying why on stderr. */

@@ -4,7 +4,7 @@
  * id (which session of a client address's token it is) and what the session
  * subscribes to; never who is asking.
  */
-import type { Bus } from '../core/bus.js';
+import type { Bus, PendingDelivery } from '../core/bus.js';
 import { registrationsFor } from '../core/roster.js';
 import type { Env } from '../core/settings.js';
 import type { Subscriptions } from '../core/subscriptions.js';
@@ -26,7 +26,19 @@ function subscriptionsOf(value: unknown): Subscriptions {
   return { all: given.all === true, channels: channels as string[] };
 }
 
-export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, memory: HubMemory, body: unknown, warn: (line: string) => void, sessions: SessionsRead | null = null): Promise<{ output: string }> {
+/**
+ * The hook's answer, and the mail it holds that the remote hook confirms once it has printed it
+ * (POST /v1/delivered): until then the mail is leased, not delivered.
+ */
+export async function answerRemoteHook(
+  bus: Bus,
+  env: Env,
+  token: TokenRecord,
+  memory: HubMemory,
+  body: unknown,
+  warn: (line: string) => void,
+  sessions: SessionsRead | null = null,
+): Promise<{ output: string; delivery: PendingDelivery | null }> {
   const { registered } = memory;
   const request = (body ?? {}) as Record<string, unknown>;
   const kind = request.kind as HookKind;
@@ -44,6 +56,7 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, m
     registered.add(token.agent);
   }
   let output = '';
+  let delivery: PendingDelivery | null = null;
   await answerHook(bus, {
     kind,
     ...turn,
@@ -54,6 +67,7 @@ export async function answerRemoteHook(bus: Bus, env: Env, token: TokenRecord, m
     touched: memory.touched,
     write: (text) => (output += text),
     warn,
+    defer: (pending) => (delivery = pending),
   });
-  return { output };
+  return { output, delivery };
 }

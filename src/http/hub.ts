@@ -5,6 +5,7 @@
  * who is asking. The hub keeps nothing of its own between requests: any
  * number of hubs can share one PostgreSQL database, and a restart loses nothing.
  */
+import { confirmRemoteDelivery } from './delivered-endpoint.js';
 import { isSurfaceWay } from '../model/receipts.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -59,9 +60,9 @@ const DEFAULT_PG_POOL = 16;
 const DRAIN_MS = 10_000;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The hub's own endpoints beside /mcp, for remote hooks and the CLI (POST, JSON). */
-const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/call', '/v1/follow', '/v1/changes']);
+const API_ROUTES = new Set(['/v1/hook', '/v1/watch', '/v1/delivered', '/v1/call', '/v1/follow', '/v1/changes']);
 /** The routes whose every request names a session of the token's agent. */
-const READS_SESSIONS = new Set(['/v1/hook', '/v1/watch']);
+const READS_SESSIONS = new Set(['/v1/hook', '/v1/watch', '/v1/delivered']);
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -270,6 +271,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
             }
           }
           send(res, 200, { version: changes.version });
+          return;
+        }
+        if (path === '/v1/delivered') {
+          send(res, 200, await confirmRemoteDelivery(bus, env, token, body, sessions));
           return;
         }
         if (path === '/v1/call') {

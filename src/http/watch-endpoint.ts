@@ -4,7 +4,7 @@
  * and its text returned) or `wait_seconds` pass: at most 50, so no proxy or
  * client gives up on a silent request first. The watcher asks again.
  */
-import type { Bus } from '../core/bus.js';
+import type { Bus, PendingDelivery } from '../core/bus.js';
 import type { Env } from '../core/settings.js';
 import { InvalidInputError } from '../model/errors.js';
 import type { TokenRecord } from '../model/records.js';
@@ -25,7 +25,7 @@ export async function watchForMail(
   body: unknown,
   signal: AbortSignal,
   sessions: SessionsRead | null = null,
-): Promise<{ woke: boolean; text: string | null }> {
+): Promise<{ woke: boolean; text: string | null; delivery: PendingDelivery | null }> {
   const raw = (body as { wait_seconds?: unknown } | null)?.wait_seconds ?? 25;
   if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) throw new InvalidInputError('wait_seconds must be a number of seconds');
   // A client address's session waits for the mail of the session address its session id holds.
@@ -36,12 +36,14 @@ export async function watchForMail(
   try {
     for (;;) {
       // A watcher that went away takes nothing: its mail waits for the next turn's hook.
-      if (signal.aborted) return { woke: false, text: null };
+      if (signal.aborted) return { woke: false, text: null, delivery: null };
       const next = changes.next(deadline - Date.now(), signal);
       let text = '';
-      const outcome = await wakeIfMail(bus, { env, say: (said) => (text += said) }, reader);
-      if (outcome !== null) return { woke: outcome > 0, text: text === '' ? null : text };
-      if (signal.aborted || changes.closed || Date.now() >= deadline) return { woke: false, text: null };
+      let delivery: PendingDelivery | null = null;
+      // The watcher confirms the mail once it has printed it (POST /v1/delivered): until then it is leased.
+      const outcome = await wakeIfMail(bus, { env, say: (said) => (text += said), defer: (pending) => (delivery = pending) }, reader);
+      if (outcome !== null) return { woke: outcome > 0, text: text === '' ? null : text, delivery };
+      if (signal.aborted || changes.closed || Date.now() >= deadline) return { woke: false, text: null, delivery: null };
       await next;
     }
   } finally {

@@ -11,6 +11,7 @@ import { parseSubscriptions } from '../core/subscriptions.js';
 import type { HookKind } from '../hooks/run-kind.js';
 import { payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 import { hubRequest } from './http.js';
+import { confirmDelivered } from './delivered.js';
 import type { HubAccess } from './settings.js';
 
 /** How long a remote hook waits for the hub before the turn goes on without it. */
@@ -41,17 +42,29 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     // What this session subscribes to is this machine's setting: the hub has no way to know it.
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
   };
+  const timeoutMs = intSetting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS', DEFAULT_HOOK_TIMEOUT_MS, 1);
+  let answered: { output: string; delivery: unknown } | null = null;
   try {
-    const response = await hubRequest(access, 'POST', '/v1/hook', request, intSetting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS', DEFAULT_HOOK_TIMEOUT_MS, 1));
-    const body = response.body as { output?: unknown } | null;
-    if (response.status === 200 && body !== null && typeof body.output === 'string') {
-      run.write(body.output);
-      return 0;
-    }
-    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${response.status}`);
+    const response = await hubRequest(access, 'POST', '/v1/hook', request, timeoutMs);
+    const body = response.body as { output?: unknown; delivery?: unknown } | null;
+    if (response.status === 200 && body !== null && typeof body.output === 'string') answered = { output: body.output, delivery: body.delivery ?? null };
+    else if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${response.status}`);
   } catch (error) {
     if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: ${(error as Error).message}`);
   }
-  run.write(nothingFor(run.kind, run.client));
+  if (answered === null) {
+    run.write(nothingFor(run.kind, run.client));
+    return 0;
+  }
+  // Printed first, then confirmed; a client that is gone makes the print throw, and the mail is given back.
+  const confirm = (printed: boolean): Promise<void> =>
+    answered === null || answered.delivery === null ? Promise.resolve() : confirmDelivered(access, { delivery: answered.delivery, session_key: request.session_key, printed }, timeoutMs, run);
+  try {
+    run.write(answered.output);
+  } catch (error) {
+    await confirm(false);
+    throw error;
+  }
+  await confirm(true);
   return 0;
 }

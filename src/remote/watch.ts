@@ -6,10 +6,13 @@
  */
 import { WOKE_EXIT, type WatchRun } from '../wake/watch.js';
 import { hubRequest, HubUnreachable } from './http.js';
+import { confirmDelivered } from './delivered.js';
 import type { HubAccess } from './settings.js';
 
 /** One wait at the hub: long enough to be cheap, short enough that no proxy cuts it. */
 const WAIT_SECONDS = 25;
+/** How long the hub may take to note the mail said. */
+const CONFIRM_TIMEOUT_MS = 5_000;
 /** After a failed request, how long before asking again. */
 const RETRY_MS = 2_000;
 /**
@@ -46,9 +49,17 @@ async function waitAtHub(run: WatchRun, access: HubAccess, deadline: number, ses
       // Ending the request ends the hub's wait: it takes nothing for a watcher that is gone.
       const response = await hubRequest(access, 'POST', '/v1/watch', { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000, stopped);
       if (response.status === 401 || response.status === 403) return 0; // A token the hub no longer takes: nothing to wait for.
-      const body = response.body as { woke?: unknown; text?: unknown } | null;
+      const body = response.body as { woke?: unknown; text?: unknown; delivery?: unknown } | null;
       if (response.status === 200 && body?.woke === true) {
-        if (typeof body.text === 'string') run.say(body.text);
+        // Said, and only then delivered: a watcher killed before saying it confirms nothing.
+        const delivery = body.delivery ?? null;
+        try {
+          if (typeof body.text === 'string') run.say(body.text);
+        } catch (error) {
+          if (delivery !== null) await confirmDelivered(access, { delivery, session_key: sessionKey, printed: false }, CONFIRM_TIMEOUT_MS, run);
+          throw error;
+        }
+        if (delivery !== null) await confirmDelivered(access, { delivery, session_key: sessionKey, printed: true }, CONFIRM_TIMEOUT_MS, run);
         return WOKE_EXIT;
       }
       if (response.status === 200) continue;

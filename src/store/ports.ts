@@ -86,6 +86,24 @@ export interface InboxDecision {
   settle: string[];
 }
 
+/**
+ * What a take holds, as its reader gives it back: rows leased by `lease`, and the fan-outs it claimed
+ * (a claim is given back only for a fan-out among those rows, where the reader still holds it).
+ */
+export interface HeldTake {
+  lease: string;
+  messageIds: string[];
+  claims: string[];
+}
+
+/** Mail a take showed, as its reader confirms it (over the hub, in a request of its own): the take's lease proves it. */
+export interface ShownTake {
+  reader: ReaderIdentity;
+  lease: string;
+  messageIds: string[];
+  settle: string[];
+}
+
 export interface InboxTake {
   query: InboxQuery;
   /**
@@ -183,8 +201,13 @@ export interface MailPort {
    * `lease` (a stamp, compared as text with later queries' `now`, then a token), leaving them unread.
    */
   takeInbox(input: InboxTake & { lease: string }): Promise<TakeOutcome>;
-  /** Mark taken mail, and the copies its take settles, read and delivered at `now`, by `via`. */
-  markDelivered(taken: TakeOutcome, now: string, via: ReceiptWay): Promise<void>;
+  /**
+   * Mark mail a take showed read and delivered at `now` by `via`: each of its rows still unread,
+   * still leased by the take and addressed to a name the reader reads (its own, its client
+   * address, its bare repo name); and each copy the take settles that is still unread, at the
+   * reader's client address, of a fan-out among the rows marked. The rows marked, as they now stand.
+   */
+  markDelivered(shown: ShownTake, now: string, via: ReceiptWay): Promise<MessageRecord[]>;
   /**
    * Mark these copies delivered at `now` by `via` where they were not delivered yet (shown, not
    * taken: a peek by the model, the dashboard). The ids of the copies this marked.
@@ -205,7 +228,7 @@ export interface MailPort {
    * Give back mail a take could not show: its leases (only where they are still the take's),
    * and its claims where the reader still holds them and the copy is unread.
    */
-  releaseLeases(reader: ReaderIdentity, taken: TakeOutcome): Promise<void>;
+  releaseLeases(reader: ReaderIdentity, taken: HeldTake): Promise<void>;
   pendingCount(reader: ReaderIdentity): Promise<number>;
   thread(threadId: string, limit: number): Promise<MessageRecord[]>;
   /** Thread ids that begin with `prefix`, in order, at most `limit` of them. */

@@ -24,7 +24,8 @@ import { hookReader } from '../hooks/scope.js';
 import { promptContext } from '../hooks/text.js';
 import { loadWakeConfig, lookupWake } from './config.js';
 import { wakeRow, wakesPerHour } from './dispatch.js';
-import type { Bus } from '../core/bus.js';
+import type { Bus, PendingDelivery } from '../core/bus.js';
+import type { MessageView } from '../core/views.js';
 import type { MessageRecord } from '../model/records.js';
 import { hubAccess } from '../remote/settings.js';
 import { runRemoteWatch } from '../remote/watch.js';
@@ -129,8 +130,12 @@ export async function runWatch(run: WatchRun): Promise<number> {
   }
 }
 
-/** Take the session's mail and say it: WOKE_EXIT, 0 past the rate limit, null when there is none. */
-export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'>, reader: string): Promise<number | null> {
+/**
+ * Take the session's mail and say it: WOKE_EXIT, 0 past the rate limit, null when there is none.
+ * `defer`: the text is said elsewhere (a remote watcher prints what the hub answered): the mail is
+ * handed over leased, to be confirmed once printed, instead of being marked delivered here.
+ */
+export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'> & { defer?: (pending: PendingDelivery) => void }, reader: string): Promise<number | null> {
   if ((await bus.pendingCount(reader)) === 0) return null;
   const micros = nowMicros();
   const now = formatStamp(micros);
@@ -141,10 +146,18 @@ export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'>, r
     return 0;
   }
   const shared = clientAddressOf(reader);
-  const views = await bus.deliverInbox({ reader, via: 'hook-watch' }, (messages) => {
+  const request = { reader, via: 'hook-watch' as const };
+  const say = (messages: MessageView[]): void => {
     const text = promptContext(messages, reader, shared);
     if (text !== null) run.say(`agent-bus: new mail\n${text}`);
-  });
+  };
+  let views: MessageView[];
+  if (run.defer === undefined) views = await bus.deliverInbox(request, say);
+  else {
+    const taken = await bus.takeForShowing(request, say);
+    if (taken.pending !== null) run.defer(taken.pending);
+    views = taken.views;
+  }
   const shown = views.map(toRecord);
   if (shown.length === 0) return null;
   bus.audit.append([wakeRow(now, reader, shown[0] as MessageRecord, reader, 'watch', 'woke')]);

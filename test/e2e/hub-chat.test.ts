@@ -32,9 +32,13 @@ test('a chat over the hub: the token\'s agent takes the seat, mail from anywhere
       assert.equal(runCli(['send', 'hello over there', '--to', 'ops/alex', '--name', 'shop/claude'], { env: bus.env }).code, 0);
       await until(pane, /shop\/claude → ops\/alex.*hello over there|hello over there/, 'the mail on screen');
       assert.ok(Date.now() - sentAt < 5_000, 'brought by the hub\'s change feed, not the one-minute poll');
+      assert.deepEqual(bus.rows("SELECT delivered_via, read_via FROM messages WHERE body = 'hello over there'"), [{ delivered_via: 'chat', read_via: 'chat' }], 'a person saw it in the chat, not a model');
       pane.keys('@shop/claude thanks, on it');
       pane.enter();
-      await until(pane, /\[chat\] sent → shop\/claude/, 'the send feedback');
+      await until(pane, /\[chat\] sent → shop\/claude \(id [0-9a-f]{8}\) ✓/, 'the send feedback, ticked');
+      // Read on the hub's machine: the tick comes through the hub.
+      assert.equal(runCli(['inbox', '--name', 'shop/claude'], { env: bus.env }).code, 0);
+      await until(pane, /^\[chat\] ✓✓ read → shop\/claude \(id [0-9a-f]{8}\)$/m, 'the read tick over the hub');
       assert.deepEqual(bus.rows("SELECT from_agent, to_agent FROM messages WHERE body = 'thanks, on it'"), [{ from_agent: 'ops/alex', to_agent: 'shop/claude' }]);
       pane.keys('/exit');
       pane.enter();

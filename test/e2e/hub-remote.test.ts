@@ -76,6 +76,7 @@ test('a remote prompt hook shows the mail waiting, a stop hook holds the turn fo
     assert.match(prompt.stdout, /from human .*: before the turn/);
     assert.equal(prompt.stderr, '');
     assert.equal(bus.rows("SELECT read_at FROM messages WHERE body = 'before the turn' AND read_at IS NOT NULL").length, 1, 'read on the hub');
+    assert.deepEqual(bus.rows("SELECT delivered_via, read_via FROM messages WHERE body = 'before the turn'"), [{ delivered_via: 'hook-user-prompt', read_via: 'hook-user-prompt' }]);
     const again = runCli(['hook-user-prompt', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1"}' });
     assert.equal(again.stdout, '');
     assert.equal(runCli(['send', 'act on this', '--to', 'shop/claude', '--name', 'lab/codex'], { env: bus.env }).code, 0);
@@ -83,6 +84,7 @@ test('a remote prompt hook shows the mail waiting, a stop hook holds the turn fo
     assert.equal(stop.code, 0, stop.stderr);
     assert.equal((JSON.parse(stop.stdout) as { decision: string }).decision, 'block');
     assert.match(stop.stdout, /act on this/);
+    assert.deepEqual(bus.rows("SELECT delivered_via FROM messages WHERE body = 'act on this'"), [{ delivered_via: 'hook-stop' }]);
     assert.deepEqual(readdirSync(remote.home), []);
   } finally {
     await hub.stop();
@@ -163,6 +165,7 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
   assert.ok(Date.now() - sentAt < 5_000, 'woken by the change feed, not the one-minute poll');
   assert.match(watcher.said(), /wake up over there/);
   assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
+  assert.deepEqual(bus.rows("SELECT delivered_via FROM messages WHERE body = 'wake up over there'"), [{ delivered_via: 'hook-watch' }]);
   assert.deepEqual(readdirSync(remote.home), []);
 }));
 
@@ -366,4 +369,51 @@ test('a remote prompt hook shows the notices due to its session by this machine\
   assert.match(second, /DEPLOY-FROZEN/);
   assert.doesNotMatch(second, /NEW-RUNBOOK/, 'an info notice once per session');
   assert.doesNotMatch(prompt(remote.env, 's-2'), /DEPLOY-FROZEN|NEW-RUNBOOK/, 'not subscribed to ops: none of its notices');
+}));
+
+/** A POST to one of the hub's own endpoints with a token, as the remote hooks make it. */
+async function post(url: string, path: string, token: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const receipt = (bus: ReturnType<typeof tempBus>, body: string): Record<string, unknown> | undefined =>
+  bus.rows<Record<string, unknown>>(`SELECT read_at, delivered_at, delivered_via, lease_until FROM messages WHERE body = '${body}'`)[0];
+
+test("a remote hook's mail is delivered only once the remote hook has printed it: the hub's answer alone marks nothing, a confirmation does, a forged one does not", withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const intruder = createToken(bus, 'lab/codex');
+  assert.equal(runCli(['send', 'printed or not', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  const answered = await post(hub.url, '/v1/hook', token, { kind: 'prompt', client: 'claude', session_key: null });
+  assert.equal(answered.status, 200);
+  assert.match(String(answered.body.output), /printed or not/);
+  const delivery = answered.body.delivery as { lease: string; message_ids: string[]; via: string };
+  assert.deepEqual([delivery.via, delivery.message_ids.length], ['hook-user-prompt', 1]);
+  const held = receipt(bus, 'printed or not');
+  assert.deepEqual([held?.read_at, held?.delivered_at, typeof held?.lease_until], [null, null, 'string'], 'answered, not delivered: leased until the hook says it printed');
+  // Another token's confirmation, with the lease it read off the wire, marks nothing: the rows are not its reader's.
+  assert.deepEqual((await post(hub.url, '/v1/delivered', intruder.token, { delivery, printed: true })).body, { marked: 0 });
+  assert.equal(receipt(bus, 'printed or not')?.read_at, null);
+  for (const bad of [{}, { delivery, printed: 'yes' }, { delivery: { ...delivery, via: 'web' }, printed: true }, { delivery: { ...delivery, message_ids: 'all' }, printed: true }]) {
+    assert.equal((await post(hub.url, '/v1/delivered', token, bad)).status, 400, JSON.stringify(bad));
+  }
+  assert.deepEqual((await post(hub.url, '/v1/delivered', token, { delivery, printed: true })).body, { marked: 1 });
+  const done = receipt(bus, 'printed or not');
+  assert.deepEqual([typeof done?.read_at, done?.delivered_via], ['string', 'hook-user-prompt']);
+  assert.deepEqual((await post(hub.url, '/v1/delivered', token, { delivery, printed: true })).body, { marked: 0 }, 'once');
+}));
+
+test('a remote hook that cannot print gives the mail back at once: its receipt stays sent and the next turn shows it', withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = remoteMachine(hub.url, token);
+  assert.equal(runCli(['send', 'must reach the model', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  const child = spawn(process.execPath, [CLI, 'hook-user-prompt', '--client', 'claude'], { env: remote.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  child.stdin.end('{"session_id":"s-1"}');
+  await new Promise((resolve) => child.on('close', resolve));
+  const given = receipt(bus, 'must reach the model');
+  assert.deepEqual([given?.read_at, given?.delivered_at, given?.lease_until], [null, null, null], 'not delivered, and not held');
+  const next = runCli(['hook-user-prompt', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1"}' });
+  assert.match(next.stdout, /must reach the model/);
+  assert.equal(receipt(bus, 'must reach the model')?.delivered_via, 'hook-user-prompt');
 }));

@@ -52,6 +52,7 @@ test('mail arriving wakes the watcher: taken from the inbox, said on stderr, exi
   assert.deepEqual(inbox, [], 'the mail was taken');
   const rows = readAudit(bus.audit).filter((row) => row.body_preview === 'WAKE-UP-MAIL').map((row) => `${String(row.op)}${row.op === 'wake' ? `:${String(row.wake_driver)}:${String(row.wake_status)}` : ''}`);
   assert.deepEqual(rows.sort(), ['deliver', 'read', 'send', 'wake:watch:woke']);
+  assert.deepEqual(bus.rows("SELECT delivered_via, read_via FROM messages WHERE body = 'WAKE-UP-MAIL'"), [{ delivered_via: 'hook-watch', read_via: 'hook-watch' }], 'the receipt says the watcher handed it over');
 }));
 
 test('it gives up after --max-seconds with exit 0, and mail that comes later waits', withTempBus(async (bus) => {

@@ -1042,7 +1042,7 @@ conformance('receipts: a fan-out is one send, named by any copy, its fan-out id 
   while (one[shared] === two[shared]) shared++;
   assert.ok(shared >= 4, 'time-ordered ids made together share their start');
   await assert.rejects(ctx.bus.messageStatus(one.slice(0, shared), null), (error: Error) => error instanceof InvalidInputError && error.message.includes(one) && error.message.includes(two));
-  assert.equal((await ctx.bus.messageStatus(one.slice(0, shared + 1), null)).message_id, one);
+  assert.equal((await ctx.bus.messageStatus(one.slice(0, 30), null)).message_id, one, 'enough of it names one');
 });
 
 conformance('receipts: a read that settles a copy at the client address records it with the same way', async (ctx) => {

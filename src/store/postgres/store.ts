@@ -48,6 +48,8 @@ import type {
   SessionRecord,
   Store,
   TakeOutcome,
+  ShownTake,
+  HeldTake,
   PositionedMessage,
   TokenRecord,
   PruneCounts,
@@ -559,26 +561,41 @@ export class PostgresStore implements Store {
     });
   }
 
-  async releaseLeases(reader: ReaderIdentity, taken: TakeOutcome): Promise<void> {
-    if (taken.messages.length === 0) return;
+  async releaseLeases(reader: ReaderIdentity, taken: HeldTake): Promise<void> {
+    if (taken.messageIds.length === 0) return;
     await this.transaction([[LOCK.inbox, reader.group]], async (query) => {
-      await query('UPDATE messages SET lease_until = NULL WHERE message_id = ANY($1::text[]) AND read_at IS NULL AND lease_until = $2', [
-        taken.messages.map((message) => message.messageId),
-        taken.lease,
-      ]);
-      if (taken.decision.claims.length > 0) {
-        await query('UPDATE messages SET claimed_by = NULL WHERE fanout_id = ANY($1::text[]) AND to_group = $2 AND claimed_by = $3 AND read_at IS NULL', [
-          taken.decision.claims,
-          reader.group,
-          reader.name,
-        ]);
+      // Claims first: which fan-outs the take holds is read from its leased rows.
+      if (taken.claims.length > 0) {
+        await query(
+          `UPDATE messages SET claimed_by = NULL WHERE fanout_id = ANY($1::text[]) AND to_group = $2 AND claimed_by = $3 AND read_at IS NULL
+             AND fanout_id IN (SELECT fanout_id FROM messages WHERE message_id = ANY($4::text[]) AND lease_until = $5)`,
+          [taken.claims, reader.group, reader.name, taken.messageIds, taken.lease],
+        );
       }
+      await query('UPDATE messages SET lease_until = NULL WHERE message_id = ANY($1::text[]) AND read_at IS NULL AND lease_until = $2', [taken.messageIds, taken.lease]);
     });
   }
 
-  async markDelivered(taken: TakeOutcome, now: string, via: ReceiptWay): Promise<void> {
-    if (taken.messages.length === 0) return;
-    await this.writeAlone(MARK_READ, [now, via, [...taken.messages.map((message) => message.messageId), ...taken.decision.settle]]);
+  async markDelivered(shown: ShownTake, now: string, via: ReceiptWay): Promise<MessageRecord[]> {
+    if (shown.messageIds.length === 0) return [];
+    const { reader } = shown;
+    const shared = reader.isSession ? reader.clientAddress : null;
+    // One statement, one round trip: the rows still the take's, then the copies they settle, then the NOTIFY.
+    const rows = await this.read<MessageRecord>(
+      `WITH marked AS (
+         ${MARK_READ} AND lease_until = $4 AND to_agent IN ($5, $6, $7)
+         RETURNING ${MESSAGE_COLUMNS}
+       ), settled AS (
+         UPDATE messages SET read_at = $1, read_via = $2,
+             delivered_via = CASE WHEN delivered_at IS NULL THEN $2 ELSE delivered_via END, delivered_at = COALESCE(delivered_at, $1)
+          WHERE message_id = ANY($8::text[]) AND read_at IS NULL AND to_agent = $6 AND fanout_id IN (SELECT "fanoutId" FROM marked)
+         RETURNING 1
+       )
+       SELECT marked.*, (SELECT COUNT(*) FROM settled) AS settled, pg_notify('${CHANGE_CHANNEL}', '${uniqueToken()}') AS notified
+         FROM marked ORDER BY "sentAt", "messageId"`,
+      [now, via, shown.messageIds, shown.lease, reader.name, shared, reader.group !== reader.name ? reader.group : null, shown.settle],
+    );
+    return rows.map(({ settled: _settled, notified: _notified, ...row }: MessageRecord & { settled?: unknown; notified?: unknown }) => row);
   }
 
   async recordDelivered(messageIds: string[], now: string, via: ReceiptWay): Promise<string[]> {

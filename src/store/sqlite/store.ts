@@ -18,6 +18,8 @@ import type {
   InboxTake,
   ReadOutcome,
   TakeOutcome,
+  ShownTake,
+  HeldTake,
   ReaderIdentity,
   Registration,
   RosterQuery,
@@ -78,6 +80,11 @@ const MESSAGE_COLUMNS = `message_id AS messageId, from_agent AS fromAgent, to_ag
   thread_id AS threadId, sent_at AS sentAt, read_at AS readAt, delivered_at AS deliveredAt,
   addressed_to AS addressedTo, fanout_id AS fanoutId, to_group AS toGroup, claimed_by AS claimedBy,
   delivered_via AS deliveredVia, read_via AS readVia`;
+
+/** Mark a copy (@id) read at @now by @via, and delivered where it was not yet (a first delivery keeps its time and way). */
+const MARK_READ = `UPDATE messages SET read_at = @now, read_via = @via,
+    delivered_via = CASE WHEN delivered_at IS NULL THEN @via ELSE delivered_via END, delivered_at = COALESCE(delivered_at, @now)
+  WHERE message_id = @id AND read_at IS NULL`;
 
 /** A copy's receipt: the message without its body. */
 const RECEIPT_COLUMNS = `message_id AS messageId, fanout_id AS fanoutId, from_agent AS fromAgent, to_agent AS toAgent,
@@ -403,12 +410,9 @@ export class SqliteStore implements Store {
     return decision;
   }
 
-  /** Mark rows read and delivered by `via`, and the copies their read settles read. A first delivery keeps its time and way. */
+  /** Mark rows read and delivered by `via`, and the copies their read settles read. */
   private markRead(ids: string[], settle: string[], now: string, via: ReceiptWay): void {
-    const mark = `UPDATE messages SET read_at = @now, read_via = @via,
-        delivered_via = CASE WHEN delivered_at IS NULL THEN @via ELSE delivered_via END, delivered_at = COALESCE(delivered_at, @now)
-      WHERE message_id = @id AND read_at IS NULL`;
-    for (const id of [...ids, ...settle]) this.run(mark, { now, via, id });
+    for (const id of [...ids, ...settle]) this.run(MARK_READ, { now, via, id });
   }
 
   async peekInbox(query: InboxQuery): Promise<MessageRecord[]> {
@@ -438,21 +442,50 @@ export class SqliteStore implements Store {
     });
   }
 
-  async releaseLeases(reader: ReaderIdentity, taken: TakeOutcome): Promise<void> {
-    if (taken.messages.length === 0) return;
+  async releaseLeases(reader: ReaderIdentity, taken: HeldTake): Promise<void> {
+    if (taken.messageIds.length === 0) return;
+    const ids = JSON.stringify(taken.messageIds);
     this.immediate(() => {
-      for (const message of taken.messages) {
-        this.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL AND lease_until = ?', [message.messageId, taken.lease]);
+      // Claims first: which fan-outs the take holds is read from its leased rows.
+      for (const fanout of taken.claims) {
+        this.run(
+          `UPDATE messages SET claimed_by = NULL WHERE fanout_id = @fanout AND to_group = @group AND claimed_by = @me AND read_at IS NULL
+             AND EXISTS (SELECT 1 FROM messages t WHERE t.message_id IN (SELECT value FROM json_each(@ids)) AND t.lease_until = @lease AND t.fanout_id = @fanout)`,
+          { fanout, group: reader.group, me: reader.name, ids, lease: taken.lease },
+        );
       }
-      for (const fanout of taken.decision.claims) {
-        this.run('UPDATE messages SET claimed_by = NULL WHERE fanout_id = ? AND to_group = ? AND claimed_by = ? AND read_at IS NULL', [fanout, reader.group, reader.name]);
-      }
+      for (const id of taken.messageIds) this.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL AND lease_until = ?', [id, taken.lease]);
     });
   }
 
-  async markDelivered(taken: TakeOutcome, now: string, via: ReceiptWay): Promise<void> {
-    if (taken.messages.length === 0) return;
-    this.immediate(() => this.markRead(taken.messages.map((message) => message.messageId), taken.decision.settle, now, via));
+  async markDelivered(shown: ShownTake, now: string, via: ReceiptWay): Promise<MessageRecord[]> {
+    if (shown.messageIds.length === 0) return [];
+    const { reader } = shown;
+    const params = {
+      now,
+      via,
+      lease: shown.lease,
+      ids: JSON.stringify(shown.messageIds),
+      me: reader.name,
+      shared: reader.isSession ? reader.clientAddress : null,
+      group: reader.group !== reader.name ? reader.group : null,
+    };
+    return this.immediate(() => {
+      const marked = this.all<{ id: string }>(
+        `SELECT message_id AS id FROM messages
+          WHERE message_id IN (SELECT value FROM json_each(@ids)) AND read_at IS NULL AND lease_until = @lease AND to_agent IN (@me, @shared, @group)`,
+        params,
+      ).map((row) => row.id);
+      if (marked.length === 0) return [];
+      this.markRead(marked, [], now, via);
+      for (const id of shown.settle) {
+        this.run(
+          `${MARK_READ} AND to_agent = @shared AND fanout_id IN (SELECT fanout_id FROM messages WHERE message_id IN (SELECT value FROM json_each(@marked)))`,
+          { now, via, id, shared: params.shared, marked: JSON.stringify(marked) },
+        );
+      }
+      return this.all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY sent_at, message_id`, [JSON.stringify(marked)]);
+    });
   }
 
   async recordDelivered(messageIds: string[], now: string, via: ReceiptWay): Promise<string[]> {
