@@ -33,6 +33,7 @@ import { SqliteStore } from '../src/store/sqlite/store.js';
 import { hookStartup } from './hooks.js';
 import { noticeFilter, preToolStartup } from './notices.js';
 import { wakeLatency } from './wake.js';
+import { receiptWaitLatency } from './receipts.js';
 import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
 import { hubRoundTrip, hubSendThroughput, remoteHookStartup, remoteWakeLatency } from './hub.js';
@@ -453,6 +454,9 @@ const SECTIONS: Section[] = [
   { id: 'pg-hub-remote-hook', title: "PostgreSQL hub: remote 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 120_000, measure: (ws) => remoteHookStartup(ws, 'postgres') },
   { id: 'pg-hub-remote-wake', title: 'PostgreSQL hub: send to remote hook-watch exit, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => remoteWakeLatency(ws, 'postgres') },
   { id: 'pg-wake-latency-p50', title: 'PostgreSQL: send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => wakeLatency(ws, 'postgres') },
+  // A sender waiting on its receipts (send --wait read) hears the read through the change feed.
+  { id: 'receipt-wait', title: 'read to send --wait return (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => receiptWaitLatency(ws) },
+  { id: 'pg-receipt-wait', title: 'PostgreSQL: read to send --wait return (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => receiptWaitLatency(ws, 'postgres') },
 ];
 
 /** The p99 of the wake latency run, reported as a figure of its own. */
