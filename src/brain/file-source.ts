@@ -27,7 +27,8 @@ export class FileBrainSource implements BrainSource {
         const match = FRONT_MATTER.exec(text);
         // An opening --- with no closing one would load the front matter as the entry's text.
         if (!match && /^\uFEFF?---[ \t]*\n/.test(text)) throw new Error('its front matter has no closing ---');
-        const fields: unknown = match ? (parseYaml(shallowEnough(match[1] ?? '')) ?? {}) : {};
+        // A YAML warning (an unknown directive) is no reason to skip an entry, and the parser would print it on stderr.
+        const fields: unknown = match ? (parseYaml(shallowEnough(match[1] ?? ''), { logLevel: 'error' }) ?? {}) : {};
         if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('its front matter is not a mapping');
         const problems: string[] = [];
         const entry = entryFrom(fields as Record<string, unknown>, match ? text.slice(match[0].length) : text, basename(name, '.md'), problems);

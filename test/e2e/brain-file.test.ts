@@ -879,3 +879,12 @@ test(
     assert.deepEqual(allNotices(bus), []);
   }),
 );
+
+test('front matter that draws a YAML warning (an unknown directive) is read in silence: nothing on stderr, the entry kept', withBus((bus, feed) => {
+  writeFeed(feed, { 'odd.md': '---\n%SOMEDAY directive\n--- {title: odd one}\n---\nstill an entry\n', 'plain.md': md({ title: 'plain' }, 'a plain entry') });
+  const { code, result, stderr } = refresh(bus);
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, '', 'no warning printed by the parser');
+  assert.equal(result.ok, true);
+  assert.deepEqual(notices(bus).map((notice) => notice.title).sort(), ['odd one', 'plain']);
+}));

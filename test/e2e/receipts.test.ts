@@ -73,6 +73,17 @@ function printed(child: ReturnType<typeof spawn>, pattern: RegExp): Promise<stri
   });
 }
 
+/** The row of a message a running CLI sends, once it is stored. */
+async function stored(bus: TempBus, body: string): Promise<{ message_id: string }> {
+  const started = Date.now();
+  for (;;) {
+    const [row] = bus.rows<{ message_id: string }>(`SELECT message_id FROM messages WHERE body = '${body}'`);
+    if (row !== undefined) return row;
+    if (Date.now() - started > 20_000) throw new Error(`'${body}' was never stored`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function finished(child: ReturnType<typeof spawn>): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -149,9 +160,7 @@ test('send --wait read exits 0 once every copy is read, hearing each move; --wai
   // --json: one object at the end, the send and how the wait went.
   const watched = spawn(process.execPath, [CLI, 'send', 'json wait', '--to', 'web/claude', '--wait', 'delivered', '--json'], { env: bus.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const jsonDone = finished(watched);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const [row] = bus.rows<{ message_id: string }>("SELECT message_id FROM messages WHERE body = 'json wait'");
-  assert.ok(row);
+  const row = await stored(bus, 'json wait');
   // A model peeks at its inbox: delivered, not read.
   const server = await connect({ ...bus.env, AGENT_BUS_NAME: 'web/claude', AGENT_BUS_REPO: '/repos/x' });
   try {
@@ -237,7 +246,7 @@ test("over the hub: a token's message_status sees its own mail only, the remote 
     // A remote sender waits through the hub's change feed for the hub machine's reader.
     const waiting = spawn(process.execPath, [CLI, 'send', 'answer me', '--to', 'web/claude', '--wait', 'read', '--timeout', '60s', '--json'], { env: remote.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const done = finished(waiting);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await stored(bus, 'answer me');
     assert.equal(runCli(['inbox', '--name', 'web/claude'], { env: bus.env }).code, 0);
     const outcome = await done;
     assert.equal(outcome.code, 0, outcome.stderr);
