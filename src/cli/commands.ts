@@ -372,7 +372,10 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Stop hook: keep the turn open while mail this agent must act on is waiting.',
     details: 'Reads the hook payload (JSON) on stdin; prints {"decision":"block","reason":…} (or its client\'s form) when blocking.',
     positionals: [],
-    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
+    options: [
+      { name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' },
+      { name: 'peek', type: 'boolean', description: 'only say whether it would block: take no mail, record no receipt' },
+    ],
     examples: ['agent-bus hook-stop --client claude'],
   },
   {

@@ -12,7 +12,8 @@ export async function runHookCommand(kind: HookKind, args: ParsedArgs, io: Comma
   const warn = (text: string): void => {
     io.stderr.write(`${text}\n`);
   };
+  const peek = kind === 'stop' && args.values.peek === true;
   const access = hubAccess(io.env);
-  if (access !== null) return runRemoteHook({ kind, client: clientOf({ client, env: io.env }), env: io.env, write, warn }, access);
-  return runHook({ kind, client, env: io.env, cwd: io.cwd, write, warn });
+  if (access !== null) return runRemoteHook({ kind, client: clientOf({ client, env: io.env }), peek, env: io.env, write, warn }, access);
+  return runHook({ kind, client, peek, env: io.env, cwd: io.cwd, write, warn });
 }

@@ -7,13 +7,18 @@
  *   the turn's text is repeated at each request of that turn;
  * - before each tool call: `hook-pre-tool` (critical notices), shown at the
  *   model request that follows the tool;
- * - when a session goes idle with mail it must act on: one follow-up turn;
- *   with nothing to act on, `hook-watch` waits for its mail and starts a turn
- *   with it (mail taken just as the session turned busy waits for its next idle).
+ * - when a session goes idle with mail it must act on (`hook-stop --peek`,
+ *   which takes nothing): one follow-up turn, whose first model request runs
+ *   `hook-stop` to take that mail into its system prompt; with nothing to act
+ *   on, `hook-watch` waits for its mail and starts a turn with it (mail taken
+ *   just as the session turned busy waits for its next idle).
  * The subscriptions (CHANNELS) are the one line a user edits; init keeps it.
  * They reach the hooks as AGENT_BUS_DEFAULT_CHANNELS, so an AGENT_BUS_CHANNELS
  * opencode was started with wins over them.
  */
+/** The follow-up turn's prompt: the mail itself is taken into that turn's system prompt by the stop hook. */
+export const FOLLOW_UP_PROMPT = '[agent-bus] Messages you must act on arrived as you finished; they are in your context now.';
+
 export const PLUGIN_MARKER = '// Managed by `agent-bus init` — regenerated on every run; only the CHANNELS line is kept.';
 
 /** Older plugins said every edit was lost: they are ours all the same. */
@@ -45,6 +50,7 @@ const NAME = ${JSON.stringify(name)};
 // The hub this repo's sessions reach (init --remote), or null for this machine's bus. The token is $AGENT_BUS_TOKEN.
 const HUB = ${JSON.stringify(remote)};
 const TIMEOUT_MS = Number(process.env.AGENT_BUS_HOOK_TIMEOUT_MS) || 10000;
+const FOLLOW_UP = ${JSON.stringify(FOLLOW_UP_PROMPT)};
 
 export const AgentBus = async ({ client, directory }) => {
   const stuck = new Set();
@@ -56,6 +62,8 @@ export const AgentBus = async ({ client, directory }) => {
   const busy = new Set();
   const watching = new Map();
   const handover = new Map();
+  // Sessions given a follow-up turn for mail they must act on: its first model request takes that mail.
+  const followUp = new Set();
 
   const prompt = (sessionID, text) => client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: 'text', text }] } });
 
@@ -87,7 +95,7 @@ export const AgentBus = async ({ client, directory }) => {
   };
 
   // Run one hook; never throws, never waits past TIMEOUT_MS, never restarts a hook that is still stuck.
-  const run = (subcommand, sessionID) => {
+  const run = (subcommand, sessionID, flags = []) => {
     if (stuck.has(subcommand)) return Promise.resolve('');
     return new Promise((resolve) => {
       let out = '';
@@ -100,7 +108,7 @@ export const AgentBus = async ({ client, directory }) => {
       };
       let child;
       try {
-        child = spawn(BIN, [subcommand, '--client', 'opencode'], {
+        child = spawn(BIN, [subcommand, '--client', 'opencode', ...flags], {
           cwd: directory,
           env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
           stdio: ['pipe', 'pipe', 'ignore'],
@@ -144,6 +152,12 @@ export const AgentBus = async ({ client, directory }) => {
         // A turn starts at the first request after a user message (or the first this plugin sees).
         if (turnStarting.has(sessionID) || !turnText.has(sessionID)) {
           turnStarting.delete(sessionID);
+          if (followUp.delete(sessionID)) {
+            // The mail this follow-up turn is for is taken now, as it goes into the model's request.
+            const answer = await run('hook-stop', sessionID);
+            const decision = answer ? JSON.parse(answer) : null;
+            if (decision?.decision === 'block' && decision.reason) turn.push(decision.reason);
+          }
           const text = await run('hook-user-prompt', sessionID);
           if (text) turn.push(text);
         }
@@ -183,10 +197,13 @@ export const AgentBus = async ({ client, directory }) => {
             await prompt(sessionID, waiting);
             return;
           }
-          const answer = await run('hook-stop', sessionID);
+          // Only whether mail to act on waits: taking it here would mark it delivered before the model
+          // has it, and the follow-up turn may never reach the model (\`opencode run\` exits at idle).
+          const answer = await run('hook-stop', sessionID, ['--peek']);
           const decision = answer ? JSON.parse(answer) : null;
           if (decision?.decision === 'block' && decision.reason) {
-            await prompt(sessionID, decision.reason);
+            followUp.add(sessionID);
+            await prompt(sessionID, FOLLOW_UP);
             return;
           }
           watch(sessionID);

@@ -37,6 +37,8 @@ export { clientOf, type HookKind } from './run-kind.js';
 export interface HookRun {
   kind: HookKind;
   client: string | undefined;
+  /** A stop hook that only says whether the agent would be kept working: nothing taken, nothing recorded. */
+  peek?: boolean;
   env: Env;
   cwd: string;
   write(text: string): void;
@@ -167,6 +169,7 @@ export async function runHook(run: HookRun): Promise<number> {
       sessionKey: payloadSessionKey(payload) ?? claudeSession,
       threadId: payloadSessionKey(payload),
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
+      peek: run.peek ?? false,
       env: run.env,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
       write,
@@ -200,6 +203,8 @@ export interface HookTurn {
   /** The payload's session id (Codex's thread id). */
   threadId: string | null;
   subscriptions: Subscriptions;
+  /** A stop hook asked only whether mail this agent must act on waits (`hook-stop --peek`): it takes and records nothing. */
+  peek?: boolean;
   /** Where the notice caps and the brain's settings come from. */
   env: Env;
   /**
@@ -261,6 +266,15 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
       const notices = (await anyDue) ? await noticesText(bus, noticeRun, 'prompt', session, mail === null ? 0 : Buffer.byteLength(mail, 'utf8')) : null;
       turn.write(dialect.prompt(joined(mail, notices)));
     });
+    return;
+  }
+  if (turn.peek) {
+    // Whether the agent would be kept working, and nothing more: no mail is taken and no receipt
+    // recorded, since this answer is not shown to the model. The opencode plugin asks this when a
+    // session goes idle: the follow-up turn it then starts may never reach the model (`opencode run`
+    // exits at idle), so the mail is taken by the stop hook that turn's model request runs.
+    const waiting = await bus.readInbox({ reader, markRead: false, actionableOnly: true, via: null });
+    turn.write(dialect.stop(stopReason(waiting, reader, shared)));
     return;
   }
   if (local !== null) startBrainWriter(turn, local);

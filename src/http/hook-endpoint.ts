@@ -48,6 +48,8 @@ export async function answerRemoteHook(
     sessionKey: sessionKeyArg(request.session_key),
     threadId: optionalText(request.thread_id, 'thread_id', 200),
     subscriptions: subscriptionsOf(request.subscriptions),
+    // A stop hook's peek (`hook-stop --peek`) takes and records nothing.
+    peek: kind === 'stop' && request.peek === true,
   };
   // A client address's session reads as the session address its session id holds.
   const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);

@@ -20,6 +20,8 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 3_000;
 export interface RemoteHookRun {
   kind: HookKind;
   client: string | null;
+  /** `hook-stop --peek`: the hub takes and records nothing. */
+  peek?: boolean;
   env: Env;
   write(text: string): void;
   warn(text: string): void;
@@ -41,6 +43,7 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     thread_id: payloadSessionKey(payload),
     // What this session subscribes to is this machine's setting: the hub has no way to know it.
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
+    ...(run.peek ? { peek: true } : {}),
   };
   const timeoutMs = intSetting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS', DEFAULT_HOOK_TIMEOUT_MS, 1);
   let answered: { output: string; delivery: unknown } | null = null;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, runCli } from '../helpers/bus-env.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
-import { claudeEnv, wiredRepo } from './harness.js';
+import { assertReceiptsHonest, claudeEnv, mailBody, modelSaw, wiredRepo } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
@@ -50,21 +50,11 @@ test('an idle interactive session is woken by mail, and the next model request c
   writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}' --dangerously-skip-permissions\n`);
   chmodSync(start, 0o755);
   const pane = (): string => tmux('capture-pane', '-p', '-t', 'wake').stdout ?? '';
-  try {
-    assert.equal(tmux('new-session', '-d', '-s', 'wake', '-x', '200', '-y', '50', start).status, 0);
-    await until(() => /^❯/m.test(pane()), 'the input prompt', 60_000);
-    tmux('send-keys', '-t', 'wake', '-l', 'hello, first prompt');
-    tmux('send-keys', '-t', 'wake', 'Enter');
-    await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
-    // The turn is over and the session idle: its watcher waits.
-    await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && spawnSync('pgrep', ['-f', 'hook-watch --client claude']).status === 0, 'a watcher', 20_000);
-    const before = model.requests.length;
-    assert.equal(runCli(['send', 'WAKE-MARKER please check', '--to', 'shop/claude'], { env: s.bus.env }).code, 0);
-    await until(() => model.requests.slice(before).some((raw) => raw.includes('WAKE-MARKER')), 'a new turn carrying the mail', 30_000);
-    const audit = readFileSync(s.bus.audit, 'utf8');
-    assert.match(audit, /"op":"wake".*"wake_driver":"watch","wake_status":"woke"/);
-  } finally {
-    // The pane runs Claude Code itself (the script execs it): stop it, then the terminal.
+  /** End the session: the pane runs Claude Code itself (the script execs it), then the terminal. */
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
     const panePid = Number((tmux('display-message', '-p', '-t', 'wake', '#{pane_pid}').stdout ?? '').trim());
     if (panePid > 0) {
       try {
@@ -74,9 +64,29 @@ test('an idle interactive session is woken by mail, and the next model request c
       }
     }
     tmux('kill-server');
-    await model.close();
     // Claude Code and its hooks take a moment to go after their terminal does.
     await new Promise((resolve) => setTimeout(resolve, 1000));
+  };
+  const mail = mailBody('WAKE-MARKER please check');
+  try {
+    assert.equal(tmux('new-session', '-d', '-s', 'wake', '-x', '200', '-y', '50', start).status, 0);
+    await until(() => /^❯/m.test(pane()), 'the input prompt', 60_000);
+    tmux('send-keys', '-t', 'wake', '-l', 'hello, first prompt');
+    tmux('send-keys', '-t', 'wake', 'Enter');
+    await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
+    // The turn is over and the session idle: its watcher waits.
+    await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && spawnSync('pgrep', ['-f', 'hook-watch --client claude']).status === 0, 'a watcher', 20_000);
+    const before = model.requests.length;
+    assert.equal(runCli(['send', mail, '--to', 'shop/claude'], { env: s.bus.env }).code, 0);
+    await until(() => modelSaw(mail, model.requests.slice(before)), 'a new turn carrying the mail', 30_000);
+    const audit = readFileSync(s.bus.audit, 'utf8');
+    assert.match(audit, /"op":"wake".*"wake_driver":"watch","wake_status":"woke"/);
+    // Once the session has ended, every receipt is what it will stay.
+    await stop();
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-watch', readVia: 'hook-watch' }] });
+  } finally {
+    await stop();
+    await model.close();
     try {
       s.bus.cleanup();
     } catch {

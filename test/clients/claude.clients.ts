@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli } from '../helpers/bus-env.js';
 import { hasToolResult, startFakeAnthropic, type FakeModel, type Reply } from './fake-anthropic.js';
-import { claudeEnv, publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
+import { assertReceiptsHonest, claudeEnv, mailBody, modelSaw, publishTestNotices, runClient, wiredRepo, type ClientRun, type WiredRepo } from './harness.js';
 
 const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
 const runnable = existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
@@ -45,6 +45,7 @@ test('Claude Code starts our MCP server and the model\'s send_message lands in t
     const greeting = inbox.find((message) => message.body === 'hello from the model');
     assert.ok(greeting, `the tool call reached the bus; requests: ${model.requests.length}, output: ${run.stdout.slice(0, 300)}`);
     assert.match(greeting.from, /^shop\/claude(-\d+)?$/);
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { noneExpected: true });
   } finally {
     await model.close();
     s.bus.cleanup();
@@ -53,13 +54,15 @@ test('Claude Code starts our MCP server and the model\'s send_message lands in t
 
 test('mail sent before a turn reaches the model through the prompt hook', { skip }, async () => {
   const s = setup();
-  const sent = runCli(['send', 'MAIL-BEFORE-THE-TURN', '--to', 'shop/claude'], { env: s.bus.env });
+  const mail = mailBody('MAIL-BEFORE-THE-TURN');
+  const sent = runCli(['send', mail, '--to', 'shop/claude'], { env: s.bus.env });
   assert.equal(sent.code, 0, sent.stderr);
   const model = await startFakeAnthropic(() => ({ text: 'noted' }));
   try {
     const run = await runClaude(s, model, 'anything new?');
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(model.requests.some((raw) => raw.includes('MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+    assert.ok(modelSaw(mail, model.requests), 'the mail is in a model request');
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
   } finally {
     await model.close();
     s.bus.cleanup();
@@ -68,21 +71,54 @@ test('mail sent before a turn reaches the model through the prompt hook', { skip
 
 test('mail arriving during a turn keeps Claude Code working until the inbox is empty', { skip }, async () => {
   const s = setup();
+  const mail = mailBody('MAIL-DURING-THE-TURN');
   let sent = false;
   const model = await startFakeAnthropic((): Reply => {
     if (!sent) {
       sent = true;
-      runCli(['send', 'MAIL-DURING-THE-TURN', '--to', 'shop/claude'], { env: s.bus.env });
+      runCli(['send', mail, '--to', 'shop/claude'], { env: s.bus.env });
     }
     return { text: 'working on it' };
   });
   try {
     const run = await runClaude(s, model, 'do the task');
     assert.equal(run.code, 0, run.stderr);
-    const later = model.requests.slice(1);
-    assert.ok(later.some((raw) => raw.includes('MAIL-DURING-THE-TURN')), `the Stop hook made another request carry the mail (${model.requests.length} requests)`);
-    assert.ok(!model.requests[0]?.includes('MAIL-DURING-THE-TURN'));
+    assert.ok(modelSaw(mail, model.requests.slice(1)), `the Stop hook made another request carry the mail (${model.requests.length} requests)`);
+    assert.ok(!modelSaw(mail, model.requests.slice(0, 1)));
     assert.ok(model.requests.length <= 4, 'the loop ended once the inbox was empty');
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-stop', readVia: 'hook-stop' }] });
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});
+
+test("the model's read_inbox tool call: a peek shows it mail that arrived during the turn (delivered, not read), and the Stop hook then hands it over", { skip }, async () => {
+  const s = setup();
+  const mail = mailBody('MAIL-PEEKED-BY-THE-MODEL');
+  let id = '';
+  let afterPeek: { delivered_via: string | null; read_at: string | null } | undefined;
+  const model = await startFakeAnthropic((body, _raw, index): Reply => {
+    if (index === 1) {
+      // Mail arrives after the prompt hook looked, while the model works; it peeks at its inbox.
+      id = json<{ message_id: string }>(runCli(['send', mail, '--to', 'shop/claude', '--json'], { env: s.bus.env })).message_id;
+      return { tool: 'mcp__agent-bus__read_inbox', input: { mark_read: false } };
+    }
+    if (hasToolResult(body)) {
+      afterPeek = json<{ copies: Array<{ delivered_via: string | null; read_at: string | null }> }>(runCli(['status', id, '--json'], { env: s.bus.env })).copies[0];
+      return { text: 'seen it' };
+    }
+    return { text: 'handled it' };
+  });
+  try {
+    const run = await runClaude(s, model, 'work, and look at your mail');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!modelSaw(mail, model.requests.slice(0, 1)), 'the first request came before the mail');
+    assert.ok(modelSaw(mail, model.requests.slice(1, 2)), `the tool's result carried the mail to the model (${model.requests.length} requests)`);
+    assert.ok(model.requests.length <= 4, 'the loop ended once the inbox was empty');
+    assert.deepEqual(afterPeek, { ...afterPeek, delivered_via: 'read_inbox', read_at: null }, 'right after the peek: delivered by read_inbox, not read');
+    // The peek delivered it; the Stop hook then took it (read), the delivery keeping its first way.
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'hook-stop' }] });
   } finally {
     await model.close();
     s.bus.cleanup();
@@ -116,6 +152,7 @@ test('notices: a critical one reaches the model before each tool call, an info o
     assert.equal(occurrences(model.requests[0] ?? '', 'CRITICAL-NOTICE-MARKER') >= 1, true, 'critical at the first turn too');
     assert.equal(occurrences(last, 'INFO-NOTICE-MARKER'), 1, 'the info notice was shown once in the whole session');
     assert.ok(model.requests.every((raw) => !raw.includes('UNSUBSCRIBED-NOTICE-MARKER')), 'a channel the repo does not subscribe to never reaches it');
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { noneExpected: true });
   } finally {
     await model.close();
     s.bus.cleanup();
@@ -158,6 +195,7 @@ test("subscriptions in layers: init's default brings the brain at the first turn
     const local = await session();
     assert.ok(!sees(local, 'BRAIN-ENTRY-MARKER') && !sees(local, 'AMYGDALA-CHANNEL-MARKER'), 'settings.local.json wins over settings.json');
     assert.ok(sees(local, 'OPS-CHANNEL-MARKER'));
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { noneExpected: true });
   } finally {
     await model.close();
     s.bus.cleanup();

@@ -1,11 +1,13 @@
 /** What the real-client tests share: a local HTTP server that records requests, and a client run with a hard timeout. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { CLI, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import type { ReceiptWay } from '../../src/model/receipts.js';
+import { CLI, json as cliJson, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 
 export interface FakeServer {
   url: string;
@@ -175,4 +177,152 @@ export function runOpencodeIn(repo: string, home: string, env: NodeJS.ProcessEnv
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_SHARE: '1',
   });
+}
+
+// ------------------------------------------------------------------ receipts against what the model saw
+
+/**
+ * A mail body no model request can hold by accident: `label`, a random token, and what a hook must
+ * carry through unchanged: a quote and a backslash (escaped in the request's JSON) and a second line
+ * (indented by the hook under the first).
+ */
+export function mailBody(label: string): string {
+  return `${label}-${randomBytes(6).toString('hex')} "quoted" \\ and\nits second line`;
+}
+
+/** Runs of whitespace as one space: a hook indents a body's later lines, and a client may wrap them. */
+function squashed(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** `text` with JSON's string escapes undone wherever they are: JSON a client embeds in text ("Output:\n{...}") included. */
+function unescaped(text: string): string {
+  return text.replace(/\\(?:u([0-9a-fA-F]{4})|(.))/g, (whole, hex: string | undefined, char: string | undefined) => {
+    if (hex !== undefined) return String.fromCharCode(parseInt(hex, 16));
+    if (char === undefined) return whole;
+    return ESCAPES[char] ?? char;
+  });
+}
+
+/**
+ * A request's raw text and every string inside its JSON, and inside JSON held in those strings (a
+ * hook's output, a tool's result), each also with JSON's escapes undone once and twice (JSON in
+ * text in JSON).
+ */
+function textsOf(raw: string): string[] {
+  const texts = [raw];
+  const walk = (value: unknown, depth: number): void => {
+    if (typeof value === 'string') {
+      texts.push(value);
+      if (depth < 6 && /^\s*[[{]/.test(value)) {
+        try {
+          walk(JSON.parse(value), depth + 1);
+        } catch {
+          // Text that only starts like JSON.
+        }
+      }
+    } else if (Array.isArray(value)) {
+      for (const item of value) walk(item, depth);
+    } else if (value !== null && typeof value === 'object') {
+      for (const item of Object.values(value)) walk(item, depth);
+    }
+  };
+  try {
+    walk(JSON.parse(raw), 0);
+  } catch {
+    // Not JSON: the raw text is all there is.
+  }
+  return texts.flatMap((text) => {
+    const once = unescaped(text);
+    return once === text ? [text] : [text, once, unescaped(once)];
+  });
+}
+
+/** Whether some recorded model request holds `body`: in its raw text or, unescaped, in a string of its JSON (whitespace runs as one space). */
+export function modelSaw(body: string, requests: readonly string[]): boolean {
+  const needle = squashed(body);
+  return needle !== '' && requests.some((raw) => textsOf(raw).some((text) => squashed(text).includes(needle)));
+}
+
+/** The ways that put mail in front of a model: the hooks, the watcher, the model's read_inbox tool call. */
+export const MODEL_WAYS: readonly ReceiptWay[] = ['hook-user-prompt', 'hook-stop', 'hook-watch', 'read_inbox'];
+
+/** One copy's receipt as `agent-bus status ID --json` prints it. */
+interface CopyReceipt {
+  message_id: string;
+  to: string;
+  state: string;
+  delivered_at: string | null;
+  delivered_via: string | null;
+  read_at: string | null;
+  read_via: string | null;
+}
+
+export interface HonestyExpectations {
+  /**
+   * Mail the model must have been shown, by body, with the way its receipt must name for the
+   * delivery (and for the read, when it is known: null for a peek that only delivered).
+   */
+  delivered?: Array<{ body: string; via: ReceiptWay; readVia?: ReceiptWay | null }>;
+  /** The test sends this agent no mail a model could be shown: the check finding none is not a pass by default. */
+  noneExpected?: boolean;
+}
+
+/**
+ * The honesty check, run once a client's run has ended: every copy addressed to `agent` (a client
+ * address such as `shop/claude`: its own copies, its sessions' `shop/claude-N`, the repo-wide
+ * copies it got, and mail waiting at its bare repo name) is read from `bus`'s store, its receipt
+ * through the real CLI (`agent-bus status ID --json`), and for each copy delivered by a
+ * model-facing way or not at all, the receipt says delivered exactly when some request the fake
+ * model recorded holds the copy's body. Copies a person's surface delivered (inbox, chat, web) are
+ * left out: a test may read an agent's inbox with the CLI on purpose. It fails when it checked
+ * nothing, unless `expect.noneExpected`, so it never passes for want of mail.
+ */
+export function assertReceiptsHonest(bus: TempBus, agent: string, requests: readonly string[], expect: HonestyExpectations = {}): void {
+  const repo = agent.split('/')[0] as string;
+  const ours = (to: string): boolean => to === agent || to.startsWith(`${agent}-`) || to === repo;
+  const copies = bus
+    .rows<{ message_id: string; to_agent: string; body: string }>('SELECT message_id, to_agent, body FROM messages ORDER BY sent_at, message_id')
+    .filter((row) => ours(row.to_agent));
+  const checked: Array<{ id: string; body: string; receipt: CopyReceipt; saw: boolean }> = [];
+  const lies: string[] = [];
+  for (const copy of copies) {
+    const status = cliJson<{ copies: CopyReceipt[] }>(runCli(['status', copy.message_id, '--json'], { env: bus.env }));
+    const receipt = status.copies.find((entry) => entry.message_id === copy.message_id);
+    assert.ok(receipt, `agent-bus status ${copy.message_id} shows no copy with that id: ${JSON.stringify(status)}`);
+    if (receipt.delivered_via !== null && !(MODEL_WAYS as readonly string[]).includes(receipt.delivered_via)) continue;
+    const saw = modelSaw(copy.body, requests);
+    checked.push({ id: copy.message_id, body: copy.body, receipt, saw });
+    if ((receipt.delivered_at !== null) !== saw) {
+      lies.push(
+        `message ${copy.message_id} to ${receipt.to}, body ${JSON.stringify(copy.body)}: its receipt says ${receipt.state} ` +
+          `(delivered_at ${receipt.delivered_at ?? 'null'} via ${receipt.delivered_via ?? 'null'}, read_at ${receipt.read_at ?? 'null'} via ${receipt.read_via ?? 'null'}), ` +
+          `but the model ${saw ? 'saw it' : 'never saw it'} (${requests.length} model request(s) recorded)`,
+      );
+    }
+  }
+  assert.deepEqual(lies, [], `receipts that do not match what the model saw:\n${lies.join('\n')}`);
+  // Distinct bodies must not hold one another, or "the request held its body" could be the other's.
+  const bodies = [...new Set(checked.map((copy) => squashed(copy.body)))];
+  for (const one of bodies) {
+    for (const other of bodies) assert.ok(one === other || !other.includes(one), `the bodies ${JSON.stringify(one)} and ${JSON.stringify(other)} overlap: use unique tokens`);
+  }
+  if (expect.noneExpected) {
+    assert.deepEqual(checked.map((copy) => copy.body), [], `no mail for ${agent} was expected in front of its model`);
+    return;
+  }
+  assert.ok(checked.length > 0, `the honesty check found no copy addressed to ${agent} that a model could be shown (${copies.length} copies in all): it checked nothing`);
+  for (const wanted of expect.delivered ?? []) {
+    const found = checked.filter((copy) => copy.body === wanted.body);
+    assert.ok(found.length > 0, `no copy to ${agent} with body ${JSON.stringify(wanted.body)} was checked`);
+    for (const copy of found) {
+      const { receipt } = copy;
+      const seen = `message ${copy.id}, body ${JSON.stringify(copy.body)}, receipt ${JSON.stringify(receipt)}, model saw it: ${copy.saw}`;
+      assert.ok(copy.saw, `the model was to be shown this mail: ${seen}`);
+      assert.equal(receipt.delivered_via, wanted.via, `delivered by ${wanted.via}: ${seen}`);
+      if (wanted.readVia !== undefined) assert.equal(receipt.read_via, wanted.readVia, `read by ${wanted.readVia ?? 'nothing yet'}: ${seen}`);
+    }
+  }
 }

@@ -16,7 +16,7 @@ import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
 import { hasToolResult, startFakeAnthropic, type Reply } from './fake-anthropic.js';
 import { hasToolMessage, startFakeChat, type ChatReply } from './fake-chat.js';
 import { hasToolOutput, startFakeResponses, type ResponsesReply } from './fake-responses.js';
-import { claudeOffline, CLIENT_BIN, runClient, runCodexIn, runOpencodeIn } from './harness.js';
+import { assertReceiptsHonest, claudeOffline, CLIENT_BIN, mailBody, modelSaw, runClient, runCodexIn, runOpencodeIn } from './harness.js';
 
 const BIN = CLIENT_BIN;
 const installed = (client: string, env: NodeJS.ProcessEnv = process.env): boolean =>
@@ -109,15 +109,37 @@ test('Claude Code wired by init --remote: the model\'s send_message reaches the 
   } finally {
     await model.close();
   }
-  assert.equal(runCli(['send', 'REMOTE-MAIL-BEFORE-THE-TURN', '--to', 'shop/claude'], { env: r.hubBus.env }).code, 0);
+  const mail = mailBody('REMOTE-MAIL-BEFORE-THE-TURN');
+  assert.equal(runCli(['send', mail, '--to', 'shop/claude'], { env: r.hubBus.env }).code, 0);
   const quiet = await startFakeAnthropic(() => ({ text: 'noted' }));
   try {
     const run = await runClaude(r, quiet.url, 'anything new?');
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(quiet.requests.some((raw) => raw.includes('REMOTE-MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+    assert.ok(modelSaw(mail, quiet.requests), 'the mail is in a model request');
     noLocalBus(r);
+    // Every request either model server recorded: the hub's receipts against all the client's model saw.
+    assertReceiptsHonest(r.hubBus, 'shop/claude', [...model.requests, ...quiet.requests], { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
   } finally {
     await quiet.close();
+  }
+}));
+
+test("Claude Code wired by init --remote: the model's read_inbox tool call over the hub shows it mail that arrived during the turn, delivered and read by read_inbox", { skip: skipFor('claude') }, withRemote('claude', async (r) => {
+  const mail = mailBody('REMOTE-MAIL-READ-BY-THE-MODEL');
+  const model = await startFakeAnthropic((body, _raw, index): Reply => {
+    if (index !== 1) return { text: hasToolResult(body) ? 'handled it' : 'nothing more' };
+    // Mail arrives at the hub after the prompt hook looked, while the model works; it reads its inbox.
+    assert.equal(runCli(['send', mail, '--to', 'shop/claude'], { env: r.hubBus.env }).code, 0);
+    return { tool: 'mcp__agent-bus__read_inbox', input: {} };
+  });
+  try {
+    const run = await runClaude(r, model.url, 'work, and read your mail');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!modelSaw(mail, model.requests.slice(0, 1)), 'the first request came before the mail');
+    assert.ok(modelSaw(mail, model.requests.slice(1, 2)), `the tool's result carried the mail to the model (${model.requests.length} requests)`);
+    assertReceiptsHonest(r.hubBus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'read_inbox' }] });
+  } finally {
+    await model.close();
   }
 }));
 
@@ -142,15 +164,40 @@ test("Codex wired by init --remote: the model's send_message reaches the hub fro
   } finally {
     await model.close();
   }
-  assert.equal(runCli(['send', 'REMOTE-MAIL-BEFORE-THE-TURN', '--to', 'shop/codex'], { env: r.hubBus.env }).code, 0);
+  const mail = mailBody('REMOTE-MAIL-BEFORE-THE-TURN');
+  assert.equal(runCli(['send', mail, '--to', 'shop/codex'], { env: r.hubBus.env }).code, 0);
   const quiet = await startFakeResponses(() => ({ text: 'noted' }));
   try {
     const run = await runCodex(r, quiet.url, 'anything new?');
     assert.equal(run.code, 0, run.stderr.slice(-2000));
-    assert.ok(quiet.requests.some((raw) => raw.includes('REMOTE-MAIL-BEFORE-THE-TURN')), 'the mail is in a model request');
+    assert.ok(modelSaw(mail, quiet.requests), 'the mail is in a model request');
     noLocalBus(r);
+    // Every request either model server recorded: the hub's receipts against all the client's model saw.
+    assertReceiptsHonest(r.hubBus, 'shop/codex', [...model.requests, ...quiet.requests], { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
   } finally {
     await quiet.close();
+  }
+}));
+
+test("Codex wired by init --remote: the model's read_inbox tool call over the hub shows it mail that arrived during the turn, delivered and read by read_inbox", { skip: skipFor('codex') }, withRemote('codex', async (r) => {
+  const mail = mailBody('REMOTE-MAIL-READ-BY-THE-MODEL');
+  let sent = false;
+  const model = await startFakeResponses((body): ResponsesReply => {
+    if (hasToolOutput(body)) return { text: 'handled it' };
+    if (sent) return { text: 'nothing more' };
+    // Mail arrives at the hub after the prompt hook looked, while the model works; it reads its inbox.
+    sent = true;
+    assert.equal(runCli(['send', mail, '--to', 'shop/codex'], { env: r.hubBus.env }).code, 0);
+    return { namespace: 'mcp__agent_bus', name: 'read_inbox', input: {} };
+  });
+  try {
+    const run = await runCodex(r, model.url, 'work, and read your mail');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(!modelSaw(mail, model.requests.slice(0, 1)), 'the first request came before the mail');
+    assert.ok(modelSaw(mail, model.requests.slice(1, 2)), `the tool's output carried the mail to the model (${model.requests.length} requests)`);
+    assertReceiptsHonest(r.hubBus, 'shop/codex', model.requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'read_inbox' }] });
+  } finally {
+    await model.close();
   }
 }));
 
@@ -175,13 +222,16 @@ test("opencode wired by init --remote: the model's send_message reaches the hub,
   } finally {
     await model.close();
   }
-  assert.equal(runCli(['send', 'REMOTE-MAIL-BEFORE-THE-TURN', '--to', 'shop/opencode'], { env: r.hubBus.env }).code, 0);
+  const mail = mailBody('REMOTE-MAIL-BEFORE-THE-TURN');
+  assert.equal(runCli(['send', mail, '--to', 'shop/opencode'], { env: r.hubBus.env }).code, 0);
   const quiet = await startFakeChat(() => ({ text: 'noted' }));
   try {
     const run = await runOpencode(r, quiet.url, 'anything new?');
     assert.equal(run.code, 0, run.stderr.slice(-2000));
-    assert.ok(quiet.requests.some((raw) => raw.includes('REMOTE-MAIL-BEFORE-THE-TURN')), `the mail is in a model request (${quiet.requests.length} requests)`);
+    assert.ok(modelSaw(mail, quiet.requests), `the mail is in a model request (${quiet.requests.length} requests)`);
     noLocalBus(r);
+    // Every request either model server recorded: the hub's receipts against all the client's model saw.
+    assertReceiptsHonest(r.hubBus, 'shop/opencode', [...model.requests, ...quiet.requests], { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
   } finally {
     await quiet.close();
   }

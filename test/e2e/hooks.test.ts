@@ -115,6 +115,24 @@ test('the stop hook blocks for pending mail, then lets the agent stop', withBus(
   assert.match(hook('hook-stop', as(bus, 'repo-a/claude'), { stop_hook_active: true }, ['--client', 'claude']).stdout, /one more/, 'new mail still blocks');
 }));
 
+test('hook-stop --peek says it would block and takes nothing: the mail stays sent and unread until a stop hook shows it', withBus((bus) => {
+  register(bus, 'repo-a/claude', '/repos/a');
+  send(bus, 'peek at me', 'repo-a/claude');
+  const [sent] = bus.rows<{ message_id: string }>("SELECT message_id FROM messages WHERE body = 'peek at me'");
+  const id = sent?.message_id ?? '';
+  for (let look = 0; look < 2; look++) {
+    const peeked = hook('hook-stop', as(bus, 'repo-a/claude'), {}, ['--client', 'opencode', '--peek']);
+    assert.equal(peeked.code, 0, peeked.stderr);
+    assert.equal((JSON.parse(peeked.stdout) as { decision: string }).decision, 'block', 'it would keep the agent working, each time it is asked');
+  }
+  assert.deepEqual([receiptOf(bus, id).state, receiptOf(bus, id).delivered_at], ['sent', null], 'a peek shows nobody the mail: no receipt');
+  assert.ok(!readAudit(bus.audit).some((row) => row.message_id === id && (row.op === 'read' || row.op === 'deliver')), 'and audits no read or deliver');
+  const taken = hook('hook-stop', as(bus, 'repo-a/claude'), {}, ['--client', 'opencode']);
+  assert.match(taken.stdout, /peek at me/);
+  assert.deepEqual([receiptOf(bus, id).state, receiptOf(bus, id).delivered_via], ['read', 'hook-stop']);
+  assert.equal(hook('hook-stop', as(bus, 'repo-a/claude'), {}, ['--client', 'opencode', '--peek']).stdout, '', 'nothing left: it would let the agent stop');
+}));
+
 test('repo-wide mail: the claimer is asked to act, its repo-mate is told for information', withBus((bus) => {
   register(bus, 'repo-a/claude', '/repos/a');
   register(bus, 'repo-a/codex', '/repos/a');

@@ -80,6 +80,11 @@ test('a remote prompt hook shows the mail waiting, a stop hook holds the turn fo
     const again = runCli(['hook-user-prompt', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1"}' });
     assert.equal(again.stdout, '');
     assert.equal(runCli(['send', 'act on this', '--to', 'shop/claude', '--name', 'lab/codex'], { env: bus.env }).code, 0);
+    // A peek over the hub says it would block and takes nothing.
+    const peek = runCli(['hook-stop', '--client', 'opencode', '--peek'], { env: remote.env, input: '{"session_id":"s-1"}' });
+    assert.equal(peek.code, 0, peek.stderr);
+    assert.equal((JSON.parse(peek.stdout) as { decision: string }).decision, 'block');
+    assert.equal(bus.rows("SELECT message_id FROM messages WHERE body = 'act on this' AND read_at IS NULL AND delivered_at IS NULL").length, 1, 'a peek takes nothing and records no receipt');
     const stop = runCli(['hook-stop', '--client', 'claude'], { env: remote.env, input: '{"session_id":"s-1"}' });
     assert.equal(stop.code, 0, stop.stderr);
     assert.equal((JSON.parse(stop.stdout) as { decision: string }).decision, 'block');

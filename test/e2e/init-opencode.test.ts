@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
+import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode-plugin.js';
 import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');
@@ -25,7 +26,7 @@ function repo(bus: TempBus, name: string): string {
 interface Harness {
   hooks: Hooks;
   prompts: Array<{ id: string; text: string }>;
-  calls(): Array<{ subcommand: string; name: string; channels?: string; defaultChannels?: string; cwd: string }>;
+  calls(): Array<{ subcommand: string; args: string[]; name: string; channels?: string; defaultChannels?: string; cwd: string }>;
 }
 
 async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?: number, parents: Record<string, string> = {}): Promise<Harness> {
@@ -54,7 +55,7 @@ async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?
     readFileSync(log, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { subcommand: string; name: string; channels?: string; defaultChannels?: string; cwd: string });
+      .map((line) => JSON.parse(line) as { subcommand: string; args: string[]; name: string; channels?: string; defaultChannels?: string; cwd: string });
   return { hooks, prompts, calls };
 }
 
@@ -138,17 +139,24 @@ test('subscriptions edited in the plugin are kept when init regenerates it', wit
   assert.match(regenerated, /^const BIN = "\/opt\/agent-bus";$/m);
 }));
 
-test('mail waiting when the session goes idle starts one follow-up turn; subagents are left alone', withTempBus(async (bus) => {
+test('mail waiting when the session goes idle starts one follow-up turn, whose first model request takes it; subagents are left alone', withTempBus(async (bus) => {
   const reason = { decision: 'block', reason: 'Pending messages from peers — handle them before stopping:\n- from human: x' };
-  const { hooks, prompts, calls } = await harness(bus, { 'hook-user-prompt': [''], 'hook-stop': [JSON.stringify(reason), ''] }, undefined, { child: 's-1' });
+  const { hooks, prompts, calls } = await harness(bus, { 'hook-user-prompt': [''], 'hook-stop': [JSON.stringify(reason), '', JSON.stringify(reason)] }, undefined, { child: 's-1' });
+  const stops = () => calls().filter((call) => call.subcommand === 'hook-stop');
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
   await hooks.event({ event: { type: 'session.status', properties: { sessionID: 's-1', status: { type: 'idle' } } } });
-  assert.equal(calls().filter((call) => call.subcommand === 'hook-stop').length, 2);
-  assert.deepEqual(prompts, [{ id: 's-1', text: reason.reason }]);
+  assert.equal(stops().length, 2);
+  assert.ok(stops().every((call) => call.args.includes('--peek')), 'at idle the stop hook only looks: the turn that would show the mail may never reach the model');
+  assert.deepEqual(prompts, [{ id: 's-1', text: FOLLOW_UP_PROMPT }], 'the follow-up prompt carries no mail');
+  await hooks['chat.message']({ sessionID: 's-1' });
+  assert.deepEqual(await request(hooks), ['base', reason.reason], "the follow-up turn's first request takes the mail into its system prompt");
+  assert.deepEqual(stops().at(-1)?.args, ['--client', 'opencode'], 'by the stop hook itself, not a peek');
+  assert.deepEqual(await request(hooks), ['base', reason.reason], 'repeated for the rest of the turn');
+  assert.equal(stops().length, 3, 'and taken once');
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'child' } } });
-  assert.equal(calls().filter((call) => call.subcommand === 'hook-stop').length, 2, 'a subagent session runs no hook');
+  assert.equal(stops().length, 3, 'a subagent session runs no hook');
   await hooks.event({ event: { type: 'session.updated', properties: { sessionID: 's-1' } } });
-  assert.equal(calls().filter((call) => call.subcommand === 'hook-stop').length, 2);
+  assert.equal(stops().length, 3);
 }));
 
 test('a hanging hook never holds a model request, and a stuck one is not spawned again', withTempBus(async (bus) => {
