@@ -117,7 +117,12 @@ export const AgentBus = async ({ client, directory }) => {
         return finish('');
       }
       stuck.add(subcommand);
-      const timer = setTimeout(() => finish(''), TIMEOUT_MS);
+      // Past the time, what the hook has printed is used, and its output is closed: a hook that has not
+      // printed yet then cannot, and gives its mail back rather than count it delivered.
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        finish(out);
+      }, TIMEOUT_MS);
       child.stdout.on('data', (chunk) => (out += chunk));
       child.on('error', () => {
         stuck.delete(subcommand);

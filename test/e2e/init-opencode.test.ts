@@ -9,6 +9,7 @@ import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode-plugin.js';
 import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');
+const LOGGING_BIN = join(ROOT, 'test', 'helpers', 'logging-bin.mjs');
 
 type Hooks = {
   'chat.message': (input: { sessionID: string }) => Promise<void>;
@@ -202,4 +203,37 @@ test('a watcher that finds nothing (exit 0) starts no turn', withTempBus(async (
   await new Promise((resolve) => setTimeout(resolve, 800));
   assert.equal(calls().filter((call) => call.subcommand === 'hook-watch').length, 1);
   assert.deepEqual(prompts, []);
+}));
+
+test('a real hook the plugin stopped waiting for finds its output closed: the mail it took is given back, its receipt still sent', withTempBus(async (bus) => {
+  const path = repo(bus, 'late');
+  // The real agent-bus, through a wrapper that notes when each hook has ended.
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', LOGGING_BIN], { env: bus.env, cwd: path }).code, 0);
+  const agent = { ...bus.env, AGENT_BUS_NAME: 'late/opencode', AGENT_BUS_REPO: path };
+  assert.equal(runCli(['send', 'joining', '--to', 'late/opencode'], { env: agent }).code, 0);
+  assert.equal(runCli(['inbox'], { env: agent }).code, 0);
+  assert.equal(runCli(['send', 'not shown in time', '--to', 'late/opencode'], { env: bus.env }).code, 0);
+  const log = join(bus.dir, 'hooks.log');
+  writeFileSync(log, '');
+  const saved = { ...process.env };
+  // The plugin runs hooks with its own process's environment: this bus, and a time no hook can start in.
+  Object.assign(process.env, bus.env, { AGENT_BUS_HOOK_TIMEOUT_MS: '1', LOGGING_BIN_LOG: log });
+  try {
+    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+    const client = { session: { get: async () => ({ data: {} }), prompt: async () => undefined } };
+    const hooks = await module.AgentBus({ client, directory: path });
+    await hooks['chat.message']({ sessionID: 's-1' });
+    assert.deepEqual(await request(hooks), ['base'], 'the request went ahead without the hook');
+    // The hook ran on after the plugin gave up: it took the mail, could not print it, gave it back.
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && !readFileSync(log, 'utf8').includes('"hook-user-prompt"')) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(readFileSync(log, 'utf8'), /"args":\["hook-user-prompt","--client","opencode"\],"code":0/, 'the hook ran to its end, exit 0');
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
+  const [receipt] = bus.rows<{ read_at: string | null; delivered_at: string | null; lease_until: string | null }>("SELECT read_at, delivered_at, lease_until FROM messages WHERE body = 'not shown in time'");
+  assert.deepEqual(receipt, { read_at: null, delivered_at: null, lease_until: null }, 'not delivered, and free for the next turn');
+  const shown = runCli(['hook-user-prompt', '--client', 'opencode'], { env: agent, input: '{}' });
+  assert.match(shown.stdout, /not shown in time/);
 }));
