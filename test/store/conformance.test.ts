@@ -16,6 +16,7 @@ import { CLI, json, readAudit, runCli, runCliAsync, tempBus, type Engine } from 
 import { openStore } from '../../src/store/open.js';
 import type { SessionLiveness } from '../../src/core/liveness.js';
 import { keyOf } from '../../src/core/sessions.js';
+import { parseSearchQuery } from '../../src/core/search-query.js';
 import { systemProcessTable } from '../../src/sessions/procs.js';
 import { buildNotice } from '../../src/core/notice-ops.js';
 import { noticeCaps } from '../../src/core/notices.js';
@@ -1081,4 +1082,103 @@ conformance('receipts: a sender waiting hears each move another process makes, a
   } finally {
     await other.close();
   }
+});
+
+/** Send direct mail and return its id. */
+async function sendMail(ctx: CoreBus, from: string, to: string, body: string): Promise<string> {
+  return (await ctx.bus.send({ from, to, body })).message_ids[0] as string;
+}
+
+/** The ids a search finds, newest first. */
+async function found(ctx: CoreBus, query: string, reader: string | null, limit?: number): Promise<string[]> {
+  return (await ctx.bus.search({ query, reader, ...(limit === undefined ? {} : { limit }) })).map((hit) => hit.message_id);
+}
+
+conformance("a reader's search finds its own and its repo's mail whether its repo has much mail and few matches or little mail among many", async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'repo-b/codex', 'repo-c/claude', 'human']);
+  const routine: string[] = [];
+  for (let index = 0; index < 30; index++) routine.push(await sendMail(ctx, 'repo-a/claude', 'repo-a/codex', `routine sync ${index}`));
+  const toA = await sendMail(ctx, 'human', 'repo-a/codex', 'a zebra for repo-a');
+  const toB: string[] = [];
+  for (let index = 0; index < 30; index++) toB.push(await sendMail(ctx, 'repo-b/claude', 'repo-b/codex', `zebra chatter ${index}`));
+  const fromA = await sendMail(ctx, 'repo-a/codex', 'repo-b/claude', 'a zebra from repo-a');
+  toB.push(fromA);
+  for (let index = 0; index < 10; index++) toB.push(await sendMail(ctx, 'human', 'repo-b/codex', `routine zebra ${index}`));
+  const toC = await sendMail(ctx, 'repo-b/codex', 'repo-c/claude', 'routine for repo-c');
+
+  // Much mail in the reader's repo, two of it matching among many matches elsewhere.
+  assert.deepEqual(await found(ctx, 'zebra', 'repo-a/claude'), [fromA, toA]);
+  assert.deepEqual(await found(ctx, 'zebra', 'repo-b/claude', 500), [...toB].reverse());
+  // A word in most mail, and a reader with one message of it; a limit keeps the newest.
+  assert.deepEqual(await found(ctx, 'routine', 'repo-c/claude'), [toC]);
+  assert.deepEqual(await found(ctx, 'routine', 'repo-a/codex', 3), routine.slice(-3).reverse());
+  assert.deepEqual(await found(ctx, 'routine zebra', null, 500), toB.slice(-10).reverse());
+  // A person finds what was sent by or to them alone, not the mail of a repo that has their name.
+  await ctx.register(['ops', 'ops/claude']);
+  await sendMail(ctx, 'ops/claude', 'repo-a/codex', 'a zebra from the ops repo');
+  const fromOps = await sendMail(ctx, 'ops', 'repo-b/codex', 'a zebra from ops');
+  assert.deepEqual(await found(ctx, 'zebra', 'ops'), [fromOps]);
+  // Mail to the repo reaches an agent filed under it by its repo column alone (an older roster's row).
+  await ctx.register(['legacy/bot']);
+  ctx.paths.sql("UPDATE agents SET group_name = 'repo-d' WHERE name = 'legacy/bot'");
+  await ctx.bus.send({ from: 'human', to: 'repo-d', body: 'a zebra for everyone in repo-d' });
+  const [toRepoD] = await found(ctx, 'zebra', null);
+  assert.deepEqual(await found(ctx, 'zebra', 'repo-d/claude'), [toRepoD]);
+});
+
+conformance('a prefix finds every word it starts: a few, more than SQLite looks up one by one, none, and beyond ASCII', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human']);
+  const deploys = [
+    await sendMail(ctx, 'human', 'repo-a/claude', 'deploy now'),
+    await sendMail(ctx, 'human', 'repo-a/codex', 'deployed it'),
+    await sendMail(ctx, 'repo-a/claude', 'human', 'deploying soon'),
+    await sendMail(ctx, 'repo-b/claude', 'human', 'the deployment broke'),
+  ];
+  await sendMail(ctx, 'human', 'repo-a/claude', 'an unrelated note');
+  const waves = Array.from({ length: 40 }, (_, index) => `wave${String(index).padStart(2, '0')}`);
+  const early = await sendMail(ctx, 'human', 'repo-a/claude', waves.slice(0, 20).join(' '));
+  const late = await sendMail(ctx, 'human', 'repo-b/claude', waves.slice(20).join(' '));
+  const cafes = [await sendMail(ctx, 'human', 'repo-a/codex', 'café au lait'), await sendMail(ctx, 'repo-a/codex', 'human', 'two cafés downtown')];
+
+  assert.deepEqual(await found(ctx, 'deploy*', null), [...deploys].reverse());
+  assert.deepEqual(await found(ctx, 'deploy*', 'repo-a/codex'), deploys.slice(0, 3).reverse());
+  assert.deepEqual(await found(ctx, 'deployi*', null), [deploys[2]]);
+  assert.deepEqual(await found(ctx, 'deploy* now', null), [deploys[0]]);
+  assert.deepEqual(await found(ctx, 'wave*', null), [late, early]);
+  assert.deepEqual(await found(ctx, 'wave*', 'repo-a/claude'), [early]);
+  assert.deepEqual(await found(ctx, 'wave3*', null), [late]);
+  assert.deepEqual(await found(ctx, 'zzz*', null), []);
+  assert.deepEqual(await found(ctx, 'zzz* deploy', null), []);
+  assert.deepEqual(await found(ctx, 'caf*', null), [...cafes].reverse());
+  assert.deepEqual(await found(ctx, 'café*', 'repo-a/claude'), [...cafes].reverse());
+});
+
+/** What a search ran to index new mail before the index held each message's parties: bodies alone. */
+const INDEXING_BEFORE_PARTIES = {
+  sqlite: `INSERT INTO message_search (rowid, body) SELECT rowid, body FROM messages WHERE rowid > (SELECT position FROM search_index WHERE name = 'messages');
+    INSERT OR REPLACE INTO search_index (name, position) VALUES ('messages', COALESCE((SELECT MAX(rowid) FROM messages), 0));`,
+  postgres: `WITH indexed AS (SELECT position FROM search_index WHERE name = 'messages'),
+      added AS (
+        INSERT INTO message_search (seq, tsv)
+        SELECT m.seq, to_tsvector('simple', m.body) FROM messages m
+         WHERE m.seq > COALESCE((SELECT position FROM indexed), 0) - 1000
+           AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.seq = m.seq)
+        ON CONFLICT DO NOTHING
+        RETURNING seq)
+    UPDATE search_index SET position = GREATEST(position, COALESCE((SELECT MAX(seq) FROM added), 0)) WHERE name = 'messages'`,
+};
+
+conformance('mail an older agent-bus indexed, its bodies alone, is indexed again for a reader to find', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human']);
+  const first = await sendMail(ctx, 'human', 'repo-a/claude', 'the first zebra');
+  assert.deepEqual(await found(ctx, 'zebra', 'repo-a/codex'), [first]);
+  const second = await sendMail(ctx, 'repo-b/claude', 'repo-a/codex', 'the second zebra');
+  const third = await sendMail(ctx, 'repo-b/claude', 'human', 'the third zebra, not for repo-a');
+  ctx.paths.sql(INDEXING_BEFORE_PARTIES[ctx.engine]);
+  assert.deepEqual(await found(ctx, 'zebra', 'repo-a/codex'), [second, first]);
+  assert.deepEqual(await found(ctx, 'zebra', 'human'), [third, first]);
+  assert.deepEqual(await found(ctx, 'zebra', null), [third, second, first]);
+  // The index holds each message once: what the older agent-bus wrote is gone.
+  const copies = await ctx.store.searchMessages(parseSearchQuery('zebra'), { visibleTo: null, from: null, to: null, thread: null, since: null }, 100);
+  assert.deepEqual(copies.map((copy) => copy.messageId), [third, second, first]);
 });

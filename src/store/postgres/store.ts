@@ -60,11 +60,57 @@ import type {
   ThreadCount,
 } from '../ports.js';
 import { GLANCE_CHARS, MAIL_PAIRS } from '../ports.js';
-import type { SearchFilter, SearchTerm } from '../../model/search.js';
+import { partiesVisibleTo, type SearchFilter, type SearchTerm } from '../../model/search.js';
 
 /** The terms in tsquery syntax (for to_tsquery('simple', …)): letters and digits only, so nothing needs escaping. */
 function tsQuery(terms: SearchTerm[]): string {
   return terms.map((term) => (term.kind === 'phrase' ? `(${term.words.join(' <-> ')})` : term.kind === 'prefix' ? `${term.word}:*` : term.word)).join(' & ');
+}
+
+/**
+ * Each message's tsvector holds, beside its words, its parties (model/search.ts) as lexemes no query
+ * can match and no body can make: '/ ' (a query's lexemes are letters and digits, the parser's never
+ * hold a space), then the party's UTF-8 in hex. And one more, PARTIES_INDEXED, which an older
+ * agent-bus (indexing bodies alone into the same table) never writes.
+ */
+function partyLexeme(party: string): string {
+  return `/ ${Buffer.from(party, 'utf8').toString('hex')}`;
+}
+
+const PARTIES_INDEXED = '/ parties';
+
+/** A tsquery (as text) matching any of these lexemes, each quoted: they hold a space. */
+function anyOf(lexemes: string[]): string {
+  return lexemes.map((lexeme) => `'${lexeme}'`).join(' | ');
+}
+
+/** model/search.ts partyOf, in SQL. */
+function partySql(name: string): string {
+  return `split_part(${name}, '/', 1)`;
+}
+
+function partyLexemeSql(party: string): string {
+  return `'/ ' || encode(convert_to(${party}, 'UTF8'), 'hex')`;
+}
+
+/** The party lexemes of message row `m` (a to_group that is null has none). */
+const PARTIES_TSVECTOR = `array_to_tsvector(array_remove(ARRAY['${PARTIES_INDEXED}', ${partyLexemeSql(partySql('m.from_agent'))},
+  ${partyLexemeSql(partySql('m.to_agent'))}, ${partyLexemeSql('m.to_group')}], NULL))`;
+
+/** Positions below the last one indexed that are looked at again: a sequence value can commit after a greater one. */
+const LATE_POSITIONS = 1000;
+
+/**
+ * The match of a reader's search: GIN gathers rows by the reader's parties and the query's whole words
+ * and phrases, and a prefix is checked on what they gathered (GIN answers a prefix by collecting every
+ * row of every word it starts, while the parties bound the rows to about the reader's own mail).
+ */
+function readerMatch(terms: SearchTerm[], visibleTo: NonNullable<SearchFilter['visibleTo']>, whole: string, at: (value: unknown) => string): string {
+  const parties = `${at(anyOf(partiesVisibleTo(visibleTo).map(partyLexeme)))}::tsquery`;
+  const words = terms.filter((term) => term.kind !== 'prefix');
+  if (words.length === terms.length) return `tsv @@ (${whole} && ${parties})`;
+  const gathered = words.length === 0 ? parties : `(to_tsquery('simple', ${at(tsQuery(words))}) && ${parties})`;
+  return `tsv @@ ${gathered} AND ts_match_vq(tsv, ${whole})`;
 }
 
 /** A message's columns read through the search index (messages as m). */
@@ -692,8 +738,18 @@ export class PostgresStore implements Store {
     await this.indexForSearch();
     const params: unknown[] = [tsQuery(terms), limit];
     const at = (value: unknown): string => `$${params.push(value)}`;
-    const where = [`s.tsv @@ to_tsquery('simple', $1)`];
-    if (filter.visibleTo !== null) {
+    const whole = `to_tsquery('simple', $1)`;
+    const where: string[] = [];
+    let matches: string;
+    if (filter.visibleTo === null) {
+      // The whole bus: the planner chooses between GIN and reading the newest rows first.
+      matches = 'message_search s';
+      where.push(`s.tsv @@ ${whole}`);
+    } else {
+      // A reader's matches, about as many as its own mail: newest first, fenced (OFFSET 0) so that
+      // messages is joined to them in that order up to the limit, not to all of them before a sort.
+      matches = `(SELECT seq FROM message_search WHERE ${readerMatch(terms, filter.visibleTo, whole, at)} ORDER BY seq DESC OFFSET 0) s`;
+      // The index found mail with one of the reader's parties; this is the rule itself.
       const me = at(filter.visibleTo.name);
       if (filter.visibleTo.repo === null) where.push(`(m.from_agent = ${me} OR m.to_agent = ${me})`);
       else {
@@ -714,28 +770,34 @@ export class PostgresStore implements Store {
     if (filter.thread !== null) where.push(`starts_with(m.thread_id, ${at(filter.thread)})`);
     if (filter.since !== null) where.push(`m.sent_at >= ${at(filter.since)}`);
     return this.read<MessageRecord>(
-      `SELECT ${SEARCHED_COLUMNS} FROM message_search s JOIN messages m ON m.seq = s.seq
+      `SELECT ${SEARCHED_COLUMNS} FROM ${matches} JOIN messages m ON m.seq = s.seq
         WHERE ${where.join(' AND ')} ORDER BY s.seq DESC LIMIT $2`,
       params,
     );
   }
 
   /**
-   * A sequence value can commit after a greater one: the last thousand positions below the mark are
-   * looked at again, so one that became visible late is indexed too.
+   * Index what is not indexed yet, and again what an older agent-bus indexed without its parties (a
+   * row without PARTIES_INDEXED): at or after LATE_POSITIONS below the 'parties' position, the last
+   * one this version indexed, since an older agent-bus indexes only past its own 'messages' position,
+   * which this version moves too. A search that finds nothing to do writes nothing.
    */
   async indexForSearch(): Promise<void> {
+    const mark = (await this.one<{ position: string }>("SELECT position FROM search_index WHERE name = 'parties'"))?.position;
+    const params = [Number(mark ?? 0) - LATE_POSITIONS, anyOf([PARTIES_INDEXED])];
+    const pending = `m.seq > $1 AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.seq = m.seq AND s.tsv @@ $2::tsquery)`;
+    if (!(await this.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${pending}) AS due`, params))?.due) return;
     await this.writeAlone(
-      `WITH indexed AS (SELECT position FROM search_index WHERE name = 'messages'),
-            added AS (
+      `WITH indexed AS (
               INSERT INTO message_search (seq, tsv)
-              SELECT m.seq, to_tsvector('simple', m.body) FROM messages m
-               WHERE m.seq > COALESCE((SELECT position FROM indexed), 0) - 1000
-                 AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.seq = m.seq)
-              ON CONFLICT DO NOTHING
+              SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${pending}
+               ORDER BY m.seq -- two searches indexing at once take their rows in one order
+              ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
               RETURNING seq)
-       UPDATE search_index SET position = GREATEST(position, COALESCE((SELECT MAX(seq) FROM added), 0)) WHERE name = 'messages'`,
-      [],
+       INSERT INTO search_index (name, position)
+       SELECT name, (SELECT MAX(seq) FROM indexed) FROM (VALUES ('messages'), ('parties')) AS marks (name) WHERE EXISTS (SELECT 1 FROM indexed)
+       ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position)`,
+      params,
       false,
     );
   }

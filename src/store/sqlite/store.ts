@@ -59,12 +59,41 @@ import type {
 } from '../ports.js';
 import { GLANCE_CHARS, MAIL_PAIRS } from '../ports.js';
 import { readRecord, type ReceiptRecord, type ReceiptWay } from '../../model/receipts.js';
-import type { SearchFilter, SearchTerm } from '../../model/search.js';
+import { partiesVisibleTo, type SearchFilter, type SearchTerm } from '../../model/search.js';
 
-/** The terms in FTS5's syntax: each quoted, so none is an operator. */
-function fts5Query(terms: SearchTerm[]): string {
-  return terms.map((term) => (term.kind === 'phrase' ? `"${term.words.join(' ')}"` : term.kind === 'prefix' ? `"${term.word}"*` : `"${term.word}"`)).join(' ');
+/**
+ * After its body, the search index holds each message's parties (model/search.ts), each as one token
+ * no query can spell: a private-use character (a query's words are letters and digits), then the
+ * party's UTF-8 in hex (which the tokenizer keeps whole, and folds to lower case).
+ */
+const PARTY_MARK = 0xe000;
+
+function partyToken(party: string): string {
+  return `${String.fromCodePoint(PARTY_MARK)}${Buffer.from(party, 'utf8').toString('hex')}`;
 }
+
+/** model/search.ts partyOf, in SQL. */
+function partySql(name: string): string {
+  return `CASE WHEN instr(${name}, '/') > 0 THEN substr(${name}, 1, instr(${name}, '/') - 1) ELSE ${name} END`;
+}
+
+function partyTokenSql(party: string): string {
+  return `char(${PARTY_MARK}) || hex(${party})`;
+}
+
+/** What the search index reads of a message (messages' columns): its body, then its parties. */
+const INDEXED_TEXT = `body || ' ' || ${partyTokenSql(partySql('from_agent'))} || ' ' || ${partyTokenSql(partySql('to_agent'))}
+  || CASE WHEN to_group IS NULL THEN '' ELSE ' ' || ${partyTokenSql('to_group')} END`;
+
+/**
+ * A prefix is asked of the index as the words it starts, when they are this many at most. FTS5 answers
+ * a prefix by merging the row lists of all its words before it returns the first row, so a prefix of
+ * common words costs a read of every row they are in; their OR is read newest first, as far as needed.
+ */
+const MAX_PREFIX_WORDS = 32;
+
+/** The index's vocabulary (one row per occurrence), for finding the words a prefix starts. */
+const SEARCH_WORDS = 'temp.message_search_words';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 
 const AGENT_COLUMNS = `name, repo_path AS repoPath, registered_at AS registeredAt, last_seen AS lastSeen,
@@ -180,6 +209,8 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private sendQueue: QueuedSend[] = [];
+  /** Whether this connection has its view of the search index's vocabulary (SEARCH_WORDS). */
+  private searchWordsOpen = false;
   /** One send as a savepoint, so a send that fails after writing undoes only itself. */
   private readonly sendOne: Database.Transaction<(input: SendInput) => MessageRecord[]>;
 
@@ -619,9 +650,21 @@ export class SqliteStore implements Store {
   async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]> {
     if (limit <= 0) return [];
     await this.indexForSearch();
-    const params: Params = { query: fts5Query(terms), limit };
+    if (!this.searchWordsOpen) {
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${SEARCH_WORDS} USING fts5vocab(main, 'message_search', 'instance')`);
+      this.searchWordsOpen = true;
+    }
+    // One snapshot: the words a prefix starts are those of the index the query then reads.
+    return this.db.transaction(() => this.searchNow(terms, filter, limit)).deferred();
+  }
+
+  private searchNow(terms: SearchTerm[], filter: SearchFilter, limit: number): MessageRecord[] {
+    const query = this.matchQuery(terms, filter);
+    if (query === null) return [];
+    const params: Params = { query, limit };
     const where = ['message_search MATCH @query'];
     if (filter.visibleTo !== null) {
+      // The index found mail with one of the reader's parties; this is the rule itself.
       params.me = filter.visibleTo.name;
       if (filter.visibleTo.repo === null) where.push('(m.from_agent = @me OR m.to_agent = @me)');
       else {
@@ -654,15 +697,75 @@ export class SqliteStore implements Store {
     );
   }
 
+  /**
+   * The FTS5 query, each part quoted so none is an operator: every term, and for a reader one of its
+   * parties, so FTS5 walks the rows of both at once and a reader's search reads about as many rows as
+   * the reader has mail, however common its words. Null when a prefix starts no indexed word.
+   */
+  private matchQuery(terms: SearchTerm[], filter: SearchFilter): string | null {
+    const parts: string[] = [];
+    for (const term of terms) {
+      if (term.kind === 'word') parts.push(`"${term.word}"`);
+      else if (term.kind === 'phrase') parts.push(`"${term.words.join(' ')}"`);
+      else {
+        const words = this.wordsStartingWith(term.word);
+        if (words === null) parts.push(`"${term.word}"*`);
+        else if (words.length === 0) return null;
+        else parts.push(`(${words.map((word) => `"${word}"`).join(' OR ')})`);
+      }
+    }
+    if (filter.visibleTo !== null) parts.push(`(${partiesVisibleTo(filter.visibleTo).map((party) => `"${partyToken(party)}"`).join(' OR ')})`);
+    return parts.join(' AND ');
+  }
+
+  /**
+   * The indexed words `prefix` starts, one seek into the vocabulary each (words are in byte order, so
+   * those of a prefix are together); null when they are more than MAX_PREFIX_WORDS, or the prefix is
+   * not ASCII (the tokenizer folds other letters by rules of its own, so only its prefix query is sure).
+   */
+  private wordsStartingWith(prefix: string): string[] | null {
+    if (!/^[a-z0-9]+$/.test(prefix)) return null;
+    const words: string[] = [];
+    let from = prefix;
+    for (;;) {
+      const word = this.get<{ term: string }>(`SELECT term FROM ${SEARCH_WORDS} WHERE term >= ? LIMIT 1`, [from])?.term;
+      if (word === undefined || !word.startsWith(prefix)) return words;
+      if (words.length === MAX_PREFIX_WORDS) return null;
+      words.push(word);
+      // The least text after `word`: no indexed word holds a control character.
+      from = `${word}\u0001`;
+    }
+  }
+
+  /**
+   * Index the mail stored since the index was last brought up to date, each message with its parties.
+   * An older agent-bus indexes bodies alone and moves only the 'messages' position: what it indexed past
+   * the 'parties' position is indexed again here. Writers take turns, so positions are taken in order.
+   */
   async indexForSearch(): Promise<void> {
     const newest = this.get<{ position: number | null }>('SELECT MAX(rowid) AS position FROM messages')?.position ?? 0;
-    const indexed = this.get<{ position: number }>("SELECT position FROM search_index WHERE name = 'messages'")?.position ?? 0;
-    if (newest <= indexed) return;
+    // What an older agent-bus indexed lies past 'parties' too.
+    if (newest <= this.searchPositions().parties) return;
     this.immediate(() => {
-      const from = this.get<{ position: number }>("SELECT position FROM search_index WHERE name = 'messages'")?.position ?? 0;
-      this.run('INSERT INTO message_search (rowid, body) SELECT rowid, body FROM messages WHERE rowid > ?', [from]);
-      this.run("INSERT OR REPLACE INTO search_index (name, position) VALUES ('messages', COALESCE((SELECT MAX(rowid) FROM messages), 0))");
+      const { messages, parties } = this.searchPositions();
+      if (messages > parties) {
+        // Removing every row at once is the quick way when all of them lack their parties.
+        if (parties === 0) this.run("INSERT INTO message_search (message_search) VALUES ('delete-all')");
+        else this.run('DELETE FROM message_search WHERE rowid > ? AND rowid <= ?', [parties, messages]);
+      }
+      this.run(`INSERT INTO message_search (rowid, body) SELECT rowid, ${INDEXED_TEXT} FROM messages WHERE rowid > ?`, [parties]);
+      this.run(
+        `INSERT OR REPLACE INTO search_index (name, position)
+         SELECT name, COALESCE((SELECT MAX(rowid) FROM messages), 0) FROM (SELECT 'messages' AS name UNION ALL SELECT 'parties')`,
+      );
     });
+  }
+
+  /** How far the index goes: 'messages' for bodies (any agent-bus), 'parties' for bodies with their parties. */
+  private searchPositions(): { messages: number; parties: number } {
+    const rows = this.all<{ name: string; position: number }>("SELECT name, position FROM search_index WHERE name IN ('messages', 'parties')");
+    const at = (name: string): number => rows.find((row) => row.name === name)?.position ?? 0;
+    return { messages: at('messages'), parties: at('parties') };
   }
 
   async recentMessages(limit: number): Promise<MessageRecord[]> {
