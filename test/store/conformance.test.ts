@@ -1182,3 +1182,21 @@ conformance('mail an older agent-bus indexed, its bodies alone, is indexed again
   const copies = await ctx.store.searchMessages(parseSearchQuery('zebra'), { visibleTo: null, from: null, to: null, thread: null, since: null }, 100);
   assert.deepEqual(copies.map((copy) => copy.messageId), [third, second, first]);
 });
+
+conformance('search: a bus whose mail is not indexed yet is indexed in batches, every message of it found', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'human']);
+  const rows = 60_000;
+  // Mail stored without the search's knowledge (as an upgrade finds it): more than one batch on either engine.
+  ctx.paths.sql(
+    ctx.engine === 'sqlite'
+      ? `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+         INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) SELECT 'bulk-' || i, 'human', 'repo-a/claude', 'filler number ' || i, 't-bulk', '2026-01-01T00:00:00.000000Z' FROM n`
+      : `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) SELECT 'bulk-' || i, 'human', 'repo-a/claude', 'filler number ' || i, 't-bulk', '2026-01-01T00:00:00.000000Z' FROM generate_series(1, ${rows}) AS i`,
+  );
+  await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'the needle after the bulk' });
+  const hits = await ctx.bus.search({ query: 'needle', reader: 'repo-a/claude' });
+  assert.deepEqual(hits.map((hit) => hit.snippet.map((part) => part.text).join('')), ['the needle after the bulk']);
+  assert.equal((await ctx.bus.search({ query: '"filler number 1"', reader: null })).length, 1, 'the first of the bulk');
+  assert.equal((await ctx.bus.search({ query: `"number ${rows}"`, reader: 'repo-a/claude' })).length, 1, 'the last of the bulk');
+  assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), rows + 1, 'every message indexed once');
+});

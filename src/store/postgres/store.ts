@@ -99,6 +99,8 @@ const PARTIES_TSVECTOR = `array_to_tsvector(array_remove(ARRAY['${PARTIES_INDEXE
 
 /** Positions below the last one indexed that are looked at again: a sequence value can commit after a greater one. */
 const LATE_POSITIONS = 1000;
+/** Messages indexed in one statement, at most. */
+const INDEX_BATCH = 50_000;
 
 /**
  * The match of a reader's search: GIN gathers rows by the reader's parties and the query's whole words
@@ -787,19 +789,26 @@ export class PostgresStore implements Store {
     const params = [Number(mark ?? 0) - LATE_POSITIONS, anyOf([PARTIES_INDEXED])];
     const pending = `m.seq > $1 AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.seq = m.seq AND s.tsv @@ $2::tsquery)`;
     if (!(await this.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${pending}) AS due`, params))?.due) return;
-    await this.writeAlone(
-      `WITH indexed AS (
-              INSERT INTO message_search (seq, tsv)
-              SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${pending}
-               ORDER BY m.seq -- two searches indexing at once take their rows in one order
-              ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
-              RETURNING seq)
-       INSERT INTO search_index (name, position)
-       SELECT name, (SELECT MAX(seq) FROM indexed) FROM (VALUES ('messages'), ('parties')) AS marks (name) WHERE EXISTS (SELECT 1 FROM indexed)
-       ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position)`,
-      params,
-      false,
-    );
+    // A batch a statement: a bus whose mail is indexed all at once (after an upgrade) does it in steps, each
+    // moving the mark on, rather than in one statement as long as the whole bus.
+    for (;;) {
+      const mark = (await this.one<{ position: string }>("SELECT position FROM search_index WHERE name = 'parties'"))?.position;
+      const indexed = await this.writeAlone(
+        `WITH indexed AS (
+                INSERT INTO message_search (seq, tsv)
+                SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${pending}
+                 ORDER BY m.seq -- two searches indexing at once take their rows in one order
+                 LIMIT ${INDEX_BATCH}
+                ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
+                RETURNING seq)
+         INSERT INTO search_index (name, position)
+         SELECT name, (SELECT MAX(seq) FROM indexed) FROM (VALUES ('messages'), ('parties')) AS marks (name) WHERE EXISTS (SELECT 1 FROM indexed)
+         ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position)`,
+        [Number(mark ?? 0) - LATE_POSITIONS, params[1]],
+        false,
+      );
+      if (indexed === 0) return;
+    }
   }
 
   async recentMessages(limit: number): Promise<MessageRecord[]> {

@@ -82,6 +82,8 @@ function partyTokenSql(party: string): string {
 }
 
 /** What the search index reads of a message (messages' columns): its body, then its parties. */
+/** Messages indexed in one transaction, at most. */
+const INDEX_BATCH = 20_000;
 const INDEXED_TEXT = `body || ' ' || ${partyTokenSql(partySql('from_agent'))} || ' ' || ${partyTokenSql(partySql('to_agent'))}
   || CASE WHEN to_group IS NULL THEN '' ELSE ' ' || ${partyTokenSql('to_group')} END`;
 
@@ -743,22 +745,24 @@ export class SqliteStore implements Store {
    * the 'parties' position is indexed again here. Writers take turns, so positions are taken in order.
    */
   async indexForSearch(): Promise<void> {
-    const newest = this.get<{ position: number | null }>('SELECT MAX(rowid) AS position FROM messages')?.position ?? 0;
-    // What an older agent-bus indexed lies past 'parties' too.
-    if (newest <= this.searchPositions().parties) return;
-    this.immediate(() => {
-      const { messages, parties } = this.searchPositions();
-      if (messages > parties) {
-        // Removing every row at once is the quick way when all of them lack their parties.
-        if (parties === 0) this.run("INSERT INTO message_search (message_search) VALUES ('delete-all')");
-        else this.run('DELETE FROM message_search WHERE rowid > ? AND rowid <= ?', [parties, messages]);
-      }
-      this.run(`INSERT INTO message_search (rowid, body) SELECT rowid, ${INDEXED_TEXT} FROM messages WHERE rowid > ?`, [parties]);
-      this.run(
-        `INSERT OR REPLACE INTO search_index (name, position)
-         SELECT name, COALESCE((SELECT MAX(rowid) FROM messages), 0) FROM (SELECT 'messages' AS name UNION ALL SELECT 'parties')`,
-      );
-    });
+    // A batch a transaction: a bus whose mail is indexed all at once (after an upgrade) keeps its writers waiting
+    // no longer than one batch takes.
+    for (;;) {
+      const newest = this.get<{ position: number | null }>('SELECT MAX(rowid) AS position FROM messages')?.position ?? 0;
+      // What an older agent-bus indexed lies past 'parties' too.
+      if (newest <= this.searchPositions().parties) return;
+      this.immediate(() => {
+        const { messages, parties } = this.searchPositions();
+        if (messages > parties) {
+          // Removing every row at once is the quick way when all of them lack their parties.
+          if (parties === 0) this.run("INSERT INTO message_search (message_search) VALUES ('delete-all')");
+          else this.run('DELETE FROM message_search WHERE rowid > ? AND rowid <= ?', [parties, messages]);
+        }
+        const upTo = Math.min(parties + INDEX_BATCH, this.get<{ position: number | null }>('SELECT MAX(rowid) AS position FROM messages')?.position ?? 0);
+        this.run(`INSERT INTO message_search (rowid, body) SELECT rowid, ${INDEXED_TEXT} FROM messages WHERE rowid > ? AND rowid <= ?`, [parties, upTo]);
+        this.run("INSERT OR REPLACE INTO search_index (name, position) SELECT name, ? FROM (SELECT 'messages' AS name UNION ALL SELECT 'parties')", [upTo]);
+      });
+    }
   }
 
   /** How far the index goes: 'messages' for bodies (any agent-bus), 'parties' for bodies with their parties. */
