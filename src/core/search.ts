@@ -37,6 +37,8 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 const MAX_SEARCH_LIMIT = 500;
 /** Copies read per result wanted: a fan-out's copies come back together and count once. */
 const COPIES_PER_RESULT = 4;
+/** The most copies one look at the index reads, as the looks grow. */
+const MAX_COPIES_PER_LOOK = 10_000;
 
 /** `since` as a stamp: a duration back from `nowMillis`, or a date or time. */
 export function sinceStamp(since: string, nowMillis = Date.now()): string {
@@ -58,23 +60,29 @@ export async function searchMail(store: Store, request: SearchRequest): Promise<
     to: request.to?.trim() || null,
     thread: request.thread?.trim() || null,
     since: request.since ? sinceStamp(request.since) : null,
+    before: null,
   };
-  const copies = await store.searchMessages(terms, filter, limit * COPIES_PER_RESULT);
   const seen = new Set<string>();
   const hits: SearchHit[] = [];
-  for (const copy of copies) {
-    const send = copy.fanoutId ?? copy.messageId;
-    if (seen.has(send)) continue;
-    seen.add(send);
-    hits.push({
-      message_id: copy.messageId,
-      thread_id: copy.threadId,
-      from: copy.fromAgent,
-      to: copy.addressedTo ?? copy.toAgent,
-      sent_at: copy.sentAt,
-      snippet: snippet(copy.body, terms),
-    });
-    if (hits.length >= limit) break;
+  // Page back through the copies found until `limit` sends are: a broadcast's many copies count once.
+  for (let fetch = limit * COPIES_PER_RESULT; ; fetch = Math.min(fetch * 4, MAX_COPIES_PER_LOOK)) {
+    const copies = await store.searchMessages(terms, filter, fetch);
+    for (const copy of copies) {
+      const send = copy.fanoutId ?? copy.messageId;
+      if (seen.has(send)) continue;
+      seen.add(send);
+      hits.push({
+        message_id: copy.messageId,
+        thread_id: copy.threadId,
+        from: copy.fromAgent,
+        to: copy.addressedTo ?? copy.toAgent,
+        sent_at: copy.sentAt,
+        snippet: snippet(copy.body, terms),
+      });
+      if (hits.length >= limit) return hits;
+    }
+    const last = copies.at(-1);
+    if (copies.length < fetch || last === undefined) return hits;
+    filter.before = last.position;
   }
-  return hits;
 }

@@ -13,6 +13,8 @@ export interface SearchFilter {
   thread: string | null;
   /** Sent at or after this stamp. */
   since: string | null;
+  /** Stored before this position (the next page of a search): null, from the newest. */
+  before: number | null;
 }
 
 /**

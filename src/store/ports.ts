@@ -462,7 +462,7 @@ export interface SearchPort {
    * case-insensitive; letters and digits make words), that `filter` lets through, newest first, at
    * most `limit`. The index is brought up to date with what was stored since the last search first.
    */
-  searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]>;
+  searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<PositionedMessage[]>;
   /** Index the mail stored since the index was last brought up to date (a send pays nothing for search). */
   indexForSearch(): Promise<void>;
 }

@@ -1179,7 +1179,7 @@ conformance('mail an older agent-bus indexed, its bodies alone, is indexed again
   assert.deepEqual(await found(ctx, 'zebra', 'human'), [third, first]);
   assert.deepEqual(await found(ctx, 'zebra', null), [third, second, first]);
   // The index holds each message once: what the older agent-bus wrote is gone.
-  const copies = await ctx.store.searchMessages(parseSearchQuery('zebra'), { visibleTo: null, from: null, to: null, thread: null, since: null }, 100);
+  const copies = await ctx.store.searchMessages(parseSearchQuery('zebra'), { visibleTo: null, from: null, to: null, thread: null, since: null, before: null }, 100);
   assert.deepEqual(copies.map((copy) => copy.messageId), [third, second, first]);
 });
 
@@ -1199,4 +1199,17 @@ conformance('search: a bus whose mail is not indexed yet is indexed in batches, 
   assert.equal((await ctx.bus.search({ query: '"filler number 1"', reader: null })).length, 1, 'the first of the bulk');
   assert.equal((await ctx.bus.search({ query: `"number ${rows}"`, reader: 'repo-a/claude' })).length, 1, 'the last of the bulk');
   assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), rows + 1, 'every message indexed once');
+});
+
+conformance('search: a broadcast to many is one result however many of its copies come first, and older mail is still found behind it', async (ctx) => {
+  const agents = Array.from({ length: 40 }, (_, index) => `repo-${index}/claude`);
+  await ctx.register([...agents, 'human']);
+  await ctx.bus.send({ from: 'human', to: 'repo-1/claude', body: 'the older review request' });
+  await ctx.bus.send({ from: 'human', to: 'repo-2/claude', body: 'a second review, older still than the broadcast' });
+  await ctx.bus.send({ from: 'human', to: '*', body: 'review day for everyone' });
+  const bodies = async (limit: number): Promise<string[]> =>
+    (await ctx.bus.search({ query: 'review', reader: null, limit })).map((hit) => hit.snippet.map((part) => part.text).join(''));
+  assert.deepEqual(await bodies(3), ['review day for everyone', 'a second review, older still than the broadcast', 'the older review request']);
+  assert.deepEqual(await bodies(2), ['review day for everyone', 'a second review, older still than the broadcast']);
+  assert.equal((await ctx.bus.search({ query: 'review', reader: 'repo-1/claude', limit: 5 })).length, 2, 'a reader pages too: the broadcast and its own');
 });

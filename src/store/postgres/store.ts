@@ -735,22 +735,23 @@ export class PostgresStore implements Store {
     return { hours, pairs };
   }
 
-  async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]> {
+  async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<PositionedMessage[]> {
     if (limit <= 0) return [];
     await this.indexForSearch();
     const params: unknown[] = [tsQuery(terms), limit];
     const at = (value: unknown): string => `$${params.push(value)}`;
     const whole = `to_tsquery('simple', $1)`;
     const where: string[] = [];
+    const before = filter.before === null ? '' : ` AND seq < ${at(filter.before)}`;
     let matches: string;
     if (filter.visibleTo === null) {
       // The whole bus: the planner chooses between GIN and reading the newest rows first.
       matches = 'message_search s';
-      where.push(`s.tsv @@ ${whole}`);
+      where.push(`s.tsv @@ ${whole}${before.replace('seq', 's.seq')}`);
     } else {
       // A reader's matches, about as many as its own mail: newest first, fenced (OFFSET 0) so that
       // messages is joined to them in that order up to the limit, not to all of them before a sort.
-      matches = `(SELECT seq FROM message_search WHERE ${readerMatch(terms, filter.visibleTo, whole, at)} ORDER BY seq DESC OFFSET 0) s`;
+      matches = `(SELECT seq FROM message_search WHERE ${readerMatch(terms, filter.visibleTo, whole, at)}${before} ORDER BY seq DESC OFFSET 0) s`;
       // The index found mail with one of the reader's parties; this is the rule itself.
       const me = at(filter.visibleTo.name);
       if (filter.visibleTo.repo === null) where.push(`(m.from_agent = ${me} OR m.to_agent = ${me})`);
@@ -771,11 +772,12 @@ export class PostgresStore implements Store {
     }
     if (filter.thread !== null) where.push(`starts_with(m.thread_id, ${at(filter.thread)})`);
     if (filter.since !== null) where.push(`m.sent_at >= ${at(filter.since)}`);
-    return this.read<MessageRecord>(
-      `SELECT ${SEARCHED_COLUMNS} FROM ${matches} JOIN messages m ON m.seq = s.seq
+    const rows = await this.read<PositionedMessage & { position: string }>(
+      `SELECT s.seq AS position, ${SEARCHED_COLUMNS} FROM ${matches} JOIN messages m ON m.seq = s.seq
         WHERE ${where.join(' AND ')} ORDER BY s.seq DESC LIMIT $2`,
       params,
     );
+    return rows.map((row) => ({ ...row, position: Number(row.position) }));
   }
 
   /**

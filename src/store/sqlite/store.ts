@@ -649,7 +649,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<MessageRecord[]> {
+  async searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<PositionedMessage[]> {
     if (limit <= 0) return [];
     await this.indexForSearch();
     if (!this.searchWordsOpen) {
@@ -660,7 +660,7 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => this.searchNow(terms, filter, limit)).deferred();
   }
 
-  private searchNow(terms: SearchTerm[], filter: SearchFilter, limit: number): MessageRecord[] {
+  private searchNow(terms: SearchTerm[], filter: SearchFilter, limit: number): PositionedMessage[] {
     const query = this.matchQuery(terms, filter);
     if (query === null) return [];
     const params: Params = { query, limit };
@@ -692,8 +692,12 @@ export class SqliteStore implements Store {
       params.since = filter.since;
       where.push('m.sent_at >= @since');
     }
-    return this.all<MessageRecord>(
-      `SELECT ${SEARCHED_COLUMNS} FROM message_search s JOIN messages m ON m.rowid = s.rowid
+    if (filter.before !== null) {
+      params.before = filter.before;
+      where.push('s.rowid < @before');
+    }
+    return this.all<PositionedMessage>(
+      `SELECT s.rowid AS position, ${SEARCHED_COLUMNS} FROM message_search s JOIN messages m ON m.rowid = s.rowid
         WHERE ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT @limit`,
       params,
     );
