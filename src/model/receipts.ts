@@ -41,14 +41,6 @@ export interface ReceiptRecord {
   readVia: string | null;
 }
 
-export function isReceiptWay(value: unknown): value is ReceiptWay {
-  return typeof value === 'string' && (RECEIPT_WAYS as readonly string[]).includes(value);
-}
-
-export function isReceiptState(value: unknown): value is ReceiptState {
-  return typeof value === 'string' && (RECEIPT_STATES as readonly string[]).includes(value);
-}
-
 /** Where a copy is: read once taken, delivered once shown, else sent. */
 export function receiptState(copy: { deliveredAt: string | null; readAt: string | null }): ReceiptState {
   if (copy.readAt !== null) return 'read';
