@@ -501,6 +501,16 @@ export class Bus {
     return searchMail(this.store, request);
   }
 
+  /** For a process that lives on: index its sends for search in the background as they commit (Store.keepSearchIndexCurrent). */
+  keepSearchIndexCurrent(): void {
+    this.store.keepSearchIndexCurrent();
+  }
+
+  /** Bring the search index up to date now, as a search would first. */
+  indexForSearch(): Promise<void> {
+    return this.store.indexForSearch();
+  }
+
   /** Every session row of a client address, ended or not. */
   sessionRowsOf(clientAddress: string): Promise<SessionRecord[]> {
     return this.store.sessionRows(clientAddress);

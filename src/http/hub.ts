@@ -101,6 +101,7 @@ interface RequestStamp {
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { env, log } = options;
   const bus: Bus = openBusHere(env, intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1));
+  bus.keepSearchIndexCurrent();
   const stamps = new AsyncLocalStorage<RequestStamp>();
   bus.audit.stamp = () => stamps.getStore();
   const metrics = new HubMetrics();

@@ -44,6 +44,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   // Refused at start, not at the first visit: `agent-bus web` is nothing without its page.
   checkAssets();
   const bus: Bus = openBusHere(env);
+  bus.keepSearchIndexCurrent();
   const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
   const access = localAccess(options.actor);
   // The names this dashboard answers to, once its port is known: another name rebound to this address is refused.

@@ -50,6 +50,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     log(`agent-bus: ${(error as Error).message}`);
     return error instanceof BusError ? error.exitCode : 1;
   }
+  bus.keepSearchIndexCurrent();
   // A store that cannot be reached (a server down) does not stop the server: it serves, every call
   // tries the store again, and whoami says what is wrong. The identity comes from the config then.
   let storeProblem: string | null = null;

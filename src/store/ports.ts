@@ -465,6 +465,13 @@ export interface SearchPort {
   searchMessages(terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<PositionedMessage[]>;
   /** Index the mail stored since the index was last brought up to date (a send pays nothing for search). */
   indexForSearch(): Promise<void>;
+  /**
+   * From now on, index this store's sends in the background once they commit, so that a search
+   * after a burst has little left to index: for a process that lives on (the hub, an MCP server,
+   * the dashboard, the chat). The sends themselves still wait for nothing of it. An engine whose
+   * catching up at search time is cheap may do nothing.
+   */
+  keepSearchIndexCurrent(): void;
 }
 
 export interface Store extends RosterPort, MailPort, SessionsPort, NoticesPort, BrainPort, WakePort, TokensPort, ChangesPort, CopyPort, MaintenancePort, OverviewPort, SearchPort {

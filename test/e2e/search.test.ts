@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { CLI, json, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, ENGINE, json, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
+import { connect } from '../helpers/mcp.js';
 
 interface Hit {
   message_id: string;
@@ -100,4 +101,46 @@ test("over the hub a token's search_messages finds only what its agent may read,
   } finally {
     remote.cleanup();
   }
+}));
+
+/** The index rows of a bus, read in its database: what a search would not have to index any more. */
+function indexedRows(bus: TempBus): number {
+  return bus.rows<{ n: number }>('SELECT COUNT(*)::int AS n FROM message_search')[0]?.n ?? -1;
+}
+
+/** Wait for the index to hold every message, failing after a while: nothing here searches. */
+async function untilIndexed(bus: TempBus, what: string): Promise<void> {
+  const rows = bus.rows<{ n: number }>('SELECT COUNT(*)::int AS n FROM messages')[0]?.n ?? 0;
+  const deadline = Date.now() + 15_000;
+  while (indexedRows(bus) !== rows) {
+    if (Date.now() > deadline) assert.fail(`${what}: the index holds ${indexedRows(bus)} rows, not ${rows}, and no search ran`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('on PostgreSQL the hub and an MCP server index their sends as they commit, before any search; a one-shot send leaves it to the search', { skip: ENGINE !== 'postgres' && 'background indexing is for PostgreSQL: SQLite indexes at the search' }, withHub({}, async (bus, hub) => {
+  cli(bus, ['send', 'web/claude is here', '--to', '*', '--name', 'web/claude']);
+  cli(bus, ['send', 'a one-shot send of the cli', '--to', 'web/claude']);
+  assert.ok(bus.rows('SELECT 1 FROM messages').length > 0, 'mail is stored');
+  assert.equal(indexedRows(bus), 0, 'a one-shot command does not index: the next search does');
+  const { token } = createToken(bus, 'api/claude');
+  const remote = await connectHttp(hub.url, token);
+  try {
+    for (const body of ['over the hub, the first', 'over the hub, the second']) {
+      const sent = await remote.call('send_message', { to: 'web/claude', body });
+      assert.equal(sent.isError, false, sent.text);
+    }
+  } finally {
+    await remote.close();
+  }
+  // The hub's round indexes what is pending, the cli's sends too.
+  await untilIndexed(bus, 'the hub');
+  const server = await connect({ ...bus.env, AGENT_BUS_NAME: 'web/codex', AGENT_BUS_REPO: '/repos/web' });
+  try {
+    await server.call('send_message', { to: 'web/claude', body: 'from the mcp server' });
+    await untilIndexed(bus, 'the MCP server');
+  } finally {
+    await server.close();
+  }
+  assert.deepEqual(texts(json<Hit[]>(runCli(['search', 'hub', '--json'], { env: bus.env }))), ['over the hub, the second', 'over the hub, the first']);
 }));

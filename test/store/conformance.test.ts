@@ -14,6 +14,10 @@ import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../.
 import { coreBus, type CoreBus } from '../helpers/core-bus.js';
 import { CLI, json, readAudit, runCli, runCliAsync, tempBus, type Engine } from '../helpers/bus-env.js';
 import { openStore } from '../../src/store/open.js';
+import { Bus } from '../../src/core/bus.js';
+import { busSettings } from '../../src/core/settings.js';
+import { livenessFrom } from '../../src/core/liveness.js';
+import { openAuditLog } from '../../src/runtime.js';
 import type { SessionLiveness } from '../../src/core/liveness.js';
 import { keyOf } from '../../src/core/sessions.js';
 import { parseSearchQuery } from '../../src/core/search-query.js';
@@ -1212,4 +1216,67 @@ conformance('search: a broadcast to many is one result however many of its copie
   assert.deepEqual(await bodies(3), ['review day for everyone', 'a second review, older still than the broadcast', 'the older review request']);
   assert.deepEqual(await bodies(2), ['review day for everyone', 'a second review, older still than the broadcast']);
   assert.equal((await ctx.bus.search({ query: 'review', reader: 'repo-1/claude', limit: 5 })).length, 2, 'a reader pages too: the broadcast and its own');
+});
+
+conformance('search: pruned mail leaves the index with it, and what is kept is still found', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'human']);
+  const old = await sendMail(ctx, 'human', 'repo-a/claude', 'an old zebra, read long ago');
+  const kept = await sendMail(ctx, 'human', 'repo-a/claude', 'a new zebra, unread');
+  assert.deepEqual(await found(ctx, 'zebra', null), [kept, old]);
+  assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 2);
+  const longAgo = formatStamp(nowMicros() - 40 * 86_400_000_000);
+  ctx.paths.sql(`UPDATE messages SET sent_at = '${longAgo}', read_at = '${longAgo}' WHERE message_id = '${old}'`);
+  const pruned = await ctx.store.prune({ mailBefore: formatStamp(nowMicros() - 30 * 86_400_000_000), now: nowStamp(), sessionsEndedBefore: longAgo, dryRun: false });
+  assert.equal(pruned.messages, 1);
+  assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 1, 'the pruned message is out of the index');
+  assert.deepEqual(await found(ctx, 'zebra', null), [kept]);
+});
+
+test('postgres: an index row whose message is gone (an older agent-bus pruned it) goes at the next prune', async () => {
+  const ctx = await coreBus({}, 'postgres');
+  try {
+    await ctx.register(['repo-a/claude', 'human']);
+    const old = await sendMail(ctx, 'human', 'repo-a/claude', 'old mail');
+    await found(ctx, 'mail', null);
+    // The index keeps no key to messages (schema step 18): a row for no message can be there.
+    ctx.paths.sql("INSERT INTO message_search (seq, tsv) VALUES (987654321, to_tsvector('simple', 'ghost'))");
+    const longAgo = formatStamp(nowMicros() - 40 * 86_400_000_000);
+    ctx.paths.sql(`UPDATE messages SET sent_at = '${longAgo}', read_at = '${longAgo}' WHERE message_id = '${old}'`);
+    await ctx.store.prune({ mailBefore: formatStamp(nowMicros() - 30 * 86_400_000_000), now: nowStamp(), sessionsEndedBefore: longAgo, dryRun: false });
+    assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 0);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('postgres: two processes keeping the index current as they send index every message once, with no search, and close at once', async () => {
+  const ctx = await coreBus({}, 'postgres');
+  const other = openStore(ctx.paths.db, { connectTimeoutMs: 5000 });
+  try {
+    await ctx.register(['repo-a/claude', 'repo-b/claude']);
+    ctx.store.keepSearchIndexCurrent();
+    other.keepSearchIndexCurrent();
+    const otherBus = new Bus(other, openAuditLog(ctx.paths.audit, ctx.paths.env), busSettings(ctx.paths.env), () => livenessFrom(systemProcessTable()));
+    const burst = (bus: Bus, from: string, to: string) =>
+      Promise.all(Array.from({ length: 8 }, async (_, sender) => {
+        for (let index = 0; index < 60; index++) await bus.send({ from, to, body: `burst ${from} ${sender} ${index}` });
+      }));
+    await Promise.all([burst(ctx.bus, 'repo-a/claude', 'repo-b/claude'), burst(otherBus, 'repo-b/claude', 'repo-a/claude')]);
+    const messages = ctx.count('SELECT COUNT(*) AS n FROM messages');
+    assert.equal(messages, 960);
+    const deadline = Date.now() + 20_000;
+    while (ctx.count(`SELECT COUNT(*) AS n FROM message_search WHERE tsv @@ '''/ parties'''::tsquery`) < messages) {
+      assert.ok(Date.now() < deadline, 'the background indexing caught up');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), messages, 'each message once');
+    assert.equal(ctx.count("SELECT position AS n FROM search_index WHERE name = 'parties'"), ctx.count('SELECT MAX(seq) AS n FROM messages'));
+    await otherBus.send({ from: 'repo-b/claude', to: 'repo-a/claude', body: 'the last one, then close' });
+    await otherBus.close();
+    assert.equal((await ctx.bus.search({ query: 'burst', reader: null, limit: 500 })).length, 500);
+    assert.equal((await ctx.bus.search({ query: 'last', reader: 'repo-a/claude' })).length, 1);
+  } finally {
+    await other.close();
+    await ctx.close();
+  }
 });

@@ -22,6 +22,7 @@ export const run: CommandRunner = async (args, io) => {
   }
   const name = speakerName(args.values.name, io.env);
   const bus = openBus(io.env);
+  bus.keepSearchIndexCurrent();
   try {
     return await runChat({ bus, name, registrations: speakerRegistrations(name, io.env, io.cwd), env: io.env, input: stdin, output: process.stdout, style });
   } finally {

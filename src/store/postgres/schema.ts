@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL schema: the same logical model as SQLite's (store/sqlite/schema.ts),
  * versioned with the same numbers (`epoch * 1000 + step`) in `agent_bus_schema`.
- * Steps are forward-only and only add. Stamps are text in the bus's sortable format
+ * Steps are forward-only and only add (or drop a check an older agent-bus does not rely on). Stamps are text in the bus's sortable format
  * and every text column collates as "C", so comparisons and order are byte order,
  * exactly as in SQLite, whatever the database's own collation.
  */
@@ -240,6 +240,14 @@ export const STEPS: PostgresStep[] = [
     sql: `
       ALTER TABLE messages ADD COLUMN delivered_via ${T};
       ALTER TABLE messages ADD COLUMN read_via ${T};`,
+  },
+  {
+    step: 18,
+    // The key's check cost each indexed message a lookup and a row lock on messages, a good part of
+    // what indexing costs; prune deletes the index rows of the mail it deletes instead. An older
+    // agent-bus that prunes leaves index rows of mail gone, which a search never joins to anything.
+    description: 'the search index keeps no foreign key to messages: prune deletes its rows instead',
+    sql: `ALTER TABLE message_search DROP CONSTRAINT IF EXISTS message_search_seq_fkey;`,
   },
 ];
 

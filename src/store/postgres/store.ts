@@ -101,6 +101,29 @@ const PARTIES_TSVECTOR = `array_to_tsvector(array_remove(ARRAY['${PARTIES_INDEXE
 const LATE_POSITIONS = 1000;
 /** Messages indexed in one statement, at most. */
 const INDEX_BATCH = 50_000;
+/** The least time between two rounds of indexing in the background (keepSearchIndexCurrent). */
+const INDEX_PAUSE_MS = 100;
+
+/**
+ * Messages the index lacks ($1: the PARTIES_INDEXED query): past the 'parties' mark, less the late
+ * positions. The index row is looked up by key for each (a subquery, not an anti-join the planner could
+ * turn into reading the whole index), and the messages come in key order, which needs no sort.
+ */
+const PENDING_FOR_SEARCH = `m.seq > COALESCE((SELECT position FROM search_index WHERE name = 'parties'), 0) - ${LATE_POSITIONS}
+  AND (SELECT s.tsv @@ $1::tsquery FROM message_search s WHERE s.seq = m.seq) IS NOT TRUE`;
+
+/** Index a batch of pending messages and move both marks to the last of them; returns how many. */
+const INDEX_PENDING = `WITH indexed AS (
+    INSERT INTO message_search (seq, tsv)
+    SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${PENDING_FOR_SEARCH}
+     ORDER BY m.seq LIMIT ${INDEX_BATCH}
+    ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
+    RETURNING seq),
+  marked AS (
+    INSERT INTO search_index (name, position)
+    SELECT name, (SELECT MAX(seq) FROM indexed) FROM (VALUES ('messages'), ('parties')) AS marks (name) WHERE EXISTS (SELECT 1 FROM indexed)
+    ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position))
+  SELECT COUNT(*)::int AS indexed FROM indexed`;
 
 /**
  * The match of a reader's search: GIN gathers rows by the reader's parties and the query's whole words
@@ -182,7 +205,7 @@ const INBOX_UNION = `
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = $6) AND ${NO_OWN_OR_SHARED_COPY}`;
 
 /** Advisory lock spaces: the first key of pg_advisory_xact_lock(int, int). */
-const LOCK = { inbox: 1, notices: 2, channel: 3, client: 4, wakes: 5 } as const;
+const LOCK = { inbox: 1, notices: 2, channel: 3, client: 4, wakes: 5, searchIndex: 6 } as const;
 
 /** Most sends one transaction carries, so a burst never holds its locks for long. */
 const MAX_SENDS_PER_COMMIT = 256;
@@ -214,6 +237,13 @@ export class PostgresStore implements Store {
   /** Whether a batch of sends is being written: later sends wait and join the next batch. */
   private flushing = false;
   private closed = false;
+  /** Whether each batch of sends is indexed for search once it commits (keepSearchIndexCurrent). */
+  private indexingAfterSends = false;
+  /** The background indexing under way, if any, and whether sends committed since it looked. */
+  private backgroundIndexing: Promise<void> | null = null;
+  private indexAgain = false;
+  /** Ends the background indexing's pause between rounds at once (on close). */
+  private endIndexPause: (() => void) | null = null;
 
   constructor(
     private readonly url: string,
@@ -501,6 +531,7 @@ export class PostgresStore implements Store {
         if (outcome && 'records' in outcome) queued.resolve(outcome.records);
         else queued.reject(outcome ? this.translate(outcome.error) : new Error('send outcome missing'));
       });
+      if (this.indexingAfterSends) this.indexInBackground();
     }
   }
 
@@ -784,32 +815,74 @@ export class PostgresStore implements Store {
    * Index what is not indexed yet, and again what an older agent-bus indexed without its parties (a
    * row without PARTIES_INDEXED): at or after LATE_POSITIONS below the 'parties' position, the last
    * one this version indexed, since an older agent-bus indexes only past its own 'messages' position,
-   * which this version moves too. A search that finds nothing to do writes nothing.
+   * which this version moves too. A search that finds nothing to do writes nothing and takes no lock.
    */
   async indexForSearch(): Promise<void> {
-    const mark = (await this.one<{ position: string }>("SELECT position FROM search_index WHERE name = 'parties'"))?.position;
-    const params = [Number(mark ?? 0) - LATE_POSITIONS, anyOf([PARTIES_INDEXED])];
-    const pending = `m.seq > $1 AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.seq = m.seq AND s.tsv @@ $2::tsquery)`;
-    if (!(await this.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${pending}) AS due`, params))?.due) return;
-    // A batch a statement: a bus whose mail is indexed all at once (after an upgrade) does it in steps, each
-    // moving the mark on, rather than in one statement as long as the whole bus.
+    const due = await this.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${PENDING_FOR_SEARCH}) AS due`, [anyOf([PARTIES_INDEXED])]);
+    if (due?.due) await this.indexPending(true);
+  }
+
+  keepSearchIndexCurrent(): void {
+    this.indexingAfterSends = true;
+  }
+
+  /**
+   * Index the sends just committed, off their path: the sends have been answered already, and the
+   * tokenizing runs on a connection of its own while the next batch is written. One round at a time;
+   * sends that commit meanwhile wait for the next, at least INDEX_PAUSE_MS later, so that a burst is
+   * indexed in a few large rounds rather than one per batch (each round has a cost of its own: its
+   * plan, and the late positions it looks at again). A failure is left to the next search.
+   */
+  private indexInBackground(): void {
+    if (this.closed) return;
+    if (this.backgroundIndexing !== null) {
+      this.indexAgain = true;
+      return;
+    }
+    this.backgroundIndexing = (async () => {
+      for (;;) {
+        this.indexAgain = false;
+        await this.indexPending(false);
+        if (!this.indexAgain || this.closed) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, INDEX_PAUSE_MS);
+          this.endIndexPause = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.endIndexPause = null;
+        if (this.closed) return;
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        this.backgroundIndexing = null;
+      });
+  }
+
+  /**
+   * Index what is pending, a batch a transaction (a bus indexed all at once after an upgrade does it
+   * in steps, each moving the mark on). Each batch holds the indexer's advisory lock, so two processes
+   * never tokenize the same mail: `wait` waits for the other (a search must see every message), else
+   * this leaves the work to it (the background, whose mail the other's next round or a search takes).
+   */
+  private async indexPending(wait: boolean): Promise<void> {
+    const lock: [number, string] = [LOCK.searchIndex, 'message_search'];
     for (;;) {
-      const mark = (await this.one<{ position: string }>("SELECT position FROM search_index WHERE name = 'parties'"))?.position;
-      const indexed = await this.writeAlone(
-        `WITH indexed AS (
-                INSERT INTO message_search (seq, tsv)
-                SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${pending}
-                 ORDER BY m.seq -- two searches indexing at once take their rows in one order
-                 LIMIT ${INDEX_BATCH}
-                ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
-                RETURNING seq)
-         INSERT INTO search_index (name, position)
-         SELECT name, (SELECT MAX(seq) FROM indexed) FROM (VALUES ('messages'), ('parties')) AS marks (name) WHERE EXISTS (SELECT 1 FROM indexed)
-         ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position)`,
-        [Number(mark ?? 0) - LATE_POSITIONS, params[1]],
+      const indexed = await this.transaction(
+        wait ? [lock] : [],
+        async (query) => {
+          if (!wait) {
+            const mine = await query('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS mine', lock);
+            if (mine.rows[0]?.mine !== true) return 0;
+          }
+          // A statement after the lock's: its snapshot holds what the indexer before this one wrote.
+          return ((await query(INDEX_PENDING, [anyOf([PARTIES_INDEXED])])).rows[0]?.indexed as number | undefined) ?? 0;
+        },
         false,
       );
-      if (indexed === 0) return;
+      if (indexed < INDEX_BATCH) return;
     }
   }
 
@@ -1327,6 +1400,9 @@ export class PostgresStore implements Store {
           };
         }
         const messages = (await query(`DELETE FROM messages WHERE ${inThreads}`, threadParams)).rowCount ?? 0;
+        // The index keeps no key to messages (schema step 18): its rows for mail gone go too, and any an
+        // indexer wrote for a message deleted under it.
+        if (messages > 0) await query('DELETE FROM message_search s WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.seq = s.seq)');
         const receipts = (await query(`DELETE FROM notice_receipts WHERE ${orphanReceipts}`, [input.now])).rowCount ?? 0;
         const notices = (await query('DELETE FROM notices WHERE expires_at <= $1', [input.now])).rowCount ?? 0;
         const sessions = (await query(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore])).rowCount ?? 0;
@@ -1372,6 +1448,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.endIndexPause?.();
+    await this.backgroundIndexing;
     await this.pool.end().catch(() => undefined);
   }
 }

@@ -317,6 +317,11 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'messages', { delivered_via: 'TEXT', read_via: 'TEXT' });
     },
   },
+  {
+    step: 18,
+    description: "nothing here: PostgreSQL's search index drops its foreign key, which SQLite's never had",
+    apply() {},
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

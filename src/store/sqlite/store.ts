@@ -748,6 +748,9 @@ export class SqliteStore implements Store {
    * An older agent-bus indexes bodies alone and moves only the 'messages' position: what it indexed past
    * the 'parties' position is indexed again here. Writers take turns, so positions are taken in order.
    */
+  /** Nothing: the index catches up at the next search cheaply, and a write beside the sends would hold their lock. */
+  keepSearchIndexCurrent(): void {}
+
   async indexForSearch(): Promise<void> {
     // A batch a transaction: a bus whose mail is indexed all at once (after an upgrade) keeps its writers waiting
     // no longer than one batch takes.
