@@ -14,6 +14,7 @@ import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../.
 import { coreBus, type CoreBus } from '../helpers/core-bus.js';
 import { CLI, json, readAudit, runCli, runCliAsync, tempBus, type Engine } from '../helpers/bus-env.js';
 import { openStore } from '../../src/store/open.js';
+import pg from 'pg';
 import { Bus } from '../../src/core/bus.js';
 import { busSettings } from '../../src/core/settings.js';
 import { livenessFrom } from '../../src/core/liveness.js';
@@ -1249,6 +1250,66 @@ test('postgres: an index row whose message is gone (an older agent-bus pruned it
   }
 });
 
+test('postgres: a message that commits after thousands with later positions is still found, by the background and by a search', async () => {
+  const ctx = await coreBus({}, 'postgres');
+  const slow = new pg.Client({ connectionString: ctx.paths.db });
+  await slow.connect();
+  try {
+    await ctx.register(['repo-a/claude', 'human']);
+    ctx.store.keepSearchIndexCurrent();
+    for (let index = 0; index < 3; index++) await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: `early mail ${index}` });
+    assert.equal((await ctx.bus.search({ query: 'early', reader: null })).length, 3);
+    // A writer takes its position, then is slow to commit while others write thousands after it.
+    await slow.query('BEGIN');
+    const position = Number((await slow.query<{ seq: string }>(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+      VALUES ('slow-1', 'human', 'repo-a/claude', 'the slow walrus', 't-slow', '${nowStamp()}') RETURNING seq`)).rows[0]?.seq);
+    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+      SELECT 'quick-' || i, 'human', 'repo-a/claude', 'quick mail ' || i, 't-quick', '${nowStamp()}' FROM generate_series(1, 3000) AS i`);
+    for (let index = 0; index < 5; index++) await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: `a send to index ${index}` });
+    assert.deepEqual(await found(ctx, 'walrus', null), [], 'not committed yet');
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'one more send, another round' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const mark = (): number => ctx.count("SELECT position AS n FROM search_index WHERE name = 'parties'");
+    assert.ok(mark() >= 3 && mark() < position, `the mark (${mark()}) is past the early mail, not past the slow writer's position (${position})`);
+    await slow.query('COMMIT');
+    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'a send after the slow one committed' });
+    const deadline = Date.now() + 10_000;
+    while (ctx.count(`SELECT COUNT(*) AS n FROM message_search s JOIN messages m ON m.seq = s.seq WHERE m.message_id = 'slow-1'`) === 0) {
+      assert.ok(Date.now() < deadline, 'the background indexed the late message');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal((await ctx.bus.search({ query: 'walrus', reader: null })).length, 1);
+    while (mark() < position) {
+      assert.ok(Date.now() < deadline, 'the mark moves on past it');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await slow.end();
+    await ctx.close();
+  }
+});
+
+test('postgres: a search alone finds a message that committed after thousands with later positions', async () => {
+  const ctx = await coreBus({}, 'postgres');
+  const slow = new pg.Client({ connectionString: ctx.paths.db });
+  await slow.connect();
+  try {
+    await ctx.register(['repo-a/claude', 'human']);
+    await slow.query('BEGIN');
+    await slow.query(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+      VALUES ('slow-1', 'human', 'repo-a/claude', 'the slow walrus', 't-slow', '${nowStamp()}')`);
+    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+      SELECT 'quick-' || i, 'human', 'repo-a/claude', 'quick mail ' || i, 't-quick', '${nowStamp()}' FROM generate_series(1, 3000) AS i`);
+    assert.equal((await ctx.bus.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
+    await slow.query('COMMIT');
+    assert.equal((await ctx.bus.search({ query: 'walrus', reader: null })).length, 1, 'the late message is found');
+    assert.equal((await ctx.bus.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
+  } finally {
+    await slow.end();
+    await ctx.close();
+  }
+});
+
 test('postgres: two processes keeping the index current as they send index every message once, with no search, and close at once', async () => {
   const ctx = await coreBus({}, 'postgres');
   const other = openStore(ctx.paths.db, { connectTimeoutMs: 5000 });
@@ -1270,7 +1331,11 @@ test('postgres: two processes keeping the index current as they send index every
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), messages, 'each message once');
-    assert.equal(ctx.count("SELECT position AS n FROM search_index WHERE name = 'parties'"), ctx.count('SELECT MAX(seq) AS n FROM messages'));
+    // A round after the last that indexed anything moves the mark past it.
+    while (ctx.count("SELECT position AS n FROM search_index WHERE name = 'parties'") < ctx.count('SELECT MAX(seq) AS n FROM messages')) {
+      assert.ok(Date.now() < deadline, 'the mark moved past the last message');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await otherBus.send({ from: 'repo-b/claude', to: 'repo-a/claude', body: 'the last one, then close' });
     await otherBus.close();
     assert.equal((await ctx.bus.search({ query: 'burst', reader: null, limit: 500 })).length, 500);

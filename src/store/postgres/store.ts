@@ -97,7 +97,11 @@ function partyLexemeSql(party: string): string {
 const PARTIES_TSVECTOR = `array_to_tsvector(array_remove(ARRAY['${PARTIES_INDEXED}', ${partyLexemeSql(partySql('m.from_agent'))},
   ${partyLexemeSql(partySql('m.to_agent'))}, ${partyLexemeSql('m.to_group')}], NULL))`;
 
-/** Positions below the last one indexed that are looked at again: a sequence value can commit after a greater one. */
+/**
+ * Positions below the 'parties' mark that are looked at again. The mark moves only to where every
+ * message is indexed (INDEX_PENDING), so these are a margin: a send takes its position a moment before
+ * its transaction has an id another snapshot could show as under way.
+ */
 const LATE_POSITIONS = 1000;
 /** Messages indexed in one statement, at most. */
 const INDEX_BATCH = 50_000;
@@ -112,18 +116,37 @@ const INDEX_PAUSE_MS = 100;
 const PENDING_FOR_SEARCH = `m.seq > COALESCE((SELECT position FROM search_index WHERE name = 'parties'), 0) - ${LATE_POSITIONS}
   AND (SELECT s.tsv @@ $1::tsquery FROM message_search s WHERE s.seq = m.seq) IS NOT TRUE`;
 
-/** Index a batch of pending messages and move both marks to the last of them; returns how many. */
+/**
+ * A round of indexing: a batch of pending messages, and the marks moved to where every message is
+ * indexed. A message can commit after one with a greater position, so the newest message a round saw
+ * is not that place. But the transactions under way at a round's snapshot ($2) are those its snapshot
+ * lists, and those whose ids came between the snapshot's xmax and the round's own id ($4), all that
+ * could hold a position at or below the newest message the round saw ($3). Once each has ended, a
+ * later round's snapshot shows every message up to that one, and once that round has indexed what is
+ * pending, the marks may move there. Returns how many were indexed, whether the marks moved, and this
+ * round's snapshot, newest message and own id, for the next.
+ */
 const INDEX_PENDING = `WITH indexed AS (
     INSERT INTO message_search (seq, tsv)
     SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${PENDING_FOR_SEARCH}
      ORDER BY m.seq LIMIT ${INDEX_BATCH}
     ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
     RETURNING seq),
+  settled AS (
+    -- A batch cut short leaves what lies past its last message pending.
+    SELECT CASE WHEN (SELECT COUNT(*) FROM indexed) < ${INDEX_BATCH} THEN $3::bigint ELSE LEAST($3::bigint, (SELECT MAX(seq) FROM indexed)) END AS position
+     WHERE $2::text IS NOT NULL AND $3::bigint IS NOT NULL
+       AND NOT EXISTS (
+         SELECT 1 FROM (SELECT pg_snapshot_xip($2::text::pg_snapshot) AS id
+                        UNION ALL
+                        SELECT n::text::xid8 FROM generate_series(pg_snapshot_xmax($2::text::pg_snapshot)::text::bigint, $4::bigint - 1) AS n) AS under_way
+          WHERE NOT pg_visible_in_snapshot(under_way.id, pg_current_snapshot()))),
   marked AS (
     INSERT INTO search_index (name, position)
-    SELECT name, (SELECT MAX(seq) FROM indexed) FROM (VALUES ('messages'), ('parties')) AS marks (name) WHERE EXISTS (SELECT 1 FROM indexed)
+    SELECT marks.name, settled.position FROM settled, (VALUES ('messages'), ('parties')) AS marks (name)
     ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position))
-  SELECT COUNT(*)::int AS indexed FROM indexed`;
+  SELECT (SELECT COUNT(*)::int FROM indexed) AS indexed, EXISTS (SELECT 1 FROM settled) AS settled,
+    pg_current_snapshot()::text AS snapshot, (SELECT MAX(seq) FROM messages) AS newest, pg_current_xact_id()::text AS id`;
 
 /**
  * The match of a reader's search: GIN gathers rows by the reader's parties and the query's whole words
@@ -244,6 +267,8 @@ export class PostgresStore implements Store {
   private indexAgain = false;
   /** Ends the background indexing's pause between rounds at once (on close). */
   private endIndexPause: (() => void) | null = null;
+  /** What this process's last round of indexing saw: its snapshot and newest message (INDEX_PENDING). */
+  private lastIndexRound: { snapshot: string; newest: string | null; id: string } | null = null;
 
   constructor(
     private readonly url: string,
@@ -831,7 +856,7 @@ export class PostgresStore implements Store {
    * tokenizing runs on a connection of its own while the next batch is written. One round at a time;
    * sends that commit meanwhile wait for the next, at least INDEX_PAUSE_MS later, so that a burst is
    * indexed in a few large rounds rather than one per batch (each round has a cost of its own: its
-   * plan, and the late positions it looks at again). A failure is left to the next search.
+   * plan, and the positions it looks at again). A failure is left to the next search.
    */
   private indexInBackground(): void {
     if (this.closed) return;
@@ -842,8 +867,9 @@ export class PostgresStore implements Store {
     this.backgroundIndexing = (async () => {
       for (;;) {
         this.indexAgain = false;
-        await this.indexPending(false);
-        if (!this.indexAgain || this.closed) return;
+        const round = await this.indexPending(false);
+        // A round that indexed something has one more after it, which moves the marks past what it indexed.
+        if ((!this.indexAgain && (round === null || round.indexed === 0)) || this.closed) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, INDEX_PAUSE_MS);
           this.endIndexPause = () => {
@@ -866,24 +892,38 @@ export class PostgresStore implements Store {
    * in steps, each moving the mark on). Each batch holds the indexer's advisory lock, so two processes
    * never tokenize the same mail: `wait` waits for the other (a search must see every message), else
    * this leaves the work to it (the background, whose mail the other's next round or a search takes).
+   * A search ends with a round that moves the marks, if it can, so the next does not look again at
+   * what this one indexed.
    */
-  private async indexPending(wait: boolean): Promise<void> {
-    const lock: [number, string] = [LOCK.searchIndex, 'message_search'];
+  private async indexPending(wait: boolean): Promise<{ indexed: number; settled: boolean } | null> {
     for (;;) {
-      const indexed = await this.transaction(
-        wait ? [lock] : [],
-        async (query) => {
-          if (!wait) {
-            const mine = await query('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS mine', lock);
-            if (mine.rows[0]?.mine !== true) return 0;
-          }
-          // A statement after the lock's: its snapshot holds what the indexer before this one wrote.
-          return ((await query(INDEX_PENDING, [anyOf([PARTIES_INDEXED])])).rows[0]?.indexed as number | undefined) ?? 0;
-        },
-        false,
-      );
-      if (indexed < INDEX_BATCH) return;
+      const round = await this.indexRound(wait);
+      if (round === null) return null;
+      if (round.indexed >= INDEX_BATCH) continue;
+      if (!wait || round.settled || round.indexed === 0) return round;
     }
+  }
+
+  /** One round of INDEX_PENDING, after the one before it in this process; null when another indexer has the turn. */
+  private async indexRound(wait: boolean): Promise<{ indexed: number; settled: boolean } | null> {
+    const lock: [number, string] = [LOCK.searchIndex, 'message_search'];
+    return this.transaction(
+      wait ? [lock] : [],
+      async (query) => {
+        if (!wait) {
+          const mine = await query('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS mine', lock);
+          if (mine.rows[0]?.mine !== true) return null;
+        }
+        // A statement after the lock's: its snapshot holds what the indexer before this one wrote.
+        const before = this.lastIndexRound;
+        const params = [anyOf([PARTIES_INDEXED]), before?.snapshot ?? null, before?.newest ?? null, before?.id ?? null];
+        const row = (await query(INDEX_PENDING, params)).rows[0] as { indexed: number; settled: boolean; snapshot: string; newest: string | null; id: string } | undefined;
+        if (row === undefined) return { indexed: 0, settled: false };
+        this.lastIndexRound = { snapshot: row.snapshot, newest: row.newest, id: row.id };
+        return { indexed: row.indexed, settled: row.settled };
+      },
+      false,
+    );
   }
 
   async recentMessages(limit: number): Promise<MessageRecord[]> {
