@@ -37,7 +37,12 @@ function machineNpmSettings(): Record<string, string> {
   return settings;
 }
 
-test("the README's first command installs agent-bus and shows mail sent, waiting, read and audited", { timeout: 15 * 60_000 }, () => {
+const SKIP =
+  process.env.AGENT_BUS_TEST_FIRST_COMMAND === '0'
+    ? "AGENT_BUS_TEST_FIRST_COMMAND=0 (the other Node.js versions, installed from a clone already: it runs once, on this machine's)"
+    : false;
+
+test("the README's first command installs agent-bus and shows mail sent, waiting, read and audited", { timeout: 15 * 60_000, skip: SKIP }, () => {
   const command = firstCommand();
   assert.match(command, /^npm ci && npm run build && npm install -g \. && /, 'it installs from the clone');
   const dir = mkdtempSync(join(tmpdir(), 'agent-bus-first-command-'));
