@@ -1219,6 +1219,65 @@ conformance('search: a broadcast to many is one result however many of its copie
   assert.equal((await ctx.bus.search({ query: 'review', reader: 'repo-1/claude', limit: 5 })).length, 2, 'a reader pages too: the broadcast and its own');
 });
 
+conformance('search reads words the same on both engines: paths, branches, addresses, versions, snake_case, Unicode punctuation and case, emoji', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'human']);
+  const bodies = [
+    'merged feat/login into main',
+    'mail bob@example.com about v1.2.3',
+    'done\u2014thanks for the \u201cquick\u201d fix',
+    'the snake_case_name and an x-ray',
+    '\u00dcN\u00cfC\u00d6D\u00c9 CAF\u00c9 menu',
+    'see /usr/local/bin/agent-bus for 3.14 details',
+    'great\u{1f44d}thanks',
+  ];
+  const ids: string[] = [];
+  for (const body of bodies) ids.push(await sendMail(ctx, 'human', 'repo-a/claude', body));
+  const expected: Record<string, number[]> = {
+    login: [0],
+    '"feat login"': [0],
+    'feat/login': [0],
+    bob: [1],
+    'example.com': [1],
+    '"v1 2 3"': [1],
+    thanks: [6, 2],
+    quick: [2],
+    '"thanks for the quick"': [2],
+    snake: [3],
+    '"case name"': [3],
+    '"x ray"': [3],
+    'caf\u00e9': [4],
+    '\u00fcn\u00efc\u00f6d\u00e9': [4],
+    'CAF\u00c9': [4],
+    'caf*': [4],
+    usr: [5],
+    '"local bin agent bus"': [5],
+    '14': [5],
+    great: [6],
+  };
+  for (const [query, want] of Object.entries(expected)) {
+    assert.deepEqual(await found(ctx, query, null), want.map((index) => ids[index]), `${query} on ${ctx.engine}`);
+    assert.deepEqual(await found(ctx, query, 'repo-a/claude'), want.map((index) => ids[index]), `${query} as the reader on ${ctx.engine}`);
+  }
+});
+
+test('postgres: mail the agent-bus before this one indexed, reading feat/login as one word, is indexed again and found by its parts', async () => {
+  const ctx = await coreBus({}, 'postgres');
+  try {
+    await ctx.register(['repo-a/claude', 'human']);
+    const id = await sendMail(ctx, 'human', 'repo-a/claude', 'merged feat/login into main');
+    assert.deepEqual(await found(ctx, 'login', 'repo-a/claude'), [id]);
+    // As that version left it: the body through the parser alone, its own marker, no 'words' mark.
+    ctx.paths.sql(`UPDATE message_search s SET tsv = to_tsvector('simple', m.body) || array_to_tsvector(ARRAY['/ parties']) FROM messages m WHERE m.seq = s.seq;
+      DELETE FROM search_index WHERE name = 'words'`);
+    assert.equal(ctx.count(`SELECT COUNT(*) AS n FROM message_search WHERE tsv @@ to_tsquery('simple', 'login')`), 0, 'the old reading');
+    assert.deepEqual(await found(ctx, 'login', 'repo-a/claude'), [id]);
+    assert.deepEqual(await found(ctx, '"feat login"', null), [id]);
+    assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 1);
+  } finally {
+    await ctx.close();
+  }
+});
+
 conformance('search: pruned mail leaves the index with it, and what is kept is still found', async (ctx) => {
   await ctx.register(['repo-a/claude', 'human']);
   const old = await sendMail(ctx, 'human', 'repo-a/claude', 'an old zebra, read long ago');

@@ -70,14 +70,36 @@ function tsQuery(terms: SearchTerm[]): string {
 /**
  * Each message's tsvector holds, beside its words, its parties (model/search.ts) as lexemes no query
  * can match and no body can make: '/ ' (a query's lexemes are letters and digits, the parser's never
- * hold a space), then the party's UTF-8 in hex. And one more, PARTIES_INDEXED, which an older
- * agent-bus (indexing bodies alone into the same table) never writes.
+ * hold a space), then the party's UTF-8 in hex. And two more: PARTIES_INDEXED, which an older
+ * agent-bus (indexing bodies alone into the same table) never writes, and WORDS_INDEXED.
  */
 function partyLexeme(party: string): string {
   return `/ ${Buffer.from(party, 'utf8').toString('hex')}`;
 }
 
 const PARTIES_INDEXED = '/ parties';
+/**
+ * Written by an agent-bus that reads a body's words as SQLite does (wordsSql); a row without it was
+ * indexed by an older one, which took 'feat/login' or an e-mail address for a single word, and is
+ * indexed again. Rows keep PARTIES_INDEXED too, so the agent-bus before this one leaves them alone.
+ */
+const WORDS_INDEXED = '/ words';
+
+/**
+ * What separates words besides spaces, for PostgreSQL's parser: ASCII punctuation, and the Unicode
+ * punctuation, combining marks, arrows and emoji that a database in the C locale would take for
+ * letters. Words are then runs of letters and digits, as for SQLite's unicode61 and the query parser.
+ */
+const SEPARATORS = '[!-/:-@[-`{-~\\u00a0\\u00ab\\u00b7\\u00bb\\u0300-\\u036f\\u2000-\\u206f\\u2190-\\u21ff\\U0001f300-\\U0001faff]';
+
+/** A body's words as a tsvector: lowercased with `collation` (one that knows more than ASCII, where there is one), then split. */
+function wordsSql(body: string, collation: string | null): string {
+  const lowered = collation === null ? `lower(${body})` : `lower(${body} COLLATE "${collation}")`;
+  return `to_tsvector('simple', regexp_replace(${lowered}, '${SEPARATORS}', ' ', 'g'))`;
+}
+
+/** Collations whose lower() knows all of Unicode, the first the database has: the C locale's knows ASCII only. */
+const LOWER_COLLATIONS = ['und-x-icu', 'C.utf8', 'C.UTF-8'];
 
 /** A tsquery (as text) matching any of these lexemes, each quoted: they hold a space. */
 function anyOf(lexemes: string[]): string {
@@ -94,12 +116,12 @@ function partyLexemeSql(party: string): string {
 }
 
 /** The party lexemes of message row `m` (a to_group that is null has none). */
-const PARTIES_TSVECTOR = `array_to_tsvector(array_remove(ARRAY['${PARTIES_INDEXED}', ${partyLexemeSql(partySql('m.from_agent'))},
+const PARTIES_TSVECTOR = `array_to_tsvector(array_remove(ARRAY['${PARTIES_INDEXED}', '${WORDS_INDEXED}', ${partyLexemeSql(partySql('m.from_agent'))},
   ${partyLexemeSql(partySql('m.to_agent'))}, ${partyLexemeSql('m.to_group')}], NULL))`;
 
 /**
- * Positions below the 'parties' mark that are looked at again. The mark moves only to where every
- * message is indexed (INDEX_PENDING), so these are a margin: a send takes its position a moment before
+ * Positions below the 'words' mark that are looked at again. The mark moves only to where every
+ * message is indexed (indexPendingSql), so these are a margin: a send takes its position a moment before
  * its transaction has an id another snapshot could show as under way.
  */
 const LATE_POSITIONS = 1000;
@@ -109,11 +131,11 @@ const INDEX_BATCH = 50_000;
 const INDEX_PAUSE_MS = 100;
 
 /**
- * Messages the index lacks ($1: the PARTIES_INDEXED query): past the 'parties' mark, less the late
+ * Messages the index lacks ($1: the WORDS_INDEXED query): past the 'words' mark, less the late
  * positions. The index row is looked up by key for each (a subquery, not an anti-join the planner could
  * turn into reading the whole index), and the messages come in key order, which needs no sort.
  */
-const PENDING_FOR_SEARCH = `m.seq > COALESCE((SELECT position FROM search_index WHERE name = 'parties'), 0) - ${LATE_POSITIONS}
+const PENDING_FOR_SEARCH = `m.seq > COALESCE((SELECT position FROM search_index WHERE name = 'words'), 0) - ${LATE_POSITIONS}
   AND (SELECT s.tsv @@ $1::tsquery FROM message_search s WHERE s.seq = m.seq) IS NOT TRUE`;
 
 /**
@@ -126,9 +148,9 @@ const PENDING_FOR_SEARCH = `m.seq > COALESCE((SELECT position FROM search_index 
  * pending, the marks may move there. Returns how many were indexed, whether the marks moved, and this
  * round's snapshot, newest message and own id, for the next.
  */
-const INDEX_PENDING = `WITH indexed AS (
+const indexPendingSql = (words: string): string => `WITH indexed AS (
     INSERT INTO message_search (seq, tsv)
-    SELECT m.seq, to_tsvector('simple', m.body) || ${PARTIES_TSVECTOR} FROM messages m WHERE ${PENDING_FOR_SEARCH}
+    SELECT m.seq, ${words} || ${PARTIES_TSVECTOR} FROM messages m WHERE ${PENDING_FOR_SEARCH}
      ORDER BY m.seq LIMIT ${INDEX_BATCH}
     ON CONFLICT (seq) DO UPDATE SET tsv = EXCLUDED.tsv
     RETURNING seq),
@@ -143,7 +165,7 @@ const INDEX_PENDING = `WITH indexed AS (
           WHERE NOT pg_visible_in_snapshot(under_way.id, pg_current_snapshot()))),
   marked AS (
     INSERT INTO search_index (name, position)
-    SELECT marks.name, settled.position FROM settled, (VALUES ('messages'), ('parties')) AS marks (name)
+    SELECT marks.name, settled.position FROM settled, (VALUES ('messages'), ('parties'), ('words')) AS marks (name)
     ON CONFLICT (name) DO UPDATE SET position = GREATEST(search_index.position, EXCLUDED.position))
   SELECT (SELECT COUNT(*)::int FROM indexed) AS indexed, EXISTS (SELECT 1 FROM settled) AS settled,
     pg_current_snapshot()::text AS snapshot, (SELECT MAX(seq) FROM messages) AS newest, pg_current_xact_id()::text AS id`;
@@ -267,8 +289,10 @@ export class PostgresStore implements Store {
   private indexAgain = false;
   /** Ends the background indexing's pause between rounds at once (on close). */
   private endIndexPause: (() => void) | null = null;
-  /** What this process's last round of indexing saw: its snapshot and newest message (INDEX_PENDING). */
+  /** What this process's last round of indexing saw: its snapshot and newest message (indexPendingSql). */
   private lastIndexRound: { snapshot: string; newest: string | null; id: string } | null = null;
+  /** indexPendingSql with the words read as this database can (LOWER_COLLATIONS), once known. */
+  private indexPendingText: string | null = null;
 
   constructor(
     private readonly url: string,
@@ -837,13 +861,13 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Index what is not indexed yet, and again what an older agent-bus indexed without its parties (a
-   * row without PARTIES_INDEXED): at or after LATE_POSITIONS below the 'parties' position, the last
-   * one this version indexed, since an older agent-bus indexes only past its own 'messages' position,
-   * which this version moves too. A search that finds nothing to do writes nothing and takes no lock.
+   * Index what is not indexed yet, and again what an older agent-bus indexed otherwise (a row without
+   * WORDS_INDEXED): at or after LATE_POSITIONS below the 'words' position, up to which every message
+   * is indexed. An older agent-bus indexes only past its own mark ('messages' or 'parties'), which
+   * this version moves too. A search that finds nothing to do writes nothing and takes no lock.
    */
   async indexForSearch(): Promise<void> {
-    const due = await this.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${PENDING_FOR_SEARCH}) AS due`, [anyOf([PARTIES_INDEXED])]);
+    const due = await this.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${PENDING_FOR_SEARCH}) AS due`, [anyOf([WORDS_INDEXED])]);
     if (due?.due) await this.indexPending(true);
   }
 
@@ -904,7 +928,21 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** One round of INDEX_PENDING, after the one before it in this process; null when another indexer has the turn. */
+  /** The statement of a round of indexing, made once: which collation lowercases depends on the database. */
+  private async indexPendingStatement(query: Query): Promise<string> {
+    if (this.indexPendingText === null) {
+      const found = await query(
+        'SELECT collname FROM pg_collation WHERE collname = ANY($1::text[]) AND collencoding IN (-1, (SELECT encoding FROM pg_database WHERE datname = current_database()))',
+        [LOWER_COLLATIONS],
+      );
+      const names = found.rows.map((row) => row.collname as string);
+      const collation = LOWER_COLLATIONS.find((name) => names.includes(name)) ?? null;
+      this.indexPendingText = indexPendingSql(wordsSql('m.body', collation));
+    }
+    return this.indexPendingText;
+  }
+
+  /** One round of indexPendingSql, after the one before it in this process; null when another indexer has the turn. */
   private async indexRound(wait: boolean): Promise<{ indexed: number; settled: boolean } | null> {
     const lock: [number, string] = [LOCK.searchIndex, 'message_search'];
     return this.transaction(
@@ -916,8 +954,8 @@ export class PostgresStore implements Store {
         }
         // A statement after the lock's: its snapshot holds what the indexer before this one wrote.
         const before = this.lastIndexRound;
-        const params = [anyOf([PARTIES_INDEXED]), before?.snapshot ?? null, before?.newest ?? null, before?.id ?? null];
-        const row = (await query(INDEX_PENDING, params)).rows[0] as { indexed: number; settled: boolean; snapshot: string; newest: string | null; id: string } | undefined;
+        const params = [anyOf([WORDS_INDEXED]), before?.snapshot ?? null, before?.newest ?? null, before?.id ?? null];
+        const row = (await query(await this.indexPendingStatement(query), params)).rows[0] as { indexed: number; settled: boolean; snapshot: string; newest: string | null; id: string } | undefined;
         if (row === undefined) return { indexed: 0, settled: false };
         this.lastIndexRound = { snapshot: row.snapshot, newest: row.newest, id: row.id };
         return { indexed: row.indexed, settled: row.settled };
