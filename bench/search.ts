@@ -88,6 +88,27 @@ async function assertIndexHolds(location: BusLocation, sends: number): Promise<v
 }
 
 /**
+ * Wait for the server to finish what earlier sections left it (autovacuum on their million-message
+ * databases, a checkpoint), so that neither side of a comparison pays for it: at most a minute.
+ */
+async function quietServer(location: BusLocation): Promise<void> {
+  if (location.engine !== 'postgres') return;
+  const client = new pg.Client({ connectionString: location.db });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const busy = await client.query<{ n: string }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'");
+      if (Number(busy.rows[0]?.n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Sends/s when the index is kept over sends/s with no index kept. Kept: a process that lives on (as the
  * hub or an MCP server does) keeps it current as the sends commit, and the clock stops only once the
  * index holds every send. Not kept: nothing indexes.
@@ -101,6 +122,7 @@ export async function searchIndexCost(ws: Workspace, body: string, engine: Engin
   for (let run = 0; run < RUNS; run++) {
     const measure = async (indexed: boolean): Promise<number> => {
       const location = await ws.bus(`search-cost-${engine}-${run}-${indexed ? 'on' : 'off'}`, engine);
+      await quietServer(location);
       const bus = openBus(location.env);
       if (indexed) bus.keepSearchIndexCurrent();
       try {
