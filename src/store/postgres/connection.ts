@@ -68,8 +68,18 @@ export function connectionConfig(url: string, options: PostgresOptions): pg.Clie
  * A client that closes its socket when its login fails. The pool drops such a client without
  * ending it, and when the failure is on our side (the server asks for a password nobody gave)
  * the server is still waiting for an answer: the open socket would keep the process alive.
+ *
+ * And one that never takes the process down when its connection drops. The pool listens for that
+ * only while a client is idle; one checked out (a transaction, a round of search indexing in the
+ * background) would throw it as an unhandled 'error' event. Its statement fails on its own, and the
+ * pool drops a client that cannot be queried when it comes back.
  */
 class ClosingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+
   override connect(): Promise<pg.Client>;
   override connect(callback: (error: Error | null, client?: pg.Client) => void): void;
   override connect(callback?: (error: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
