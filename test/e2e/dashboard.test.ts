@@ -455,6 +455,8 @@ test('lists are paged: repos a page at a time, older threads on demand', async (
     // A thread per arrival but the first (it reached nobody): 25 at first, the rest on demand, none twice.
     const threads = Number(bus.rows<{ n: number | string }>('SELECT COUNT(DISTINCT thread_id) AS n FROM messages')[0]?.n);
     assert.ok(threads > 25, `${threads} threads`);
+    // The thread list comes in beside the roster, in a request of its own: wait for it, then count.
+    await page.locator('#thread-list li').first().waitFor();
     assert.equal(await page.locator('#thread-list li').count(), 25);
     await page.getByRole('button', { name: 'Older threads' }).click();
     await page.waitForFunction((count) => document.querySelectorAll('#thread-list li').length === count, threads);

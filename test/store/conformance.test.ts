@@ -1309,21 +1309,32 @@ test('postgres: an index row whose message is gone (an older agent-bus pruned it
   }
 });
 
-test('postgres: a message that commits after thousands with later positions is still found, by the background and by a search', async () => {
-  const ctx = await coreBus({}, 'postgres');
+/**
+ * A writer that takes its position and is slow to commit ('the slow walrus'), while 3,000 messages
+ * after it commit: returns its connection, in the open transaction, and its position.
+ */
+async function slowWriterBehindThousands(ctx: CoreBus): Promise<{ slow: pg.Client; position: number }> {
   const slow = new pg.Client({ connectionString: ctx.paths.db });
   await slow.connect();
+  await slow.query('BEGIN');
+  const inserted = await slow.query<{ seq: string }>(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+    VALUES ('slow-1', 'human', 'repo-a/claude', 'the slow walrus', 't-slow', '${nowStamp()}') RETURNING seq`);
+  ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+    SELECT 'quick-' || i, 'human', 'repo-a/claude', 'quick mail ' || i, 't-quick', '${nowStamp()}' FROM generate_series(1, 3000) AS i`);
+  return { slow, position: Number(inserted.rows[0]?.seq) };
+}
+
+test('postgres: a message that commits after thousands with later positions is still found, by the background and by a search', async () => {
+  const ctx = await coreBus({}, 'postgres');
+  let slow: pg.Client | null = null;
   try {
     await ctx.register(['repo-a/claude', 'human']);
     ctx.store.keepSearchIndexCurrent();
     for (let index = 0; index < 3; index++) await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: `early mail ${index}` });
     assert.equal((await ctx.bus.search({ query: 'early', reader: null })).length, 3);
-    // A writer takes its position, then is slow to commit while others write thousands after it.
-    await slow.query('BEGIN');
-    const position = Number((await slow.query<{ seq: string }>(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
-      VALUES ('slow-1', 'human', 'repo-a/claude', 'the slow walrus', 't-slow', '${nowStamp()}') RETURNING seq`)).rows[0]?.seq);
-    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
-      SELECT 'quick-' || i, 'human', 'repo-a/claude', 'quick mail ' || i, 't-quick', '${nowStamp()}' FROM generate_series(1, 3000) AS i`);
+    const behind = await slowWriterBehindThousands(ctx);
+    slow = behind.slow;
+    const position = behind.position;
     for (let index = 0; index < 5; index++) await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: `a send to index ${index}` });
     assert.deepEqual(await found(ctx, 'walrus', null), [], 'not committed yet');
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'one more send, another round' });
@@ -1343,28 +1354,23 @@ test('postgres: a message that commits after thousands with later positions is s
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   } finally {
-    await slow.end();
+    await slow?.end();
     await ctx.close();
   }
 });
 
 test('postgres: a search alone finds a message that committed after thousands with later positions', async () => {
   const ctx = await coreBus({}, 'postgres');
-  const slow = new pg.Client({ connectionString: ctx.paths.db });
-  await slow.connect();
+  let slow: pg.Client | null = null;
   try {
     await ctx.register(['repo-a/claude', 'human']);
-    await slow.query('BEGIN');
-    await slow.query(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
-      VALUES ('slow-1', 'human', 'repo-a/claude', 'the slow walrus', 't-slow', '${nowStamp()}')`);
-    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
-      SELECT 'quick-' || i, 'human', 'repo-a/claude', 'quick mail ' || i, 't-quick', '${nowStamp()}' FROM generate_series(1, 3000) AS i`);
+    slow = (await slowWriterBehindThousands(ctx)).slow;
     assert.equal((await ctx.bus.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
     await slow.query('COMMIT');
     assert.equal((await ctx.bus.search({ query: 'walrus', reader: null })).length, 1, 'the late message is found');
     assert.equal((await ctx.bus.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
   } finally {
-    await slow.end();
+    await slow?.end();
     await ctx.close();
   }
 });
