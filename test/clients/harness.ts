@@ -246,6 +246,16 @@ export function modelSaw(body: string, requests: readonly string[]): boolean {
   return needle !== '' && requests.some((raw) => textsOf(raw).some((text) => squashed(text).includes(needle)));
 }
 
+/**
+ * Mail the model read by calling read_inbox: not in its first request (it came during the turn), in the
+ * next one (the tool's result), and its receipt says delivered and read by read_inbox, honestly.
+ */
+export function assertReadThroughTool(bus: TempBus, name: string, requests: readonly string[], mail: string): void {
+  assert.ok(!modelSaw(mail, requests.slice(0, 1)), 'the first request came before the mail');
+  assert.ok(modelSaw(mail, requests.slice(1, 2)), `the tool's result carried the mail to the model (${requests.length} requests)`);
+  assertReceiptsHonest(bus, name, requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'read_inbox' }] });
+}
+
 /** The ways that put mail in front of a model: the hooks, the watcher, the model's read_inbox tool call. */
 export const MODEL_WAYS: readonly ReceiptWay[] = ['hook-user-prompt', 'hook-stop', 'hook-watch', 'read_inbox'];
 
