@@ -292,7 +292,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   }
 
   const inFlight = new Set<Promise<void>>();
+  // Counted from the first moment, so a request answered without waiting (a scrape of /metrics) counts itself.
+  let answering = 0;
   const server = createServer((req, res) => {
+    answering++;
     const started = performance.now();
     res.once('finish', () => metrics.request(routeOf(req.url), res.statusCode, (performance.now() - started) / 1000));
     const work = (WAIT_ROUTES.has((req.url ?? '').split('?')[0] ?? '') ? waits : gate)
@@ -308,9 +311,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         log(`agent-bus hub: ${req.method ?? '?'} ${(req.url ?? '').split('?')[0]}: ${(error as Error).message ?? String(error)}`);
         send(res, 500, { error: 'internal', error_description: 'the hub could not answer; see its log' });
       })
-      .finally(() => inFlight.delete(work));
+      .finally(() => {
+        answering--;
+        inFlight.delete(work);
+      });
     inFlight.add(work);
   });
+  metrics.requestsInFlight = () => answering;
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;

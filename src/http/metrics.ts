@@ -25,6 +25,8 @@ export class HubMetrics {
   private readonly operations = { send: 0, deliver: 0, wake: 0 };
   /** Requests that wait for something (a long-poll), open now. */
   waitsOpen = 0;
+  /** Requests being answered right now, this scrape among them; the hub says how many. */
+  requestsInFlight: () => number = () => 0;
 
   request(route: string, status: number, seconds: number): void {
     const key = `${route}\u0000${status}`;
@@ -69,6 +71,7 @@ export class HubMetrics {
     lines.push('# HELP agent_bus_sends_total Messages sent through this hub (one per recipient copy).', '# TYPE agent_bus_sends_total counter', `agent_bus_sends_total ${this.operations.send}`);
     lines.push('# HELP agent_bus_deliveries_total Messages this hub handed to their readers.', '# TYPE agent_bus_deliveries_total counter', `agent_bus_deliveries_total ${this.operations.deliver}`);
     lines.push('# HELP agent_bus_wakes_total Wakes this hub fired for idle recipients.', '# TYPE agent_bus_wakes_total counter', `agent_bus_wakes_total ${this.operations.wake}`);
+    lines.push('# HELP agent_bus_http_requests_in_flight Requests the hub is answering right now, this one among them.', '# TYPE agent_bus_http_requests_in_flight gauge', `agent_bus_http_requests_in_flight ${this.requestsInFlight()}`);
     lines.push('# HELP agent_bus_waits_open Requests waiting for mail right now.', '# TYPE agent_bus_waits_open gauge', `agent_bus_waits_open ${this.waitsOpen}`);
     lines.push('# HELP agent_bus_token_requests_total Authenticated requests, by token id.', '# TYPE agent_bus_token_requests_total counter');
     for (const [tokenId, count] of [...this.tokenRequests].sort()) lines.push(`agent_bus_token_requests_total{token_id="${label(tokenId)}"} ${count}`);

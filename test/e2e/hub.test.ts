@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { filesUnder, ON_POSTGRES, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
-import { connectHttp, createToken, rawCall, startHub, withHub } from '../helpers/hub.js';
+import { connectHttp, createToken, rawCall, requestsInFlight, slowCall, startHub, withHub } from '../helpers/hub.js';
 
 const CHALLENGE = 'Bearer realm="agent-bus", error="invalid_token"';
 
@@ -141,7 +141,7 @@ test('a flood from one token is answered 429 with Retry-After; another token is 
   await calm.body?.cancel();
 }));
 
-test('/healthz answers 200 with no token; SIGTERM lets the requests in flight finish, exits 0, and a restarted hub has every acknowledged send', async () => {
+test('/healthz answers 200 with no token; SIGTERM stops taking connections, lets the requests in flight finish, exits 0, and a restarted hub has every acknowledged send', async () => {
   const bus = tempBus();
   let hub = await startHub(bus);
   try {
@@ -150,18 +150,36 @@ test('/healthz answers 200 with no token; SIGTERM lets the requests in flight fi
     assert.deepEqual(await health.json(), { status: 'ok' });
     const { token } = createToken(bus, 'shop/claude');
     createToken(bus, 'lab/codex');
-    const send = (i: number): Promise<Response> =>
-      rawCall(hub.url, { authorization: `Bearer ${token}` }, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'lab/codex', body: `m${i}` } } });
-    const calls = Array.from({ length: 40 }, (_, i) => send(i).then(async (response) => ({ i, status: response.status, body: await response.text() }), () => ({ i, status: 0, body: '' })));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const sendBody = (i: number): unknown => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'lab/codex', body: `m${i}` } } });
+    const quick = await rawCall(hub.url, { authorization: `Bearer ${token}` }, sendBody(0));
+    assert.equal(quick.status, 200);
+    assert.ok(!(await quick.text()).includes('"isError":true'));
+    // Five sends whose bodies are half written: the hub holds each as a request in flight.
+    const slow = [1, 2, 3, 4, 5].map((i) => slowCall(hub.url, { authorization: `Bearer ${token}` }, sendBody(i)));
+    const started = Date.now();
+    while ((await requestsInFlight(hub.url)) < slow.length) {
+      assert.ok(Date.now() - started < 10_000, 'the hub never held the five sends');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const stopped = hub.stop();
-    const results = await Promise.all(calls);
+    // Draining: it takes no new connection, and is still running for the five.
+    for (;;) {
+      const refused = await fetch(`${hub.url}/healthz`).then(async (response) => (await response.body?.cancel(), false), () => true);
+      if (refused) break;
+      assert.ok(Date.now() - started < 10_000, 'the hub kept taking connections after SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(hub.process.exitCode, null, 'the hub waits for the requests in flight');
+    for (const call of slow) call.finish();
+    const answers = await Promise.all(slow.map((call) => call.answer));
     assert.equal(await stopped, 0);
-    const acknowledged = results.filter((result) => result.status === 200 && !result.body.includes('"isError":true')).map((result) => `m${result.i}`);
-    assert.ok(acknowledged.length > 0, 'some sends were in flight');
+    for (const answer of answers) {
+      assert.equal(answer.status, 200, answer.body);
+      assert.ok(!answer.body.includes('"isError":true'), answer.body);
+    }
     hub = await startHub(bus);
-    const stored = new Set(bus.rows<{ body: string }>('SELECT body FROM messages').map((row) => row.body));
-    for (const body of acknowledged) assert.ok(stored.has(body), `${body} was acknowledged and is kept`);
+    const stored = bus.rows<{ body: string }>('SELECT body FROM messages ORDER BY body').map((row) => row.body);
+    assert.deepEqual(stored, ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'], 'every acknowledged send is kept');
     assert.equal((await fetch(`${hub.url}/healthz`)).status, 200);
   } finally {
     await hub.stop();
@@ -268,6 +286,7 @@ test('/metrics: requests by route and status, latency, sends and deliveries, tok
     assert.match(text, /^agent_bus_deliveries_total 0$/m);
     assert.match(text, new RegExp(`^agent_bus_token_requests_total\\{token_id="${alice.id}"\\} [1-9]\\d*$`, 'm'));
     assert.match(text, /^agent_bus_tokens_used 1$/m);
+    assert.match(text, /^agent_bus_http_requests_in_flight 1$/m, 'the scrape alone is in flight');
     assert.ok(!text.includes(alice.token.slice('abt_'.length + 17)), 'no token in the metrics');
     if (outside === null) return;
     const far = `http://${outside}:${new URL(hub.url).port}`;

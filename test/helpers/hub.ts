@@ -1,5 +1,6 @@
 /** A hub as a real `agent-bus serve --http` process on a free loopback port, and an MCP client over HTTP. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, runCli, tempBus, type TempBus } from './bus-env.js';
@@ -84,6 +85,43 @@ export async function rawCall(url: string, headers: Record<string, string>, body
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     ...(method === 'POST' ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
+}
+
+/**
+ * A POST to /mcp whose body arrives in two parts, the second only at
+ * `finish()`: until then the hub holds it as a request in flight. Its own
+ * connection, so no other request shares it.
+ */
+export function slowCall(url: string, headers: Record<string, string>, body: unknown): { finish(): void; answer: Promise<{ status: number; body: string }> } {
+  const payload = Buffer.from(JSON.stringify(body));
+  const half = Math.floor(payload.length / 2);
+  const outgoing = request(`${url}/mcp`, {
+    method: 'POST',
+    agent: false,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(payload.length), connection: 'close', ...headers },
+  });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    outgoing.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('error', reject);
+    });
+    outgoing.on('error', reject);
+  });
+  // A test that fails before finish() stops the hub under it: that hang-up is not the failure to report.
+  answer.catch(() => undefined);
+  outgoing.write(payload.subarray(0, half));
+  return { finish: () => outgoing.end(payload.subarray(half)), answer };
+}
+
+/** The hub's count of requests it is answering now, not counting the scrape that asks. */
+export async function requestsInFlight(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const match = /^agent_bus_http_requests_in_flight (\d+)$/m.exec(text);
+  if (match === null) throw new Error(`no agent_bus_http_requests_in_flight in /metrics: ${text}`);
+  return Number(match[1]) - 1;
 }
 
 /** Wait until the hub counts `count` requests waiting (a watcher, a follower, a chat at it). */
