@@ -34,6 +34,27 @@ const common = {
   minifySyntax: true,
 };
 
+// string-width builds a grapheme segmenter and Unicode-property expressions (RGI_Emoji among them)
+// when its module loads: forty milliseconds at every start of `send`, `agents`, `tail` and the rest
+// that print a listing, though most text is plain ASCII, whose width the formatter counts itself.
+// The bundles reach it through a stand-in that loads it on first use.
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(builder) {
+    builder.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.namespace === 'lazy-string-width') return undefined;
+      const real = await builder.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, namespace: 'lazy-string-width' });
+      return real.errors.length > 0 ? { errors: real.errors } : { path: real.path, namespace: 'lazy-string-width' };
+    });
+    builder.onLoad({ filter: /.*/, namespace: 'lazy-string-width' }, (args) => ({
+      contents: `let loaded;\nexport default function stringWidth(...args) {\n  return (loaded ??= require(${JSON.stringify(args.path)}).default)(...args);\n}\n`,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+common.plugins = [lazyStringWidth];
+
 await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
 // The brain's refresh (a YAML parser, an HTTP client): hooks load it only when a refresh is due.
 await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outdir}/brain-refresh.cjs` });
@@ -63,7 +84,7 @@ await build({
   outfile: `${outdir}/store-postgres.cjs`,
   external: ['pg-native'],
   define: { ...common.define, Response: 'undefined', navigator: 'undefined' },
-  plugins: [lazyDriverCrypto],
+  plugins: [...common.plugins, lazyDriverCrypto],
 });
 // The dashboard's page: one script and one style sheet for the browser, nothing fetched from elsewhere.
 const webdir = 'dist/web';

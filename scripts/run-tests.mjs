@@ -4,6 +4,7 @@
 // suite runs on SQLite; then the end-to-end suites of the CLI, hooks, MCP
 // server, notices, brain and wake run again on PostgreSQL, against a
 // throwaway server this script starts (or AGENT_BUS_TEST_PG_URL's).
+// AGENT_BUS_TEST_CONCURRENCY sets how many test files run at once (2 unless set).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +50,7 @@ function runSuite(list, extraEnv, label) {
     [
       '--import', 'tsx',
       '--test',
-      '--test-concurrency=2',
+      `--test-concurrency=${process.env.AGENT_BUS_TEST_CONCURRENCY ?? 2}`,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       ...list.map((file) => relative(root, file)),

@@ -58,9 +58,12 @@ export function oneLine(text: string, max = 72): string {
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
 }
 
+/** Printable ASCII, a column a character: most names and bodies, counted without string-width. */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
 /** Columns a string takes on a terminal: wide (CJK, emoji) characters take two, combining marks none. */
 export function displayWidth(text: string): number {
-  return stringWidth(text);
+  return PLAIN_ASCII.test(text) ? text.length : stringWidth(text);
 }
 
 /** Pad to a width in terminal columns, so columns stay aligned whatever the names hold. */

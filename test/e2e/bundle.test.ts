@@ -126,3 +126,30 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
     bus.cleanup();
   }
 });
+
+test('a listing of plain ASCII never builds the width tables for wide text; one with wide names does, and still lines up', () => {
+  const bus = tempBus();
+  const trace = join(bus.dir, 'loads.txt');
+  try {
+    const run = (args: string[]): { stdout: string; loads: string[] } => {
+      writeFileSync(trace, '');
+      const result = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), ...args], {
+        env: { ...bus.env, AGENT_BUS_TRACE_LOADS: trace },
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 0, result.stderr);
+      return { stdout: result.stdout, loads: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+    };
+    for (const args of [['send', 'plain', '--to', 'alpha', '--name', 'alpha'], ['agents'], ['tail']]) {
+      const { stdout, loads } = run(args);
+      assert.ok(stdout.includes('alpha'), `${args[0]} printed its listing: ${stdout}`);
+      assert.ok(loads.some((file) => file.endsWith(`${args[0]}.cjs`)), `the trace saw the ${args[0]} bundle`);
+      assert.ok(!loads.includes('Intl.Segmenter'), `${args[0]} built a segmenter for ASCII text`);
+    }
+    const wide = run(['send', 'wide', '--to', '東京', '--name', '東京']);
+    assert.ok(wide.loads.includes('Intl.Segmenter'), 'the trace records a segmenter when one is built');
+    assert.match(wide.stdout, /^\d\d:\d\d:\d\d {2}東京 {14} → 東京 {14} {2}wide \[[0-9a-f]{8}\]\n$/);
+  } finally {
+    bus.cleanup();
+  }
+});

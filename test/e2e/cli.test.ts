@@ -107,6 +107,15 @@ test('plain send lines, peeking, limits and the text inbox', withBus((bus) => {
   assert.equal(runCli(['send', 'nobody', '--to', 'repo-a', '--name', 'repo-a/claude'], { env: bus.env }).stdout.includes('(1)'), true);
 }));
 
+test('wide names keep the columns: CJK and emoji count two columns each, a combining mark none', withBus((bus) => {
+  join_(bus, '東京', '/repos/tokyo');
+  join_(bus, 'cafe\u0301', '/repos/cafe');
+  join_(bus, 'ship🚢', '/repos/ship');
+  // Each name padded to 18 columns: 東京 takes 4, café 4 (the accent on the e takes none), ship🚢 6.
+  assert.match(runCli(['send', 'hi', '--to', '東京', '--name', '東京'], { env: bus.env }).stdout, /^\d\d:\d\d:\d\d {2}東京 {14} → 東京 {14} {2}hi \[[0-9a-f]{8}\]\n$/);
+  assert.match(runCli(['send', 'hi', '--to', 'ship🚢', '--name', 'cafe\u0301'], { env: bus.env }).stdout, /^\d\d:\d\d:\d\d {2}cafe\u0301 {14} → ship🚢 {12} {2}hi \[[0-9a-f]{8}\]\n$/);
+}));
+
 test('an unknown recipient exits 1 with the repo agents, nothing written', withBus((bus) => {
   join_(bus, 'repo-a/claude', '/repos/a');
   const before = readAudit(bus.audit).length;

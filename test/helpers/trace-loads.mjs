@@ -24,3 +24,11 @@ fs.readFileSync = function tracedRead(path, ...rest) {
   if (typeof path === 'string' && path.endsWith('.cjs')) log(path);
   return readFileSync.apply(this, [path, ...rest]);
 };
+// A grapheme segmenter costs as much to build as a module costs to load: it is traced as "Intl.Segmenter".
+const Segmenter = Intl.Segmenter;
+Intl.Segmenter = new Proxy(Segmenter, {
+  construct(target, args, newTarget) {
+    log('Intl.Segmenter');
+    return Reflect.construct(target, args, newTarget);
+  },
+});
