@@ -7,10 +7,15 @@
  *
  *   node --import tsx scripts/test-on-node.ts 22.23.5 24.22.3
  *
+ * The copies are installed side by side (compiling better-sqlite3 takes one
+ * core a minute or two each), then the suites run one after the other.
+ *
  * `--fetch-only` puts the binaries in place and prints their paths, one a line.
+ * `--prepare-into DIR` only installs the copies, into DIR/<version>, so CI can
+ * do it while other work runs; `--prepared DIR` then runs the suites in them.
  */
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { copyWorkingTree } from '../test/helpers/working-tree.js';
@@ -70,37 +75,89 @@ function environmentFor(folder: string): NodeJS.ProcessEnv {
   return env;
 }
 
-function suiteOn(version: string): boolean {
+/** A command run without waiting on it, so copies install side by side; its exit code. */
+function runAsync(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
+  return new Promise((resolveExit, reject) => {
+    const child = spawn(command, args, { ...options, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('close', (code) => resolveExit(code ?? 1));
+  });
+}
+
+/** Marks a copy whose install finished and whose addon loads: the suite may run in it. */
+const READY = '.agent-bus-node-ready';
+
+/** A copy of the working tree in `copy`, installed with Node.js `version` (npm ci, the addon compiled for it). */
+async function prepare(version: string, copy: string): Promise<void> {
   const folder = nodeFolder(version);
-  const copy = mkdtempSync(join(tmpdir(), `agent-bus-on-node-${version}-`));
-  try {
-    copyWorkingTree(ROOT, copy);
-    // A repository as a clone is one: the suite copies its own working tree in turn (the README's first command).
-    if (run('git', ['init', '-q'], { cwd: copy }) !== 0 || run('git', ['add', '-A'], { cwd: copy }) !== 0) throw new Error(`cannot make ${copy} a git repository`);
-    const env = environmentFor(folder);
-    const options = { cwd: copy, env };
-    const reported = spawnSync('node', ['-p', 'process.versions.node'], { ...options, encoding: 'utf8' }).stdout.trim();
-    if (reported !== version) throw new Error(`node on PATH is ${reported}, not ${version}`);
-    console.log(`\n== the main suite on Node.js ${version} (${copy}) ==`);
-    if (run('npm', ['ci', '--no-audit', '--no-fund'], options) !== 0) return false;
-    // The addon is the one compiled for this Node.js, or the suite would not be testing it.
-    if (run('node', ['-e', "new (require('better-sqlite3'))(':memory:').close()"], options) !== 0) return false;
-    return run('npm', ['test'], options) === 0;
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
+  mkdirSync(copy, { recursive: true });
+  copyWorkingTree(ROOT, copy);
+  // A repository as a clone is one: the suite copies its own working tree in turn (the README's first command).
+  if (run('git', ['init', '-q'], { cwd: copy }) !== 0 || run('git', ['add', '-A'], { cwd: copy }) !== 0) throw new Error(`cannot make ${copy} a git repository`);
+  const options = { cwd: copy, env: environmentFor(folder) };
+  const reported = spawnSync('node', ['-p', 'process.versions.node'], { ...options, encoding: 'utf8' }).stdout.trim();
+  if (reported !== version) throw new Error(`node on PATH is ${reported}, not ${version}`);
+  console.log(`== installing a copy for Node.js ${version} (${copy}) ==`);
+  if ((await runAsync('npm', ['ci', '--no-audit', '--no-fund'], options)) !== 0) throw new Error(`npm ci with Node.js ${version} failed`);
+  // The addon is the one compiled for this Node.js, or the suite would not be testing it.
+  if (run('node', ['-e', "new (require('better-sqlite3'))(':memory:').close()"], options) !== 0) throw new Error(`better-sqlite3 does not load on Node.js ${version}`);
+  writeFileSync(join(copy, READY), `${version}\n`);
+}
+
+/** Install every version's copy under `into`, all at once; the versions that failed, each said why. */
+async function prepareAll(versions: string[], into: string): Promise<string[]> {
+  // One at a time: the binaries come from npm's cache or the registry in a second or two.
+  for (const version of versions) nodeFolder(version);
+  const outcomes = await Promise.allSettled(versions.map((version) => prepare(version, join(into, version))));
+  return versions.filter((version, index) => {
+    const outcome = outcomes[index];
+    if (outcome?.status !== 'rejected') return false;
+    console.error(`agent-bus: ${(outcome.reason as Error).message}`);
+    return true;
+  });
+}
+
+function suiteIn(version: string, copy: string): boolean {
+  if (!existsSync(join(copy, READY))) return false;
+  console.log(`\n== the main suite on Node.js ${version} (${copy}) ==`);
+  return run('npm', ['test'], { cwd: copy, env: environmentFor(nodeFolder(version)) }) === 0;
+}
+
+function option(name: string): string | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith('--')) {
+    console.error(`agent-bus: ${name} needs a folder`);
+    process.exit(2);
   }
+  return resolve(value);
 }
 
 const args = process.argv.slice(2);
-const versions = args.filter((arg) => !arg.startsWith('--'));
+const prepareInto = option('--prepare-into');
+const prepared = option('--prepared');
+const versions = args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? ''));
 if (versions.length === 0) {
-  console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only] VERSION...');
+  console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] VERSION...');
   process.exit(2);
 }
 if (args.includes('--fetch-only')) {
   for (const version of versions) console.log(join(nodeFolder(version), 'bin', 'node'));
   process.exit(0);
 }
-const failed = versions.filter((version) => !suiteOn(version));
-console.log(failed.length === 0 ? `\nthe main suite passed on Node.js ${versions.join(', ')}` : `\nthe main suite failed on Node.js ${failed.join(', ')}`);
-process.exit(failed.length === 0 ? 0 : 1);
+if (prepareInto !== undefined) {
+  const failed = await prepareAll(versions, prepareInto);
+  process.exit(failed.length === 0 ? 0 : 1);
+}
+const scratch = prepared ?? mkdtempSync(join(tmpdir(), 'agent-bus-on-node-'));
+try {
+  // Copies installed earlier are used as they are; a version without one is installed now.
+  const missing = versions.filter((version) => !existsSync(join(scratch, version, READY)));
+  const unprepared = missing.length > 0 ? await prepareAll(missing, scratch) : [];
+  const failed = versions.filter((version) => unprepared.includes(version) || !suiteIn(version, join(scratch, version)));
+  console.log(failed.length === 0 ? `\nthe main suite passed on Node.js ${versions.join(', ')}` : `\nthe main suite failed on Node.js ${failed.join(', ')}`);
+  process.exitCode = failed.length === 0 ? 0 : 1;
+} finally {
+  if (prepared === undefined) rmSync(scratch, { recursive: true, force: true });
+}

@@ -42,9 +42,15 @@ test('bad commands get a one-line hint and the chat lives on: exact command name
 }));
 
 test('more unread mail than one read takes is all shown at connect', { skip }, withTempBus(async (bus) => {
-  register(bus, 'alpha');
   register(bus, 'human');
-  for (let n = 1; n <= 120; n++) assert.equal(runCli(['send', `flood ${n}`, '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
+  // One agent's server sends the flood: 120 messages, each its own send.
+  const alpha = await connect({ ...bus.env, AGENT_BUS_NAME: 'alpha', AGENT_BUS_REPO: join(bus.dir, 'alpha') });
+  try {
+    for (let n = 1; n <= 120; n++) await alpha.call('send_message', { to: 'human', body: `flood ${n}` });
+  } finally {
+    await alpha.close();
+  }
+  assert.equal(pending(bus, 'human'), 120, 'the flood waits unread');
   const pane = openChat(bus);
   try {
     await until(pane, /<alpha → human> \[[0-9a-f]{8}\] flood 120$/m, 'the last of the flood');
