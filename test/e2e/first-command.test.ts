@@ -64,6 +64,8 @@ test("the README's first command installs agent-bus and shows mail sent, waiting
       npm_config_fund: 'false',
       npm_config_update_notifier: 'false',
       ...machineNpmSettings(),
+      // The machine's compiler cache, if it keeps one (CI does), so better-sqlite3's SQLite is not compiled again.
+      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('CCACHE_'))),
     };
     const run = spawnSync('bash', ['-c', command], { cwd: clone, env, encoding: 'utf8', timeout: 14 * 60_000, maxBuffer: 64 * 1024 * 1024 });
     assert.equal(run.status, 0, `the first command failed (${run.status}): ${run.stderr.slice(-6000)}`);
