@@ -2,7 +2,7 @@
 import { AuditLog } from './audit/log.js';
 import { Bus } from './core/bus.js';
 import { busPaths } from './core/paths.js';
-import { hubAccess } from './remote/settings.js';
+import { hubAccess } from './remote/access.js';
 import { BusError } from './model/errors.js';
 import { busSettings, byteSetting, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';

@@ -1,7 +1,7 @@
 /** What the hook commands share: on a machine with the bus, the hook itself; with a hub set, one request to it. */
 import { clientOf, runHook, type HookKind } from '../hooks/run.js';
 import { runRemoteHook } from '../remote/hook.js';
-import { hubAccess } from '../remote/settings.js';
+import { hubAccess } from '../remote/access.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
 export async function runHookCommand(kind: HookKind, args: ParsedArgs, io: CommandIo): Promise<number> {

@@ -1,5 +1,5 @@
 /** What `channel publish` and `notice` share: read the message, publish it with the flags given, report it. */
-import type { NoticeDesk } from '../remote/notices.js';
+import type { NoticeDesk } from '../client/bus-client.js';
 import { parseSeverity } from '../core/notices.js';
 import { UsageError } from './args.js';
 import { readStdin } from './context.js';

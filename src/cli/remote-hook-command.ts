@@ -5,7 +5,7 @@
  */
 import { clientOf, type HookKind } from '../hooks/run-kind.js';
 import { runRemoteHook } from '../remote/hook.js';
-import { hubAccess } from '../remote/settings.js';
+import { hubAccess } from '../remote/access.js';
 import { join } from 'node:path';
 import { loadBundle } from './command-loader.js';
 import { REMOTE_HOOK_KINDS } from './remote-hooks.js';

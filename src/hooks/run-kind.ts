@@ -2,7 +2,9 @@
 import { parseNameLenient } from '../core/names.js';
 import type { Env } from '../core/settings.js';
 
-export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool';
+import type { HookKind } from '../model/hooks.js';
+
+export type { HookKind };
 
 /** The client a hook answers for: --client, else AGENT_BUS_CLIENT, else the client part of AGENT_BUS_NAME. */
 export function clientOf(run: { client: string | undefined; env: Env }): string | null {

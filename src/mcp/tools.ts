@@ -1,5 +1,5 @@
 /** The MCP tools: nine for mail, three for notices, two for the brain, each attributed to the server's own identity. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AuditRow } from '../audit/record.js';
@@ -14,6 +14,7 @@ import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
+import type { ToolArgs, ToolName, ToolResult, Whoami } from '../protocol/hub.js';
 
 export interface ToolContext {
   bus: Bus;
@@ -46,6 +47,19 @@ export function toolError(error: unknown): CallToolResult {
 }
 
 
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * Whether a tool's input schema gives exactly the arguments the hub protocol names for it (the
+ * same names, each of the same type); when it does not, the tool's registration does not compile.
+ */
+type SchemaMatches<K extends ToolName, S extends z.ZodRawShape> =
+  Same<keyof z.infer<z.ZodObject<S>>, keyof ToolArgs<K>> extends true
+    ? Same<z.infer<z.ZodObject<S>>, ToolArgs<K>> extends true
+      ? unknown
+      : { inputSchemaDiffersFromTheProtocol: K }
+    : { inputSchemaDiffersFromTheProtocol: K };
+
 /** Names noted active kept at most: past it the map starts again (a name is then noted once more). */
 const MAX_TOUCHED = 10_000;
 
@@ -67,8 +81,8 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   };
 
   const handle =
-    <A>(work: (args: A, callKey: string | null) => Promise<unknown>) =>
-    async (args: A, extra: Extra): Promise<CallToolResult> => {
+    <K extends ToolName>(work: (args: ToolArgs<K>, callKey: string | null) => Promise<ToolResult<K>>) =>
+    async (args: ToolArgs<K>, extra: Extra): Promise<CallToolResult> => {
       try {
         await prepare(extra);
         const result = toolResult(await work(args, callSessionKey(extra._meta)));
@@ -79,6 +93,19 @@ export function buildTools(server: McpServer, context: ToolContext): void {
         return toolError(error);
       }
     };
+
+  /**
+   * A tool of the hub protocol's map (src/protocol/hub.ts): its input schema must give exactly the
+   * arguments the map names, and its work the map's result, so the remote CLI and this server
+   * cannot drift apart.
+   */
+  const tool = <K extends ToolName, S extends z.ZodRawShape>(
+    name: K,
+    config: { description: string; inputSchema: S } & SchemaMatches<K, S>,
+    work: (args: ToolArgs<K>, callKey: string | null) => Promise<ToolResult<K>>,
+  ): void => {
+    server.registerTool(name, { description: config.description, inputSchema: config.inputSchema }, handle<K>(work) as unknown as ToolCallback<S>);
+  };
 
   // Models fill unused optional arguments with null: null is taken as not given, everywhere.
   const optionalText = () => z.string().nullish();
@@ -110,7 +137,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       const agent = rows.find((row) => row.name === name);
       const group = parsed?.group ?? groupOf(name);
       const members = rows.filter((row) => row.group === group);
-      const whoami = {
+      const whoami: Whoami = {
         name,
         group,
         client: parsed?.client ?? null,
@@ -136,16 +163,16 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     },
   );
 
-  server.registerTool(
+  tool(
     'list_agents',
     {
       description: 'Everyone on the bus with unread counts; pass a bare repo name as group to see one repo. Sessions show whether they are running (live).',
       inputSchema: { group: optionalText() },
     },
-    handle(async ({ group }: { group?: string | null | undefined }) => bus.agents(group === null || group === '' ? undefined : group)),
+    async ({ group }) => bus.agents(group === null || group === '' ? undefined : group),
   );
 
-  server.registerTool(
+  tool(
     'send_message',
     {
       description:
@@ -153,7 +180,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       // Empty strings reach the bus, whose errors say what to do ("use '*' to broadcast").
       inputSchema: { to: z.string(), body: z.string(), thread_id: optionalText() },
     },
-    handle(async ({ to, body, thread_id }: { to: string; body: string; thread_id?: string | null | undefined }) => {
+    async ({ to, body, thread_id }) => {
       const me = session.name;
       const shared = clientAddressOf(me);
       const live = session.holdsSession && shared !== null ? await bus.liveSessionNames(shared) : null;
@@ -163,76 +190,74 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       const result = await bus.send({ from: me, to, body, threadId: thread_id ?? null, skip });
       if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
       return { ...result, ...(await sendNote(to, me, shared, live, siblingsRunning, bus)) };
-    }),
+    },
   );
 
-  server.registerTool(
+  tool(
     'read_inbox',
     {
       description: "Unread mail for this session (its own, plus mail to its client address no other session took), oldest first. mark_read=false only peeks.",
       inputSchema: { mark_read: z.boolean().nullish(), limit: limitArg() },
     },
-    handle(async ({ mark_read, limit }: { mark_read?: boolean | null | undefined; limit?: number | null | undefined }) => {
+    async ({ mark_read, limit }) => {
       const markRead = mark_read ?? true;
       // A model's peek puts the mail in its context (delivered); a person's peek through the remote inbox records nothing, as on this machine.
       const via = markRead || session.readWay === 'read_inbox' ? session.readWay : null;
       return bus.readInbox({ reader: session.name, markRead, limit: limitOf(limit, 50), via, deliver: session.readWay === 'chat' });
-    }),
+    },
   );
 
-  server.registerTool(
+  tool(
     'set_session',
     {
       description: "Name this session after its work (label → '<repo>/<client>-<label>'; its unread mail moves with it) and/or set the topic shown in list_agents (an empty topic clears it).",
       inputSchema: { label: optionalText(), topic: optionalText() },
     },
-    handle(async ({ label, topic }: { label?: string | null | undefined; topic?: string | null | undefined }) => {
+    async ({ label, topic }) => {
       if (label !== undefined && label !== null) await session.rename(label);
       let current = (await bus.getAgent(session.name))?.topic ?? null;
       if (topic !== undefined && topic !== null) current = await bus.setTopic(session.name, topic);
       return { name: session.name, client_address: clientAddressOf(session.name), topic: current };
-    }),
+    },
   );
 
-  server.registerTool(
+  tool(
     'read_thread',
     { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limitArg() } },
-    handle(async ({ thread_id, limit }: { thread_id: string; limit?: number | null | undefined }) => bus.thread(thread_id, limitOf(limit, 100))),
+    async ({ thread_id, limit }) => bus.thread(thread_id, limitOf(limit, 100)),
   );
 
-  server.registerTool(
+  tool(
     'message_status',
     {
       description:
         "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), or the start of one.",
       inputSchema: { message_id: z.string().min(1) },
     },
-    handle(async ({ message_id }: { message_id: string }) => bus.messageStatus(message_id, session.name)),
+    async ({ message_id }) => bus.messageStatus(message_id, session.name),
   );
 
-  server.registerTool(
+  tool(
     'search_messages',
     {
       description:
         'Find mail by its words, newest first, each with a snippet: words (all must match), "quoted phrases" and prefix*. Finds your own mail and your repo\'s. from: a sender (a client address takes its sessions, a repo its agents); to: a recipient, a repo or *; since: a duration (2h, 7d) or a date; thread_id: a thread (or the start of its id).',
       inputSchema: { query: z.string().min(1), from: optionalText(), to: optionalText(), since: optionalText(), thread_id: optionalText(), limit: limitArg() },
     },
-    handle(
-      async ({ query, from, to, since, thread_id, limit }: { query: string; from?: string | null | undefined; to?: string | null | undefined; since?: string | null | undefined; thread_id?: string | null | undefined; limit?: number | null | undefined }) => {
-        const hits = await bus.search({ query, reader: session.name, from: from ?? null, to: to ?? null, since: since ?? null, thread: thread_id ?? null, limit: limitOf(limit, 20) });
-        // The snippet as text with the matches in **bold** (as markdown shows them), and in parts for a program.
-        return hits.map(({ snippet, ...hit }) => ({ ...hit, snippet: snippet.map((part) => (part.match ? `**${part.text}**` : part.text)).join(''), snippet_parts: snippet }));
-      },
-    ),
+    async ({ query, from, to, since, thread_id, limit }) => {
+      const hits = await bus.search({ query, reader: session.name, from: from ?? null, to: to ?? null, since: since ?? null, thread: thread_id ?? null, limit: limitOf(limit, 20) });
+      // The snippet as text with the matches in **bold** (as markdown shows them), and in parts for a program.
+      return hits.map(({ snippet, ...hit }) => ({ ...hit, snippet: snippet.map((part) => (part.match ? `**${part.text}**` : part.text)).join(''), snippet_parts: snippet }));
+    },
   );
 
-  server.registerTool(
+  tool(
     'tail_audit',
     { description: 'The last entries of the audit log (any agent), oldest first.', inputSchema: { limit: limitArg() } },
-    handle(async ({ limit }: { limit?: number | null | undefined }) => context.tailAudit(context.auditPath, limitOf(limit, 50))),
+    async ({ limit }) => context.tailAudit(context.auditPath, limitOf(limit, 50)),
   );
 
-  server.registerTool(
+  tool(
     'channel_publish',
     {
       description:
@@ -244,29 +269,27 @@ export function buildTools(server: McpServer, context: ToolContext): void {
         ttl: z.union([z.string(), z.number().int()]).nullish(),
       },
     },
-    handle(
-      async ({ channel, message, severity, ttl }: { channel?: string | null | undefined; message: string; severity?: string | null | undefined; ttl?: string | number | null | undefined }) =>
-        bus.notices.publish({ channel: channel ?? '', message, severity: severity ?? 'info', ttl: ttl ?? null, source: session.name }, session.name),
-    ),
+    async ({ channel, message, severity, ttl }) =>
+      bus.notices.publish({ channel: channel ?? '', message, severity: severity ?? 'info', ttl: ttl ?? null, source: session.name }, session.name),
   );
 
-  server.registerTool(
+  tool(
     'channel_list',
     { description: 'Channels with live notices and their counts by severity (channel null: global notices).', inputSchema: {} },
-    handle(async () => {
+    async () => {
       const channels = await bus.notices.channels();
       return { channels, total: channels.reduce((sum, row) => sum + row.total, 0) };
-    }),
+    },
   );
 
-  server.registerTool(
+  tool(
     'channel_acknowledge',
     {
       description:
         "Stop showing one notice to this session (others still see it). message_id is the id shown with the notice; session_id names the client session when this server cannot tell it.",
       inputSchema: { message_id: z.string().min(1), session_id: optionalText() },
     },
-    handle(async ({ message_id, session_id }: { message_id: string; session_id?: string | null | undefined }, callKey) => {
+    async ({ message_id, session_id }, callKey) => {
       const given = session_id?.trim() ?? '';
       const key = given !== '' ? given : session.clientSessionKey(callKey);
       if (key === null) {
@@ -276,28 +299,28 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       }
       const notice = await bus.notices.acknowledge(message_id, key);
       return { ...notice, acknowledged: true, session: key };
-    }),
+    },
   );
 
-  server.registerTool(
+  tool(
     'brain_refresh',
     { description: "Read the brain's source now and reconcile it into the brain channel (unchanged entries keep their ids; an unavailable source keeps the last good content).", inputSchema: {} },
-    handle(async () => {
+    async () => {
       const settings = brainSettings(context.env);
       return { channel: settings.channel, ...(await refreshBrain(bus, settings)) };
-    }),
+    },
   );
 
-  server.registerTool(
+  tool(
     'brain_status',
     { description: "The brain adapter's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
     // Claude Code's settings say what its sessions subscribe to. Other clients give the repo's default to
     // their hooks alone, so their servers know a launch value or the user's default, and else nothing.
-    handle(async () => {
+    async () => {
       const claude = parseNameLenient(session.name)?.client === 'claude';
       const source = sessionSubscriptionSource(context.env, claude ? { repo: session.repoPath } : null);
       return brainStatus(bus, brainSettings(context.env), source.layer === 'none' && !claude ? null : source);
-    }),
+    },
   );
 }
 

@@ -4,8 +4,10 @@
  * runs out. For a remote chat, and for a sender waiting on its receipts.
  */
 import type { ChangeFeed } from '../core/store-changes.js';
-import { hubRequest, HubUnreachable } from './http.js';
-import type { HubAccess } from './settings.js';
+import { HubUnreachable } from './http.js';
+import { postToHub } from './calls.js';
+import { HUB_PATHS } from '../protocol/hub.js';
+import type { HubAccess } from './access.js';
 
 /** One wait at the hub, at most: long enough to be cheap, short enough that no proxy cuts it. */
 const WAIT_CAP_MS = 25_000;
@@ -40,8 +42,8 @@ export class HubChangeFeed implements ChangeFeed {
     const controller = new AbortController();
     this.current = controller;
     try {
-      const response = await hubRequest(this.access, 'POST', '/v1/changes', { since, wait_seconds: ms / 1000 }, ms + 15_000, controller.signal);
-      const version = (response.body as { version?: unknown } | null)?.version;
+      const reply = await postToHub(this.access, HUB_PATHS.changes, { since, wait_seconds: ms / 1000 }, ms + 15_000, controller.signal);
+      const version = reply.status === 200 ? (reply.body as { version?: unknown } | null)?.version : undefined;
       return typeof version === 'number' ? version : (this.seen ?? 0);
     } catch (error) {
       // An interrupted or failed wait reads as "nothing moved"; the chat looks again at its poll.

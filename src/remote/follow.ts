@@ -6,23 +6,20 @@
  */
 import type { AuditRow } from '../audit/record.js';
 import { advance, type FollowState } from '../core/follow-sends.js';
-import { hubRequest, HubUnreachable, refusal } from './http.js';
-import type { HubAccess } from './settings.js';
+import { HubUnreachable, refusal } from './http.js';
+import { postToHub } from './calls.js';
+import { HUB_PATHS, type FollowAnswer, type FollowRequest } from '../protocol/hub.js';
+import type { HubAccess } from './access.js';
 import { BusError } from '../model/errors.js';
 
 const WAIT_SECONDS = 25;
 const RETRY_MS = 2_000;
 
-interface FollowAnswer {
-  position: number;
-  rows: Array<{ position: number; row: AuditRow }>;
-}
-
-async function ask(access: HubAccess, body: Record<string, unknown>): Promise<FollowAnswer> {
-  const response = await hubRequest(access, 'POST', '/v1/follow', body, (WAIT_SECONDS + 15) * 1000);
-  if (response.status === 401) throw new BusError(`the hub at ${access.url} refused the token: ${refusal(response)}`);
-  if (response.status !== 200) throw new HubUnreachable(refusal(response));
-  return response.body as FollowAnswer;
+async function ask(access: HubAccess, body: FollowRequest): Promise<FollowAnswer> {
+  const reply = await postToHub(access, HUB_PATHS.follow, body, (WAIT_SECONDS + 15) * 1000);
+  if (reply.status === 401) throw new BusError(`the hub at ${access.url} refused the token: ${refusal(reply.response)}`);
+  if (reply.status !== 200) throw new HubUnreachable(refusal(reply.response));
+  return reply.body as FollowAnswer;
 }
 
 export async function followOverHub(access: HubAccess, print: (row: AuditRow) => void, warn: (line: string) => void): Promise<number> {

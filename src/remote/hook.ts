@@ -10,9 +10,10 @@ import { intSetting, type Env } from '../core/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
 import type { HookKind } from '../hooks/run-kind.js';
 import { payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
-import { hubRequest } from './http.js';
+import { postToHub } from './calls.js';
 import { confirmDelivered } from './delivered.js';
-import type { HubAccess } from './settings.js';
+import type { HubAccess } from './access.js';
+import { HUB_PATHS, type HookAnswer, type HookRequest } from '../protocol/hub.js';
 
 /** How long a remote hook waits for the hub before the turn goes on without it. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 3_000;
@@ -36,7 +37,7 @@ function nothingFor(kind: HookKind, client: string | null): string {
 export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
   const claudeSession = run.client === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
-  const request = {
+  const request: HookRequest = {
     kind: run.kind,
     client: run.client,
     session_key: payloadSessionKey(payload) ?? claudeSession,
@@ -46,12 +47,12 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     ...(run.peek ? { peek: true } : {}),
   };
   const timeoutMs = intSetting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS', DEFAULT_HOOK_TIMEOUT_MS, 1);
-  let answered: { output: string; delivery: unknown } | null = null;
+  let answered: HookAnswer | null = null;
   try {
-    const response = await hubRequest(access, 'POST', '/v1/hook', request, timeoutMs);
-    const body = response.body as { output?: unknown; delivery?: unknown } | null;
-    if (response.status === 200 && body !== null && typeof body.output === 'string') answered = { output: body.output, delivery: body.delivery ?? null };
-    else if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${response.status}`);
+    const reply = await postToHub(access, HUB_PATHS.hook, request, timeoutMs);
+    const body = reply.body as Partial<HookAnswer> | null;
+    if (reply.status === 200 && body !== null && typeof body.output === 'string') answered = { output: body.output, delivery: body.delivery ?? null };
+    else if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${reply.status}`);
   } catch (error) {
     if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: ${(error as Error).message}`);
   }

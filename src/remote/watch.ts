@@ -5,9 +5,11 @@
  * with the mail on stderr, as a local watcher does; 0 when it gives up.
  */
 import { WOKE_EXIT, type WatchRun } from '../wake/watch.js';
-import { hubRequest, HubUnreachable } from './http.js';
+import { HubUnreachable } from './http.js';
+import { postToHub } from './calls.js';
 import { confirmDelivered } from './delivered.js';
-import type { HubAccess } from './settings.js';
+import type { HubAccess } from './access.js';
+import { HUB_PATHS, type WatchAnswer } from '../protocol/hub.js';
 
 /** One wait at the hub: long enough to be cheap, short enough that no proxy cuts it. */
 const WAIT_SECONDS = 25;
@@ -47,10 +49,10 @@ async function waitAtHub(run: WatchRun, access: HubAccess, deadline: number, ses
     const wait = Math.min(WAIT_SECONDS, Math.max(0, (deadline - Date.now()) / 1000));
     try {
       // Ending the request ends the hub's wait: it takes nothing for a watcher that is gone.
-      const response = await hubRequest(access, 'POST', '/v1/watch', { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000, stopped);
-      if (response.status === 401 || response.status === 403) return 0; // A token the hub no longer takes: nothing to wait for.
-      const body = response.body as { woke?: unknown; text?: unknown; delivery?: unknown } | null;
-      if (response.status === 200 && body?.woke === true) {
+      const reply = await postToHub(access, HUB_PATHS.watch, { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000, stopped);
+      if (reply.status === 401 || reply.status === 403) return 0; // A token the hub no longer takes: nothing to wait for.
+      const body = reply.body as Partial<WatchAnswer> | null;
+      if (reply.status === 200 && body?.woke === true) {
         // Said, and only then delivered: a watcher killed before saying it confirms nothing.
         const delivery = body.delivery ?? null;
         try {
@@ -62,7 +64,7 @@ async function waitAtHub(run: WatchRun, access: HubAccess, deadline: number, ses
         if (delivery !== null) await confirmDelivered(access, { delivery, session_key: sessionKey, printed: true }, CONFIRM_TIMEOUT_MS, run);
         return WOKE_EXIT;
       }
-      if (response.status === 200) continue;
+      if (reply.status === 200) continue;
     } catch (error) {
       if (!(error instanceof HubUnreachable)) throw error;
     }

@@ -7,11 +7,10 @@ import { homedir } from 'node:os';
 import { renderRoster } from '../render/roster.js';
 import { printable, shortThread } from '../render/format.js';
 import type { Style } from '../render/style.js';
-import type { ChatBus } from './chat-bus.js';
+import type { BusClient } from '../client/bus-client.js';
 import { nobodyReachedNote } from '../core/addressing.js';
 import type { Env } from '../core/settings.js';
 import type { AgentView } from '../core/views.js';
-import type { Registration } from '../model/records.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
 import { quoted } from '../model/quote.js';
@@ -35,9 +34,8 @@ const HELP = [
 
 /** What the commands need of the chat around them. */
 export interface ChatSeat {
-  bus: ChatBus;
+  client: BusClient;
   name: string;
-  registrations: Registration[];
   env: Env;
   style: Style;
   /** Print above the line being typed. */
@@ -50,9 +48,9 @@ export interface ChatSeat {
 }
 
 /** The newest `count` sends, a fan-out counted once. */
-export async function recentSends(bus: ChatBus, count: number): Promise<SendRow[]> {
+export async function recentSends(client: BusClient, count: number): Promise<SendRow[]> {
   for (let fetch = count * 4; ; fetch *= 4) {
-    const messages = await bus.recentMessages(fetch);
+    const messages = await client.recentMessages(fetch);
     const rows = groupSends(messages);
     if (rows.length > count) return rows.slice(rows.length - count);
     if (messages.length < fetch) return rows;
@@ -80,7 +78,7 @@ async function send(seat: ChatSeat, to: string, body: string): Promise<void> {
     return;
   }
   try {
-    const result = await seat.bus.send({ from: seat.name, to, body, register: seat.registrations });
+    const { result } = await seat.client.send({ to, body });
     if (result.recipients.length === 0) {
       say(`[chat] ${printable(nobodyReachedNote(result.kind, to))}`);
       return;
@@ -96,7 +94,7 @@ async function send(seat: ChatSeat, to: string, body: string): Promise<void> {
 
 async function retarget(seat: ChatSeat, wanted: string): Promise<void> {
   const next = wanted === 'all' ? '*' : wanted;
-  const roster = await seat.bus.agents();
+  const roster = await seat.client.agents();
   if (next !== '*' && !roster.some((agent) => agent.name === next || agent.group === next)) {
     seat.say(`[chat] no agent ${quoted(next)} on the bus; /agents lists them`);
     return;
@@ -106,7 +104,7 @@ async function retarget(seat: ChatSeat, wanted: string): Promise<void> {
 }
 
 async function showThread(seat: ChatSeat, prefix: string): Promise<void> {
-  const ids = await seat.bus.threadIdsStartingWith(prefix, 6);
+  const ids = await seat.client.threadIdsStartingWith(prefix, 6);
   const [only] = ids;
   if (only === undefined) seat.say(`[chat] no thread starting ${quoted(prefix)}`);
   else if (ids.length > 1) {
@@ -115,7 +113,7 @@ async function showThread(seat: ChatSeat, prefix: string): Promise<void> {
     while (cut < 64 && new Set(ids.map((id) => id.slice(0, cut))).size < ids.length) cut++;
     const shown = ids.slice(0, 5).map((id) => printable(id.slice(0, cut)));
     seat.say(`[chat] ${quoted(prefix)} starts more than one thread (${shown.join(', ')}${ids.length > 5 ? ', …' : ''}); type more of it`);
-  } else seat.say(sendLines(groupSends(await seat.bus.thread(only, 500)), seat.style, true));
+  } else seat.say(sendLines(groupSends(await seat.client.thread(only, 500)), seat.style, true));
 }
 
 async function showHistory(seat: ChatSeat, argument: string): Promise<void> {
@@ -124,7 +122,7 @@ async function showHistory(seat: ChatSeat, argument: string): Promise<void> {
     seat.say(`[chat] /history [N], N a whole number from 1 to ${MAX_HISTORY}`);
     return;
   }
-  const rows = await recentSends(seat.bus, count);
+  const rows = await recentSends(seat.client, count);
   seat.say(rows.length > 0 ? sendLines(rows, seat.style) : '(no sends yet)');
 }
 
@@ -155,7 +153,7 @@ export async function runLine(seat: ChatSeat, text: string): Promise<boolean> {
       seat.clearScreen();
       return true;
     case '/agents':
-      say(renderRoster(await seat.bus.agents(), seat.style, seat.env.HOME ?? homedir(), seat.name).trimEnd());
+      say(renderRoster(await seat.client.agents(), seat.style, seat.env.HOME ?? homedir(), seat.name).trimEnd());
       return true;
     case '/to':
       if (argument === '') say(`[chat] target is ${printable(seat.target())}; /to <name|*|all> changes it`);

@@ -8,7 +8,7 @@ import type { MessageStatus } from '../core/receipts.js';
 import { printable, shortThread } from '../render/format.js';
 import { tickLabel } from '../render/receipts.js';
 import type { Style } from '../render/style.js';
-import type { ChatBus } from './chat-bus.js';
+import type { BusClient } from '../client/bus-client.js';
 
 /** Sends followed at once, at most: past it the oldest is let go. */
 const MAX_FOLLOWED = 50;
@@ -25,8 +25,8 @@ export class SentReceipts {
   private readonly followed = new Map<string, Followed>();
 
   constructor(
-    private readonly bus: ChatBus,
-    private readonly name: string,
+    /** The chat's own client: a send's receipts as its speaker may see them. */
+    private readonly client: BusClient,
   ) {}
 
   /** Follow a send the chat made; the line that says it was sent comes with its first tick. */
@@ -43,7 +43,7 @@ export class SentReceipts {
     for (const [id, followed] of [...this.followed]) {
       let status: MessageStatus;
       try {
-        status = await this.bus.messageStatus(id, this.name);
+        status = await this.client.messageStatus(id);
       } catch {
         // Gone (pruned, or the hub forgot it): nothing more to say of it.
         this.followed.delete(id);

@@ -8,10 +8,9 @@ import { statSync } from 'node:fs';
 import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import readline from 'node:readline';
-import type { ChatBus } from './chat-bus.js';
+import type { BusClient } from '../client/bus-client.js';
 import { busPaths } from '../core/paths.js';
 import type { Env } from '../core/settings.js';
-import type { Registration } from '../model/records.js';
 import { renderRoster } from '../render/roster.js';
 import { printable } from '../render/format.js';
 import type { Style } from '../render/style.js';
@@ -34,21 +33,18 @@ const POLL_MS = 2000;
 const INBOX_BATCH = 100;
 
 export interface ChatOptions {
-  bus: ChatBus;
+  /** The bus, here or at a hub; the seat speaks as its speaker, `name`. */
+  client: BusClient;
   name: string;
-  /** How the seat's name is put on the roster: when it connects and with every send. */
-  registrations: Registration[];
   env: Env;
   input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
   output: Terminal;
   style: Style;
-  /** The bus is a hub's: there is no database here to watch for being removed. */
-  overHub?: boolean;
 }
 
 export async function runChat(options: ChatOptions): Promise<number> {
-  const { bus, name, env, output, style } = options;
-  await bus.register(options.registrations);
+  const { client, name, env, output, style } = options;
+  await client.register();
   let target = '*';
   const paths = busPaths(env);
   const historyPath = join(paths.folder, 'chat_history');
@@ -56,7 +52,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
 
   const completer = (line: string, callback: (error: Error | null, result: [string[], string]) => void): void => {
     // The roster read at each Tab, so agents who joined since the chat started are offered too.
-    void bus.agents().then(
+    void client.agents().then(
       (agents) => callback(null, completions(line, agents)),
       () => callback(null, [[], line]),
     );
@@ -125,9 +121,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
 
   screen.write(`agent-bus chat — connected as ${quoted(name)} (default → ${target}). /help for commands.\n`);
-  const agents = await bus.agents();
+  const agents = await client.agents();
   screen.write(`agents on the bus (${agents.length}):\n${renderRoster(agents, style, env.HOME ?? homedir(), name)}`);
-  const recent = await recentSends(bus, 10);
+  const recent = await recentSends(client, 10);
   screen.write(`recent activity (last ${recent.length} sends):\n${recent.length > 0 ? sendLines(recent, style) : '  (no sends yet)'}\n`);
   const taken = takeSeat(paths.folder, name);
   release = taken.release;
@@ -143,28 +139,30 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
 
   // The database this chat opened; a file removed or replaced under it is said, not silently written past.
-  const opened = options.overHub ? undefined : statSync(paths.db, { throwIfNoEntry: false });
+  // Over a hub there is no database here to watch.
+  const database = client.location.kind === 'here' ? client.location.database : null;
+  const opened = database === null ? undefined : statSync(database, { throwIfNoEntry: false });
   const checkDatabase = (): void => {
     if (!opened) return;
-    const now = statSync(paths.db, { throwIfNoEntry: false });
+    const now = statSync(database as string, { throwIfNoEntry: false });
     if (!now || now.ino !== opened.ino || now.dev !== opened.dev) {
-      sayOnce(`[chat] the database ${printable(paths.db)} was removed or replaced; quit and start the chat again to reconnect`);
+      sayOnce(`[chat] the database ${printable(database as string)} was removed or replaced; quit and start the chat again to reconnect`);
     }
   };
 
-  const receipts = new SentReceipts(bus, name);
+  const receipts = new SentReceipts(client);
   const subscriptions = parseSubscriptions(env, () => busDotEnv(env));
   const noticed = new Set<string>();
   const deliver = async (): Promise<void> => {
     for (;;) {
-      const mail = await bus.readInbox({ reader: name, markRead: true, deliver: true, limit: INBOX_BATCH, via: 'chat' });
+      const { messages: mail } = await client.readInbox({ markRead: true, limit: INBOX_BATCH, way: 'chat' });
       for (const message of mail) say(arrivalLine(message, name, style));
       if (mail.length < INBOX_BATCH) break;
     }
     // The chat's own sends that moved on: their ticks.
     if (receipts.size > 0) for (const line of await receipts.look(style)) say(line);
     // Live critical and alert notices for this seat's subscriptions, each shown once.
-    for (const notice of await bus.notices.list()) {
+    for (const notice of await client.notices.list()) {
       if (notice.severity === 'info' || noticed.has(notice.notice_id) || !receives(subscriptions, notice.channel)) continue;
       noticed.add(notice.notice_id);
       say(noticeLine(notice, style));
@@ -172,9 +170,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
 
   const seat: ChatSeat = {
-    bus,
+    client,
     name,
-    registrations: options.registrations,
     env,
     style,
     say,
@@ -197,7 +194,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     return runLine(seat, text);
   };
 
-  const feed = bus.changes();
+  const feed = client.changes();
   let closed = false;
   /** A change seen while stopped: its mail is taken when the chat has the terminal again. */
   let missed = false;

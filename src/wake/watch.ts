@@ -27,7 +27,7 @@ import { wakeRow, wakesPerHour } from './dispatch.js';
 import type { Bus, PendingDelivery } from '../core/bus.js';
 import type { MessageView } from '../core/views.js';
 import type { MessageRecord } from '../model/records.js';
-import { hubAccess } from '../remote/settings.js';
+import { hubAccess } from '../remote/access.js';
 import { runRemoteWatch } from '../remote/watch.js';
 
 /** Claude Code reads a background hook's exit 2 as "wake the model"; its command maps our 10 to it. */

@@ -6,7 +6,7 @@ import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded,
 import type { SessionRecord } from '../../src/store/ports.js';
 import type { Bus } from '../../src/core/bus.js';
 import { callSessionKey, hubSessionLive, HUB_SESSION_BOOT_ID } from '../../src/core/hub-sessions.js';
-import { SessionsReadAhead } from '../../src/http/hub-session.js';
+import { SessionsReadAhead } from '../../src/http/hub/hub-session.js';
 import type { TokenRecord } from '../../src/model/records.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12) * 1000;

@@ -1,21 +1,18 @@
 /** `agent-bus brain refresh|status`: read the brain's source now, or say how it stands. */
-import { openBus } from '../../runtime.js';
+import { openClient } from '../../connect.js';
 import { brainSettings } from '../../brain/settings.js';
-import { brainStatus, type BrainStatus } from '../../brain/status.js';
-import { refreshBrain, type RefreshResult } from '../../brain/refresh.js';
+import type { BrainStatus } from '../../brain/status.js';
+import type { RefreshResult } from '../../brain/refresh.js';
 import { parseChannel } from '../../core/notices.js';
 import { subscriptionLabel } from '../../core/subscriptions.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { repoRoot } from '../../core/identity.js';
-import { BusError, InvalidInputError } from '../../model/errors.js';
+import { InvalidInputError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
 import { clockTime, printable } from '../../render/format.js';
 import type { CommandIo, CommandRunner } from '../spec.js';
-import { hubAccess } from '../../remote/settings.js';
-import { callHubOp } from '../../remote/tools.js';
 import { readStdin } from '../context.js';
 import { parsePayload } from '../../hooks/payload.js';
-import { writeMarkers } from '../../brain/writer.js';
 import { quoted } from '../../model/quote.js';
 
 function statusText(status: BrainStatus): string {
@@ -72,24 +69,11 @@ export const run: CommandRunner = async (args, io) => {
   const settings = brainSettings(io.env);
   // A setting that is no channel name is said as what it is, before anything is opened or read.
   if (action === 'refresh') parseChannelSetting(settings.channel);
-  const access = hubAccess(io.env);
-  if (access !== null) {
-    // Over the hub, the brain is the hub's: its source, its settings, its channel.
-    if (action === 'markers') throw new BusError("brain markers: the brain's writer runs where the bus is; over the hub it is the hub's to run");
-    if (action === 'status') {
-      const status = await callHubOp<BrainStatus>(access, 'brain.status');
-      io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
-      return 0;
-    }
-    const { channel, ...result } = await callHubOp<RefreshResult & { channel: string }>(access, 'brain.refresh');
-    return writeRefresh(io, args.values.json === true, result, channel);
-  }
-  const bus = openBus(io.env);
+  // Over a hub the brain is the hub's: its source, its settings, its channel (and its writer).
+  const client = openClient(io.env, { cwd: io.cwd, as: null });
   try {
     if (action === 'markers') {
-      const text = await readStdin(io.stdin(), 'brain markers: the Stop hook payload');
-      const payload = parsePayload(text);
-      const result = await writeMarkers(bus, settings, io.env, payload);
+      const result = await client.brain.writeMarkers(async () => parsePayload(await readStdin(io.stdin(), 'brain markers: the Stop hook payload')));
       io.stdout.write(args.values.json ? `${JSON.stringify(result)}\n` : `${result.markers} marker(s): ${result.sent} sent, ${result.queued} queued in the outbox, ${result.skipped} sent before; ${result.drained} sent from the outbox\n`);
       return 0;
     }
@@ -97,13 +81,14 @@ export const run: CommandRunner = async (args, io) => {
       // Claude Code's settings files count only where Claude Code ran this command (from a session's shell or hook).
       const inClaude = ['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'].some((variable) => (io.env[variable] ?? '') !== '');
       const project = (io.env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(io.cwd);
-      const status = await brainStatus(bus, settings, sessionSubscriptionSource(io.env, inClaude ? { repo: project } : null));
+      const status = await client.brain.status(sessionSubscriptionSource(io.env, inClaude ? { repo: project } : null));
       io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
       return 0;
     }
     // An explicit refresh runs even with the brain off: it is how a user tries a source out.
-    return writeRefresh(io, args.values.json === true, await refreshBrain(bus, settings), settings.channel);
+    const { channel, ...result } = await client.brain.refresh();
+    return writeRefresh(io, args.values.json === true, result, channel);
   } finally {
-    await bus.close();
+    await client.close();
   }
 };

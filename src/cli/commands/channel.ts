@@ -1,13 +1,12 @@
 /** `agent-bus channel publish|list|acknowledge|clear`: notices on named channels. */
-import { openBus } from '../../runtime.js';
+import { openClient } from '../../connect.js';
 import { parseChannel } from '../../core/notices.js';
 import { UsageError } from '../args.js';
 import { channelTable, noticeTable } from '../notice-output.js';
 import { publishFromArgs } from '../publish-notice.js';
 import { makeStyle } from '../../render/style.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
-import { RemoteNotices, type NoticeDesk } from '../../remote/notices.js';
-import { hubAccess } from '../../remote/settings.js';
+import type { NoticeDesk } from '../../client/bus-client.js';
 import { quoted } from '../../model/quote.js';
 
 const ACTIONS = ['publish', 'list', 'acknowledge', 'clear'];
@@ -89,9 +88,8 @@ export const run: CommandRunner = async (args, io) => {
     const got = action === undefined ? 'an action' : quoted(action);
     throw new UsageError(`channel: expected ${ACTIONS.join(', ')}, got ${got}. See 'agent-bus channel --help'.`);
   }
-  const access = hubAccess(io.env);
-  const bus = access === null ? openBus(io.env) : null;
-  const notices: NoticeDesk = bus?.notices ?? new RemoteNotices(access as NonNullable<typeof access>);
+  const client = openClient(io.env, { cwd: io.cwd, as: null });
+  const { notices } = client;
   try {
     switch (action) {
       case 'publish':
@@ -104,6 +102,6 @@ export const run: CommandRunner = async (args, io) => {
         return await clear(notices, args, rest, io);
     }
   } finally {
-    await bus?.close();
+    await client.close();
   }
 };

@@ -15,9 +15,9 @@ import { busPaths, type BusPaths } from '../../core/paths.js';
 import { privacyProblems } from '../../core/privacy.js';
 import type { Env } from '../../core/settings.js';
 import { errorLine } from '../../model/quote.js';
-import { hubAccess, type HubAccess } from '../../remote/settings.js';
-import { callHubTool } from '../../remote/tools.js';
+import type { BusClient } from '../../client/bus-client.js';
 import { openBusHere } from '../../runtime.js';
+import { openClient } from '../../connect.js';
 import { loadWakeConfig } from '../../wake/config.js';
 import { version } from '../main.js';
 import { binPath } from './init.js';
@@ -47,9 +47,10 @@ export const run: CommandRunner = async (args, io) => {
   };
   const paths = busPaths(io.env);
   add(versions());
-  const access = hubAccess(io.env);
-  if (access !== null) {
-    add(await hubReachable(access));
+  // This machine's store is looked at from the inside; a hub's from here, by asking it who this machine is.
+  const client = openClient(io.env, { cwd: io.cwd, as: null });
+  if (client.location.kind === 'hub') {
+    add(await hubReachable(client, client.location));
   } else {
     let bus: Bus | null = null;
     try {
@@ -236,11 +237,10 @@ function wakeHealth(env: Env): Finding {
   return { check: 'wake.json', level: 'ok', detail: `${config.path}: ${Object.keys(config.entries).length} entr${Object.keys(config.entries).length === 1 ? 'y' : 'ies'}` };
 }
 
-async function hubReachable(access: HubAccess): Promise<Finding> {
+async function hubReachable(client: BusClient, hub: { url: string; from: 'env' | 'login' }): Promise<Finding> {
   try {
-    const { value } = await callHubTool<{ name: string }>(access, 'whoami', {});
-    return { check: 'hub', level: 'ok', detail: `${access.url} answers; this machine speaks as ${value.name}` };
+    return { check: 'hub', level: 'ok', detail: `${hub.url} answers; this machine speaks as ${await client.speaker()}` };
   } catch (error) {
-    return { check: 'hub', level: 'fail', detail: `${access.url}: ${errorLine((error as Error).message)}`, fix: `check the hub is running and the token (${access.from === 'env' ? 'AGENT_BUS_TOKEN' : 'agent-bus login'}) is current` };
+    return { check: 'hub', level: 'fail', detail: `${hub.url}: ${errorLine((error as Error).message)}`, fix: `check the hub is running and the token (${hub.from === 'env' ? 'AGENT_BUS_TOKEN' : 'agent-bus login'}) is current` };
   }
 }

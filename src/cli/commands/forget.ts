@@ -1,11 +1,8 @@
 /** `agent-bus forget`: drop stale names from the roster; their mail stays in the database. */
-import { openBus } from '../../runtime.js';
+import { openClient } from '../../connect.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
-import { BusError } from '../../model/errors.js';
 import type { ForgetResult } from '../../core/bus.js';
-import { hubAccess } from '../../remote/settings.js';
-import { callHubOp } from '../../remote/tools.js';
 import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {
@@ -13,26 +10,21 @@ export const run: CommandRunner = async (args, io) => {
   const group = typeof args.values.group === 'string' ? args.values.group.trim() : undefined;
   if (name !== undefined && group !== undefined) throw new UsageError('forget: give either NAME or --group REPO, not both');
   if (name === undefined && group === undefined) throw new UsageError("forget: missing NAME (or --group REPO). See 'agent-bus forget --help'.");
-  const access = hubAccess(io.env);
-  if (access !== null) {
-    if (group !== undefined) throw new BusError("forget --group: over the hub a token forgets only its own names; forget a repo on the hub's own machine");
-    const target = (name as string).trim();
-    return report(target, await callHubOp<ForgetResult>(access, 'roster.forget', { name: target }), Boolean(args.values.json), io.stdout);
-  }
-  const bus = openBus(io.env);
+  if (group === '') throw new UsageError('forget: --group needs a repo name');
+  // Over a hub a token forgets only its own names (the hub says so), and never a whole repo.
+  const client = openClient(io.env, { cwd: io.cwd, as: null });
   try {
     if (group !== undefined) {
-      if (group === '') throw new UsageError('forget: --group needs a repo name');
-      const removed = await bus.forgetGroup(group);
+      const removed = await client.forgetRepo(group);
       if (args.values.json) io.stdout.write(`${JSON.stringify({ group, forgotten: removed })}\n`);
       else if (removed.length === 0) io.stdout.write(`(no agents in a repo named ${quoted(group)} on the roster)\n`);
       else io.stdout.write(`forgot ${removed.length} agent(s): ${removed.join(', ')}\n`);
       return 0;
     }
     const target = (name as string).trim();
-    return report(target, await bus.forget(target), Boolean(args.values.json), io.stdout);
+    return report(target, await client.forget(target), Boolean(args.values.json), io.stdout);
   } finally {
-    await bus.close();
+    await client.close();
   }
 };
 

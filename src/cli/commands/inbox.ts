@@ -1,12 +1,10 @@
 /** `agent-bus inbox`: read (and by default mark read) an agent's unread mail. */
-import { openBus } from '../../runtime.js';
-import { positiveInt, speakerName } from '../context.js';
+import { openClient } from '../../connect.js';
+import { askedName, positiveInt } from '../context.js';
 import { clockTime, oneLine, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
 import { makeStyle } from '../../render/style.js';
 import type { MessageView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
-import { hubAccess } from '../../remote/settings.js';
-import { callHubTool } from '../../remote/tools.js';
 
 function audience(message: MessageView): string {
   if (message.kind === 'broadcast') return ' (everyone)';
@@ -15,24 +13,17 @@ function audience(message: MessageView): string {
 }
 
 export const run: CommandRunner = async (args, io) => {
-  let reader = speakerName(args.values.name, io.env);
+  const as = askedName(args.values.name, io.env);
   const limit = positiveInt(args.values.limit, 'limit', 50);
-  const access = hubAccess(io.env);
-  let messages: MessageView[];
-  if (access !== null) {
-    // Over the hub the token says whose inbox: --name may only name its agent or one of its sessions.
-    const read = await callHubTool<MessageView[]>(access, 'read_inbox', { mark_read: !args.values.peek, limit }, typeof args.values.name === 'string' ? reader : null, 'inbox');
-    messages = read.value;
-    reader = read.speaker;
-  } else {
-    const bus = openBus(io.env);
-    try {
-      // Read: marked read and delivered by `inbox`. A peek shows it to whoever ran it, not (as far as anyone can tell) its reader: nothing is recorded.
-      messages = await bus.readInbox({ reader, markRead: !args.values.peek, limit, via: args.values.peek ? null : 'inbox' });
-    } finally {
-      await bus.close();
-    }
+  // Over a hub the token says whose inbox: --name may only name its agent or one of its sessions.
+  const client = openClient(io.env, { cwd: io.cwd, as });
+  let read: { reader: string; messages: MessageView[] };
+  try {
+    read = await client.readInbox({ markRead: !args.values.peek, limit, way: 'inbox' });
+  } finally {
+    await client.close();
   }
+  const { reader, messages } = read;
   {
     if (args.values.json) {
       io.stdout.write(`${JSON.stringify(messages)}\n`);

@@ -2,8 +2,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BusError } from '../../model/errors.js';
-import { loginPath } from '../../remote/settings.js';
-import { callHubTool } from '../../remote/tools.js';
+import { loginPath } from '../../remote/access.js';
+import { callHubTool } from '../../remote/calls.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 import { quoted } from '../../model/quote.js';
@@ -39,7 +39,7 @@ export const run: CommandRunner = async (args, io) => {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`login: ${quoted(given)} is not an http or https URL`);
   const base = given.trim().replace(/\/+$/, '');
   // Saved only once the hub has taken the token.
-  const { value } = await callHubTool<{ name: string }>({ url: base, token, from: 'login' }, 'whoami', {});
+  const { value } = await callHubTool({ url: base, token, from: 'login' }, 'whoami', {});
   const path = loginPath(io.env);
   writePrivate(path, `${JSON.stringify({ url: base, token })}\n`);
   if (args.values.json) io.stdout.write(`${JSON.stringify({ url: base, name: value.name, saved: path })}\n`);

@@ -1,13 +1,11 @@
 /** `agent-bus search`: mail found by its words, newest first, the matching words in bold on a terminal. */
-import { openBus } from '../../runtime.js';
+import { openClient } from '../../connect.js';
 import { positiveInt } from '../context.js';
 import { clockTime, printable, shortThread } from '../../render/format.js';
 import { makeStyle } from '../../render/style.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchHit } from '../../core/search.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
 import { UsageError } from '../args.js';
-import { hubAccess } from '../../remote/settings.js';
-import { callHubTool } from '../../remote/tools.js';
 import { parseName } from '../../core/names.js';
 
 const text = (value: string | boolean | undefined): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
@@ -18,22 +16,11 @@ export const run: CommandRunner = async (args, io: CommandIo) => {
   const name = text(args.values.name);
   if (name !== null) parseName(name);
   const limit = positiveInt(args.values.limit, 'limit', DEFAULT_SEARCH_LIMIT, 500);
-  const access = hubAccess(io.env);
-  if (access !== null) {
-    // Over the hub the token searches: it finds what its agent may read.
-    const { value } = await callHubTool<Array<SearchHit & { snippet_parts: SearchHit['snippet'] }>>(
-      access,
-      'search_messages',
-      { query, from: text(args.values.from), to: text(args.values.to), since: text(args.values.since), thread_id: text(args.values.thread), limit },
-      name,
-    );
-    return report(value.map(({ snippet_parts, ...hit }) => ({ ...hit, snippet: snippet_parts })), Boolean(args.values.json), io);
-  }
-  const bus = openBus(io.env);
+  // Here the CLI finds all mail, or with --name what that name may read; over a hub what the token's agent may read.
+  const client = openClient(io.env, { cwd: io.cwd, as: name });
   try {
-    const hits = await bus.search({
+    const hits = await client.search({
       query,
-      reader: name,
       from: text(args.values.from),
       to: text(args.values.to),
       thread: text(args.values.thread),
@@ -42,7 +29,7 @@ export const run: CommandRunner = async (args, io: CommandIo) => {
     });
     return await report(hits, Boolean(args.values.json), io);
   } finally {
-    await bus.close();
+    await client.close();
   }
 };
 

@@ -1,20 +1,18 @@
 /** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone; with --wait, until it is delivered or read. */
-import { openBus } from '../../runtime.js';
-import { readStdin, speakerName, speakerRegistrations } from '../context.js';
+import { openClient } from '../../connect.js';
+import { askedName, readStdin } from '../context.js';
 import { clockTime, displayWidth, oneLine, pad, padStyled, printable, shortThread } from '../../render/format.js';
 import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle, type Style } from '../../render/style.js';
 import type { SendResult } from '../../core/bus.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
-import { hubAccess } from '../../remote/settings.js';
-import { callHubTool } from '../../remote/tools.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseWantedState, type MessageStatus } from '../../core/receipts.js';
 import { BusError } from '../../model/errors.js';
 import type { ReceiptState } from '../../model/receipts.js';
 import { copyLine, receiptCounts, tickLabel } from '../../render/receipts.js';
 import { UsageError } from '../args.js';
-import { hubReceipts, localReceipts, type ReceiptSource } from '../receipt-source.js';
+import type { BusClient } from '../../client/bus-client.js';
 
 /** The exit status of a --wait that ran out of time. */
 export const WAIT_TIMED_OUT = 4;
@@ -50,30 +48,24 @@ function waitOf(values: Record<string, string | boolean | undefined>): Wait | nu
 }
 
 export const run: CommandRunner = async (args, io: CommandIo) => {
-  const from = speakerName(args.values.name, io.env);
+  const as = askedName(args.values.name, io.env);
   const wait = waitOf(args.values);
   const rawBody = args.positionals[0] ?? '';
   const body = rawBody === '-' ? await readStdin(io.stdin(), 'send: BODY') : rawBody;
   const to = typeof args.values.to === 'string' ? args.values.to : '*';
   const threadId = typeof args.values.thread === 'string' ? args.values.thread : null;
   const json = Boolean(args.values.json);
-  const access = hubAccess(io.env);
-  if (access !== null) {
-    // Over the hub the token speaks: --name may only name its agent or one of its sessions.
-    const as = typeof args.values.name === 'string' ? from : null;
-    const { value, speaker } = await callHubTool<SendResult>(access, 'send_message', { to, body, thread_id: threadId }, as);
-    return report(value, speaker, body, json, io, wait, () => hubReceipts(access, as));
-  }
-  const bus = openBus(io.env);
+  // Over a hub the token speaks: --name may only name its agent or one of its sessions.
+  const client = openClient(io.env, { cwd: io.cwd, as });
   try {
-    const result = await bus.send({ from, to, body, threadId, register: speakerRegistrations(from, io.env, io.cwd) });
-    return await report(result, from, body, json, io, wait, () => localReceipts(bus, null));
+    const { result, from } = await client.send({ to, body, threadId });
+    return await report(result, from, body, json, io, wait, client);
   } finally {
-    await bus.close();
+    await client.close();
   }
 };
 
-async function report(result: SendResult, from: string, body: string, json: boolean, io: CommandIo, wait: Wait | null, receipts: () => ReceiptSource): Promise<number> {
+async function report(result: SendResult, from: string, body: string, json: boolean, io: CommandIo, wait: Wait | null, client: BusClient): Promise<number> {
   const style = await makeStyle(io.stdout, io.env, json);
   if (!json) {
     if (result.recipients.length === 0) io.stdout.write(`${printable(nobodyReachedNote(result.kind, result.to))}\n`);
@@ -90,7 +82,7 @@ async function report(result: SendResult, from: string, body: string, json: bool
   }
   const id = result.fanout_id ?? result.message_ids[0];
   if (id === undefined) throw new BusError(`${nobodyReachedNote(result.kind, result.to)}: nothing to wait for`);
-  const { status, reached } = await receipts().await(id, wait.state, wait.timeoutMs, json ? undefined : progress(io, style));
+  const { status, reached } = await client.awaitReceipts(id, wait.state, wait.timeoutMs, json ? undefined : progress(io, style));
   if (json) io.stdout.write(`${JSON.stringify({ ...result, wait: { state: wait.state, reached, status } })}\n`);
   else if (reached) io.stdout.write(`${tickLabel(wait.state)}: ${receiptCounts(status)}\n`);
   else io.stderr.write(`agent-bus: not ${wait.state} after ${wait.timeoutText} (${receiptCounts(status)}); agent-bus status ${id} shows where each copy is\n`);

@@ -20,6 +20,6 @@ export const run: CommandRunner = async (args, io) => {
   const rawPort = String(args.values.port ?? '8787').trim();
   if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got ${quoted(rawPort)}`);
   if (host === '') throw new UsageError('--host must name an address to listen on');
-  const { runHub } = await import('../../http/hub.js');
+  const { runHub } = await import('../../http/hub/start.js');
   return runHub({ env: io.env, host, port: Number(rawPort), version: version(), log, announce: (line) => io.stdout.write(`${line}\n`) });
 };

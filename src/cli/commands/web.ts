@@ -3,7 +3,7 @@ import { UsageError } from '../args.js';
 import { speakerName, speakerRegistrations } from '../context.js';
 import { version } from '../main.js';
 import type { CommandRunner } from '../spec.js';
-import { hubAccess } from '../../remote/settings.js';
+import { openClient } from '../../connect.js';
 import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {
@@ -11,8 +11,9 @@ export const run: CommandRunner = async (args, io) => {
   const rawPort = String(args.values.port ?? '8788').trim();
   if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got ${quoted(rawPort)}`);
   if (host === '') throw new UsageError('--host must name an address to listen on');
-  const access = hubAccess(io.env);
-  if (access !== null) throw new UsageError(`this machine uses the hub at ${access.url}: its dashboard is at ${access.url}/ (sign in with your token)`);
+  // The dashboard serves this machine's store; a hub serves its own.
+  const where = openClient(io.env, { cwd: io.cwd, as: null }).location;
+  if (where.kind === 'hub') throw new UsageError(`this machine uses the hub at ${where.url}: its dashboard is at ${where.url}/ (sign in with your token)`);
   const name = speakerName(undefined, io.env);
   const actor = { name, registrations: speakerRegistrations(name, io.env, io.cwd), mayClearNotices: true };
   const { runWebServer } = await import('../../http/web-server.js');

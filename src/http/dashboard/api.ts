@@ -16,7 +16,7 @@ import type { AgentView } from '../../core/views.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { nowStamp } from '../../model/clock.js';
 import { loadWakeConfig } from '../../wake/config.js';
-import { ForbiddenError } from '../call-endpoint.js';
+import { ForbiddenError } from '../errors.js';
 import type { DashboardActor } from './access.js';
 
 export interface ApiContext {

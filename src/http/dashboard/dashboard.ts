@@ -7,7 +7,7 @@ import type { Bus } from '../../core/bus.js';
 import type { Env } from '../../core/settings.js';
 import type { AgentView } from '../../core/views.js';
 import { BusError, isStoreUnavailable } from '../../model/errors.js';
-import { ForbiddenError } from '../call-endpoint.js';
+import { ForbiddenError } from '../errors.js';
 import type { SharedChanges } from '../waits.js';
 import { clearedCookie, sameOrigin, sessionCookie, type DashboardAccess, type DashboardActor } from './access.js';
 import { GET_ROUTES, POST_ROUTES, type ApiContext } from './api.js';

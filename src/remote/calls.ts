@@ -1,13 +1,14 @@
 /**
- * The bus's tools on the hub, called as one JSON-RPC POST each (no MCP
- * session: the hub is stateless), for the remote CLI. The token says who
- * speaks; `as` may name the token's own agent or one of its sessions, and the
- * hub refuses anything else.
+ * The hub's operations as the client calls them, typed by the hub's protocol (src/protocol/hub.ts):
+ * a tool is one JSON-RPC POST to /mcp (no MCP session: the hub is stateless), a call one POST to
+ * /v1/call, an endpoint one POST of its own. The token says who speaks; `as` may name the token's
+ * own agent or one of its sessions, and the hub refuses anything else.
  */
 import { BusError } from '../model/errors.js';
 import { hubRequest, HubUnreachable, refusal, type HubResponse } from './http.js';
-import type { HubAccess } from './settings.js';
+import type { HubAccess } from './access.js';
 import type { SurfaceWay } from '../model/receipts.js';
+import { HUB_PATHS, SPEAKER_HEADER, type CallArgs, type CallName, type CallResult, type EndpointPath, type EndpointRequest, type EndpointResponse, type ToolArgs, type ToolName, type ToolResult } from '../protocol/hub.js';
 
 /** How long a CLI command waits for the hub. */
 const CLI_TIMEOUT_MS = 30_000;
@@ -43,25 +44,37 @@ async function askHub(access: HubAccess, path: string, body: unknown): Promise<H
  * One tool call at the hub. `via`: the surface of this machine that shows what `read_inbox` takes
  * (the CLI's inbox, the chat), recorded as the mail's receipt instead of a model's read.
  */
-export async function callHubTool<T>(access: HubAccess, tool: string, args: Record<string, unknown>, as: string | null = null, via: SurfaceWay | null = null): Promise<HubResult<T>> {
+export async function callHubTool<K extends ToolName>(access: HubAccess, tool: K, args: ToolArgs<K>, as: string | null = null, via: SurfaceWay | null = null): Promise<HubResult<ToolResult<K>>> {
   const query = new URLSearchParams();
   if (as !== null) query.set('as', as);
   if (via !== null) query.set('via', via);
-  const path = query.size === 0 ? '/mcp' : `/mcp?${query.toString()}`;
+  const path = query.size === 0 ? HUB_PATHS.mcp : `${HUB_PATHS.mcp}?${query.toString()}`;
   const response = await askHub(access, path, { jsonrpc: '2.0', id: ++ids, method: 'tools/call', params: { name: tool, arguments: args } });
   const body = response.body as { result?: { content?: Array<{ text?: string }>; isError?: boolean }; error?: { message?: string } } | null;
   if (body?.error) throw new BusError(`the hub at ${access.url} said: ${body.error.message ?? 'an error'}`);
   const text = body?.result?.content?.[0]?.text ?? '';
   if (body?.result?.isError) throw new BusError(text);
-  const header = response.headers['x-agent-bus-agent'];
+  const header = response.headers[SPEAKER_HEADER];
   try {
-    return { value: JSON.parse(text) as T, speaker: typeof header === 'string' ? header : (as ?? '') };
+    return { value: JSON.parse(text) as ToolResult<K>, speaker: typeof header === 'string' ? header : (as ?? '') };
   } catch {
     throw new BusError(`the hub at ${access.url} answered what is not the bus's JSON`);
   }
 }
 
 /** One of the hub's operations beyond the tools (POST /v1/call), for the token's agent. */
-export async function callHubOp<T>(access: HubAccess, op: string, args: Record<string, unknown> = {}): Promise<T> {
-  return ((await askHub(access, '/v1/call', { op, args })).body as { result: T }).result;
+export async function callHubOp<K extends CallName>(access: HubAccess, op: K, args: CallArgs<K>): Promise<CallResult<K>> {
+  return ((await askHub(access, HUB_PATHS.call, { op, args })).body as { result: CallResult<K> }).result;
+}
+
+/** What an endpoint answered: its typed body when the status is 200, else whatever came. */
+export type EndpointReply<P extends EndpointPath> = { status: 200; body: EndpointResponse<P>; response: HubResponse } | { status: number; body: unknown; response: HubResponse };
+
+/**
+ * One request to a remote hook's, watcher's or follower's endpoint, failures left to the caller (a
+ * hook goes on without the hub; a watcher asks again). `signal` ends it early.
+ */
+export async function postToHub<P extends EndpointPath>(access: HubAccess, path: P, body: EndpointRequest<P>, timeoutMs: number, signal?: AbortSignal): Promise<EndpointReply<P>> {
+  const response = await hubRequest(access, 'POST', path, body, timeoutMs, signal);
+  return { status: response.status, body: response.body, response } as EndpointReply<P>;
 }

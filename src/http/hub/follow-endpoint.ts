@@ -4,19 +4,14 @@
  * with their positions; the request is held until there are some or
  * `wait_seconds` (at most 50) pass. With no position, the newest one, at once.
  */
-import type { AuditRow } from '../audit/record.js';
-import type { Bus } from '../core/bus.js';
-import { InvalidInputError } from '../model/errors.js';
+import type { FollowAnswer } from '../../protocol/hub.js';
+import type { Bus } from '../../core/bus.js';
+import { InvalidInputError } from '../../model/errors.js';
 import type { HubMetrics } from './metrics.js';
-import type { SharedChanges } from './waits.js';
+import type { SharedChanges } from '../waits.js';
 import { MAX_WAIT_SECONDS } from './watch-endpoint.js';
 
 const BATCH = 500;
-
-export interface FollowAnswer {
-  position: number;
-  rows: Array<{ position: number; row: AuditRow }>;
-}
 
 function positions(value: unknown, field: string, many: boolean): number[] {
   const list = many ? value : [value];

@@ -6,17 +6,17 @@
  * own, by the rules a local server follows; a call with no session id speaks
  * as the client address, which every session of that client shares.
  */
-import type { ReceiptWay, SurfaceWay } from '../model/receipts.js';
-import type { Bus } from '../core/bus.js';
-import { sessionsEnabled } from '../core/identity.js';
-import { clientAddressOf, normaliseLabel } from '../core/names.js';
-import { presentedTokenId } from '../core/tokens.js';
-import { registrationsFor } from '../core/roster.js';
-import type { Env } from '../core/settings.js';
-import { InvalidInputError } from '../model/errors.js';
-import type { SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
-import type { ToolSession } from '../mcp/tool-session.js';
-import { quoted } from '../model/quote.js';
+import type { ReceiptWay, SurfaceWay } from '../../model/receipts.js';
+import type { Bus } from '../../core/bus.js';
+import { sessionsEnabled } from '../../core/identity.js';
+import { clientAddressOf, normaliseLabel } from '../../core/names.js';
+import { presentedTokenId } from '../../core/tokens.js';
+import { registrationsFor } from '../../core/roster.js';
+import type { Env } from '../../core/settings.js';
+import { InvalidInputError } from '../../model/errors.js';
+import type { SessionKey, SessionRecord, TokenRecord } from '../../model/records.js';
+import type { ToolSession } from '../../mcp/tool-session.js';
+import { quoted } from '../../model/quote.js';
 
 /** What a hub remembers across requests: the names it has put on the roster, and when it last noted each active (ms). */
 export interface HubMemory {

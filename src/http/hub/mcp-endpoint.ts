@@ -8,13 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { tailAudit } from '../audit/log.js';
-import type { Bus } from '../core/bus.js';
-import type { Env } from '../core/settings.js';
-import type { TokenRecord } from '../model/records.js';
-import type { SurfaceWay } from '../model/receipts.js';
-import { instructionsFor, TOUCH_INTERVAL_MS } from '../mcp/server.js';
-import { buildTools } from '../mcp/tools.js';
+import { tailAudit } from '../../audit/log.js';
+import type { Bus } from '../../core/bus.js';
+import type { Env } from '../../core/settings.js';
+import type { TokenRecord } from '../../model/records.js';
+import type { SurfaceWay } from '../../model/receipts.js';
+import { instructionsFor, TOUCH_INTERVAL_MS } from '../../mcp/server.js';
+import { buildTools } from '../../mcp/tools.js';
 import { HubSession, type HubMemory } from './hub-session.js';
 
 export interface McpEndpointContext {

@@ -1,5 +1,5 @@
 /** What the hub's own endpoints take from a request's JSON body, checked: bad values are a 400. */
-import { InvalidInputError } from '../model/errors.js';
+import { InvalidInputError } from '../../model/errors.js';
 
 /** Text of at most `max` characters, or nothing (absent, null or empty). */
 export function optionalText(value: unknown, field: string, max: number): string | null {

@@ -7,12 +7,13 @@
  * mail is given back at once. Only what the take still holds is touched: rows
  * under its lease, addressed to the token's reader.
  */
-import type { Bus, PendingDelivery } from '../core/bus.js';
-import type { Env } from '../core/settings.js';
-import { InvalidInputError } from '../model/errors.js';
-import type { TokenRecord } from '../model/records.js';
+import type { Bus, PendingDelivery } from '../../core/bus.js';
+import type { Env } from '../../core/settings.js';
+import { InvalidInputError } from '../../model/errors.js';
+import type { TokenRecord } from '../../model/records.js';
 import { hubSpeaker, type SessionsRead } from './hub-session.js';
 import { sessionKeyArg } from './request-args.js';
+import type { EndpointResponse } from '../../protocol/hub.js';
 
 /** The ways a remote surface confirms: the hooks' and the watcher's. */
 const REMOTE_WAYS = new Set(['hook-user-prompt', 'hook-stop', 'hook-watch']);
@@ -42,7 +43,7 @@ export function pendingDeliveryArg(value: unknown): PendingDelivery {
   };
 }
 
-export async function confirmRemoteDelivery(bus: Bus, env: Env, token: TokenRecord, body: unknown, sessions: SessionsRead | null = null): Promise<{ marked: number }> {
+export async function confirmRemoteDelivery(bus: Bus, env: Env, token: TokenRecord, body: unknown, sessions: SessionsRead | null = null): Promise<EndpointResponse<'/v1/delivered'>> {
   const request = (body ?? {}) as { delivery?: unknown; session_key?: unknown; printed?: unknown };
   const pending = pendingDeliveryArg(request.delivery);
   if (typeof request.printed !== 'boolean') throw new InvalidInputError('printed must be true (the mail was printed) or false (give it back)');

@@ -3,7 +3,7 @@
  * status, their latency, and what the hub's requests did (sends, deliveries,
  * wakes), counted from the audit rows the bus writes for them.
  */
-import type { AuditRow } from '../audit/record.js';
+import type { AuditRow } from '../../audit/record.js';
 
 /** Latency buckets in seconds: a loopback call takes about a millisecond, a long wait up to a minute. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -4,15 +4,16 @@
  * id (which session of a client address's token it is) and what the session
  * subscribes to; never who is asking.
  */
-import type { Bus, PendingDelivery } from '../core/bus.js';
-import { registrationsFor } from '../core/roster.js';
-import type { Env } from '../core/settings.js';
-import type { Subscriptions } from '../core/subscriptions.js';
-import { answerHook, type HookKind } from '../hooks/run.js';
-import { InvalidInputError } from '../model/errors.js';
+import type { Bus, PendingDelivery } from '../../core/bus.js';
+import { registrationsFor } from '../../core/roster.js';
+import type { Env } from '../../core/settings.js';
+import type { Subscriptions } from '../../core/subscriptions.js';
+import { answerHook, type HookKind } from '../../hooks/run.js';
+import { InvalidInputError } from '../../model/errors.js';
 import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js';
 import { optionalText, sessionKeyArg } from './request-args.js';
-import type { TokenRecord } from '../model/records.js';
+import type { TokenRecord } from '../../model/records.js';
+import type { HookAnswer } from '../../protocol/hub.js';
 
 const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
 
@@ -38,7 +39,7 @@ export async function answerRemoteHook(
   body: unknown,
   warn: (line: string) => void,
   sessions: SessionsRead | null = null,
-): Promise<{ output: string; delivery: PendingDelivery | null }> {
+): Promise<HookAnswer> {
   const { registered } = memory;
   const request = (body ?? {}) as Record<string, unknown>;
   const kind = request.kind as HookKind;

@@ -4,15 +4,16 @@
  * and its text returned) or `wait_seconds` pass: at most 50, so no proxy or
  * client gives up on a silent request first. The watcher asks again.
  */
-import type { Bus, PendingDelivery } from '../core/bus.js';
-import type { Env } from '../core/settings.js';
-import { InvalidInputError } from '../model/errors.js';
-import type { TokenRecord } from '../model/records.js';
-import { wakeIfMail } from '../wake/watch.js';
+import type { Bus, PendingDelivery } from '../../core/bus.js';
+import type { Env } from '../../core/settings.js';
+import { InvalidInputError } from '../../model/errors.js';
+import type { TokenRecord } from '../../model/records.js';
+import { wakeIfMail } from '../../wake/watch.js';
 import { hubSpeaker, type SessionsRead } from './hub-session.js';
 import { sessionKeyArg } from './request-args.js';
 import type { HubMetrics } from './metrics.js';
-import type { SharedChanges } from './waits.js';
+import type { SharedChanges } from '../waits.js';
+import type { WatchAnswer } from '../../protocol/hub.js';
 
 export const MAX_WAIT_SECONDS = 50;
 
@@ -25,7 +26,7 @@ export async function watchForMail(
   body: unknown,
   signal: AbortSignal,
   sessions: SessionsRead | null = null,
-): Promise<{ woke: boolean; text: string | null; delivery: PendingDelivery | null }> {
+): Promise<WatchAnswer> {
   const raw = (body as { wait_seconds?: unknown } | null)?.wait_seconds ?? 25;
   if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) throw new InvalidInputError('wait_seconds must be a number of seconds');
   // A client address's session waits for the mail of the session address its session id holds.

@@ -1,0 +1,44 @@
+/**
+ * `agent-bus statusline`: one line for Claude Code's status bar. Claude Code
+ * runs it often, so it reads and never writes: who this session is, what it
+ * subscribes to, its unread mail and the live notices it receives.
+ */
+import { repoRoot } from '../core/identity.js';
+import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
+import { sessionSubscriptionSource } from '../clients/subscription-source.js';
+import type { Env } from '../core/settings.js';
+import type { BusClient } from '../client/bus-client.js';
+import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
+
+export interface StatusFacts {
+  name: string | null;
+  channels: string[];
+  /** Which layer set the subscriptions: launch, repo-local, repo, user or none. */
+  channels_layer: SubscriptionLayer;
+  /** Where, in words: a settings file, the launch environment, the bus's .env. */
+  channels_from: string;
+  pending_mail: number;
+  notices: { critical: number; alert: number; info: number };
+}
+
+export async function statusFacts(client: BusClient, env: Env, cwd: string, clientId: string): Promise<StatusFacts> {
+  const payload = await readPayload(payloadTimeoutMs(env));
+  // Claude Code names the project whose settings it merged; otherwise the repo the session is in.
+  const project = (env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(payloadDirectory(payload) ?? cwd);
+  const source = sessionSubscriptionSource(env, clientId === 'claude' ? { repo: project } : null);
+  const counts = await client.sessionCounts({
+    subscriptions: source.subscriptions,
+    sessionKey: hookSessionKey(payload, env),
+    client: clientId,
+    payloadDir: payloadDirectory(payload) ?? null,
+    cwd,
+  });
+  return { name: counts.name, channels: source.subscriptions.channels, channels_layer: source.layer, channels_from: source.where, pending_mail: counts.pending_mail, notices: counts.notices };
+}
+
+export function statusText(facts: StatusFacts): string {
+  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })}${facts.channels_layer === 'none' ? '' : ` (${layerLabel(facts.channels_layer)})`}`, `mail ${facts.pending_mail}`];
+  const live = (['critical', 'alert', 'info'] as const).filter((severity) => facts.notices[severity] > 0).map((severity) => `${facts.notices[severity]} ${severity}`);
+  parts.push(live.length > 0 ? `notices ${live.join(', ')}` : 'no notices');
+  return parts.join(' · ');
+}

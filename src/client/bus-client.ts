@@ -1,0 +1,113 @@
+/**
+ * One client for the bus wherever it is: this machine's store, or a hub reached with a token. The
+ * commands, the chat and the status line hold a `BusClient` and never ask where the bus is; the one
+ * place that does is `openClient` (runtime.ts). Each operation means the same both ways: over a hub
+ * the token's agent (or the session `as` names) speaks, on this machine the speaker the command
+ * line or the environment names.
+ */
+import type { AuditRow } from '../audit/record.js';
+import type { BrainStatus } from '../brain/status.js';
+import type { RefreshResult } from '../brain/refresh.js';
+import type { WriterResult } from '../brain/writer.js';
+import type { ForgetResult, SendResult } from '../core/bus.js';
+import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
+import type { MessageStatus } from '../core/receipts.js';
+import type { SearchHit } from '../core/search.js';
+import type { ChangeFeed } from '../core/store-changes.js';
+import type { SubscriptionSource, Subscriptions } from '../core/subscriptions.js';
+import type { AgentView, MessageView } from '../core/views.js';
+import type { ReceiptState, SurfaceWay } from '../model/receipts.js';
+
+/** Where the bus is: this machine's store (its database setting: a file or a URL), or a hub (set in the environment, or by `agent-bus login`). */
+export type BusLocation = { kind: 'here'; database: string } | { kind: 'hub'; url: string; from: 'env' | 'login' };
+
+/** What a command needs of notices, here or at a hub. */
+export interface NoticeDesk {
+  publish(request: PublishRequest): Promise<PublishResult>;
+  list(options?: { channel?: string | null; includeExpired?: boolean }): Promise<ListedNotice[]>;
+  channels(): Promise<ChannelView[]>;
+  acknowledge(noticeId: string, session: string): Promise<NoticeView>;
+  clear(target: { noticeId?: string; channel?: string | null; all?: boolean }): Promise<NoticeView[]>;
+}
+
+/** The brain, as the bus it belongs to runs it: over a hub, the hub's source, settings and channel. */
+export interface BrainDesk {
+  /** `source`: what this machine's session subscribes to, where that is known here (a hub knows its own). */
+  status(source: SubscriptionSource | null): Promise<BrainStatus>;
+  refresh(): Promise<RefreshResult & { channel: string }>;
+  /** Write back the markers of a Stop hook's payload (read by `payload` only when the writer runs here). */
+  writeMarkers(payload: () => Promise<Record<string, unknown>>): Promise<WriterResult>;
+}
+
+/** The audit log of the bus: this machine's file, or the hub's. */
+export interface AuditDesk {
+  /** The last `limit` rows, oldest first; `follow` then prints every row written after them. */
+  tail(limit: number): Promise<AuditRow[]>;
+  /** Every row from the end of the last `tail` on, as it is written, until the process is stopped: its exit status. */
+  follow(print: (row: AuditRow) => void, warn: (line: string) => void): Promise<number>;
+}
+
+/**
+ * A search as a command asks it. Whose mail it finds is the client's: over a hub the token's agent's
+ * (or the session `as` names); here, with `as` given, that name's, else every message (the human on
+ * this machine).
+ */
+export interface SearchOptions {
+  query: string;
+  from: string | null;
+  to: string | null;
+  thread: string | null;
+  since: string | null;
+  limit: number;
+}
+
+/** A session's unread mail and the notices it receives, for a status line. */
+export interface SessionCountsRequest {
+  subscriptions: Subscriptions;
+  /** The client's id for the session, when the hook payload or environment says it. */
+  sessionKey: string | null;
+  /** The client id (`--client`), to find the session's name as the hooks do. */
+  client: string;
+  /** The folder the client says the session runs in, and the working directory. */
+  payloadDir: string | null;
+  cwd: string;
+}
+
+export interface SessionCounts {
+  /** The name the session reads as; null when it is not on the bus. */
+  name: string | null;
+  pending_mail: number;
+  notices: { critical: number; alert: number; info: number };
+}
+
+export interface BusClient {
+  readonly location: BusLocation;
+  /** The name this client speaks and reads as. */
+  speaker(): Promise<string>;
+  /** Put the speaker on the roster (a chat connecting); over a hub, the hub has. */
+  register(): Promise<void>;
+  agents(): Promise<AgentView[]>;
+  send(request: { to: string; body: string; threadId?: string | null }): Promise<{ result: SendResult; from: string }>;
+  /** The speaker's unread mail; read (marked read, and delivered by `way`) unless `markRead` is false. */
+  readInbox(request: { markRead: boolean; limit: number; way: SurfaceWay }): Promise<{ reader: string; messages: MessageView[] }>;
+  thread(threadId: string, limit?: number): Promise<MessageView[]>;
+  threadIdsStartingWith(prefix: string, limit?: number): Promise<string[]>;
+  recentMessages(limit?: number): Promise<MessageView[]>;
+  search(options: SearchOptions): Promise<SearchHit[]>;
+  /** A send's receipts, as this client may see them. */
+  messageStatus(id: string): Promise<MessageStatus>;
+  /** Until every copy of the send `id` names has reached `wanted`, or `timeoutMs` has passed. */
+  awaitReceipts(id: string, wanted: ReceiptState, timeoutMs: number, onChange?: (status: MessageStatus) => void): Promise<{ status: MessageStatus; reached: boolean }>;
+  forget(name: string): Promise<ForgetResult>;
+  /** Forget every agent of a repo: the names forgotten. */
+  forgetRepo(repo: string): Promise<string[]>;
+  sessionCounts(request: SessionCountsRequest): Promise<SessionCounts>;
+  readonly notices: NoticeDesk;
+  readonly brain: BrainDesk;
+  readonly audit: AuditDesk;
+  /** A feed that moves when the bus may have changed, for a loop that waits. */
+  changes(): ChangeFeed;
+  /** For a process that lives on: index its sends for search as they commit (where the engine needs it). */
+  keepSearchIndexCurrent(): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,132 @@
+/**
+ * A hub's bus as a `BusClient`, reached with a token (src/remote/ carries each request). The hub
+ * answers for the token's agent, or for `as` when it names the agent or one of its sessions; what
+ * only the hub's own machine may do is refused there, or here before anything is asked.
+ */
+import type { AuditRow } from '../audit/record.js';
+import type { ChangeFeed } from '../core/store-changes.js';
+import { BusError } from '../model/errors.js';
+import { awaitSend } from '../core/receipt-wait.js';
+import type { MessageStatus } from '../core/receipts.js';
+import type { AgentView, MessageView } from '../core/views.js';
+import type { HubAccess } from '../remote/access.js';
+import { callHubOp, callHubTool } from '../remote/calls.js';
+import { HubChangeFeed } from '../remote/changes.js';
+import { followOverHub } from '../remote/follow.js';
+import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+
+export class HubClient implements BusClient {
+  readonly location: BusLocation;
+  readonly notices: NoticeDesk;
+  readonly brain: BrainDesk;
+  readonly audit: AuditDesk;
+
+  /** `as`: the name to speak as when it is not the token's own (one of its sessions); null: the token's agent. */
+  constructor(
+    private readonly access: HubAccess,
+    private readonly as: string | null,
+  ) {
+    this.location = { kind: 'hub', url: access.url, from: access.from };
+    this.notices = {
+      // The source is the token's agent on the hub, whatever is asked.
+      publish: ({ source: _source, ...request }) => callHubOp(access, 'notices.publish', request),
+      list: (options = {}) => callHubOp(access, 'notices.list', { ...options }),
+      channels: () => callHubOp(access, 'notices.channels', {}),
+      acknowledge: (noticeId, session) => callHubOp(access, 'notices.acknowledge', { noticeId, session }),
+      clear: (target) => callHubOp(access, 'notices.clear', { ...target }),
+    };
+    // Over the hub, the brain is the hub's: its source, its settings, its channel.
+    this.brain = {
+      status: () => callHubOp(access, 'brain.status', {}),
+      refresh: () => callHubOp(access, 'brain.refresh', {}),
+      writeMarkers: () => Promise.reject(new BusError("brain markers: the brain's writer runs where the bus is; over the hub it is the hub's to run")),
+    };
+    this.audit = {
+      // The hub's audit log, not this machine's; followed, every send its bus stores from any machine.
+      tail: (limit) => callHubOp(access, 'audit.tail', { limit }) as Promise<AuditRow[]>,
+      follow: (print, warn) => followOverHub(access, print, warn),
+    };
+  }
+
+  /** The name the hub speaks as for this client (the token's agent, or the session `as` names). */
+  async speaker(): Promise<string> {
+    return (await callHubTool(this.access, 'whoami', {}, this.as)).speaker;
+  }
+
+  async register(): Promise<void> {
+    // The hub puts the token's agent on the roster itself.
+  }
+
+  async agents(): Promise<AgentView[]> {
+    return (await callHubTool(this.access, 'list_agents', {})).value;
+  }
+
+  async send(request: { to: string; body: string; threadId?: string | null }) {
+    const { value, speaker } = await callHubTool(this.access, 'send_message', { to: request.to, body: request.body, thread_id: request.threadId ?? null }, this.as);
+    return { result: value, from: speaker };
+  }
+
+  async readInbox(request: { markRead: boolean; limit: number; way: 'inbox' | 'chat' }) {
+    // The hub records the surface of this machine that shows the mail, not a model's read.
+    const { value, speaker } = await callHubTool(this.access, 'read_inbox', { mark_read: request.markRead, limit: request.limit }, this.as, request.way);
+    return { reader: speaker, messages: value };
+  }
+
+  async thread(threadId: string, limit = 100): Promise<MessageView[]> {
+    return (await callHubTool(this.access, 'read_thread', { thread_id: threadId, limit })).value;
+  }
+
+  threadIdsStartingWith(prefix: string, limit = 10): Promise<string[]> {
+    return prefix === '' ? Promise.resolve([]) : callHubOp(this.access, 'mail.threadIds', { prefix, limit });
+  }
+
+  recentMessages(limit = 10): Promise<MessageView[]> {
+    return callHubOp(this.access, 'mail.recent', { limit });
+  }
+
+  async search(options: SearchOptions) {
+    // The token searches: it finds what its agent may read.
+    const { value } = await callHubTool(
+      this.access,
+      'search_messages',
+      { query: options.query, from: options.from, to: options.to, since: options.since, thread_id: options.thread, limit: options.limit },
+      this.as,
+    );
+    return value.map(({ snippet_parts, ...hit }) => ({ ...hit, snippet: snippet_parts }));
+  }
+
+  async messageStatus(id: string): Promise<MessageStatus> {
+    return (await callHubTool(this.access, 'message_status', { message_id: id }, this.as)).value;
+  }
+
+  async awaitReceipts(...[id, wanted, timeoutMs, onChange]: Parameters<BusClient['awaitReceipts']>) {
+    const first = await this.messageStatus(id);
+    const send = first.fanout_id ?? first.message_id;
+    return awaitSend(new HubChangeFeed(this.access), () => this.messageStatus(send), first, wanted, timeoutMs, onChange);
+  }
+
+  forget(name: string) {
+    return callHubOp(this.access, 'roster.forget', { name });
+  }
+
+  forgetRepo(): Promise<string[]> {
+    return Promise.reject(new BusError("forget --group: over the hub a token forgets only its own names; forget a repo on the hub's own machine"));
+  }
+
+  async sessionCounts(request: SessionCountsRequest): Promise<SessionCounts> {
+    // What the session subscribes to is this machine's setting: it says it, the hub counts.
+    return callHubOp(this.access, 'status.counts', { subscriptions: request.subscriptions, session_key: request.sessionKey });
+  }
+
+  changes(): ChangeFeed {
+    return new HubChangeFeed(this.access);
+  }
+
+  keepSearchIndexCurrent(): void {
+    // The hub's own: it indexes what its bus stores.
+  }
+
+  async close(): Promise<void> {
+    // Each request is its own: nothing is held open.
+  }
+}

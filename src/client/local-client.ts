@@ -1,0 +1,164 @@
+/**
+ * The bus of this machine as a `BusClient`: the store this process opens, spoken to as the
+ * command's speaker. Mail is sent and read as the speaker; what a search or a receipt shows is
+ * what `as` may see when the command line names one, and every message otherwise (the human at
+ * this machine's own bus).
+ */
+import type { Bus } from '../core/bus.js';
+import { receivedCounts } from '../core/notice-ops.js';
+import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import type { Env } from '../core/settings.js';
+import type { ChangeFeed } from '../core/store-changes.js';
+import { brainSettings } from '../brain/settings.js';
+import { brainStatus } from '../brain/status.js';
+import { loadRefresh } from '../brain/load.js';
+import { writeMarkers } from '../brain/writer.js';
+import { hookReader } from '../hooks/scope.js';
+import { systemProcessTable } from '../sessions/procs.js';
+import { LocalAudit } from './local-audit.js';
+import { speakerRegistrations } from './speaker.js';
+import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+
+export class LocalClient implements BusClient {
+  readonly location: BusLocation;
+  readonly notices: NoticeDesk;
+  readonly brain: BrainDesk;
+  readonly audit: AuditDesk;
+  private opened: Bus | null = null;
+
+  /**
+   * `openBus` opens the store on first use (a tail of the audit log reads only the file).
+   * `as`: the name the command line asked to act as, which narrows what searches and receipts show
+   * (null: everything); the speaker, who sends and reads, is `as`, else the environment's
+   * (`speakerOf`, asked only by what speaks).
+   */
+  constructor(
+    private readonly openBus: () => Bus,
+    private readonly place: { env: Env; cwd: string; database: string; auditPath: string },
+    private readonly as: string | null,
+    private readonly speakerOf: () => string,
+  ) {
+    this.location = { kind: 'here', database: place.database };
+    const notices = () => this.bus.notices;
+    this.notices = {
+      publish: (request) => notices().publish(request),
+      list: (options) => notices().list(options),
+      channels: () => notices().channels(),
+      acknowledge: (noticeId, session) => notices().acknowledge(noticeId, session),
+      clear: (target) => notices().clear(target),
+    };
+    const settings = () => brainSettings(place.env);
+    this.brain = {
+      status: (source) => brainStatus(this.bus, settings(), source),
+      // The refresh (a YAML parser, an HTTP client) is loaded only when one runs, as the hooks load it.
+      refresh: async () => {
+        const brain = settings();
+        const { refreshBrain } = await loadRefresh();
+        return { channel: brain.channel, ...(await refreshBrain(this.bus, brain)) };
+      },
+      writeMarkers: async (payload) => writeMarkers(this.bus, settings(), place.env, await payload()),
+    };
+    this.audit = new LocalAudit(() => this.bus, place.auditPath);
+  }
+
+  private spoken: string | null = null;
+
+  private get name(): string {
+    this.spoken ??= this.as ?? this.speakerOf();
+    return this.spoken;
+  }
+
+  private get bus(): Bus {
+    this.opened ??= this.openBus();
+    return this.opened;
+  }
+
+  async speaker(): Promise<string> {
+    return this.name;
+  }
+
+  private registrations() {
+    return speakerRegistrations(this.name, this.place.env, this.place.cwd);
+  }
+
+  register(): Promise<void> {
+    return this.bus.register(this.registrations());
+  }
+
+  agents() {
+    return this.bus.agents();
+  }
+
+  async send(request: { to: string; body: string; threadId?: string | null }) {
+    const result = await this.bus.send({ from: this.name, to: request.to, body: request.body, threadId: request.threadId ?? null, register: this.registrations() });
+    return { result, from: this.name };
+  }
+
+  async readInbox(request: { markRead: boolean; limit: number; way: 'inbox' | 'chat' }) {
+    // Read: marked read and delivered by the surface showing it. A peek shows it to whoever ran it, not
+    // (as far as anyone can tell) its reader: nothing is recorded. The chat hands mail to a person: audited as delivered.
+    const messages = await this.bus.readInbox({
+      reader: this.name,
+      markRead: request.markRead,
+      limit: request.limit,
+      via: request.markRead ? request.way : null,
+      deliver: request.way === 'chat',
+    });
+    return { reader: this.name, messages };
+  }
+
+  thread(threadId: string, limit?: number) {
+    return this.bus.thread(threadId, limit);
+  }
+
+  threadIdsStartingWith(prefix: string, limit?: number) {
+    return this.bus.threadIdsStartingWith(prefix, limit);
+  }
+
+  recentMessages(limit?: number) {
+    return this.bus.recentMessages(limit);
+  }
+
+  search(options: SearchOptions) {
+    return this.bus.search({ ...options, reader: this.as });
+  }
+
+  messageStatus(id: string) {
+    return this.bus.messageStatus(id, this.as);
+  }
+
+  awaitReceipts(...[id, wanted, timeoutMs, onChange]: Parameters<BusClient['awaitReceipts']>) {
+    return this.bus.awaitReceipts(id, this.as, wanted, timeoutMs, onChange);
+  }
+
+  forget(name: string) {
+    return this.bus.forget(name);
+  }
+
+  forgetRepo(repo: string) {
+    return this.bus.forgetGroup(repo);
+  }
+
+  /** As the hooks find the session's name: from its identity, then the session its client's id or process holds. */
+  async sessionCounts(request: SessionCountsRequest): Promise<SessionCounts> {
+    const { bus } = this;
+    const env = this.place.env;
+    const notices = receivedCounts(await bus.notices.channels(), request.subscriptions);
+    const identity = await resolveIdentity({ env, client: request.client, payloadDir: request.payloadDir ?? undefined, cwd: request.cwd }, bus, 'hook').catch(() => null);
+    if (identity === null || identity.kind !== 'agent') return { name: null, pending_mail: 0, notices };
+    const reader = await hookReader(bus, identity.name, request.sessionKey, systemProcessTable(env), sessionsEnabled(env));
+    return { name: reader, pending_mail: await bus.pendingCount(reader), notices };
+  }
+
+  changes(): ChangeFeed {
+    return this.bus.changes();
+  }
+
+  keepSearchIndexCurrent(): void {
+    this.bus.keepSearchIndexCurrent();
+  }
+
+  async close(): Promise<void> {
+    await this.opened?.close();
+  }
+}

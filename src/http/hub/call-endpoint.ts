@@ -1,0 +1,134 @@
+/**
+ * `POST /v1/call`: the operations the remote CLI needs beyond the MCP tools,
+ * as `{op, args}`, each done for the token's agent and no one else. What only
+ * the hub's own machine may do (clearing notices for everyone, forgetting
+ * another agent) is refused with 403.
+ */
+import { tailAudit } from '../../audit/log.js';
+import { brainSettings } from '../../brain/settings.js';
+import { brainStatus } from '../../brain/status.js';
+import { refreshBrain } from '../../brain/refresh.js';
+import type { Bus } from '../../core/bus.js';
+import { clientAddressOf } from '../../core/names.js';
+import { receivedCounts } from '../../core/notice-ops.js';
+import type { Env } from '../../core/settings.js';
+import { InvalidInputError } from '../../model/errors.js';
+import { ForbiddenError } from '../errors.js';
+import type { TokenRecord } from '../../model/records.js';
+import { hubSpeaker } from './hub-session.js';
+import { sessionKeyArg } from './request-args.js';
+import { quoted } from '../../model/quote.js';
+import type { CallArgs, CallName, CallResult, NoArgs } from '../../protocol/hub.js';
+
+export interface CallContext {
+  bus: Bus;
+  env: Env;
+  auditPath: string;
+  token: TokenRecord;
+}
+
+type Args = Record<string, unknown>;
+
+function text(args: Args, key: string, required = false): string | undefined {
+  const value = args[key];
+  if (value === undefined || value === null) {
+    if (required) throw new InvalidInputError(`${key} is required`);
+    return undefined;
+  }
+  if (typeof value !== 'string' || value.length > 100_000) throw new InvalidInputError(`${key} must be text`);
+  return value;
+}
+
+function ownName(token: TokenRecord, name: string): boolean {
+  return name === token.agent || clientAddressOf(name) === token.agent;
+}
+
+const limitOf = (args: Args, fallback: number, max: number): number => (typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(max, Math.max(0, args.limit)) : fallback);
+
+/** One call: its arguments checked from the request's JSON (a bad one is a 400), and what it does. */
+interface Operation<K extends CallName> {
+  parse(args: Args): CallArgs<K>;
+  run(context: CallContext, args: CallArgs<K>): Promise<CallResult<K>>;
+}
+
+const none = (): NoArgs => ({});
+
+/** Every call of the protocol's map, each done for the token's agent and no one else. */
+const OPS: { [K in CallName]: Operation<K> } = {
+  'notices.publish': {
+    parse: (args) => ({
+      message: text(args, 'message', true) as string,
+      channel: text(args, 'channel') ?? null,
+      severity: text(args, 'severity') ?? null,
+      ttl: typeof args.ttl === 'number' ? args.ttl : (text(args, 'ttl') ?? null),
+      title: text(args, 'title') ?? null,
+      priority: typeof args.priority === 'number' ? args.priority : (text(args, 'priority') ?? null),
+    }),
+    // A remote publisher is its token's agent, whatever it says.
+    run: ({ bus, token }, request) => bus.notices.publish({ ...request, source: token.agent }, token.agent),
+  },
+  'notices.channels': { parse: none, run: ({ bus }) => bus.notices.channels() },
+  'notices.list': {
+    parse: (args) => {
+      const channel = text(args, 'channel');
+      return { ...(channel === undefined ? {} : { channel }), includeExpired: args.includeExpired === true };
+    },
+    run: ({ bus }, options) => bus.notices.list(options),
+  },
+  'notices.acknowledge': {
+    parse: (args) => ({ noticeId: text(args, 'noticeId', true) as string, session: text(args, 'session', true) as string }),
+    run: ({ bus }, { noticeId, session }) => bus.notices.acknowledge(noticeId, session),
+  },
+  'notices.clear': {
+    parse: () => ({}),
+    run: async () => {
+      throw new ForbiddenError("clearing notices for everyone is done on the hub's own machine (agent-bus channel clear there)");
+    },
+  },
+  'brain.status': { parse: none, run: ({ bus, env }) => brainStatus(bus, brainSettings(env), null) },
+  'brain.refresh': {
+    parse: none,
+    run: async ({ bus, env }) => {
+      const settings = brainSettings(env);
+      return { channel: settings.channel, ...(await refreshBrain(bus, settings)) };
+    },
+  },
+  'audit.tail': { parse: (args) => ({ limit: limitOf(args, 50, 10_000) }), run: async ({ auditPath }, { limit }) => tailAudit(auditPath, limit ?? 50) },
+  'mail.recent': { parse: (args) => ({ limit: limitOf(args, 10, 10_000) }), run: ({ bus }, { limit }) => bus.recentMessages(limit) },
+  'mail.threadIds': {
+    parse: (args) => ({ prefix: text(args, 'prefix', true) as string, limit: limitOf(args, 10, 100) }),
+    run: ({ bus }, { prefix, limit }) => bus.threadIdsStartingWith(prefix, limit),
+  },
+  'status.counts': {
+    parse: (args) => {
+      // The subscriptions are the asking machine's setting: it says them, the hub counts.
+      const given = (args.subscriptions ?? {}) as { all?: unknown; channels?: unknown };
+      const channels = Array.isArray(given.channels) ? given.channels.filter((channel): channel is string => typeof channel === 'string').slice(0, 200) : [];
+      return { subscriptions: { all: given.all === true, channels }, session_key: sessionKeyArg(args.session_key) };
+    },
+    run: async ({ bus, env, token }, { subscriptions, session_key }) => {
+      // A client address's session counts the mail of the session address its session id holds.
+      const reader = (await hubSpeaker(bus, env, token, session_key))?.name ?? token.agent;
+      return { name: reader, pending_mail: await bus.pendingCount(reader), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
+    },
+  },
+  'roster.forget': {
+    parse: (args) => ({ name: text(args, 'name', true) as string }),
+    run: async ({ bus, token }, { name }) => {
+      if (!ownName(token, name)) throw new ForbiddenError(`this token speaks for ${quoted(token.agent)}: it may forget only that name and its sessions, not ${quoted(name)}`);
+      return bus.forget(name);
+    },
+  },
+};
+
+/** Parse and run one call: its arguments are checked before anything is done. */
+function perform<K extends CallName>(op: Operation<K>, context: CallContext, args: Args): Promise<CallResult<K>> {
+  return op.run(context, op.parse(args));
+}
+
+export async function callOperation(context: CallContext, body: unknown): Promise<CallResult<CallName>> {
+  const request = (body ?? {}) as { op?: unknown; args?: unknown };
+  if (typeof request.op !== 'string' || !Object.hasOwn(OPS, request.op)) throw new InvalidInputError(`unknown op: the hub offers ${Object.keys(OPS).join(', ')}`);
+  const args = request.args !== null && typeof request.args === 'object' && !Array.isArray(request.args) ? (request.args as Args) : {};
+  return perform(OPS[request.op as CallName] as Operation<CallName>, context, args);
+}

@@ -1,0 +1,208 @@
+/**
+ * The hub's protocol: every operation a machine set to use a hub asks of it, with the types of
+ * what it sends and what it gets back. The hub's routes (src/http/hub/) and the client that calls
+ * them (src/client/hub/) are both written against these maps, so a field renamed on one side is a
+ * type error on the other. Types only: nothing here is loaded at run time.
+ *
+ * Three kinds of operation:
+ * - the MCP tools (`HubTools`), called at `/mcp` as JSON-RPC `tools/call`, one request each (the hub
+ *   is stateless); the same tools a client's MCP server offers its model;
+ * - the calls beyond the tools (`HubCalls`), at `/v1/call` as `{op, args}`, answered `{result}`;
+ * - the endpoints of remote hooks, watchers and followers (`HubEndpoints`), POST with a JSON body.
+ *
+ * Every request carries the bearer token, the only thing that says who asks. `/mcp` also takes
+ * `?as=NAME` (the token's agent or one of its sessions) and `?via=WAY` (the surface of the asking
+ * machine that shows what `read_inbox` takes).
+ */
+import type { AuditRow } from '../audit/record.js';
+import type { BrainStatus } from '../brain/status.js';
+import type { RefreshResult } from '../brain/refresh.js';
+import type { ForgetResult, PendingDelivery, SendResult } from '../core/bus.js';
+import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
+import type { MessageStatus } from '../core/receipts.js';
+import type { SearchHit } from '../core/search.js';
+import type { Subscriptions } from '../core/subscriptions.js';
+import type { AgentKind, AgentView, MessageView } from '../core/views.js';
+import type { HookKind } from '../model/hooks.js';
+
+/** Where each operation is served. */
+export const HUB_PATHS = {
+  mcp: '/mcp',
+  hook: '/v1/hook',
+  watch: '/v1/watch',
+  delivered: '/v1/delivered',
+  call: '/v1/call',
+  follow: '/v1/follow',
+  changes: '/v1/changes',
+} as const;
+
+/** The header in which the hub says which name a tool call spoke as. */
+export const SPEAKER_HEADER = 'x-agent-bus-agent';
+
+/** A repo-mate as `whoami` lists it. */
+export interface RepoMate {
+  name: string;
+  kind: AgentKind;
+  client: string | null;
+  topic: string | null;
+  last_seen: string;
+  live: boolean | null;
+}
+
+/** Who a session is on the bus (`whoami`). */
+export interface Whoami {
+  name: string;
+  group: string;
+  client: string | null;
+  client_address: string | null;
+  session: string | null;
+  instance: number | null;
+  topic: string | null;
+  repo_path: string | null;
+  registered_at: string | null;
+  last_seen: string | null;
+  mcp_client: string | null;
+  group_members: RepoMate[];
+  warnings: string[];
+}
+
+/** A search hit as a tool gives it: the snippet as text with the matches in **bold**, and in parts. */
+export type SearchHitView = Omit<SearchHit, 'snippet'> & { snippet: string; snippet_parts: SearchHit['snippet'] };
+
+/** A send as `send_message` answers it: a note when nobody running will read it soon. */
+export type SentView = SendResult & { note?: string };
+
+/** What a tool or call that takes no arguments is given. */
+export type NoArgs = Record<string, never>;
+
+/** Each MCP tool: its arguments (as the model gives them: an unused optional may be null) and its result. */
+export interface HubTools {
+  whoami: { args: NoArgs; result: Whoami };
+  list_agents: { args: { group?: string | null }; result: AgentView[] };
+  send_message: { args: { to: string; body: string; thread_id?: string | null }; result: SentView };
+  read_inbox: { args: { mark_read?: boolean | null; limit?: number | null }; result: MessageView[] };
+  set_session: { args: { label?: string | null; topic?: string | null }; result: { name: string; client_address: string | null; topic: string | null } };
+  read_thread: { args: { thread_id: string; limit?: number | null }; result: MessageView[] };
+  message_status: { args: { message_id: string }; result: MessageStatus };
+  search_messages: {
+    args: { query: string; from?: string | null; to?: string | null; since?: string | null; thread_id?: string | null; limit?: number | null };
+    result: SearchHitView[];
+  };
+  tail_audit: { args: { limit?: number | null }; result: AuditRow[] };
+  channel_publish: {
+    args: { channel?: string | null; message: string; severity?: string | null; ttl?: string | number | null };
+    result: PublishResult;
+  };
+  channel_list: { args: NoArgs; result: { channels: ChannelView[]; total: number } };
+  channel_acknowledge: { args: { message_id: string; session_id?: string | null }; result: NoticeView & { acknowledged: true; session: string } };
+  brain_refresh: { args: NoArgs; result: RefreshResult & { channel: string } };
+  brain_status: { args: NoArgs; result: BrainStatus };
+}
+
+export type ToolName = keyof HubTools;
+export type ToolArgs<K extends ToolName> = HubTools[K]['args'];
+export type ToolResult<K extends ToolName> = HubTools[K]['result'];
+
+/** A machine's own session and what it receives, counted at the hub for its status line. */
+export interface SessionCounts {
+  name: string;
+  pending_mail: number;
+  notices: { critical: number; alert: number; info: number };
+}
+
+/** The calls beyond the tools (`POST /v1/call {op, args}`), each done for the token's agent. */
+export interface HubCalls {
+  /** The source is the token's agent, whatever is asked. */
+  'notices.publish': { args: Omit<PublishRequest, 'source'>; result: PublishResult };
+  'notices.channels': { args: NoArgs; result: ChannelView[] };
+  'notices.list': { args: { channel?: string | null; includeExpired?: boolean }; result: ListedNotice[] };
+  'notices.acknowledge': { args: { noticeId: string; session: string }; result: NoticeView };
+  /** Refused (403): clearing notices for everyone is done on the hub's own machine. */
+  'notices.clear': { args: { noticeId?: string; channel?: string | null; all?: boolean }; result: NoticeView[] };
+  'brain.status': { args: NoArgs; result: BrainStatus };
+  'brain.refresh': { args: NoArgs; result: RefreshResult & { channel: string } };
+  'audit.tail': { args: { limit?: number }; result: AuditRow[] };
+  'mail.recent': { args: { limit?: number }; result: MessageView[] };
+  'mail.threadIds': { args: { prefix: string; limit?: number }; result: string[] };
+  /** The subscriptions are the asking machine's setting: it says them, the hub counts. */
+  'status.counts': { args: { subscriptions: Subscriptions; session_key: string | null }; result: SessionCounts };
+  /** Only the token's own name or one of its sessions (403 otherwise). */
+  'roster.forget': { args: { name: string }; result: ForgetResult };
+}
+
+export type CallName = keyof HubCalls;
+export type CallArgs<K extends CallName> = HubCalls[K]['args'];
+export type CallResult<K extends CallName> = HubCalls[K]['result'];
+
+/** A remote hook's request: which hook, in which client's dialect, for which of the client's sessions. */
+export interface HookRequest {
+  kind: HookKind;
+  client: string | null;
+  session_key: string | null;
+  thread_id: string | null;
+  subscriptions: Subscriptions;
+  /** `hook-stop --peek`: the hub takes and records nothing. */
+  peek?: boolean;
+}
+
+/** The hook's output in its dialect, and the mail it holds until the hook confirms it printed it. */
+export interface HookAnswer {
+  output: string;
+  delivery: PendingDelivery | null;
+}
+
+export interface WatchRequest {
+  /** How long the hub may hold the request (at most 50). */
+  wait_seconds: number;
+  session_key: string | null;
+}
+
+export interface WatchAnswer {
+  woke: boolean;
+  text: string | null;
+  delivery: PendingDelivery | null;
+}
+
+/** A remote hook or watcher printed the mail the hub handed it (or could not: it is given back). */
+export interface DeliveredRequest {
+  delivery: PendingDelivery;
+  session_key: string | null;
+  printed: boolean;
+}
+
+/** A remote `tail -f`: the sends stored past `after` (and at the skipped positions in `also`). No `after`: where the bus stands. */
+export interface FollowRequest {
+  after?: number | null;
+  also?: number[];
+  wait_seconds?: number;
+}
+
+export interface FollowAnswer {
+  position: number;
+  rows: Array<{ position: number; row: AuditRow }>;
+}
+
+/** A remote chat's wait for the bus to move: answered at once unless `since` is where the hub's feed stands. */
+export interface ChangesRequest {
+  since: number | null;
+  wait_seconds: number;
+}
+
+/** A call beyond the tools (its arguments are checked by the hub against `HubCalls`). */
+export interface CallRequest {
+  op: CallName;
+  args: Record<string, unknown>;
+}
+
+export interface HubEndpoints {
+  '/v1/call': { request: CallRequest; response: { result: CallResult<CallName> } };
+  '/v1/hook': { request: HookRequest; response: HookAnswer };
+  '/v1/watch': { request: WatchRequest; response: WatchAnswer };
+  '/v1/delivered': { request: DeliveredRequest; response: { marked: number } };
+  '/v1/follow': { request: FollowRequest; response: FollowAnswer };
+  '/v1/changes': { request: ChangesRequest; response: { version: number } };
+}
+
+export type EndpointPath = keyof HubEndpoints;
+export type EndpointRequest<P extends EndpointPath> = HubEndpoints[P]['request'];
+export type EndpointResponse<P extends EndpointPath> = HubEndpoints[P]['response'];
