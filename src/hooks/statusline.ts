@@ -6,6 +6,8 @@
 import { repoRoot, resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
 import { receivedCounts } from '../core/notice-ops.js';
+import { settingsProject } from '../clients/profile.js';
+import { profileFor } from '../clients/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
 import { openBusHere } from '../runtime.js';
@@ -28,9 +30,10 @@ export interface StatusFacts {
 
 export async function statusFacts(env: Env, cwd: string, client: string): Promise<StatusFacts> {
   const payload = await readPayload(payloadTimeoutMs(env));
-  // Claude Code names the project whose settings it merged; otherwise the repo the session is in.
-  const project = (env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(payloadDirectory(payload) ?? cwd);
-  const source = sessionSubscriptionSource(env, client === 'claude' ? { repo: project } : null);
+  // A client with settings files names the project whose files it merged; otherwise the repo the session is in.
+  const profile = profileFor(client);
+  const project = settingsProject(profile, env) ?? repoRoot(payloadDirectory(payload) ?? cwd);
+  const source = sessionSubscriptionSource(env, profile, project);
   const subscriptions = source.subscriptions;
   const channels = { channels: subscriptions.channels, channels_layer: source.layer, channels_from: source.where };
   const sessionKey = hookSessionKey(payload, env);
