@@ -5,6 +5,8 @@
  */
 import { repoRoot } from '../core/identity.js';
 import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
+import { settingsProject } from '../clients/profile.js';
+import { profileFor } from '../clients/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
 import type { BusClient } from '../client/bus-client.js';
@@ -23,9 +25,10 @@ export interface StatusFacts {
 
 export async function statusFacts(client: BusClient, env: Env, cwd: string, clientId: string): Promise<StatusFacts> {
   const payload = await readPayload(payloadTimeoutMs(env));
-  // Claude Code names the project whose settings it merged; otherwise the repo the session is in.
-  const project = (env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(payloadDirectory(payload) ?? cwd);
-  const source = sessionSubscriptionSource(env, clientId === 'claude' ? { repo: project } : null);
+  // A client with settings files names the project whose files it merged; otherwise the repo the session is in.
+  const profile = profileFor(clientId);
+  const project = settingsProject(profile, env) ?? repoRoot(payloadDirectory(payload) ?? cwd);
+  const source = sessionSubscriptionSource(env, profile, project);
   const counts = await client.sessionCounts({
     subscriptions: source.subscriptions,
     sessionKey: hookSessionKey(payload, env),

@@ -1,9 +1,10 @@
 /**
  * Where a session's subscriptions came from, for the status line and brain
- * status: its environment, read against the settings files Claude Code merges
- * into it (`.claude/settings.local.json`, `.claude/settings.json`,
- * `~/.claude/settings.json`) and the bus folder's `.env`. Hooks never call
- * this: they need the value, not its origin, and read the environment alone.
+ * status: its environment, read against the settings files its client merges
+ * into it (its profile's; Claude Code's `.claude/settings.local.json`,
+ * `.claude/settings.json`, `~/.claude/settings.json`) and the bus folder's
+ * `.env`. Hooks never call this: they need the value, not its origin, and read
+ * the environment alone.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { busDotEnv, dotEnvPath } from '../core/dot-env.js';
 import type { Env } from '../core/settings.js';
 import { subscriptionSource, type SettingsFileLayer, type SubscriptionSource } from '../core/subscriptions.js';
+import type { ClientProfile, SettingsFiles } from './profile.js';
 
 /** A JSON settings file's `env` block; empty when the file is missing, unreadable or has none. */
 function envBlock(path: string): Record<string, unknown> {
@@ -24,22 +26,22 @@ function envBlock(path: string): Record<string, unknown> {
   }
 }
 
-/** Claude Code's settings files for a repo, highest precedence first. */
-export function claudeSettingsLayers(repo: string | null, home: string): SettingsFileLayer[] {
+/** A client's settings files for a repo, highest precedence first, each with its `env` block (no repo: the user's alone). */
+export function settingsLayers(settings: SettingsFiles, repo: string | null, home: string): SettingsFileLayer[] {
   const layers: SettingsFileLayer[] = [];
-  if (repo !== null) {
-    layers.push({ layer: 'repo-local', where: '.claude/settings.local.json', env: envBlock(join(repo, '.claude', 'settings.local.json')) });
-    layers.push({ layer: 'repo', where: '.claude/settings.json', env: envBlock(join(repo, '.claude', 'settings.json')) });
+  for (const file of settings.files) {
+    const base = file.under === 'repo' ? repo : home === '' ? null : home;
+    if (base === null) continue;
+    layers.push({ layer: file.layer, where: file.under === 'repo' ? file.path : `~/${file.path}`, env: envBlock(join(base, file.path)) });
   }
-  if (home !== '') layers.push({ layer: 'user', where: '~/.claude/settings.json', env: envBlock(join(home, '.claude', 'settings.json')) });
   return layers;
 }
 
 /**
- * Which layer set this session's subscriptions. `claude` says whether Claude Code's settings files
- * apply (a Claude Code session, or a shell that may be one), and the repo whose files they are.
+ * Which layer set this session's subscriptions. `client`: whose settings files apply (the session's
+ * client, or the one that started this shell), if any; `repo`: the repo whose files they are.
  */
-export function sessionSubscriptionSource(env: Env, claude: { repo: string | null } | null): SubscriptionSource {
-  const files = claude === null ? [] : claudeSettingsLayers(claude.repo, env.HOME || homedir());
+export function sessionSubscriptionSource(env: Env, client: ClientProfile | null, repo: string | null): SubscriptionSource {
+  const files = client?.settings ? settingsLayers(client.settings, repo, env.HOME || homedir()) : [];
   return subscriptionSource(env, files, busDotEnv(env), dotEnvPath(env));
 }

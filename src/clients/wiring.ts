@@ -1,4 +1,11 @@
-/** The contract each client's wiring fulfils for `agent-bus init`. */
+/** The contract each client's wiring fulfils for `agent-bus init`, and what the wirings share. */
+import { join } from 'node:path';
+import { TOOL_NAMES } from '../mcp/tool-names.js';
+import type { ClientProfile } from './profile.js';
+
+/** The name of agent-bus's MCP server in every client's config. */
+export const SERVER_KEY = 'agent-bus';
+
 export type WiringStatus = 'absent' | 'managed' | 'handwritten' | 'unreadable';
 
 export interface WiringInspection {
@@ -22,7 +29,7 @@ export interface WiringPlan {
 }
 
 export interface ClientWiring {
-  id: string;
+  profile: ClientProfile;
   /** Whether --force may replace a hand-written agent-bus entry. */
   forceable: boolean;
   files(repo: string): string[];
@@ -33,6 +40,17 @@ export interface ClientWiring {
    * token from $AGENT_BUS_TOKEN, and its hooks reach the hub; no file written holds a token.
    */
   plan(repo: string, name: string, bin: string, remote?: string | null): WiringPlan;
+}
+
+/** The client's config files in `repo` (its profile's, in order). */
+export function configPaths(profile: ClientProfile, repo: string): string[] {
+  return profile.configFiles.map((file) => join(repo, file));
+}
+
+/** The MCP server's tools as the client names them for pre-approval (none when it has no such names). */
+export function approvedToolNames(profile: ClientProfile): string[] {
+  const name = profile.approvedToolName;
+  return name === null ? [] : TOOL_NAMES.map((tool) => name(SERVER_KEY, tool));
 }
 
 /** What a hook command line carries for a client wired to a hub: where the hub is (never the token). */

@@ -4,6 +4,7 @@
  * stops after AGENT_BUS_HOOK_PAYLOAD_TIMEOUT seconds with whatever arrived.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { environmentSessionKey } from '../clients/profiles.js';
 import type { Env } from '../core/settings.js';
 
 export type Payload = Record<string, unknown>;
@@ -153,7 +154,7 @@ export function payloadSessionKey(payload: Payload): string | null {
   return null;
 }
 
-/** The session a hook's process runs for: the payload's id, else the one Claude Code puts in its environment. */
+/** The session a hook's process runs for: the payload's id, else the one its client put in its environment (Claude Code does). */
 export function hookSessionKey(payload: Payload, env: Record<string, string | undefined>): string | null {
-  return payloadSessionKey(payload) ?? ((env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+  return payloadSessionKey(payload) ?? environmentSessionKey(env);
 }

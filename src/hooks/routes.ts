@@ -1,7 +1,8 @@
 /**
- * Codex's hooks note how to reach their session from outside, for waking it
- * later: its thread id, the Codex executable that runs it (the real binary,
- * even when `codex` on PATH is a wrapper script), and that process.
+ * The hooks of a client whose idle sessions the sender queues a turn for
+ * (Codex) note how to reach their session from outside, for waking it later:
+ * its thread id, the client's executable that runs it (the real binary, even
+ * when `codex` on PATH is a wrapper script), and that process.
  */
 import { readlinkSync } from 'node:fs';
 import type { Bus } from '../core/bus.js';
@@ -19,14 +20,14 @@ function executableOf(pid: number): string | null {
   }
 }
 
-export async function recordCodexRoute(bus: Bus, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
+export async function recordWakeRoute(bus: Bus, clientId: string, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
   const client = clientProcessOf(lineageOf(process.pid, table));
   const micros = nowMicros();
   await bus.recordRoute(
     {
       threadId,
       agent,
-      client: 'codex',
+      client: clientId,
       executable: client ? executableOf(client[0]) : null,
       clientPid: client ? client[0] : null,
       clientStarted: client ? client[1] : null,

@@ -5,7 +5,9 @@
  * `session-start` shows the notices due to a new session; `pre-tool` shows
  * critical notices before each tool call. Each answers in its client's dialect.
  */
-import { dialectFor } from '../clients/dialects.js';
+import { printerFor } from '../clients/dialect.js';
+import { sessionFromEnvironment } from '../clients/profile.js';
+import { profileFor } from '../clients/profiles.js';
 import { isBusError, isStoreUnavailable, storeProblem } from '../model/errors.js';
 import { errorLine } from '../model/quote.js';
 import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
@@ -16,7 +18,7 @@ import { openBusHere } from '../runtime.js';
 import { busPaths } from '../core/paths.js';
 import { systemProcessTable, type ProcessTable } from '../sessions/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
-import { recordCodexRoute } from './routes.js';
+import { recordWakeRoute } from './routes.js';
 import { hookReader } from './scope.js';
 import { promptContext, stopReason } from './text.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
@@ -25,7 +27,6 @@ import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js
 import { busDotEnv } from '../core/dot-env.js';
 import type { Bus, DeliveryRequest, PendingDelivery } from '../core/bus.js';
 import type { MessageView } from '../core/views.js';
-import type { HookDialect } from '../clients/dialects.js';
 import { brainSettings } from '../brain/settings.js';
 import { loadRefresh } from '../brain/load.js';
 import { createRequire } from 'node:module';
@@ -48,19 +49,6 @@ export interface HookRun {
 /** Refresh last_seen at most this often from hooks: a hook runs at every turn. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-
-function printerFor(kind: HookKind, dialect: HookDialect): (text: string | null) => string {
-  switch (kind) {
-    case 'prompt':
-      return dialect.prompt;
-    case 'stop':
-      return dialect.stop;
-    case 'session-start':
-      return dialect.sessionStart;
-    case 'pre-tool':
-      return dialect.preTool;
-  }
-}
 
 /** The notices due to this session at this moment, rendered; info ones shown get their receipt. */
 async function noticesText(
@@ -103,9 +91,6 @@ function startBrainWriter(run: HookTurn, { payload, cwd }: { payload: Payload; c
   }
 }
 
-/** Clients without a pre-tool event count the brain's refresh cadence in turns instead. */
-const NO_PRE_TOOL_EVENT = new Set(['agy']);
-
 /**
  * The brain, when it is on: read at once when a session starts, and every
  * BRAIN_REFRESH_TOOL_CALLS tool calls after that (a counter per session, in
@@ -137,8 +122,8 @@ function joined(...parts: Array<string | null>): string | null {
 }
 
 export async function runHook(run: HookRun): Promise<number> {
-  const dialect = dialectFor(clientOf(run));
-  const print = printerFor(run.kind, dialect);
+  const profile = profileFor(clientOf(run));
+  const print = printerFor(profile.dialect, run.kind);
   const nothing = print(null);
   // Always take the payload in, so the client's pipe never blocks on a full buffer.
   const payload = await readPayload(payloadTimeoutMs(run.env));
@@ -160,13 +145,12 @@ export async function runHook(run: HookRun): Promise<number> {
       run.write(nothing);
       return 0;
     }
-    const claudeSession = clientOf(run) === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
     await answerHook(bus, {
       kind: run.kind,
       client: clientOf(run),
       name: identity.name,
       repoPath: identity.repoPath,
-      sessionKey: payloadSessionKey(payload) ?? claudeSession,
+      sessionKey: payloadSessionKey(payload) ?? sessionFromEnvironment(profile, run.env),
       threadId: payloadSessionKey(payload),
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
       peek: run.peek ?? false,
@@ -225,8 +209,7 @@ export interface HookTurn {
 }
 
 export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
-  const dialect = dialectFor(turn.client);
-  const print = printerFor(turn.kind, dialect);
+  const print = printerFor(profileFor(turn.client).dialect, turn.kind);
   const { sessionKey, local } = turn;
   const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
   if (turn.kind === 'session-start' || turn.kind === 'pre-tool') {
@@ -246,16 +229,19 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
   }
 }
 
-/** The prompt or stop hook's work for `reader`: the Codex route, the mail, the notices. */
+/** The prompt or stop hook's work for `reader`: the wake route, the mail, the notices. */
 async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<void> {
-  const dialect = dialectFor(turn.client);
+  const profile = profileFor(turn.client);
+  const { dialect } = profile;
   const { sessionKey, local } = turn;
   const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
-  const codexThread = turn.client === 'codex' && local !== null ? turn.threadId : null;
-  if (codexThread !== null && local !== null && turn.kind === 'prompt') await recordCodexRoute(bus, reader, codexThread, turn.repoPath, local.table, 'busy');
+  // A client whose idle sessions the sender queues a turn for: its hooks note where the thread is.
+  const wakeThread = profile.wake.kind === 'queue' && local !== null ? turn.threadId : null;
+  if (wakeThread !== null && local !== null && turn.kind === 'prompt') await recordWakeRoute(bus, profile.id, reader, wakeThread, turn.repoPath, local.table, 'busy');
   const shared = clientAddressOf(reader);
   if (turn.kind === 'prompt') {
-    if (NO_PRE_TOOL_EVENT.has(turn.client ?? '')) await brainTurn(bus, turn, sessionKey ?? reader, 'pre-tool');
+    // Without a pre-tool event, the brain's refresh cadence counts turns instead.
+    if (!profile.preToolEvent) await brainTurn(bus, turn, sessionKey ?? reader, 'pre-tool');
     const session = sessionKey ?? reader;
     // On the hub, whose connections are open already, whether any notice is due is asked beside the
     // inbox (most turns have neither); a hook of its own keeps to its one connection. A failed look
@@ -285,7 +271,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     turn.write(dialect.stop(reason));
   });
   // Idle once it is let stop: from then on a sender may queue it a turn.
-  if (codexThread !== null && local !== null) await recordCodexRoute(bus, reader, codexThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
+  if (wakeThread !== null && local !== null) await recordWakeRoute(bus, profile.id, reader, wakeThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
 }
 
 /** A turn's mail shown: marked delivered once `show` has printed it here, or handed over unmarked when the printing is elsewhere. */

@@ -10,13 +10,11 @@
  * session's own.
  */
 import type { Bus } from '../core/bus.js';
+import { profileFor } from '../clients/profiles.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { clientProcessOfRow } from '../core/sessions.js';
 import { clientProcessOf, lineageOf, type ProcessTable } from '../sessions/procs.js';
 import type { SessionRecord } from '../model/records.js';
-
-/** Clients whose one process hosts several sessions: their hooks are matched by session id alone. */
-const MULTI_SESSION_CLIENTS = new Set(['codex']);
 
 function onlyName(rows: SessionRecord[]): string | null {
   const names = new Set(rows.map((row) => row.name));
@@ -33,8 +31,8 @@ export async function hookReader(bus: Bus, name: string, sessionKey: string | nu
     const byKey = onlyName(live.filter((row) => row.sessionKey === sessionKey));
     if (byKey !== null) return byKey;
   }
-  const client = parseNameLenient(shared)?.client ?? '';
-  if (MULTI_SESSION_CLIENTS.has(client)) return shared;
+  // A client whose one process hosts several sessions: its hooks are matched by session id alone.
+  if (profileFor(parseNameLenient(shared)?.client).manySessionsPerProcess) return shared;
   const mine = clientProcessOf(lineageOf(process.pid, table));
   if (mine !== null) {
     const byProcess = onlyName(

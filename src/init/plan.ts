@@ -4,7 +4,7 @@
  */
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { WIRINGS } from '../clients/registry.js';
+import { wiringFor } from '../clients/wirings.js';
 import { canonicalPath, IGNORE_FILE, repoName } from '../core/identity.js';
 import { composeName, slugify } from '../core/names.js';
 import type { ClientWiring, FileChange } from '../clients/wiring.js';
@@ -93,7 +93,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
   const group = groupName(repo, options);
   const plan: RepoPlan = { ...base, name: group, action: 'skip-handwritten' };
   for (const client of options.clients) {
-    const wiring = WIRINGS[client] as ClientWiring;
+    const wiring = wiringFor(client) as ClientWiring;
     const name = composeName(group, client);
     const seen = wiring.inspect(repo);
     let action: ClientAction;

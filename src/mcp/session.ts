@@ -3,6 +3,8 @@
  * holds: claimed at start (or, for Codex, at the first tool call, when its
  * thread id is known), renamed by set_session, given up when the server stops.
  */
+import { sessionFromEnvironment } from '../clients/profile.js';
+import { environmentSessionKey, profileFor } from '../clients/profiles.js';
 import type { Bus } from '../core/bus.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
 import type { Identity } from '../core/identity.js';
@@ -76,20 +78,19 @@ export class ServerSession implements ToolSession {
     return this.identity.client !== null && sessionsEnabled(this.env) && parseNameLenient(this.identity.name)?.client != null;
   }
 
-  /** Codex tells threads apart only by the thread id in each call's metadata: wait for it. */
+  /** A client whose one process serves many sessions (Codex) tells them apart only by the thread id in each call's metadata: wait for it. */
   get defersClaim(): boolean {
-    return this.wantsSession && this.identity.client === 'codex' && !this.startKey();
+    return this.wantsSession && profileFor(this.identity.client).manySessionsPerProcess && !this.startKey();
   }
 
-  /** The conversation id a client puts in its server's environment: Claude Code's session id. */
+  /** The conversation id a client puts in its server's environment (Claude Code's session id). */
   private startKey(): string | null {
-    if (this.identity.client === 'claude') return (this.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null;
-    return null;
+    return sessionFromEnvironment(profileFor(this.identity.client), this.env);
   }
 
-  /** The client's id for the conversation making a call (Codex's thread id), else Claude Code's session id: whose notice receipts count. */
+  /** The client's id for the conversation making a call (Codex's thread id), else the one in the environment (Claude Code's): whose notice receipts count. */
   clientSessionKey(callKey: string | null): string | null {
-    return callKey ?? ((this.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null);
+    return callKey ?? environmentSessionKey(this.env);
   }
 
   async start(): Promise<void> {

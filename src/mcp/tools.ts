@@ -13,6 +13,7 @@ import { errorLine, quoted } from '../model/quote.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
+import { profileFor } from '../clients/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { ToolArgs, ToolName, ToolResult, Whoami } from '../protocol/hub.js';
 
@@ -314,12 +315,12 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   tool(
     'brain_status',
     { description: "The brain adapter's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
-    // Claude Code's settings say what its sessions subscribe to. Other clients give the repo's default to
-    // their hooks alone, so their servers know a launch value or the user's default, and else nothing.
+    // A client's settings files (Claude Code's) say what its sessions subscribe to. Other clients give the
+    // repo's default to their hooks alone, so their servers know a launch value or the user's default, and else nothing.
     async () => {
-      const claude = parseNameLenient(session.name)?.client === 'claude';
-      const source = sessionSubscriptionSource(context.env, claude ? { repo: session.repoPath } : null);
-      return brainStatus(bus, brainSettings(context.env), source.layer === 'none' && !claude ? null : source);
+      const client = profileFor(parseNameLenient(session.name)?.client);
+      const source = sessionSubscriptionSource(context.env, client, session.repoPath);
+      return brainStatus(bus, brainSettings(context.env), source.layer === 'none' && client.settings === null ? null : source);
     },
   );
 }

@@ -4,7 +4,9 @@
  * (the hub down, slow, refusing), the turn goes on: nothing is printed but the
  * dialect's "nothing", and the hook exits 0 within AGENT_BUS_HOOK_TIMEOUT_MS.
  */
-import { dialectFor } from '../clients/dialects.js';
+import { printerFor } from '../clients/dialect.js';
+import { sessionFromEnvironment } from '../clients/profile.js';
+import { profileFor } from '../clients/profiles.js';
 import { busDotEnv } from '../core/dot-env.js';
 import { intSetting, type Env } from '../core/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
@@ -29,18 +31,15 @@ export interface RemoteHookRun {
 }
 
 function nothingFor(kind: HookKind, client: string | null): string {
-  const dialect = dialectFor(client);
-  const print = { prompt: dialect.prompt, stop: dialect.stop, 'session-start': dialect.sessionStart, 'pre-tool': dialect.preTool }[kind];
-  return print(null);
+  return printerFor(profileFor(client).dialect, kind)(null);
 }
 
 export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
-  const claudeSession = run.client === 'claude' ? (run.env.CLAUDE_CODE_SESSION_ID ?? '').trim() || null : null;
   const request: HookRequest = {
     kind: run.kind,
     client: run.client,
-    session_key: payloadSessionKey(payload) ?? claudeSession,
+    session_key: payloadSessionKey(payload) ?? sessionFromEnvironment(profileFor(run.client), run.env),
     thread_id: payloadSessionKey(payload),
     // What this session subscribes to is this machine's setting: the hub has no way to know it.
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),

@@ -12,6 +12,8 @@ import { intSetting, type Env } from '../core/settings.js';
 import type { ClientRoute, MessageRecord } from '../model/records.js';
 import type { Wakes } from '../core/wake-ops.js';
 import { createRequire } from 'node:module';
+import { queueWakeOf, QUEUE_WOKEN } from '../clients/profiles.js';
+import type { QueueWake } from '../clients/profile.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import { processEnded, systemProcessTable } from '../sessions/procs.js';
 import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './config.js';
@@ -54,10 +56,10 @@ async function chooseTargets(wakes: Wakes, config: WakeConfig, records: MessageR
 
 const NATIVE_NOTICE = 'agent-bus: new mail';
 
-/** An idle Codex session that can read `to`'s mail, the most recently seen first, whose process still runs. */
-function idleCodexRoute(all: ClientRoute[], to: string): ClientRoute | null {
+/** An idle session the sender can queue a turn for (Codex) that can read `to`'s mail, the most recently seen first, whose process still runs. */
+function idleQueuedRoute(all: ClientRoute[], to: string): ClientRoute | null {
   const routes = all.filter(
-    (route) => route.client === 'codex' && (route.agent === to || clientAddressOf(route.agent) === to) && route.turnState === 'idle' && !route.queuedAt,
+    (route) => queueWakeOf(route.client) !== null && (route.agent === to || clientAddressOf(route.agent) === to) && route.turnState === 'idle' && !route.queuedAt,
   );
   if (routes.length === 0) return null;
   const table = systemProcessTable();
@@ -68,11 +70,11 @@ function idleCodexRoute(all: ClientRoute[], to: string): ClientRoute | null {
   return running.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0] ?? null;
 }
 
-/** `codex queue --thread <id>` for an idle session: Codex starts a turn, and its prompt hook shows the mail. */
-function queueCodexTurn(executable: string, threadId: string, env: Env): string {
+/** A turn queued for an idle session (`codex queue --thread <id>`): the client starts it, and its prompt hook shows the mail. */
+function queueTurn(wake: QueueWake, executable: string, threadId: string, env: Env): string {
   try {
     const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-    const child = spawn(executable, ['queue', '--thread', threadId, '--message', NATIVE_NOTICE], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv });
+    const child = spawn(executable, wake.queueArgs(threadId, NATIVE_NOTICE), { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv });
     child.on('error', () => undefined);
     child.unref();
     return child.pid === undefined ? 'fired:ERR:SpawnError' : 'fired:OK';
@@ -95,20 +97,24 @@ async function watched(wakes: Wakes, repo: string): Promise<boolean> {
 
 /** Native wake from the sender's side (Codex): null when nobody can be woken that way. */
 async function pushWake(wakes: Wakes, env: Env, routes: ClientRoute[], record: MessageRecord, micros: number): Promise<string | null> {
-  const route = idleCodexRoute(routes, record.toAgent);
-  if (route === null) return null;
-  const executable = (env.AGENT_BUS_CODEX_BIN ?? '').trim() || route.executable || 'codex';
+  const route = idleQueuedRoute(routes, record.toAgent);
+  const wake = route === null ? null : queueWakeOf(route.client);
+  if (route === null || wake === null) return null;
+  const executable = (env[wake.executableVariable] ?? '').trim() || route.executable || wake.executable;
   if (!(await wakes.take(route.agent, micros, wakesPerHour(env)))) return 'rate-limited';
   // Once until that turn starts: a second sender finds it queued already.
   if (!(await wakes.markQueued(route.threadId, formatStamp(micros)))) return null;
-  return queueCodexTurn(executable, route.threadId, env);
+  return queueTurn(wake, executable, route.threadId, env);
 }
 
-/** Whether a send could wake anyone at all: a wake.json exists, or a recipient is a Codex agent and native wake is on. */
+/** Where a recipient's name may say it is a client the sender wakes: `/codex` in `repo/codex-2`. */
+const QUEUE_WOKEN_MARKS = QUEUE_WOKEN.map((client) => `/${client}`);
+
+/** Whether a send could wake anyone at all: a wake.json exists, or a recipient is an agent the sender wakes (Codex) and native wake is on. */
 export function mayWake(env: Env, records: MessageRecord[]): boolean {
   if (records.length === 0) return false;
   if (loadWakeConfig(env).exists) return true;
-  return (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0' && records.some((record) => record.toAgent.includes('/codex'));
+  return (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0' && records.some((record) => QUEUE_WOKEN_MARKS.some((mark) => record.toAgent.includes(mark)));
 }
 
 export async function wakeRecipients(wakes: Wakes, audit: AuditLog, env: Env, actor: string, records: MessageRecord[]): Promise<void> {
@@ -134,12 +140,12 @@ export async function wakeRecipients(wakes: Wakes, audit: AuditLog, env: Env, ac
         rows.push(wakeRow(now, actor, record, record.toAgent, 'command', status));
       }
     }
-    // Recipients wake.json says nothing about: the sender queues a turn for an idle Codex session.
+    // Recipients wake.json says nothing about: the sender queues a turn for an idle session (Codex).
     const pushed = new Set<string>();
     // One read of the routes for the whole send (a broadcast has a record per agent), and none at all
-    // when no recipient is a Codex agent: a name says its client.
-    const anyCodex = native && records.some((record) => parseNameLenient(record.toAgent)?.client === 'codex');
-    const routes = anyCodex ? (await wakes.routes()).filter((route) => route.client === 'codex' && route.turnState === 'idle') : [];
+    // when no recipient is of a client the sender wakes: a name says its client.
+    const anyQueued = native && records.some((record) => queueWakeOf(parseNameLenient(record.toAgent)?.client) !== null);
+    const routes = anyQueued ? (await wakes.routes()).filter((route) => queueWakeOf(route.client) !== null && route.turnState === 'idle') : [];
     for (const record of records) {
       const repo = record.toGroup ?? record.toAgent;
       if (covered.has(record.toAgent) || (record.fanoutId !== null && (covered.has(repo) || pushed.has(repo)))) continue;

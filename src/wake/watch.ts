@@ -13,6 +13,7 @@
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
 import { isStoreUnavailable } from '../model/errors.js';
+import { profileFor } from '../clients/profiles.js';
 import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { randomId } from '../model/ids.js';
@@ -48,8 +49,13 @@ export interface WatchRun {
 /** Why a watcher does not watch at all, or null when it should. */
 export function watchRefusal(client: string | undefined, env: Env): string | null {
   if ((env.AGENT_BUS_NATIVE_WAKE ?? '').trim() === '0') return 'native wake is off (AGENT_BUS_NATIVE_WAKE=0)';
-  // A print-mode or SDK run waits for background hooks in the foreground: only an interactive session is woken.
-  if (client === 'claude' && (env.CLAUDE_CODE_ENTRYPOINT ?? '').trim() !== 'cli') return 'not an interactive Claude Code session (CLAUDE_CODE_ENTRYPOINT is not cli)';
+  // A client that would wait for background hooks in the foreground outside an interactive session
+  // (Claude Code's print mode and SDK runs): only an interactive session is woken.
+  const profile = profileFor(client);
+  const interactive = profile.wake.kind === 'watch' ? profile.wake.interactive : null;
+  if (interactive !== null && (env[interactive.variable] ?? '').trim() !== interactive.value) {
+    return `not an interactive ${profile.name} session (${interactive.variable} is not ${interactive.value})`;
+  }
   return null;
 }
 

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
-import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode-plugin.js';
+import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode/plugin.js';
 import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 
 const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');

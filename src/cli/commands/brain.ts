@@ -5,6 +5,8 @@ import type { BrainStatus } from '../../brain/status.js';
 import type { RefreshResult } from '../../brain/refresh.js';
 import { parseChannel } from '../../core/notices.js';
 import { subscriptionLabel } from '../../core/subscriptions.js';
+import { settingsProject } from '../../clients/profile.js';
+import { clientInEnvironment } from '../../clients/profiles.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { repoRoot } from '../../core/identity.js';
 import { InvalidInputError } from '../../model/errors.js';
@@ -78,10 +80,10 @@ export const run: CommandRunner = async (args, io) => {
       return 0;
     }
     if (action === 'status') {
-      // Claude Code's settings files count only where Claude Code ran this command (from a session's shell or hook).
-      const inClaude = ['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'].some((variable) => (io.env[variable] ?? '') !== '');
-      const project = (io.env.CLAUDE_PROJECT_DIR ?? '').trim() || repoRoot(io.cwd);
-      const status = await client.brain.status(sessionSubscriptionSource(io.env, inClaude ? { repo: project } : null));
+      // A client's settings files count only where that client ran this command (from a session's shell or hook).
+      const running = clientInEnvironment(io.env);
+      const project = (running && settingsProject(running, io.env)) ?? repoRoot(io.cwd);
+      const status = await client.brain.status(sessionSubscriptionSource(io.env, running, project));
       io.stdout.write(args.values.json ? `${JSON.stringify(status)}\n` : statusText(status));
       return 0;
     }

@@ -7,8 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { shownName } from '../../audit/files.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus } from '../../brain/status.js';
-import { WIRINGS } from '../../clients/registry.js';
+import { DEFAULT_CLIENT, profileFor } from '../../clients/profiles.js';
+import { settingsProject } from '../../clients/profile.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
+import { wiringFor } from '../../clients/wirings.js';
 import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../core/paths.js';
@@ -158,14 +160,14 @@ const BIN_IN_TEXT = /(\/[^\s"'`\\;|&]+\/(?:agent-bus|cli\.cjs))(?=["'`\s\\;|&]|$
 async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
   const wired = new Map<string, { repo: string; client: string; name: string }>();
   for (const agent of await bus.agents()) {
-    if (agent.client === null || !(agent.client in WIRINGS) || agent.kind === 'session') continue;
+    if (agent.client === null || wiringFor(agent.client) === undefined || agent.kind === 'session') continue;
     wired.set(`${agent.repo_path}\u0000${agent.client}`, { repo: agent.repo_path, client: agent.client, name: agent.name });
   }
   if (wired.size === 0) return [{ check: 'wiring', level: 'ok', detail: 'no repo is wired yet (agent-bus init wires one)' }];
   const bin = binPath(undefined, env);
   const findings: Finding[] = [];
   for (const { repo, client, name } of [...wired.values()].sort((a, b) => (a.repo + a.client < b.repo + b.client ? -1 : 1))) {
-    const wiring = WIRINGS[client];
+    const wiring = wiringFor(client);
     if (wiring === undefined) continue;
     const what = `${name} (${client} in ${repo})`;
     const rewire = `agent-bus init --clients ${client} ${repo}`;
@@ -221,8 +223,9 @@ async function sessionsHealth(bus: Bus): Promise<Finding> {
 async function brainHealth(bus: Bus, env: Env, cwd: string): Promise<Finding | null> {
   const settings = brainSettings(env);
   if (!settings.enabled) return null;
-  const project = (env.CLAUDE_PROJECT_DIR ?? '').trim() || cwd;
-  const status = await brainStatus(bus, settings, sessionSubscriptionSource(env, { repo: project }));
+  // As the default client's sessions would see them.
+  const client = profileFor(DEFAULT_CLIENT);
+  const status = await brainStatus(bus, settings, sessionSubscriptionSource(env, client, settingsProject(client, env) ?? cwd));
   if (status.last_error !== null) {
     return { check: 'brain', level: 'fail', detail: `${status.source_location} is unreachable: ${status.last_error}`, fix: 'check BRAIN_URL or BRAIN_SOURCE_PATH, then agent-bus brain refresh' };
   }

@@ -4,7 +4,8 @@ import { homedir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { writeAtomic } from '../../clients/config-files.js';
 import { planInit, repoChanges, type RepoPlan } from '../../init/plan.js';
-import { WIRINGS } from '../../clients/registry.js';
+import { WIRINGS } from '../../clients/wirings.js';
+import { DEFAULT_CLIENT } from '../../clients/profiles.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { Env } from '../../core/settings.js';
@@ -29,7 +30,7 @@ export function binPath(flag: string | undefined, env: Env): string {
 }
 
 function parseClients(raw: string | undefined): string[] {
-  const clients = [...new Set((raw ?? 'claude').split(',').map((client) => client.trim()).filter((client) => client !== ''))];
+  const clients = [...new Set((raw ?? DEFAULT_CLIENT).split(',').map((client) => client.trim()).filter((client) => client !== ''))];
   const known = Object.keys(WIRINGS).sort();
   const unknown = clients.filter((client) => !known.includes(client));
   if (clients.length === 0 || unknown.length > 0) {

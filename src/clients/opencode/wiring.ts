@@ -5,12 +5,12 @@
  * subscriptions (kept across runs once the user edits them).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
-import { isObject } from './config-files.js';
-import { hubMcpUrl, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
-import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './opencode-plugin.js';
-import { DEFAULT_SUBSCRIPTIONS } from '../core/subscriptions.js';
+import { isObject } from '../config-files.js';
+import { configPaths, hubMcpUrl, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './plugin.js';
+import { DEFAULT_SUBSCRIPTIONS } from '../../core/subscriptions.js';
+import { opencodeProfile as profile } from './profile.js';
 
 type TextRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 
@@ -29,9 +29,9 @@ function parseJsonc(text: string): { value: unknown; ok: boolean } {
 }
 
 export const opencodeWiring: ClientWiring = {
-  id: 'opencode',
+  profile,
   forceable: true,
-  files: (repo) => [join(repo, '.opencode', 'opencode.json'), join(repo, '.opencode', 'plugins', 'agent-bus.js')],
+  files: (repo) => configPaths(profile, repo),
 
   inspect(repo): WiringInspection {
     const [configPath, pluginPath] = this.files(repo) as [string, string];

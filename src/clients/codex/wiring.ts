@@ -2,32 +2,27 @@
  * What `agent-bus init` writes for Codex: our MCP server table in
  * `.codex/config.toml`, between two marker comments so that only that span is
  * ever rewritten (the user's other tables and comments stay byte for byte),
- * and the prompt and stop hooks in `.codex/hooks.json`. Codex approves a hook
+ * and the hooks of its profile in `.codex/hooks.json`. Codex approves a hook
  * by its definition, so the commands carry no agent name (the hook finds its
  * agent from the payload's cwd) and are identical in every repo.
  */
-import { join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from './config-files.js';
-import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
-import { hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
 import { readFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../config-files.js';
+import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
+import type { HookCommand } from '../profile.js';
+import { configPaths, hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { codexProfile as profile } from './profile.js';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
 export const BLOCK_END = '# <<< agent-bus <<<';
 /** Codex starts MCP servers with a minimal environment: these pass through (a launch subscription too, for brain_status). */
 export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_HOME', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_PG_CONNECT_TIMEOUT', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS'];
-const HOOK_EVENTS: Array<[string, string]> = [
-  ['SessionStart', 'hook-session-start'],
-  ['UserPromptSubmit', 'hook-user-prompt'],
-  ['PreToolUse', 'hook-pre-tool'],
-  ['Stop', 'hook-stop'],
-];
 /**
  * Hooks that show notices, so carry the repo's default subscriptions (Codex gives hooks only its own
  * environment). As AGENT_BUS_DEFAULT_CHANNELS: an AGENT_BUS_CHANNELS Codex was launched with wins over it.
  */
-const NOTICE_HOOKS = new Set(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
+const NOTICE_HOOKS = new Set<HookCommand>(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
 
 type TomlRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 
@@ -100,17 +95,16 @@ export function codexRemoteBlock(remote: string): string {
   ].join('\n');
 }
 
-function hookCommand(bin: string, subcommand: string, channels: string, remote: string | null): string {
+function hookCommand(bin: string, subcommand: HookCommand, channels: string, remote: string | null): string {
   const subscribe = NOTICE_HOOKS.has(subcommand) ? `${DEFAULT_VARIABLE}=${shellQuote(channels)} ` : '';
-  return `${hubPrefix(remote, shellQuote)}${subscribe}${shellQuote(bin)} ${subcommand} --client codex || true`;
+  return `${hubPrefix(remote, shellQuote)}${subscribe}${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
 }
 
-
 export const codexWiring: ClientWiring = {
-  id: 'codex',
+  profile,
   // A [mcp_servers.agent-bus] table of the user's own is theirs: not even --force replaces it.
   forceable: false,
-  files: (repo) => [join(repo, '.codex', 'config.toml'), join(repo, '.codex', 'hooks.json')],
+  files: (repo) => configPaths(profile, repo),
 
   inspect(repo): WiringInspection {
     const [configPath, hooksPath] = this.files(repo) as [string, string];
@@ -159,8 +153,8 @@ export const codexWiring: ClientWiring = {
     // The subscriptions are edited in the hook commands: an earlier run's (or the user's) value is kept.
     const found = subscriptionsInHooks(hooks, ['UserPromptSubmit', 'SessionStart', 'PreToolUse']);
     const channels = found?.channels ?? DEFAULT_SUBSCRIPTIONS;
-    for (const [event, subcommand] of HOOK_EVENTS) {
-      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, 'codex')) : [];
+    for (const [event, subcommand] of profile.hookEvents) {
+      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, profile.id)) : [];
       kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand, channels, remote) }] });
       hooks[event] = kept;
     }

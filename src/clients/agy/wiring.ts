@@ -7,33 +7,48 @@
  * also carries the notices (critical and alert ones at every model call).
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand } from './config-files.js';
-import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../core/subscriptions.js';
-import { hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from './wiring.js';
+import { dirname } from 'node:path';
+import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand, type JsonObject } from '../config-files.js';
+import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
+import type { HookCommand } from '../profile.js';
+import { configPaths, hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { agyProfile as profile } from './profile.js';
 
-export function pluginFolder(repo: string): string {
-  return join(repo, '.agents', 'plugins', 'agent-bus');
+/** The plugin's folder, which holds its config files. */
+function pluginFolder(repo: string): string {
+  return dirname(configPaths(profile, repo)[0] as string);
 }
 
+/** The event whose hook shows the notices, so carries the subscriptions: the prompt hook's. */
+const NOTICE_EVENT = profile.hookEvents.find(([, command]) => command === 'hook-user-prompt')?.[0] as string;
+
 /** The repo's default subscriptions ride on the command as AGENT_BUS_DEFAULT_CHANNELS, so a launch AGENT_BUS_CHANNELS wins. */
-function hookCommand(bin: string, name: string, subcommand: string, channels: string | null, remote: string | null): string {
+function hookCommand(bin: string, name: string, subcommand: HookCommand, channels: string | null, remote: string | null): string {
   const subscribe = channels === null ? '' : ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}`;
-  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client agy || true`;
+  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
 }
 
 /** The subscriptions in our PreInvocation command (an earlier run's, perhaps edited), else the default. */
 function currentChannels(hooksPath: string): string {
   const read = readJsonConfig(hooksPath);
-  const ours = read.kind === 'ok' && isObject(read.value['agent-bus']) ? read.value['agent-bus'].PreInvocation : undefined;
+  const ours = read.kind === 'ok' && isObject(read.value['agent-bus']) ? read.value['agent-bus'][NOTICE_EVENT] : undefined;
   const first = Array.isArray(ours) && isObject(ours[0]) ? ours[0].command : undefined;
   return subscriptionsInCommand(first)?.channels ?? DEFAULT_SUBSCRIPTIONS;
 }
 
+/** Our hooks, one command per event of the profile; the notices' hook carries the subscriptions. */
+function hooks(bin: string, name: string, channels: string, remote: string | null): JsonObject {
+  const events: JsonObject = {};
+  for (const [event, command] of profile.hookEvents) {
+    events[event] = [{ type: 'command', command: hookCommand(bin, name, command, event === NOTICE_EVENT ? channels : null, remote) }];
+  }
+  return events;
+}
+
 export const agyWiring: ClientWiring = {
-  id: 'agy',
+  profile,
   forceable: true,
-  files: (repo) => ['plugin.json', 'mcp_config.json', 'hooks.json'].map((file) => join(pluginFolder(repo), file)),
+  files: (repo) => configPaths(profile, repo),
 
   inspect(repo): WiringInspection {
     if (!existsSync(pluginFolder(repo))) return { status: 'absent', previousName: null };
@@ -74,12 +89,7 @@ export const agyWiring: ClientWiring = {
         {
           path: hooksPath,
           before: current(hooksPath),
-          after: jsonText({
-            'agent-bus': {
-              PreInvocation: [{ type: 'command', command: hookCommand(bin, name, 'hook-user-prompt', currentChannels(hooksPath), remote) }],
-              Stop: [{ type: 'command', command: hookCommand(bin, name, 'hook-stop', null, remote) }],
-            },
-          }),
+          after: jsonText({ 'agent-bus': hooks(bin, name, currentChannels(hooksPath), remote) }),
         },
       ],
     };

@@ -1,0 +1,31 @@
+/** Claude Code: the common hook contract, a pre-tool event, its session id in the environment, woken by a background watcher. */
+import { commonDialect } from '../dialect.js';
+import type { ClientProfile } from '../profile.js';
+
+export const claudeProfile: ClientProfile = {
+  id: 'claude',
+  name: 'Claude Code',
+  configFiles: ['.mcp.json', '.claude/settings.json'],
+  hookEvents: [
+    ['SessionStart', 'hook-session-start'],
+    ['UserPromptSubmit', 'hook-user-prompt'],
+    ['PreToolUse', 'hook-pre-tool'],
+    ['Stop', 'hook-stop'],
+  ],
+  preToolEvent: true,
+  dialect: commonDialect,
+  sessionVariable: 'CLAUDE_CODE_SESSION_ID',
+  manySessionsPerProcess: false,
+  // A print-mode or SDK run waits for background hooks in the foreground: only an interactive session is woken.
+  wake: { kind: 'watch', interactive: { variable: 'CLAUDE_CODE_ENTRYPOINT', value: 'cli' } },
+  approvedToolName: (server, tool) => `mcp__${server}__${tool}`,
+  settings: {
+    files: [
+      { layer: 'repo-local', path: '.claude/settings.local.json', under: 'repo' },
+      { layer: 'repo', path: '.claude/settings.json', under: 'repo' },
+      { layer: 'user', path: '.claude/settings.json', under: 'home' },
+    ],
+    projectVariable: 'CLAUDE_PROJECT_DIR',
+    markers: ['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
+  },
+};

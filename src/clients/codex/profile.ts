@@ -1,0 +1,39 @@
+/**
+ * Codex: it parses hook output that starts with '[' or '{' as JSON (and drops it when it is not the
+ * JSON it expects), so every hook answers in JSON. One process serves all its threads; an idle thread
+ * is woken by the sender, which queues it a turn (`codex queue`).
+ */
+import { additionalContext, blockDecision, type HookDialect } from '../dialect.js';
+import type { ClientProfile } from '../profile.js';
+
+const dialect: HookDialect = {
+  prompt: additionalContext('UserPromptSubmit'),
+  stop: blockDecision,
+  sessionStart: additionalContext('SessionStart'),
+  preTool: additionalContext('PreToolUse'),
+};
+
+export const codexProfile: ClientProfile = {
+  id: 'codex',
+  name: 'Codex',
+  configFiles: ['.codex/config.toml', '.codex/hooks.json'],
+  hookEvents: [
+    ['SessionStart', 'hook-session-start'],
+    ['UserPromptSubmit', 'hook-user-prompt'],
+    ['PreToolUse', 'hook-pre-tool'],
+    ['Stop', 'hook-stop'],
+  ],
+  preToolEvent: true,
+  dialect,
+  sessionVariable: null,
+  manySessionsPerProcess: true,
+  wake: {
+    kind: 'queue',
+    executable: 'codex',
+    executableVariable: 'AGENT_BUS_CODEX_BIN',
+    queueArgs: (threadId, message) => ['queue', '--thread', threadId, '--message', message],
+  },
+  // Its config approves the server's tools as a whole (default_tools_approval_mode).
+  approvedToolName: null,
+  settings: null,
+};

@@ -1,0 +1,52 @@
+/**
+ * How a client wants a hook's answer. The common contract, which Claude Code
+ * and any client without a profile take: plain stdout becomes context and
+ * {"decision":"block","reason":…} keeps the turn open. A client that reads
+ * hook output otherwise says how in its profile, built from the parts here.
+ */
+import type { HookKind } from '../hooks/run-kind.js';
+
+export interface HookDialect {
+  /** What the prompt hook prints: context for the model, or '' for nothing. */
+  prompt(context: string | null): string;
+  /** What the stop hook prints: a reason to keep working, or its "let it stop". */
+  stop(reason: string | null): string;
+  /** What the session-start hook prints: context for the session's first turn. */
+  sessionStart(context: string | null): string;
+  /** What the pre-tool hook prints: context added before the tool runs (never a decision about the tool). */
+  preTool(context: string | null): string;
+}
+
+/** Context as plain text. */
+export const plain = (context: string | null): string => (context === null ? '' : `${context}\n`);
+
+/** Context as the JSON `hookSpecificOutput` of `event`, which reaches the model where plain text would not. */
+export const additionalContext =
+  (event: string) =>
+  (context: string | null): string =>
+    context === null ? '' : `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`;
+
+/** Keep the turn open with a reason, or print nothing to let it stop. */
+export const blockDecision = (reason: string | null): string => (reason === null ? '' : `${JSON.stringify({ decision: 'block', reason })}\n`);
+
+export const commonDialect: HookDialect = {
+  prompt: plain,
+  stop: blockDecision,
+  sessionStart: plain,
+  // Plain stdout from a PreToolUse hook reaches only the transcript; this form reaches the model.
+  preTool: additionalContext('PreToolUse'),
+};
+
+/** The printer a hook of this kind answers with. */
+export function printerFor(dialect: HookDialect, kind: HookKind): (text: string | null) => string {
+  switch (kind) {
+    case 'prompt':
+      return dialect.prompt;
+    case 'stop':
+      return dialect.stop;
+    case 'session-start':
+      return dialect.sessionStart;
+    case 'pre-tool':
+      return dialect.preTool;
+  }
+}

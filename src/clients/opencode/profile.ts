@@ -1,0 +1,25 @@
+/**
+ * opencode: no shell hooks. The plugin init generates runs the hook commands itself at the points
+ * below and adds their plain text to the system prompt, and runs the watcher when a session goes idle.
+ */
+import { commonDialect, plain } from '../dialect.js';
+import type { ClientProfile } from '../profile.js';
+
+export const opencodeProfile: ClientProfile = {
+  id: 'opencode',
+  name: 'opencode',
+  configFiles: ['.opencode/opencode.json', '.opencode/plugins/agent-bus.js'],
+  hookEvents: [
+    ['experimental.chat.system.transform', 'hook-session-start'],
+    ['experimental.chat.system.transform', 'hook-user-prompt'],
+    ['tool.execute.before', 'hook-pre-tool'],
+    ['session.idle', 'hook-stop'],
+  ],
+  preToolEvent: true,
+  dialect: { ...commonDialect, preTool: plain },
+  sessionVariable: null,
+  manySessionsPerProcess: false,
+  wake: { kind: 'watch', interactive: null },
+  approvedToolName: null,
+  settings: null,
+};

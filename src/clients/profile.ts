@@ -1,0 +1,101 @@
+/**
+ * What agent-bus knows about one client, as data: the hooks, the MCP server,
+ * wake, the status line, doctor and init read these facts rather than ask
+ * which client it is. Each client's profile is `clients/<id>/profile.ts`;
+ * what init writes for it is `clients/<id>/wiring.ts`. Hooks start a fresh
+ * process at every turn, so a profile imports nothing but its dialect's parts:
+ * the wiring code and its config-file parsers stay out of the hooks' bundles.
+ */
+import type { Env } from '../core/settings.js';
+import { commonDialect, type HookDialect } from './dialect.js';
+
+/** The agent-bus commands a client's hook events run. */
+export type HookCommand = 'hook-session-start' | 'hook-user-prompt' | 'hook-pre-tool' | 'hook-stop';
+
+/** How an idle session of the client is woken when mail arrives for it. */
+export type WakeWay =
+  /**
+   * A background `agent-bus hook-watch`, started by the client's own hooks (or plugin), waits for the
+   * mail and starts a turn. `interactive`: the variable that says a session is interactive, when the
+   * client would wait for background hooks in the foreground otherwise (so only those are watched).
+   */
+  | { kind: 'watch'; interactive: { variable: string; value: string } | null }
+  /**
+   * The sender queues a turn for an idle session by its thread id, running the client's executable
+   * (`executableVariable` overrides the one the session's hooks noted, then `executable`).
+   * Its hooks note that route at every turn.
+   */
+  | { kind: 'queue'; executable: string; executableVariable: string; queueArgs(threadId: string, message: string): string[] }
+  | { kind: 'none' };
+
+export type QueueWake = Extract<WakeWay, { kind: 'queue' }>;
+
+/** One settings file whose `env` block the client merges into the environment it gives its hooks. */
+export interface SettingsFile {
+  layer: 'repo-local' | 'repo' | 'user';
+  /** The file's path under the repo, or under the user's home folder. */
+  path: string;
+  under: 'repo' | 'home';
+}
+
+/** Where a client's sessions may take their subscriptions from, besides the environment. */
+export interface SettingsFiles {
+  /** Highest precedence first. */
+  files: readonly SettingsFile[];
+  /** The variable in which the client names the project whose files it merged. */
+  projectVariable: string;
+  /** Variables the client sets in the processes it starts: where one is set, its files apply. */
+  markers: readonly string[];
+}
+
+export interface ClientProfile {
+  /** The client part of its agents' names (`repo/claude`), and the hooks' `--client`. */
+  readonly id: string;
+  /** Its name for people. */
+  readonly name: string;
+  /** The config files init owns a part of, under the repo. */
+  readonly configFiles: readonly string[];
+  /** Its hook events (or its plugin's), in the order init writes them, each with the command it runs. */
+  readonly hookEvents: ReadonlyArray<readonly [event: string, command: HookCommand]>;
+  /** Whether it runs hook-pre-tool before tool calls: without it, the brain's refresh cadence counts turns. */
+  readonly preToolEvent: boolean;
+  readonly dialect: HookDialect;
+  /** The variable in which it gives its hooks and its MCP server the conversation's id, if any. */
+  readonly sessionVariable: string | null;
+  /**
+   * Whether one client process hosts many sessions (Codex runs every thread's server from one
+   * process): its hooks are matched to a session by session id alone, and its MCP server learns
+   * which session it serves from the first call's metadata.
+   */
+  readonly manySessionsPerProcess: boolean;
+  readonly wake: WakeWay;
+  /** How it names an MCP tool for pre-approval; null when it approves the server whole, or nothing. */
+  readonly approvedToolName: ((server: string, tool: string) => string) | null;
+  /** Its settings files that may set a session's subscriptions; null when only the environment does. */
+  readonly settings: SettingsFiles | null;
+}
+
+/** A client agent-bus has no profile for: the common dialect, and none of the facts above. */
+export const UNKNOWN_CLIENT: ClientProfile = {
+  id: '',
+  name: 'an unknown client',
+  configFiles: [],
+  hookEvents: [],
+  preToolEvent: true,
+  dialect: commonDialect,
+  sessionVariable: null,
+  manySessionsPerProcess: false,
+  wake: { kind: 'none' },
+  approvedToolName: null,
+  settings: null,
+};
+
+/** The conversation id the client put in this process's environment, if it does. */
+export function sessionFromEnvironment(profile: ClientProfile, env: Env): string | null {
+  return profile.sessionVariable === null ? null : (env[profile.sessionVariable] ?? '').trim() || null;
+}
+
+/** The project whose settings files the client merged, as it names it, or null. */
+export function settingsProject(profile: ClientProfile, env: Env): string | null {
+  return profile.settings === null ? null : (env[profile.settings.projectVariable] ?? '').trim() || null;
+}
