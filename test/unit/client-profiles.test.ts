@@ -1,6 +1,6 @@
 /** Each client is one folder under src/clients/, and every reader finds it through the registries. */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UNKNOWN_CLIENT, sessionFromEnvironment } from '../../src/clients/profile.js';
@@ -25,6 +25,18 @@ test('every client folder is a profile and a wiring under its name', () => {
     assert.equal(profile.id, folder);
     assert.equal(wiringFor(folder)?.profile, profile, `${folder}: its wiring is its profile's`);
     assert.deepEqual(wiringFor(folder)?.files('/repo'), configPaths(profile, '/repo'), `${folder}: init's files are the profile's`);
+  }
+});
+
+test('the profiles load no wiring: every hook loads every profile', () => {
+  const importsOf = (path: string): string[] => [...readFileSync(path, 'utf8').matchAll(/^import [^;]*? from '([^']+)';$/gms)].map((match) => match[1] as string);
+  // A profile, the registry and the dialect import one another and two type-only modules, nothing else.
+  const allowed = /^(\.\.?\/(dialect|profile)\.js|\.\/[a-z0-9]+\/profile\.js|\.\.\/(core\/settings|hooks\/run-kind)\.js)$/;
+  const files = [...Object.keys(PROFILES).map((id) => join(id, 'profile.ts')), 'profiles.ts', 'profile.ts', 'dialect.ts'];
+  for (const file of files) {
+    const imports = importsOf(join(CLIENTS, file));
+    assert.ok(imports.length > 0, `${file}: its imports were read`);
+    assert.deepEqual(imports.filter((path) => !allowed.test(path)), [], `${file} imports no wiring`);
   }
 });
 
