@@ -2,9 +2,9 @@
  * The embedded SQLite backend: one connection per process, statements
  * prepared once, every read-modify-write in a `BEGIN IMMEDIATE` transaction.
  */
-import type Database from 'better-sqlite3';
 import { sqliteChangeFeed } from './changes.js';
 import { openSqlite } from './open.js';
+import type { Params, RawSqlite, SqliteConnection } from './driver.js';
 import { TARGET_VERSION } from './schema.js';
 import { plannedMessages } from '../rows.js';
 import type { TableModel, TableRow } from '../tables.js';
@@ -153,7 +153,6 @@ const SESSION_COLUMNS = `server_pid AS serverPid, server_started AS serverStarte
 
 const SESSION_KEY = 'server_pid = @serverPid AND server_started = @serverStarted AND client_address = @clientAddress';
 
-type Params = Record<string, string | number | null>;
 
 const ROUTE_COLUMNS = `thread_id AS threadId, agent, client, executable, client_pid AS clientPid, client_started AS clientStarted,
   repo_path AS repoPath, updated_at AS updatedAt, turn_state AS turnState, queued_at AS queuedAt`;
@@ -208,64 +207,44 @@ const TOKEN_COLUMNS = `token_id AS tokenId, agent, repo_path AS repoPath, secret
 const INCREMENTAL_VACUUM = 2;
 
 export class SqliteStore implements Store {
-  private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly db: SqliteConnection;
   private sendQueue: QueuedSend[] = [];
   /** Whether this connection has its view of the search index's vocabulary (SEARCH_WORDS). */
   private searchWordsOpen = false;
   /** One send as a savepoint, so a send that fails after writing undoes only itself. */
-  private readonly sendOne: Database.Transaction<(input: SendInput) => MessageRecord[]>;
+  private readonly sendOne: (input: SendInput) => MessageRecord[];
 
   constructor(
     readonly location: string,
     busyTimeoutMs?: number,
   ) {
     this.db = openSqlite(location, busyTimeoutMs);
-    this.sendOne = this.db.transaction((input: SendInput) => this.sendNow(input));
+    this.sendOne = this.db.savepoint((input: SendInput) => this.sendNow(input));
   }
 
   /** The underlying connection, for migrations tests and benchmarks that seed data. */
-  get connection(): Database.Database {
-    return this.db;
+  get connection(): RawSqlite {
+    return this.db.raw;
   }
 
-  private statement(sql: string): Database.Statement {
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared;
+  private all<T>(sql: string, params: Params = {}): T[] {
+    return this.db.all<T>(sql, params);
   }
 
-  private all<T>(sql: string, params: Params | unknown[] = {}): T[] {
-    return this.statement(sql).all(params) as T[];
+  private get<T>(sql: string, params: Params = {}): T | undefined {
+    return this.db.get<T>(sql, params);
   }
 
-  private get<T>(sql: string, params: Params | unknown[] = {}): T | undefined {
-    return this.statement(sql).get(params) as T | undefined;
-  }
-
-  private run(sql: string, params: Params | unknown[] = {}): Database.RunResult {
-    return this.statement(sql).run(params);
+  private run(sql: string, params: Params = {}): { changes: number } {
+    return this.db.run(sql, params);
   }
 
   private immediate<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+    return this.db.immediate(work);
   }
 
-  /**
-   * A transaction that usually only reads: it starts without the write lock, and if it must write
-   * and another connection committed meanwhile (SQLite refuses to upgrade a stale snapshot), the
-   * whole of it runs again holding the lock. Each run is a transaction of its own.
-   */
   private readMostly<T>(work: () => T): T {
-    try {
-      return this.db.transaction(work).deferred();
-    } catch (error) {
-      if (!String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw error;
-      return this.immediate(work);
-    }
+    return this.db.readMostly(work);
   }
 
   private registerNow(registrations: Registration[], now: string): void {
@@ -558,7 +537,7 @@ export class SqliteStore implements Store {
   }
 
   async roster(orphansOf: (agents: AgentRecord[], recipients: string[]) => string[]): Promise<RosterSnapshot> {
-    return this.db.transaction(() => {
+    return this.db.deferred(() => {
       const agents = this.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`);
       const unread = this.all<{ toAgent: string; n: number }>(
         'SELECT to_agent AS toAgent, COUNT(*) AS n FROM messages WHERE read_at IS NULL GROUP BY to_agent ORDER BY to_agent',
@@ -578,7 +557,7 @@ export class SqliteStore implements Store {
       }
       const sessionHolders = this.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL`);
       return { agents, unread, orphans, copyHolders, sessionHolders };
-    })();
+    });
   }
 
   async forget(name: string): Promise<ForgetOutcome> {
@@ -657,7 +636,7 @@ export class SqliteStore implements Store {
       this.searchWordsOpen = true;
     }
     // One snapshot: the words a prefix starts are those of the index the query then reads.
-    return this.db.transaction(() => this.searchNow(terms, filter, limit)).deferred();
+    return this.db.deferred(() => this.searchNow(terms, filter, limit));
   }
 
   private searchNow(terms: SearchTerm[], filter: SearchFilter, limit: number): PositionedMessage[] {
@@ -1237,8 +1216,8 @@ export class SqliteStore implements Store {
     // Messages in the order they were written: the newest stay newest in the copy.
     const order = table.name === 'messages' ? 'rowid' : table.key.join(', ');
     let rows: TableRow[] = [];
-    for (const row of this.db.prepare(`SELECT ${table.columns.join(', ')} FROM ${table.name} ORDER BY ${order}`).iterate()) {
-      rows.push(row as TableRow);
+    for (const row of this.db.iterate<TableRow>(`SELECT ${table.columns.join(', ')} FROM ${table.name} ORDER BY ${order}`)) {
+      rows.push(row);
       if (rows.length >= batch) {
         yield rows;
         rows = [];
@@ -1249,7 +1228,7 @@ export class SqliteStore implements Store {
 
   async importRows(table: TableModel, rows: TableRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const insert = this.statement(`INSERT INTO ${table.name} (${table.columns.join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`);
+    const insert = this.db.statement(`INSERT INTO ${table.name} (${table.columns.join(', ')}) VALUES (${table.columns.map(() => '?').join(', ')})`);
     this.immediate(() => {
       for (const row of rows) insert.run(table.columns.map((column) => row[column] ?? null));
     });
@@ -1260,7 +1239,7 @@ export class SqliteStore implements Store {
   }
 
   changes(): ChangeFeed {
-    return sqliteChangeFeed(this.location, () => this.db.pragma('data_version', { simple: true }) as number);
+    return sqliteChangeFeed(this.location, () => this.db.pragma('data_version') as number);
   }
 
   // ------------------------------------------------------------ maintenance
@@ -1292,15 +1271,15 @@ export class SqliteStore implements Store {
       const sessions = this.run(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore]).changes;
       return { messages, threads: threads.length, notices, receipts, sessions };
     };
-    return input.dryRun ? this.db.transaction(work).deferred() : this.immediate(work);
+    return input.dryRun ? this.db.deferred(work) : this.immediate(work);
   }
 
   async reclaimSpace(): Promise<{ before: number; after: number }> {
-    const size = (): number => (this.db.pragma('page_count', { simple: true }) as number) * (this.db.pragma('page_size', { simple: true }) as number);
+    const size = (): number => (this.db.pragma('page_count') as number) * (this.db.pragma('page_size') as number);
     const before = size();
     // A database made before incremental vacuum was set: one full VACUUM switches it over.
-    if ((this.db.pragma('auto_vacuum', { simple: true }) as number) !== INCREMENTAL_VACUUM) this.db.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM');
-    else this.db.pragma('incremental_vacuum');
+    if ((this.db.pragma('auto_vacuum') as number) !== INCREMENTAL_VACUUM) this.db.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM');
+    else this.db.exec('PRAGMA incremental_vacuum');
     return { before, after: size() };
   }
 
@@ -1316,17 +1295,16 @@ export class SqliteStore implements Store {
   }
 
   async integrity(): Promise<StoreIntegrity> {
-    const findings = (this.db.pragma('quick_check') as Array<{ quick_check: string }>).map((row) => row.quick_check);
+    const findings = this.db.pragmaRows<{ quick_check: string }>('quick_check').map((row) => row.quick_check);
     return {
       engine: 'sqlite',
-      schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
+      schemaVersion: this.db.pragma('user_version') as number,
       targetVersion: TARGET_VERSION,
       problems: findings.filter((finding) => finding !== 'ok'),
     };
   }
 
   async close(): Promise<void> {
-    this.statements.clear();
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 }
