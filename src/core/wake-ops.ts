@@ -5,14 +5,14 @@
  */
 import { formatStamp } from '../model/clock.js';
 import type { ClientRoute } from '../model/records.js';
-import type { MailPort, RosterPort, SessionsPort, WakePort } from '../store/ports.js';
+import type { InboxPort, RosterPort, SessionsPort, WakePort } from '../store/ports.js';
 import { groupOf } from './names.js';
 
 /** The rate limit counts the wakes of the last hour. */
 export const WAKE_WINDOW_MICROS = 3_600_000_000;
 
 export class Wakes {
-  constructor(private readonly store: WakePort & MailPort & SessionsPort & RosterPort) {}
+  constructor(private readonly store: WakePort & InboxPort & SessionsPort & RosterPort) {}
 
   /** Count a wake of `agent` at `micros`, unless it was woken `perHour` times in the hour before (0: no limit). */
   take(agent: string, micros: number, perHour: number): Promise<boolean> {
