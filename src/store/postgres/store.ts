@@ -188,7 +188,7 @@ const SEARCHED_COLUMNS = `m.message_id AS "messageId", m.from_agent AS "fromAgen
   m.thread_id AS "threadId", m.sent_at AS "sentAt", m.read_at AS "readAt", m.delivered_at AS "deliveredAt",
   m.addressed_to AS "addressedTo", m.fanout_id AS "fanoutId", m.to_group AS "toGroup", m.claimed_by AS "claimedBy",
   m.delivered_via AS "deliveredVia", m.read_via AS "readVia"`;
-import { plannedMessages } from '../rows.js';
+import { plannedMessages } from '../shared/send-queue.js';
 import { readRecord, type ReceiptRecord, type ReceiptWay } from '../../model/receipts.js';
 import { TABLES, type TableModel, type TableRow } from '../tables.js';
 import { CHANGE_CHANNEL, postgresChangeFeed } from './changes.js';
