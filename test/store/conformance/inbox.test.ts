@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { readerIdentity } from '../../../src/core/bus.js';
 import { decideTake, newLease } from '../../../src/core/inbox.js';
 import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { json, readAudit, runCliAsync, tempBus } from '../../helpers/bus-env.js';
@@ -173,3 +174,24 @@ for (const engine of ENGINES) {
     }
   });
 }
+
+conformance('pending mail counts leased mail too: in every part of the inbox, mail a hook is showing is still unread while no reader may take it', async (ctx) => {
+  await ctx.register(['repo-a/claude-1', 'human']);
+  await ctx.bus.send({ from: 'human', to: 'repo-a/claude-1', body: 'its own' });
+  await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'at its client address' });
+  // Mail to the bare repo name nobody holds (an older agent-bus wrote it so).
+  ctx.paths.sql(
+    `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
+     VALUES ('bare-1', 'human', 'repo-a', 'at its bare repo name', 't-bare', '${nowStamp()}')`,
+  );
+  const reader = readerIdentity('repo-a/claude-1');
+  const query = { reader, limit: 10, actionableOnly: false, now: nowStamp() };
+  assert.equal(await ctx.store.pendingCount(reader), 3);
+  const taken = await ctx.store.takeInbox({ query, decide: (rows, copies) => decideTake(rows, copies, reader), lease: newLease(nowMicros()) });
+  assert.deepEqual(taken.messages.map((message) => message.body).sort(), ['at its bare repo name', 'at its client address', 'its own']);
+  assert.deepEqual(await ctx.store.peekInbox({ ...query, now: nowStamp() }), [], 'leased: no reader may take it');
+  assert.equal(await ctx.store.pendingCount(reader), 3, 'leased: still pending, in all three parts');
+  assert.equal(await ctx.bus.pendingCount('repo-a/claude-1'), 3);
+  await ctx.bus.readInbox({ reader: 'repo-a/claude-1', via: 'read_inbox' });
+  assert.equal(await ctx.store.pendingCount(reader), 3, 'a read takes none of it');
+});

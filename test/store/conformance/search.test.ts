@@ -14,6 +14,7 @@ import { livenessFrom } from '../../../src/core/liveness.js';
 import { openAuditLog } from '../../../src/runtime.js';
 import { parseSearchQuery } from '../../../src/core/search-query.js';
 import { systemProcessTable } from '../../../src/sessions/procs.js';
+import type { SearchFilter } from '../../../src/model/search.js';
 import { conformance, found, sendMail, type CoreBus } from './harness.js';
 
 conformance('search finds words, "phrases" and prefixes the same on both engines, each send once, newest first, as each reader may see it', async (ctx) => {
@@ -368,4 +369,90 @@ test('postgres: two processes keeping the index current as they send index every
     await other.close();
     await ctx.close();
   }
+});
+
+/** A stored copy as the search rule reads it. */
+interface StoredCopy {
+  position: number;
+  message_id: string;
+  from_agent: string;
+  to_agent: string;
+  addressed_to: string | null;
+  to_group: string | null;
+  thread_id: string;
+  sent_at: string;
+}
+
+/** QUERIES.md's "Searching mail", in plain code: whether a search with `filter` may return `copy`. */
+function passes(copy: StoredCopy, filter: SearchFilter): boolean {
+  const under = (name: string, prefix: string): boolean => name.startsWith(prefix);
+  const { visibleTo } = filter;
+  if (visibleTo !== null) {
+    const own = copy.from_agent === visibleTo.name || copy.to_agent === visibleTo.name;
+    const repo = visibleTo.repo;
+    const repos =
+      repo !== null &&
+      (copy.to_group === repo || copy.from_agent === repo || copy.to_agent === repo || under(copy.from_agent, `${repo}/`) || under(copy.to_agent, `${repo}/`));
+    if (!own && !repos) return false;
+  }
+  if (filter.from !== null && !(copy.from_agent === filter.from || under(copy.from_agent, `${filter.from}/`) || under(copy.from_agent, `${filter.from}-`))) return false;
+  if (filter.to !== null && !(copy.to_agent === filter.to || copy.addressed_to === filter.to || copy.to_group === filter.to)) return false;
+  if (filter.thread !== null && !under(copy.thread_id, filter.thread)) return false;
+  if (filter.since !== null && copy.sent_at < filter.since) return false;
+  if (filter.before !== null && copy.position >= filter.before) return false;
+  return true;
+}
+
+conformance('search: who sees what and every filter, as QUERIES.md says, copy by copy', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/claude-1', 'repo-a/codex', 'repo-b/claude', 'legacy/bot', 'human', 'ops', 'ops/claude']);
+  // Filed under repo-a by its repo column alone (an older roster's row): reached by mail to repo-a.
+  ctx.paths.sql("UPDATE agents SET group_name = 'repo-a' WHERE name = 'legacy/bot'");
+  const direct = await sendMail(ctx, 'human', 'repo-a/claude', 'zebra one');
+  await sendMail(ctx, 'repo-a/claude-1', 'human', 'zebra two');
+  const toRepo = await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'zebra three' });
+  await sendMail(ctx, 'repo-b/claude', 'ops/claude', 'zebra four');
+  const fromOps = await sendMail(ctx, 'ops', 'repo-b/claude', 'zebra five');
+  await ctx.bus.send({ from: 'human', to: '*', body: 'zebra six' });
+  // Rows an older agent-bus wrote: to the bare repo name, and from it.
+  for (const [id, from, to] of [['old-to', 'repo-b/claude', 'repo-a'], ['old-from', 'repo-a', 'human']]) {
+    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) VALUES ('${id}', '${from}', '${to}', 'zebra old', 't-${id}', '${nowStamp()}')`);
+  }
+  const earlier = formatStamp(nowMicros() - 2 * 86_400_000_000);
+  ctx.paths.sql(`UPDATE messages SET sent_at = '${earlier}' WHERE message_id = '${direct}'`);
+  const position = ctx.engine === 'sqlite' ? 'rowid' : 'seq';
+  const copies = ctx.paths.rows<StoredCopy>(`SELECT ${position} AS position, message_id, from_agent, to_agent, addressed_to, to_group, thread_id, sent_at FROM messages`).map((copy) => ({ ...copy, position: Number(copy.position) }));
+  const thread = copies.find((copy) => copy.message_id === toRepo.message_ids[0])?.thread_id as string;
+  const middle = [...copies].sort((a, b) => a.position - b.position)[Math.floor(copies.length / 2)]?.position as number;
+  const none: SearchFilter = { visibleTo: null, from: null, to: null, thread: null, since: null, before: null };
+  const filters: SearchFilter[] = [
+    none,
+    ...[
+      { name: 'human', repo: null },
+      { name: 'ops', repo: null },
+      { name: 'repo-a/codex', repo: 'repo-a' },
+      { name: 'repo-a/claude-1', repo: 'repo-a' },
+      { name: 'repo-b/claude', repo: 'repo-b' },
+      { name: 'ops/claude', repo: 'ops' },
+    ].map((visibleTo) => ({ ...none, visibleTo })),
+    ...['repo-a', 'repo-a/claude', 'human', 'ops'].map((from) => ({ ...none, from })),
+    ...['repo-a', 'repo-b', '*', 'human', 'repo-a/codex'].map((to) => ({ ...none, to })),
+    { ...none, thread: thread.slice(0, 8) },
+    { ...none, since: formatStamp(nowMicros() - 86_400_000_000) },
+    { ...none, before: middle },
+    { ...none, visibleTo: { name: 'repo-a/codex', repo: 'repo-a' }, from: 'human', to: 'repo-a' },
+    { ...none, visibleTo: { name: 'human', repo: null }, before: middle, since: formatStamp(nowMicros() - 86_400_000_000) },
+  ];
+  for (const filter of filters) {
+    const got = (await ctx.store.searchMessages(parseSearchQuery('zebra'), filter, 1000)).map((copy) => copy.messageId);
+    const want = copies.filter((copy) => passes(copy, filter)).sort((a, b) => b.position - a.position).map((copy) => copy.message_id);
+    assert.ok(want.length > 0, `${JSON.stringify(filter)} finds something`);
+    assert.deepEqual(got, want, JSON.stringify(filter));
+  }
+  // Spelled out: a person sees its own mail, not that of the repo that has its name.
+  const ops = await ctx.store.searchMessages(parseSearchQuery('zebra'), { ...none, visibleTo: { name: 'ops', repo: null } }, 100);
+  assert.deepEqual(ops.map((copy) => [copy.fromAgent, copy.toAgent]), [['human', 'ops'], ['ops', 'repo-b/claude']]);
+  assert.equal(fromOps, ops[1]?.messageId);
+  // A copy filed under the repo by its repo column alone is the repo's to see.
+  const codex = await ctx.store.searchMessages(parseSearchQuery('zebra'), { ...none, visibleTo: { name: 'repo-a/codex', repo: 'repo-a' } }, 100);
+  assert.ok(codex.some((copy) => copy.toAgent === 'legacy/bot' && copy.addressedTo === 'repo-a'));
 });

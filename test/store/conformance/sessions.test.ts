@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { readAudit } from '../../helpers/bus-env.js';
 import type { SessionLiveness } from '../../../src/core/liveness.js';
+import { registrationsFor } from '../../../src/core/roster.js';
 import { keyOf } from '../../../src/core/sessions.js';
 import { systemProcessTable } from '../../../src/sessions/procs.js';
 import { conformance, type CoreBus } from './harness.js';
@@ -153,3 +154,34 @@ conformance(
   },
   { AGENT_BUS_HUB_SESSION_IDLE_MINUTES: '5' },
 );
+
+conformance("a rename: the new name keeps a topic of its own, else takes the old name's; renamed away from the client address, the old name keeps its row, topic and mail", async (ctx) => {
+  await ctx.register(['human', 'repo-a/codex-1', 'repo-a/codex-2', 'repo-a/codex-docs', 'repo-b/codex']);
+  const topic = async (name: string) => (await ctx.store.getAgent(name))?.topic;
+  // The store's part of a rename, as the core plans it (no session row is needed for the roster's part).
+  const rename = (from: string, to: string, moveMail: boolean) =>
+    ctx.store.renameSession({
+      key: { serverPid: nextPid++, serverStarted: 'x', clientAddress: to.slice(0, to.lastIndexOf('-')) },
+      to,
+      now: nowStamp(),
+      plan: () => ({ from, takeOver: [], moveMail, registrations: registrationsFor(to, '/repos/a', true) }),
+    });
+  await ctx.bus.setTopic('repo-a/codex-1', 'the old name\'s');
+  await ctx.bus.setTopic('repo-a/codex-docs', 'its own');
+  await ctx.bus.setTopic('repo-a/codex-2', 'the second');
+  // Into a name that has a topic of its own: it keeps it.
+  await rename('repo-a/codex-1', 'repo-a/codex-docs', true);
+  assert.equal(await topic('repo-a/codex-docs'), 'its own');
+  assert.equal(await ctx.store.getAgent('repo-a/codex-1'), null, 'the old name left the roster, its topic with it');
+  // Into a name that has none: it takes the old name's.
+  await rename('repo-a/codex-2', 'repo-a/codex-web', true);
+  assert.equal(await topic('repo-a/codex-web'), 'the second');
+  // Away from the shared client address: it keeps its row, its topic and its mail; the new name takes its topic.
+  await ctx.bus.setTopic('repo-b/codex', 'shared');
+  await ctx.bus.send({ from: 'human', to: 'repo-b/codex', body: 'for any codex of repo-b' });
+  const renamed = await rename('repo-b/codex', 'repo-b/codex-api', false);
+  assert.deepEqual(renamed, { from: 'repo-b/codex', moved: 0 });
+  assert.equal(await topic('repo-b/codex'), 'shared');
+  assert.equal(await topic('repo-b/codex-api'), 'shared');
+  assert.equal(ctx.count("SELECT COUNT(*) AS n FROM messages WHERE to_agent = 'repo-b/codex' AND read_at IS NULL"), 1);
+});
