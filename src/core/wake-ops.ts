@@ -16,7 +16,7 @@ export class Wakes {
 
   /** Count a wake of `agent` at `micros`, unless it was woken `perHour` times in the hour before (0: no limit). */
   take(agent: string, micros: number, perHour: number): Promise<boolean> {
-    return this.store.takeWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), (recent) => perHour <= 0 || recent < perHour);
+    return this.store.countWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), (recent) => perHour <= 0 || recent < perHour);
   }
 
   /** The watchers waiting for mail of an agent in `repo`. */
@@ -25,15 +25,15 @@ export class Wakes {
   }
 
   claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void> {
-    return this.store.claimWatch(session, token, pid, now, agent);
+    return this.store.setWatcher(session, token, pid, now, agent);
   }
 
   holdsWatch(session: string, token: string): Promise<boolean> {
-    return this.store.holdsWatch(session, token);
+    return this.store.isWatcher(session, token);
   }
 
   releaseWatch(session: string, token: string): Promise<void> {
-    return this.store.releaseWatch(session, token);
+    return this.store.clearWatcher(session, token);
   }
 
   /** Whether a reader in `repo` has claimed, read or is showing (leased) its copy of a fan-out. */

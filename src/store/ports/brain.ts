@@ -35,8 +35,8 @@ export interface BrainPort {
   /** Record a fetch that did not reconcile (the source was unavailable): the channel is untouched. */
   recordBrainState(state: BrainState): Promise<void>;
   brainState(channel: string): Promise<BrainState | null>;
-  /** Claim a brain marker for writing back: false when it was taken before (by any process). */
-  takeMarker(key: string, session: string, now: string): Promise<boolean>;
+  /** Record a brain marker before writing it back, once: false when any process recorded it before. */
+  recordMarker(key: string, session: string, now: string): Promise<boolean>;
 }
 
 export const BRAIN_ATTEMPTS = {
@@ -45,5 +45,5 @@ export const BRAIN_ATTEMPTS = {
   recordBrainState: 'retryable',
   brainState: 'retryable',
   // Run again, it finds its own marker and answers false.
-  takeMarker: 'once',
+  recordMarker: 'once',
 } as const satisfies AttemptsOf<BrainPort>;

@@ -1,11 +1,12 @@
-/** The inbox: what a reader may take, reading and leasing it, the repo-wide claims, and what is pending. */
+/** The inbox: what a reader has waiting, reading it or leasing it to a hook that shows it, the repo-wide claims, and what is pending. */
 import type { MessageRecord } from '../../model/records.js';
 import type { ReceiptWay } from '../../model/receipts.js';
 import type { AttemptsOf } from './attempts.js';
 
 export interface ReaderIdentity {
   name: string;
-  group: string;
+  /** The repo the reader is in: its fan-out copies are filed under it. */
+  repo: string;
   /** The client address the reader shares with sibling sessions, or null. */
   clientAddress: string | null;
   isSession: boolean;
@@ -27,7 +28,7 @@ export interface InboxQuery {
   now: string;
 }
 
-/** One copy of a fan-out in the reader's repo, as a take sees it. */
+/** One copy of a fan-out in the reader's repo, as a read or a lease sees it. */
 export interface FanoutCopy {
   messageId: string;
   fanoutId: string;
@@ -36,9 +37,9 @@ export interface FanoutCopy {
   readAt: string | null;
 }
 
-/** What the core decides about the rows a read takes (core/inbox.ts). */
+/** What the core decides about the rows a read or a lease selects (core/inbox.ts). */
 export interface InboxDecision {
-  /** The rows as they are after the take: claimed_by set where this take claims. */
+  /** The rows as they are after the read or the lease: claimed_by set where it claims. */
   rows: MessageRecord[];
   /** Fan-outs to claim for the reader in its repo: every unclaimed copy there gets claimed_by = the reader. */
   claims: string[];
@@ -49,27 +50,28 @@ export interface InboxDecision {
 }
 
 /**
- * What a take holds, as its reader gives it back: rows leased by `lease`, and the fan-outs it claimed
+ * What a lease holds, as its reader gives it back: rows leased by `lease`, and the fan-outs it claimed
  * (a claim is given back only for a fan-out among those rows, where the reader still holds it).
  */
-export interface HeldTake {
+export interface HeldLease {
   lease: string;
   messageIds: string[];
   claims: string[];
 }
 
-/** Mail a take showed, as its reader confirms it (over the hub, in a request of its own): the take's lease proves it. */
-export interface ShownTake {
+/** Mail a lease showed, as its reader confirms it (over the hub, in a request of its own): the lease proves it. */
+export interface ShownLease {
   reader: ReaderIdentity;
   lease: string;
   messageIds: string[];
   settle: string[];
 }
 
-export interface InboxTake {
+/** What a read or a lease selects, and the decision over it. */
+export interface InboxSelection {
   query: InboxQuery;
   /**
-   * Called once inside the take's transaction with the rows selected and every copy, in
+   * Called once inside the transaction with the rows selected and every copy, in
    * the reader's repo, of the fan-outs among them.
    */
   decide(rows: MessageRecord[], copies: FanoutCopy[]): InboxDecision;
@@ -81,8 +83,8 @@ export interface ReadOutcome {
   decision: InboxDecision;
 }
 
-export interface TakeOutcome extends ReadOutcome {
-  /** The lease the take holds on its rows. */
+export interface LeaseOutcome extends ReadOutcome {
+  /** The lease held on the rows. */
   lease: string;
 }
 
@@ -93,25 +95,25 @@ export interface InboxPort {
    * Read: select, decide once, then in the same transaction claim what the decision
    * claims and mark the rows and the copies it settles read and delivered at `now`, by `via`.
    */
-  readInbox(input: InboxTake & { via: ReceiptWay }): Promise<ReadOutcome>;
+  readInbox(input: InboxSelection & { via: ReceiptWay }): Promise<ReadOutcome>;
   /**
-   * Take, for a hook that marks mail delivered only once it has printed it (so a hook
+   * Lease, for a hook that marks mail delivered only once it has printed it (so a hook
    * that dies first loses nothing): select, decide once, claim, and lease the rows with
    * `lease` (a stamp, compared as text with later queries' `now`, then a token), leaving them unread.
    */
-  takeInbox(input: InboxTake & { lease: string }): Promise<TakeOutcome>;
+  leaseInbox(input: InboxSelection & { lease: string }): Promise<LeaseOutcome>;
   /**
-   * Mark mail a take showed read and delivered at `now` by `via`: each of its rows still unread,
-   * still leased by the take and addressed to a name the reader reads (its own, its client
-   * address, its bare repo name); and each copy the take settles that is still unread, at the
+   * Mark mail a lease showed read and delivered at `now` by `via`: each of its rows still unread,
+   * still under that lease and addressed to a name the reader reads (its own, its client
+   * address, its bare repo name); and each copy the read settles that is still unread, at the
    * reader's client address, of a fan-out among the rows marked. The rows marked, as they now stand.
    */
-  markDelivered(shown: ShownTake, now: string, via: ReceiptWay): Promise<MessageRecord[]>;
+  markDelivered(shown: ShownLease, now: string, via: ReceiptWay): Promise<MessageRecord[]>;
   /**
-   * Give back mail a take could not show: its leases (only where they are still the take's),
+   * Give back mail a lease could not show: its leases (only where they are still this lease),
    * and its claims where the reader still holds them and the copy is unread.
    */
-  releaseLeases(reader: ReaderIdentity, taken: HeldTake): Promise<void>;
+  releaseLeases(reader: ReaderIdentity, held: HeldLease): Promise<void>;
   /** How much of the reader's inbox is unread: the inbox's rows, leased ones too (mail being shown is still unread). */
   pendingCount(reader: ReaderIdentity): Promise<number>;
   /** The copies of a fan-out in one repo, with whether each is leased. */
@@ -120,11 +122,11 @@ export interface InboxPort {
 
 export const INBOX_ATTEMPTS = {
   peekInbox: 'retryable',
-  // A read or a take run again finds its rows read or leased already: it answers with nothing.
+  // A read or a lease run again finds its rows read or leased already: it answers with nothing.
   readInbox: 'once',
-  takeInbox: 'once',
+  leaseInbox: 'once',
   markDelivered: 'once',
-  // Gives back only what is still the take's: a second run finds nothing left to give back.
+  // Gives back only what is still the lease's: a second run finds nothing left to give back.
   releaseLeases: 'retryable',
   pendingCount: 'retryable',
   fanoutCopies: 'retryable',

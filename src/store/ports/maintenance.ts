@@ -29,8 +29,8 @@ export interface MaintenancePort {
    * by itself (PostgreSQL's autovacuum).
    */
   reclaimSpace(): Promise<{ before: number; after: number } | null>;
-  /** Take a maintenance task's turn when it last ran before `notSince` (or never): true for one caller only. */
-  claimMaintenance(task: string, now: string, notSince: string): Promise<boolean>;
+  /** Start a run of a maintenance task if its last run started before `notSince` (or it never ran): true for one caller only. */
+  startMaintenanceRun(task: string, now: string, notSince: string): Promise<boolean>;
   /** The engine, the schema version the store is at and the one this program writes, and a quick integrity check's findings (none: whole). */
   integrity(): Promise<StoreIntegrity>;
 }
@@ -39,7 +39,7 @@ export const MAINTENANCE_ATTEMPTS = {
   // Run again, a prune finds what it removed gone and counts nothing.
   prune: 'once',
   reclaimSpace: 'retryable',
-  // Run again, the turn is taken (by the first run) and it answers false.
-  claimMaintenance: 'once',
+  // Run again, it finds the run its first run started and answers false.
+  startMaintenanceRun: 'once',
   integrity: 'retryable',
 } as const satisfies AttemptsOf<MaintenancePort>;

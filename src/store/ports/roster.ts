@@ -36,11 +36,11 @@ export interface RosterPort {
   touch(names: string[], now: string): Promise<void>;
   getAgent(name: string): Promise<AgentRecord | null>;
   /**
-   * Every row that may belong to repo `group`: its group column is `group`, its name is
-   * `group`, or it has no group column and its name begins `group/`. A superset: the
-   * core decides membership (core/roster.ts).
+   * Every row that may belong to repo `repo`: its repo column (group_name) is `repo`, its name
+   * is `repo`, or it has no repo column and its name begins `repo/`. A superset: the core
+   * decides membership (core/roster.ts).
    */
-  agentsOfRepo(group: string): Promise<AgentRecord[]>;
+  agentsOfRepo(repo: string): Promise<AgentRecord[]>;
   /**
    * The roster, its unread counts and its session holders in one snapshot. `orphansOf` is
    * called once, with the roster and the names unread mail is addressed to, and names the

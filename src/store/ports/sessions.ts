@@ -2,7 +2,7 @@
 import type { AgentRecord, ClientRoute, Registration, SessionKey, SessionRecord } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 
-export interface ClaimDecision {
+export interface SessionStartDecision {
   /** The address this session takes: a session address, or the client address it must share. */
   name: string;
   /** Rows ended longer ago than the resume window: deleted. */
@@ -17,7 +17,7 @@ export interface ClaimDecision {
   registrations: Registration[];
 }
 
-export interface ClaimInput<D extends ClaimDecision> {
+export interface SessionStart<D extends SessionStartDecision> {
   clientAddress: string;
   /** The client address's repo: its roster rows are read for the decision, and given-up mail stays within it. */
   repo: string;
@@ -25,7 +25,7 @@ export interface ClaimInput<D extends ClaimDecision> {
   row: Omit<SessionRecord, 'name' | 'endedAt'>;
   now: string;
   /**
-   * Called once inside the claim's transaction with the client address's session rows and
+   * Called once inside the start's transaction with the client address's session rows and
    * the rows that may belong to its repo (as agentsOfRepo reads them).
    */
   decide(rows: SessionRecord[], roster: AgentRecord[]): D;
@@ -37,7 +37,7 @@ export interface AddressMove {
   moved: number;
 }
 
-export interface ClaimOutcome<D extends ClaimDecision> {
+export interface SessionStartOutcome<D extends SessionStartDecision> {
   decision: D;
   /**
    * Each address given up: its unread mail moved to the client address, except fan-out
@@ -49,8 +49,8 @@ export interface ClaimOutcome<D extends ClaimDecision> {
 
 export interface RenamePlan {
   from: string;
-  /** Ended rows holding the new name (a label left behind): deleted, their mail taken over. */
-  takeOver: SessionKey[];
+  /** Ended rows holding the new name (a label left behind): replaced by the renamed row, their mail now its. */
+  replace: SessionKey[];
   /**
    * False when renaming away from the shared client address: its mail stays for the others.
    * True: unread mail to the old name moves to the new one, mail the old name sent that nobody
@@ -71,7 +71,7 @@ export interface RenameInput {
 
 export interface SessionsPort {
   sessionRows(clientAddress?: string): Promise<SessionRecord[]>;
-  claimSession<D extends ClaimDecision>(input: ClaimInput<D>): Promise<ClaimOutcome<D>>;
+  startSession<D extends SessionStartDecision>(input: SessionStart<D>): Promise<SessionStartOutcome<D>>;
   /**
    * Mark a session ended; `giveUp` decides, from the client's rows read inside
    * the transaction, whether its address is given up (mail to the client address).
@@ -102,8 +102,8 @@ export interface SessionsPort {
 
 export const SESSIONS_ATTEMPTS = {
   sessionRows: 'retryable',
-  // Run again, a claim decides anew over the rows its first run wrote.
-  claimSession: 'once',
+  // Run again, a start decides anew over the rows its first run wrote.
+  startSession: 'once',
   // Run again, it finds the session ended already and answers null.
   endSession: 'once',
   renameSession: 'once',

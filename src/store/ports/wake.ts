@@ -7,22 +7,22 @@ export interface WakePort {
    * `allow` is called once with how many wakes of `agent` remain, and when it allows, this
    * wake is recorded at `now`. Returns what `allow` said.
    */
-  takeWake(agent: string, now: string, since: string, allow: (recent: number) => boolean): Promise<boolean>;
-  /** Become the session's watcher (replacing any other), waiting for `agent`'s mail. */
-  claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void>;
+  countWake(agent: string, now: string, since: string, allow: (recent: number) => boolean): Promise<boolean>;
+  /** Set the session's watcher (replacing any other): the process `pid`, known by `token`, waiting for `agent`'s mail. */
+  setWatcher(session: string, token: string, pid: number, now: string, agent: string): Promise<void>;
   /** Every watcher: the agent it waits for, and its process. */
   watchers(): Promise<Array<{ agent: string; pid: number }>>;
   /** Whether `token` is still the session's watcher (a newer one replaces it). */
-  holdsWatch(session: string, token: string): Promise<boolean>;
-  /** Stop being the session's watcher, if still it. */
-  releaseWatch(session: string, token: string): Promise<void>;
+  isWatcher(session: string, token: string): Promise<boolean>;
+  /** Clear the session's watcher, if `token` is still it. */
+  clearWatcher(session: string, token: string): Promise<void>;
 }
 
 export const WAKE_ATTEMPTS = {
   // Run again, a wake counts twice against the limit.
-  takeWake: 'once',
-  claimWatch: 'retryable',
+  countWake: 'once',
+  setWatcher: 'retryable',
   watchers: 'retryable',
-  holdsWatch: 'retryable',
-  releaseWatch: 'retryable',
+  isWatcher: 'retryable',
+  clearWatcher: 'retryable',
 } as const satisfies AttemptsOf<WakePort>;

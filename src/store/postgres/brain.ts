@@ -38,7 +38,7 @@ export function postgresBrain(pool: PostgresPool): BrainPort {
       return (await pool.one<BrainState>(`SELECT ${BRAIN_COLUMNS} FROM brain_state WHERE channel = $1`, [channel])) ?? null;
     },
 
-    async takeMarker(key, session, now) {
+    async recordMarker(key, session, now) {
       return (await pool.writeAlone('INSERT INTO brain_markers (marker_key, session, taken_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [key, session, now], false)) > 0;
     },
   };

@@ -1,10 +1,10 @@
 /**
- * The inbox on PostgreSQL: a read or a take holds its repo's inbox lock and row locks on the copies it
+ * The inbox on PostgreSQL: a read or a lease holds its repo's inbox lock and row locks on the copies it
  * claims, so a claim is decided exactly once across processes; an empty inbox is answered without either.
  */
 import { readRecord } from '../../model/receipts.js';
 import type { MessageRecord } from '../../model/records.js';
-import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxTake, TakeOutcome } from '../ports/inbox.js';
+import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxSelection, LeaseOutcome } from '../ports/inbox.js';
 import { FANOUT_COPY_FIELDS, MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { inboxParties, inboxSelect, inboxUnion, nothingRead, type InboxPlaceholders } from '../shared/inbox.js';
 import { LOCK, notifySql, type PostgresPool, type Query } from './pool.js';
@@ -32,24 +32,24 @@ function partiesParams(query: InboxQuery): unknown[] {
 }
 
 /** Select under the repo's inbox lock, lock the copies, decide once, claim. */
-async function takeRows(query: Query, input: InboxTake): Promise<InboxDecision> {
+async function selectAndClaim(query: Query, input: InboxSelection): Promise<InboxDecision> {
   const { reader } = input.query;
   const rows = (await query(input.query.actionableOnly ? ACTIONABLE_INBOX : INBOX, [...partiesParams(input.query), input.query.limit])).rows as MessageRecord[];
   const fanouts = [...new Set(rows.map((row) => row.fanoutId).filter((id): id is string => id !== null))];
   const copies =
     fanouts.length === 0
       ? []
-      : ((await query(`SELECT ${FANOUT_COPY_COLUMNS} FROM messages WHERE fanout_id = ANY($1::text[]) AND to_group = $2 ORDER BY message_id FOR UPDATE`, [fanouts, reader.group]))
+      : ((await query(`SELECT ${FANOUT_COPY_COLUMNS} FROM messages WHERE fanout_id = ANY($1::text[]) AND to_group = $2 ORDER BY message_id FOR UPDATE`, [fanouts, reader.repo]))
           .rows as FanoutCopy[]);
   const decision = input.decide(rows, copies);
   if (decision.claims.length > 0) {
-    await query('UPDATE messages SET claimed_by = $1 WHERE fanout_id = ANY($2::text[]) AND to_group = $3 AND claimed_by IS NULL', [reader.name, decision.claims, reader.group]);
+    await query('UPDATE messages SET claimed_by = $1 WHERE fanout_id = ANY($2::text[]) AND to_group = $3 AND claimed_by IS NULL', [reader.name, decision.claims, reader.repo]);
   }
   return decision;
 }
 
 export function postgresInbox(pool: PostgresPool): InboxPort {
-  /** Whether a read or a take would find anything: most find nothing, and answer without a transaction or a lock. */
+  /** Whether a read or a lease would find anything: most find nothing, and answer without a transaction or a lock. */
   const anyMail = async (query: InboxQuery): Promise<boolean> =>
     query.limit > 0 && (await pool.read(query.actionableOnly ? ANY_ACTIONABLE_MAIL : ANY_MAIL, partiesParams(query))).length > 0;
 
@@ -61,18 +61,18 @@ export function postgresInbox(pool: PostgresPool): InboxPort {
 
     async readInbox(input) {
       if (!(await anyMail(input.query))) return nothingRead();
-      return pool.transaction([[LOCK.inbox, input.query.reader.group]], async (query) => {
-        const decision = await takeRows(query, input);
+      return pool.transaction([[LOCK.inbox, input.query.reader.repo]], async (query) => {
+        const decision = await selectAndClaim(query, input);
         const now = input.query.now;
         await query(MARK_READ, [now, input.via, [...decision.rows.map((row) => row.messageId), ...decision.settle]]);
         return { messages: decision.rows.map((row) => readRecord(row, now, input.via)), decision };
       });
     },
 
-    async takeInbox(input): Promise<TakeOutcome> {
+    async leaseInbox(input): Promise<LeaseOutcome> {
       if (!(await anyMail(input.query))) return { ...nothingRead(), lease: input.lease };
-      return pool.transaction([[LOCK.inbox, input.query.reader.group]], async (query) => {
-        const decision = await takeRows(query, input);
+      return pool.transaction([[LOCK.inbox, input.query.reader.repo]], async (query) => {
+        const decision = await selectAndClaim(query, input);
         if (decision.rows.length > 0) {
           await query('UPDATE messages SET lease_until = $1 WHERE message_id = ANY($2::text[])', [input.lease, decision.rows.map((row) => row.messageId)]);
         }
@@ -80,25 +80,25 @@ export function postgresInbox(pool: PostgresPool): InboxPort {
       });
     },
 
-    async releaseLeases(reader, taken) {
-      if (taken.messageIds.length === 0) return;
-      await pool.transaction([[LOCK.inbox, reader.group]], async (query) => {
-        // Claims first: which fan-outs the take holds is read from its leased rows.
-        if (taken.claims.length > 0) {
+    async releaseLeases(reader, held) {
+      if (held.messageIds.length === 0) return;
+      await pool.transaction([[LOCK.inbox, reader.repo]], async (query) => {
+        // Claims first: which fan-outs the lease holds is read from its leased rows.
+        if (held.claims.length > 0) {
           await query(
             `UPDATE messages SET claimed_by = NULL WHERE fanout_id = ANY($1::text[]) AND to_group = $2 AND claimed_by = $3 AND read_at IS NULL
                AND fanout_id IN (SELECT fanout_id FROM messages WHERE message_id = ANY($4::text[]) AND lease_until = $5)`,
-            [taken.claims, reader.group, reader.name, taken.messageIds, taken.lease],
+            [held.claims, reader.repo, reader.name, held.messageIds, held.lease],
           );
         }
-        await query('UPDATE messages SET lease_until = NULL WHERE message_id = ANY($1::text[]) AND read_at IS NULL AND lease_until = $2', [taken.messageIds, taken.lease]);
+        await query('UPDATE messages SET lease_until = NULL WHERE message_id = ANY($1::text[]) AND read_at IS NULL AND lease_until = $2', [held.messageIds, held.lease]);
       });
     },
 
     async markDelivered(shown, now, via) {
       if (shown.messageIds.length === 0) return [];
       const { me, shared, bareRepo } = inboxParties(shown.reader);
-      // One statement, one round trip: the rows still the take's, then the copies they settle, then the NOTIFY.
+      // One statement, one round trip: the rows still under the lease, then the copies they settle, then the NOTIFY.
       const rows = await pool.read<MessageRecord & { settled?: unknown; notified?: unknown }>(
         `WITH marked AS (
            ${MARK_READ} AND lease_until = $4 AND to_agent IN ($5, $6, $7)

@@ -47,7 +47,7 @@ export function postgresMaintenance(pool: PostgresPool): MaintenancePort {
       return null;
     },
 
-    async claimMaintenance(task, now, notSince) {
+    async startMaintenanceRun(task, now, notSince) {
       return (
         (await pool.writeAlone(
           `INSERT INTO maintenance (task, last_run_at) VALUES ($1, $2)

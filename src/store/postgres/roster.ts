@@ -13,9 +13,9 @@ const SESSION_COLUMNS = selectList(SESSION_FIELDS);
 export const REPO_ROWS = `SELECT ${AGENT_COLUMNS} FROM agents
   WHERE group_name = $1 OR name = $1 OR (group_name IS NULL AND name >= $2 AND name < $3) ORDER BY name`;
 
-export function repoParams(group: string): unknown[] {
-  const { from, to } = namesUnder(group);
-  return [group, from, to];
+export function repoParams(repo: string): unknown[] {
+  const { from, to } = namesUnder(repo);
+  return [repo, from, to];
 }
 
 /** Put names on the roster (inside the caller's transaction): the owner's registration updates the repo path too. */
@@ -59,8 +59,8 @@ export function postgresRoster(pool: PostgresPool): RosterPort {
       return (await pool.one<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = $1`, [name])) ?? null;
     },
 
-    async agentsOfRepo(group) {
-      return pool.read<AgentRecord>(REPO_ROWS, repoParams(group));
+    async agentsOfRepo(repo) {
+      return pool.read<AgentRecord>(REPO_ROWS, repoParams(repo));
     },
 
     async roster(orphansOf) {

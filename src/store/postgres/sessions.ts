@@ -1,4 +1,4 @@
-/** Sessions, their routes and their counters on PostgreSQL: a client address's lock serializes its claims, ends and renames. */
+/** Sessions, their routes and their counters on PostgreSQL: a client address's lock serializes its starts, ends and renames. */
 import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../../model/records.js';
 import type { AddressMove, SessionsPort } from '../ports/sessions.js';
 import { ROUTE_FIELDS, selectList, SESSION_FIELDS } from '../shared/columns.js';
@@ -42,7 +42,7 @@ export function postgresSessions(pool: PostgresPool): SessionsPort {
       return pool.read<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = $1 ORDER BY started_at, server_pid`, [clientAddress]);
     },
 
-    async claimSession(input) {
+    async startSession(input) {
       return pool.transaction(
         [
           [LOCK.client, input.clientAddress],
@@ -92,7 +92,7 @@ export function postgresSessions(pool: PostgresPool): SessionsPort {
       return pool.transaction([[LOCK.client, input.key.clientAddress]], async (query) => {
         const plan = input.plan(await rowsOf(query, input.key.clientAddress));
         const from = plan.from;
-        for (const key of plan.takeOver) await query(`DELETE FROM sessions WHERE ${SESSION_KEY}`, keyParams(key));
+        for (const key of plan.replace) await query(`DELETE FROM sessions WHERE ${SESSION_KEY}`, keyParams(key));
         // The new name keeps a topic of its own, else takes the old name's (QUERIES.md, "Renaming a session").
         const oldTopic = ((await query('SELECT topic FROM agents WHERE name = $1', [from])).rows[0]?.topic as string | null | undefined) ?? null;
         await registerWith(query, plan.registrations, input.now);

@@ -4,7 +4,7 @@ import { LOCK, type PostgresPool } from './pool.js';
 
 export function postgresWake(pool: PostgresPool): WakePort {
   return {
-    async takeWake(agent, now, since, allow) {
+    async countWake(agent, now, since, allow) {
       return pool.transaction(
         [[LOCK.wakes, agent]],
         async (query) => {
@@ -18,7 +18,7 @@ export function postgresWake(pool: PostgresPool): WakePort {
       );
     },
 
-    async claimWatch(session, token, pid, now, agent) {
+    async setWatcher(session, token, pid, now, agent) {
       await pool.transaction(
         [],
         (query) =>
@@ -35,11 +35,11 @@ export function postgresWake(pool: PostgresPool): WakePort {
       return pool.read<{ agent: string; pid: number }>('SELECT agent, pid FROM watchers WHERE agent IS NOT NULL ORDER BY session');
     },
 
-    async holdsWatch(session, token) {
+    async isWatcher(session, token) {
       return (await pool.one<{ token: string }>('SELECT token FROM watchers WHERE session = $1', [session]))?.token === token;
     },
 
-    async releaseWatch(session, token) {
+    async clearWatcher(session, token) {
       await pool.writeAlone('DELETE FROM watchers WHERE session = $1 AND token = $2', [session, token], false);
     },
   };

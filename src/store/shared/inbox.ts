@@ -21,7 +21,7 @@ export interface InboxParties {
 
 export function inboxParties(reader: ReaderIdentity): InboxParties {
   const shared = reader.isSession ? reader.clientAddress : null;
-  return { me: reader.name, repo: reader.group, shared, sharedOrMe: shared ?? reader.name, bareRepo: reader.group !== reader.name ? reader.group : null };
+  return { me: reader.name, repo: reader.repo, shared, sharedOrMe: shared ?? reader.name, bareRepo: reader.repo !== reader.name ? reader.repo : null };
 }
 
 /** Where each engine binds the inbox's parties: a placeholder for each. */
@@ -70,7 +70,7 @@ export function inboxSelect(at: InboxPlaceholders, options: { now: string; actio
   return `SELECT * FROM (${inboxUnion(at, { includeLeased: false, now: options.now })}) x ${filter} ORDER BY x."sentAt", x."messageId" LIMIT ${options.limit}`;
 }
 
-/** A read or a take that found nothing. */
+/** A read or a lease that found nothing. */
 export function nothingRead(): ReadOutcome {
   return { messages: [], decision: { rows: [], claims: [], contested: [], settle: [] } };
 }

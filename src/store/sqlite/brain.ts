@@ -39,7 +39,7 @@ export function sqliteBrain(db: SqliteConnection): BrainPort {
       return db.get<BrainState>(`SELECT ${BRAIN_COLUMNS} FROM brain_state WHERE channel = ?`, [channel]) ?? null;
     },
 
-    async takeMarker(key, session, now) {
+    async recordMarker(key, session, now) {
       return db.immediate(() => db.run('INSERT OR IGNORE INTO brain_markers (marker_key, session, taken_at) VALUES (?, ?, ?)', [key, session, now]).changes > 0);
     },
   };

@@ -1,7 +1,7 @@
-/** The inbox on SQLite: reads and takes answer an empty inbox without the write lock; the rest is one BEGIN IMMEDIATE. */
+/** The inbox on SQLite: reads and leases answer an empty inbox without the write lock; the rest is one BEGIN IMMEDIATE. */
 import { readRecord, type ReceiptWay } from '../../model/receipts.js';
 import type { MessageRecord } from '../../model/records.js';
-import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxTake, ReaderIdentity, TakeOutcome } from '../ports/inbox.js';
+import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxSelection, ReaderIdentity, LeaseOutcome } from '../ports/inbox.js';
 import { FANOUT_COPY_FIELDS, MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { inboxParties, inboxSelect, inboxUnion, nothingRead, type InboxPlaceholders } from '../shared/inbox.js';
 import type { Params, SqliteConnection } from './driver.js';
@@ -31,13 +31,13 @@ function copiesOf(db: SqliteConnection, rows: MessageRecord[], repo: string): Fa
   return copies;
 }
 
-/** Select, decide once, claim: the part of a read and a take that is the same. */
-function takeRows(db: SqliteConnection, input: InboxTake): InboxDecision {
+/** Select, decide once, claim: the part of a read and a lease that is the same. */
+function selectAndClaim(db: SqliteConnection, input: InboxSelection): InboxDecision {
   const rows = selectInbox(db, input.query);
   const { reader } = input.query;
-  const decision = input.decide(rows, copiesOf(db, rows, reader.group));
+  const decision = input.decide(rows, copiesOf(db, rows, reader.repo));
   for (const fanout of decision.claims) {
-    db.run('UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @repo AND claimed_by IS NULL', { me: reader.name, fanout, repo: reader.group });
+    db.run('UPDATE messages SET claimed_by = @me WHERE fanout_id = @fanout AND to_group = @repo AND claimed_by IS NULL', { me: reader.name, fanout, repo: reader.repo });
   }
   return decision;
 }
@@ -47,7 +47,7 @@ function markRead(db: SqliteConnection, ids: string[], now: string, via: Receipt
   for (const id of ids) db.run(MARK_READ, { now, via, id });
 }
 
-/** Whether a read or a take would find anything: most find nothing, and answer without the write lock. */
+/** Whether a read or a lease would find anything: most find nothing, and answer without the write lock. */
 function anyMail(db: SqliteConnection, query: InboxQuery): boolean {
   return query.limit > 0 && selectInbox(db, query, 1).length > 0;
 }
@@ -61,35 +61,35 @@ export function sqliteInbox(db: SqliteConnection): InboxPort {
     async readInbox(input) {
       if (!anyMail(db, input.query)) return nothingRead();
       return db.immediate(() => {
-        const decision = takeRows(db, input);
+        const decision = selectAndClaim(db, input);
         const now = input.query.now;
         markRead(db, [...decision.rows.map((row) => row.messageId), ...decision.settle], now, input.via);
         return { messages: decision.rows.map((row) => readRecord(row, now, input.via)), decision };
       });
     },
 
-    async takeInbox(input): Promise<TakeOutcome> {
+    async leaseInbox(input): Promise<LeaseOutcome> {
       if (!anyMail(db, input.query)) return { ...nothingRead(), lease: input.lease };
       return db.immediate(() => {
-        const decision = takeRows(db, input);
+        const decision = selectAndClaim(db, input);
         for (const row of decision.rows) db.run('UPDATE messages SET lease_until = ? WHERE message_id = ?', [input.lease, row.messageId]);
         return { messages: decision.rows, decision, lease: input.lease };
       });
     },
 
-    async releaseLeases(reader: ReaderIdentity, taken) {
-      if (taken.messageIds.length === 0) return;
-      const ids = JSON.stringify(taken.messageIds);
+    async releaseLeases(reader: ReaderIdentity, held) {
+      if (held.messageIds.length === 0) return;
+      const ids = JSON.stringify(held.messageIds);
       db.immediate(() => {
-        // Claims first: which fan-outs the take holds is read from its leased rows.
-        for (const fanout of taken.claims) {
+        // Claims first: which fan-outs the lease holds is read from its leased rows.
+        for (const fanout of held.claims) {
           db.run(
             `UPDATE messages SET claimed_by = NULL WHERE fanout_id = @fanout AND to_group = @repo AND claimed_by = @me AND read_at IS NULL
                AND EXISTS (SELECT 1 FROM messages t WHERE t.message_id IN (SELECT value FROM json_each(@ids)) AND t.lease_until = @lease AND t.fanout_id = @fanout)`,
-            { fanout, repo: reader.group, me: reader.name, ids, lease: taken.lease },
+            { fanout, repo: reader.repo, me: reader.name, ids, lease: held.lease },
           );
         }
-        for (const id of taken.messageIds) db.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL AND lease_until = ?', [id, taken.lease]);
+        for (const id of held.messageIds) db.run('UPDATE messages SET lease_until = NULL WHERE message_id = ? AND read_at IS NULL AND lease_until = ?', [id, held.lease]);
       });
     },
 

@@ -48,7 +48,7 @@ export function sqliteMaintenance(db: SqliteConnection): MaintenancePort {
       return { before, after: size() };
     },
 
-    async claimMaintenance(task, now, notSince) {
+    async startMaintenanceRun(task, now, notSince) {
       return db.immediate(
         () =>
           db.run(

@@ -33,14 +33,14 @@ export function registerNow(db: SqliteConnection, registrations: Registration[],
   }
 }
 
-/** The rows that may belong to repo `group` (RosterPort.agentsOfRepo). */
-export function repoRows(db: SqliteConnection, group: string): AgentRecord[] {
-  // The range is every name that begins `group/`, through the primary key.
-  const { from, to } = namesUnder(group);
+/** The rows that may belong to `repo` (RosterPort.agentsOfRepo). */
+export function repoRows(db: SqliteConnection, repo: string): AgentRecord[] {
+  // The range is every name that begins `repo/`, through the primary key.
+  const { from, to } = namesUnder(repo);
   return db.all<AgentRecord>(
     `SELECT ${AGENT_COLUMNS} FROM agents
-      WHERE group_name = @group OR name = @group OR (group_name IS NULL AND name >= @from AND name < @to) ORDER BY name`,
-    { group, from, to },
+      WHERE group_name = @repo OR name = @repo OR (group_name IS NULL AND name >= @from AND name < @to) ORDER BY name`,
+    { repo, from, to },
   );
 }
 
@@ -73,8 +73,8 @@ export function sqliteRoster(db: SqliteConnection): RosterPort {
       return db.get<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [name]) ?? null;
     },
 
-    async agentsOfRepo(group) {
-      return repoRows(db, group);
+    async agentsOfRepo(repo) {
+      return repoRows(db, repo);
     },
 
     async roster(orphansOf) {

@@ -39,7 +39,7 @@ export function sqliteSessions(db: SqliteConnection): SessionsPort {
       return rowsOf(db, clientAddress);
     },
 
-    async claimSession(input) {
+    async startSession(input) {
       return db.immediate(() => {
         const decision = input.decide(rowsOf(db, input.clientAddress), repoRows(db, input.repo));
         for (const key of [...decision.expire, ...decision.replace]) db.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, keyParams(key));
@@ -85,7 +85,7 @@ export function sqliteSessions(db: SqliteConnection): SessionsPort {
       return db.immediate(() => {
         const plan = input.plan(rowsOf(db, input.key.clientAddress));
         const from = plan.from;
-        for (const key of plan.takeOver) db.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, keyParams(key));
+        for (const key of plan.replace) db.run(`DELETE FROM sessions WHERE ${SESSION_KEY}`, keyParams(key));
         // The new name keeps a topic of its own, else takes the old name's (QUERIES.md, "Renaming a session").
         const oldTopic = db.get<{ topic: string | null }>('SELECT topic FROM agents WHERE name = ?', [from])?.topic ?? null;
         registerNow(db, plan.registrations, input.now);

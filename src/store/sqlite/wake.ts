@@ -4,7 +4,7 @@ import type { SqliteConnection } from './driver.js';
 
 export function sqliteWake(db: SqliteConnection): WakePort {
   return {
-    async takeWake(agent, now, since, allow) {
+    async countWake(agent, now, since, allow) {
       return db.immediate(() => {
         db.run('DELETE FROM wakes WHERE woken_at < ?', [since]);
         const recent = db.get<{ n: number }>('SELECT COUNT(*) AS n FROM wakes WHERE agent = ?', [agent])?.n ?? 0;
@@ -14,7 +14,7 @@ export function sqliteWake(db: SqliteConnection): WakePort {
       });
     },
 
-    async claimWatch(session, token, pid, now, agent) {
+    async setWatcher(session, token, pid, now, agent) {
       db.immediate(() =>
         db.run(
           `INSERT INTO watchers (session, token, pid, started_at, agent) VALUES (?, ?, ?, ?, ?)
@@ -28,11 +28,11 @@ export function sqliteWake(db: SqliteConnection): WakePort {
       return db.all<{ agent: string; pid: number }>('SELECT agent, pid FROM watchers WHERE agent IS NOT NULL');
     },
 
-    async holdsWatch(session, token) {
+    async isWatcher(session, token) {
       return db.get<{ token: string }>('SELECT token FROM watchers WHERE session = ?', [session])?.token === token;
     },
 
-    async releaseWatch(session, token) {
+    async clearWatcher(session, token) {
       db.immediate(() => db.run('DELETE FROM watchers WHERE session = ? AND token = ?', [session, token]));
     },
   };

@@ -129,8 +129,8 @@ conformance('mail a hook has taken is leased: nobody else takes it until it is s
     });
     assert.deepEqual(seen[1], ['leased']);
     await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
-    const reader = { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
-    const taken = await ctx.store.takeInbox({
+    const reader = { name: 'repo-a/claude', repo: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
+    const taken = await ctx.store.leaseInbox({
       query: { reader, limit: 10, actionableOnly: false, now: nowStamp() },
       decide: (rows, copies) => decideTake(rows, copies, reader),
       lease: newLease(nowMicros()),
@@ -187,7 +187,7 @@ conformance('pending mail counts leased mail too: in every part of the inbox, ma
   const reader = readerIdentity('repo-a/claude-1');
   const query = { reader, limit: 10, actionableOnly: false, now: nowStamp() };
   assert.equal(await ctx.store.pendingCount(reader), 3);
-  const taken = await ctx.store.takeInbox({ query, decide: (rows, copies) => decideTake(rows, copies, reader), lease: newLease(nowMicros()) });
+  const taken = await ctx.store.leaseInbox({ query, decide: (rows, copies) => decideTake(rows, copies, reader), lease: newLease(nowMicros()) });
   assert.deepEqual(taken.messages.map((message) => message.body).sort(), ['at its bare repo name', 'at its client address', 'its own']);
   assert.deepEqual(await ctx.store.peekInbox({ ...query, now: nowStamp() }), [], 'leased: no reader may take it');
   assert.equal(await ctx.store.pendingCount(reader), 3, 'leased: still pending, in all three parts');

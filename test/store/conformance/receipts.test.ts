@@ -116,7 +116,7 @@ conformance('receipts: a sender waiting hears each move another process makes, a
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(await other.recordDelivered([id], nowStamp(), 'web'), [id]);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const reader = { name: 'repo-a/claude', group: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
+    const reader = { name: 'repo-a/claude', repo: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
     await other.readInbox({ query: { reader, limit: 10, actionableOnly: false, now: nowStamp() }, decide: (rows, copies) => decideTake(rows, copies, reader), via: 'hook-user-prompt' });
     const outcome = await waiting;
     assert.deepEqual([outcome.reached, outcome.status.state, outcome.status.copies[0]?.read_via], [true, 'read', 'hook-user-prompt']);

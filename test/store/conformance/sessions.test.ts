@@ -164,7 +164,7 @@ conformance("a rename: the new name keeps a topic of its own, else takes the old
       key: { serverPid: nextPid++, serverStarted: 'x', clientAddress: to.slice(0, to.lastIndexOf('-')) },
       to,
       now: nowStamp(),
-      plan: () => ({ from, takeOver: [], moveMail, registrations: registrationsFor(to, '/repos/a', true) }),
+      plan: () => ({ from, replace: [], moveMail, registrations: registrationsFor(to, '/repos/a', true) }),
     });
   await ctx.bus.setTopic('repo-a/codex-1', 'the old name\'s');
   await ctx.bus.setTopic('repo-a/codex-docs', 'its own');
