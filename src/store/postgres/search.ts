@@ -148,55 +148,86 @@ export interface PostgresSearch extends SearchPort {
   close(): Promise<void>;
 }
 
-export function postgresSearch(pool: PostgresPool): PostgresSearch {
-  let closed = false;
+/**
+ * One store's indexing: at a search (waiting for another process's round, since a search must see
+ * every message), and, once asked, in the background after each batch of sends commits.
+ */
+class SearchIndexer {
+  private closed = false;
   /** Whether each batch of sends is indexed for search once it commits (keepSearchIndexCurrent). */
-  let indexingAfterSends = false;
+  private indexingAfterSends = false;
   /** The background indexing under way, if any, and whether sends committed since it looked. */
-  let backgroundIndexing: Promise<void> | null = null;
-  let indexAgain = false;
+  private backgroundIndexing: Promise<void> | null = null;
+  private indexAgain = false;
   /** Ends the background indexing's pause between rounds at once (on close). */
-  let endIndexPause: (() => void) | null = null;
+  private endIndexPause: (() => void) | null = null;
   /** What this process's last round of indexing saw: its snapshot and newest message (indexPendingSql). */
-  let lastIndexRound: { snapshot: string; newest: string | null; id: string } | null = null;
+  private lastIndexRound: { snapshot: string; newest: string | null; id: string } | null = null;
   /** indexPendingSql with the words read as this database can (LOWER_COLLATIONS), once known. */
-  let indexPendingText: string | null = null;
+  private indexPendingText: string | null = null;
 
-  /** The statement of a round of indexing, made once: which collation lowercases depends on the database. */
-  const indexPendingStatement = async (query: Query): Promise<string> => {
-    if (indexPendingText === null) {
-      const found = await query(
-        'SELECT collname FROM pg_collation WHERE collname = ANY($1::text[]) AND collencoding IN (-1, (SELECT encoding FROM pg_database WHERE datname = current_database()))',
-        [LOWER_COLLATIONS],
-      );
-      const names = found.rows.map((row) => row.collname as string);
-      const collation = LOWER_COLLATIONS.find((name) => names.includes(name)) ?? null;
-      indexPendingText = indexPendingSql(wordsSql('m.body', collation));
+  constructor(private readonly pool: PostgresPool) {}
+
+  keepUpWithSends(): void {
+    this.indexingAfterSends = true;
+  }
+
+  sendsCommitted(): void {
+    if (this.indexingAfterSends) this.indexInBackground();
+  }
+
+  /**
+   * Index what is not indexed yet, and again what an older agent-bus indexed otherwise (a row without
+   * WORDS_INDEXED): at or after LATE_POSITIONS below the 'words' position, up to which every message
+   * is indexed. An older agent-bus indexes only past its own mark ('messages' or 'parties'), which
+   * this version moves too. A search that finds nothing to do writes nothing and takes no lock.
+   */
+  async indexForSearch(): Promise<void> {
+    const due = await this.pool.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${PENDING_FOR_SEARCH}) AS due`, [anyOf([WORDS_INDEXED])]);
+    if (due?.due) await this.indexPending(true);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.endIndexPause?.();
+    await this.backgroundIndexing;
+  }
+
+  /**
+   * Index the sends just committed, off their path: the sends have been answered already, and the
+   * tokenizing runs on a connection of its own while the next batch is written. One round at a time;
+   * sends that commit meanwhile wait for the next, at least INDEX_PAUSE_MS later, so that a burst is
+   * indexed in a few large rounds rather than one per batch (each round has a cost of its own: its
+   * plan, and the positions it looks at again). A failure is left to the next search.
+   */
+  private indexInBackground(): void {
+    if (this.closed) return;
+    if (this.backgroundIndexing !== null) {
+      this.indexAgain = true;
+      return;
     }
-    return indexPendingText;
-  };
-
-  /** One round of indexPendingSql, after the one before it in this process; null when another indexer has the turn. */
-  const indexRound = (wait: boolean): Promise<Round | null> => {
-    const lock: AdvisoryLock = [LOCK.searchIndex, 'message_search'];
-    return pool.transaction(
-      wait ? [lock] : [],
-      async (query) => {
-        if (!wait) {
-          const mine = await query('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS mine', lock);
-          if (mine.rows[0]?.mine !== true) return null;
-        }
-        // A statement after the lock's: its snapshot holds what the indexer before this one wrote.
-        const before = lastIndexRound;
-        const params = [anyOf([WORDS_INDEXED]), before?.snapshot ?? null, before?.newest ?? null, before?.id ?? null];
-        const row = (await query(await indexPendingStatement(query), params)).rows[0] as { indexed: number; settled: boolean; snapshot: string; newest: string | null; id: string } | undefined;
-        if (row === undefined) return { indexed: 0, settled: false };
-        lastIndexRound = { snapshot: row.snapshot, newest: row.newest, id: row.id };
-        return { indexed: row.indexed, settled: row.settled };
-      },
-      false,
-    );
-  };
+    this.backgroundIndexing = (async () => {
+      for (;;) {
+        this.indexAgain = false;
+        const round = await this.indexPending(false);
+        // A round that indexed something has one more after it, which moves the marks past what it indexed.
+        if ((!this.indexAgain && (round === null || round.indexed === 0)) || this.closed) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, INDEX_PAUSE_MS);
+          this.endIndexPause = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.endIndexPause = null;
+        if (this.closed) return;
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        this.backgroundIndexing = null;
+      });
+  }
 
   /**
    * Index what is pending, a batch a transaction (a bus indexed all at once after an upgrade does it
@@ -206,106 +237,90 @@ export function postgresSearch(pool: PostgresPool): PostgresSearch {
    * A search ends with a round that moves the marks, if it can, so the next does not look again at
    * what this one indexed.
    */
-  const indexPending = async (wait: boolean): Promise<Round | null> => {
+  private async indexPending(wait: boolean): Promise<Round | null> {
     for (;;) {
-      const round = await indexRound(wait);
+      const round = await this.indexRound(wait);
       if (round === null) return null;
       if (round.indexed >= INDEX_BATCH) continue;
       if (!wait || round.settled || round.indexed === 0) return round;
     }
-  };
+  }
 
-  /**
-   * Index what is not indexed yet, and again what an older agent-bus indexed otherwise (a row without
-   * WORDS_INDEXED): at or after LATE_POSITIONS below the 'words' position, up to which every message
-   * is indexed. An older agent-bus indexes only past its own mark ('messages' or 'parties'), which
-   * this version moves too. A search that finds nothing to do writes nothing and takes no lock.
-   */
-  const indexForSearch = async (): Promise<void> => {
-    const due = await pool.one<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM messages m WHERE ${PENDING_FOR_SEARCH}) AS due`, [anyOf([WORDS_INDEXED])]);
-    if (due?.due) await indexPending(true);
-  };
-
-  /**
-   * Index the sends just committed, off their path: the sends have been answered already, and the
-   * tokenizing runs on a connection of its own while the next batch is written. One round at a time;
-   * sends that commit meanwhile wait for the next, at least INDEX_PAUSE_MS later, so that a burst is
-   * indexed in a few large rounds rather than one per batch (each round has a cost of its own: its
-   * plan, and the positions it looks at again). A failure is left to the next search.
-   */
-  const indexInBackground = (): void => {
-    if (closed) return;
-    if (backgroundIndexing !== null) {
-      indexAgain = true;
-      return;
+  /** The statement of a round of indexing, made once: which collation lowercases depends on the database. */
+  private async indexPendingStatement(query: Query): Promise<string> {
+    if (this.indexPendingText === null) {
+      const found = await query(
+        'SELECT collname FROM pg_collation WHERE collname = ANY($1::text[]) AND collencoding IN (-1, (SELECT encoding FROM pg_database WHERE datname = current_database()))',
+        [LOWER_COLLATIONS],
+      );
+      const names = found.rows.map((row) => row.collname as string);
+      const collation = LOWER_COLLATIONS.find((name) => names.includes(name)) ?? null;
+      this.indexPendingText = indexPendingSql(wordsSql('m.body', collation));
     }
-    backgroundIndexing = (async () => {
-      for (;;) {
-        indexAgain = false;
-        const round = await indexPending(false);
-        // A round that indexed something has one more after it, which moves the marks past what it indexed.
-        if ((!indexAgain && (round === null || round.indexed === 0)) || closed) return;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, INDEX_PAUSE_MS);
-          endIndexPause = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        endIndexPause = null;
-        if (closed) return;
-      }
-    })()
-      .catch(() => undefined)
-      .finally(() => {
-        backgroundIndexing = null;
-      });
-  };
+    return this.indexPendingText;
+  }
 
+  /** One round of indexPendingSql, after the one before it in this process; null when another indexer has the turn. */
+  private indexRound(wait: boolean): Promise<Round | null> {
+    const lock: AdvisoryLock = [LOCK.searchIndex, 'message_search'];
+    return this.pool.transaction(
+      wait ? [lock] : [],
+      async (query) => {
+        if (!wait) {
+          const mine = await query('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS mine', lock);
+          if (mine.rows[0]?.mine !== true) return null;
+        }
+        // A statement after the lock's: its snapshot holds what the indexer before this one wrote.
+        const before = this.lastIndexRound;
+        const params = [anyOf([WORDS_INDEXED]), before?.snapshot ?? null, before?.newest ?? null, before?.id ?? null];
+        const row = (await query(await this.indexPendingStatement(query), params)).rows[0] as { indexed: number; settled: boolean; snapshot: string; newest: string | null; id: string } | undefined;
+        if (row === undefined) return { indexed: 0, settled: false };
+        this.lastIndexRound = { snapshot: row.snapshot, newest: row.newest, id: row.id };
+        return { indexed: row.indexed, settled: row.settled };
+      },
+      false,
+    );
+  }
+}
+
+/** The copies matching `terms` that `filter` lets through, newest first, from an index brought up to date. */
+async function searchIndexed(pool: PostgresPool, terms: SearchTerm[], filter: SearchFilter, limit: number): Promise<PositionedMessage[]> {
+  const params: unknown[] = [tsQuery(terms), limit];
+  const at = (value: unknown): string => `$${params.push(value)}`;
+  const whole = `to_tsquery('simple', $1)`;
+  const before = filter.before === null ? '' : ` AND seq < ${at(filter.before)}`;
+  let matches: string;
+  const where: string[] = [];
+  if (filter.visibleTo === null) {
+    // The whole bus: the planner chooses between GIN and reading the newest rows first.
+    matches = 'message_search s';
+    where.push(`s.tsv @@ ${whole}${before.replace('seq', 's.seq')}`);
+  } else {
+    // A reader's matches, about as many as its own mail: newest first, fenced (OFFSET 0) so that
+    // messages is joined to them in that order up to the limit, not to all of them before a sort.
+    matches = `(SELECT seq FROM message_search WHERE ${readerMatch(terms, filter.visibleTo, whole, at)}${before} ORDER BY seq DESC OFFSET 0) s`;
+  }
+  // The index found mail with one of the reader's parties; these are the rule itself.
+  where.push(...searchConditions(filter, { bind: at, startsWith: (column, prefix) => `starts_with(${column}, ${prefix})` }));
+  const rows = await pool.read<PositionedMessage & { position: string }>(
+    `SELECT s.seq AS position, ${SEARCHED_COLUMNS} FROM ${matches} JOIN messages m ON m.seq = s.seq
+      WHERE ${where.join(' AND ')} ORDER BY s.seq DESC LIMIT $2`,
+    params,
+  );
+  return rows.map((row) => ({ ...row, position: Number(row.position) }));
+}
+
+export function postgresSearch(pool: PostgresPool): PostgresSearch {
+  const indexer = new SearchIndexer(pool);
   return {
     async searchMessages(terms, filter, limit) {
       if (limit <= 0) return [];
-      await indexForSearch();
-      const params: unknown[] = [tsQuery(terms), limit];
-      const at = (value: unknown): string => `$${params.push(value)}`;
-      const whole = `to_tsquery('simple', $1)`;
-      const before = filter.before === null ? '' : ` AND seq < ${at(filter.before)}`;
-      let matches: string;
-      let where: string[];
-      if (filter.visibleTo === null) {
-        // The whole bus: the planner chooses between GIN and reading the newest rows first.
-        matches = 'message_search s';
-        where = [`s.tsv @@ ${whole}${before.replace('seq', 's.seq')}`];
-      } else {
-        // A reader's matches, about as many as its own mail: newest first, fenced (OFFSET 0) so that
-        // messages is joined to them in that order up to the limit, not to all of them before a sort.
-        matches = `(SELECT seq FROM message_search WHERE ${readerMatch(terms, filter.visibleTo, whole, at)}${before} ORDER BY seq DESC OFFSET 0) s`;
-        where = [];
-      }
-      // The index found mail with one of the reader's parties; these are the rule itself.
-      where.push(...searchConditions(filter, { bind: at, startsWith: (column, prefix) => `starts_with(${column}, ${prefix})` }));
-      const rows = await pool.read<PositionedMessage & { position: string }>(
-        `SELECT s.seq AS position, ${SEARCHED_COLUMNS} FROM ${matches} JOIN messages m ON m.seq = s.seq
-          WHERE ${where.join(' AND ')} ORDER BY s.seq DESC LIMIT $2`,
-        params,
-      );
-      return rows.map((row) => ({ ...row, position: Number(row.position) }));
+      await indexer.indexForSearch();
+      return searchIndexed(pool, terms, filter, limit);
     },
-
-    indexForSearch,
-
-    keepSearchIndexCurrent() {
-      indexingAfterSends = true;
-    },
-
-    sendsCommitted() {
-      if (indexingAfterSends) indexInBackground();
-    },
-
-    async close() {
-      closed = true;
-      endIndexPause?.();
-      await backgroundIndexing;
-    },
+    indexForSearch: () => indexer.indexForSearch(),
+    keepSearchIndexCurrent: () => indexer.keepUpWithSends(),
+    sendsCommitted: () => indexer.sendsCommitted(),
+    close: () => indexer.close(),
   };
 }
