@@ -10,7 +10,7 @@ import { verifyChain, type ChainReport } from '../audit/verify.js';
 import { messageRow } from '../audit/record.js';
 import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
 import type { MessageRecord } from '../model/records.js';
-import type { MailPort } from '../store/ports.js';
+import type { FollowPort } from '../store/ports.js';
 
 /** A send younger than this may still be on its way to the log: it is not judged. */
 export const IN_FLIGHT_MICROS = 2_000_000;
@@ -58,7 +58,7 @@ export function readLog(path: string): LogReading {
 
 export class AuditCheck {
   constructor(
-    private readonly store: MailPort,
+    private readonly store: FollowPort,
     private readonly audit: AuditLog,
   ) {}
 

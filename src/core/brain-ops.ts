@@ -16,7 +16,7 @@ export class BrainRecords {
 
   /** Claim a marker for writing back: false when any process took it before. */
   takeMarker(key: string, session: string, now: string): Promise<boolean> {
-    return this.store.takeMarker(key, session, now);
+    return this.store.recordMarker(key, session, now);
   }
 
   /** Count one tool call of a session; the new count. */

@@ -105,7 +105,7 @@ export function readerIdentity(name: string): ReaderIdentity {
   const parsed = parseNameLenient(name);
   return {
     name,
-    group: parsed?.group ?? groupOf(name),
+    repo: parsed?.group ?? groupOf(name),
     clientAddress: clientAddressOf(name),
     isSession: parsed !== null && parsed.handle !== null,
   };
@@ -347,7 +347,7 @@ export class Bus {
   async takeForShowing(request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<{ views: MessageView[]; pending: PendingDelivery | null }> {
     const reader = readerIdentity(request.reader);
     const micros = nowMicros();
-    const outcome = await this.store.takeInbox({
+    const outcome = await this.store.leaseInbox({
       query: { reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false, now: formatStamp(micros) },
       decide: (rows, copies) => decideTake(rows, copies, reader),
       lease: newLease(micros),
@@ -561,7 +561,7 @@ export class Bus {
     const before = await this.store.sessionRows(claimant.clientAddress);
     const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(sessionKeyText));
     const now = formatStamp(context.nowMicros);
-    const outcome = await this.store.claimSession({
+    const outcome = await this.store.startSession({
       clientAddress: claimant.clientAddress,
       repo: groupOf(claimant.clientAddress),
       row,
@@ -645,7 +645,7 @@ export class Bus {
         const own = rows.find((row) => sessionKeyText(row) === sessionKeyText(key));
         if (!own || own.endedAt !== null) throw new InvalidInputError('this server holds no session address to rename');
         const registrations = registrationsFor(target, own.repoPath, true);
-        if (own.name === target) return { from: own.name, takeOver: [], moveMail: false, registrations };
+        if (own.name === target) return { from: own.name, replace: [], moveMail: false, registrations };
         if (rows.some((row) => row !== own && row.name === own.name && running(row))) {
           throw new InvalidInputError(
             `${quoted(own.name)} is shared with other sessions the bus cannot tell apart, so a label would rename all of them; set only a topic instead`,
@@ -656,7 +656,7 @@ export class Bus {
         }
         return {
           from: own.name,
-          takeOver: rows.filter((row) => row !== own && row.name === target).map(keyOf),
+          replace: rows.filter((row) => row !== own && row.name === target).map(keyOf),
           moveMail: own.name !== key.clientAddress,
           registrations,
         };

@@ -25,7 +25,7 @@ export function decideTake(rows: MessageRecord[], copies: FanoutCopy[], reader: 
   const contested: string[] = [];
   const taken: MessageRecord[] = [];
   for (const row of rows) {
-    const claimable = row.fanoutId !== null && row.claimedBy === null && row.toGroup === reader.group;
+    const claimable = row.fanoutId !== null && row.claimedBy === null && row.toGroup === reader.repo;
     if (!claimable) {
       taken.push(row);
       continue;

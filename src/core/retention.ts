@@ -72,7 +72,7 @@ export class Retention {
   async pruneIfDue(actor: string, days: number | null = this.settings.retentionDays): Promise<PruneReport | null> {
     if (days === null) return null;
     const micros = nowMicros();
-    if (!(await this.store.claimMaintenance(RETENTION_TASK, formatStamp(micros), formatStamp(micros - DAY_MICROS)))) return null;
+    if (!(await this.store.startMaintenanceRun(RETENTION_TASK, formatStamp(micros), formatStamp(micros - DAY_MICROS)))) return null;
     return this.prune({ olderThanMs: days * 86_400_000, dryRun: false, actor });
   }
 }

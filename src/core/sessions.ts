@@ -8,7 +8,7 @@ import { formatStamp } from '../model/clock.js';
 import { clientProcessOf, type LineageEntry } from './liveness.js';
 import { isHubSession } from './hub-sessions.js';
 import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../model/records.js';
-import type { ClaimDecision } from '../store/ports.js';
+import type { SessionStartDecision } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
 export const MAX_SESSION_NUMBER = 99;
@@ -30,7 +30,7 @@ export interface ClaimContext {
   maxNumber?: number;
 }
 
-export interface ClaimPlan extends Omit<ClaimDecision, 'registrations'> {
+export interface ClaimPlan extends Omit<SessionStartDecision, 'registrations'> {
   /** The names of the rows marked ended now (their process is gone): their end is news for the audit. */
   crashedNames: string[];
   warnings: string[];

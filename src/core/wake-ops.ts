@@ -5,18 +5,18 @@
  */
 import { formatStamp } from '../model/clock.js';
 import type { ClientRoute } from '../model/records.js';
-import type { MailPort, RosterPort, SessionsPort, WakePort } from '../store/ports.js';
+import type { InboxPort, RosterPort, SessionsPort, WakePort } from '../store/ports.js';
 import { groupOf } from './names.js';
 
 /** The rate limit counts the wakes of the last hour. */
 export const WAKE_WINDOW_MICROS = 3_600_000_000;
 
 export class Wakes {
-  constructor(private readonly store: WakePort & MailPort & SessionsPort & RosterPort) {}
+  constructor(private readonly store: WakePort & InboxPort & SessionsPort & RosterPort) {}
 
   /** Count a wake of `agent` at `micros`, unless it was woken `perHour` times in the hour before (0: no limit). */
   take(agent: string, micros: number, perHour: number): Promise<boolean> {
-    return this.store.takeWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), (recent) => perHour <= 0 || recent < perHour);
+    return this.store.countWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), (recent) => perHour <= 0 || recent < perHour);
   }
 
   /** The watchers waiting for mail of an agent in `repo`. */
@@ -25,15 +25,15 @@ export class Wakes {
   }
 
   claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void> {
-    return this.store.claimWatch(session, token, pid, now, agent);
+    return this.store.setWatcher(session, token, pid, now, agent);
   }
 
   holdsWatch(session: string, token: string): Promise<boolean> {
-    return this.store.holdsWatch(session, token);
+    return this.store.isWatcher(session, token);
   }
 
   releaseWatch(session: string, token: string): Promise<void> {
-    return this.store.releaseWatch(session, token);
+    return this.store.clearWatcher(session, token);
   }
 
   /** Whether a reader in `repo` has claimed, read or is showing (leased) its copy of a fan-out. */

@@ -7,7 +7,7 @@
  * with capped, jittered backoff; the waiting loop's slow poll covers the gap.
  */
 import pg from 'pg';
-import type { ChangeFeed } from '../ports.js';
+import type { ChangeFeed, ChangesPort } from '../ports/changes.js';
 
 export const CHANGE_CHANNEL = 'agent_bus';
 /** How often the listening connection proves it is alive. */
@@ -102,5 +102,11 @@ export function postgresChangeFeed(config: pg.ClientConfig): ChangeFeed {
       client = null;
       if (current) await current.end().catch(() => undefined);
     },
+  };
+}
+
+export function postgresChanges(config: pg.ClientConfig): ChangesPort {
+  return {
+    changes: () => postgresChangeFeed(config),
   };
 }

@@ -6,7 +6,8 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { ChangeFeed } from '../ports.js';
+import type { ChangeFeed, ChangesPort } from '../ports/changes.js';
+import type { SqliteConnection } from './driver.js';
 
 export function sqliteChangeFeed(db: string, dataVersion: () => number): ChangeFeed {
   let wakeUp: (() => void) | null = null;
@@ -34,5 +35,11 @@ export function sqliteChangeFeed(db: string, dataVersion: () => number): ChangeF
       }),
     interrupt: () => wakeUp?.(),
     close: async () => watcher?.close(),
+  };
+}
+
+export function sqliteChanges(db: SqliteConnection, location: string): ChangesPort {
+  return {
+    changes: () => sqliteChangeFeed(location, () => db.pragma('data_version') as number),
   };
 }

@@ -5,10 +5,9 @@
  * killed while holding it never wedges the others (a lock file would need
  * stale-lock guessing). Nothing but SQLite's header page is ever written to the file.
  */
-import type Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { connectSqlite } from './open.js';
+import { connectSqlite } from './driver.js';
 
 /** How long an appender waits for the lock: every holder holds it for one write. */
 const WAIT_MS = 10_000;
@@ -29,7 +28,7 @@ export function sqliteFileLock(path: string): FileLock {
   }
   // Rollback journal (the default): BEGIN IMMEDIATE takes the file's reserved lock, and with
   // nothing written no journal file is ever made beside it.
-  const db: Database.Database = connectSqlite(path, { timeout: WAIT_MS });
+  const db = connectSqlite(path, { timeoutMs: WAIT_MS });
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   return {

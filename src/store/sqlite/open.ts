@@ -2,70 +2,16 @@
  * Opening the SQLite file: private permissions, WAL, and forward migration
  * under the write lock so that processes starting together migrate once.
  */
-import Database from 'better-sqlite3';
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname } from 'node:path';
 import { SchemaTooNewError, StoreUnavailableError } from '../../model/errors.js';
+import { addonMismatch, BUSY_TIMEOUT_MS, connectSqlite, isBusy, nativeBinding, type SqliteConnection } from './driver.js';
 import { EPOCH_SIZE, SCHEMA_EPOCH, STEPS, TARGET_VERSION } from './schema.js';
 
-/** How long a writer waits for the lock before giving up, in milliseconds, unless AGENT_BUS_BUSY_TIMEOUT says. */
-export const BUSY_TIMEOUT_MS = 30_000;
-
-let addonPath: string | null | undefined;
-
-const ADDON = join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-
-/**
- * The compiled SQLite addon, located directly: better-sqlite3's own lookup
- * searches a dozen paths, and module resolution walks folders, on every start,
- * and every hook pays for start-up. This file sits three folders below the
- * package root (src/store/sqlite, dist/store/sqlite, dist/bin/commands), so
- * the addon is in the package's node_modules or, when npm hoisted it, beside
- * the package.
- */
-function nativeBinding(): string | undefined {
-  if (addonPath === undefined) {
-    const here = dirname(fileURLToPath(import.meta.url));
-    const candidates = [join(here, '..', '..', '..', 'node_modules', ADDON), join(here, '..', '..', '..', '..', ADDON)];
-    addonPath = candidates.find((candidate) => existsSync(candidate)) ?? null;
-    if (addonPath === null) {
-      try {
-        addonPath = createRequire(import.meta.url).resolve(ADDON);
-      } catch {
-        addonPath = null;
-      }
-    }
-  }
-  return addonPath ?? undefined;
-}
-
-/** A connection to the file at `path` through the addon found above, waiting BUSY_TIMEOUT_MS for locks unless told. */
-export function connectSqlite(path: string, options: Database.Options = {}): Database.Database {
-  const binding = nativeBinding();
-  return new Database(path, { timeout: BUSY_TIMEOUT_MS, ...options, ...(binding ? { nativeBinding: binding } : {}) });
-}
+export { addonMismatch, BUSY_TIMEOUT_MS };
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * What to say when the SQLite addon was compiled for another Node.js (a Node upgrade, or nvm
- * switching versions under a global install): what to run, and where, rather than the loader's
- * paragraph. Null for any other failure.
- */
-export function addonMismatch(error: unknown, addon: string | undefined, nodeVersion: string): string | null {
-  const message = describe(error);
-  const versions = /NODE_MODULE_VERSION\s+(\d+)\.\s+This\s+version\s+of\s+Node\.js\s+requires\s+NODE_MODULE_VERSION\s+(\d+)/.exec(message);
-  if (!versions) return null;
-  // <root>/node_modules/better-sqlite3/build/Release/better_sqlite3.node: npm rebuild runs in <root>.
-  const where = addon ? dirname(dirname(dirname(dirname(dirname(addon))))) : null;
-  return (
-    `the SQLite addon (better-sqlite3) was built for another Node.js (module version ${versions[1]}; Node.js ${nodeVersion} needs ${versions[2]}): ` +
-    `run 'npm rebuild better-sqlite3'${where ? ` in ${where}` : ''} with this Node.js, or reinstall agent-bus with it`
-  );
 }
 
 function isCorruption(error: unknown): boolean {
@@ -85,11 +31,11 @@ function preparePrivateFile(path: string): void {
   }
 }
 
-export function openSqlite(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Database.Database {
-  let db: Database.Database;
+export function openSqlite(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): SqliteConnection {
+  let db: SqliteConnection;
   try {
     preparePrivateFile(path);
-    db = connectSqlite(path, { timeout: busyTimeoutMs });
+    db = connectSqlite(path, { timeoutMs: busyTimeoutMs });
   } catch (error) {
     throw new StoreUnavailableError(addonMismatch(error, nativeBinding(), process.versions.node) ?? `cannot open the database at ${path}: ${describe(error)}`);
   }
@@ -107,7 +53,7 @@ export function openSqlite(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Datab
       db.exec('PRAGMA journal_mode = WAL');
     } catch (error) {
       // Another process converting the file at this moment holds the lock; it ends in WAL anyway.
-      if (!String((error as { code?: string }).code).startsWith('SQLITE_BUSY')) throw error;
+      if (!isBusy(error)) throw error;
     }
     migrate(db, path, version);
     return db;
@@ -138,8 +84,8 @@ function unwritable(path: string): string | null {
   }
 }
 
-function readVersion(db: Database.Database): number {
-  return db.pragma('user_version', { simple: true }) as number;
+function readVersion(db: SqliteConnection): number {
+  return db.pragma('user_version') as number;
 }
 
 function checkEpoch(version: number): void {
@@ -151,12 +97,12 @@ function checkEpoch(version: number): void {
   }
 }
 
-function columnExists(db: Database.Database, table: string, column: string): boolean {
+function columnExists(db: SqliteConnection, table: string, column: string): boolean {
   return (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some((row) => row.name === column);
 }
 
-function hasTable(db: Database.Database, table: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+function hasTable(db: SqliteConnection, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get([table]) !== undefined;
 }
 
 /** Copy the database as it is now next to it, as `<db>.pre-migrate-<version>`, once. */
@@ -168,7 +114,7 @@ function backUp(path: string, version: number): void {
   // A second connection reads a consistent snapshot while the first holds the write lock.
   const reader = connectSqlite(path, { readonly: true });
   try {
-    reader.prepare('VACUUM INTO ?').run(partial);
+    reader.prepare('VACUUM INTO ?').run([partial]);
   } finally {
     reader.close();
   }
@@ -176,7 +122,7 @@ function backUp(path: string, version: number): void {
   renameSync(partial, target);
 }
 
-export function migrate(db: Database.Database, path: string, seenVersion = readVersion(db)): void {
+export function migrate(db: SqliteConnection, path: string, seenVersion = readVersion(db)): void {
   let version = seenVersion;
   checkEpoch(version);
   if (version === TARGET_VERSION) return;
@@ -184,7 +130,7 @@ export function migrate(db: Database.Database, path: string, seenVersion = readV
     // A newer agent-bus of this epoch migrated the file. Its steps only add, but make sure ours
     // are all there (each is a no-op when it is), and leave its version alone.
     if (!columnExists(db, 'messages', 'lease_until') || !hasTable(db, 'client_routes') || !hasTable(db, 'notices') || !hasTable(db, 'brain_state') || !hasTable(db, 'brain_markers') || !hasTable(db, 'wakes') || !hasTable(db, 'watchers') || !columnExists(db, 'client_routes', 'turn_state') || !columnExists(db, 'watchers', 'agent')) {
-      db.transaction(() => STEPS.forEach((step) => step.apply(db))).immediate();
+      db.immediate(() => STEPS.forEach((step) => step.apply(db)));
     }
     return;
   }
@@ -196,7 +142,7 @@ export function migrate(db: Database.Database, path: string, seenVersion = readV
       if (hasTable(db, 'agents')) backUp(path, version);
       const done = version >= SCHEMA_EPOCH * EPOCH_SIZE ? version % EPOCH_SIZE : 0;
       for (const step of STEPS) if (step.step > done) step.apply(db);
-      db.pragma(`user_version = ${TARGET_VERSION}`);
+      db.exec(`PRAGMA user_version = ${TARGET_VERSION}`);
     }
     db.exec('COMMIT');
   } catch (error) {

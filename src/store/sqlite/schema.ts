@@ -4,12 +4,12 @@
  * older agent-bus keeps working against a newer database of the same epoch.
  * Steps 1–3 are the schemas the Python agent-bus 0.4, 0.5 and 0.6 wrote.
  */
-import type Database from 'better-sqlite3';
+import type { SchemaConnection } from './driver.js';
 
 export const SCHEMA_EPOCH = 1;
 export const EPOCH_SIZE = 1000;
 
-type Db = Database.Database;
+type Db = SchemaConnection;
 
 function columns(db: Db, table: string): Set<string> {
   const rows = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;

@@ -1,0 +1,41 @@
+/** Receipts on PostgreSQL. */
+import type { ReceiptRecord } from '../../model/receipts.js';
+import type { ReceiptsPort } from '../ports/receipts.js';
+import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
+import { prefixEnd } from '../shared/ranges.js';
+import type { PostgresPool } from './pool.js';
+
+const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
+
+export function postgresReceipts(pool: PostgresPool): ReceiptsPort {
+  return {
+    async recordDelivered(messageIds, now, via) {
+      if (messageIds.length === 0) return [];
+      // Most shows find every copy delivered already: answer those without a write (and its NOTIFY).
+      const pending = await pool.read<{ id: string }>('SELECT message_id AS id FROM messages WHERE message_id = ANY($1::text[]) AND delivered_at IS NULL', [messageIds]);
+      if (pending.length === 0) return [];
+      return pool.transaction([], async (query) => {
+        const marked = await query('UPDATE messages SET delivered_at = $1, delivered_via = $2 WHERE message_id = ANY($3::text[]) AND delivered_at IS NULL RETURNING message_id', [now, via, messageIds]);
+        return (marked.rows as Array<{ message_id: string }>).map((row) => row.message_id).sort();
+      });
+    },
+
+    async receipts(id) {
+      const own = await pool.one<{ fanoutId: string | null }>('SELECT fanout_id AS "fanoutId" FROM messages WHERE message_id = $1', [id]);
+      if (own !== undefined && own.fanoutId === null) return pool.read<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE message_id = $1`, [id]);
+      return pool.read<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE fanout_id = $1 ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
+    },
+
+    async sendIdsStartingWith(prefix, limit) {
+      if (limit <= 0) return [];
+      // Ranges rather than LIKE, so the key and the fan-out index answer whatever the prefix holds.
+      const rows = await pool.read<{ id: string }>(
+        `SELECT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= $1 AND message_id < $2
+         UNION SELECT fanout_id FROM messages WHERE fanout_id >= $1 AND fanout_id < $2
+         ORDER BY id LIMIT $3`,
+        [prefix, prefixEnd(prefix), limit],
+      );
+      return rows.map((row) => row.id);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Each record's fields and the column each is stored in, as data: both engines read rows into
+ * records with the select lists made from these, so a column is named once for both.
+ */
+import type { NoticeRecord } from '../../model/notices.js';
+import type { ReceiptRecord } from '../../model/receipts.js';
+import type { AgentRecord, BrainState, ClientRoute, MessageRecord, SessionRecord, TokenRecord } from '../../model/records.js';
+import type { FanoutCopy } from '../ports/inbox.js';
+
+/** A record's fields, each with its column, in the order they are read. */
+type Fields<R> = { readonly [Field in keyof R]-?: string };
+
+export const AGENT_FIELDS = {
+  name: 'name',
+  repoPath: 'repo_path',
+  registeredAt: 'registered_at',
+  lastSeen: 'last_seen',
+  groupName: 'group_name',
+  client: 'client',
+  topic: 'topic',
+} as const satisfies Fields<AgentRecord>;
+
+export const MESSAGE_FIELDS = {
+  messageId: 'message_id',
+  fromAgent: 'from_agent',
+  toAgent: 'to_agent',
+  body: 'body',
+  threadId: 'thread_id',
+  sentAt: 'sent_at',
+  readAt: 'read_at',
+  deliveredAt: 'delivered_at',
+  addressedTo: 'addressed_to',
+  fanoutId: 'fanout_id',
+  toGroup: 'to_group',
+  claimedBy: 'claimed_by',
+  deliveredVia: 'delivered_via',
+  readVia: 'read_via',
+} as const satisfies Fields<MessageRecord>;
+
+/** A copy's receipt: the message without its body. */
+export const RECEIPT_FIELDS = {
+  messageId: 'message_id',
+  fanoutId: 'fanout_id',
+  fromAgent: 'from_agent',
+  toAgent: 'to_agent',
+  addressedTo: 'addressed_to',
+  threadId: 'thread_id',
+  sentAt: 'sent_at',
+  claimedBy: 'claimed_by',
+  deliveredAt: 'delivered_at',
+  deliveredVia: 'delivered_via',
+  readAt: 'read_at',
+  readVia: 'read_via',
+} as const satisfies Fields<ReceiptRecord>;
+
+export const FANOUT_COPY_FIELDS = {
+  messageId: 'message_id',
+  fanoutId: 'fanout_id',
+  toAgent: 'to_agent',
+  claimedBy: 'claimed_by',
+  readAt: 'read_at',
+} as const satisfies Fields<FanoutCopy>;
+
+export const SESSION_FIELDS = {
+  serverPid: 'server_pid',
+  serverStarted: 'server_started',
+  name: 'name',
+  clientAddress: 'client_address',
+  repoPath: 'repo_path',
+  lineage: 'lineage',
+  sessionKey: 'session_key',
+  bootId: 'boot_id',
+  pidNs: 'pid_ns',
+  startedAt: 'started_at',
+  lastSeen: 'last_seen',
+  endedAt: 'ended_at',
+} as const satisfies Fields<SessionRecord>;
+
+export const ROUTE_FIELDS = {
+  threadId: 'thread_id',
+  agent: 'agent',
+  client: 'client',
+  executable: 'executable',
+  clientPid: 'client_pid',
+  clientStarted: 'client_started',
+  repoPath: 'repo_path',
+  updatedAt: 'updated_at',
+  turnState: 'turn_state',
+  queuedAt: 'queued_at',
+} as const satisfies Fields<ClientRoute>;
+
+export const NOTICE_FIELDS = {
+  noticeId: 'notice_id',
+  channel: 'channel',
+  severity: 'severity',
+  title: 'title',
+  body: 'body',
+  source: 'source',
+  priority: 'priority',
+  contentHash: 'content_hash',
+  createdAt: 'created_at',
+  expiresAt: 'expires_at',
+} as const satisfies Fields<NoticeRecord>;
+
+export const BRAIN_FIELDS = {
+  channel: 'channel',
+  sourceKind: 'source_kind',
+  location: 'location',
+  contentHash: 'content_hash',
+  entryCount: 'entry_count',
+  cutByCap: 'cut_by_cap',
+  warnings: 'warnings',
+  lastFetchAt: 'last_fetch_at',
+  lastOkAt: 'last_ok_at',
+  lastError: 'last_error',
+} as const satisfies Fields<BrainState>;
+
+export const TOKEN_FIELDS = {
+  tokenId: 'token_id',
+  agent: 'agent',
+  repoPath: 'repo_path',
+  secretHash: 'secret_hash',
+  scopes: 'scopes',
+  createdAt: 'created_at',
+  expiresAt: 'expires_at',
+  lastUsedAt: 'last_used_at',
+  revokedAt: 'revoked_at',
+} as const satisfies Fields<TokenRecord>;
+
+/**
+ * A select list reading `fields` as a record: each column named as its field (a double-quoted alias,
+ * which both engines keep as written), of table `alias` when given.
+ */
+export function selectList(fields: Record<string, string>, alias?: string): string {
+  const table = alias === undefined ? '' : `${alias}.`;
+  return Object.entries(fields)
+    .map(([field, column]) => (field === column ? `${table}${column}` : `${table}${column} AS "${field}"`))
+    .join(', ');
+}
+
+/** The columns of `fields`, in order, for an INSERT. */
+export function columnList(fields: Record<string, string>): string {
+  return Object.values(fields).join(', ');
+}
+
+/** A VALUES list for every column of `fields`, each written by `at` (a named or a numbered placeholder). */
+export function valuesList(fields: Record<string, string>, at: (field: string, index: number) => string): string {
+  return Object.keys(fields).map(at).join(', ');
+}

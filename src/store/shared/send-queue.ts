@@ -1,0 +1,136 @@
+/**
+ * Send batching, the same on both engines: sends made in the same tick of the event loop are written
+ * in one transaction (group commit), because a commit costs far more than the rows it writes. Each
+ * send resolves only once its batch has committed. One send's failure never undoes another's: a send
+ * whose plan refuses it has written nothing, and the engine runs a send that registers its speaker
+ * first as a savepoint; any other failure (the disk, say) fails the whole batch.
+ */
+import type { AgentRecord, MessageRecord } from '../../model/records.js';
+import type { SendInput, SendPlan } from '../ports/mail.js';
+
+/** Most sends one transaction carries, so a burst never holds the lock for long. */
+export const MAX_SENDS_PER_COMMIT = 256;
+
+/** A send its own plan refused (an unknown recipient): nothing of it was written. */
+export class PlanRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super('send refused by its plan');
+  }
+}
+
+/** What became of one send of a batch. */
+export type SendOutcome = { records: MessageRecord[] } | { error: unknown };
+
+/** The message rows a send plan writes. */
+export function plannedMessages(input: SendInput, plan: SendPlan): MessageRecord[] {
+  return plan.rows.map((row) => ({
+    messageId: row.messageId,
+    fromAgent: input.from,
+    toAgent: row.toAgent,
+    body: input.body,
+    threadId: plan.threadId as string,
+    sentAt: input.sentAt,
+    readAt: null,
+    deliveredAt: null,
+    addressedTo: input.addressedTo,
+    fanoutId: plan.fanoutId,
+    toGroup: row.toGroup,
+    claimedBy: null,
+    deliveredVia: null,
+    readVia: null,
+  }));
+}
+
+/** Plan a send over the roster rows read for it: the rows it writes, or PlanRefused when its plan throws. */
+export function planSend(input: SendInput, candidates: AgentRecord[]): MessageRecord[] {
+  let plan: SendPlan;
+  try {
+    plan = input.plan(candidates);
+  } catch (error) {
+    throw new PlanRefused(error);
+  }
+  return plannedMessages(input, plan);
+}
+
+/** How an engine writes the batches a queue gathers. */
+export interface BatchWriter {
+  /** Call `flush` once the sends of this moment have been queued (after the tick's I/O callbacks, or its microtasks). */
+  schedule(flush: () => void): void;
+  /**
+   * Write a batch in one transaction: each send's outcome, in order. Throws (or rejects) when the
+   * transaction failed as a whole, which fails every send of the batch with it.
+   */
+  write(batch: SendInput[]): SendOutcome[] | Promise<SendOutcome[]>;
+  /** A send's failure as its caller sees it. */
+  failure?(error: unknown): unknown;
+  /** After each batch has committed. */
+  committed?(): void;
+}
+
+interface QueuedSend {
+  input: SendInput;
+  resolve(records: MessageRecord[]): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The sends waiting for their batch. One batch is written at a time: sends that arrive while a batch
+ * commits (a hub's concurrent requests come in ticks of their own) wait for it and go together in the
+ * next, rather than each opening a transaction of its own beside it. A writer that answers at once
+ * (SQLite's) has every batch written before `flush` returns.
+ */
+export class SendQueue {
+  private queued: QueuedSend[] = [];
+  /** Whether a flush is due or under way: a send queued meanwhile joins it. */
+  private flushing = false;
+
+  constructor(private readonly writer: BatchWriter) {}
+
+  send(input: SendInput): Promise<MessageRecord[]> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ input, resolve, reject });
+      if (this.flushing) return;
+      this.flushing = true;
+      this.writer.schedule(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    while (this.queued.length > 0) {
+      const batch = this.queued.splice(0, MAX_SENDS_PER_COMMIT);
+      let written: SendOutcome[] | Promise<SendOutcome[]>;
+      try {
+        written = this.writer.write(batch.map((queued) => queued.input));
+      } catch (error) {
+        for (const queued of batch) queued.reject(error);
+        continue;
+      }
+      if (written instanceof Promise) {
+        void this.settleLater(batch, written);
+        return;
+      }
+      this.settle(batch, written);
+    }
+    this.flushing = false;
+  }
+
+  private async settleLater(batch: QueuedSend[], written: Promise<SendOutcome[]>): Promise<void> {
+    let outcomes: SendOutcome[] | null = null;
+    try {
+      outcomes = await written;
+    } catch (error) {
+      for (const queued of batch) queued.reject(error);
+    }
+    if (outcomes !== null) this.settle(batch, outcomes);
+    this.flush();
+  }
+
+  private settle(batch: QueuedSend[], outcomes: SendOutcome[]): void {
+    batch.forEach((queued, index) => {
+      const outcome = outcomes[index];
+      if (outcome && 'records' in outcome) queued.resolve(outcome.records);
+      else queued.reject(outcome ? (this.writer.failure?.(outcome.error) ?? outcome.error) : new Error('send outcome missing'));
+    });
+    this.writer.committed?.();
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The store's conformance suite, shared by its files (one per port): the bus's rules through the
+ * core API, each case run once per engine (a SQLite file, a PostgreSQL database).
+ */
+import { test } from 'node:test';
+import type { SessionLiveness } from '../../../src/core/liveness.js';
+import { formatStamp, nowMicros } from '../../../src/model/clock.js';
+import { readAudit, type Engine } from '../../helpers/bus-env.js';
+import { coreBus, type CoreBus } from '../../helpers/core-bus.js';
+
+export type { CoreBus } from '../../helpers/core-bus.js';
+
+export const ENGINES: Engine[] = ['sqlite', 'postgres'];
+
+/** One case, run once per engine. */
+export function conformance(name: string, work: (ctx: CoreBus) => Promise<void>, env: NodeJS.ProcessEnv = {}, liveness?: SessionLiveness): void {
+  for (const engine of ENGINES) {
+    test(`${engine}: ${name}`, async () => {
+      const ctx = await coreBus(env, engine, liveness);
+      try {
+        await work(ctx);
+      } finally {
+        await ctx.close();
+      }
+    });
+  }
+}
+
+/** The operations the bus audited, in order (the log's own rows left out). */
+export function ops(ctx: CoreBus): string[] {
+  return readAudit(ctx.paths.audit).filter((row) => row.op !== 'audit').map((row) => String(row.op));
+}
+
+export async function ageAgent(ctx: CoreBus, name: string, days: number): Promise<void> {
+  const stamp = formatStamp(nowMicros() - days * 86_400_000_000);
+  ctx.paths.sql(`UPDATE agents SET last_seen = '${stamp}' WHERE name = '${name}'`);
+}
+
+/** Send direct mail and return its id. */
+export async function sendMail(ctx: CoreBus, from: string, to: string, body: string): Promise<string> {
+  return (await ctx.bus.send({ from, to, body })).message_ids[0] as string;
+}
+
+/** The ids a search finds, newest first. */
+export async function found(ctx: CoreBus, query: string, reader: string | null, limit?: number): Promise<string[]> {
+  return (await ctx.bus.search({ query, reader, ...(limit === undefined ? {} : { limit }) })).map((hit) => hit.message_id);
+}
