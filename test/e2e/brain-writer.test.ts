@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
-import { listen } from '../clients/harness.js';
+import { listen } from '../helpers/http-server.js';
 
 interface Received {
   key: string | undefined;
