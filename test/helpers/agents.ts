@@ -42,3 +42,8 @@ export function auditRows(bus: TempBus, op?: string): Array<Record<string, unkno
 export function waitForAudit(bus: TempBus, matches: (row: Record<string, unknown>) => boolean, what: string, timeoutMs = 10_000): Promise<Record<string, unknown>> {
   return waitFor(() => readAudit(bus.audit).find(matches), `an audit row: ${what}`, timeoutMs);
 }
+
+/** Wait until the watcher with process id `pid` has claimed its session in the store (the row a sender asks whether a repo is watched). */
+export function waitForWatcher(bus: TempBus, pid: number, timeoutMs = 10_000): Promise<void> {
+  return waitFor(() => (bus.rows(`SELECT pid FROM watchers WHERE pid = ${pid} AND agent IS NOT NULL`).length > 0 ? true : undefined), `watcher ${pid} to claim its session`, timeoutMs).then(() => undefined);
+}
