@@ -254,13 +254,15 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
   }
 }
 
-/** A model that calls `tools` in order, each in the request that carries the previous one's result, then says "done". */
+/**
+ * A model that calls `tools` in order, one in each request of the agent's turn, then says "done".
+ * (Not keyed on a request carrying a tool's result: Claude Code may put a hook's context after it.)
+ */
 function callsInTurn(tools: readonly string[]): Script {
   let next = 0;
   return (request) => {
     if (!request.offers(tools[0] as string)) return { text: 'a title' };
-    if (next < tools.length && (next === 0 || request.afterTool)) return call(tools[next++] as string);
-    return { text: 'done' };
+    return next < tools.length ? call(tools[next++] as string) : { text: 'done' };
   };
 }
 
