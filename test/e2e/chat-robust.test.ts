@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { json, runCli, runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { exit, inbox, lastRow, openChat, register, skip, until, type Pane } from '../helpers/chat-pane.js';
 import { connect } from '../helpers/mcp.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const PROMPT = /^\[human → \*\] $/m;
 
@@ -192,7 +193,7 @@ test('stopped and continued, or terminated: the terminal is handed back whole', 
     await until(pane, PROMPT, 'the prompt');
     pane.keys('half typed');
     pane.signal('SIGTSTP');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(() => pane.state() === 'T', 'the chat to stop');
     // While stopped, another program writes to the terminal: it scrolls the whole height.
     pane.writeTerminal(Array.from({ length: 40 }, (_, n) => `other ${n + 1}`).join('\r\n'));
     const stopped = await until(pane, /other 40/, 'the other program');

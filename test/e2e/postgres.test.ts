@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, databaseUrl, psql, readAudit, runCli, tempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
+import { agentEnv, register } from '../helpers/agents.js';
 
 const HOOKS = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
 
@@ -205,9 +206,8 @@ test('the audit rows of a PostgreSQL bus carry no part of the URL', () => {
 test("a watcher whose LISTEN connection is cut reconnects, listens again, and still wakes at once on mail", async () => {
   const bus = tempBus({}, { engine: 'postgres' });
   try {
-    const self = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: '/repos/shop' };
-    assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
-    assert.equal(runCli(['inbox'], { env: self }).code, 0);
+    const self = agentEnv(bus, 'shop/claude', '/repos/shop');
+    register(self);
     // A 60-second poll: only a notification can wake it fast.
     const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
       env: { ...self, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '60' },
