@@ -12,6 +12,7 @@ import { json, runCli, runCliAsync, tempBus, type CliResult, type TempBus } from
 import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { BrainStatus } from '../../src/brain/status.js';
 import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
+import { waitUntil } from '../helpers/wait.js';
 
 
 /** The default feed folder: brain-feed beside the database. */
@@ -509,8 +510,10 @@ test(
     assert.deepEqual([restored.kept, restored.added.length, restored.removed], [0, 2, 0], 'content unchanged, but the channel lost it');
     assert.equal(restored.contentHash, first.contentHash);
     const longId = byTitle(notices(bus)).get('Long')?.notice_id;
+    const shortExpires = Date.parse(byTitle(notices(bus)).get('Short')?.expires_at ?? '');
+    assert.ok(!Number.isNaN(shortExpires), 'the 1 s entry is live, with its expiry');
 
-    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await waitUntil(() => Date.now() > shortExpires + 1, 'the 1 s entry to expire');
     assert.deepEqual(
       notices(bus).map((notice) => notice.title),
       ['Long'],

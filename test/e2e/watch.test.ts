@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { agentEnv, auditRows, register } from '../helpers/agents.js';
 import { CLI, json, readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
+import { hasExited, sleep, waitForExit, waitUntil } from '../helpers/wait.js';
 
 interface Watcher {
   pid: number;
@@ -127,16 +127,8 @@ test('it exits when its client process exits', withTempBus(async (bus) => {
   await new Promise((resolve) => client.on('close', resolve));
   const pid = Number(out.trim());
   assert.ok(pid > 0);
-  const alive = (): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  await waitUntil(() => !alive(), 'the watcher to exit with its client', 5000, 100);
-  assert.equal(alive(), false, 'the watcher exited with its client');
+  await waitForExit(pid, 'the watcher to exit with its client', 5000);
+  assert.ok(hasExited(pid), 'the watcher exited with its client');
 }));
 
 test('AGENT_BUS_WAKES_PER_HOUR: past the limit the watcher does not wake the session; the mail waits', withTempBus(async (bus) => {
