@@ -73,7 +73,6 @@ function noticeAudit(bus: TempBus): Array<Record<string, unknown>> {
   return readAudit(bus.audit).filter((row) => row.op === 'notice');
 }
 
-
 /** A refused command: non-zero exit, nothing on stdout, one `agent-bus: …` line on stderr. */
 function assertRefused(result: CliResult, pattern: RegExp, label: string): void {
   assert.notEqual(result.code, 0, `${label}: exit code`);
@@ -81,7 +80,6 @@ function assertRefused(result: CliResult, pattern: RegExp, label: string): void 
   assert.match(result.stderr, /^agent-bus: [^\n]+\n$/, `${label}: one line on stderr`);
   assert.match(result.stderr, pattern, `${label}: says why`);
 }
-
 
 // ---------------------------------------------------------------------------
 // Hooks (session side): one helper per hook kind, each returning what the model sees
@@ -168,7 +166,6 @@ function renderedNotices(context: string): string[] {
   }
   return blocks;
 }
-
 
 const stampMs = (stamp: string): number => Date.parse(stamp);
 
