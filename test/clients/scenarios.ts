@@ -76,6 +76,19 @@ function inboxOf(bus: TempBus, name: string): Array<{ from: string; body: string
 const greets = (body: string): Script => (request) =>
   request.afterTool || !request.offers('send_message') ? { text: 'sent it' } : call('send_message', { to: 'human', body });
 
+/** A model that only works ("working on it"), while mail is sent at the first request of the agent's turn (after the prompt hook looked). */
+function worksWhileMailComes(send: () => void): Script {
+  let sent = false;
+  return (request) => {
+    if (!request.offers('read_inbox')) return { text: 'a title' };
+    if (!sent) {
+      sent = true;
+      send();
+    }
+    return { text: 'working on it' };
+  };
+}
+
 /**
  * A model that reads its inbox once mail has come during the turn: at the first request of the agent's
  * turn the mail is sent (after the prompt hook looked), and the model calls read_inbox with `input`.
@@ -147,15 +160,7 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
   if (plan.duringTurn === 'continues') {
     test(`mail arriving during a turn keeps ${label} working until the inbox is empty`, { skip }, local(async (s) => {
       const mail = mailBody('MAIL-DURING-THE-TURN');
-      let sent = false;
-      const script: Script = () => {
-        if (!sent) {
-          sent = true;
-          sendOk(s.bus, mail, s.agent);
-        }
-        return { text: 'working on it' };
-      };
-      await withModel(driver, script, async (model) => {
+      await withModel(driver, worksWhileMailComes(() => sendOk(s.bus, mail, s.agent)), async (model) => {
         ranCleanly(await s.run(model, 'do the task'));
         assert.ok(modelSaw(mail, model.requests.slice(1)), `the Stop hook made another request carry the mail (${model.requests.length} requests)`);
         assert.ok(!modelSaw(mail, model.requests.slice(0, 1)));
@@ -166,16 +171,7 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
   } else {
     test(`${label}: mail arriving during a turn is never marked delivered unseen: the run ends at idle before a follow-up turn, and the next turn shows it`, { skip }, local(async (s) => {
       const mail = mailBody('MAIL-DURING-THE-TURN');
-      let sent = false;
-      const script: Script = (request) => {
-        if (!request.offers('read_inbox')) return { text: 'a title' };
-        if (!sent) {
-          sent = true;
-          sendOk(s.bus, mail, s.agent);
-        }
-        return { text: 'working on it' };
-      };
-      await withModel(driver, script, async (model) => {
+      await withModel(driver, worksWhileMailComes(() => sendOk(s.bus, mail, s.agent)), async (model) => {
         ranCleanly(await s.run(model, 'do the task'));
         assert.ok(!modelSaw(mail, driver.turns(model.requests, 'read_inbox').slice(0, 1)), 'the first request came before the mail');
         // At idle the client only peeks; the follow-up turn's first request would take the mail. The run
