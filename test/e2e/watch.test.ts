@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { agentEnv, auditRows, register } from '../helpers/agents.js';
+import { agentEnv, auditRows, register, waitForWatcher } from '../helpers/agents.js';
 import { CLI, json, readAudit, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { hasExited, sleep, waitForExit, waitUntil } from '../helpers/wait.js';
@@ -32,15 +32,18 @@ function startWatch(bus: TempBus, session: string, args: string[] = [], extra: N
 }
 
 /**
- * Let a just-started watcher reach its wait (it has claimed the session and looked once). Its claimed
- * row comes before that look, and nothing says when the look is done: a pause.
+ * Let a just-started watcher reach its wait: it has claimed the session (its row in the store says so,
+ * its signal handlers set by then) and looked once. Nothing says when that look is done: a pause.
  */
-const settle = (): Promise<void> => sleep(700);
+async function settle(bus: TempBus, watcher: Watcher): Promise<void> {
+  await waitForWatcher(bus, watcher.pid);
+  await sleep(700);
+}
 
 test('mail arriving wakes the watcher: taken from the inbox, said on stderr, exit 10', withTempBus(async (bus) => {
   register(claudeEnv(bus));
   const watcher = startWatch(bus, 'sess-1', ['--max-seconds', '30']);
-  await settle();
+  await settle(bus, watcher);
   // The poll is 5 s: an exit well before that is the file-system event at work.
   const sentAt = Date.now();
   assert.equal(runCli(['send', 'WAKE-UP-MAIL', '--to', 'shop/claude'], { env: bus.env }).code, 0);
@@ -65,11 +68,11 @@ test('it gives up after --max-seconds with exit 0, and mail that comes later wai
 test('a newer watcher of the same session takes over; the older exits 0', withTempBus(async (bus) => {
   register(claudeEnv(bus));
   const older = startWatch(bus, 'sess-1', ['--max-seconds', '30'], { AGENT_BUS_WATCH_POLL_SECONDS: '0.2' });
-  await settle();
+  await settle(bus, older);
   const newer = startWatch(bus, 'sess-1', ['--max-seconds', '30']);
   const first = await older.done;
   assert.equal(first.code, 0, 'the older stood down');
-  await settle();
+  await settle(bus, newer);
   assert.equal(runCli(['send', 'for the newer', '--to', 'shop/claude'], { env: bus.env }).code, 0);
   const second = await newer.done;
   assert.equal(second.code, 10);
@@ -87,7 +90,7 @@ test('wake.json wins: a watcher stands down for a session with an entry', withTe
 test('a signal stops it at once with exit 0', withTempBus(async (bus) => {
   register(claudeEnv(bus));
   const watcher = startWatch(bus, 'sess-1', ['--max-seconds', '30']);
-  await settle();
+  await settle(bus, watcher);
   const before = Date.now();
   process.kill(watcher.pid, 'SIGTERM');
   const { code } = await watcher.done;
@@ -151,7 +154,7 @@ test("it follows its session's rename: mail to the new name wakes it", withTempB
     const before = await server.call<{ name: string }>('whoami');
     assert.match(before.name, /^shop\/claude-\d+$/);
     const watcher = startWatch(bus, 'sess-rename', ['--max-seconds', '30'], { AGENT_BUS_WATCH_POLL_SECONDS: '5' });
-    await settle();
+    await settle(bus, watcher);
     const renamed = await server.call<{ name: string }>('set_session', { label: 'front' });
     assert.equal(renamed.name, 'shop/claude-front');
     await waitUntil(() => bus.rows(`SELECT agent FROM watchers WHERE pid = ${watcher.pid}`).some((row) => row.agent === 'shop/claude-front'), 'the watcher to follow the rename');
