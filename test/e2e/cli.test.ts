@@ -22,7 +22,6 @@ interface AgentRow {
 const withBus = withTempBus;
 
 /** Register names the way their own sessions would: speaking as themselves from their repo. */
-/** Put `name` on the roster, working in `repo`. */
 const join_ = (bus: TempBus, name: string, repo: string): void => register(agentEnv(bus, name, repo));
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
