@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/bus-env.js';
-import { register } from '../helpers/agents.js';
+import { agentEnv, register } from '../helpers/agents.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude, claudeOffline } from './drivers.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, wiredRepo } from './harness.js';
@@ -31,7 +31,7 @@ test('an idle interactive session is woken by mail, and the next model request c
   mkdirSync(join(home, '.claude'), { recursive: true });
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
   // Register the session's client address so mail to it is accepted.
-  register({ ...s.bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: s.repo });
+  register(agentEnv(s.bus, 'shop/claude', s.repo));
   const model = await claude.startModel(() => ({ text: 'noted' }));
   const socket = join(s.bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
