@@ -5,25 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, runCli } from '../helpers/bus-env.js';
-import { startFakeAnthropic } from './fake-anthropic.js';
-import { assertReceiptsHonest, claudeEnv, mailBody, modelSaw, wiredRepo } from './harness.js';
+import { runCli } from '../helpers/bus-env.js';
+import { agentEnv, register } from '../helpers/agents.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
+import { claude, claudeOffline } from './drivers.js';
+import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, wiredRepo } from './harness.js';
 
-const CLAUDE = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
+const CLAUDE = join(CLIENT_BIN, 'claude');
 const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
-const runnable = hasTmux && existsSync(CLAUDE) && spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
-const skip = runnable ? false : 'needs tmux and Claude Code in clients/ (npm run test:clients installs it)';
+const skip = hasTmux && claude.skip === false ? false : 'needs tmux and Claude Code in clients/ (npm run test:clients installs it)';
 
-async function until(check: () => boolean, what: string, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 100);
 
 test('an idle interactive session is woken by mail, and the next model request carries it', { skip, timeout: 120_000 }, async () => {
   const s = wiredRepo('claude');
@@ -36,15 +31,13 @@ test('an idle interactive session is woken by mail, and the next model request c
   mkdirSync(join(home, '.claude'), { recursive: true });
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
   // Register the session's client address so mail to it is accepted.
-  const self = { ...s.bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: s.repo };
-  runCli(['send', 'joining', '--to', 'shop/claude'], { env: self });
-  runCli(['inbox'], { env: self });
-  const model = await startFakeAnthropic(() => ({ text: 'noted' }));
+  register(agentEnv(s.bus, 'shop/claude', s.repo));
+  const model = await claude.startModel(() => ({ text: 'noted' }));
   const socket = join(s.bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-test', ...args], { env: { ...process.env, TMUX_TMPDIR: socket, HOME: home }, encoding: 'utf8' });
   const start = join(s.bus.dir, 'start-claude.sh');
-  const exports = Object.entries({ ...claudeEnv(s.bus, model.url), IS_SANDBOX: '1', TERM: 'xterm-256color' })
+  const exports = Object.entries({ ...s.bus.env, ...claudeOffline(model.url), IS_SANDBOX: '1', TERM: 'xterm-256color' })
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `export ${key}='${String(value).replace(/'/g, `'\\''`)}'`);
   writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}' --dangerously-skip-permissions\n`);
@@ -65,7 +58,7 @@ test('an idle interactive session is woken by mail, and the next model request c
     }
     tmux('kill-server');
     // Claude Code and its hooks take a moment to go after their terminal does.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
   };
   const mail = mailBody('WAKE-MARKER please check');
   try {

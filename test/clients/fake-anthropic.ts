@@ -4,7 +4,8 @@
  * stream of server-sent events the way Claude Code expects.
  */
 import type http from 'node:http';
-import { json, listen, parseBody, type FakeServer } from './harness.js';
+import { json, listen, parseBody } from '../helpers/http-server.js';
+import type { FakeServer } from './harness.js';
 
 export type Reply = { tool: string; input: Record<string, unknown> } | { text: string };
 

@@ -3,7 +3,8 @@
  * opencode's openai-compatible provider talks to): logs every request and
  * answers from a scenario, a tool call or a line of text, streamed.
  */
-import { json, listen, parseBody, type FakeServer } from './harness.js';
+import { json, listen, parseBody } from '../helpers/http-server.js';
+import type { FakeServer } from './harness.js';
 
 export type ChatReply = { tool: string; input: Record<string, unknown> } | { text: string };
 export type ChatBody = { messages?: Array<{ role: string; content: unknown }>; tools?: Array<{ function?: { name: string } }>; stream?: boolean; model?: string };

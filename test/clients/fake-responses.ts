@@ -4,7 +4,8 @@
  * MCP namespace or a line of text, as server-sent events.
  */
 import type http from 'node:http';
-import { json, listen, parseBody, type FakeServer } from './harness.js';
+import { json, listen, parseBody } from '../helpers/http-server.js';
+import type { FakeServer } from './harness.js';
 
 export type ResponsesReply = { namespace: string; name: string; input: Record<string, unknown> } | { text: string };
 

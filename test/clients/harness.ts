@@ -1,53 +1,24 @@
-/** What the real-client tests share: a local HTTP server that records requests, and a client run with a hard timeout. */
+/**
+ * What the real-client tests share: a client run with a hard timeout, a repo wired by our init, the
+ * notices the notice scenarios publish, and the honesty check of receipts against what a model saw.
+ */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReceiptWay } from '../../src/model/receipts.js';
+import { agentEnv, register } from '../helpers/agents.js';
 import { CLI, json as cliJson, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+
+/** Where the pinned real clients are installed (npm run test:clients). */
+export const CLIENT_BIN = join(ROOT, 'clients', 'node_modules', '.bin');
 
 export interface FakeServer {
   url: string;
   /** Bodies of the model requests, in order. */
   requests: string[];
   close(): Promise<void>;
-}
-
-export type Handler = (req: http.IncomingMessage, raw: string, res: http.ServerResponse) => void;
-
-/** A server on a random 127.0.0.1 port; `handle` answers each request once its body has arrived. */
-export async function listen(handle: Handler): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    req.on('end', () => handle(req, raw, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-export function json(res: http.ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-}
-
-export function parseBody<T>(raw: string): T {
-  try {
-    return JSON.parse(raw) as T;
-  } catch {
-    return {} as T;
-  }
 }
 
 export interface ClientRun {
@@ -89,13 +60,9 @@ export function wiredRepo(client: string): WiredRepo {
   // Codex trusts a project only inside a real git repository; the others accept one too.
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
   // Init asks the real Claude Code its version, as it would on a user's machine: the wake hook is wired too.
-  const claude = join(ROOT, 'clients', 'node_modules', '.bin', 'claude');
+  const claude = join(CLIENT_BIN, 'claude');
   assert.equal(runCli(['init', '--clients', client, '--bin-path', CLI], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo }).code, 0);
-  for (const [name, home] of [['human', bus.dir], [`shop/${client}`, repo]] as const) {
-    const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: home };
-    runCli(['send', 'joining', '--to', name], { env });
-    runCli(['inbox'], { env });
-  }
+  for (const [name, home] of [['human', bus.dir], [`shop/${client}`, repo]] as const) register(agentEnv(bus, name, home));
   return { bus, repo };
 }
 
@@ -115,68 +82,6 @@ export function publishTestNotices(bus: TempBus): void {
     const published = runCli(['channel', 'publish', channel as string, message as string, '-s', severity as string], { env: bus.env });
     assert.equal(published.code, 0, published.stderr);
   }
-}
-
-/** The environment a Claude Code run needs against a fake model: offline, no telemetry, no updates. */
-export function claudeEnv(bus: TempBus, modelUrl: string): NodeJS.ProcessEnv {
-  return { ...bus.env, ...claudeOffline(modelUrl) };
-}
-
-/** Where the pinned real clients are installed (npm run test:clients). */
-export const CLIENT_BIN = join(ROOT, 'clients', 'node_modules', '.bin');
-
-/** What keeps a Claude Code run offline against a fake model: no telemetry, no updates. */
-export function claudeOffline(modelUrl: string): NodeJS.ProcessEnv {
-  return {
-    ANTHROPIC_BASE_URL: modelUrl,
-    ANTHROPIC_API_KEY: 'dummy',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  };
-}
-
-/** `codex exec` in `repo` against a fake Responses API, its state in `codexHome`, trusting the project and its hooks. */
-export function runCodexIn(repo: string, codexHome: string, env: NodeJS.ProcessEnv, modelUrl: string, prompt: string): Promise<ClientRun> {
-  mkdirSync(codexHome, { recursive: true });
-  const args = [
-    'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
-    '-c', 'model=fake-model', '-c', 'model_provider=fake',
-    '-c', `model_providers.fake={name="fake",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
-    prompt,
-  ];
-  return runClient(join(CLIENT_BIN, 'codex'), args, repo, { ...env, CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy' });
-}
-
-/**
- * `opencode run` in `repo` against a fake chat completions server. The fake provider goes in the
- * user's config under `home` (its XDG folders), so the project files stay exactly what init wrote.
- */
-export function runOpencodeIn(repo: string, home: string, env: NodeJS.ProcessEnv, modelUrl: string, prompt: string): Promise<ClientRun> {
-  const config = join(home, '.config');
-  mkdirSync(join(config, 'opencode'), { recursive: true });
-  writeFileSync(
-    join(config, 'opencode', 'opencode.json'),
-    JSON.stringify({
-      model: 'fake/fake-model',
-      small_model: 'fake/fake-model',
-      autoupdate: false,
-      share: 'disabled',
-      provider: {
-        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${modelUrl}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
-      },
-    }),
-  );
-  return runClient(join(CLIENT_BIN, 'opencode'), ['run', '--format', 'json', prompt], repo, {
-    ...env,
-    XDG_CONFIG_HOME: config,
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_DISABLE_SHARE: '1',
-  });
 }
 
 // ------------------------------------------------------------------ receipts against what the model saw
@@ -244,16 +149,6 @@ function textsOf(raw: string): string[] {
 export function modelSaw(body: string, requests: readonly string[]): boolean {
   const needle = squashed(body);
   return needle !== '' && requests.some((raw) => textsOf(raw).some((text) => squashed(text).includes(needle)));
-}
-
-/**
- * Mail the model read by calling read_inbox: not in its first request (it came during the turn), in the
- * next one (the tool's result), and its receipt says delivered and read by read_inbox, honestly.
- */
-export function assertReadThroughTool(bus: TempBus, name: string, requests: readonly string[], mail: string): void {
-  assert.ok(!modelSaw(mail, requests.slice(0, 1)), 'the first request came before the mail');
-  assert.ok(modelSaw(mail, requests.slice(1, 2)), `the tool's result carried the mail to the model (${requests.length} requests)`);
-  assertReceiptsHonest(bus, name, requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'read_inbox' }] });
 }
 
 /** The ways that put mail in front of a model: the hooks, the watcher, the model's read_inbox tool call. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { send, waitPastInFlightGrace } from '../helpers/agents.js';
 import { readAudit, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
 
 interface VerifyReport {
@@ -19,18 +20,14 @@ function verify(bus: TempBus, ...extra: string[]): { code: number | null; report
   return { code: result.code, report: JSON.parse(result.stdout) as VerifyReport, stdout: result.stdout, stderr: result.stderr };
 }
 
-function send(bus: TempBus, body: string, to: string, from: string, env: NodeJS.ProcessEnv = {}): void {
-  const result = runCli(['send', body, '--to', to, '--name', from], { env: { ...bus.env, ...env } });
-  assert.equal(result.code, 0, result.stderr);
-}
 
 /** A bus with two repos of two clients each, and mail of every kind: direct, client, repo-wide, everyone. */
 function busWithMail(): TempBus {
   const bus = tempBus();
-  for (const name of ['shop/claude', 'shop/codex', 'web/claude', 'web/codex']) send(bus, 'joining', '*', name);
-  send(bus, 'direct', 'shop/claude', 'web/codex');
-  send(bus, 'repo-wide', 'web', 'shop/claude');
-  send(bus, 'everyone', '*', 'human');
+  for (const name of ['shop/claude', 'shop/codex', 'web/claude', 'web/codex']) send(bus, 'joining', '*', { from: name });
+  send(bus, 'direct', 'shop/claude', { from: 'web/codex' });
+  send(bus, 'repo-wide', 'web', { from: 'shop/claude' });
+  send(bus, 'everyone', '*', { from: 'human' });
   return bus;
 }
 
@@ -87,8 +84,8 @@ test('a message stored with no send row is reported; --repair appends it marked 
   const bus = busWithMail();
   try {
     // A send whose row went elsewhere stands for a send killed between its commit and its append.
-    send(bus, 'lost row', 'shop/codex', 'web/claude', { AGENT_BUS_AUDIT_LOG: join(bus.dir, 'elsewhere.log') });
-    await new Promise((resolve) => setTimeout(resolve, 2_100)); // past the in-flight grace
+    send(bus, 'lost row', 'shop/codex', { from: 'web/claude', env: { AGENT_BUS_AUDIT_LOG: join(bus.dir, 'elsewhere.log') } });
+    await waitPastInFlightGrace(bus);
     const before = readFileSync(bus.audit, 'utf8');
     const found = verify(bus);
     assert.equal(found.code, 1);
@@ -125,7 +122,7 @@ test('a send row naming a message the store does not have is reported with its l
     } finally {
       other.cleanup();
     }
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await waitPastInFlightGrace(bus);
     const { code, report } = verify(bus);
     assert.equal(code, 1);
     assert.equal(report.store.unknown_messages.length, 1);
@@ -139,7 +136,7 @@ test('a send row naming a message the store does not have is reported with its l
 test('AGENT_BUS_AUDIT_MAX_BYTES rotates the log; tail and verify read across the files', () => {
   const bus = tempBus({ AGENT_BUS_AUDIT_MAX_BYTES: '3K' });
   try {
-    for (let index = 0; index < 20; index++) send(bus, `message ${index}`, 'sink', 'sink');
+    for (let index = 0; index < 20; index++) send(bus, `message ${index}`, 'sink', { from: 'sink' });
     assert.ok(existsSync(`${bus.audit}.1`) && existsSync(`${bus.audit}.2`));
     for (const file of [bus.audit, `${bus.audit}.1`, `${bus.audit}.2`]) {
       assert.ok(statSync(file).size <= 3 * 1024, file);

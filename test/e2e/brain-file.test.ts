@@ -11,17 +11,12 @@ import { test } from 'node:test';
 import { json, runCli, runCliAsync, tempBus, type CliResult, type TempBus } from '../helpers/bus-env.js';
 import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { BrainStatus } from '../../src/brain/status.js';
-import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
-
+import { micros, notices, RECALLED, STATUS_KEYS, ttlOf, writeFeed, type Refreshed } from '../helpers/notices.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** The default feed folder: brain-feed beside the database. */
 function defaultFeed(bus: TempBus): string {
   return join(bus.folder, 'brain-feed');
-}
-
-function writeFeed(folder: string, files: Record<string, string>): void {
-  mkdirSync(folder, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
 }
 
 /** A markdown file with YAML front matter (none when `fields` is null). */
@@ -50,27 +45,12 @@ function status(bus: TempBus, extra: NodeJS.ProcessEnv = {}): BrainStatus {
   return json<BrainStatus>(runCli(['brain', 'status', '--json'], { env: { ...bus.env, ...extra } }));
 }
 
-function notices(bus: TempBus, channel = 'brain'): ListedNotice[] {
-  return json<ListedNotice[]>(runCli(['channel', 'list', channel, '--json'], { env: bus.env }));
-}
-
 function allNotices(bus: TempBus): ListedNotice[] {
   return json<ListedNotice[]>(runCli(['channel', 'list', '--notices', '--json'], { env: bus.env }));
 }
 
 function byTitle(list: ListedNotice[]): Map<string | null, ListedNotice> {
   return new Map(list.map((notice) => [notice.title, notice]));
-}
-
-/** A stored stamp (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) in microseconds. */
-function micros(stamp: string): number {
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{6})Z$/.exec(stamp);
-  assert.ok(match, `a bus stamp: ${stamp}`);
-  return Date.parse(`${match[1]}Z`) * 1000 + Number(match[2]);
-}
-
-function ttlOf(notice: ListedNotice): number {
-  return (micros(notice.expires_at) - micros(notice.created_at)) / 1_000_000;
 }
 
 function body(content: string): string {
@@ -509,8 +489,10 @@ test(
     assert.deepEqual([restored.kept, restored.added.length, restored.removed], [0, 2, 0], 'content unchanged, but the channel lost it');
     assert.equal(restored.contentHash, first.contentHash);
     const longId = byTitle(notices(bus)).get('Long')?.notice_id;
+    const shortExpires = Date.parse(byTitle(notices(bus)).get('Short')?.expires_at ?? '');
+    assert.ok(!Number.isNaN(shortExpires), 'the 1 s entry is live, with its expiry');
 
-    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await waitUntil(() => Date.now() > shortExpires + 1, 'the 1 s entry to expire');
     assert.deepEqual(
       notices(bus).map((notice) => notice.title),
       ['Long'],

@@ -10,10 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
-import type { ListedNotice } from '../../src/core/notice-ops.js';
 import type { BrainStatus } from '../../src/brain/status.js';
-import { RECALLED, STATUS_KEYS, type Refreshed } from '../helpers/notices.js';
-
+import { notices, RECALLED, STATUS_KEYS, writeFeed, type Refreshed } from '../helpers/notices.js';
 
 const REFRESH_KEYS = ['added', 'channel', 'contentHash', 'cutByCap', 'entries', 'error', 'kept', 'ok', 'removed', 'warnings'];
 const UNSUBSCRIBED_PREFIX = "BRAIN_CHANNEL 'brain' is not in this session's subscriptions (";
@@ -45,15 +43,6 @@ async function withServers(work: (setup: Setup) => Promise<void>): Promise<void>
     for (const session of sessions) await session.close().catch(() => undefined);
     bus.cleanup();
   }
-}
-
-function writeFeed(folder: string, files: Record<string, string>): void {
-  mkdirSync(folder, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
-}
-
-function notices(bus: TempBus, channel = 'brain'): ListedNotice[] {
-  return json<ListedNotice[]>(runCli(['channel', 'list', channel, '--json'], { env: bus.env }));
 }
 
 /** The raw tool result: not a tool error, its text parsed, and the structured content the same value. */

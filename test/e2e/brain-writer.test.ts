@@ -9,7 +9,8 @@ import type http from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
-import { listen } from '../clients/harness.js';
+import { listen } from '../helpers/http-server.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 interface Received {
   key: string | undefined;
@@ -62,13 +63,7 @@ function env(bus: TempBus, url: string): NodeJS.ProcessEnv {
   return { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir, BRAIN_URL: url, BRAIN_HTTP_TOKEN: 'secret-token', BRAIN_HTTP_TIMEOUT: '1' };
 }
 
-async function until(check: () => boolean, what: string, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = (check: () => boolean, what: string): Promise<void> => waitUntil(check, what, 8000, 50);
 
 const outbox = (bus: TempBus): string[] => {
   const folder = join(bus.folder, 'brain-outbox');
@@ -98,7 +93,8 @@ test('at Stop, every marker of the session reaches the brain once, in the backgr
     // Slow answers past BRAIN_HTTP_TIMEOUT went to the outbox; the next Stop drains them.
     await runCliAsync(['hook-stop', '--client', 'claude'], { env: env(bus, server.url), input: JSON.stringify(payload) });
     await until(() => server.received.length >= 7 && outbox(bus).length === 0, 'all seven at the brain');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing says when the detached writers have exited: a pause for an eighth to show.
+    await sleep(500);
     const got = server.received.map((item) => `${item.body.type}:${item.body.content}`).sort();
     assert.deepEqual(got, [
       'decision:Keep SQLite as the default',
@@ -156,7 +152,8 @@ test('the writer stays off unless the brain is on (or BRAIN_WRITER_ENABLED says 
   const payload = JSON.stringify({ session_id: 'sess-C', last_assistant_message: marker('lesson', 'nobody hears this') });
   const offEnv = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir };
   assert.equal((await runCliAsync(['hook-stop', '--client', 'claude'], { env: offEnv, input: payload })).code, 0);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Nothing says a Stop hook started no writer: a pause for one to show.
+  await sleep(1000);
   assert.deepEqual(outbox(bus), [], 'no brain configured: no writer');
   const forced = await runCliAsync(['hook-stop', '--client', 'claude'], { env: { ...offEnv, BRAIN_WRITER_ENABLED: '1' }, input: payload });
   assert.equal(forced.code, 0);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { ROOT, runCli, tempBus } from '../helpers/bus-env.js';
+import { register } from '../helpers/agents.js';
 
 const BIN = join(ROOT, 'dist', 'bin');
 
@@ -95,8 +96,7 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
     };
     const payload = JSON.stringify({ session_id: 's-1', cwd: bus.dir });
     // An agent on the bus, as its MCP server would have registered it, and a first turn behind it.
-    assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env }).code, 0);
-    assert.equal(runCli(['inbox'], { env }).code, 0);
+    register(env);
     run('hook-session-start', payload);
     for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-pre-tool']) {
       const loads = run(hook, payload);

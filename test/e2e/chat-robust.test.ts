@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { json, runCli, runCliAsync, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { exit, inbox, lastRow, openChat, register, skip, until, type Pane } from '../helpers/chat-pane.js';
 import { connect } from '../helpers/mcp.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const PROMPT = /^\[human → \*\] $/m;
 
@@ -177,7 +178,8 @@ test('the database taken away: said once, history not saved is said, and /quit s
     await until(pane, /history is not being saved/, 'the history warning');
     await until(pane, /the database .*bus\.db was removed or replaced; quit and start the chat again/, 'the database warning', 5000);
     type(pane, 'again');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The line has been run once the chat says where it went (the open database still takes it).
+    await until(pane, /\[chat\] broadcast → alpha \(1 msg\)[\s\S]*\[chat\] broadcast → alpha \(1 msg\)/, 'the second line sent');
     assert.equal(pane.screen().split('history is not being saved').length - 1, 1, 'said once');
     type(pane, '/quit');
     await exit(pane, '/quit');
@@ -192,7 +194,7 @@ test('stopped and continued, or terminated: the terminal is handed back whole', 
     await until(pane, PROMPT, 'the prompt');
     pane.keys('half typed');
     pane.signal('SIGTSTP');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(() => pane.state() === 'T', 'the chat to stop');
     // While stopped, another program writes to the terminal: it scrolls the whole height.
     pane.writeTerminal(Array.from({ length: 40 }, (_, n) => `other ${n + 1}`).join('\r\n'));
     const stopped = await until(pane, /other 40/, 'the other program');
@@ -258,7 +260,8 @@ test('under job control: Ctrl-Z gives the shell a whole terminal, fg brings back
     pane.press('C-z');
     await until(pane, /broadcast → alpha \(1 msg\)[\s\S]*Stopped/, 'stopped again');
     pane.keys('bg\r');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing says when the chat has had its SIGCONT: a pause for a wrong redraw to show.
+    await sleep(500);
     pane.keys('seq 101 140\r');
     const background = await until(pane, /^140\n/m, 'the shell with the chat in the background');
     assert.doesNotMatch(background, /\/help · \/quit/, 'the chat in the background left the terminal alone');

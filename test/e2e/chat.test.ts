@@ -115,7 +115,7 @@ test('history survives a restart; a narrow terminal and a resize keep the typed 
     await until(first, /alpha → alpha +joining/, 'the history of sends');
     first.keys('/quit');
     first.enter();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await exit(first, '/quit'); // The history is written by then.
   } finally {
     first.close();
   }

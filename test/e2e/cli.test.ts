@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { CLI, json, ON_POSTGRES, readAudit, ROOT as ROOT_DIR, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
+import { agentEnv, register } from '../helpers/agents.js';
 
 interface AgentRow {
   name: string;
@@ -20,12 +22,7 @@ interface AgentRow {
 const withBus = withTempBus;
 
 /** Register names the way their own sessions would: speaking as themselves from their repo. */
-function join_(bus: TempBus, name: string, repo: string): void {
-  const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo };
-  const result = runCli(['send', 'joining', '--to', name, '--json'], { env });
-  assert.equal(result.code, 0, result.stderr);
-  assert.equal(runCli(['inbox'], { env }).code, 0);
-}
+const join_ = (bus: TempBus, name: string, repo: string): void => register(agentEnv(bus, name, repo));
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
 
@@ -270,7 +267,8 @@ test('tail -f shows a send made by another process', withBus(async (bus) => {
         }
       });
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Ready: it has printed the last row, and follows from there.
+    await waitUntil(() => out.includes('\n'), () => `tail -f to print the last row; got: ${out}`);
     assert.equal(runCli(['send', 'followed', '--to', 'beta'], { env: bus.env }).code, 0);
     await seen;
     const lines = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string });
@@ -298,7 +296,8 @@ test('tail -f shows every send the bus stores, from a machine with an audit log 
         });
       });
     follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Ready: it has printed the last row, and follows from there.
+    await waitUntil(() => out.includes('\n'), () => `tail -f to print the last row; got: ${out}`);
     // Another machine: the same store, its own bus folder and audit log, which this tail never reads.
     const elsewhere = mkdtempSync(join(bus.dir, 'elsewhere-'));
     const remote = { ...bus.env, AGENT_BUS_AUDIT_LOG: join(elsewhere, 'audit.log'), AGENT_BUS_HOME: elsewhere };
@@ -307,8 +306,9 @@ test('tail -f shows every send the bus stores, from a machine with an audit log 
     assert.ok(existsSync(join(elsewhere, 'audit.log')) && !readFileSync(bus.audit, 'utf8').includes('from elsewhere'), 'the send was audited elsewhere only');
     assert.equal(runCli(['send', 'from here', '--to', 'beta'], { env: bus.env }).code, 0);
     await saw('from here');
-    // Both ways (the audit log and the store) have had their chance to bring it in again.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Both ways (the audit log and the store) have had their chance to bring it in again. Nothing says
+    // when a follower has looked at both since: a pause.
+    await sleep(2_500);
     const sends = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; body_preview: string; from: string; to: string }).filter((row) => row.op === 'send');
     assert.deepEqual(sends.filter((row) => row.body_preview !== 'joining').map((row) => [row.from, row.to, row.body_preview]), [
       ['far/codex', 'beta', 'from elsewhere'],

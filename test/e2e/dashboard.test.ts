@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWeb, type RunningWeb } from '../helpers/browser.js';
 import { json, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 let browser: Browser;
 before(async () => {
@@ -595,7 +596,7 @@ test('agent-bus web: a bad port, a busy port and a machine set to use a hub are 
     }
     const open = await startWeb(bus, {}, ['--host', '0.0.0.0']);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitUntil(() => /agent-bus web: listening on 0\.0\.0\.0/.test(open.output()), () => `the warning; got: ${open.output()}`);
       assert.match(open.output(), /agent-bus web: listening on 0\.0\.0\.0, not only this machine: the key travels over plain HTTP/);
     } finally {
       await open.stop();
@@ -616,7 +617,8 @@ test('agent-bus web opens the printed URL in the browser, given as an argument, 
   chmodSync(browserScript, 0o755);
   try {
     const quiet = await startWeb(bus, { BROWSER: browserScript });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing says the server decided not to open a browser: a pause for one to show.
+    await sleep(500);
     await quiet.stop();
     assert.equal(existsSync(opened), false, '--no-open opened a browser');
     // startWeb passes --no-open; this one does not.
@@ -626,8 +628,8 @@ test('agent-bus web opens the printed URL in the browser, given as an argument, 
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
-      for (let waited = 0; !existsSync(opened) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The browser stand-in has written both its lines.
+      await waitUntil(() => existsSync(opened) && readFileSync(opened, 'utf8').split('\n').length >= 3, 'the browser to be opened', 10_000, 50);
       const url = /agent-bus web: (\S+)/.exec(out)?.[1];
       assert.ok(url !== undefined, out);
       assert.deepEqual(readFileSync(opened, 'utf8').trim().split('\n'), ['1', url]);

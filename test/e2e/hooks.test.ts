@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { agentEnv, register, send } from '../helpers/agents.js';
 import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 
@@ -36,21 +37,10 @@ function receiptOf(bus: TempBus, id: string): { state: string; delivered_at: str
   return copy;
 }
 
-function register(bus: TempBus, name: string, repo: string): void {
-  const env = { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo };
-  assert.equal(runCli(['send', 'joining', '--to', name], { env }).code, 0);
-  assert.equal(runCli(['inbox'], { env }).code, 0);
-}
-
-function send(bus: TempBus, body: string, to: string, from = 'human'): void {
-  const result = runCli(['send', body, '--to', to, '--name', from], { env: bus.env });
-  assert.equal(result.code, 0, result.stderr);
-}
-
-const as = (bus: TempBus, name: string): NodeJS.ProcessEnv => ({ ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: '/repos/a' });
+const as = (bus: TempBus, name: string): NodeJS.ProcessEnv => agentEnv(bus, name, '/repos/a');
 
 test('an empty inbox: each dialect says "nothing"', withBus((bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
   const env = as(bus, 'repo-a/claude');
   for (const [client, prompt, stop] of [
     ['claude', '', ''],
@@ -67,7 +57,7 @@ test('an empty inbox: each dialect says "nothing"', withBus((bus) => {
 }));
 
 test('the prompt hook shows new mail once, marks it delivered and audits read and deliver', withBus((bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
   send(bus, 'first line\nsecond line', 'repo-a/claude');
   const shown = hook('hook-user-prompt', as(bus, 'repo-a/claude'), { cwd: '/repos/a', session_id: 's' }, ['--client', 'claude']);
   assert.equal(shown.code, 0);
@@ -83,8 +73,8 @@ test('the prompt hook shows new mail once, marks it delivered and audits read an
 }));
 
 test('codex and agy dialects carry the same text in their JSON forms', withBus((bus) => {
-  register(bus, 'repo-a/codex', '/repos/a');
-  register(bus, 'repo-a/agy', '/repos/a');
+  register(as(bus, 'repo-a/codex'));
+  register(as(bus, 'repo-a/agy'));
   send(bus, 'for codex', 'repo-a/codex');
   send(bus, 'for agy', 'repo-a/agy');
   const codex = hook('hook-user-prompt', as(bus, 'repo-a/codex'), {}, ['--client', 'codex']);
@@ -101,7 +91,7 @@ test('codex and agy dialects carry the same text in their JSON forms', withBus((
 }));
 
 test('the stop hook blocks for pending mail, then lets the agent stop', withBus((bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
   send(bus, 'please reply', 'repo-a/claude');
   const blocked = hook('hook-stop', as(bus, 'repo-a/claude'), { stop_hook_active: false }, ['--client', 'claude']);
   const decision = JSON.parse(blocked.stdout) as { decision: string; reason: string };
@@ -116,7 +106,7 @@ test('the stop hook blocks for pending mail, then lets the agent stop', withBus(
 }));
 
 test('hook-stop --peek says it would block and takes nothing: the mail stays sent and unread until a stop hook shows it', withBus((bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
   send(bus, 'peek at me', 'repo-a/claude');
   const [sent] = bus.rows<{ message_id: string }>("SELECT message_id FROM messages WHERE body = 'peek at me'");
   const id = sent?.message_id ?? '';
@@ -134,8 +124,8 @@ test('hook-stop --peek says it would block and takes nothing: the mail stays sen
 }));
 
 test('repo-wide mail: the claimer is asked to act, its repo-mate is told for information', withBus((bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
-  register(bus, 'repo-a/codex', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
+  register(as(bus, 'repo-a/codex'));
   send(bus, 'bump the dependency', 'repo-a');
   send(bus, 'direct to codex', 'repo-a/codex');
   const claimer = hook('hook-stop', as(bus, 'repo-a/claude'), {}, ['--client', 'claude']);
@@ -156,7 +146,7 @@ test('repo-wide mail: the claimer is asked to act, its repo-mate is told for inf
 test('a hook derives its agent from --client and the payload directory, and is silent elsewhere', withBus((bus) => {
   const repo = join(bus.dir, 'shop');
   mkdirSync(join(repo, '.git'), { recursive: true });
-  register(bus, 'shop/codex', repo);
+  register(agentEnv(bus, 'shop/codex', repo));
   send(bus, 'found by cwd', 'shop/codex');
   const env = { ...bus.env };
   const found = hook('hook-user-prompt', env, { cwd: repo }, ['--client', 'codex'], bus.dir);
@@ -178,7 +168,7 @@ test('a hook derives its agent from --client and the payload directory, and is s
 }));
 
 test('a payload that never ends, or a terminal on stdin, cannot hang a hook', withBus(async (bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
   const env = { ...as(bus, 'repo-a/claude'), AGENT_BUS_HOOK_PAYLOAD_TIMEOUT: '0.5' };
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, 'hook-stop', '--client', 'claude'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -197,7 +187,7 @@ test('a payload that never ends, or a terminal on stdin, cannot hang a hook', wi
 }));
 
 test('a hook that cannot print loses no mail', withBus(async (bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
   send(bus, 'must not vanish', 'repo-a/claude');
   const child = spawn(process.execPath, [CLI, 'hook-user-prompt', '--client', 'claude'], { env: as(bus, 'repo-a/claude'), stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdout.destroy();
@@ -235,8 +225,8 @@ test('with two live sessions, each hook sees its own mail and the shared mail, n
 }));
 
 test('a hook that cannot print gives back the claim it made: a repo-mate is asked to act instead', withBus(async (bus) => {
-  register(bus, 'repo-a/claude', '/repos/a');
-  register(bus, 'repo-a/codex', '/repos/a');
+  register(as(bus, 'repo-a/claude'));
+  register(as(bus, 'repo-a/codex'));
   send(bus, 'whoever is free', 'repo-a');
   const child = spawn(process.execPath, [CLI, 'hook-stop', '--client', 'claude'], { env: as(bus, 'repo-a/claude'), stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdout.destroy();
@@ -271,7 +261,7 @@ test('Codex runs every thread from one process: a hook is matched by its thread 
 test("Codex hooks record their thread id and the executable running them, for waking the session later", withBus(async (bus) => {
   const repoPath = join(bus.dir, 'svc');
   mkdirSync(join(repoPath, '.git'), { recursive: true });
-  register(bus, 'svc/codex', repoPath);
+  register(agentEnv(bus, 'svc/codex', repoPath));
   // A stand-in Codex: a process that runs the hook through `sh -c`, as Codex does.
   const command = `${process.execPath} ${CLI} hook-user-prompt --client codex`;
   const ran = spawnSync(process.execPath, ['-e', `require('child_process').execSync(process.argv[1], { input: process.argv[2], stdio: ['pipe', 'inherit', 'inherit'] })`, command, JSON.stringify({ cwd: repoPath, session_id: 'thread-42' })], {

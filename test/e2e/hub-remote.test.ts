@@ -4,7 +4,7 @@
  * `agent-bus login` saved). The remote CLI and hooks talk to the hub alone.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { after, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus } from '../helpers/bus-env.js';
 import { createToken, remoteWatcher, startHub, untilWaiting, withHub } from '../helpers/hub.js';
+import { hasExited, sleep, waitForExit, waitUntil } from '../helpers/wait.js';
 
 /** Every remote machine's HOME, removed when the file's tests are done. */
 const homes: string[] = [];
@@ -198,18 +199,11 @@ test('a remote hook-watch whose client quits ends its wait at the hub and takes 
   // The watcher sees its client gone within a moment, and the hub stops waiting for it.
   await untilWaiting(hub.url, 'the watcher (gone)', 0);
   assert.equal(runCli(['send', 'for the next session', '--to', 'shop/claude'], { env: bus.env }).code, 0);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Gone, or a zombie no one reaps yet (its parent has gone too): either way it has exited, and
+  // nothing is left that could take the mail.
+  await waitForExit(watcherPid, 'the watcher to exit', 5_000);
+  assert.ok(hasExited(watcherPid), 'the watcher exited');
   assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'for the next session' AND read_at IS NULL").length, 1, 'the mail waits for a model to see it');
-  // Gone, or a zombie no one reaps yet (its parent has gone too): either way it has exited.
-  const exited = (): boolean => {
-    try {
-      return readFileSync(`/proc/${watcherPid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
-    } catch {
-      return true;
-    }
-  };
-  for (let waited = 0; !exited() && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.ok(exited(), 'the watcher exited');
 }));
 
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
@@ -308,10 +302,7 @@ test('tail -f over the hub shows every send the hub\'s bus stores, from any mach
   follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const saw = async (body: string): Promise<number> => {
     const started = Date.now();
-    while (!out.includes(`"body_preview":"${body}"`)) {
-      if (Date.now() - started > 10_000) throw new Error(`no '${body}' within 10 s; got: ${out}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(() => out.includes(`"body_preview":"${body}"`), () => `'${body}'; got: ${out}`, 10_000, 20);
     return Date.now() - started;
   };
   try {
@@ -320,7 +311,8 @@ test('tail -f over the hub shows every send the hub\'s bus stores, from any mach
     assert.ok((await saw('from the hub machine')) < 5_000, 'pushed by the change feed, not the one-minute poll');
     assert.equal(runCli(['send', 'from the remote machine', '--to', 'lab/codex'], { env: remote.env }).code, 0);
     await saw('from the remote machine');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing says when the follower has looked again since: a pause for a second copy to show.
+    await sleep(500);
     const rows = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; from: string; body_preview: string });
     assert.deepEqual(rows.filter((row) => row.op === 'send').map((row) => [row.from, row.body_preview]), [
       ['human', 'from the hub machine'],

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ON_POSTGRES, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, startHub, withHub, type HttpMcp } from '../helpers/hub.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const homes: string[] = [];
 after(() => {
@@ -143,7 +144,10 @@ test('a hub session lives while it is heard from: silent past AGENT_BUS_HUB_SESS
     assert.equal(statusName(remote, 's-1'), 'shop/claude-1');
     assert.equal(runCli(['send', 'left for one', '--to', 'shop/claude-1'], { env: bus.env }).code, 0);
     assert.deepEqual(liveAgents(bus), [['shop/claude', null], ['shop/claude-1', true]]);
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // Unheard for longer than the limit (0.05 minutes) since the session was last heard from.
+    const heard = Date.parse(bus.rows<{ last_seen: string }>("SELECT last_seen FROM sessions WHERE session_key = 's-1'")[0]?.last_seen ?? '');
+    assert.ok(!Number.isNaN(heard), 'the session was heard from');
+    await waitUntil(() => Date.now() > heard + 3_000 + 1, 'the idle limit to pass');
     assert.deepEqual(liveAgents(bus), [['shop/claude', null], ['shop/claude-1', false]], 'unheard for longer than the idle limit');
     // A new session takes the next number (the silent one's is kept for its comeback) and ends the silent one.
     assert.equal(statusName(remote, 's-2'), 'shop/claude-2');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { filesUnder, ON_POSTGRES, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, rawCall, requestsInFlight, slowCall, startHub, withHub } from '../helpers/hub.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const CHALLENGE = 'Bearer realm="agent-bus", error="invalid_token"';
 
@@ -89,7 +90,7 @@ test('asking wrongly: no token, a bad, expired or revoked one get 401 and a chal
   await refused({ authorization: 'Bearer nonsense' }, /not an agent-bus token/);
   // The right shape and a real id, the wrong secret.
   await refused({ authorization: `Bearer ${good.token.slice(0, -4)}AAAA` }, /no such token/);
-  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  await waitUntil(() => Date.now() > Date.parse(brief.expires_at ?? '') + 1, 'the one-second token to expire');
   await refused({ authorization: `Bearer ${brief.token}` }, /expired/);
   assert.equal((await rawCall(hub.url, { authorization: `Bearer ${doomed.token}` })).status, 200);
   const revoke = runCli(['token', 'revoke', doomed.id], { env: bus.env });
@@ -157,18 +158,15 @@ test('/healthz answers 200 with no token; SIGTERM stops taking connections, lets
     // Five sends whose bodies are half written: the hub holds each as a request in flight.
     const slow = [1, 2, 3, 4, 5].map((i) => slowCall(hub.url, { authorization: `Bearer ${token}` }, sendBody(i)));
     const started = Date.now();
-    while ((await requestsInFlight(hub.url)) < slow.length) {
-      assert.ok(Date.now() - started < 10_000, 'the hub never held the five sends');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(async () => (await requestsInFlight(hub.url)) >= slow.length, 'the hub to hold the five sends', 10_000, 20);
     const stopped = hub.stop();
     // Draining: it takes no new connection, and is still running for the five.
-    for (;;) {
-      const refused = await fetch(`${hub.url}/healthz`).then(async (response) => (await response.body?.cancel(), false), () => true);
-      if (refused) break;
-      assert.ok(Date.now() - started < 10_000, 'the hub kept taking connections after SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(
+      () => fetch(`${hub.url}/healthz`).then(async (response) => (await response.body?.cancel(), false), () => true),
+      'the hub to take no new connection after SIGTERM',
+      10_000 - (Date.now() - started),
+      20,
+    );
     assert.equal(hub.process.exitCode, null, 'the hub waits for the requests in flight');
     for (const call of slow) call.finish();
     const answers = await Promise.all(slow.map((call) => call.answer));
@@ -338,7 +336,7 @@ test('two hubs on one database deliver to each other with no sticky sessions; a 
         () => undefined,
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sleep(30); // Some of the sixty in flight, some not yet sent.
     second.process.kill('SIGKILL');
     await Promise.all(calls);
     await second.stop();

@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentEnv, register } from '../helpers/agents.js';
 
 function repo(bus: TempBus, name: string): string {
   const path = join(bus.dir, name);
@@ -37,9 +38,7 @@ test('a workspace plugin with the server and flat hook lists; the user\'s .agent
 test('the agy hook commands run as written and answer in its JSON', withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
-  const env = { ...bus.env, AGENT_BUS_NAME: 'live/agy', AGENT_BUS_REPO: path };
-  runCli(['send', 'joining', '--to', 'live/agy'], { env });
-  runCli(['inbox'], { env });
+  register(agentEnv(bus, 'live/agy', path));
   runCli(['send', 'mail for agy', '--to', 'live/agy'], { env: bus.env });
   const hooks = JSON.parse(readFileSync(join(path, '.agents', 'plugins', 'agent-bus', 'hooks.json'), 'utf8')) as Record<string, Record<string, Array<{ command: string }>>>;
   const run = (command: string): string => {

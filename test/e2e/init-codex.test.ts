@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
 import { CLI, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentEnv, register } from '../helpers/agents.js';
 
 function repo(bus: TempBus, ...parts: string[]): string {
   const path = join(bus.dir, ...parts);
@@ -125,9 +126,7 @@ test("a table of the user's own is left alone even with --force; broken files ar
 test('the Codex hook commands run as written and answer in JSON', withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
-  const env = { ...bus.env, AGENT_BUS_NAME: 'live/codex', AGENT_BUS_REPO: path };
-  runCli(['send', 'joining', '--to', 'live/codex'], { env });
-  runCli(['inbox'], { env });
+  register(agentEnv(bus, 'live/codex', path));
   runCli(['send', 'mail for codex', '--to', 'live/codex'], { env: bus.env });
   const hooks = JSON.parse(readFileSync(join(path, '.codex', 'hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
   const command = hooks.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command ?? '';

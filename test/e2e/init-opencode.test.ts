@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode/plugin.js';
 import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentEnv, register } from '../helpers/agents.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');
 const LOGGING_BIN = join(ROOT, 'test', 'helpers', 'logging-bin.mjs');
@@ -180,8 +182,7 @@ test('an idle session with nothing to do is watched; the mail the watcher finds 
   const said = 'agent-bus: new mail\n[agent-bus] 1 new message(s) since last turn:\n- from human: ping';
   const { hooks, prompts, calls } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''], stderr: { 'hook-watch': said }, exit: { 'hook-watch': 10 }, delayMs: { 'hook-watch': 300 } });
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
-  const deadline = Date.now() + 5000;
-  while (prompts.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  await waitUntil(() => prompts.length > 0, 'the watcher to start a turn');
   assert.ok(calls().some((call) => call.subcommand === 'hook-watch'), 'the watcher ran');
   assert.deepEqual(prompts, [{ id: 's-1', text: said }]);
 }));
@@ -191,7 +192,8 @@ test('mail the watcher took just as the session turned busy is handed over at it
   const { hooks, prompts } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''], stderr: { 'hook-watch': said }, exit: { 'hook-watch': 10 }, delayMs: { 'hook-watch': 400 } });
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
   await hooks['chat.message']({ sessionID: 's-1' }); // The user typed before the watcher answered.
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  // Nothing says when the plugin has had the watcher's answer: a pause past its 400 ms.
+  await sleep(1200);
   assert.deepEqual(prompts, [], 'no turn is started into a busy session');
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
   assert.deepEqual(prompts, [{ id: 's-1', text: said }]);
@@ -200,7 +202,8 @@ test('mail the watcher took just as the session turned busy is handed over at it
 test('a watcher that finds nothing (exit 0) starts no turn', withTempBus(async (bus) => {
   const { hooks, prompts, calls } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''] });
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  // Nothing says when the plugin has had the watcher's answer: a pause.
+  await sleep(800);
   assert.equal(calls().filter((call) => call.subcommand === 'hook-watch').length, 1);
   assert.deepEqual(prompts, []);
 }));
@@ -209,9 +212,8 @@ test('a real hook the plugin stopped waiting for finds its output closed: the ma
   const path = repo(bus, 'late');
   // The real agent-bus, through a wrapper that notes when each hook has ended.
   assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', LOGGING_BIN], { env: bus.env, cwd: path }).code, 0);
-  const agent = { ...bus.env, AGENT_BUS_NAME: 'late/opencode', AGENT_BUS_REPO: path };
-  assert.equal(runCli(['send', 'joining', '--to', 'late/opencode'], { env: agent }).code, 0);
-  assert.equal(runCli(['inbox'], { env: agent }).code, 0);
+  const agent = agentEnv(bus, 'late/opencode', path);
+  register(agent);
   assert.equal(runCli(['send', 'not shown in time', '--to', 'late/opencode'], { env: bus.env }).code, 0);
   const log = join(bus.dir, 'hooks.log');
   writeFileSync(log, '');
@@ -225,8 +227,7 @@ test('a real hook the plugin stopped waiting for finds its output closed: the ma
     await hooks['chat.message']({ sessionID: 's-1' });
     assert.deepEqual(await request(hooks), ['base'], 'the request went ahead without the hook');
     // The hook ran on after the plugin gave up: it took the mail, could not print it, gave it back.
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && !readFileSync(log, 'utf8').includes('"hook-user-prompt"')) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(() => readFileSync(log, 'utf8').includes('"hook-user-prompt"'), 'the hook to end', 20_000, 50);
     assert.match(readFileSync(log, 'utf8'), /"args":\["hook-user-prompt","--client","opencode"\],"code":0/, 'the hook ran to its end, exit 0');
   } finally {
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];

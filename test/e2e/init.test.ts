@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, readAudit, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentEnv, register } from '../helpers/agents.js';
 
 interface Settings {
   permissions: { allow: string[] };
@@ -106,9 +107,7 @@ test("the wake hook's command turns hook-watch's 10, and only that, into Claude 
   const run = (commandLine: string, extra: NodeJS.ProcessEnv = {}) =>
     spawnSync('sh', ['-c', commandLine], { env: { ...env, ...extra }, cwd: path, input: '{"session_id":"s-1"}', encoding: 'utf8', timeout: 30_000 });
   // Mail waiting: the watcher takes it and exits 10; the command exits 2 and Claude Code wakes the model.
-  const self = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: path };
-  assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
-  assert.equal(runCli(['inbox'], { env: self }).code, 0);
+  register(agentEnv(bus, 'shop/claude', path));
   assert.equal(runCli(['send', 'wake me', '--to', 'shop/claude'], { env: bus.env }).code, 0);
   const woke = run(command);
   assert.equal(woke.status, 2, woke.stderr);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
+import { waitForExit, waitUntil } from '../helpers/wait.js';
 
 interface Whoami {
   name: string;
@@ -58,23 +59,6 @@ async function withServers(work: (bus: TempBus, open: (env: NodeJS.ProcessEnv, a
     for (const session of sessions) await session.close().catch(() => undefined);
     bus.cleanup();
   }
-}
-
-function waitForExit(pid: number, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        resolve();
-        return;
-      }
-      if (Date.now() - started > timeoutMs) reject(new Error(`process ${pid} still running`));
-      else setTimeout(check, 20);
-    };
-    check();
-  });
 }
 
 test('whoami, list_agents and the tool list have the documented shapes', () =>
@@ -348,8 +332,7 @@ test('stdout carries only JSON-RPC, and reads do not rewrite last_seen on every 
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     request(2, 'tools/call', { name: 'whoami', arguments: {} });
     request(3, 'tools/call', { name: 'send_message', arguments: { to: 'nobody', body: 'x' } });
-    const deadline = Date.now() + 10_000;
-    while (out.split('\n').filter(Boolean).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil(() => out.split('\n').filter(Boolean).length >= 3, () => `three answers; got: ${out}`, 10_000, 20);
     child.stdin.end();
     await new Promise((resolve) => child.on('close', resolve));
     const lines = out.split('\n').filter(Boolean);

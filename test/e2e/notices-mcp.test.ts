@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishResult } from '../../src/core/notice-ops.js';
+import { ttlOf } from '../helpers/notices.js';
 
 type Notice = NoticeView;
 type Published = PublishResult;
@@ -43,17 +44,6 @@ function claudeEnv(bus: TempBus, sessionId: string | null): NodeJS.ProcessEnv {
     AGENT_BUS_REPO: '/repos/a',
     ...(sessionId === null ? {} : { CLAUDE_CODE_SESSION_ID: sessionId }),
   };
-}
-
-/** A stored stamp (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) in microseconds. */
-function micros(stamp: string): number {
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{6})Z$/.exec(stamp);
-  assert.ok(match, `a bus stamp: ${stamp}`);
-  return Date.parse(`${match[1]}Z`) * 1000 + Number(match[2]);
-}
-
-function ttlOf(notice: Notice): number {
-  return (micros(notice.expires_at) - micros(notice.created_at)) / 1_000_000;
 }
 
 function storedNotices(bus: TempBus): Listed[] {

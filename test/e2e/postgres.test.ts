@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, databaseUrl, psql, readAudit, runCli, tempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
+import { agentEnv, register } from '../helpers/agents.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const HOOKS = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
 
@@ -205,9 +207,8 @@ test('the audit rows of a PostgreSQL bus carry no part of the URL', () => {
 test("a watcher whose LISTEN connection is cut reconnects, listens again, and still wakes at once on mail", async () => {
   const bus = tempBus({}, { engine: 'postgres' });
   try {
-    const self = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: '/repos/shop' };
-    assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
-    assert.equal(runCli(['inbox'], { env: self }).code, 0);
+    const self = agentEnv(bus, 'shop/claude', '/repos/shop');
+    register(self);
     // A 60-second poll: only a notification can wake it fast.
     const watcher = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], {
       env: { ...self, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '60' },
@@ -219,13 +220,7 @@ test("a watcher whose LISTEN connection is cut reconnects, listens again, and st
     watcher.stdin.end('{"session_id":"s-1"}');
     const listeners = (): number[] =>
       bus.rows<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN agent_bus'").map((row) => row.pid);
-    const until = async (what: string, ready: () => boolean): Promise<void> => {
-      const started = Date.now();
-      while (!ready()) {
-        if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
+    const until = (what: string, ready: () => boolean): Promise<void> => waitUntil(ready, what, 10_000, 50);
     await until('the watcher to listen', () => listeners().length === 1 && bus.rows('SELECT session FROM watchers').length === 1);
     const [first] = listeners();
     bus.rows(`SELECT pg_terminate_backend(${first})`);
@@ -306,14 +301,9 @@ test('tail -f shows a send whose transaction commits after a later one, once; a 
     assert.equal(runCli(['send', 'joining', '--to', 'shop/claude'], { env: self }).code, 0);
     let out = '';
     follower.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const saw = async (body: string): Promise<void> => {
-      const started = Date.now();
-      while (!out.includes(`"body_preview":"${body}"`)) {
-        if (Date.now() - started > 10_000) throw new Error(`no '${body}' within 10 s; got: ${out}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    const saw = (body: string): Promise<void> => waitUntil(() => out.includes(`"body_preview":"${body}"`), () => `'${body}'; got: ${out}`, 10_000, 50);
+    // Ready: it has printed the last row, and follows from there.
+    await waitUntil(() => out.includes('\n'), () => `tail -f to print the last row; got: ${out}`, 10_000, 50);
     await held.connect();
     await rolledBack.connect();
     // Two sends from another machine, still open: each takes its position now and shows at commit.
@@ -326,8 +316,9 @@ test('tail -f shows a send whose transaction commits after a later one, once; a 
     await rolledBack.query('ROLLBACK');
     await held.query(`SELECT pg_notify('agent_bus', 'late'); COMMIT`);
     await saw('committed late');
-    // Every later look at the store has had its chance to print either again.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Every later look at the store has had its chance to print either again. Nothing says when the
+    // follower has looked since: a pause.
+    await sleep(2_500);
     const bodies = out.trimEnd().split('\n').map((line) => JSON.parse(line) as { op: string; body_preview: string }).filter((row) => row.op === 'send' && row.body_preview !== 'joining').map((row) => row.body_preview);
     assert.deepEqual(bodies, ['sent after', 'committed late']);
   } finally {

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { CLI, json, readAudit, runCli, runCliAsync, tempBus, withTempBus, type CliResult, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Copy {
   message_id: string;
@@ -74,14 +75,8 @@ function printed(child: ReturnType<typeof spawn>, pattern: RegExp): Promise<stri
 }
 
 /** The row of a message a running CLI sends, once it is stored. */
-async function stored(bus: TempBus, body: string): Promise<{ message_id: string }> {
-  const started = Date.now();
-  for (;;) {
-    const [row] = bus.rows<{ message_id: string }>(`SELECT message_id FROM messages WHERE body = '${body}'`);
-    if (row !== undefined) return row;
-    if (Date.now() - started > 20_000) throw new Error(`'${body}' was never stored`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function stored(bus: TempBus, body: string): Promise<{ message_id: string }> {
+  return waitFor(() => bus.rows<{ message_id: string }>(`SELECT message_id FROM messages WHERE body = '${body}'`)[0], `'${body}' to be stored`, 20_000, 50);
 }
 
 function finished(child: ReturnType<typeof spawn>): Promise<CliResult> {

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { CLI, ENGINE, json, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
+import { waitUntil } from '../helpers/wait.js';
 
 interface Hit {
   message_id: string;
@@ -111,11 +112,7 @@ function indexedRows(bus: TempBus): number {
 /** Wait for the index to hold every message, failing after a while: nothing here searches. */
 async function untilIndexed(bus: TempBus, what: string): Promise<void> {
   const rows = bus.rows<{ n: number }>('SELECT COUNT(*)::int AS n FROM messages')[0]?.n ?? 0;
-  const deadline = Date.now() + 15_000;
-  while (indexedRows(bus) !== rows) {
-    if (Date.now() > deadline) assert.fail(`${what}: the index holds ${indexedRows(bus)} rows, not ${rows}, and no search ran`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(() => indexedRows(bus) === rows, () => `${what}: the index holds ${indexedRows(bus)} rows, not ${rows}, and no search ran`, 15_000, 50);
 }
 
 test('on PostgreSQL the hub and an MCP server index their sends as they commit, before any search; a one-shot send leaves it to the search', { skip: ENGINE !== 'postgres' && 'background indexing is for PostgreSQL: SQLite indexes at the search' }, withHub({}, async (bus, hub) => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { TABLES } from '../../src/store/tables.js';
 import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { register } from '../helpers/agents.js';
 
 /** A bus with something in every table, made the way users make it (plus the few rows only a running server or watcher writes). */
 function populate(bus: TempBus): void {
@@ -15,8 +16,7 @@ function populate(bus: TempBus): void {
   mkdirSync(join(repo, '.git'), { recursive: true });
   const as = (name: string) => ({ ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo });
   for (const name of ['shop/claude', 'shop/codex']) {
-    assert.equal(runCli(['send', 'joining', '--to', name], { env: as(name) }).code, 0);
-    assert.equal(runCli(['inbox'], { env: as(name) }).code, 0);
+    register(as(name));
   }
   assert.equal(runCli(['send', 'to the repo', '--to', 'shop'], { env: bus.env }).code, 0);
   assert.equal(runCli(['send', 'to claude', '--to', 'shop/claude'], { env: bus.env }).code, 0);

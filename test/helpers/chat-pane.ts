@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, json, runCli, type TempBus } from './bus-env.js';
+import { waitFor, waitUntil } from './wait.js';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 export const skip = hasTmux ? false : 'needs tmux';
@@ -25,6 +26,8 @@ export interface Pane {
   exited(): boolean;
   /** Signal the chat process itself. */
   signal(name: NodeJS.Signals): void;
+  /** The chat process's state letter in /proc (R, S, T for stopped…), or null once it is gone. */
+  state(): string | null;
   /** Write to the terminal from outside, as another program sharing it would. */
   writeTerminal(text: string): void;
   close(): void;
@@ -78,28 +81,30 @@ export function openChat(bus: TempBus, options: ChatPaneOptions = {}): Pane {
     screen: (escapes = false) => tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'chat').stdout ?? '',
     exited: () => tmux('list-panes', '-t', 'chat', '-F', '#{pane_dead}').stdout.trim() === '1',
     signal: (name) => process.kill(Number(readFileSync(pidFile, 'utf8').trim()), name),
+    state: () => {
+      try {
+        return readFileSync(`/proc/${Number(readFileSync(pidFile, 'utf8').trim())}/stat`, 'utf8').split(') ')[1]?.[0] ?? null;
+      } catch {
+        return null;
+      }
+    },
     writeTerminal: (text) => writeFileSync(tmux('display-message', '-p', '-t', 'chat', '#{pane_tty}').stdout.trim(), text),
     resize: (columns) => void tmux('resize-window', '-t', 'chat', '-x', String(columns)),
     close: () => void tmux('kill-server'),
   };
 }
 
-export async function until(pane: Pane, pattern: RegExp, what: string, ms = 8000): Promise<string> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+/** Wait until the screen shows `pattern`, and return the screen. */
+export function until(pane: Pane, pattern: RegExp, what: string, ms = 8000): Promise<string> {
+  return waitFor(() => {
     const screen = pane.screen();
-    if (pattern.test(screen)) return screen;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return pattern.test(screen) ? screen : undefined;
+  }, () => `${what}; the screen:\n${pane.screen()}`, ms, 50);
 }
 
-export async function exit(pane: Pane, how: string, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pane.exited()) {
-    if (Date.now() > deadline) throw new Error(`${how} did not end the chat; the screen:\n${pane.screen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Wait until the chat has exited, after `how` (a key, a command) was to end it. */
+export function exit(pane: Pane, how: string, ms = 8000): Promise<void> {
+  return waitUntil(() => pane.exited(), () => `${how} to end the chat; the screen:\n${pane.screen()}`, ms, 50);
 }
 
 /** An agent on the bus, with nothing left unread. */

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, runCli, tempBus, type TempBus } from './bus-env.js';
+import { waitUntil } from './wait.js';
 
 export interface RunningHub {
   url: string;
@@ -126,12 +127,8 @@ export async function requestsInFlight(url: string): Promise<number> {
 
 /** Wait until the hub counts `count` requests waiting (a watcher, a follower, a chat at it). */
 export async function untilWaiting(url: string, what: string, count = 1): Promise<void> {
-  const started = Date.now();
   const pattern = new RegExp(`^agent_bus_waits_open ${count}$`, 'm');
-  while (!pattern.test(await (await fetch(`${url}/metrics`)).text())) {
-    if (Date.now() - started > 10_000) throw new Error(`${what} never waited at the hub`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(async () => pattern.test(await (await fetch(`${url}/metrics`)).text()), `${what} to wait at the hub`, 10_000, 50);
 }
 
 /** A `hook-watch` for a Claude Code session on a machine with `env` (its hub and token): what it says, and its exit code. */

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
+import { waitPastInFlightGrace } from '../helpers/agents.js';
 import { ROOT, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
 import { figure, randomFrom, seedFor } from './report.js';
 
@@ -66,7 +67,7 @@ test(`${FANOUT_KILLS + CLAIM_KILLS} kill -9s during fan-outs and claims: the sto
         }),
     );
     const gaps = [...stored].filter((id) => !logged.has(id)).length;
-    await new Promise((resolve) => setTimeout(resolve, 2_100)); // past verify's in-flight grace
+    await waitPastInFlightGrace(bus);
     const found = runCli(['audit', 'verify', '--json'], { env: bus.env, timeoutMs: 120_000 });
     const report = JSON.parse(found.stdout) as { problems: unknown[]; torn_lines: unknown[]; store: { missing_send_rows: unknown[]; unknown_messages: unknown[] } };
     const repaired = runCli(['audit', 'verify', '--repair', '--json'], { env: bus.env, timeoutMs: 120_000 });

@@ -16,6 +16,7 @@ import { connect } from '../helpers/mcp.js';
 import { noSmallDisk, onSmallDisk } from '../helpers/small-disk.js';
 import { pausePostgres, resumePostgres, startPostgres, stopPostgres } from '../../scripts/postgres.mjs';
 import { figure } from './report.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 const STACK_TRACE = /\n\s+at .+[(:]\d+/;
 const SQLITE_ONLY = ON_POSTGRES ? 'a SQLite file fault: the PostgreSQL pass has its own below' : false;
@@ -163,7 +164,9 @@ test('a hub killed mid-request: every send it acknowledged is stored', { timeout
       }
     };
     const lanes = Array.from({ length: 4 }, (_, lane) => loop(lane));
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // Sends flowing for a while, and past the few the check below needs however slow the machine is.
+    await sleep(800);
+    await waitUntil(() => acknowledged.length > 10, 'sends to go through before the kill', 20_000, 20);
     hub.process.kill('SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 200));
     stop = true;

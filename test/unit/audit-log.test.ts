@@ -7,6 +7,7 @@ import { followLines } from '../../src/audit/follow.js';
 import { AuditLog, tailAudit } from '../../src/audit/log.js';
 import { messageRow } from '../../src/audit/record.js';
 import { verifyChain } from '../../src/audit/verify.js';
+import { waitUntil } from '../helpers/wait.js';
 
 function scratch(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'agent-bus-audit-'));
@@ -93,17 +94,7 @@ test('an overlong line is skipped without buffering it', () => {
   }
 });
 
-function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      if (check()) resolve();
-      else if (Date.now() - started > timeoutMs) reject(new Error(`timed out waiting for ${what}`));
-      else setTimeout(tick, 10);
-    };
-    tick();
-  });
-}
+const waitFor = (check: () => boolean, what: string): Promise<void> => waitUntil(check, what, 5000, 10);
 
 test('following sees appends, a truncation and a rotated file', async () => {
   const { dir, cleanup } = scratch();

@@ -1,0 +1,381 @@
+/**
+ * The scenarios every real client is put through, written once: a client's suite names its driver
+ * (drivers.ts) and a plan (which scenarios apply to it, with its own expectations), and gets one test
+ * per scenario. On its own machine the client is wired by `agent-bus init` to a private bus; over a
+ * hub it is wired by `init --remote` on a machine whose environment holds a token and nothing of the bus.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
+import type { ClientDriver, Machine, Script, Turn } from './drivers.js';
+import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS, publishTestNotices, wiredRepo, type ClientRun, type FakeServer } from './harness.js';
+
+/** A client on its own machine, wired to a private bus. */
+export interface Local {
+  driver: ClientDriver;
+  bus: TempBus;
+  machine: Machine;
+  /** Its client address, `shop/<client>`. */
+  agent: string;
+  /** One run to completion; `run.code` is checked to be 0. */
+  run(model: FakeServer, prompt: string, launch?: NodeJS.ProcessEnv): Promise<ClientRun>;
+}
+
+export interface NoticePlan {
+  /** Our tools the model calls, one a request, each once the previous one's result is in, before it says "done". */
+  tools: string[];
+  /** Where the test's title says the critical and info notices show. */
+  shown: string;
+  /** The client's own checks of where the notices reached the model. */
+  check(requests: readonly string[], bus: TempBus): void;
+}
+
+export interface LocalPlan {
+  /** Checks of what init wrote for the client, before it first runs. */
+  wiring?(repo: string): void;
+  /** What shows mail waiting at a turn's start: "the prompt hook", "the plugin". */
+  promptHook: string;
+  /**
+   * Mail arriving during a turn: `continues`, the Stop hook keeps the client working and the next
+   * request carries it; `next-turn`, the client ends at idle before a follow-up turn, and the mail
+   * must stay undelivered until a turn shows it.
+   */
+  duringTurn: 'continues' | 'next-turn';
+  /**
+   * The model's read_inbox call on mail that came during the turn: `peek` (mark_read false: delivered,
+   * not read, then handed over by the Stop hook), or `read`, its result in the next request of the
+   * agent's turns (`read`) or in some later one (`read-later`).
+   */
+  readInbox: 'peek' | 'read' | 'read-later';
+  notices: NoticePlan;
+  /** A launch AGENT_BUS_CHANNELS over the repo's default: what the title says it wins over, and whether the model calls a tool. */
+  launchChannels?: { over: string; callsATool: boolean };
+}
+
+/** The model's turn: call `tool` with `input`. */
+const call = (tool: string, input: Record<string, unknown> = {}): Turn => ({ call: tool, input });
+
+function ranCleanly(run: ClientRun): void {
+  assert.equal(run.code, 0, run.stderr.slice(-2000));
+}
+
+function sendOk(bus: TempBus, body: string, to: string): string {
+  return json<{ message_id: string }>(runCli(['send', body, '--to', to, '--json'], { env: bus.env })).message_id;
+}
+
+function inboxOf(bus: TempBus, name: string): Array<{ from: string; body: string }> {
+  return json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', name, '--json'], { env: bus.env }));
+}
+
+/** A model that calls send_message to the human with `body` once, then says it did. */
+const greets = (body: string): Script => (request) =>
+  request.afterTool || !request.offers('send_message') ? { text: 'sent it' } : call('send_message', { to: 'human', body });
+
+/** A model that only works ("working on it"), while mail is sent at the first request of the agent's turn (after the prompt hook looked). */
+function worksWhileMailComes(send: () => void): Script {
+  let sent = false;
+  return (request) => {
+    if (!request.offers('read_inbox')) return { text: 'a title' };
+    if (!sent) {
+      sent = true;
+      send();
+    }
+    return { text: 'working on it' };
+  };
+}
+
+/**
+ * A model that reads its inbox once mail has come during the turn: at the first request of the agent's
+ * turn the mail is sent (after the prompt hook looked), and the model calls read_inbox with `input`.
+ */
+function readsMailSentMidTurn(send: () => void, input: Record<string, unknown>, afterResult: () => string): Script {
+  let sent = false;
+  return (request) => {
+    if (!request.offers('read_inbox')) return { text: 'a title' };
+    if (request.afterTool) return { text: afterResult() };
+    if (sent) return { text: 'nothing more' };
+    sent = true;
+    send();
+    return call('read_inbox', input);
+  };
+}
+
+/** A local client's test body: set up, run `work`, and the bus and model gone afterwards whatever happens. */
+export function withLocal(driver: ClientDriver, plan: Pick<LocalPlan, 'wiring'>, work: (local: Local) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const { bus, repo } = wiredRepo(driver.id);
+    try {
+      plan.wiring?.(repo);
+      const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
+      driver.prepare(machine);
+      await work({ driver, bus, machine, agent: `shop/${driver.id}`, run: (model, prompt, launch) => driver.run(machine, model.url, prompt, launch) });
+    } finally {
+      bus.cleanup();
+    }
+  };
+}
+
+/** Start `driver`'s fake model on `script`, run `work` with it, and close it whatever happens. */
+async function withModel(driver: ClientDriver, script: Script, work: (model: FakeServer) => Promise<void>): Promise<void> {
+  const model = await driver.startModel(script);
+  try {
+    await work(model);
+  } finally {
+    await model.close();
+  }
+}
+
+/** The scenarios of one client on its own machine, a test each. */
+export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
+  const { skip, label } = driver;
+  const local = (work: (local: Local) => Promise<void>) => withLocal(driver, plan, work);
+
+  test(`${label} starts our MCP server and the model's send_message lands in the bus`, { skip }, local(async (s) => {
+    const greeting = `hello from ${driver.id}`;
+    await withModel(driver, greets(greeting), async (model) => {
+      const run = await s.run(model, 'please greet the human');
+      ranCleanly(run);
+      const got = inboxOf(s.bus, 'human').find((message) => message.body === greeting);
+      assert.ok(got, `the tool call reached the bus (${model.requests.length} requests): ${run.stdout.slice(-1500)} ${run.stderr.slice(-1500)}`);
+      assert.match(got.from, new RegExp(`^shop/${driver.id}(-\\d+)?$`));
+      assertReceiptsHonest(s.bus, s.agent, model.requests, { noneExpected: true });
+    });
+  }));
+
+  test(`${label}: mail sent before a turn reaches the model through ${plan.promptHook}`, { skip }, local(async (s) => {
+    const mail = mailBody('MAIL-BEFORE-THE-TURN');
+    sendOk(s.bus, mail, s.agent);
+    await withModel(driver, () => ({ text: 'noted' }), async (model) => {
+      ranCleanly(await s.run(model, 'anything new?'));
+      assert.ok(modelSaw(mail, model.requests), `the mail is in a model request (${model.requests.length} requests)`);
+      assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+    });
+  }));
+
+  if (plan.duringTurn === 'continues') {
+    test(`mail arriving during a turn keeps ${label} working until the inbox is empty`, { skip }, local(async (s) => {
+      const mail = mailBody('MAIL-DURING-THE-TURN');
+      await withModel(driver, worksWhileMailComes(() => sendOk(s.bus, mail, s.agent)), async (model) => {
+        ranCleanly(await s.run(model, 'do the task'));
+        assert.ok(modelSaw(mail, model.requests.slice(1)), `the Stop hook made another request carry the mail (${model.requests.length} requests)`);
+        assert.ok(!modelSaw(mail, model.requests.slice(0, 1)));
+        assert.ok(model.requests.length <= 4, 'the loop ended once the inbox was empty');
+        assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'hook-stop', readVia: 'hook-stop' }] });
+      });
+    }));
+  } else {
+    test(`${label}: mail arriving during a turn is never marked delivered unseen: the run ends at idle before a follow-up turn, and the next turn shows it`, { skip }, local(async (s) => {
+      const mail = mailBody('MAIL-DURING-THE-TURN');
+      await withModel(driver, worksWhileMailComes(() => sendOk(s.bus, mail, s.agent)), async (model) => {
+        ranCleanly(await s.run(model, 'do the task'));
+        assert.ok(!modelSaw(mail, driver.turns(model.requests, 'read_inbox').slice(0, 1)), 'the first request came before the mail');
+        // At idle the client only peeks; the follow-up turn's first request would take the mail. The run
+        // exits at idle, so that turn does not come: the mail must still be unsent to the model, not "delivered".
+        assertReceiptsHonest(s.bus, s.agent, model.requests);
+        if (modelSaw(mail, model.requests)) {
+          assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'hook-stop', readVia: 'hook-stop' }] });
+          return;
+        }
+        ranCleanly(await s.run(model, 'anything new?'));
+        assert.ok(modelSaw(mail, model.requests), 'the next turn showed the mail: nothing was lost');
+        assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+      });
+    }));
+  }
+
+  if (plan.readInbox === 'peek') {
+    test(`the model's read_inbox tool call in ${label}: a peek shows it mail that arrived during the turn (delivered, not read), and the Stop hook then hands it over`, { skip }, local(async (s) => {
+      const mail = mailBody('MAIL-PEEKED-BY-THE-MODEL');
+      let id = '';
+      let afterPeek: { delivered_via: string | null; read_at: string | null } | undefined;
+      const script = readsMailSentMidTurn(
+        () => (id = sendOk(s.bus, mail, s.agent)),
+        { mark_read: false },
+        () => {
+          afterPeek = json<{ copies: Array<{ delivered_via: string | null; read_at: string | null }> }>(runCli(['status', id, '--json'], { env: s.bus.env })).copies[0];
+          return 'seen it';
+        },
+      );
+      await withModel(driver, script, async (model) => {
+        ranCleanly(await s.run(model, 'work, and look at your mail'));
+        assert.ok(!modelSaw(mail, model.requests.slice(0, 1)), 'the first request came before the mail');
+        assert.ok(modelSaw(mail, model.requests.slice(1, 2)), `the tool's result carried the mail to the model (${model.requests.length} requests)`);
+        assert.ok(model.requests.length <= 4, 'the loop ended once the inbox was empty');
+        assert.deepEqual(afterPeek, { ...afterPeek, delivered_via: 'read_inbox', read_at: null }, 'right after the peek: delivered by read_inbox, not read');
+        // The peek delivered it; the Stop hook then took it (read), the delivery keeping its first way.
+        assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'hook-stop' }] });
+      });
+    }));
+  } else {
+    test(`the model's read_inbox tool call in ${label}: mail that arrived during the turn reaches the model in the tool's result, read and delivered by read_inbox`, { skip }, local(async (s) => {
+      const mail = mailBody('MAIL-READ-BY-THE-MODEL');
+      const script = readsMailSentMidTurn(() => sendOk(s.bus, mail, s.agent), {}, () => 'handled it');
+      await withModel(driver, script, async (model) => {
+        ranCleanly(await s.run(model, 'work, and read your mail'));
+        assertReadThroughTool(s.bus, s.agent, driver.turns(model.requests, 'read_inbox'), model.requests, mail, plan.readInbox === 'read');
+      });
+    }));
+  }
+
+  test(`${label} notices: ${plan.notices.shown}; an unsubscribed one never`, { skip }, local(async (s) => {
+    publishTestNotices(s.bus);
+    await withModel(driver, callsInTurn(plan.notices.tools), async (model) => {
+      ranCleanly(await s.run(model, 'check the fleet'));
+      plan.notices.check(model.requests, s.bus);
+      assert.ok(model.requests.every((raw) => !raw.includes(NOTICE_MARKERS.unsubscribed)), 'a channel the repo does not subscribe to never reaches it');
+      assertReceiptsHonest(s.bus, s.agent, model.requests, { noneExpected: true });
+    });
+  }));
+
+  const launch = plan.launchChannels;
+  if (launch) {
+    test(`${label}: a launch AGENT_BUS_CHANNELS wins over ${launch.over}`, { skip }, local(async (s) => {
+      publishTestNotices(s.bus);
+      await withModel(driver, launch.callsATool ? callsInTurn(['channel_list']) : () => ({ text: 'noted' }), async (model) => {
+        ranCleanly(await s.run(model, launch.callsATool ? 'check the fleet' : 'anything new?', { AGENT_BUS_CHANNELS: 'ops' }));
+        if (launch.callsATool) assert.ok(model.requests.length >= 2, `a tool call was made (${model.requests.length} requests)`);
+        assert.ok(model.requests.some((raw) => raw.includes(NOTICE_MARKERS.unsubscribed)), `the ops notice the launch value subscribes to reached the model (${model.requests.length} requests)`);
+        assert.ok(
+          model.requests.every((raw) => !raw.includes(NOTICE_MARKERS.critical) && !raw.includes(NOTICE_MARKERS.info)),
+          `the repo's default (brain, amygdala) did not apply`,
+        );
+        assertReceiptsHonest(s.bus, s.agent, model.requests, { noneExpected: true });
+      });
+    }));
+  }
+}
+
+/**
+ * A model that calls `tools` in order, one in each request of the agent's turn, then says "done".
+ * (Not keyed on a request carrying a tool's result: Claude Code may put a hook's context after it.)
+ */
+function callsInTurn(tools: readonly string[]): Script {
+  let next = 0;
+  return (request) => {
+    if (!request.offers(tools[0] as string)) return { text: 'a title' };
+    return next < tools.length ? call(tools[next++] as string) : { text: 'done' };
+  };
+}
+
+/**
+ * Mail the model read by calling read_inbox: not in the first of the agent's turns (it came during
+ * the turn), in the next one (the tool's result; or in some later one unless `nextRequest`), and its
+ * receipt says delivered and read by read_inbox, honestly against every request.
+ */
+function assertReadThroughTool(bus: TempBus, agent: string, turns: readonly string[], requests: readonly string[], mail: string, nextRequest: boolean): void {
+  assert.ok(!modelSaw(mail, turns.slice(0, 1)), 'the first request came before the mail');
+  assert.ok(modelSaw(mail, turns.slice(1, nextRequest ? 2 : undefined)), `the tool's result carried the mail to the model (${requests.length} requests)`);
+  assertReceiptsHonest(bus, agent, requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'read_inbox' }] });
+}
+
+// ------------------------------------------------------------------ over a hub
+
+/** A hub on a private bus, and a client machine wired to it by init --remote. */
+export interface Remote {
+  hubBus: TempBus;
+  hub: RunningHub;
+  machine: Machine;
+  agent: string;
+  run(model: FakeServer, prompt: string): Promise<ClientRun>;
+}
+
+export interface RemotePlan {
+  /** Who the model's send_message speaks as on the hub. */
+  sender: string;
+  /** The session addresses the hub then holds for the client address, with whether a session id claimed each (undefined: not checked). */
+  sessions?: Array<[string, boolean]>;
+  /** Whether the model's read_inbox over the hub is put through its scenario. */
+  readInbox: boolean;
+}
+
+async function remoteSetup(driver: ClientDriver): Promise<Remote & { close(): Promise<void> }> {
+  const hubBus = tempBus();
+  const hub = await startHub(hubBus);
+  const agent = `shop/${driver.id}`;
+  const { token } = createToken(hubBus, agent);
+  // The human is on the hub's roster, so the model's mail to it is accepted.
+  assert.equal(runCli(['send', 'joining', '--to', 'human'], { env: hubBus.env }).code, 0);
+  const home = mkdtempSync(join(tmpdir(), 'agent-bus-client-machine-'));
+  const repo = join(home, 'shop');
+  mkdirSync(repo);
+  assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_TOKEN: token };
+  const init = runCli(['init', '--clients', driver.id, '--bin-path', CLI, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: repo });
+  assert.equal(init.code, 0, init.stderr);
+  const machine: Machine = { repo, home, dir: home, env };
+  driver.prepare(machine);
+  return {
+    hubBus,
+    hub,
+    machine,
+    agent,
+    run: (model, prompt) => driver.run(machine, model.url, prompt),
+    async close() {
+      await hub.stop();
+      hubBus.cleanup();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A test body with a hub and a client machine for `driver`, both gone afterwards whatever happens. */
+function withRemote(driver: ClientDriver, work: (r: Remote) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const r = await remoteSetup(driver);
+    try {
+      await work(r);
+    } finally {
+      await r.close();
+    }
+  };
+}
+
+/** The session addresses the hub's bus holds for a client address, with whether a session id claimed each. */
+function hubSessions(r: Remote): Array<[string, boolean]> {
+  return r.hubBus.rows(`SELECT name, session_key FROM sessions WHERE client_address = '${r.agent}' ORDER BY name`).map((row) => [String(row.name), row.session_key !== null]);
+}
+
+/** The scenarios of one client wired to a hub, a test each. */
+export function remoteScenarios(driver: ClientDriver, plan: RemotePlan): void {
+  const { skip, label } = driver;
+
+  test(`${label} wired by init --remote: the model's send_message reaches the hub as ${plan.sender}, and mail waiting before a turn reaches the model`, { skip }, withRemote(driver, async (r) => {
+    const greeting = `hello over the hub from ${driver.id}`;
+    const requests: string[] = [];
+    await withModel(driver, greets(greeting), async (model) => {
+      const run = await r.run(model, 'please greet the human');
+      requests.push(...model.requests);
+      ranCleanly(run);
+      const got = inboxOf(r.hubBus, 'human').find((message) => message.body === greeting);
+      assert.ok(got, `the tool call reached the hub (${model.requests.length} requests): ${run.stdout.slice(-1500)} ${run.stderr.slice(-1500)}`);
+      assert.equal(got.from, plan.sender);
+      if (plan.sessions) assert.deepEqual(hubSessions(r), plan.sessions);
+    });
+    const mail = mailBody('REMOTE-MAIL-BEFORE-THE-TURN');
+    sendOk(r.hubBus, mail, r.agent);
+    await withModel(driver, () => ({ text: 'noted' }), async (quiet) => {
+      ranCleanly(await r.run(quiet, 'anything new?'));
+      assert.ok(modelSaw(mail, quiet.requests), `the mail is in a model request (${quiet.requests.length} requests)`);
+      assert.ok(!existsSync(join(r.machine.home, '.claude-agent-bus', 'bus.db')), 'the client machine has no database of its own');
+      // Every request either model server recorded: the hub's receipts against all the client's model saw.
+      assertReceiptsHonest(r.hubBus, r.agent, [...requests, ...quiet.requests], { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+    });
+  }));
+
+  if (plan.readInbox) {
+    test(`${label} wired by init --remote: the model's read_inbox tool call over the hub shows it mail that arrived during the turn, delivered and read by read_inbox`, { skip }, withRemote(driver, async (r) => {
+      const mail = mailBody('REMOTE-MAIL-READ-BY-THE-MODEL');
+      // Mail arrives at the hub after the prompt hook looked, while the model works; it reads its inbox.
+      const script = readsMailSentMidTurn(() => sendOk(r.hubBus, mail, r.agent), {}, () => 'handled it');
+      await withModel(driver, script, async (model) => {
+        ranCleanly(await r.run(model, 'work, and read your mail'));
+        assertReadThroughTool(r.hubBus, r.agent, driver.turns(model.requests, 'read_inbox'), model.requests, mail, true);
+      });
+    }));
+  }
+}
