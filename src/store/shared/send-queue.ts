@@ -76,8 +76,9 @@ interface QueuedSend {
 /**
  * The sends waiting for their batch. One batch is written at a time: sends that arrive while a batch
  * commits (a hub's concurrent requests come in ticks of their own) wait for it and go together in the
- * next, rather than each opening a transaction of its own beside it. A writer that answers at once
- * (SQLite's) has every batch written before `flush` returns.
+ * next, rather than each opening a transaction of its own beside it. Once the last batch has settled,
+ * the flush ends a few microtasks later, so that the callers it answered can queue their next sends
+ * before the next flush is scheduled: a burst of callers keeps its sends together.
  */
 export class SendQueue {
   private queued: QueuedSend[] = [];
@@ -91,46 +92,39 @@ export class SendQueue {
       this.queued.push({ input, resolve, reject });
       if (this.flushing) return;
       this.flushing = true;
-      this.writer.schedule(() => this.flush());
+      this.writer.schedule(() => void this.flush());
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
+    try {
+      await this.writeQueued();
+    } finally {
+      this.flushing = false;
+      // A send queued as the last batch settled: it starts the next flush itself.
+      if (this.queued.length > 0) {
+        this.flushing = true;
+        this.writer.schedule(() => void this.flush());
+      }
+    }
+  }
+
+  private async writeQueued(): Promise<void> {
     while (this.queued.length > 0) {
       const batch = this.queued.splice(0, MAX_SENDS_PER_COMMIT);
-      let written: SendOutcome[] | Promise<SendOutcome[]>;
+      let outcomes: SendOutcome[];
       try {
-        written = this.writer.write(batch.map((queued) => queued.input));
+        outcomes = await this.writer.write(batch.map((queued) => queued.input));
       } catch (error) {
         for (const queued of batch) queued.reject(error);
         continue;
       }
-      if (written instanceof Promise) {
-        void this.settleLater(batch, written);
-        return;
-      }
-      this.settle(batch, written);
+      batch.forEach((queued, index) => {
+        const outcome = outcomes[index];
+        if (outcome && 'records' in outcome) queued.resolve(outcome.records);
+        else queued.reject(outcome ? (this.writer.failure?.(outcome.error) ?? outcome.error) : new Error('send outcome missing'));
+      });
+      this.writer.committed?.();
     }
-    this.flushing = false;
-  }
-
-  private async settleLater(batch: QueuedSend[], written: Promise<SendOutcome[]>): Promise<void> {
-    let outcomes: SendOutcome[] | null = null;
-    try {
-      outcomes = await written;
-    } catch (error) {
-      for (const queued of batch) queued.reject(error);
-    }
-    if (outcomes !== null) this.settle(batch, outcomes);
-    this.flush();
-  }
-
-  private settle(batch: QueuedSend[], outcomes: SendOutcome[]): void {
-    batch.forEach((queued, index) => {
-      const outcome = outcomes[index];
-      if (outcome && 'records' in outcome) queued.resolve(outcome.records);
-      else queued.reject(outcome ? (this.writer.failure?.(outcome.error) ?? outcome.error) : new Error('send outcome missing'));
-    });
-    this.writer.committed?.();
   }
 }
