@@ -14,7 +14,7 @@ import { livenessFrom } from '../src/core/liveness.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
 import { openAuditLog, openStoreAt } from '../src/runtime.js';
-import { systemProcessTable } from '../src/sessions/procs.js';
+import { systemProcessTable } from '../src/adapters/procs.js';
 import { median, round, type Workspace } from './util.js';
 
 /** The rows as they were written before the chain: one whole-line write per tick on an O_APPEND descriptor. */
@@ -51,27 +51,27 @@ export async function auditChainCost(ws: Workspace, body: string): Promise<{ val
   const ROUNDS = 5;
   const location = await ws.bus('audit-chain');
   const buses = {
-    chained: new Bus(openStoreAt(location.db, location.env), openAuditLog(`${location.audit}.chained`, location.env), busSettings(location.env), () => livenessFrom(systemProcessTable())),
-    plain: new Bus(openStoreAt(location.db, location.env), new PlainAuditLog(`${location.audit}.plain`), busSettings(location.env), () => livenessFrom(systemProcessTable())),
+    chained: new Bus(openStoreAt(location.db, location.env), openAuditLog(`${location.audit}.chained`, location.env), busSettings(location.env), { liveness: () => livenessFrom(systemProcessTable()) }),
+    plain: new Bus(openStoreAt(location.db, location.env), new PlainAuditLog(`${location.audit}.plain`), busSettings(location.env), { liveness: () => livenessFrom(systemProcessTable()) }),
   };
   const concurrent: Record<keyof typeof buses, number[]> = { chained: [], plain: [] };
   const sequential: Record<keyof typeof buses, number[]> = { chained: [], plain: [] };
   try {
-    for (const bus of Object.values(buses)) await bus.register(registrationsFor('bench/alpha', '/home/dev/src/bench', true).concat(registrationsFor('bench/beta', '/home/dev/src/bench', true)));
+    for (const bus of Object.values(buses)) await bus.roster.register(registrationsFor('bench/alpha', '/home/dev/src/bench', true).concat(registrationsFor('bench/beta', '/home/dev/src/bench', true)));
     const request = { from: 'bench/alpha', to: 'bench/beta', body };
-    for (const bus of Object.values(buses)) for (let index = 0; index < 2_000; index++) await bus.send(request);
+    for (const bus of Object.values(buses)) for (let index = 0; index < 2_000; index++) await bus.mail.send(request);
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of round % 2 === 0 ? (['chained', 'plain'] as const) : (['plain', 'chained'] as const)) {
         const bus = buses[kind];
         const start = performance.now();
         await Promise.all(
           Array.from({ length: SENDERS }, async () => {
-            for (let index = 0; index < SENDS / SENDERS; index++) await bus.send(request);
+            for (let index = 0; index < SENDS / SENDERS; index++) await bus.mail.send(request);
           }),
         );
         concurrent[kind].push(SENDS / ((performance.now() - start) / 1000));
         const one = performance.now();
-        for (let index = 0; index < SEQUENTIAL; index++) await bus.send(request);
+        for (let index = 0; index < SEQUENTIAL; index++) await bus.mail.send(request);
         sequential[kind].push(SEQUENTIAL / ((performance.now() - one) / 1000));
       }
     }

@@ -14,8 +14,8 @@ const SENDS = 50;
 export async function chatArrival(ws: Workspace): Promise<HookFigure> {
   const location = await ws.bus('chat-arrival');
   const bus = openBus(location.env);
-  await bus.register(registrationsFor('alpha', location.home, true));
-  await bus.register(registrationsFor('human', location.home, true));
+  await bus.roster.register(registrationsFor('alpha', location.home, true));
+  await bus.roster.register(registrationsFor('human', location.home, true));
   // Not a terminal: AGENT_BUS_CHAT_FORCE lets the chat run on pipes, its screen the output stream.
   const chat = spawnTracked(process.execPath, [CLI, 'chat'], { env: { ...location.env, AGENT_BUS_CHAT_FORCE: '1' }, cwd: location.home, stdio: ['pipe', 'pipe', 'ignore'] });
   let screen = '';
@@ -43,7 +43,7 @@ export async function chatArrival(ws: Workspace): Promise<HookFigure> {
     for (let index = 0; index < SENDS; index++) {
       const body = `ARRIVAL-${index}-END`;
       const started = performance.now();
-      await bus.send({ from: 'alpha', to: 'human', body });
+      await bus.mail.send({ from: 'alpha', to: 'human', body });
       await seen(body, 5000);
       delays.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -30,10 +30,10 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
   const name = 'bench-repo/claude';
   const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home };
   const bus = openBus(location.env);
-  await bus.register(registrationsFor(name, location.home, true));
-  await bus.register(registrationsFor('human', location.home, true));
+  await bus.roster.register(registrationsFor(name, location.home, true));
+  await bus.roster.register(registrationsFor('human', location.home, true));
   const refill = async (): Promise<void> => {
-    await Promise.all(Array.from({ length: messages }, (_, index) => bus.send({ from: 'human', to: name, body: `please look at item ${index}` })));
+    await Promise.all(Array.from({ length: messages }, (_, index) => bus.mail.send({ from: 'human', to: name, body: `please look at item ${index}` })));
   };
   const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: hook === 'hook-stop' ? 'Stop' : 'UserPromptSubmit', stop_hook_active: false });
   const hookArgs = [CLI, hook, '--client', 'claude'];
@@ -50,7 +50,7 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
       hookTimes.push(first ? a : b);
       bareTimes.push(first ? b : a);
     }
-    if (messages > 0 && (await bus.pendingCount(name)) !== 0) throw new Error('the hook left mail unread');
+    if (messages > 0 && (await bus.inbox.pending(name)) !== 0) throw new Error('the hook left mail unread');
   } finally {
     await bus.close();
   }

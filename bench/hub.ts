@@ -120,7 +120,7 @@ export async function hubSendThroughput(ws: Workspace, engine: Engine = 'sqlite'
     // Every acknowledged send is in the hub's store (the first round's too).
     const bus = openBus(hub.env);
     try {
-      const stored = await bus.pendingCount('bench/inbox');
+      const stored = await bus.inbox.pending('bench/inbox');
       if (stored !== sent + AGENTS) throw new Error(`the hub acknowledged ${sent + AGENTS} sends, and its store holds ${stored}`);
     } finally {
       await bus.close();
@@ -211,7 +211,7 @@ export async function remoteWakeLatency(ws: Workspace, engine: Engine = 'sqlite'
   const remote = await ws.bus(`hub-remote-wake-${engine}-machine`);
   const env = { PATH: process.env.PATH, HOME: remote.home, NO_COLOR: '1', AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token, CLAUDE_CODE_ENTRYPOINT: 'cli' };
   const bus = openBus(hub.env);
-  await bus.register(registrationsFor('human', remote.home, true));
+  await bus.roster.register(registrationsFor('human', remote.home, true));
   const waitsOpen = async (): Promise<number> => Number(/^agent_bus_waits_open (\d+)$/m.exec(await (await fetch(`${hub.url}/metrics`)).text())?.[1] ?? 0);
   const delays: number[] = [];
   try {
@@ -226,7 +226,7 @@ export async function remoteWakeLatency(ws: Workspace, engine: Engine = 'sqlite'
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
       const started = performance.now();
-      await bus.send({ from: 'human', to: 'bench/claude', body: `wake ${index}` });
+      await bus.mail.send({ from: 'human', to: 'bench/claude', body: `wake ${index}` });
       const code = await done;
       delays.push(performance.now() - started);
       if (code !== 10) throw new Error(`the remote watcher exited ${code}, not 10`);

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { buildNotice } from '../src/core/notice-ops.js';
+import { nowMicros } from '../src/model/clock.js';
 import { noticeCaps, type NoticeMoment } from '../src/core/notices.js';
 import { parseSubscriptions } from '../src/core/subscriptions.js';
 import { renderNotice } from '../src/hooks/notice-text.js';
@@ -39,10 +40,10 @@ async function seed(location: BusLocation): Promise<void> {
         const channel = slot === 0 ? null : slot === 1 ? 'brain' : slot === 2 ? 'amygdala' : `ch-${slot}`;
         // One in fifty is critical, one in five an alert, the rest info.
         const severity = index % 50 === 0 ? 'critical' : index % 5 === 0 ? 'alert' : 'info';
-        insert.run(buildNotice({ channel, severity, message: `notice ${index}: replica lag on db-${index % 13} is ${index % 9}s`, ttl: '4h' }));
+        insert.run(buildNotice({ channel, severity, message: `notice ${index}: replica lag on db-${index % 13} is ${index % 9}s`, ttl: '4h' }, nowMicros()));
       }
     })();
-    await bus.register(registrationsFor('bench-repo/claude', location.home, true));
+    await bus.roster.register(registrationsFor('bench-repo/claude', location.home, true));
   } finally {
     await seeding.close();
     await bus.close();

@@ -11,7 +11,7 @@ import { registrationsFor } from '../src/core/roster.js';
 import { busSettings } from '../src/core/settings.js';
 import { livenessFrom } from '../src/core/liveness.js';
 import { openAuditLog, openBus, openStoreAt } from '../src/runtime.js';
-import { systemProcessTable } from '../src/sessions/procs.js';
+import { systemProcessTable } from '../src/adapters/procs.js';
 import { median, quantile, round, type Engine, type Workspace } from './util.js';
 
 const SENDS = 200;
@@ -23,15 +23,15 @@ export async function receiptWaitLatency(ws: Workspace, engine: Engine = 'sqlite
   const name = 'bench-repo/claude';
   const sender = openBus(location.env);
   // The reader: a bus of its own over its own connection, as another process has.
-  const reader = new Bus(openStoreAt(location.db, location.env), openAuditLog(location.audit, location.env), busSettings(location.env), () => livenessFrom(systemProcessTable()));
-  await sender.register([...registrationsFor(name, location.home, true), ...registrationsFor('human', location.home, true)]);
+  const reader = new Bus(openStoreAt(location.db, location.env), openAuditLog(location.audit, location.env), busSettings(location.env), { liveness: () => livenessFrom(systemProcessTable()) });
+  await sender.roster.register([...registrationsFor(name, location.home, true), ...registrationsFor('human', location.home, true)]);
   const delays: number[] = [];
   try {
     for (let index = 0; index < SENDS; index++) {
-      const sent = await sender.send({ from: 'human', to: name, body: `receipt ${index}` });
-      const waiting = sender.awaitReceipts(sent.message_ids[0] as string, null, 'read', 30_000);
+      const sent = await sender.mail.send({ from: 'human', to: name, body: `receipt ${index}` });
+      const waiting = sender.receipts.await(sent.message_ids[0] as string, null, 'read', 30_000);
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      await reader.readInbox({ reader: name, via: 'read_inbox' });
+      await reader.inbox.read({ reader: name, via: 'read_inbox' });
       const read = performance.now();
       const outcome = await waiting;
       delays.push(performance.now() - read);

@@ -17,7 +17,7 @@
  * `npm run bench -- 3 5` (numbers or ids) runs only some sections.
  */
 import { livenessFrom } from '../src/core/liveness.js';
-import { systemProcessTable } from '../src/sessions/procs.js';
+import { systemProcessTable } from '../src/adapters/procs.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -85,7 +85,7 @@ const BODY =
   'and the error banner is shown for 401 only. Tests are green locally.';
 
 async function registerAll(bus: Bus, names: string[]): Promise<void> {
-  for (const name of names) await bus.register(registrationsFor(name, '/home/dev/src/bench', true));
+  for (const name of names) await bus.roster.register(registrationsFor(name, '/home/dev/src/bench', true));
 }
 
 // ---------------------------------------------------------------- 1. send throughput
@@ -102,12 +102,12 @@ async function sendThroughput(ws: Workspace, engine: Engine = 'sqlite'): Promise
   try {
     await registerAll(bus, ['bench/alpha', 'bench/beta']);
     const request = { from: 'bench/alpha', to: 'bench/beta', body: BODY };
-    for (let index = 0; index < WARMUP; index++) await bus.send(request);
+    for (let index = 0; index < WARMUP; index++) await bus.mail.send(request);
     const sequentialStart = performance.now();
-    for (let index = 0; index < SEQUENTIAL; index++) await bus.send(request);
+    for (let index = 0; index < SEQUENTIAL; index++) await bus.mail.send(request);
     const sequentialSeconds = (performance.now() - sequentialStart) / 1000;
     const sender = async (): Promise<void> => {
-      for (let index = 0; index < SENDS / SENDERS; index++) await bus.send(request);
+      for (let index = 0; index < SENDS / SENDERS; index++) await bus.mail.send(request);
     };
     const start = performance.now();
     await Promise.all(Array.from({ length: SENDERS }, sender));
@@ -166,7 +166,7 @@ async function broadcastFanout(ws: Workspace, engine: Engine = 'sqlite'): Promis
     const times: number[] = [];
     for (let run = 0; run < WARMUP + RUNS; run++) {
       const start = performance.now();
-      const result = await bus.send({ from: 'bench-sender', to: '*', body: BODY });
+      const result = await bus.mail.send({ from: 'bench-sender', to: '*', body: BODY });
       const elapsed = performance.now() - start;
       if (result.recipients.length !== AGENTS) throw new Error(`the fan-out reached ${result.recipients.length} agents, not ${AGENTS}`);
       if (run >= WARMUP) times.push(elapsed);
@@ -195,14 +195,14 @@ async function largeInboxRead(ws: Workspace, engine: Engine = 'sqlite'): Promise
 
   // A fresh connection with the product's own settings: nothing of the seeding's page cache.
   const store = openStoreAt(location.db, location.env);
-  const bus = new Bus(store, openAuditLog(location.audit, location.env), busSettings(location.env), () => livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(location.audit, location.env), busSettings(location.env), { liveness: () => livenessFrom(systemProcessTable()) });
   try {
     const times: number[] = [];
     const byKind: Record<string, number[]> = { session: [], client: [] };
     let messagesRead = 0;
     for (const [index, reader] of seed.readers.entries()) {
       const start = performance.now();
-      const read = await bus.readInbox({ reader: reader.name, markRead: true, via: 'read_inbox' });
+      const read = await bus.inbox.read({ reader: reader.name, markRead: true, via: 'read_inbox' });
       const elapsed = performance.now() - start;
       if (read.length === 0) throw new Error(`${reader.name} found no mail; the seed is wrong`);
       if (index >= WARMUP_READS) {
@@ -250,7 +250,7 @@ async function cliStartup(ws: Workspace): Promise<Measurement> {
   const bus = openBus(location.env);
   try {
     await registerAll(bus, ['bench/alpha', 'bench/beta', 'bench/idle']);
-    await bus.send({ from: 'bench/alpha', to: 'bench/beta', body: BODY });
+    await bus.mail.send({ from: 'bench/alpha', to: 'bench/beta', body: BODY });
   } finally {
     await bus.close();
   }
@@ -311,7 +311,7 @@ async function tailFollowDelay(ws: Workspace): Promise<Measurement> {
   try {
     await registerAll(bus, ['bench/alpha', 'bench/beta']);
     // One row before tail starts: its printing tells us tail has read the log and is following it.
-    const first = await bus.send({ from: 'bench/alpha', to: 'bench/beta', body: 'before tail' });
+    const first = await bus.mail.send({ from: 'bench/alpha', to: 'bench/beta', body: 'before tail' });
 
     const sentAt = new Map<string, number>();
     const delays = new Map<string, number>();
@@ -357,7 +357,7 @@ async function tailFollowDelay(ws: Workspace): Promise<Measurement> {
     await sleep(100);
     const write = async (): Promise<string> => {
       const start = performance.now();
-      const result = await bus.send({ from: 'bench/alpha', to: 'bench/beta', body: BODY });
+      const result = await bus.mail.send({ from: 'bench/alpha', to: 'bench/beta', body: BODY });
       const id = result.message_id as string;
       sentAt.set(id, start);
       return id;

@@ -37,7 +37,7 @@ export async function searchLargeBus(ws: Workspace, engine: Engine = 'sqlite'): 
       for (const query of QUERIES) {
         for (const reader of [null, agent]) {
           const start = performance.now();
-          const hits = await bus.search({ query, reader, limit: 20 });
+          const hits = await bus.mail.search({ query, reader, limit: 20 });
           const elapsed = performance.now() - start;
           if (round_ === 0) continue; // warm-up
           found += hits.length;
@@ -124,15 +124,15 @@ export async function searchIndexCost(ws: Workspace, body: string, engine: Engin
       const location = await ws.bus(`search-cost-${engine}-${run}-${indexed ? 'on' : 'off'}`, engine);
       await quietServer(location);
       const bus = openBus(location.env);
-      if (indexed) bus.keepSearchIndexCurrent();
+      if (indexed) bus.mail.keepSearchIndexCurrent();
       try {
-        for (const name of ['bench/alpha', 'bench/beta']) await bus.register(registrationsFor(name, '/home/dev/src/bench', true));
+        for (const name of ['bench/alpha', 'bench/beta']) await bus.roster.register(registrationsFor(name, '/home/dev/src/bench', true));
         const request = { from: 'bench/alpha', to: 'bench/beta', body };
         const start = performance.now();
         await Promise.all(Array.from({ length: SENDERS }, async () => {
-          for (let index = 0; index < SENDS / SENDERS; index++) await bus.send(request);
+          for (let index = 0; index < SENDS / SENDERS; index++) await bus.mail.send(request);
         }));
-        if (indexed) await bus.indexForSearch();
+        if (indexed) await bus.mail.indexForSearch();
         const rate = SENDS / ((performance.now() - start) / 1000);
         if (indexed) await assertIndexHolds(location, SENDS);
         return rate;

@@ -21,8 +21,8 @@ export async function wakeLatency(ws: Workspace, engine: Engine = 'sqlite'): Pro
   const location = await ws.bus(`wake-latency-${engine}`, engine);
   const name = 'bench-repo/claude';
   const bus = openBus(location.env);
-  await bus.register(registrationsFor(name, location.home, true));
-  await bus.register(registrationsFor('human', location.home, true));
+  await bus.roster.register(registrationsFor(name, location.home, true));
+  await bus.roster.register(registrationsFor('human', location.home, true));
   // Whether the watcher has settled, read from the store as any process would.
   const store = openStoreAt(location.db, location.env);
   const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '30', AGENT_BUS_WAKES_PER_HOUR: '0' };
@@ -40,12 +40,12 @@ export async function wakeLatency(ws: Workspace, engine: Engine = 'sqlite'): Pro
       }
       await new Promise((resolve) => setTimeout(resolve, 30));
       const started = performance.now();
-      await bus.send({ from: 'human', to: name, body: `wake ${index}` });
+      await bus.mail.send({ from: 'human', to: name, body: `wake ${index}` });
       const code = await done;
       delays.push(performance.now() - started);
       if (code !== 10) throw new Error(`the watcher exited ${code}, not 10`);
     }
-    if ((await bus.pendingCount(name)) !== 0) throw new Error('mail was left unread');
+    if ((await bus.inbox.pending(name)) !== 0) throw new Error('mail was left unread');
   } finally {
     await store.close();
     await bus.close();

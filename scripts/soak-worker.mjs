@@ -16,16 +16,16 @@ for (let index = 0; ; index++) {
   const draw = random();
   if (draw < 0.5) {
     const to = pick(agents);
-    const result = await bus.send({ from: name, to, body: `${name} #${index} to ${to}` });
+    const result = await bus.mail.send({ from: name, to, body: `${name} #${index} to ${to}` });
     appendFileSync(ackFile, `send ${result.message_ids.join(' ')}\n`);
   } else if (draw < 0.65) {
-    const result = await bus.send({ from: name, to: pick(repos), body: `${name} #${index} to a repo` });
+    const result = await bus.mail.send({ from: name, to: pick(repos), body: `${name} #${index} to a repo` });
     appendFileSync(ackFile, `send ${result.message_ids.join(' ')}\n`);
   } else if (draw < 0.7) {
-    const result = await bus.send({ from: name, to: '*', body: `${name} #${index} to everyone` });
+    const result = await bus.mail.send({ from: name, to: '*', body: `${name} #${index} to everyone` });
     appendFileSync(ackFile, `send ${result.message_ids.join(' ')}\n`);
   } else if (draw < 0.95) {
-    const read = await bus.readInbox({ reader: pick(agents), limit: 20 });
+    const read = await bus.inbox.read({ reader: pick(agents), limit: 20 });
     appendFileSync(ackFile, `read ${read.length}\n`);
   } else {
     try {

@@ -3,11 +3,11 @@
  * The `agent-bus` launcher: picks the bundle for the command line (each
  * command ships as one bundle with the dispatcher inside) and runs it.
  */
-import { bundleFor, loadBundle, writeCodeCache } from './cli/command-loader.js';
+import { bundleFor, loadCommandBundle, writeCodeCache } from './cli/command-loader.js';
 import { fdOutput, ReaderGone } from './cli/output.js';
-import { hubSet } from './remote/hub-set.js';
+import { hubSet } from './adapters/hub-set.js';
 
-const loaded = loadBundle(bundleFor(process.argv[2], () => hubSet(process.env)));
+const loaded = loadCommandBundle(bundleFor(process.argv[2], () => hubSet(process.env)));
 void loaded.bundle
   .start({
     argv: process.argv.slice(2),

@@ -7,9 +7,9 @@ import type { BusClient } from './client/bus-client.js';
 import { HubClient } from './client/hub-client.js';
 import { LocalClient } from './client/local-client.js';
 import { speakerName } from './client/speaker.js';
-import { busPaths } from './core/paths.js';
+import { busPaths } from './adapters/paths.js';
 import type { Env } from './core/settings.js';
-import { hubAccess } from './remote/access.js';
+import { hubAccess } from './adapters/hub-access.js';
 import { openBusHere } from './runtime.js';
 
 /**

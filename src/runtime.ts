@@ -1,17 +1,17 @@
 /** Wires the bus together from the environment: where the store and the audit log live. */
 import { AuditLog } from './audit/log.js';
 import { Bus } from './core/bus.js';
-import { busPaths } from './core/paths.js';
-import { hubAccess } from './remote/access.js';
+import { busPaths } from './adapters/paths.js';
+import { hubAccess } from './adapters/hub-access.js';
 import { BusError } from './model/errors.js';
 import { busSettings, byteSetting, floatSetting, type Env } from './core/settings.js';
 import { livenessFrom } from './core/liveness.js';
-import { exposureWarning } from './core/privacy.js';
-import { retentionDaysOf } from './core/retention.js';
-import { systemProcessTable } from './sessions/procs.js';
+import { exposureWarning } from './adapters/privacy.js';
+import { retentionDaysOf } from './adapters/dot-env.js';
+import { systemProcessTable } from './adapters/procs.js';
 import { openStore } from './store/open.js';
 import { sqliteFileLock } from './store/sqlite/file-lock.js';
-import { requireBundle } from './cli/command-loader.js';
+import { requireBundle } from './adapters/bundles.js';
 import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
@@ -53,18 +53,36 @@ export function refuseOverHub(env: Env): void {
   }
 }
 
+/** How a process that lives on opens its bus: the hub's pool and the stamp its requests put on audit rows. */
+export interface BusHere {
+  /** PostgreSQL connections it may hold. */
+  poolMax?: number;
+  /** Fields every audit row of the current request carries (the hub: its name, the token). */
+  auditStamp?: AuditLog['stamp'];
+  /** Hears each batch of audit rows as it is appended, with its stamp (the hub's metrics). */
+  auditObserve?: AuditLog['observe'];
+}
+
 /**
  * The bus whose store this process holds, whatever a hub setting says: for the hub itself, the
  * commands that manage its store (token), and callers that have asked already whether a hub is set
  * (the hooks, the watcher, the status line). `poolMax`: PostgreSQL connections it may hold.
  */
-export function openBusHere(env: Env = process.env, poolMax?: number): Bus {
+export function openBusHere(env: Env = process.env, options: BusHere = {}): Bus {
   const paths = busPaths(env);
   const exposed = exposureWarning(paths);
   if (exposed !== null) process.stderr.write(`agent-bus: ${exposed}\n`);
-  const store = openStoreAt(paths.db, env, poolMax);
-  const bus = new Bus(store, openAuditLog(paths.audit, env), busSettings(env), () => livenessFrom(systemProcessTable(env)));
-  bus.afterSend = (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, bus.audit, env, actor, records) : undefined);
+  const store = openStoreAt(paths.db, env, options.poolMax);
+  const audit = openAuditLog(paths.audit, env);
+  audit.stamp = options.auditStamp ?? null;
+  audit.observe = options.auditObserve ?? null;
+  // The retention days may be kept in the bus folder's .env, as the prune command reads them.
+  const settings = { ...busSettings(env), retentionDays: retentionDaysOf(env) };
+  const bus: Bus = new Bus(store, audit, settings, {
+    liveness: () => livenessFrom(systemProcessTable(env)),
+    // A send wakes its recipients once it has committed (most sends wake nobody, and pay nothing for it).
+    afterSend: (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, env, actor, records) : undefined),
+  });
   return bus;
 }
 
@@ -74,39 +92,6 @@ export function openBusHere(env: Env = process.env, poolMax?: number): Bus {
  */
 export function openAuditLog(path: string, env: Env = process.env): AuditLog {
   return new AuditLog(path, { lock: () => sqliteFileLock(`${path}.lock`), maxBytes: byteSetting(env, 'AGENT_BUS_AUDIT_MAX_BYTES', 0) });
-}
-
-/** How soon after start a long-running server first sees whether the automatic prune is due, and how often after. */
-const RETENTION_FIRST_MS = 5_000;
-const RETENTION_EVERY_MS = 3_600_000;
-
-/**
- * AGENT_BUS_RETENTION_DAYS in a long-running server (an MCP server, the hub): off the hot path,
- * on a timer that never keeps the process alive; the store lets one process a day do the prune.
- * A failure is reported and tried again at the next look. Returns what stops it.
- */
-export function keepPruned(bus: Bus, env: Env, actor: string, report: (line: string) => void): () => void {
-  const days = retentionDaysOf(env);
-  if (days === null) return () => undefined;
-  let running = false;
-  const look = (): void => {
-    if (running) return;
-    running = true;
-    bus.retention
-      .pruneIfDue(actor, days)
-      .catch((error: unknown) => report(`agent-bus: the automatic prune failed: ${(error as Error).message}`))
-      .finally(() => {
-        running = false;
-      });
-  };
-  const first = setTimeout(look, RETENTION_FIRST_MS);
-  const every = setInterval(look, RETENTION_EVERY_MS);
-  first.unref();
-  every.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(every);
-  };
 }
 
 /**

@@ -114,7 +114,7 @@ export function serialiseRows(rows: readonly AuditRow[]): string {
   return text;
 }
 
-/** A row about a session address: claimed, renamed, or given up. No message, so no body fields. */
+/** A row about a session address: taken at start (its event is 'claim'), renamed, or given up. No message, so no body fields. */
 export function sessionRow(ts: string, actor: string, from: string, to: string, event: 'claim' | 'rename' | 'end', text: string): AuditRow {
   return {
     ts,

@@ -4,7 +4,7 @@
  * is due (it carries the YAML parser and, for an HTTP feed, node:http).
  */
 import type { Bus } from '../core/bus.js';
-import { nowMicros, formatStamp } from '../model/clock.js';
+import { formatStamp } from '../model/clock.js';
 import { sha256Hex } from '../model/ids.js';
 import { buildNotice, MAX_NOTICE_BODY_BYTES } from '../core/notice-ops.js';
 import { MAX_TTL_SECONDS, parseChannel, type NoticeRecord } from '../core/notices.js';
@@ -70,7 +70,7 @@ export async function refreshBrain(bus: Bus, settings: BrainSettings): Promise<R
   const source = sourceFor(settings);
   const previous = await bus.brain.state(settings.channel);
   const fetched = await source.fetch();
-  const micros = nowMicros();
+  const micros = bus.clock.nowMicros();
   const now = formatStamp(micros);
   const base: BrainState = {
     channel: settings.channel,

@@ -5,8 +5,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { busDotEnv } from '../core/dot-env.js';
-import { busPaths } from '../core/paths.js';
+import { busDotEnv } from '../adapters/dot-env.js';
+import { busPaths } from '../adapters/paths.js';
 import { intSetting, type Env } from '../core/settings.js';
 
 export type BrainSourceKind = 'http' | 'file';

@@ -8,9 +8,9 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bus } from '../core/bus.js';
-import { nowStamp } from '../model/clock.js';
+import { stampOf } from '../model/clock.js';
 import { randomId, sha256Hex } from '../model/ids.js';
-import { busPaths } from '../core/paths.js';
+import { busPaths } from '../adapters/paths.js';
 import type { Env } from '../core/settings.js';
 import { httpRequest } from './http-source.js';
 import { parseMarkers, transcriptText, type Marker } from './markers.js';
@@ -122,11 +122,11 @@ export async function writeMarkers(bus: Bus, settings: BrainSettings, env: Env, 
   for (const marker of markers) {
     const key = markerKey(session, marker);
     // Every marker of a session once: the store remembers the ones already taken.
-    if (!(await bus.brain.takeMarker(key, session, nowStamp()))) {
+    if (!(await bus.brain.recordMarker(key, session))) {
       result.skipped++;
       continue;
     }
-    const item: OutboxItem = { key, type: marker.type, content: marker.content, attrs: { source: 'agent-bus', ...marker.attrs, session_id: session }, session_id: session, ts: nowStamp() };
+    const item: OutboxItem = { key, type: marker.type, content: marker.content, attrs: { source: 'agent-bus', ...marker.attrs, session_id: session }, session_id: session, ts: stampOf(bus.clock) };
     // Behind a backlog, a new marker waits its turn: the brain gets them in the order they were written.
     if (!backlog && (await post(settings, item))) result.sent++;
     else {

@@ -2,9 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isBusError, storeProblem } from '../model/errors.js';
+import { isBusError } from '../model/errors.js';
+import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine, quoted } from '../model/quote.js';
-import { busPaths } from '../core/paths.js';
+import { busPaths } from '../adapters/paths.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { ReaderGone } from './output.js';

@@ -4,10 +4,10 @@
  * dispatcher, the dialects and that request, and none of the bus.
  */
 import { clientOf, type HookKind } from '../hooks/run-kind.js';
-import { runRemoteHook } from '../remote/hook.js';
-import { hubAccess } from '../remote/access.js';
+import { runRemoteHook } from '../hooks/remote-hook.js';
+import { hubAccess } from '../adapters/hub-access.js';
 import { join } from 'node:path';
-import { loadBundle } from './command-loader.js';
+import { loadCommandBundle } from './command-loader.js';
 import { REMOTE_HOOK_KINDS } from './remote-hooks.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
@@ -42,6 +42,6 @@ export function startRemoteHook(name: string, io: CommandIo, directory: string):
   const [, ...rest] = io.argv;
   const kind = REMOTE_HOOK_KINDS[name];
   const plain = rest.length === 0 ? {} : rest.length === 2 && rest[0] === '--client' && /^[a-z][a-z0-9-]*$/.test(rest[1] ?? '') ? { client: rest[1] } : null;
-  if (kind === undefined || plain === null) return (loadBundle(join(directory, `${name}.cjs`)).bundle as { start(io: CommandIo): Promise<number> }).start(io);
+  if (kind === undefined || plain === null) return loadCommandBundle(join(directory, `${name}.cjs`)).bundle.start(io);
   return runRemoteHookCommand(kind, { values: plain, positionals: [] }, io);
 }

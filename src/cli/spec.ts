@@ -1,7 +1,7 @@
 /**
  * How a subcommand describes itself: its arguments, options and help text.
- * Parsing uses node:util's parseArgs, which costs nothing to load; hooks and
- * `inbox` start a fresh process on every turn, so start-up time is the budget.
+ * The parser (args.ts) is written for start-up time: hooks and `inbox` start
+ * a fresh process on every turn, so start-up time is the budget.
  */
 import type { Env } from '../core/settings.js';
 import type { Output } from './output.js';

@@ -3,10 +3,10 @@
  * runs it often, so it reads and never writes: who this session is, what it
  * subscribes to, its unread mail and the live notices it receives.
  */
-import { repoRoot } from '../core/identity.js';
+import { repoRoot } from '../adapters/identity.js';
 import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
 import { settingsProject } from '../clients/profile.js';
-import { profileFor } from '../clients/profiles.js';
+import { profileFor } from '../clients/registry/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../core/settings.js';
 import type { BusClient } from '../client/bus-client.js';

@@ -9,7 +9,7 @@ import { BusError } from '../model/errors.js';
 import { awaitSend } from '../core/receipt-wait.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { AgentView, MessageView } from '../core/views.js';
-import type { HubAccess } from '../remote/access.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 import { callHubOp, callHubTool } from '../remote/calls.js';
 import { HubChangeFeed } from '../remote/changes.js';
 import { followOverHub } from '../remote/follow.js';

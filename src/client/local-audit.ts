@@ -77,7 +77,7 @@ export class LocalAudit implements AuditDesk {
       const sends = eachChange({ feed, pollMs: POLL_MS, stopped: () => stopped }, async () => {
         let stored: MessageRecord[];
         try {
-          follower ??= await bus.followSends();
+          follower ??= await bus.mail.follow();
           stored = await follower.next();
           storeWarned = false;
         } catch (error) {
@@ -87,7 +87,7 @@ export class LocalAudit implements AuditDesk {
           return undefined;
         }
         try {
-          for (const message of stored) printOnce(bus.sendRow(message));
+          for (const message of stored) printOnce(bus.mail.sendRow(message));
         } catch (error) {
           fail(error);
         }

@@ -6,15 +6,15 @@
  */
 import type { Bus } from '../core/bus.js';
 import { receivedCounts } from '../core/notice-ops.js';
-import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
 import type { Env } from '../core/settings.js';
 import type { ChangeFeed } from '../core/store-changes.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { loadRefresh } from '../brain/load.js';
 import { writeMarkers } from '../brain/writer.js';
-import { hookReader } from '../hooks/scope.js';
-import { systemProcessTable } from '../sessions/procs.js';
+import { hookSessionFacts } from '../clients/registry/session-facts.js';
+import { systemProcessTable } from '../adapters/procs.js';
 import { LocalAudit } from './local-audit.js';
 import { speakerRegistrations } from './speaker.js';
 import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
@@ -82,22 +82,22 @@ export class LocalClient implements BusClient {
   }
 
   register(): Promise<void> {
-    return this.bus.register(this.registrations());
+    return this.bus.roster.register(this.registrations());
   }
 
   agents() {
-    return this.bus.agents();
+    return this.bus.roster.agents();
   }
 
   async send(request: { to: string; body: string; threadId?: string | null }) {
-    const result = await this.bus.send({ from: this.name, to: request.to, body: request.body, threadId: request.threadId ?? null, register: this.registrations() });
+    const result = await this.bus.mail.send({ from: this.name, to: request.to, body: request.body, threadId: request.threadId ?? null, register: this.registrations() });
     return { result, from: this.name };
   }
 
   async readInbox(request: { markRead: boolean; limit: number; way: 'inbox' | 'chat' }) {
     // Read: marked read and delivered by the surface showing it. A peek shows it to whoever ran it, not
     // (as far as anyone can tell) its reader: nothing is recorded. The chat hands mail to a person: audited as delivered.
-    const messages = await this.bus.readInbox({
+    const messages = await this.bus.inbox.read({
       reader: this.name,
       markRead: request.markRead,
       limit: request.limit,
@@ -108,35 +108,35 @@ export class LocalClient implements BusClient {
   }
 
   thread(threadId: string, limit?: number) {
-    return this.bus.thread(threadId, limit);
+    return this.bus.mail.thread(threadId, limit);
   }
 
   threadIdsStartingWith(prefix: string, limit?: number) {
-    return this.bus.threadIdsStartingWith(prefix, limit);
+    return this.bus.mail.threadIdsStartingWith(prefix, limit);
   }
 
   recentMessages(limit?: number) {
-    return this.bus.recentMessages(limit);
+    return this.bus.mail.recent(limit);
   }
 
   search(options: SearchOptions) {
-    return this.bus.search({ ...options, reader: this.as });
+    return this.bus.mail.search({ ...options, reader: this.as });
   }
 
   messageStatus(id: string) {
-    return this.bus.messageStatus(id, this.as);
+    return this.bus.receipts.status(id, this.as);
   }
 
   awaitReceipts(...[id, wanted, timeoutMs, onChange]: Parameters<BusClient['awaitReceipts']>) {
-    return this.bus.awaitReceipts(id, this.as, wanted, timeoutMs, onChange);
+    return this.bus.receipts.await(id, this.as, wanted, timeoutMs, onChange);
   }
 
   forget(name: string) {
-    return this.bus.forget(name);
+    return this.bus.roster.forget(name);
   }
 
   forgetRepo(repo: string) {
-    return this.bus.forgetGroup(repo);
+    return this.bus.roster.forgetRepo(repo);
   }
 
   /** As the hooks find the session's name: from its identity, then the session its client's id or process holds. */
@@ -144,10 +144,10 @@ export class LocalClient implements BusClient {
     const { bus } = this;
     const env = this.place.env;
     const notices = receivedCounts(await bus.notices.channels(), request.subscriptions);
-    const identity = await resolveIdentity({ env, client: request.client, payloadDir: request.payloadDir ?? undefined, cwd: request.cwd }, bus, 'hook').catch(() => null);
+    const identity = await resolveIdentity({ env, client: request.client, payloadDir: request.payloadDir ?? undefined, cwd: request.cwd }, bus.roster, 'hook').catch(() => null);
     if (identity === null || identity.kind !== 'agent') return { name: null, pending_mail: 0, notices };
-    const reader = await hookReader(bus, identity.name, request.sessionKey, systemProcessTable(env), sessionsEnabled(env));
-    return { name: reader, pending_mail: await bus.pendingCount(reader), notices };
+    const reader = await bus.sessions.readerFor(identity.name, request.sessionKey, hookSessionFacts(identity.name, sessionsEnabled(env), systemProcessTable(env)));
+    return { name: reader, pending_mail: await bus.inbox.pending(reader), notices };
   }
 
   changes(): ChangeFeed {
@@ -155,7 +155,7 @@ export class LocalClient implements BusClient {
   }
 
   keepSearchIndexCurrent(): void {
-    this.bus.keepSearchIndexCurrent();
+    this.bus.mail.keepSearchIndexCurrent();
   }
 
   async close(): Promise<void> {

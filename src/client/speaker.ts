@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseName } from '../core/names.js';
 import { speakerRegistrations as registrationsOfSpeaker } from '../core/roster.js';
-import { canonicalPath } from '../core/identity.js';
+import { canonicalPath } from '../adapters/identity.js';
 import type { Registration } from '../model/records.js';
 import type { Env } from '../core/settings.js';
 

@@ -4,7 +4,7 @@
  * {"decision":"block","reason":…} keeps the turn open. A client that reads
  * hook output otherwise says how in its profile, built from the parts here.
  */
-import type { HookKind } from '../hooks/run-kind.js';
+import type { HookKind } from '../model/hooks.js';
 
 export interface HookDialect {
   /** What the prompt hook prints: context for the model, or '' for nothing. */

@@ -1,6 +1,6 @@
 /** The contract each client's wiring fulfils for `agent-bus init`, and what the wirings share. */
 import { join } from 'node:path';
-import { TOOL_NAMES } from '../mcp/tool-names.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 import type { ClientProfile } from './profile.js';
 
 /** The name of agent-bus's MCP server in every client's config. */

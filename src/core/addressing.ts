@@ -6,16 +6,16 @@
 import { formatStamp } from '../model/clock.js';
 import { randomId, timeOrderedId } from '../model/ids.js';
 import { UnknownRecipientError } from '../model/errors.js';
-import { BROADCAST, clientAddressOf, groupOf, isSessionName } from './names.js';
+import { BROADCAST, clientAddressOf, repoOf, isSessionName } from './names.js';
 import { closeMatches } from './similarity.js';
-import { agentGroup } from './roster.js';
+import { agentRepo } from './roster.js';
 import type { AgentRecord, RosterQuery, SendPlan } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
 export function rosterQueryFor(to: string): RosterQuery {
   if (to === BROADCAST) return { kind: 'all' };
   if (to.includes('/')) return { kind: 'name', name: to };
-  return { kind: 'group', group: to };
+  return { kind: 'repo', repo: to };
 }
 
 
@@ -52,15 +52,15 @@ function fanoutMembers(candidates: AgentRecord[], skip: ReadonlySet<string>): Ag
 export function trimIdle(members: AgentRecord[], nowMicros: number, maxIdleDays: number): AgentRecord[] {
   if (maxIdleDays <= 0) return members;
   const cutoff = formatStamp(nowMicros - maxIdleDays * 86_400_000_000);
-  const byGroup = new Map<string, AgentRecord[]>();
+  const byRepo = new Map<string, AgentRecord[]>();
   for (const member of members) {
-    const group = agentGroup(member);
-    const list = byGroup.get(group);
+    const repo = agentRepo(member);
+    const list = byRepo.get(repo);
     if (list) list.push(member);
-    else byGroup.set(group, [member]);
+    else byRepo.set(repo, [member]);
   }
   const kept = new Set<string>();
-  for (const list of byGroup.values()) {
+  for (const list of byRepo.values()) {
     const fresh = list.filter((member) => member.lastSeen >= cutoff);
     for (const member of fresh.length > 0 ? fresh : list) kept.add(member.name);
   }
@@ -86,7 +86,7 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
       kind,
       fanoutId: recipients.length > 0 ? randomId() : null,
       threadId: options.threadId ?? (recipients.length > 0 ? randomId() : null),
-      rows: recipients.map((agent) => ({ messageId: timeOrderedId(), toAgent: agent.name, toGroup: agentGroup(agent) })),
+      rows: recipients.map((agent) => ({ messageId: timeOrderedId(), toAgent: agent.name, toGroup: agentRepo(agent) })),
     };
   };
 
@@ -96,7 +96,7 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
     if (!target) throw new NoSuchRecipient(to);
     return direct(target);
   }
-  const members = sorted.filter((agent) => agentGroup(agent) === to);
+  const members = sorted.filter((agent) => agentRepo(agent) === to);
   if (members.length === 0) throw new NoSuchRecipient(to);
   const only = members[0];
   if (members.length === 1 && only && only.name === to) return direct(only);
@@ -105,8 +105,8 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
 
 /** The text of an unknown-recipient error: the repo's agents, or close matches. */
 export function unknownRecipient(to: string, roster: AgentRecord[]): UnknownRecipientError {
-  const group = groupOf(to);
-  const inRepo = roster.filter((agent) => agentGroup(agent) === group).map((agent) => agent.name).sort();
+  const repo = repoOf(to);
+  const inRepo = roster.filter((agent) => agentRepo(agent) === repo).map((agent) => agent.name).sort();
   let hint = '';
   if (inRepo.length > 0) {
     hint = ` Agents in that repo: ${inRepo.join(', ')}.`;
@@ -114,7 +114,7 @@ export function unknownRecipient(to: string, roster: AgentRecord[]): UnknownReci
     const pool = new Set<string>();
     for (const agent of roster) {
       pool.add(agent.name);
-      pool.add(agentGroup(agent));
+      pool.add(agentRepo(agent));
     }
     const matches = closeMatches(to, pool);
     if (matches.length > 0) hint = ` Did you mean: ${matches.join(', ')}?`;

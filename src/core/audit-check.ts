@@ -5,10 +5,10 @@
  * append leaves a message with no row; `repair` appends the row it should have
  * had, marked `recovered`, and never touches a line already written.
  */
-import type { AuditLog } from '../audit/log.js';
 import { verifyChain, type ChainReport } from '../audit/verify.js';
 import { messageRow } from '../audit/record.js';
-import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
+import { formatStamp, stampOf, type Clock } from '../model/clock.js';
+import type { AuditSink } from './audit-sink.js';
 import type { MessageRecord } from '../model/records.js';
 import type { FollowPort } from '../store/ports.js';
 
@@ -59,7 +59,8 @@ export function readLog(path: string): LogReading {
 export class AuditCheck {
   constructor(
     private readonly store: FollowPort,
-    private readonly audit: AuditLog,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -67,7 +68,7 @@ export class AuditCheck {
    * message id; `prunedBefore` the latest cutoff a `prune` row records (null: never pruned).
    */
   async check(sendRows: Map<string, SendRowPlace>, prunedBefore: string | null): Promise<StoreCheck> {
-    const youngest = formatStamp(nowMicros() - IN_FLIGHT_MICROS);
+    const youngest = formatStamp(this.clock.nowMicros() - IN_FLIGHT_MICROS);
     const seen = new Set<string>();
     const missing: MessageRecord[] = [];
     let messages = 0;
@@ -99,7 +100,7 @@ export class AuditCheck {
 
   /** Append the `send` row each message should have had, marked recovered, chained like any row. */
   repair(missing: readonly MessageRecord[]): number {
-    const recoveredAt = nowStamp();
+    const recoveredAt = stampOf(this.clock);
     for (let start = 0; start < missing.length; start += BATCH) {
       this.audit.append(
         missing.slice(start, start + BATCH).map((message) => ({ ...messageRow('send', message.sentAt, message.fromAgent, message), recovered: true, recovered_at: recoveredAt })),

@@ -1,9 +1,13 @@
 /** What the brain adapter keeps in the store: its channel's state, the markers written back, each session's tool calls. */
+import { stampOf, type Clock } from '../model/clock.js';
 import type { BrainState } from '../model/records.js';
 import type { BrainPort, SessionsPort } from '../store/ports.js';
 
 export class BrainRecords {
-  constructor(private readonly store: BrainPort & SessionsPort) {}
+  constructor(
+    private readonly store: BrainPort & Pick<SessionsPort, 'tick'>,
+    private readonly clock: Clock,
+  ) {}
 
   state(channel: string): Promise<BrainState | null> {
     return this.store.brainState(channel);
@@ -14,13 +18,13 @@ export class BrainRecords {
     return this.store.recordBrainState(state);
   }
 
-  /** Claim a marker for writing back: false when any process took it before. */
-  takeMarker(key: string, session: string, now: string): Promise<boolean> {
-    return this.store.recordMarker(key, session, now);
+  /** Record a marker as written back, once: false when any process recorded it before. */
+  recordMarker(key: string, session: string): Promise<boolean> {
+    return this.store.recordMarker(key, session, stampOf(this.clock));
   }
 
   /** Count one tool call of a session; the new count. */
-  countToolCall(session: string, now: string): Promise<number> {
-    return this.store.tick(session, 'tool_calls', now);
+  countToolCall(session: string): Promise<number> {
+    return this.store.tick(session, 'tool_calls', stampOf(this.clock));
   }
 }

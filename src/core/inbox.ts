@@ -15,6 +15,7 @@ import { formatStamp } from '../model/clock.js';
 import { uniqueToken } from '../model/ids.js';
 import type { MessageRecord } from '../model/records.js';
 import type { FanoutCopy, InboxDecision, ReaderIdentity } from '../store/ports.js';
+import { clientAddressOf, repoOf, parseNameLenient } from './names.js';
 
 /** How long a hook may take between taking mail and printing it before another reader may take it: well past the busy timeout. */
 export const LEASE_MICROS = 90_000_000;
@@ -49,4 +50,15 @@ export function decideTake(rows: MessageRecord[], copies: FanoutCopy[], reader: 
 /** A lease on mail being shown: until when (a stamp, compared as text), and a token only its holder knows. */
 export function newLease(nowMicros: number): string {
   return `${formatStamp(nowMicros + LEASE_MICROS)}|${uniqueToken()}`;
+}
+
+/** A reader as the store's inbox query sees it: its name, its repo, the client address it shares, whether it is a session. */
+export function readerIdentity(name: string): ReaderIdentity {
+  const parsed = parseNameLenient(name);
+  return {
+    name,
+    repo: parsed?.repo ?? repoOf(name),
+    clientAddress: clientAddressOf(name),
+    isSession: parsed !== null && parsed.handle !== null,
+  };
 }

@@ -25,7 +25,7 @@ export interface ParsedName {
   /** The whole name as given. */
   name: string;
   /** The repo (or the bare name itself). */
-  group: string;
+  repo: string;
   /** The client id, when the name has a client part. */
   client: string | null;
   /** The session handle (number or label), when the name is a session address. */
@@ -77,11 +77,11 @@ function bareProblem(name: string): string | null {
 export function nameProblem(name: string): string | null {
   const slash = name.indexOf('/');
   if (slash < 0) return bareProblem(name);
-  const group = name.slice(0, slash);
+  const repo = name.slice(0, slash);
   const rest = name.slice(slash + 1);
-  if (group === '') return `${quoted(name)} has no repo before the '/'`;
-  const groupIssue = bareProblem(group);
-  if (groupIssue) return `the repo part of ${quoted(name)} is invalid: ${groupIssue}`;
+  if (repo === '') return `${quoted(name)} has no repo before the '/'`;
+  const repoIssue = bareProblem(repo);
+  if (repoIssue) return `the repo part of ${quoted(name)} is invalid: ${repoIssue}`;
   if (rest === '') return `${quoted(name)} has no client after the '/'`;
   if (rest.includes('/')) return `${quoted(name)} has more than one '/': a name is <repo>/<client>[-<session>]`;
   const dash = rest.indexOf('-');
@@ -99,12 +99,12 @@ export function nameProblem(name: string): string | null {
 export function parseNameLenient(name: string): ParsedName | null {
   if (nameProblem(name) !== null) return null;
   const slash = name.indexOf('/');
-  if (slash < 0) return { name, group: name, client: null, handle: null };
+  if (slash < 0) return { name, repo: name, client: null, handle: null };
   const rest = name.slice(slash + 1);
   const dash = rest.indexOf('-');
   return {
     name,
-    group: name.slice(0, slash),
+    repo: name.slice(0, slash),
     client: dash < 0 ? rest : rest.slice(0, dash),
     handle: dash < 0 ? null : rest.slice(dash + 1),
   };
@@ -118,7 +118,7 @@ export function parseName(name: string): ParsedName {
 }
 
 /** The repo a name belongs to: the part before '/', or the whole bare name. */
-export function groupOf(name: string): string {
+export function repoOf(name: string): string {
   const slash = name.indexOf('/');
   return slash < 0 ? name : name.slice(0, slash);
 }
@@ -127,7 +127,7 @@ export function groupOf(name: string): string {
 export function clientAddressOf(name: string): string | null {
   const parsed = parseNameLenient(name);
   if (!parsed || parsed.client === null) return null;
-  return `${parsed.group}/${parsed.client}`;
+  return `${parsed.repo}/${parsed.client}`;
 }
 
 export function isSessionName(name: string): boolean {
@@ -135,16 +135,16 @@ export function isSessionName(name: string): boolean {
   return parsed !== null && parsed.handle !== null;
 }
 
-export function composeName(group: string, client?: string | null, handle?: string | number | null): string {
-  if (group === '' || group.includes('/')) throw new InvalidNameError(`invalid repo ${quoted(group)}: it must be non-empty and contain no '/'`);
-  if (client == null) return group;
+export function composeName(repo: string, client?: string | null, handle?: string | number | null): string {
+  if (repo === '' || repo.includes('/')) throw new InvalidNameError(`invalid repo ${quoted(repo)}: it must be non-empty and contain no '/'`);
+  if (client == null) return repo;
   const clientIssue = clientIdProblem(client);
   if (clientIssue) throw new InvalidNameError(`invalid client id: ${clientIssue}`);
-  if (handle == null) return `${group}/${client}`;
+  if (handle == null) return `${repo}/${client}`;
   const handleText = String(handle);
   const handleIssue = handleProblem(handleText);
   if (handleIssue) throw new InvalidNameError(`invalid session handle: ${handleIssue}`);
-  return `${group}/${client}-${handleText}`;
+  return `${repo}/${client}-${handleText}`;
 }
 
 /** Turn free text into a session label (`Release Notes` → `release-notes`), or throw. */

@@ -3,9 +3,9 @@
  * library): publish, list, acknowledge, clear, and deliver to a session.
  * Each is one store transaction, audited once it has committed.
  */
-import type { AuditLog } from '../audit/log.js';
 import { textRow, type AuditRow } from '../audit/record.js';
-import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
+import { formatStamp, stampOf, type Clock } from '../model/clock.js';
+import type { AuditSink } from './audit-sink.js';
 import { InvalidInputError, BusError } from '../model/errors.js';
 import { sha256Hex, randomId } from '../model/ids.js';
 import {
@@ -28,7 +28,7 @@ import {
   type Severity,
 } from './notices.js';
 import { receives, type Subscriptions } from './subscriptions.js';
-import type { BrainState, ChannelCount, DueNoticesQuery, NoticeListing, ReconcileOutcome, Store } from '../store/ports.js';
+import type { BrainPort, BrainState, ChannelCount, DueNoticesQuery, NoticeListing, NoticesPort, ReconcileOutcome } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
@@ -91,7 +91,7 @@ export function noticeHash(channel: string | null, severity: Severity, title: st
 }
 
 /** Validate a publish request the same way on every surface; nothing is stored when this throws. */
-export function buildNotice(request: PublishRequest, micros = nowMicros()): NoticeRecord {
+export function buildNotice(request: PublishRequest, micros: number): NoticeRecord {
   const body = (request.message ?? '').trim();
   if (body === '') throw new InvalidInputError('message must be non-empty; nothing was published');
   const size = Buffer.byteLength(body, 'utf8');
@@ -178,26 +178,27 @@ export function receivedCounts(rows: readonly ChannelView[], subscriptions: Subs
 }
 
 /** What is due to a session at a moment, as the store is asked it. */
-function dueQuery(request: Pick<DeliverRequest, 'moment' | 'session' | 'subscriptions' | 'alsoIds'>): DueNoticesQuery {
+function dueQuery(request: Pick<DeliverRequest, 'moment' | 'session' | 'subscriptions' | 'alsoIds'>, now: string): DueNoticesQuery {
   return {
     session: request.session,
     severities: severitiesDue(request.moment),
     channels: request.subscriptions.channels.filter((channel) => channel !== '*'),
     all: request.subscriptions.all,
-    now: nowStamp(),
+    now,
     ...(request.alsoIds && request.alsoIds.length > 0 ? { alsoIds: request.alsoIds } : {}),
   };
 }
 
 export class Notices {
   constructor(
-    private readonly store: Store,
-    private readonly audit: AuditLog,
+    private readonly store: NoticesPort & BrainPort,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
     private readonly cap: number,
   ) {}
 
   async publish(request: PublishRequest, actor = request.source ?? 'operator'): Promise<PublishResult> {
-    const notice = buildNotice(request);
+    const notice = buildNotice(request, this.clock.nowMicros());
     const now = notice.createdAt;
     const cap = this.cap;
     const { evicted, expired } = await this.store.publishNotice({
@@ -224,12 +225,12 @@ export class Notices {
   }
 
   async list(options: { channel?: string | null; includeExpired?: boolean } = {}): Promise<ListedNotice[]> {
-    const rows: NoticeListing[] = await this.store.notices({ now: nowStamp(), ...options });
+    const rows: NoticeListing[] = await this.store.notices({ now: stampOf(this.clock), ...options });
     return rows.map((row) => ({ ...noticeView(row), delivered_to: row.deliveredTo, acknowledged_by: row.acknowledgedBy }));
   }
 
   async channels(): Promise<ChannelView[]> {
-    const rows: ChannelCount[] = await this.store.channelCounts(nowStamp());
+    const rows: ChannelCount[] = await this.store.channelCounts(stampOf(this.clock));
     return rows.map((row) => ({ channel: row.channel, total: row.total, critical: row.critical, alert: row.alert, info: row.info, last_expiry: row.lastExpiry }));
   }
 
@@ -237,7 +238,7 @@ export class Notices {
     const id = noticeId.trim();
     if (id === '') throw new InvalidInputError('message_id must be non-empty');
     if (session.trim() === '') throw new InvalidInputError('no session to acknowledge for');
-    const now = nowStamp();
+    const now = stampOf(this.clock);
     const notice = await this.store.acknowledgeNotice(id, session, now);
     if (notice === null) throw new InvalidInputError(`no notice with id ${quoted(id)} (it may have expired or been cleared)`);
     this.audit.append([noticeRow('acknowledge', now, session, notice)]);
@@ -250,7 +251,7 @@ export class Notices {
     else if (target.channel !== undefined) removed = await this.store.clearNotices({ kind: 'channel', channel: target.channel });
     else if (target.all) removed = await this.store.clearNotices({ kind: 'all' });
     else throw new InvalidInputError('say what to clear: a notice id, a channel, or all');
-    const now = nowStamp();
+    const now = stampOf(this.clock);
     this.audit.append(removed.map((notice) => noticeRow('clear', now, actor, notice)));
     return removed.map(noticeView);
   }
@@ -268,17 +269,18 @@ export class Notices {
     return outcome;
   }
 
-  /** What a hook shows this session now; info notices shown get their receipt in the same transaction. */
   /** Whether a delivery to this session at this moment would find anything due (a read only). */
   async anyDue(request: Pick<DeliverRequest, 'moment' | 'session' | 'subscriptions' | 'alsoIds'>): Promise<boolean> {
-    return this.store.anyNoticeDue(dueQuery(request));
+    return this.store.anyNoticeDue(dueQuery(request, stampOf(this.clock)));
   }
 
+  /** What a hook shows this session now; info notices shown get their receipt in the same transaction. */
   async deliver(request: DeliverRequest): Promise<NoticeSelection> {
     const { caps } = request;
-    const turn = Math.floor(Date.now() / ROTATION_MS) + 1;
+    const micros = this.clock.nowMicros();
+    const turn = Math.floor(micros / 1000 / ROTATION_MS) + 1;
     return this.store.deliverNotices({
-      query: dueQuery(request),
+      query: dueQuery(request, formatStamp(micros)),
       readLimit: (totalDue) => noticesToRead(totalDue, caps.perTurn),
       decide: (due, totalDue) => {
         const ordered = [...due].sort(compareNotices);

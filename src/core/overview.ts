@@ -4,8 +4,9 @@
  * last day's mail by hour and by who wrote to whom. Every answer is a page:
  * its cost follows what is shown, not the size of the bus.
  */
-import { formatStamp } from '../model/clock.js';
-import type { MessageGlance, MessageRecord, Store, ThreadCount } from '../store/ports.js';
+import { formatStamp, type Clock } from '../model/clock.js';
+import type { MailPort, MessageGlance, MessageRecord, OverviewPort, ThreadCount } from '../store/ports.js';
+import type { ReceiptWay } from '../model/receipts.js';
 import { receiptState, type ReceiptState } from '../model/receipts.js';
 import type { AgentView } from './views.js';
 
@@ -117,7 +118,7 @@ export function rosterPage(agents: AgentView[], offset: number, limit: number, f
  * the page whose newest message is there, so a thread is on one page only (one with mail after
  * `before` was on an earlier page).
  */
-export async function threadPage(store: Store, before: number | null, limit: number): Promise<ThreadPage> {
+export async function threadPage(store: OverviewPort, before: number | null, limit: number): Promise<ThreadPage> {
   const threads: ThreadSummary[] = [];
   const seen = new Set<string>();
   let cursor = before;
@@ -194,7 +195,7 @@ export function foldThread(messages: MessageRecord[]): ThreadView {
 }
 
 /** The last 24 hours of mail before `nowMicros`, every hour present. */
-export async function mailDay(store: Store, nowMicros: number): Promise<MailDay> {
+export async function mailDay(store: OverviewPort, nowMicros: number): Promise<MailDay> {
   const firstHour = Math.floor(nowMicros / HOUR_MICROS) * HOUR_MICROS - 23 * HOUR_MICROS;
   const since = formatStamp(firstHour);
   const window = await store.mailSince(since);
@@ -204,4 +205,37 @@ export async function mailDay(store: Store, nowMicros: number): Promise<MailDay>
     return { hour, sends: counted.get(hour) ?? 0 };
   });
   return { hours, pairs: window.pairs, since };
+}
+
+/** The dashboard's reads, each a page whose cost follows what is shown. */
+export class Overview {
+  constructor(
+    private readonly store: OverviewPort & Pick<MailPort, 'thread'>,
+    private readonly clock: Clock,
+    /** The roster as `agents` shows it. */
+    private readonly agents: () => Promise<AgentView[]>,
+    /** Mark mail shown to a reader as delivered (a thread drawn for the person it is to). */
+    private readonly recordShown: (reader: string, messages: MessageRecord[], via: ReceiptWay) => Promise<MessageRecord[]>,
+  ) {}
+
+  /** A page of the roster by repo, optionally only names or topics holding `filter`. */
+  async rosterPage(offset: number, limit: number, filter = ''): Promise<RosterPage> {
+    return rosterPage(await this.agents(), offset, limit, filter);
+  }
+
+  /** The threads with the newest mail, newest first, from position `before` (null: the newest). */
+  threadPage(before: number | null, limit: number): Promise<ThreadPage> {
+    return threadPage(this.store, before, limit);
+  }
+
+  /** A thread's sends, oldest first, with each copy's receipt; with `shownTo`, its copies to that reader count as delivered by `via`. */
+  async threadView(threadId: string, shownTo?: { reader: string; via: ReceiptWay }): Promise<ThreadView> {
+    const messages = await this.store.thread(threadId, THREAD_ROWS);
+    return foldThread(shownTo === undefined ? messages : await this.recordShown(shownTo.reader, messages, shownTo.via));
+  }
+
+  /** The last day's mail by hour and by sender and address. */
+  mailDay(): Promise<MailDay> {
+    return mailDay(this.store, this.clock.nowMicros());
+  }
 }

@@ -9,7 +9,7 @@
 import { BusError, InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 import { reached, receiptState, RECEIPT_STATES, type ReceiptRecord, type ReceiptState } from '../model/receipts.js';
-import type { Store } from '../store/ports.js';
+import type { ReceiptsPort } from '../store/ports.js';
 import { clientAddressOf } from './names.js';
 import { messageKind, type MessageKind } from './views.js';
 
@@ -105,7 +105,7 @@ export function parseWantedState(raw: string): ReceiptState {
  * The copies of the send `id` names: exactly (a copy's id or a fan-out's), else as the start of
  * one. `reader`: who asks (null: the human on this machine, who may see every send).
  */
-export async function findSend(store: Store, id: string, reader: string | null): Promise<ReceiptRecord[]> {
+export async function findSend(store: ReceiptsPort, id: string, reader: string | null): Promise<ReceiptRecord[]> {
   const wanted = id.trim();
   if (wanted === '') throw new InvalidInputError('say which message: its id (or the start of it), as send printed it');
   let copies = await store.receipts(wanted);
@@ -119,7 +119,7 @@ export async function findSend(store: Store, id: string, reader: string | null):
 }
 
 /** The one send whose copy or fan-out id starts with `prefix` (among those `reader` may see); none when there is none. */
-async function bySendPrefix(store: Store, prefix: string, reader: string | null): Promise<ReceiptRecord[]> {
+async function bySendPrefix(store: ReceiptsPort, prefix: string, reader: string | null): Promise<ReceiptRecord[]> {
   const found: ReceiptRecord[][] = [];
   // Sends another reader may not see are passed over, so a few more are read than are shown.
   for (const send of await store.sendIdsStartingWith(prefix, 50)) {

@@ -7,17 +7,15 @@
  * audit row with its counts and cutoff, which `audit verify` reads to tell
  * pruned mail from lost mail.
  */
-import type { AuditLog } from '../audit/log.js';
 import { pruneRow } from '../audit/record.js';
-import { formatStamp, nowMicros } from '../model/clock.js';
-import type { PruneCounts, Store } from '../store/ports.js';
-import { busDotEnv } from './dot-env.js';
-import { busSettings, type BusSettings, type Env } from './settings.js';
+import { formatStamp, type Clock } from '../model/clock.js';
+import type { AuditSink } from './audit-sink.js';
+import type { MaintenancePort, PruneCounts } from '../store/ports.js';
+import type { BusSettings } from './settings.js';
 
-/** AGENT_BUS_RETENTION_DAYS from the environment, else from the bus folder's `.env`; null: off. */
-export function retentionDaysOf(env: Env): number | null {
-  return busSettings(env).retentionDays ?? busSettings(busDotEnv(env)).retentionDays;
-}
+/** How soon after start a long-running server first sees whether the automatic prune is due, and how often after. */
+const FIRST_LOOK_MS = 5_000;
+const LOOK_EVERY_MS = 3_600_000;
 
 /** The automatic prune's task name in the store's maintenance table. */
 export const RETENTION_TASK = 'retention';
@@ -40,13 +38,14 @@ export interface PruneReport extends PruneCounts {
 
 export class Retention {
   constructor(
-    private readonly store: Store,
-    private readonly audit: AuditLog,
+    private readonly store: MaintenancePort,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
     private readonly settings: Pick<BusSettings, 'sessionResumeHours' | 'retentionDays'>,
   ) {}
 
   async prune(request: PruneRequest): Promise<PruneReport> {
-    const micros = nowMicros();
+    const micros = this.clock.nowMicros();
     const olderThan = formatStamp(micros - request.olderThanMs * 1000);
     const resumeHours = this.settings.sessionResumeHours;
     const counts = await this.store.prune({
@@ -71,8 +70,36 @@ export class Retention {
    */
   async pruneIfDue(actor: string, days: number | null = this.settings.retentionDays): Promise<PruneReport | null> {
     if (days === null) return null;
-    const micros = nowMicros();
+    const micros = this.clock.nowMicros();
     if (!(await this.store.startMaintenanceRun(RETENTION_TASK, formatStamp(micros), formatStamp(micros - DAY_MICROS)))) return null;
     return this.prune({ olderThanMs: days * 86_400_000, dryRun: false, actor });
+  }
+
+  /**
+   * The automatic prune in a server that lives on (an MCP server, the hub), when the retention days
+   * are set: off the hot path, on a timer that never keeps the process alive; the store lets one
+   * process a day do it. A failure is reported and tried again at the next look. Returns what stops it.
+   */
+  keepPruned(actor: string, report: (line: string) => void): () => void {
+    const days = this.settings.retentionDays;
+    if (days === null) return () => undefined;
+    let running = false;
+    const look = (): void => {
+      if (running) return;
+      running = true;
+      this.pruneIfDue(actor, days)
+        .catch((error: unknown) => report(`agent-bus: the automatic prune failed: ${(error as Error).message}`))
+        .finally(() => {
+          running = false;
+        });
+    };
+    const first = setTimeout(look, FIRST_LOOK_MS);
+    const every = setInterval(look, LOOK_EVERY_MS);
+    first.unref();
+    every.unref();
+    return () => {
+      clearTimeout(first);
+      clearInterval(every);
+    };
   }
 }

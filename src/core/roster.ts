@@ -1,5 +1,5 @@
 /** How a name is filed on the roster: its repo and client columns, and the rows registered with it. */
-import { clientAddressOf, groupOf, parseNameLenient } from './names.js';
+import { clientAddressOf, repoOf, parseNameLenient } from './names.js';
 import type { AgentRecord, Registration } from '../model/records.js';
 import type { OrphanMail, RosterSnapshot } from '../store/ports.js';
 
@@ -10,16 +10,16 @@ import type { OrphanMail, RosterSnapshot } from '../store/ports.js';
 export function registrationsFor(name: string, repoPath: string, authoritative: boolean): Registration[] {
   const parsed = parseNameLenient(name);
   if (parsed === null || parsed.client === null) {
-    return [{ name, repoPath, groupName: null, client: null, authoritative }];
+    return [{ name, repoPath, repo: null, client: null, authoritative }];
   }
   if (parsed.handle === null) {
-    return [{ name, repoPath, groupName: parsed.group, client: parsed.client, authoritative }];
+    return [{ name, repoPath, repo: parsed.repo, client: parsed.client, authoritative }];
   }
   const shared = clientAddressOf(name) as string;
   return [
-    { name: shared, repoPath, groupName: parsed.group, client: parsed.client, authoritative },
+    { name: shared, repoPath, repo: parsed.repo, client: parsed.client, authoritative },
     // Session rows keep `client` empty: older versions parse any name with a client strictly.
-    { name, repoPath, groupName: parsed.group, client: null, authoritative },
+    { name, repoPath, repo: parsed.repo, client: null, authoritative },
   ];
 }
 
@@ -49,14 +49,14 @@ export function speakerRegistrations(name: string, place: SpeakerPlace): Registr
   return registrationsFor(name, place.cwd, false);
 }
 
-/** The repo an agent belongs to: its group column, else its name's repo part. */
-export function agentGroup(agent: Pick<AgentRecord, 'name' | 'groupName'>): string {
-  return agent.groupName ?? groupOf(agent.name);
+/** The repo an agent belongs to: its repo column, else its name's repo part. */
+export function agentRepo(agent: Pick<AgentRecord, 'name' | 'repo'>): string {
+  return agent.repo ?? repoOf(agent.name);
 }
 
-/** Repo membership, one definition for every purpose: an agent's repo is its group column, else its name's repo part. */
-export function repoMembers(rows: AgentRecord[], group: string): AgentRecord[] {
-  return rows.filter((agent) => agentGroup(agent) === group);
+/** Repo membership, one definition for every purpose: an agent's repo is its repo column, else its name's repo part. */
+export function repoMembers(rows: AgentRecord[], repo: string): AgentRecord[] {
+  return rows.filter((agent) => agentRepo(agent) === repo);
 }
 
 /**
@@ -66,7 +66,7 @@ export function repoMembers(rows: AgentRecord[], group: string): AgentRecord[] {
  */
 export function waitingRepoNames(agents: AgentRecord[], recipients: string[]): string[] {
   const names = new Set(agents.map((agent) => agent.name));
-  const repos = new Set(agents.map(agentGroup));
+  const repos = new Set(agents.map(agentRepo));
   return recipients.filter((recipient) => !names.has(recipient) && repos.has(recipient));
 }
 

@@ -3,13 +3,13 @@
  * index asked, each send found once (a fan-out's copies are one result), and
  * a snippet made around the first match, the same on both engines.
  */
-import { formatStamp } from '../model/clock.js';
+import { formatStamp, type Clock } from '../model/clock.js';
 import { InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 import type { SearchFilter } from '../model/search.js';
-import type { Store } from '../store/ports.js';
+import type { SearchPort } from '../store/ports.js';
 import { parseDuration } from './duration.js';
-import { groupOf } from './names.js';
+import { repoOf } from './names.js';
 import { parseSearchQuery, snippet, type SnippetPart } from './search-query.js';
 
 export interface SearchRequest {
@@ -41,7 +41,7 @@ const COPIES_PER_RESULT = 4;
 const MAX_COPIES_PER_LOOK = 10_000;
 
 /** `since` as a stamp: a duration back from `nowMillis`, or a date or time. */
-export function sinceStamp(since: string, nowMillis = Date.now()): string {
+export function sinceStamp(since: string, nowMillis: number): string {
   const text = since.trim();
   if (/^\d+\s*[smhdw]?$/i.test(text)) return formatStamp((nowMillis - parseDuration(text)) * 1000);
   const millis = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
@@ -49,17 +49,17 @@ export function sinceStamp(since: string, nowMillis = Date.now()): string {
   return formatStamp(millis * 1000);
 }
 
-export async function searchMail(store: Store, request: SearchRequest): Promise<SearchHit[]> {
+export async function searchMail(store: SearchPort, request: SearchRequest, clock: Clock): Promise<SearchHit[]> {
   const terms = parseSearchQuery(request.query);
   const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, request.limit ?? DEFAULT_SEARCH_LIMIT));
   const reader = request.reader;
   const filter: SearchFilter = {
     // A person has no repo: their own mail only. An agent sees its repo's mail too.
-    visibleTo: reader === null ? null : { name: reader, repo: reader.includes('/') ? groupOf(reader) : null },
+    visibleTo: reader === null ? null : { name: reader, repo: reader.includes('/') ? repoOf(reader) : null },
     from: request.from?.trim() || null,
     to: request.to?.trim() || null,
     thread: request.thread?.trim() || null,
-    since: request.since ? sinceStamp(request.since) : null,
+    since: request.since ? sinceStamp(request.since, clock.nowMicros() / 1000) : null,
     before: null,
   };
   const seen = new Set<string>();

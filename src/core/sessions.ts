@@ -3,7 +3,7 @@
  * to an address when its session ends. Decisions here are pure; the store
  * applies them in one transaction.
  */
-import { composeName, parseNameLenient } from './names.js';
+import { composeName, MAX_SESSION_NUMBER, parseNameLenient } from './names.js';
 import { formatStamp } from '../model/clock.js';
 import { clientProcessOf, type LineageEntry } from './liveness.js';
 import { isHubSession } from './hub-sessions.js';
@@ -11,7 +11,6 @@ import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../mod
 import type { SessionStartDecision } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
-export const MAX_SESSION_NUMBER = 99;
 
 export interface Claimant {
   clientAddress: string;
@@ -77,7 +76,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   const live = kept.filter((row) => row.endedAt === null && !crashed.includes(row));
   const ended = kept.filter((row) => !live.includes(row));
   const tracked = new Set(rows.map((row) => row.name));
-  const [group, client] = me.clientAddress.split('/') as [string, string];
+  const [repo, client] = me.clientAddress.split('/') as [string, string];
   const unavailable = new Set(live.map((row) => row.name));
   // Numbered names an older agent-bus registered without a session row: someone may still use them.
   for (const agent of roster) if (isNumbered(agent.name) && agent.name.startsWith(`${me.clientAddress}-`) && !tracked.has(agent.name)) unavailable.add(agent.name);
@@ -95,7 +94,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   if (twin) return decide(twin.name);
 
   if (me.pinned !== null) {
-    const wanted = composeName(group, client, me.pinned);
+    const wanted = composeName(repo, client, me.pinned);
     if (!unavailable.has(wanted)) {
       const previous = ended.filter((row) => row.name === wanted);
       return decide(wanted, previous);
@@ -113,7 +112,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   const reserved = new Set(ended.map((row) => row.name));
   const free: string[] = [];
   for (let number = 1; number <= maxNumber; number++) {
-    const name = composeName(group, client, number);
+    const name = composeName(repo, client, number);
     if (!unavailable.has(name)) free.push(name);
   }
   const chosen = free.find((name) => !reserved.has(name)) ?? free[0];

@@ -6,7 +6,7 @@
  */
 import { BusError } from '../model/errors.js';
 import type { Store } from '../store/ports.js';
-import { TABLES } from '../store/tables.js';
+import { TABLES } from '../store/ports.js';
 
 /** Rows read and written at a time. */
 const BATCH = 1000;

@@ -4,13 +4,13 @@
  * stored only as a sha256 hash and compared in constant time. A token is shown
  * once, when it is made; nothing else ever prints, stores or audits it.
  */
-import type { AuditLog } from '../audit/log.js';
+import type { AuditSink } from './audit-sink.js';
 import { tokenRow } from '../audit/record.js';
-import { formatStamp, stampToMillis } from '../model/clock.js';
+import { formatStamp, stampToMillis, type Clock } from '../model/clock.js';
 import { InvalidInputError } from '../model/errors.js';
 import { equalInConstantTime, randomBytes, sha256Hex } from '../model/ids.js';
 import type { TokenRecord } from '../model/records.js';
-import type { Store } from '../store/ports.js';
+import type { TokensPort } from '../store/ports.js';
 import { parseName } from './names.js';
 import { registrationsFor } from './roster.js';
 import { quoted } from '../model/quote.js';
@@ -56,10 +56,15 @@ export function isTokenId(text: string): boolean {
 
 export class Tokens {
   constructor(
-    private readonly store: Store,
-    private readonly now: () => number = Date.now,
-    private readonly audit: AuditLog | null = null,
+    private readonly store: TokensPort,
+    private readonly clock: Clock,
+    private readonly audit: AuditSink | null = null,
   ) {}
+
+  /** The clock's time in milliseconds. */
+  private now(): number {
+    return Math.floor(this.clock.nowMicros() / 1000);
+  }
 
   async create(request: { agent: string; repoPath: string | null; expiresInMs: number | null; scopes: string; actor?: string }): Promise<NewToken> {
     parseName(request.agent);

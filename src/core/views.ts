@@ -2,7 +2,7 @@
  * The JSON shapes the bus shows the world (MCP results, `--json` output).
  * Their keys and order are a stable contract.
  */
-import { groupOf, parseNameLenient } from './names.js';
+import { repoOf, parseNameLenient } from './names.js';
 import type { AgentRecord, MessageRecord } from '../store/ports.js';
 
 export type MessageKind = 'direct' | 'group' | 'broadcast';
@@ -69,7 +69,7 @@ export function agentView(agent: AgentRecord, pending: number, live: boolean | n
   return {
     name: agent.name,
     kind: isSession ? 'session' : agent.client !== null ? 'client' : 'agent',
-    group: agent.groupName ?? groupOf(agent.name),
+    group: agent.repo ?? repoOf(agent.name),
     client: agent.client ?? (isSession ? parsed.client : null),
     topic: agent.topic,
     repo_path: agent.repoPath,

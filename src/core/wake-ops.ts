@@ -1,38 +1,62 @@
 /**
- * What waking needs of the store, with its rules: the hourly rate limit's
- * window, which watchers wait in a repo, and whether a repo's copy of a
- * fan-out is already someone's. The wake paths (wake/) call this, never the store.
+ * What waking needs of the store, with its rules: the hourly rate limit's window, the watchers
+ * waiting for mail and which of them waits in a repo, and whether a repo's copy of a fan-out is
+ * already someone's. The wake paths (wake/, the watcher) call this, never the store; the audit rows
+ * of a wake are written here.
  */
-import { formatStamp } from '../model/clock.js';
-import type { ClientRoute } from '../model/records.js';
+import { textRow, type AuditRow } from '../audit/record.js';
+import { formatStamp, stampOf, type Clock } from '../model/clock.js';
+import type { ClientRoute, MessageRecord } from '../model/records.js';
 import type { InboxPort, RosterPort, SessionsPort, WakePort } from '../store/ports.js';
-import { groupOf } from './names.js';
+import type { AuditSink } from './audit-sink.js';
+import { repoOf } from './names.js';
 
 /** The rate limit counts the wakes of the last hour. */
 export const WAKE_WINDOW_MICROS = 3_600_000_000;
 
+/** What woke an agent: a wake.json command, its own watcher, or a turn the sender queued. */
+export type WakeDriver = 'command' | 'watch' | 'push';
+
+/** The audit row of a wake: which message, whom, how, and what came of it. */
+export function wakeRow(ts: string, actor: string, message: MessageRecord, to: string, driver: WakeDriver, status: string): AuditRow {
+  const text = { id: message.messageId, from: message.fromAgent, to, threadId: message.threadId, body: message.body };
+  return textRow('wake', ts, actor, text, { wake_driver: driver, wake_status: status });
+}
+
 export class Wakes {
-  constructor(private readonly store: WakePort & InboxPort & SessionsPort & RosterPort) {}
+  constructor(
+    private readonly store: WakePort & Pick<InboxPort, 'fanoutCopies'> & Pick<SessionsPort, 'routes' | 'markQueued'> & Pick<RosterPort, 'getAgent'>,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
+  ) {}
 
   /** Count a wake of `agent` at `micros`, unless it was woken `perHour` times in the hour before (0: no limit). */
-  take(agent: string, micros: number, perHour: number): Promise<boolean> {
+  count(agent: string, micros: number, perHour: number): Promise<boolean> {
     return this.store.countWake(agent, formatStamp(micros), formatStamp(micros - WAKE_WINDOW_MICROS), (recent) => perHour <= 0 || recent < perHour);
+  }
+
+  /** A watcher woke its agent for `message` (asked at `micros`), or was held back by the rate limit: audited as `wake`. */
+  noteWatched(reader: string, message: MessageRecord, status: 'woke' | 'rate-limited', micros: number): void {
+    this.audit.append([wakeRow(formatStamp(micros), reader, message, reader, 'watch', status)]);
   }
 
   /** The watchers waiting for mail of an agent in `repo`. */
   async watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>> {
-    return (await this.store.watchers()).filter((watcher) => groupOf(watcher.agent) === repo);
+    return (await this.store.watchers()).filter((watcher) => repoOf(watcher.agent) === repo);
   }
 
-  claimWatch(session: string, token: string, pid: number, now: string, agent: string): Promise<void> {
-    return this.store.setWatcher(session, token, pid, now, agent);
+  /** Become the session's watcher (replacing any other), waiting for `agent`'s mail. */
+  startWatching(session: string, token: string, pid: number, agent: string): Promise<void> {
+    return this.store.setWatcher(session, token, pid, stampOf(this.clock), agent);
   }
 
-  holdsWatch(session: string, token: string): Promise<boolean> {
+  /** Whether `token` is still the session's watcher (a newer one replaces it). */
+  isWatching(session: string, token: string): Promise<boolean> {
     return this.store.isWatcher(session, token);
   }
 
-  releaseWatch(session: string, token: string): Promise<void> {
+  /** Stop being the session's watcher, if still it. */
+  stopWatching(session: string, token: string): Promise<void> {
     return this.store.clearWatcher(session, token);
   }
 

@@ -4,7 +4,7 @@
  * stops after AGENT_BUS_HOOK_PAYLOAD_TIMEOUT seconds with whatever arrived.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { environmentSessionKey } from '../clients/profiles.js';
+import { environmentSessionKey } from '../clients/registry/profiles.js';
 import type { Env } from '../core/settings.js';
 
 export type Payload = Record<string, unknown>;

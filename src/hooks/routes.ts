@@ -7,7 +7,7 @@
 import { readlinkSync } from 'node:fs';
 import type { Bus } from '../core/bus.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
-import { clientProcessOf, lineageOf, type ProcessTable } from '../sessions/procs.js';
+import { clientProcessOf, lineageOf, type ProcessTable } from '../adapters/procs.js';
 
 /** A route is rewritten at least this often, so its age says whether the session is still around. */
 const ROUTE_REFRESH_MICROS = 10 * 60 * 1_000_000;
@@ -23,7 +23,7 @@ function executableOf(pid: number): string | null {
 export async function recordWakeRoute(bus: Bus, clientId: string, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
   const client = clientProcessOf(lineageOf(process.pid, table));
   const micros = nowMicros();
-  await bus.recordRoute(
+  await bus.sessions.recordRoute(
     {
       threadId,
       agent,

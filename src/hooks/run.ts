@@ -7,25 +7,25 @@
  */
 import { printerFor } from '../clients/dialect.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
-import { profileFor } from '../clients/profiles.js';
-import { isBusError, isStoreUnavailable, storeProblem } from '../model/errors.js';
+import { profileFor } from '../clients/registry/profiles.js';
+import { isBusError, isStoreUnavailable } from '../model/errors.js';
+import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine } from '../model/quote.js';
-import { resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
 import { clientAddressOf } from '../core/names.js';
-import { nowStamp, stampToMillis } from '../model/clock.js';
 import type { Env } from '../core/settings.js';
-import { openBusHere } from '../runtime.js';
-import { busPaths } from '../core/paths.js';
-import { systemProcessTable, type ProcessTable } from '../sessions/procs.js';
+import { busPaths } from '../adapters/paths.js';
+import { systemProcessTable, type ProcessTable } from '../adapters/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordWakeRoute } from './routes.js';
-import { hookReader } from './scope.js';
+import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { promptContext, stopReason } from './text.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
 import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js';
-import { busDotEnv } from '../core/dot-env.js';
-import type { Bus, DeliveryRequest, PendingDelivery } from '../core/bus.js';
+import { busDotEnv } from '../adapters/dot-env.js';
+import type { Bus } from '../core/bus.js';
+import type { DeliveryRequest, PendingDelivery } from '../core/inbox-ops.js';
 import type { MessageView } from '../core/views.js';
 import { brainSettings } from '../brain/settings.js';
 import { loadRefresh } from '../brain/load.js';
@@ -44,10 +44,9 @@ export interface HookRun {
   cwd: string;
   write(text: string): void;
   warn(text: string): void;
+  /** Open this machine's bus (the hook's command has asked already whether a hub is set). */
+  openBus(): Bus;
 }
-
-/** Refresh last_seen at most this often from hooks: a hook runs at every turn. */
-const TOUCH_INTERVAL_MS = 60_000;
 
 
 /** The notices due to this session at this moment, rendered; info ones shown get their receipt. */
@@ -101,7 +100,7 @@ async function brainTurn(bus: Bus, run: { env: Env; warn(text: string): void }, 
   if (!settings.enabled) return [];
   let due = kind === 'session-start';
   if (!due) {
-    const count = await bus.brain.countToolCall(session, nowStamp());
+    const count = await bus.brain.countToolCall(session);
     due = count % settings.refreshToolCalls === 0;
   }
   if (!due) return [];
@@ -129,8 +128,7 @@ export async function runHook(run: HookRun): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
   let bus;
   try {
-    // The hook command has asked already whether a hub is set: this is this machine's bus.
-    bus = openBusHere(run.env);
+    bus = run.openBus();
   } catch (error) {
     return unavailable(run, nothing, error);
   }
@@ -140,7 +138,7 @@ export async function runHook(run: HookRun): Promise<number> {
     run.write(text);
   };
   try {
-    const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus, 'hook');
+    const identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus.roster, 'hook');
     if (identity.kind !== 'agent') {
       run.write(nothing);
       return 0;
@@ -219,12 +217,12 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
     turn.write(print(await noticesText(bus, noticeRun, turn.kind, session, 0, restored)));
     return;
   }
-  const reader = local === null ? turn.name : await hookReader(bus, turn.name, sessionKey, local.table, local.sessionsOn);
+  const reader = local === null ? turn.name : await bus.sessions.readerFor(turn.name, sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table));
   // Noting the activity needs nothing of the turn: on the hub, whose connections are open already, it
   // runs beside the turn's reads. A hook of its own opens one connection and keeps to it.
-  if (local === null) await Promise.all([touchIfStale(bus, reader, turn.touched), answerTurn(bus, turn, reader)]);
+  if (local === null) await Promise.all([bus.roster.touchIfStale(reader, turn.touched), answerTurn(bus, turn, reader)]);
   else {
-    await touchIfStale(bus, reader);
+    await bus.roster.touchIfStale(reader);
     await answerTurn(bus, turn, reader);
   }
 }
@@ -259,7 +257,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     // recorded, since this answer is not shown to the model. The opencode plugin asks this when a
     // session goes idle: the follow-up turn it then starts may never reach the model (`opencode run`
     // exits at idle), so the mail is taken by the stop hook that turn's model request runs.
-    const waiting = await bus.readInbox({ reader, markRead: false, actionableOnly: true, via: null });
+    const waiting = await bus.inbox.read({ reader, markRead: false, actionableOnly: true, via: null });
     turn.write(dialect.stop(stopReason(waiting, reader, shared)));
     return;
   }
@@ -277,10 +275,10 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
 /** A turn's mail shown: marked delivered once `show` has printed it here, or handed over unmarked when the printing is elsewhere. */
 async function deliverTurn(bus: Bus, turn: HookTurn, request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<void> {
   if (turn.defer === undefined) {
-    await bus.deliverInbox(request, show);
+    await bus.inbox.deliver(request, show);
     return;
   }
-  const { pending } = await bus.takeForShowing(request, show);
+  const { pending } = await bus.inbox.show(request, show);
   if (pending !== null) turn.defer(pending);
 }
 
@@ -292,18 +290,3 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
   return 0;
 }
 
-/** Hooks count as activity (idle skipping must not silence a hook-only client), without a write at every turn. */
-async function touchIfStale(bus: Bus, reader: string, touched?: Map<string, number>): Promise<void> {
-  const names = [reader];
-  const shared = clientAddressOf(reader);
-  if (shared !== null && shared !== reader) names.push(shared);
-  // A hub that noted this name within the interval need not ask the store.
-  if (touched !== undefined) {
-    if (Date.now() - (touched.get(reader) ?? 0) < TOUCH_INTERVAL_MS) return;
-    if (touched.size >= 10_000) touched.clear();
-    touched.set(reader, Date.now());
-  }
-  const agent = await bus.getAgent(reader);
-  if (agent && Date.now() - stampToMillis(agent.lastSeen) < TOUCH_INTERVAL_MS) return;
-  await bus.touch(names);
-}

@@ -4,8 +4,8 @@
  */
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { wiringFor } from '../clients/wirings.js';
-import { canonicalPath, IGNORE_FILE, repoName } from '../core/identity.js';
+import { wiringFor } from '../clients/registry/wirings.js';
+import { canonicalPath, IGNORE_FILE, repoName } from '../adapters/identity.js';
 import { composeName, slugify } from '../core/names.js';
 import type { ClientWiring, FileChange } from '../clients/wiring.js';
 import { quoted } from '../model/quote.js';
@@ -75,7 +75,7 @@ export function scanRepos(root: string): string[] {
   return found.sort();
 }
 
-function groupName(repo: string, options: PlanOptions): string {
+function repoNameFor(repo: string, options: PlanOptions): string {
   if (options.name) return slugify(options.name);
   const base = repoName(repo);
   if (options.prefix === '' || existsSync(join(repo, '.agent-bus-name'))) return base;
@@ -90,7 +90,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
   const base: RepoPlan = { repo, name: null, action: 'skip-not-repo', previous_name: null, notes: [], clients: [] };
   if (!isRepo(repo)) return base;
   if (existsSync(join(repo, IGNORE_FILE))) return { ...base, action: 'skip-ignored' };
-  const group = groupName(repo, options);
+  const group = repoNameFor(repo, options);
   const plan: RepoPlan = { ...base, name: group, action: 'skip-handwritten' };
   for (const client of options.clients) {
     const wiring = wiringFor(client) as ClientWiring;

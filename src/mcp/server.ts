@@ -1,7 +1,7 @@
 /**
  * The agent-bus MCP server over stdio: one per client session. It works out
  * who it is from its configuration, holds a session address, and serves the
- * seven tools, each attributed to that identity. Nothing but protocol goes to
+ * bus's tools (mcp/tool-names.ts), each attributed to that identity. Nothing but protocol goes to
  * stdout; diagnostics go to stderr.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -9,23 +9,21 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
-import { IdentityError, resolveIdentity } from '../core/identity.js';
-import { busPaths } from '../core/paths.js';
+import { IdentityError, resolveIdentity } from '../adapters/identity.js';
+import { busPaths } from '../adapters/paths.js';
 import type { Env } from '../core/settings.js';
-import { keepPruned, openBus } from '../runtime.js';
 import { ServerSession } from './session.js';
 import { buildTools } from './tools.js';
 
 export interface ServeOptions {
   env: Env;
   cwd: string;
+  /** Open the bus this server speaks on (a machine set to use a hub refuses: its client reaches the hub itself). */
+  openBus(): Bus;
   client?: string | undefined;
   version: string;
   log(line: string): void;
 }
-
-/** Refresh last_seen at most this often: reads should not each take the write lock. */
-export const TOUCH_INTERVAL_MS = 30_000;
 
 export function instructionsFor(name: string): string {
   return [
@@ -45,12 +43,12 @@ export async function serve(options: ServeOptions): Promise<number> {
   const { env, log } = options;
   let bus: Bus;
   try {
-    bus = openBus(env);
+    bus = options.openBus();
   } catch (error) {
     log(`agent-bus: ${(error as Error).message}`);
     return error instanceof BusError ? error.exitCode : 1;
   }
-  bus.keepSearchIndexCurrent();
+  bus.mail.keepSearchIndexCurrent();
   // A store that cannot be reached (a server down) does not stop the server: it serves, every call
   // tries the store again, and whoami says what is wrong. The identity comes from the config then.
   let storeProblem: string | null = null;
@@ -60,8 +58,8 @@ export async function serve(options: ServeOptions): Promise<number> {
     return fallback;
   };
   const lookups = {
-    agentsAt: (path: string) => bus.agentsAt(path).catch(tolerate([])),
-    getAgent: (name: string) => bus.getAgent(name).catch(tolerate(null)),
+    at: (path: string) => bus.roster.at(path).catch(tolerate([])),
+    get: (name: string) => bus.roster.get(name).catch(tolerate(null)),
   };
   let identity;
   try {
@@ -87,10 +85,10 @@ export async function serve(options: ServeOptions): Promise<number> {
   for (const warning of session.warnings) log(`agent-bus: warning: ${warning}`);
 
   const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });
-  buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: new Map(), env });
+  buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touched: new Map(), env });
 
   const transport = new StdioServerTransport();
-  const stopPruning = keepPruned(bus, env, session.name, log);
+  const stopPruning = bus.retention.keepPruned(session.name, log);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (code: number): void => {

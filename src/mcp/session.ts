@@ -1,18 +1,18 @@
 /**
  * The identity a running MCP server speaks as, and the session address it
- * holds: claimed at start (or, for Codex, at the first tool call, when its
+ * holds: taken at start (or, for Codex, at the first tool call, when its
  * thread id is known), renamed by set_session, given up when the server stops.
  */
 import { sessionFromEnvironment } from '../clients/profile.js';
-import { environmentSessionKey, profileFor } from '../clients/profiles.js';
+import { environmentSessionKey, profileFor } from '../clients/registry/profiles.js';
 import type { Bus } from '../core/bus.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
-import type { Identity } from '../core/identity.js';
-import { sessionsEnabled } from '../core/identity.js';
+import type { Identity } from '../adapters/identity.js';
+import { sessionsEnabled } from '../adapters/identity.js';
 import { clientAddressOf, normaliseLabel, parseNameLenient } from '../core/names.js';
 import { registrationsFor } from '../core/roster.js';
 import type { Env } from '../core/settings.js';
-import { clientProcessOf, lineageOf, systemProcessTable } from '../sessions/procs.js';
+import { clientProcessOf, lineageOf, systemProcessTable } from '../adapters/procs.js';
 import { InvalidInputError } from '../model/errors.js';
 import { keyOf } from '../core/sessions.js';
 import type { SessionKey } from '../model/records.js';
@@ -24,8 +24,8 @@ type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
 export class ServerSession implements ToolSession {
   private current: string;
   private key: SessionKey | null = null;
-  private claimed = false;
-  private claiming: Promise<void> | null = null;
+  private started = false;
+  private starting: Promise<void> | null = null;
   private readonly startWarnings: string[];
   /** Why the store could not be used at the last call, until a call gets through again. */
   private storeProblem: string | null = null;
@@ -79,7 +79,7 @@ export class ServerSession implements ToolSession {
   }
 
   /** A client whose one process serves many sessions (Codex) tells them apart only by the thread id in each call's metadata: wait for it. */
-  get defersClaim(): boolean {
+  get defersStart(): boolean {
     return this.wantsSession && profileFor(this.identity.client).manySessionsPerProcess && !this.startKey();
   }
 
@@ -95,33 +95,33 @@ export class ServerSession implements ToolSession {
 
   async start(): Promise<void> {
     // Deferred or not, the client address is on the roster from the start, so mail to it is accepted.
-    if (this.defersClaim) await this.bus.register(registrationsFor(this.identity.name, this.identity.repoPath, true));
+    if (this.defersStart) await this.bus.roster.register(registrationsFor(this.identity.name, this.identity.repoPath, true));
     else await this.ensure(null);
   }
 
-  /** Claim (once) before serving a call; `callKey` is the client's id for the conversation making it. */
+  /** Take the session address (once) before serving a call; `callKey` is the client's id for the conversation making it. */
   async ensure(callKey: string | null): Promise<void> {
-    if (this.claimed) return;
-    this.claiming ??= this.claim(callKey ?? this.startKey()).catch((error: unknown) => {
-      this.claiming = null; // A failed claim (a busy database, say) is tried again at the next call.
+    if (this.started) return;
+    this.starting ??= this.startSession(callKey ?? this.startKey()).catch((error: unknown) => {
+      this.starting = null; // A failed start (a busy database, say) is tried again at the next call.
       throw error;
     });
-    await this.claiming;
+    await this.starting;
   }
 
-  private async claim(sessionKey: string | null): Promise<void> {
+  private async startSession(sessionKey: string | null): Promise<void> {
     const { repoPath } = this.identity;
     if (!this.wantsSession) {
-      await this.bus.register(registrationsFor(this.identity.name, repoPath, true));
-      this.claimed = true;
+      await this.bus.roster.register(registrationsFor(this.identity.name, repoPath, true));
+      this.started = true;
       return;
     }
     const table = systemProcessTable(this.env);
     const me = table.get(process.pid);
     if (!me) {
       this.startWarnings.push('this system does not say which process started this server, so it cannot hold a session address and shares the client address');
-      await this.bus.register(registrationsFor(this.identity.name, repoPath, true));
-      this.claimed = true;
+      await this.bus.roster.register(registrationsFor(this.identity.name, repoPath, true));
+      this.started = true;
       return;
     }
     const lineage = lineageOf(process.pid, table);
@@ -140,7 +140,7 @@ export class ServerSession implements ToolSession {
       startedAt: stamp,
       lastSeen: stamp,
     };
-    const result = await this.bus.claimSession(
+    const result = await this.bus.sessions.start(
       { clientAddress, clientProcess: clientProcessOf(lineage), sessionKey, pinned: this.identity.pinnedHandle },
       row,
       { nowMicros: micros, resumeHours: this.bus.settings.sessionResumeHours },
@@ -148,7 +148,7 @@ export class ServerSession implements ToolSession {
     this.key = keyOf(row);
     this.current = result.name;
     this.startWarnings.push(...result.warnings);
-    this.claimed = true;
+    this.started = true;
   }
 
   async rename(label: string): Promise<void> {
@@ -160,14 +160,14 @@ export class ServerSession implements ToolSession {
         `${quoted(this.current)} is the address every session of this client shares, so a label would rename all of them; set only a topic instead`,
       );
     }
-    this.current = await this.bus.renameSession(this.key, normaliseLabel(label));
+    this.current = await this.bus.sessions.rename(this.key, normaliseLabel(label));
   }
 
   async release(): Promise<void> {
-    await this.claiming?.catch(() => undefined);
+    await this.starting?.catch(() => undefined);
     if (this.key === null) return;
     const key = this.key;
     this.key = null;
-    await this.bus.endSession(key);
+    await this.bus.sessions.end(key);
   }
 }

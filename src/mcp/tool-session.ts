@@ -16,7 +16,7 @@ export interface ToolSession {
   readonly readWay: ReceiptWay;
   /** What whoami warns about. */
   readonly warnings: string[];
-  /** Ready the identity before a call (register it, claim its session); `callKey` is the client's id for the conversation. */
+  /** Ready the identity before a call (register it, take its session address); `callKey` is the client's id for the conversation. */
   ensure(callKey: string | null): Promise<void>;
   /** Give the session address a label. */
   rename(label: string): Promise<void>;

@@ -4,16 +4,18 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AuditRow } from '../audit/record.js';
 import type { Bus } from '../core/bus.js';
-import { nobodyReachedNote } from '../core/addressing.js';
+import { composeWhoami } from '../core/roster-ops.js';
+import type { AgentView } from '../core/views.js';
 import { callSessionKey } from '../core/hub-sessions.js';
-import { clientAddressOf, groupOf, isSessionName, parseNameLenient } from '../core/names.js';
+import { clientAddressOf, parseNameLenient } from '../core/names.js';
 import type { ToolSession } from './tool-session.js';
-import { InvalidInputError, isStoreUnavailable, storeProblem } from '../model/errors.js';
-import { errorLine, quoted } from '../model/quote.js';
+import { InvalidInputError, isStoreUnavailable } from '../model/errors.js';
+import { storeProblem } from '../adapters/store-problem.js';
+import { errorLine } from '../model/quote.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';
 import { refreshBrain } from '../brain/refresh.js';
-import { profileFor } from '../clients/profiles.js';
+import { profileFor } from '../clients/registry/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { ToolArgs, ToolName, ToolResult, Whoami } from '../protocol/hub.js';
 
@@ -22,9 +24,7 @@ export interface ToolContext {
   session: ToolSession;
   auditPath: string;
   tailAudit(path: string, limit: number): AuditRow[];
-  touchIntervalMs: number;
-  /** When this identity last refreshed last_seen (epoch ms): shared by every server that speaks as it. */
-  /** When each name this server speaks as was last noted active (ms): over the hub, one map for all. */
+  /** When each name this server speaks as was last noted as seen (ms): over the hub, one map for all its servers and hooks. */
   touched: Map<string, number>;
   /** The server's environment: where the brain's settings come from. */
   env: Record<string, string | undefined>;
@@ -61,24 +61,13 @@ type SchemaMatches<K extends ToolName, S extends z.ZodRawShape> =
       : { inputSchemaDiffersFromTheProtocol: K }
     : { inputSchemaDiffersFromTheProtocol: K };
 
-/** Names noted active kept at most: past it the map starts again (a name is then noted once more). */
-const MAX_TOUCHED = 10_000;
-
 export function buildTools(server: McpServer, context: ToolContext): void {
   const { bus, session, touched } = context;
 
-  /** Every call: bind the session (Codex's first call), then refresh last_seen when it is due. */
+  /** Every call: bind the session (Codex's first call), then note it as seen when that is due. */
   const prepare = async (extra: Extra): Promise<void> => {
     await session.ensure(callSessionKey(extra._meta));
-    const now = Date.now();
-    if (now - (touched.get(session.name) ?? 0) >= context.touchIntervalMs) {
-      if (touched.size >= MAX_TOUCHED) touched.clear();
-      touched.set(session.name, now);
-      const names = [session.name];
-      const shared = clientAddressOf(session.name);
-      if (shared !== null && shared !== session.name) names.push(shared);
-      await bus.touch(names);
-    }
+    await bus.roster.touchIfStale(session.name, touched);
   };
 
   const handle =
@@ -125,41 +114,16 @@ export function buildTools(server: McpServer, context: ToolContext): void {
         if (!isStoreUnavailable(error)) return toolError(error);
         session.noteStoreProblem((error as Error).message);
       }
-      let rows: Awaited<ReturnType<Bus['agents']>> = [];
+      let rows: AgentView[] = [];
       try {
-        rows = await bus.agents();
+        rows = await bus.roster.agents();
         session.noteStoreProblem(null);
       } catch (error) {
         if (!isStoreUnavailable(error)) return toolError(error);
         session.noteStoreProblem((error as Error).message);
       }
-      const name = session.name;
-      const parsed = parseNameLenient(name);
-      const agent = rows.find((row) => row.name === name);
-      const group = parsed?.group ?? groupOf(name);
-      const members = rows.filter((row) => row.group === group);
-      const whoami: Whoami = {
-        name,
-        group,
-        client: parsed?.client ?? null,
-        client_address: clientAddressOf(name),
-        session: parsed?.handle ?? null,
-        instance: parsed?.handle && /^\d+$/.test(parsed.handle) ? Number(parsed.handle) : null,
-        topic: agent?.topic ?? null,
-        repo_path: agent?.repo_path ?? null,
-        registered_at: agent?.registered_at ?? null,
-        last_seen: agent?.last_seen ?? null,
-        mcp_client: server.server.getClientVersion()?.name ?? null,
-        group_members: members.map((member) => ({
-          name: member.name,
-          kind: member.kind,
-          client: member.client,
-          topic: member.topic,
-          last_seen: member.last_seen,
-          live: member.live,
-        })),
-        warnings: session.warnings,
-      };
+      const { group_members, ...who } = composeWhoami(session.name, rows);
+      const whoami: Whoami = { ...who, mcp_client: server.server.getClientVersion()?.name ?? null, group_members, warnings: session.warnings };
       return toolResult(whoami);
     },
   );
@@ -170,7 +134,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       description: 'Everyone on the bus with unread counts; pass a bare repo name as group to see one repo. Sessions show whether they are running (live).',
       inputSchema: { group: optionalText() },
     },
-    async ({ group }) => bus.agents(group === null || group === '' ? undefined : group),
+    async ({ group }) => bus.roster.agents(group === null || group === '' ? undefined : group),
   );
 
   tool(
@@ -181,17 +145,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       // Empty strings reach the bus, whose errors say what to do ("use '*' to broadcast").
       inputSchema: { to: z.string(), body: z.string(), thread_id: optionalText() },
     },
-    async ({ to, body, thread_id }) => {
-      const me = session.name;
-      const shared = clientAddressOf(me);
-      const live = session.holdsSession && shared !== null ? await bus.liveSessionNames(shared) : null;
-      const siblingsRunning = live !== null && [...live].some((name) => name !== me);
-      // Alone, a session skips its own client address; with siblings running, they take it there.
-      const skip = session.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
-      const result = await bus.send({ from: me, to, body, threadId: thread_id ?? null, skip });
-      if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
-      return { ...result, ...(await sendNote(to, me, shared, live, siblingsRunning, bus)) };
-    },
+    async ({ to, body, thread_id }) => bus.mail.sendFromSession({ from: session.name, holdsSession: session.holdsSession, to, body, threadId: thread_id ?? null }),
   );
 
   tool(
@@ -204,7 +158,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       const markRead = mark_read ?? true;
       // A model's peek puts the mail in its context (delivered); a person's peek through the remote inbox records nothing, as on this machine.
       const via = markRead || session.readWay === 'read_inbox' ? session.readWay : null;
-      return bus.readInbox({ reader: session.name, markRead, limit: limitOf(limit, 50), via, deliver: session.readWay === 'chat' });
+      return bus.inbox.read({ reader: session.name, markRead, limit: limitOf(limit, 50), via, deliver: session.readWay === 'chat' });
     },
   );
 
@@ -216,8 +170,8 @@ export function buildTools(server: McpServer, context: ToolContext): void {
     },
     async ({ label, topic }) => {
       if (label !== undefined && label !== null) await session.rename(label);
-      let current = (await bus.getAgent(session.name))?.topic ?? null;
-      if (topic !== undefined && topic !== null) current = await bus.setTopic(session.name, topic);
+      let current = (await bus.roster.get(session.name))?.topic ?? null;
+      if (topic !== undefined && topic !== null) current = await bus.roster.setTopic(session.name, topic);
       return { name: session.name, client_address: clientAddressOf(session.name), topic: current };
     },
   );
@@ -225,7 +179,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   tool(
     'read_thread',
     { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limitArg() } },
-    async ({ thread_id, limit }) => bus.thread(thread_id, limitOf(limit, 100)),
+    async ({ thread_id, limit }) => bus.mail.thread(thread_id, limitOf(limit, 100)),
   );
 
   tool(
@@ -235,7 +189,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
         "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), or the start of one.",
       inputSchema: { message_id: z.string().min(1) },
     },
-    async ({ message_id }) => bus.messageStatus(message_id, session.name),
+    async ({ message_id }) => bus.receipts.status(message_id, session.name),
   );
 
   tool(
@@ -246,7 +200,7 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       inputSchema: { query: z.string().min(1), from: optionalText(), to: optionalText(), since: optionalText(), thread_id: optionalText(), limit: limitArg() },
     },
     async ({ query, from, to, since, thread_id, limit }) => {
-      const hits = await bus.search({ query, reader: session.name, from: from ?? null, to: to ?? null, since: since ?? null, thread: thread_id ?? null, limit: limitOf(limit, 20) });
+      const hits = await bus.mail.search({ query, reader: session.name, from: from ?? null, to: to ?? null, since: since ?? null, thread: thread_id ?? null, limit: limitOf(limit, 20) });
       // The snippet as text with the matches in **bold** (as markdown shows them), and in parts for a program.
       return hits.map(({ snippet, ...hit }) => ({ ...hit, snippet: snippet.map((part) => (part.match ? `**${part.text}**` : part.text)).join(''), snippet_parts: snippet }));
     },
@@ -323,26 +277,4 @@ export function buildTools(server: McpServer, context: ToolContext): void {
       return brainStatus(bus, brainSettings(context.env), source.layer === 'none' && client.settings === null ? null : source);
     },
   );
-}
-
-/** A note when nobody running will read this soon. */
-async function sendNote(
-  to: string,
-  me: string,
-  shared: string | null,
-  live: Set<string> | null,
-  siblingsRunning: boolean,
-  bus: Bus,
-): Promise<{ note?: string }> {
-  if (live === null) return {};
-  if (to === shared && !siblingsRunning) return { note: `no other session of ${quoted(to)} is running; the next one to start will pick this up` };
-  if (isSessionName(to) && to !== me) {
-    const holders = await bus.liveSessionNames(clientAddressOf(to) ?? undefined);
-    if (!holders.has(to)) {
-      return {
-        note: `no running session holds ${quoted(to)}; the message waits until a session takes that name again. To reach whichever session is running, send to ${quoted(clientAddressOf(to))}.`,
-      };
-    }
-  }
-  return {};
 }

@@ -8,7 +8,8 @@ export interface AgentRecord {
   repoPath: string;
   registeredAt: string;
   lastSeen: string;
-  groupName: string | null;
+  /** The repo it is filed under (the group_name column); null on a row an older version wrote, whose name says it. */
+  repo: string | null;
   client: string | null;
   topic: string | null;
 }
@@ -35,7 +36,7 @@ export interface MessageRecord {
 export interface Registration {
   name: string;
   repoPath: string;
-  groupName: string | null;
+  repo: string | null;
   client: string | null;
   /**
    * The identity's owner registers authoritatively (its repo path is updated);

@@ -17,7 +17,9 @@
 import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
-import type { ForgetResult, PendingDelivery, SendResult } from '../core/bus.js';
+import type { ForgetResult } from '../core/roster-ops.js';
+import type { PendingDelivery } from '../core/inbox-ops.js';
+import type { SendResult } from '../core/mail-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { SearchHit } from '../core/search.js';

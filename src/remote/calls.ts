@@ -6,7 +6,7 @@
  */
 import { BusError } from '../model/errors.js';
 import { hubRequest, HubUnreachable, refusal, type HubResponse } from './http.js';
-import type { HubAccess } from './access.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 import type { SurfaceWay } from '../model/receipts.js';
 import { HUB_PATHS, SPEAKER_HEADER, type CallArgs, type CallName, type CallResult, type EndpointPath, type EndpointRequest, type EndpointResponse, type ToolArgs, type ToolName, type ToolResult } from '../protocol/hub.js';
 

@@ -7,7 +7,7 @@ import type { ChangeFeed } from '../core/store-changes.js';
 import { HubUnreachable } from './http.js';
 import { postToHub } from './calls.js';
 import { HUB_PATHS } from '../protocol/hub.js';
-import type { HubAccess } from './access.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 
 /** One wait at the hub, at most: long enough to be cheap, short enough that no proxy cuts it. */
 const WAIT_CAP_MS = 25_000;

@@ -6,7 +6,7 @@
 import type { Env } from '../core/settings.js';
 import { postToHub } from './calls.js';
 import { HUB_PATHS, type DeliveredRequest } from '../protocol/hub.js';
-import type { HubAccess } from './access.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 
 /**
  * Tell the hub the mail it handed over is printed: only now is it read and delivered. A confirmation

@@ -9,7 +9,7 @@ import { advance, type FollowState } from '../core/follow-sends.js';
 import { HubUnreachable, refusal } from './http.js';
 import { postToHub } from './calls.js';
 import { HUB_PATHS, type FollowAnswer, type FollowRequest } from '../protocol/hub.js';
-import type { HubAccess } from './access.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 import { BusError } from '../model/errors.js';
 
 const WAIT_SECONDS = 25;

@@ -3,7 +3,7 @@
  * use (a hook pays for nothing it does not send), and a deadline for the whole exchange.
  */
 import { createRequire } from 'node:module';
-import type { HubAccess } from './access.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 import { quoted } from '../model/quote.js';
 
 export class HubUnreachable extends Error {}

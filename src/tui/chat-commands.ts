@@ -14,7 +14,7 @@ import type { AgentView } from '../core/views.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
 import { quoted } from '../model/quote.js';
-import type { SendResult } from '../core/bus.js';
+import type { SendResult } from '../core/mail-ops.js';
 
 const MAX_HISTORY = 1000;
 

@@ -3,7 +3,7 @@
  * time one moves on (✓ sent, ✓✓ delivered, ✓✓ read), looked at whenever the
  * bus changes.
  */
-import type { SendResult } from '../core/bus.js';
+import type { SendResult } from '../core/mail-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
 import { printable, shortThread } from '../render/format.js';
 import { tickLabel } from '../render/receipts.js';

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomId } from '../model/ids.js';
-import { busPaths } from '../core/paths.js';
-import { clientAddressOf, groupOf } from '../core/names.js';
+import { busPaths } from '../adapters/paths.js';
+import { clientAddressOf, repoOf } from '../core/names.js';
 import type { Env } from '../core/settings.js';
 
 export type WakeEntry = string | false;
@@ -76,7 +76,7 @@ export function loadWakeConfig(env: Env): WakeConfig {
 
 /** The agent's own entry wins, then its client address, then its repo: the first key present decides. */
 export function lookupWake(config: WakeConfig, agent: string): WakeLookup {
-  const keys = [agent, clientAddressOf(agent), groupOf(agent)].filter((key, index, all): key is string => key !== null && all.indexOf(key) === index);
+  const keys = [agent, clientAddressOf(agent), repoOf(agent)].filter((key, index, all): key is string => key !== null && all.indexOf(key) === index);
   for (const key of keys) {
     if (!(key in config.entries)) continue;
     const entry = config.entries[key];

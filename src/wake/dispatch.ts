@@ -5,28 +5,20 @@
  * first claims it. No agent is woken more than AGENT_BUS_WAKES_PER_HOUR times
  * an hour. Nothing here ever fails or delays a send.
  */
-import type { AuditLog } from '../audit/log.js';
-import { textRow, type AuditRow } from '../audit/record.js';
+import type { AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
 import { intSetting, type Env } from '../core/settings.js';
 import type { ClientRoute, MessageRecord } from '../model/records.js';
-import type { Wakes } from '../core/wake-ops.js';
+import { wakeRow, type Wakes } from '../core/wake-ops.js';
 import { createRequire } from 'node:module';
-import { queueWakeOf, QUEUE_WOKEN } from '../clients/profiles.js';
+import { queueWakeOf, QUEUE_WOKEN } from '../clients/registry/profiles.js';
 import type { QueueWake } from '../clients/profile.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
-import { processEnded, systemProcessTable } from '../sessions/procs.js';
+import { processEnded, systemProcessTable } from '../adapters/procs.js';
 import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './config.js';
 import { fireWake } from './fire.js';
 
 export const DEFAULT_WAKES_PER_HOUR = 20;
-
-export type WakeDriver = 'command' | 'watch' | 'push';
-
-export function wakeRow(ts: string, actor: string, message: MessageRecord, to: string, driver: WakeDriver, status: string): AuditRow {
-  const text = { id: message.messageId, from: message.fromAgent, to, threadId: message.threadId, body: message.body };
-  return textRow('wake', ts, actor, text, { wake_driver: driver, wake_status: status });
-}
 
 export function wakesPerHour(env: Env): number {
   return intSetting(env, 'AGENT_BUS_WAKES_PER_HOUR', DEFAULT_WAKES_PER_HOUR, 0);
@@ -101,7 +93,7 @@ async function pushWake(wakes: Wakes, env: Env, routes: ClientRoute[], record: M
   const wake = route === null ? null : queueWakeOf(route.client);
   if (route === null || wake === null) return null;
   const executable = (env[wake.executableVariable] ?? '').trim() || route.executable || wake.executable;
-  if (!(await wakes.take(route.agent, micros, wakesPerHour(env)))) return 'rate-limited';
+  if (!(await wakes.count(route.agent, micros, wakesPerHour(env)))) return 'rate-limited';
   // Once until that turn starts: a second sender finds it queued already.
   if (!(await wakes.markQueued(route.threadId, formatStamp(micros)))) return null;
   return queueTurn(wake, executable, route.threadId, env);
@@ -117,9 +109,10 @@ export function mayWake(env: Env, records: MessageRecord[]): boolean {
   return (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0' && records.some((record) => QUEUE_WOKEN_MARKS.some((mark) => record.toAgent.includes(mark)));
 }
 
-export async function wakeRecipients(wakes: Wakes, audit: AuditLog, env: Env, actor: string, records: MessageRecord[]): Promise<void> {
+/** Wake what a committed send should wake: the audit rows of each wake (the core appends them). */
+export async function wakeRecipients(wakes: Wakes, env: Env, actor: string, records: MessageRecord[]): Promise<AuditRow[]> {
   try {
-    if (records.length === 0) return;
+    if (records.length === 0) return [];
     const config = loadWakeConfig(env);
     const usable = config.exists && config.problem === null;
     const native = (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0';
@@ -135,7 +128,7 @@ export async function wakeRecipients(wakes: Wakes, audit: AuditLog, env: Env, ac
         covered.add(record.toAgent);
         let status: string;
         if (lookup.status !== 'command') status = lookup.status;
-        else if (!(await wakes.take(record.toAgent, micros, limit))) status = 'rate-limited';
+        else if (!(await wakes.count(record.toAgent, micros, limit))) status = 'rate-limited';
         else status = fireWake(lookup.command, { from: record.fromAgent, to: record.toAgent, threadId: record.threadId, messageId: record.messageId, body: record.body }, env);
         rows.push(wakeRow(now, actor, record, record.toAgent, 'command', status));
       }
@@ -162,8 +155,9 @@ export async function wakeRecipients(wakes: Wakes, audit: AuditLog, env: Env, ac
         rows.push(wakeRow(formatStamp(micros), actor, record, record.toAgent, 'command', native ? 'no-config' : 'disabled'));
       }
     }
-    audit.append(rows);
+    return rows;
   } catch {
     // A wake is a courtesy: the mail is in the store whatever happens here.
+    return [];
   }
 }

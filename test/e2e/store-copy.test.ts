@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { TABLES } from '../../src/store/tables.js';
+import { TABLES } from '../../src/store/ports.js';
 import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { register } from '../helpers/agents.js';
 

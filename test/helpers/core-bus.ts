@@ -4,8 +4,9 @@ import { Bus } from '../../src/core/bus.js';
 import { livenessFrom, type SessionLiveness } from '../../src/core/liveness.js';
 import { registrationsFor } from '../../src/core/roster.js';
 import { busSettings } from '../../src/core/settings.js';
-import { systemProcessTable } from '../../src/sessions/procs.js';
+import { systemProcessTable } from '../../src/adapters/procs.js';
 import { openStore } from '../../src/store/open.js';
+import { ManualClock } from '../../src/model/clock.js';
 import type { Store } from '../../src/store/ports.js';
 import { tempBus, type Engine, type TempBus } from './bus-env.js';
 
@@ -14,6 +15,8 @@ export interface CoreBus {
   bus: Bus;
   store: Store;
   paths: TempBus;
+  /** The bus's clock: it stands still until a case moves it (time-to-live and ageing are tested by moving it). */
+  clock: ManualClock;
   /** Put names on the roster as their own identities, all in `repoPath`. */
   register(names: string[], repoPath?: string): Promise<void>;
   /** The one number a `SELECT COUNT(*) AS n …` query gives. */
@@ -24,14 +27,16 @@ export interface CoreBus {
 export async function coreBus(env: NodeJS.ProcessEnv = {}, engine: Engine = 'sqlite', liveness?: SessionLiveness): Promise<CoreBus> {
   const paths = tempBus(env, { engine });
   const store = openStore(paths.db, { connectTimeoutMs: 5000 });
-  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), () => liveness ?? livenessFrom(systemProcessTable()));
+  const clock = new ManualClock();
+  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), { liveness: () => liveness ?? livenessFrom(systemProcessTable()), clock });
   return {
     engine,
     bus,
     store,
     paths,
+    clock,
     async register(names, repoPath = '/repos/shared') {
-      for (const name of names) await bus.register(registrationsFor(name, repoPath, true));
+      for (const name of names) await bus.roster.register(registrationsFor(name, repoPath, true));
     },
     count: (query) => Number(paths.rows<{ n: number | string }>(query)[0]?.n ?? 0),
     async close() {

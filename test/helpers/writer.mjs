@@ -6,7 +6,7 @@ const [from, to, count] = process.argv.slice(2);
 const bus = openBus(process.env);
 const ids = [];
 for (let index = 0; index < Number(count); index++) {
-  const result = await bus.send({ from, to, body: `${from} #${index}`, register: index === 0 ? registrationsFor(from, process.cwd(), true) : [] });
+  const result = await bus.mail.send({ from, to, body: `${from} #${index}`, register: index === 0 ? registrationsFor(from, process.cwd(), true) : [] });
   ids.push(...result.message_ids);
 }
 await bus.close();

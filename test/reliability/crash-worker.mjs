@@ -7,7 +7,7 @@ import { openBus } from '../../dist/index.js';
 const [mode, arg] = process.argv.slice(2);
 const bus = openBus(process.env);
 for (let index = 0; ; index++) {
-  if (mode === 'fanout') await bus.send({ from: 'crasher', to: '*', body: `fan-out ${process.pid} #${index}` });
-  else for (const name of JSON.parse(arg)) await bus.readInbox({ reader: name, limit: 5, via: 'read_inbox' });
+  if (mode === 'fanout') await bus.mail.send({ from: 'crasher', to: '*', body: `fan-out ${process.pid} #${index}` });
+  else for (const name of JSON.parse(arg)) await bus.inbox.read({ reader: name, limit: 5, via: 'read_inbox' });
   if (index === 0) process.stdout.write('ready\n');
 }

@@ -12,7 +12,7 @@ for (;;) {
   const stopping = existsSync(stopFile);
   let got = 0;
   for (const name of names) {
-    const messages = await bus.readInbox({ reader: name, limit: 500, via: 'read_inbox' });
+    const messages = await bus.inbox.read({ reader: name, limit: 500, via: 'read_inbox' });
     for (const message of messages) read[name].push({ id: message.message_id, claimed_by: message.claimed_by ?? null });
     got += messages.length;
   }

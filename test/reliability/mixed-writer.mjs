@@ -14,7 +14,7 @@ for (let index = 0; index < Number(countText); index++) {
   const draw = random();
   const to = draw < 0.6 ? pick(targets.direct) : draw < 0.9 ? pick(targets.repos) : '*';
   const body = `${from} #${index} -> ${to}`;
-  const result = await bus.send({ from, to, body });
+  const result = await bus.mail.send({ from, to, body });
   sent.push({ body, to, kind: result.kind, ids: result.message_ids, recipients: result.recipients });
 }
 await bus.close();

@@ -5,7 +5,7 @@
  * backup, no row rewritten, and the rules for mail left at a bare repo name.
  */
 import { livenessFrom } from '../../src/core/liveness.js';
-import { systemProcessTable } from '../../src/sessions/procs.js';
+import { systemProcessTable } from '../../src/adapters/procs.js';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -389,24 +389,24 @@ test('0.4 mail to a retired bare repo name goes to the first of its agents to re
   // `init` retired `repo-a` (its roster row is gone) while two messages to it were unread.
   const paths = fixtureBus('0.4', (db) => db.prepare("DELETE FROM agents WHERE name = 'repo-a'").run());
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), { liveness: () => livenessFrom(systemProcessTable()) });
   try {
-    for (const name of ['repo-a/claude', 'repo-a/codex']) await bus.register(registrationsFor(name, '/home/dev/src/repo-a', true));
-    const pending = Object.fromEntries((await bus.agents()).map((agent) => [agent.name, agent.pending_count]));
+    for (const name of ['repo-a/claude', 'repo-a/codex']) await bus.roster.register(registrationsFor(name, '/home/dev/src/repo-a', true));
+    const pending = Object.fromEntries((await bus.roster.agents()).map((agent) => [agent.name, agent.pending_count]));
     assert.equal(pending['repo-a/claude'], 2, 'counted for each member before anyone reads');
     assert.equal(pending['repo-a/codex'], 2);
 
-    const first = await bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
+    const first = await bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.deepEqual(first.map((message) => message.message_id), LEGACY_UNREAD_TO_REPO_A);
     for (const message of first) {
       assert.equal(message.to, 'repo-a');
       assert.equal(message.kind, 'direct', 'a pre-0.5 row reads as direct');
       assert.equal(message.addressed_to, null);
     }
-    const second = await bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
+    const second = await bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.deepEqual(second, [], 'the second member never gets it');
-    assert.equal(await bus.pendingCount('repo-a/claude'), 0);
-    assert.equal(await bus.pendingCount('repo-a/codex'), 0);
+    assert.equal(await bus.inbox.pending('repo-a/claude'), 0);
+    assert.equal(await bus.inbox.pending('repo-a/codex'), 0);
   } finally {
     await bus.close();
     paths.cleanup();
@@ -455,15 +455,15 @@ test('0.5 mail to the retired `repo-a` is read by the first of repo-a/claude and
 test('0.5: roster pending counts equal what each agent would read (retired bare-name mail plus own mail)', async () => {
   const paths = fixtureBus('0.5');
   const store = new SqliteStore(paths.db);
-  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), () => livenessFrom(systemProcessTable()));
+  const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), { liveness: () => livenessFrom(systemProcessTable()) });
   try {
     // What each reader would drain: claude only the row at the retired `repo-a`;
     // codex that row, its copy of the group send, the broadcast and a direct message.
-    assert.equal(await bus.pendingCount('repo-a/claude'), 1);
-    assert.equal(await bus.pendingCount('repo-a/codex'), 4);
-    const roster = await bus.agents();
+    assert.equal(await bus.inbox.pending('repo-a/claude'), 1);
+    assert.equal(await bus.inbox.pending('repo-a/codex'), 4);
+    const roster = await bus.roster.agents();
     for (const agent of roster) {
-      assert.equal(agent.pending_count, await bus.pendingCount(agent.name), `pending_count of ${agent.name} in the roster`);
+      assert.equal(agent.pending_count, await bus.inbox.pending(agent.name), `pending_count of ${agent.name} in the roster`);
     }
     const cli = json<AgentView[]>(runCli(['agents', '--json'], { env: paths.env }));
     assert.equal(cli.find((agent) => agent.name === 'repo-a/codex')?.pending_count, 4, 'agents --json for repo-a/codex');

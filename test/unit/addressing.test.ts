@@ -14,7 +14,7 @@ function agent(name: string, daysIdle = 0): AgentRecord {
     repoPath: '/r',
     registeredAt: formatStamp(NOW),
     lastSeen: formatStamp(NOW - daysIdle * 86_400_000_000),
-    groupName: slash < 0 ? null : name.slice(0, slash),
+    repo: slash < 0 ? null : name.slice(0, slash),
     // Sessions keep the client column empty, as the roster files them.
     client: slash < 0 || rest.includes('-') ? null : rest,
     topic: null,
@@ -28,7 +28,7 @@ function plan(to: string, roster: AgentRecord[], from = 'human', fanoutMaxIdleDa
 test('the roster a send needs depends on the address form', () => {
   assert.deepEqual(rosterQueryFor('*'), { kind: 'all' });
   assert.deepEqual(rosterQueryFor('repo-a/claude'), { kind: 'name', name: 'repo-a/claude' });
-  assert.deepEqual(rosterQueryFor('repo-a'), { kind: 'group', group: 'repo-a' });
+  assert.deepEqual(rosterQueryFor('repo-a'), { kind: 'repo', repo: 'repo-a' });
 });
 
 test('direct, group and broadcast plans', () => {

@@ -4,10 +4,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UNKNOWN_CLIENT, sessionFromEnvironment } from '../../src/clients/profile.js';
-import { clientInEnvironment, environmentSessionKey, PROFILES, profileFor, queueWakeOf, QUEUE_WOKEN } from '../../src/clients/profiles.js';
+import { clientInEnvironment, environmentSessionKey, PROFILES, profileFor, queueWakeOf, QUEUE_WOKEN } from '../../src/clients/registry/profiles.js';
 import { approvedToolNames, configPaths } from '../../src/clients/wiring.js';
-import { wiringFor, WIRINGS } from '../../src/clients/wirings.js';
-import { TOOL_NAMES } from '../../src/mcp/tool-names.js';
+import { wiringFor, WIRINGS } from '../../src/clients/registry/wirings.js';
+import { TOOL_NAMES } from '../../src/protocol/tool-names.js';
 import { ROOT } from '../helpers/bus-env.js';
 
 const CLIENTS = join(ROOT, 'src', 'clients');
@@ -31,8 +31,8 @@ test('every client folder is a profile and a wiring under its name', () => {
 test('the profiles load no wiring: every hook loads every profile', () => {
   const importsOf = (path: string): string[] => [...readFileSync(path, 'utf8').matchAll(/^import [^;]*? from '([^']+)';$/gms)].map((match) => match[1] as string);
   // A profile, the registry and the dialect import one another and two type-only modules, nothing else.
-  const allowed = /^(\.\.?\/(dialect|profile)\.js|\.\/[a-z0-9]+\/profile\.js|\.\.\/(core\/settings|hooks\/run-kind)\.js)$/;
-  const files = [...Object.keys(PROFILES).map((id) => join(id, 'profile.ts')), 'profiles.ts', 'profile.ts', 'dialect.ts'];
+  const allowed = /^(\.\.?\/(dialect|profile)\.js|\.\.\/[a-z0-9]+\/profile\.js|(\.\.\/)+(core\/settings|model\/hooks)\.js)$/;
+  const files = [...Object.keys(PROFILES).map((id) => join(id, 'profile.ts')), join('registry', 'profiles.ts'), 'profile.ts', 'dialect.ts'];
   for (const file of files) {
     const imports = importsOf(join(CLIENTS, file));
     assert.ok(imports.length > 0, `${file}: its imports were read`);

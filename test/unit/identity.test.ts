@@ -3,18 +3,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { IdentityError, repoName, repoRoot, requestedHandle, resolveIdentity, sessionsEnabled, type IdentityLookups } from '../../src/core/identity.js';
+import { IdentityError, repoName, repoRoot, requestedHandle, resolveIdentity, sessionsEnabled, type IdentityLookups } from '../../src/adapters/identity.js';
 import type { AgentRecord } from '../../src/store/ports.js';
 
 function lookups(agents: AgentRecord[] = []): IdentityLookups {
   return {
-    agentsAt: async (path) => agents.filter((agent) => agent.repoPath === path),
-    getAgent: async (name) => agents.find((agent) => agent.name === name) ?? null,
+    at: async (path) => agents.filter((agent) => agent.repoPath === path),
+    get: async (name) => agents.find((agent) => agent.name === name) ?? null,
   };
 }
 
 function agent(name: string, repoPath: string, client: string | null): AgentRecord {
-  return { name, repoPath, registeredAt: '', lastSeen: '', groupName: name.split('/')[0] ?? null, client, topic: null };
+  return { name, repoPath, registeredAt: '', lastSeen: '', repo: name.split('/')[0] ?? null, client, topic: null };
 }
 
 function scratch(): { root: string; cleanup(): void } {

@@ -38,9 +38,9 @@ test('a slug is at most 40 characters and never ends in a dash', () => {
 });
 
 test('valid names parse into their parts', () => {
-  assert.deepEqual(parseName('repo-a/claude-1'), { name: 'repo-a/claude-1', group: 'repo-a', client: 'claude', handle: '1' });
-  assert.deepEqual(parseName('repo-a/claude'), { name: 'repo-a/claude', group: 'repo-a', client: 'claude', handle: null });
-  assert.deepEqual(parseName('human'), { name: 'human', group: 'human', client: null, handle: null });
+  assert.deepEqual(parseName('repo-a/claude-1'), { name: 'repo-a/claude-1', repo: 'repo-a', client: 'claude', handle: '1' });
+  assert.deepEqual(parseName('repo-a/claude'), { name: 'repo-a/claude', repo: 'repo-a', client: 'claude', handle: null });
+  assert.deepEqual(parseName('human'), { name: 'human', repo: 'human', client: null, handle: null });
   for (const name of ['repo-a/claude-99', 'repo-a/claude-frontend', 'repo-a/claude-release-notes', 'repo-a/codex-v2']) {
     assert.equal(nameProblem(name), null, name);
   }
@@ -80,7 +80,7 @@ test('the longest valid name parses and round-trips', () => {
   const name = `${'r'.repeat(40)}/${'c'.repeat(12)}-${'l'.repeat(24)}`;
   assert.equal(name.length, MAX_NAME_LENGTH);
   const parsed = parseName(name);
-  assert.equal(composeName(parsed.group, parsed.client, parsed.handle), name);
+  assert.equal(composeName(parsed.repo, parsed.client, parsed.handle), name);
 });
 
 test('client addresses and composition', () => {

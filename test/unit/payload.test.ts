@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dialectFor } from '../../src/clients/profiles.js';
+import { dialectFor } from '../../src/clients/registry/profiles.js';
 import { parsePayload, payloadDirectory, payloadSessionKey, payloadTimeoutMs } from '../../src/hooks/payload.js';
 
 test('the payload timeout setting', () => {

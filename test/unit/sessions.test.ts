@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatStamp } from '../../src/model/clock.js';
 import { decideClaim, type Claimant } from '../../src/core/sessions.js';
-import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../../src/sessions/procs.js';
+import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../../src/adapters/procs.js';
 import type { SessionRecord } from '../../src/store/ports.js';
 import type { Bus } from '../../src/core/bus.js';
 import { callSessionKey, hubSessionLive, HUB_SESSION_BOOT_ID } from '../../src/core/hub-sessions.js';
@@ -77,7 +77,7 @@ test('pinned handles, comebacks and numbers older versions registered', () => {
   const back = decideClaim([left], [], me({ sessionKey: 'conv-1' }), context);
   assert.equal(back.name, 'repo/claude-3');
   assert.equal(back.replace.length, 1);
-  const roster = [{ name: 'repo/claude-1', repoPath: '/r', registeredAt: '', lastSeen: '', groupName: 'repo', client: null, topic: null }];
+  const roster = [{ name: 'repo/claude-1', repoPath: '/r', registeredAt: '', lastSeen: '', repo: 'repo', client: null, topic: null }];
   assert.equal(decideClaim([], roster, me(), context).name, 'repo/claude-2', 'an untracked numbered name may still be in use');
 });
 
@@ -124,7 +124,7 @@ test('lineage, the client behind shells, and evidence-only liveness', () => {
 });
 
 test('the ps fallback reads the real process table, and a ps that hangs tells nothing', async () => {
-  const { PsTable } = await import('../../src/sessions/procs.js');
+  const { PsTable } = await import('../../src/adapters/procs.js');
   const real = new PsTable(5_000).get(process.pid);
   assert.equal(real?.pid, process.pid);
   assert.equal(real?.ppid, process.ppid);
@@ -148,7 +148,7 @@ test('the ps fallback reads the real process table, and a ps that hangs tells no
 });
 
 test('the ps fallback sees processes that started after its first look', async () => {
-  const { PsTable } = await import('../../src/sessions/procs.js');
+  const { PsTable } = await import('../../src/adapters/procs.js');
   const { spawn } = await import('node:child_process');
   const table = new PsTable(5_000);
   assert.ok(table.get(process.pid));
@@ -182,7 +182,7 @@ test('hub sessions: one session id is one session whatever process; live while h
 
 test('a hub reads a token\'s session rows beside its check only once it knows the token, and keeps them only for the agent the check names', async () => {
   const reads: string[] = [];
-  const bus = { sessionRowsOf: (agent: string) => (reads.push(agent), Promise.resolve([])) } as unknown as Bus;
+  const bus = { sessions: { rows: (agent: string) => (reads.push(agent), Promise.resolve([])) } } as unknown as Bus;
   const ahead = new SessionsReadAhead(bus, {});
   const token = (tokenId: string, agent: string) => ({ tokenId, agent }) as TokenRecord;
   const presented = `abt_${'a'.repeat(16)}_${'b'.repeat(43)}`;

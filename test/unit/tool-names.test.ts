@@ -1,7 +1,7 @@
 /** The MCP server's tools exist once: the list init pre-approves is the list a running server registers. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TOOL_NAMES } from '../../src/mcp/tool-names.js';
+import { TOOL_NAMES } from '../../src/protocol/tool-names.js';
 import { tempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 

@@ -2,7 +2,7 @@
 import { shownName } from '../../audit/files.js';
 import type { ChainReport } from '../../audit/verify.js';
 import { readLog, type StoreCheck } from '../../core/audit-check.js';
-import { busPaths } from '../../core/paths.js';
+import { busPaths } from '../../adapters/paths.js';
 import { quoted } from '../../model/quote.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';

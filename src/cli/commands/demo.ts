@@ -74,7 +74,7 @@ export const run: CommandRunner = async (args, io) => {
     mkdirSync(repo);
     const bus = openBus(env);
     try {
-      await bus.register(registrationsFor(DEMO_AGENT, repo, true));
+      await bus.roster.register(registrationsFor(DEMO_AGENT, repo, true));
     } finally {
       await bus.close();
     }

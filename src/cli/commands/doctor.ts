@@ -7,14 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { shownName } from '../../audit/files.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus } from '../../brain/status.js';
-import { DEFAULT_CLIENT, profileFor } from '../../clients/profiles.js';
+import { DEFAULT_CLIENT, profileFor } from '../../clients/registry/profiles.js';
 import { settingsProject } from '../../clients/profile.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
-import { wiringFor } from '../../clients/wirings.js';
+import { wiringFor } from '../../clients/registry/wirings.js';
 import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
-import { busPaths, type BusPaths } from '../../core/paths.js';
-import { privacyProblems } from '../../core/privacy.js';
+import { busPaths, type BusPaths } from '../../adapters/paths.js';
+import { privacyProblems } from '../../adapters/privacy.js';
 import type { Env } from '../../core/settings.js';
 import { errorLine } from '../../model/quote.js';
 import type { BusClient } from '../../client/bus-client.js';
@@ -105,8 +105,8 @@ function storeFix(paths: BusPaths): string {
 }
 
 async function storeHealth(bus: Bus, paths: BusPaths): Promise<Finding> {
-  const health = await bus.integrity();
-  const where = health.engine === 'sqlite' ? `SQLite ${paths.db}` : `PostgreSQL ${bus.location}`;
+  const health = await bus.health.integrity();
+  const where = health.engine === 'sqlite' ? `SQLite ${paths.db}` : `PostgreSQL ${bus.health.location}`;
   if (health.problems.length > 0) {
     return { check: 'store', level: 'fail', detail: `${where}: the integrity check found ${health.problems.length} problem(s), first: ${health.problems[0]}`, fix: storeFix(paths) };
   }
@@ -159,7 +159,7 @@ const BIN_IN_TEXT = /(\/[^\s"'`\\;|&]+\/(?:agent-bus|cli\.cjs))(?=["'`\s\\;|&]|$
 
 async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
   const wired = new Map<string, { repo: string; client: string; name: string }>();
-  for (const agent of await bus.agents()) {
+  for (const agent of await bus.roster.agents()) {
     if (agent.client === null || wiringFor(agent.client) === undefined || agent.kind === 'session') continue;
     wired.set(`${agent.repo_path}\u0000${agent.client}`, { repo: agent.repo_path, client: agent.client, name: agent.name });
   }
@@ -209,7 +209,7 @@ async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
 }
 
 async function sessionsHealth(bus: Bus): Promise<Finding> {
-  const stale = await bus.staleSessions();
+  const stale = await bus.sessions.stale();
   if (stale.length === 0) return { check: 'sessions', level: 'ok', detail: 'every open session has a running process' };
   const names = stale.slice(0, 3).map((row) => row.name).join(', ');
   return {

@@ -2,7 +2,7 @@
 import { openClient } from '../../connect.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
-import type { ForgetResult } from '../../core/bus.js';
+import type { ForgetResult } from '../../core/roster-ops.js';
 import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {

@@ -4,8 +4,8 @@ import { homedir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { writeAtomic } from '../../clients/config-files.js';
 import { planInit, repoChanges, type RepoPlan } from '../../init/plan.js';
-import { WIRINGS } from '../../clients/wirings.js';
-import { DEFAULT_CLIENT } from '../../clients/profiles.js';
+import { WIRINGS } from '../../clients/registry/wirings.js';
+import { DEFAULT_CLIENT } from '../../clients/registry/profiles.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { Env } from '../../core/settings.js';
@@ -115,7 +115,7 @@ export const run: CommandRunner = async (args, io) => {
   try {
     for (const plan of bus === null ? [] : plans) {
       for (const client of plan.clients) {
-        const known = client.name && bus !== null ? await bus.getAgent(client.name) : null;
+        const known = client.name && bus !== null ? await bus.roster.get(client.name) : null;
         if (known && known.repoPath !== plan.repo) {
           plan.notes.push(`${quoted(client.name)} is also registered for ${known.repoPath} — if that repo is live too they share an inbox; pin a name with .agent-bus-name`);
         }
@@ -143,7 +143,7 @@ export const run: CommandRunner = async (args, io) => {
       try {
         for (const client of plan.clients) {
           for (const file of client.files) if (file.before !== file.after) writeAtomic(file.path, file.after);
-          if (bus !== null && client.previous_name !== null && client.name !== null) await bus.retire(client.previous_name, client.name);
+          if (bus !== null && client.previous_name !== null && client.name !== null) await bus.roster.retire(client.previous_name, client.name);
         }
       } catch (error) {
         failed++;

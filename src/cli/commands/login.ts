@@ -2,7 +2,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BusError } from '../../model/errors.js';
-import { loginPath } from '../../remote/access.js';
+import { loginPath } from '../../adapters/hub-access.js';
 import { callHubTool } from '../../remote/calls.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';

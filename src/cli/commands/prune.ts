@@ -1,6 +1,7 @@
 /** `agent-bus prune`: old read mail, expired notices and ended sessions out of the store. */
 import { parseDuration } from '../../core/duration.js';
-import { retentionDaysOf, type PruneReport } from '../../core/retention.js';
+import type { PruneReport } from '../../core/retention.js';
+import { retentionDaysOf } from '../../adapters/dot-env.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';

@@ -4,7 +4,7 @@ import { askedName, readStdin } from '../context.js';
 import { clockTime, displayWidth, oneLine, pad, padStyled, printable, shortThread } from '../../render/format.js';
 import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle, type Style } from '../../render/style.js';
-import type { SendResult } from '../../core/bus.js';
+import type { SendResult } from '../../core/mail-ops.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseWantedState, type MessageStatus } from '../../core/receipts.js';

@@ -3,6 +3,7 @@ import { UsageError } from '../args.js';
 import { version } from '../main.js';
 import type { CommandRunner } from '../spec.js';
 import { quoted } from '../../model/quote.js';
+import { openBus, openBusHere } from '../../runtime.js';
 
 export const run: CommandRunner = async (args, io) => {
   const log = (line: string): void => {
@@ -13,7 +14,7 @@ export const run: CommandRunner = async (args, io) => {
     const given = io.argv.find((arg) => /^--(host|port)(=|$)/.test(arg));
     if (given !== undefined) throw new UsageError(`serve: ${given.split('=')[0]} is for the hub; add --http`);
     const { serve } = await import('../../mcp/server.js');
-    return serve({ env: io.env, cwd: io.cwd, client: typeof args.values.client === 'string' ? args.values.client : undefined, version: version(), log });
+    return serve({ env: io.env, cwd: io.cwd, client: typeof args.values.client === 'string' ? args.values.client : undefined, version: version(), log, openBus: () => openBus(io.env) });
   }
   if (typeof args.values.client === 'string') throw new UsageError('serve --http: --client is for the stdio server; a hub speaks for whoever each token names');
   const host = String(args.values.host ?? '127.0.0.1').trim();
@@ -21,5 +22,5 @@ export const run: CommandRunner = async (args, io) => {
   if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65_535) throw new UsageError(`--port must be a port number from 0 to 65535, got ${quoted(rawPort)}`);
   if (host === '') throw new UsageError('--host must name an address to listen on');
   const { runHub } = await import('../../http/hub/start.js');
-  return runHub({ env: io.env, host, port: Number(rawPort), version: version(), log, announce: (line) => io.stdout.write(`${line}\n`) });
+  return runHub({ env: io.env, host, port: Number(rawPort), version: version(), log, announce: (line) => io.stdout.write(`${line}\n`), openBus: (how) => openBusHere(io.env, how) });
 };

@@ -4,6 +4,7 @@ import { speakerName, speakerRegistrations } from '../context.js';
 import { version } from '../main.js';
 import type { CommandRunner } from '../spec.js';
 import { openClient } from '../../connect.js';
+import { openBusHere } from '../../runtime.js';
 import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {
@@ -16,7 +17,7 @@ export const run: CommandRunner = async (args, io) => {
   if (where.kind === 'hub') throw new UsageError(`this machine uses the hub at ${where.url}: its dashboard is at ${where.url}/ (sign in with your token)`);
   const name = speakerName(undefined, io.env);
   const actor = { name, registrations: speakerRegistrations(name, io.env, io.cwd), mayClearNotices: true };
-  const { runWebServer } = await import('../../http/web-server.js');
+  const { runWebServer } = await import('../../http/dashboard/web-server.js');
   return runWebServer({
     env: io.env,
     host,
@@ -24,6 +25,7 @@ export const run: CommandRunner = async (args, io) => {
     version: version(),
     actor,
     open: !args.values['no-open'],
+    openBus: () => openBusHere(io.env),
     log: (line) => io.stderr.write(`${line}\n`),
     announce: (line) => io.stdout.write(`${line}\n`),
   });

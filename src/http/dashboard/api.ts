@@ -59,27 +59,27 @@ function recentRows(path: string, limit: number, keep: (row: AuditRow) => boolea
 }
 
 export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => Promise<unknown>> = {
-  '/api/me': async ({ actor, bus, version }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.location : null, may_clear_notices: actor.mayClearNotices, now: nowStamp() }),
-  '/api/roster': ({ bus }, query) => bus.rosterPage(whole(query, 'offset', 0, 1_000_000), Math.max(1, whole(query, 'limit', 50, 500)), query.get('filter') ?? ''),
+  '/api/me': async ({ actor, bus, version }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, now: nowStamp() }),
+  '/api/roster': ({ bus }, query) => bus.overview.rosterPage(whole(query, 'offset', 0, 1_000_000), Math.max(1, whole(query, 'limit', 50, 500)), query.get('filter') ?? ''),
   '/api/activity': async ({ auditPath }, query) => {
     const filter = { agent: query.get('agent') ?? '', op: query.get('op') ?? '', thread: query.get('thread') ?? '' };
     return { rows: recentRows(auditPath, Math.max(1, whole(query, 'limit', 100, 1_000)), (row) => matchesActivity(row, filter)) };
   },
   '/api/threads': ({ bus }, query) => {
     const before = query.get('before');
-    return bus.threadPage(before === null || before === '' ? null : whole(query, 'before', 0, Number.MAX_SAFE_INTEGER), Math.max(1, whole(query, 'limit', 30, 200)));
+    return bus.overview.threadPage(before === null || before === '' ? null : whole(query, 'before', 0, Number.MAX_SAFE_INTEGER), Math.max(1, whole(query, 'limit', 30, 200)));
   },
   '/api/thread': async ({ bus, actor }, query) => {
     const id = query.get('id') ?? '';
     if (id === '') throw new InvalidInputError('id is required: the thread to show');
     // Drawn for the signed-in person: the copies addressed to them are delivered (by `web`).
-    return { thread_id: id, ...(await bus.threadView(id, { reader: actor.name, via: 'web' })) };
+    return { thread_id: id, ...(await bus.overview.threadView(id, { reader: actor.name, via: 'web' })) };
   },
   '/api/status': async ({ bus, actor }, query) => {
     const id = query.get('id') ?? '';
     if (id === '') throw new InvalidInputError('id is required: the message whose receipts to show');
     // As the signed-in name: its own mail and mail to it, as message_status answers.
-    return bus.messageStatus(id, actor.name);
+    return bus.receipts.status(id, actor.name);
   },
   '/api/names': async ({ agents }, query) => {
     const wanted = (query.get('q') ?? '').trim().toLowerCase();
@@ -96,12 +96,12 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
     const entries = actor.place === 'local' ? config.entries : Object.fromEntries(Object.entries(config.entries).map(([key, entry]) => [key, entry === false ? false : '(a command, on the hub)']));
     return { path: actor.place === 'local' ? config.path : 'wake.json on the hub', exists: config.exists, problem: config.problem, entries, rows: recentRows(auditPath, WAKE_ROWS, (row) => row.op === 'wake') };
   },
-  '/api/mail': ({ bus }) => bus.mailDay(),
+  '/api/mail': ({ bus }) => bus.overview.mailDay(),
 };
 
 export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Promise<unknown>> = {
   '/api/send': ({ bus, actor }, body) =>
-    bus.send({ from: actor.name, to: text(body, 'to', true) as string, body: text(body, 'body', true) as string, threadId: text(body, 'thread_id'), register: actor.registrations }),
+    bus.mail.send({ from: actor.name, to: text(body, 'to', true) as string, body: text(body, 'body', true) as string, threadId: text(body, 'thread_id'), register: actor.registrations }),
   '/api/notices': ({ bus, actor }, body) =>
     bus.notices.publish(
       {

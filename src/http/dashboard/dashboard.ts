@@ -83,7 +83,7 @@ export class Dashboard {
   private agents(): Promise<AgentView[]> {
     const now = Date.now();
     if (this.roster === null || now - this.roster.at > ROSTER_KEPT_MS) {
-      const agents = this.options.bus.agents();
+      const agents = this.options.bus.roster.agents();
       const kept = { at: now, agents };
       agents.catch(() => {
         if (this.roster === kept) this.roster = null;

@@ -94,10 +94,10 @@ const OPS: { [K in CallName]: Operation<K> } = {
     },
   },
   'audit.tail': { parse: (args) => ({ limit: limitOf(args, 50, 10_000) }), run: async ({ auditPath }, { limit }) => tailAudit(auditPath, limit ?? 50) },
-  'mail.recent': { parse: (args) => ({ limit: limitOf(args, 10, 10_000) }), run: ({ bus }, { limit }) => bus.recentMessages(limit) },
+  'mail.recent': { parse: (args) => ({ limit: limitOf(args, 10, 10_000) }), run: ({ bus }, { limit }) => bus.mail.recent(limit) },
   'mail.threadIds': {
     parse: (args) => ({ prefix: text(args, 'prefix', true) as string, limit: limitOf(args, 10, 100) }),
-    run: ({ bus }, { prefix, limit }) => bus.threadIdsStartingWith(prefix, limit),
+    run: ({ bus }, { prefix, limit }) => bus.mail.threadIdsStartingWith(prefix, limit),
   },
   'status.counts': {
     parse: (args) => {
@@ -109,14 +109,14 @@ const OPS: { [K in CallName]: Operation<K> } = {
     run: async ({ bus, env, token }, { subscriptions, session_key }) => {
       // A client address's session counts the mail of the session address its session id holds.
       const reader = (await hubSpeaker(bus, env, token, session_key))?.name ?? token.agent;
-      return { name: reader, pending_mail: await bus.pendingCount(reader), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
+      return { name: reader, pending_mail: await bus.inbox.pending(reader), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
     },
   },
   'roster.forget': {
     parse: (args) => ({ name: text(args, 'name', true) as string }),
     run: async ({ bus, token }, { name }) => {
       if (!ownName(token, name)) throw new ForbiddenError(`this token speaks for ${quoted(token.agent)}: it may forget only that name and its sessions, not ${quoted(name)}`);
-      return bus.forget(name);
+      return bus.roster.forget(name);
     },
   },
 };

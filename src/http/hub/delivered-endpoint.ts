@@ -7,7 +7,8 @@
  * mail is given back at once. Only what the take still holds is touched: rows
  * under its lease, addressed to the token's reader.
  */
-import type { Bus, PendingDelivery } from '../../core/bus.js';
+import type { Bus } from '../../core/bus.js';
+import type { PendingDelivery } from '../../core/inbox-ops.js';
 import type { Env } from '../../core/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
@@ -50,8 +51,8 @@ export async function confirmRemoteDelivery(bus: Bus, env: Env, token: TokenReco
   // The reader is the token's (or the session address its session id holds), never one the request names.
   const reader = (await hubSpeaker(bus, env, token, sessionKeyArg(request.session_key), sessions))?.name ?? token.agent;
   if (!request.printed) {
-    await bus.releaseDelivery(reader, pending);
+    await bus.inbox.giveBack(reader, pending);
     return { marked: 0 };
   }
-  return { marked: (await bus.confirmDelivery(reader, pending)).length };
+  return { marked: (await bus.inbox.confirm(reader, pending)).length };
 }

@@ -23,7 +23,7 @@ function positions(value: unknown, field: string, many: boolean): number[] {
 
 export async function followSends(bus: Bus, changes: SharedChanges, metrics: HubMetrics, body: unknown, signal: AbortSignal): Promise<FollowAnswer> {
   const request = (body ?? {}) as { after?: unknown; also?: unknown; wait_seconds?: unknown };
-  if (request.after === undefined || request.after === null) return { position: await bus.lastPosition(), rows: [] };
+  if (request.after === undefined || request.after === null) return { position: await bus.mail.lastPosition(), rows: [] };
   const [after] = positions(request.after, 'after', false) as [number];
   const also = request.also === undefined ? [] : positions(request.also, 'also', true);
   const wait = typeof request.wait_seconds === 'number' && request.wait_seconds >= 0 ? Math.min(request.wait_seconds, MAX_WAIT_SECONDS) : 25;
@@ -32,11 +32,11 @@ export async function followSends(bus: Bus, changes: SharedChanges, metrics: Hub
   try {
     for (;;) {
       const next = changes.next(deadline - Date.now(), signal);
-      const found = await bus.messagesByPosition(after, also, BATCH);
+      const found = await bus.mail.byPosition(after, also, BATCH);
       if (found.length > 0 || signal.aborted || changes.closed || Date.now() >= deadline) {
         return {
           position: Math.max(after, ...found.map((message) => message.position)),
-          rows: found.map(({ position, ...message }) => ({ position, row: bus.sendRow(message) })),
+          rows: found.map(({ position, ...message }) => ({ position, row: bus.mail.sendRow(message) })),
         };
       }
       await next;

@@ -4,7 +4,8 @@
  * id (which session of a client address's token it is) and what the session
  * subscribes to; never who is asking.
  */
-import type { Bus, PendingDelivery } from '../../core/bus.js';
+import type { Bus } from '../../core/bus.js';
+import type { PendingDelivery } from '../../core/inbox-ops.js';
 import { registrationsFor } from '../../core/roster.js';
 import type { Env } from '../../core/settings.js';
 import type { Subscriptions } from '../../core/subscriptions.js';
@@ -55,7 +56,7 @@ export async function answerRemoteHook(
   // A client address's session reads as the session address its session id holds.
   const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);
   if (held === null && !registered.has(token.agent)) {
-    await bus.register(registrationsFor(token.agent, token.repoPath, true));
+    await bus.roster.register(registrationsFor(token.agent, token.repoPath, true));
     registered.add(token.agent);
   }
   let output = '';

@@ -8,7 +8,7 @@
  */
 import type { ReceiptWay, SurfaceWay } from '../../model/receipts.js';
 import type { Bus } from '../../core/bus.js';
-import { sessionsEnabled } from '../../core/identity.js';
+import { sessionsEnabled } from '../../adapters/identity.js';
 import { clientAddressOf, normaliseLabel } from '../../core/names.js';
 import { presentedTokenId } from '../../core/tokens.js';
 import { registrationsFor } from '../../core/roster.js';
@@ -53,7 +53,7 @@ export class SessionsReadAhead {
     const tokenId = presented === undefined ? null : presentedTokenId(presented);
     const agent = tokenId === null ? undefined : this.agents.get(tokenId);
     if (agent === undefined || !givesSessions(agent, this.env)) return null;
-    return { agent, rows: this.bus.sessionRowsOf(agent).catch(() => null) };
+    return { agent, rows: this.bus.sessions.rows(agent).catch(() => null) };
   }
 
   /** A token that passed its check: remembered, and what was read for it kept only if it names the same agent. */
@@ -68,7 +68,7 @@ export class SessionsReadAhead {
 export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionKey } | null> {
   if (sessionKey === null || !givesSessions(token.agent, env)) return null;
   const rows = read !== null && read.agent === token.agent ? await read.rows : null;
-  const held = await bus.hubSession(token.agent, token.repoPath, sessionKey, bus.settings.sessionResumeHours, rows);
+  const held = await bus.sessions.hubSession(token.agent, token.repoPath, sessionKey, bus.settings.sessionResumeHours, rows);
   return { name: held.name, key: held.key };
 }
 
@@ -127,11 +127,11 @@ export class HubSession implements ToolSession {
   async ensure(callKey: string | null): Promise<void> {
     if (this.speakAs === null) {
       this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation);
-      if (this.held !== null) return; // Claimed (and so on the roster) or held already.
+      if (this.held !== null) return; // Taken (and so on the roster) or held already.
     }
     const name = this.name;
     if (this.registered.has(name)) return;
-    await this.bus.register(registrationsFor(name, this.token.repoPath, true));
+    await this.bus.roster.register(registrationsFor(name, this.token.repoPath, true));
     this.registered.add(name);
   }
 
@@ -141,7 +141,7 @@ export class HubSession implements ToolSession {
         `over the hub ${quoted(this.name)} holds no session address of its own to name (a token for a client address gives one to each session id a client sends); set only a topic, or make a token for the name you want`,
       );
     }
-    this.held = { ...this.held, name: await this.bus.renameSession(this.held.key, normaliseLabel(label)) };
+    this.held = { ...this.held, name: await this.bus.sessions.rename(this.held.key, normaliseLabel(label)) };
   }
 
   clientSessionKey(callKey: string | null): string | null {

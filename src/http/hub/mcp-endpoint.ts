@@ -13,7 +13,7 @@ import type { Bus } from '../../core/bus.js';
 import type { Env } from '../../core/settings.js';
 import type { TokenRecord } from '../../model/records.js';
 import type { SurfaceWay } from '../../model/receipts.js';
-import { instructionsFor, TOUCH_INTERVAL_MS } from '../../mcp/server.js';
+import { instructionsFor } from '../../mcp/server.js';
 import { buildTools } from '../../mcp/tools.js';
 import { HubSession, type HubMemory } from './hub-session.js';
 
@@ -48,13 +48,13 @@ export class McpServers {
 
   constructor(private readonly context: McpEndpointContext) {}
 
-  private take(token: TokenRecord): PooledServer {
+  private borrow(token: TokenRecord): PooledServer {
     const pooled = this.idle.get(token.tokenId)?.pop();
     if (pooled !== undefined) return pooled;
     const { context } = this;
     const session = new HubSession(context.bus, token, context.env, context.memory.registered);
     const server = new McpServer({ name: 'agent-bus', version: context.version }, { instructions: instructionsFor(session.name), jsonSchemaValidator: this.validator });
-    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touchIntervalMs: TOUCH_INTERVAL_MS, touched: context.memory.touched, env: context.env });
+    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touched: context.memory.touched, env: context.env });
     return { server, session };
   }
 
@@ -71,7 +71,7 @@ export class McpServers {
   /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller); `via`: the remote surface that reads. */
   async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, via: SurfaceWay | null = null): Promise<void> {
     const header = req.headers['x-agent-bus-session'];
-    const pooled = this.take(token);
+    const pooled = this.borrow(token);
     pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, via);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {

@@ -110,7 +110,7 @@ export async function route(hub: HubContext, req: IncomingMessage, res: ServerRe
   }
   if (path === '/healthz') {
     try {
-      await hub.bus.ping();
+      await hub.bus.health.ping();
       sendJson(res, 200, { status: 'ok' });
     } catch {
       sendJson(res, 503, { status: 'unavailable' });

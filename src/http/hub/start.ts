@@ -10,11 +10,11 @@ import { createServer } from 'node:http';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Bus } from '../../core/bus.js';
-import { busPaths } from '../../core/paths.js';
+import { busPaths } from '../../adapters/paths.js';
 import { registrationsFor } from '../../core/roster.js';
 import { floatSetting, intSetting, type Env } from '../../core/settings.js';
 import { BusError } from '../../model/errors.js';
-import { keepPruned, openBusHere } from '../../runtime.js';
+import type { AuditRow } from '../../audit/record.js';
 import { tokenAccess } from '../dashboard/access.js';
 import { Dashboard } from '../dashboard/dashboard.js';
 import { answerFailure, sendJson } from '../errors.js';
@@ -36,6 +36,15 @@ export interface HubOptions {
   log(line: string): void;
   /** The line that says the hub is ready (stdout). */
   announce(line: string): void;
+  /**
+   * Open the hub's bus: with `poolMax` PostgreSQL connections at most, every audit row of a request
+   * carrying the request's stamp (`auditStamp`), and each batch of rows heard by `auditObserve`.
+   */
+  openBus(how: {
+    poolMax: number;
+    auditStamp: () => Record<string, string> | undefined;
+    auditObserve: (rows: readonly AuditRow[], stamp: Record<string, string> | undefined) => void;
+  }): Bus;
 }
 
 /** Requests per second per token unless AGENT_BUS_HTTP_RATE says otherwise. */
@@ -57,14 +66,17 @@ export interface Hub {
 
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { env, log } = options;
-  const bus: Bus = openBusHere(env, intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1));
-  bus.keepSearchIndexCurrent();
   const stamps = new AsyncLocalStorage<RequestStamp>();
-  bus.audit.stamp = () => stamps.getStore();
   const metrics = new HubMetrics();
-  bus.audit.observe = (rows, stamp) => {
-    if (stamp !== undefined) metrics.rows(rows);
-  };
+  const bus: Bus = options.openBus({
+    poolMax: intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1),
+    // Each audit row says which hub did it and for which token.
+    auditStamp: () => stamps.getStore(),
+    auditObserve: (rows, stamp) => {
+      if (stamp !== undefined) metrics.rows(rows);
+    },
+  });
+  bus.mail.keepSearchIndexCurrent();
   const limiter = new RateLimiter(intSetting(env, 'AGENT_BUS_HTTP_RATE', DEFAULT_RATE, 1));
   const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
   // Requests that wait for the bus to move hold no place of the work above: they have a bound of their own.
@@ -144,7 +156,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   hubOrigin = url;
   hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${url.slice(url.lastIndexOf(':') + 1)}`;
 
-  const stopPruning = keepPruned(bus, env, hubName, (line) => process.stderr.write(`${line}\n`));
+  const stopPruning = bus.retention.keepPruned(hubName, (line) => process.stderr.write(`${line}\n`));
   let closing: Promise<void> | null = null;
   return {
     url,

@@ -4,11 +4,12 @@
  * and its text returned) or `wait_seconds` pass: at most 50, so no proxy or
  * client gives up on a silent request first. The watcher asks again.
  */
-import type { Bus, PendingDelivery } from '../../core/bus.js';
+import type { Bus } from '../../core/bus.js';
+import type { PendingDelivery } from '../../core/inbox-ops.js';
 import type { Env } from '../../core/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
-import { wakeIfMail } from '../../wake/watch.js';
+import { wakeIfMail } from '../../hooks/watch.js';
 import { hubSpeaker, type SessionsRead } from './hub-session.js';
 import { sessionKeyArg } from './request-args.js';
 import type { HubMetrics } from './metrics.js';

@@ -1,5 +1,5 @@
 /** Moving a whole bus between engines (`agent-bus store copy`), table by table of the shared model (tables.ts). */
-import type { TableModel, TableRow } from '../tables.js';
+import type { TableModel, TableRow } from './tables.js';
 import type { AttemptsOf } from './attempts.js';
 
 export interface CopyPort {

@@ -3,7 +3,7 @@ import type { AgentRecord, Registration, SessionRecord } from '../../model/recor
 import type { AttemptsOf } from './attempts.js';
 
 /** Which roster rows a send needs to see to decide its recipients. */
-export type RosterQuery = { kind: 'all' } | { kind: 'name'; name: string } | { kind: 'group'; group: string };
+export type RosterQuery = { kind: 'all' } | { kind: 'name'; name: string } | { kind: 'repo'; repo: string };
 
 /** An unread message to a name nobody holds, which may still be waiting for a repo's first reader. */
 export interface OrphanMail {

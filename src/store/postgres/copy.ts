@@ -1,6 +1,6 @@
 /** Moving a bus between engines, on PostgreSQL: tables read in key order by pages, written a few hundred rows a statement. */
 import type { CopyPort } from '../ports/copy.js';
-import type { TableRow } from '../tables.js';
+import type { TableRow } from '../ports/tables.js';
 import type { PostgresPool } from './pool.js';
 
 export function postgresCopy(pool: PostgresPool): CopyPort {

@@ -1,6 +1,6 @@
 /** Keeping a PostgreSQL store from growing for ever: prune, maintenance turns, a quick check. */
 import type { MaintenancePort } from '../ports/maintenance.js';
-import { TABLES } from '../tables.js';
+import { TABLES } from '../ports/tables.js';
 import type { PostgresPool } from './pool.js';
 import { TARGET_VERSION } from './schema.js';
 

@@ -27,7 +27,7 @@ export async function registerWith(query: Query, registrations: Registration[], 
     await query(
       `INSERT INTO agents (name, repo_path, registered_at, last_seen, group_name, client) VALUES ($1, $2, $3, $3, $4, $5)
        ON CONFLICT (name) DO UPDATE SET ${update}`,
-      [reg.name, reg.repoPath, now, reg.groupName, reg.client],
+      [reg.name, reg.repoPath, now, reg.repo, reg.client],
     );
   }
 }
@@ -39,8 +39,8 @@ export async function candidates(query: Query, roster: RosterQuery): Promise<Age
       return (await query(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`)).rows as AgentRecord[];
     case 'name':
       return (await query(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = $1`, [roster.name])).rows as AgentRecord[];
-    case 'group':
-      return (await query(REPO_ROWS, repoParams(roster.group))).rows as AgentRecord[];
+    case 'repo':
+      return (await query(REPO_ROWS, repoParams(roster.repo))).rows as AgentRecord[];
   }
 }
 

@@ -77,6 +77,11 @@ const LATE_POSITIONS = 1000;
 const INDEX_BATCH = 50_000;
 /** The least time between two rounds of indexing in the background (keepSearchIndexCurrent). */
 const INDEX_PAUSE_MS = 100;
+/**
+ * Rounds in a row that index nothing, after which the background stops even if the marks could not
+ * move (a transaction it saw under way is still open): the next send or search goes on from there.
+ */
+const MAX_IDLE_ROUNDS = 50;
 
 /**
  * Messages the index lacks ($1: the WORDS_INDEXED query): past the 'words' mark, less the late
@@ -207,11 +212,18 @@ class SearchIndexer {
       return;
     }
     this.backgroundIndexing = (async () => {
+      let idleRounds = 0;
       for (;;) {
         this.indexAgain = false;
         const round = await this.indexPending(false);
-        // A round that indexed something has one more after it, which moves the marks past what it indexed.
-        if ((!this.indexAgain && (round === null || round.indexed === 0)) || this.closed) return;
+        if (this.closed) return;
+        // Done once a round finds nothing to index and moves the marks past what the rounds before it
+        // indexed. A round that found another process's indexer at work (which may have started before
+        // this process's last sends committed), or that could not move the marks yet (a transaction it
+        // saw under way), is followed by another, a while at most.
+        const settled = round !== null && round.indexed === 0 && round.settled;
+        idleRounds = round !== null && round.indexed > 0 ? 0 : idleRounds + 1;
+        if (!this.indexAgain && (settled || idleRounds >= MAX_IDLE_ROUNDS)) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, INDEX_PAUSE_MS);
           this.endIndexPause = () => {

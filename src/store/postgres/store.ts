@@ -5,7 +5,7 @@
  * together into the `Store`. This file is the engine's bundle (store-postgres.cjs), loaded only when
  * the database setting is a postgres:// URL.
  */
-import type { Store } from '../ports.js';
+import type { Store } from '../ports/store.js';
 import { composedOf } from '../shared/compose.js';
 import { postgresBrain } from './brain.js';
 import { postgresChanges } from './changes.js';

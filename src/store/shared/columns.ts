@@ -15,7 +15,7 @@ export const AGENT_FIELDS = {
   repoPath: 'repo_path',
   registeredAt: 'registered_at',
   lastSeen: 'last_seen',
-  groupName: 'group_name',
+  repo: 'group_name',
   client: 'client',
   topic: 'topic',
 } as const satisfies Fields<AgentRecord>;

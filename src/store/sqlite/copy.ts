@@ -1,6 +1,6 @@
 /** Moving a bus between engines, on SQLite: whole tables out and in. */
 import type { CopyPort } from '../ports/copy.js';
-import type { TableRow } from '../tables.js';
+import type { TableRow } from '../ports/tables.js';
 import type { SqliteConnection } from './driver.js';
 
 export function sqliteCopy(db: SqliteConnection): CopyPort {

@@ -12,7 +12,7 @@ const SESSION_COLUMNS = selectList(SESSION_FIELDS);
 /** Put names on the roster (inside the caller's transaction): the owner's registration updates the repo path too. */
 export function registerNow(db: SqliteConnection, registrations: Registration[], now: string): void {
   for (const reg of registrations) {
-    const params = { name: reg.name, repo: reg.repoPath, now, group: reg.groupName, client: reg.client };
+    const params = { name: reg.name, repo: reg.repoPath, now, group: reg.repo, client: reg.client };
     if (reg.authoritative) {
       db.run(
         `INSERT INTO agents (name, repo_path, registered_at, last_seen, group_name, client)
@@ -51,8 +51,8 @@ export function candidates(db: SqliteConnection, query: RosterQuery): AgentRecor
       return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`);
     case 'name':
       return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [query.name]);
-    case 'group':
-      return repoRows(db, query.group);
+    case 'repo':
+      return repoRows(db, query.repo);
   }
 }
 

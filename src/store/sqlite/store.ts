@@ -3,7 +3,7 @@
  * every read-modify-write in a `BEGIN IMMEDIATE` transaction. Each port is a module of its own
  * over the connection; this puts them together into the `Store`.
  */
-import type { Store } from '../ports.js';
+import type { Store } from '../ports/store.js';
 import { composedOf } from '../shared/compose.js';
 import { sqliteBrain } from './brain.js';
 import { sqliteChanges } from './changes.js';

@@ -2,7 +2,7 @@
  * The brain port, on both engines: a channel's reconcile, its state, the markers written back.
  */
 import assert from 'node:assert/strict';
-import { nowStamp } from '../../../src/model/clock.js';
+import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { buildNotice } from '../../../src/core/notice-ops.js';
 import { conformance } from './harness.js';
 
@@ -20,7 +20,7 @@ const brainState = (channel: string, entries: number) => ({
 });
 
 conformance('brain reconcile: an unchanged entry keeps its id, a new priority reorders it in place, a missing one goes, a new one arrives; the state is written', async (ctx) => {
-  const entry = (message: string, priority = 5) => buildNotice({ channel: 'brain', message, priority, source: 'brain-adapter' });
+  const entry = (message: string, priority = 5) => buildNotice({ channel: 'brain', message, priority, source: 'brain-adapter' }, nowMicros());
   const first = await ctx.bus.notices.reconcile('brain', [entry('alpha'), entry('beta')], nowStamp(), brainState('brain', 2));
   assert.equal(first.added.length, 2);
   const alpha = first.added.find((notice) => notice.body === 'alpha');
@@ -31,6 +31,6 @@ conformance('brain reconcile: an unchanged entry keeps its id, a new priority re
   const listed = await ctx.bus.notices.list({ channel: 'brain' });
   assert.deepEqual(listed.map((notice) => [notice.message, notice.priority]), [['alpha', 9], ['gamma', 5]]);
   assert.equal((await ctx.bus.brain.state('brain'))?.contentHash, 'hash-2');
-  assert.equal(await ctx.bus.brain.takeMarker('m-1', 's', nowStamp()), true);
-  assert.equal(await ctx.bus.brain.takeMarker('m-1', 's', nowStamp()), false, 'a marker is taken once');
+  assert.equal(await ctx.bus.brain.recordMarker('m-1', 's'), true);
+  assert.equal(await ctx.bus.brain.recordMarker('m-1', 's'), false, 'a marker is taken once');
 });

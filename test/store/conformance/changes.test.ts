@@ -14,7 +14,7 @@ conformance('every kind of write another connection commits moves a waiting feed
     const now = nowStamp();
     const route = { threadId: 't-1', agent: 'shop/codex', client: 'codex', executable: 'codex', clientPid: 1, clientStarted: 'x', repoPath: '/repos/shop', updatedAt: now, turnState: 'idle' as const };
     const writes: Array<[string, () => Promise<unknown>]> = [
-      ['register', () => writer.register([{ name: 'shop/codex', repoPath: '/repos/shop', groupName: 'shop', client: 'codex', authoritative: true }], now)],
+      ['register', () => writer.register([{ name: 'shop/codex', repoPath: '/repos/shop', repo: 'shop', client: 'codex', authoritative: true }], now)],
       ['touch', () => writer.touch(['shop/codex'], nowStamp())],
       ['topic', () => writer.setTopic('shop/codex', 'the build')],
       ['route', () => writer.saveRoute(route)],

@@ -9,11 +9,11 @@ conformance('messages by position: each stored takes a greater one; past a posit
   await ctx.register(['shop/claude', 'shop/codex']);
   const store = openStore(ctx.paths.db, { connectTimeoutMs: 5000 });
   try {
-    await ctx.bus.send({ from: 'shop/claude', to: 'shop/codex', body: 'one' });
+    await ctx.bus.mail.send({ from: 'shop/claude', to: 'shop/codex', body: 'one' });
     const afterOne = await store.lastPosition();
     assert.ok(afterOne > 0);
-    await ctx.bus.send({ from: 'shop/codex', to: 'shop/claude', body: 'two' });
-    await ctx.bus.send({ from: 'shop/claude', to: 'shop/codex', body: 'three' });
+    await ctx.bus.mail.send({ from: 'shop/codex', to: 'shop/claude', body: 'two' });
+    await ctx.bus.mail.send({ from: 'shop/claude', to: 'shop/codex', body: 'three' });
     const all = await store.messagesByPosition(0, [], 100);
     assert.deepEqual(all.map((row) => row.body), ['one', 'two', 'three']);
     assert.ok(all.every((row, index) => index === 0 || row.position > (all[index - 1]?.position ?? 0)), 'positions increase');

@@ -4,7 +4,6 @@
  */
 import { test } from 'node:test';
 import type { SessionLiveness } from '../../../src/core/liveness.js';
-import { formatStamp, nowMicros } from '../../../src/model/clock.js';
 import { readAudit, type Engine } from '../../helpers/bus-env.js';
 import { coreBus, type CoreBus } from '../../helpers/core-bus.js';
 
@@ -31,17 +30,15 @@ export function ops(ctx: CoreBus): string[] {
   return readAudit(ctx.paths.audit).filter((row) => row.op !== 'audit').map((row) => String(row.op));
 }
 
-export async function ageAgent(ctx: CoreBus, name: string, days: number): Promise<void> {
-  const stamp = formatStamp(nowMicros() - days * 86_400_000_000);
-  ctx.paths.sql(`UPDATE agents SET last_seen = '${stamp}' WHERE name = '${name}'`);
-}
+/** A day in milliseconds, as the cases move the bus's clock. */
+export const DAY_MS = 86_400_000;
 
 /** Send direct mail and return its id. */
 export async function sendMail(ctx: CoreBus, from: string, to: string, body: string): Promise<string> {
-  return (await ctx.bus.send({ from, to, body })).message_ids[0] as string;
+  return (await ctx.bus.mail.send({ from, to, body })).message_ids[0] as string;
 }
 
 /** The ids a search finds, newest first. */
 export async function found(ctx: CoreBus, query: string, reader: string | null, limit?: number): Promise<string[]> {
-  return (await ctx.bus.search({ query, reader, ...(limit === undefined ? {} : { limit }) })).map((hit) => hit.message_id);
+  return (await ctx.bus.mail.search({ query, reader, ...(limit === undefined ? {} : { limit }) })).map((hit) => hit.message_id);
 }

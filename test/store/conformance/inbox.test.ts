@@ -4,26 +4,25 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readerIdentity } from '../../../src/core/bus.js';
-import { decideTake, newLease } from '../../../src/core/inbox.js';
-import { nowMicros, nowStamp } from '../../../src/model/clock.js';
+import { decideTake, LEASE_MICROS, newLease, readerIdentity } from '../../../src/core/inbox.js';
+import { formatStamp, nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { json, readAudit, runCliAsync, tempBus } from '../../helpers/bus-env.js';
 import { ENGINES, conformance, ops } from './harness.js';
 
 conformance('mail to a bare repo name nobody holds is taken by its first reader only', async (ctx) => {
     await ctx.register(['repo-a', 'repo-a/claude', 'repo-a/codex', 'human']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'to the old name' });
-    await ctx.bus.send({ from: 'human', to: '*', body: 'broadcast' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a', body: 'to the old name' });
+    await ctx.bus.mail.send({ from: 'human', to: '*', body: 'broadcast' });
     // The bare agent is retired (as init does on upgrade): its copies wait for the repo.
-    await ctx.bus.forget('repo-a').catch(() => undefined);
+    await ctx.bus.roster.forget('repo-a').catch(() => undefined);
     ctx.paths.sql("DELETE FROM agents WHERE name = 'repo-a'");
-    const counts = new Map((await ctx.bus.agents()).map((agent) => [agent.name, agent.pending_count]));
-    const claude = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null });
+    const counts = new Map((await ctx.bus.roster.agents()).map((agent) => [agent.name, agent.pending_count]));
+    const claude = await ctx.bus.inbox.read({ reader: 'repo-a/claude', markRead: false, via: null });
     assert.equal(counts.get('repo-a/claude'), claude.length, 'roster counts match what a read returns');
-    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
+    const first = await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     // Its own two copies; the retired name's copies of the same sends are never shown twice.
     assert.deepEqual(first.map((message) => message.body).sort(), ['broadcast', 'to the old name']);
-    const second = await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
+    const second = await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.deepEqual(second.map((message) => message.body).sort(), ['broadcast', 'to the old name']);
     assert.equal(ctx.count("SELECT COUNT(*) AS n FROM messages WHERE to_agent = 'repo-a' AND read_at IS NULL"), 2, 'each fan-out reached each member once; the orphan copies are not delivered again');
   });
@@ -34,26 +33,26 @@ conformance('an old-style row to a bare repo name is drained by exactly one memb
       `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
        VALUES ('legacy-1', 'repo-b', 'repo-a', 'from an older agent-bus', 't-1', '2026-01-01T00:00:00.000000Z')`,
     );
-    const before = new Map((await ctx.bus.agents()).map((agent) => [agent.name, agent.pending_count]));
+    const before = new Map((await ctx.bus.roster.agents()).map((agent) => [agent.name, agent.pending_count]));
     assert.equal(before.get('repo-a/claude'), 1);
     assert.equal(before.get('repo-a/codex'), 1);
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' }))[0]?.message_id, 'legacy-1');
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }), []);
+    assert.equal((await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' }))[0]?.message_id, 'legacy-1');
+    assert.deepEqual(await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' }), []);
   });
 
 conformance('bare-repo mail stays put while an agent holds that exact name', async (ctx) => {
     await ctx.register(['repo-a', 'repo-a/claude']);
-    await ctx.bus.send({ from: 'repo-a/claude', to: 'repo-a', body: 'for the legacy agent' });
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }), []);
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a', via: 'read_inbox' })).length, 1);
+    await ctx.bus.mail.send({ from: 'repo-a/claude', to: 'repo-a', body: 'for the legacy agent' });
+    assert.deepEqual(await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' }), []);
+    assert.equal((await ctx.bus.inbox.read({ reader: 'repo-a', via: 'read_inbox' })).length, 1);
   });
 
 conformance('the first reader of a repo claims it for every copy there, audited once', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'please bump' });
-    const [mine] = await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a', body: 'please bump' });
+    const [mine] = await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.equal(mine?.claimed_by, 'repo-a/codex');
-    const [theirs] = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
+    const [theirs] = await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.equal(theirs?.claimed_by, 'repo-a/codex');
     const claims = readAudit(ctx.paths.audit).filter((row) => row.op === 'claim');
     assert.equal(claims.length, 1);
@@ -62,84 +61,85 @@ conformance('the first reader of a repo claims it for every copy there, audited 
 
 conformance('direct mail is never claimed and peeking claims nothing', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
-    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'group' });
-    const peeked = await ctx.bus.readInbox({ reader: 'repo-a/claude', markRead: false, via: null });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a', body: 'group' });
+    const peeked = await ctx.bus.inbox.read({ reader: 'repo-a/claude', markRead: false, via: null });
     assert.equal(peeked.length, 2);
     assert.ok(peeked.every((message) => message.claimed_by === null && message.read_at === null));
-    const [group] = await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
+    const [group] = await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' });
     assert.equal(group?.claimed_by, 'repo-a/codex', 'the next real reader claims');
-    const read = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
+    const read = await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.equal(read.find((message) => message.kind === 'direct')?.claimed_by, null);
   });
 
 conformance('a broadcast is claimed once per repo', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'repo-b/codex', 'human']);
-    await ctx.bus.send({ from: 'human', to: '*', body: 'all hands' });
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' }))[0]?.claimed_by, 'repo-a/codex');
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/claude', via: 'read_inbox' }))[0]?.claimed_by, 'repo-b/claude');
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }))[0]?.claimed_by, 'repo-a/codex');
-    assert.equal((await ctx.bus.readInbox({ reader: 'repo-b/codex', via: 'read_inbox' }))[0]?.claimed_by, 'repo-b/claude');
-    assert.deepEqual((await ctx.bus.readInbox({ reader: 'human', via: 'read_inbox' })).length, 0, 'never back to the sender');
+    await ctx.bus.mail.send({ from: 'human', to: '*', body: 'all hands' });
+    assert.equal((await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' }))[0]?.claimed_by, 'repo-a/codex');
+    assert.equal((await ctx.bus.inbox.read({ reader: 'repo-b/claude', via: 'read_inbox' }))[0]?.claimed_by, 'repo-b/claude');
+    assert.equal((await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' }))[0]?.claimed_by, 'repo-a/codex');
+    assert.equal((await ctx.bus.inbox.read({ reader: 'repo-b/codex', via: 'read_inbox' }))[0]?.claimed_by, 'repo-b/claude');
+    assert.deepEqual((await ctx.bus.inbox.read({ reader: 'human', via: 'read_inbox' })).length, 0, 'never back to the sender');
   });
 
 conformance('an actionable-only read leaves a repo-mate-claimed copy for a later full read', async (ctx) => {
     await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'group' });
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
-    await ctx.bus.readInbox({ reader: 'repo-a/codex', via: 'read_inbox' });
-    const actionable = await ctx.bus.readInbox({ reader: 'repo-a/claude', actionableOnly: true, via: 'read_inbox' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a', body: 'group' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'direct' });
+    await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' });
+    const actionable = await ctx.bus.inbox.read({ reader: 'repo-a/claude', actionableOnly: true, via: 'read_inbox' });
     assert.deepEqual(actionable.map((message) => message.body), ['direct']);
-    assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1);
-    const rest = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
+    assert.equal(await ctx.bus.inbox.pending('repo-a/claude'), 1);
+    const rest = await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.deepEqual(rest.map((message) => [message.body, message.claimed_by]), [['group', 'repo-a/codex']]);
   });
 
 conformance('a lone agent claims silently: the audit shows only send and read', async (ctx) => {
     await ctx.register(['repo-a/claude', 'human']);
-    await ctx.bus.send({ from: 'human', to: '*', body: 'solo' });
-    const [message] = await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' });
+    await ctx.bus.mail.send({ from: 'human', to: '*', body: 'solo' });
+    const [message] = await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     assert.equal(message?.claimed_by, 'repo-a/claude');
     assert.deepEqual(ops(ctx), ['send', 'read']);
   });
 
 conformance('a session takes mail sent to its client address, never its own', async (ctx) => {
     await ctx.register(['repo-a/claude-1', 'repo-a/claude-2', 'human']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'any claude' });
-    await ctx.bus.send({ from: 'repo-a/claude-1', to: 'repo-a/claude', body: 'from a sibling' });
-    const first = await ctx.bus.readInbox({ reader: 'repo-a/claude-1', via: 'read_inbox' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'any claude' });
+    await ctx.bus.mail.send({ from: 'repo-a/claude-1', to: 'repo-a/claude', body: 'from a sibling' });
+    const first = await ctx.bus.inbox.read({ reader: 'repo-a/claude-1', via: 'read_inbox' });
     assert.deepEqual(first.map((message) => message.body), ['any claude']);
-    const second = await ctx.bus.readInbox({ reader: 'repo-a/claude-2', via: 'read_inbox' });
+    const second = await ctx.bus.inbox.read({ reader: 'repo-a/claude-2', via: 'read_inbox' });
     assert.deepEqual(second.map((message) => message.body), ['from a sibling']);
   });
 
 conformance('mail a hook has taken is leased: nobody else takes it until it is shown or given back', async (ctx) => {
     await ctx.register(['repo-a/claude', 'human']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'leased' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'leased' });
     const seen: string[][] = [];
-    const first = ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, (messages) => {
+    const first = ctx.bus.inbox.deliver({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, (messages) => {
       seen.push(messages.map((message) => message.body));
       throw new Error('the client went away');
     });
     await assert.rejects(first, /the client went away/);
     assert.deepEqual(seen, [['leased']]);
     // Given back at once: the next turn shows it.
-    await ctx.bus.deliverInbox({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, (messages) => {
+    await ctx.bus.inbox.deliver({ reader: 'repo-a/claude', via: 'hook-user-prompt' }, (messages) => {
       seen.push(messages.map((message) => message.body));
     });
     assert.deepEqual(seen[1], ['leased']);
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'second' });
     const reader = { name: 'repo-a/claude', repo: 'repo-a', clientAddress: 'repo-a/claude', isSession: false };
+    const leasedAt = ctx.clock.nowMicros();
     const taken = await ctx.store.leaseInbox({
-      query: { reader, limit: 10, actionableOnly: false, now: nowStamp() },
+      query: { reader, limit: 10, actionableOnly: false, now: formatStamp(leasedAt) },
       decide: (rows, copies) => decideTake(rows, copies, reader),
-      lease: newLease(nowMicros()),
+      lease: newLease(leasedAt),
     });
     assert.deepEqual(taken.messages.map((message) => message.body), ['second']);
-    assert.deepEqual(await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' }), [], 'a concurrent reader does not take leased mail');
-    assert.equal(await ctx.bus.pendingCount('repo-a/claude'), 1, 'still pending');
-    ctx.paths.sql("UPDATE messages SET lease_until = '2000-01-01T00:00:00.000000Z' WHERE body = 'second'");
-    assert.deepEqual((await ctx.bus.readInbox({ reader: 'repo-a/claude', via: 'read_inbox' })).map((message) => message.body), ['second'], 'an expired lease frees it');
+    assert.deepEqual(await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' }), [], 'a concurrent reader does not take leased mail');
+    assert.equal(await ctx.bus.inbox.pending('repo-a/claude'), 1, 'still pending');
+    ctx.clock.advance(LEASE_MICROS / 1000 + 1);
+    assert.deepEqual((await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' })).map((message) => message.body), ['second'], 'an expired lease frees it');
   });
 
 for (const engine of ENGINES) {
@@ -177,8 +177,8 @@ for (const engine of ENGINES) {
 
 conformance('pending mail counts leased mail too: in every part of the inbox, mail a hook is showing is still unread while no reader may take it', async (ctx) => {
   await ctx.register(['repo-a/claude-1', 'human']);
-  await ctx.bus.send({ from: 'human', to: 'repo-a/claude-1', body: 'its own' });
-  await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'at its client address' });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude-1', body: 'its own' });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'at its client address' });
   // Mail to the bare repo name nobody holds (an older agent-bus wrote it so).
   ctx.paths.sql(
     `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at)
@@ -191,7 +191,7 @@ conformance('pending mail counts leased mail too: in every part of the inbox, ma
   assert.deepEqual(taken.messages.map((message) => message.body).sort(), ['at its bare repo name', 'at its client address', 'its own']);
   assert.deepEqual(await ctx.store.peekInbox({ ...query, now: nowStamp() }), [], 'leased: no reader may take it');
   assert.equal(await ctx.store.pendingCount(reader), 3, 'leased: still pending, in all three parts');
-  assert.equal(await ctx.bus.pendingCount('repo-a/claude-1'), 3);
-  await ctx.bus.readInbox({ reader: 'repo-a/claude-1', via: 'read_inbox' });
+  assert.equal(await ctx.bus.inbox.pending('repo-a/claude-1'), 3);
+  await ctx.bus.inbox.read({ reader: 'repo-a/claude-1', via: 'read_inbox' });
   assert.equal(await ctx.store.pendingCount(reader), 3, 'a read takes none of it');
 });

@@ -13,7 +13,7 @@ conformance('prune: a thread goes only when it is wholly read and wholly older; 
   const thread = async (label: string, messages: Array<{ age: number; read: boolean }>): Promise<string> => {
     let threadId: string | undefined;
     for (const [index, message] of messages.entries()) {
-      const sent = await ctx.bus.send({ from: 'alpha', to: 'beta', body: `${label} ${index}`, ...(threadId === undefined ? {} : { threadId }) });
+      const sent = await ctx.bus.mail.send({ from: 'alpha', to: 'beta', body: `${label} ${index}`, ...(threadId === undefined ? {} : { threadId }) });
       threadId = sent.thread_id as string;
       const readAt = message.read ? `'${daysAgo(message.age)}'` : 'NULL';
       ctx.paths.sql(`UPDATE messages SET sent_at = '${daysAgo(message.age)}', read_at = ${readAt} WHERE message_id = '${sent.message_ids[0]}'`);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readAudit } from '../../helpers/bus-env.js';
 import { noticeCaps } from '../../../src/core/notices.js';
+import { ROTATION_MS } from '../../../src/core/notice-ops.js';
 import { conformance, type CoreBus } from './harness.js';
 
 const renderPlain = (notice: { noticeId: string; body: string }, maxBodyBytes?: number): string => `- ${notice.noticeId}: ${maxBodyBytes === undefined ? notice.body : notice.body.slice(0, maxBodyBytes)}`;
@@ -59,8 +60,8 @@ conformance(
     assert.deepEqual((await ctx.bus.notices.publish({ channel: 'c', message: 'critical three', severity: 'critical' })).evicted, [alert.notice_id]);
     await assert.rejects(ctx.bus.notices.publish({ channel: 'c', message: 'chatter' }), /outrank this info one; nothing was published/);
     assert.deepEqual((await ctx.bus.notices.list({ channel: 'c' })).map((notice) => notice.message), ['critical one', 'critical two', 'critical three']);
-    const expiring = await ctx.bus.notices.publish({ channel: 'd', message: 'soon gone' });
-    ctx.paths.sql(`UPDATE notices SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE notice_id = '${expiring.notice_id}'`);
+    const expiring = await ctx.bus.notices.publish({ channel: 'd', message: 'soon gone', ttl: '1m' });
+    ctx.clock.advance(61_000);
     await ctx.bus.notices.publish({ channel: 'd', message: 'fresh' });
     assert.equal(ctx.count(`SELECT COUNT(*) AS n FROM notices WHERE notice_id = '${expiring.notice_id}'`), 0, 'removed at the next publish');
     assert.ok(readAudit(ctx.paths.audit).some((row) => row.op === 'notice' && row.notice_event === 'expire'));
@@ -73,10 +74,10 @@ conformance(
   async (ctx) => {
     for (let index = 0; index < 7; index++) await ctx.bus.notices.publish({ channel: 'ops', message: `critical ${index}`, severity: 'critical' });
     const seen = new Set<string>();
-    const start = Date.now();
-    while (seen.size < 7 && Date.now() - start < 10_000) {
+    // Turns come from the clock: each look is a quarter of a rotation later.
+    for (let look = 0; seen.size < 7 && look < 40; look++) {
       for (const body of await due(ctx, 'pre-tool', 's-1', ['ops'], { AGENT_BUS_NOTICES_PER_TURN: '3' })) seen.add(body);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      ctx.clock.advance(ROTATION_MS / 4);
     }
     assert.equal(seen.size, 7, `every critical notice was shown in turn: ${[...seen].join(', ')}`);
   },

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
-import { formatStamp, nowMicros, nowStamp } from '../../../src/model/clock.js';
+import { formatStamp, nowStamp, stampOf } from '../../../src/model/clock.js';
 import { coreBus } from '../../helpers/core-bus.js';
 import { openStore } from '../../../src/store/open.js';
 import { Bus } from '../../../src/core/bus.js';
@@ -13,20 +13,22 @@ import { busSettings } from '../../../src/core/settings.js';
 import { livenessFrom } from '../../../src/core/liveness.js';
 import { openAuditLog } from '../../../src/runtime.js';
 import { parseSearchQuery } from '../../../src/core/search-query.js';
-import { systemProcessTable } from '../../../src/sessions/procs.js';
+import { systemProcessTable } from '../../../src/adapters/procs.js';
 import type { SearchFilter } from '../../../src/model/search.js';
-import { conformance, found, sendMail, type CoreBus } from './harness.js';
+import { conformance, DAY_MS, found, sendMail, type CoreBus } from './harness.js';
 
 conformance('search finds words, "phrases" and prefixes the same on both engines, each send once, newest first, as each reader may see it', async (ctx) => {
   await ctx.register(['repo-a/claude', 'repo-a/codex', 'repo-b/claude', 'human', 'maria']);
   const send = async (from: string, to: string, body: string, threadId?: string): Promise<string> => {
-    const sent = await ctx.bus.send({ from, to, body, ...(threadId ? { threadId } : {}) });
+    const sent = await ctx.bus.mail.send({ from, to, body, ...(threadId ? { threadId } : {}) });
     return sent.message_ids[0] as string;
   };
   const find = async (query: string, options: { reader?: string | null; from?: string; to?: string; thread?: string; since?: string } = {}): Promise<string[]> =>
-    (await ctx.bus.search({ query, reader: options.reader ?? null, ...options })).map((hit) => hit.snippet.map((part) => part.text).join(''));
-  const m1 = await send('human', 'repo-a/claude', 'please review the login form before merge');
-  const thread = (await ctx.bus.recentMessages(1))[0]?.thread_id as string;
+    (await ctx.bus.mail.search({ query, reader: options.reader ?? null, ...options })).map((hit) => hit.snippet.map((part) => part.text).join(''));
+  await send('human', 'repo-a/claude', 'please review the login form before merge');
+  const thread = (await ctx.bus.mail.recent(1))[0]?.thread_id as string;
+  // The first mail is three days older than the rest.
+  ctx.clock.advance(3 * DAY_MS);
   await send('repo-a/claude', 'human', 'reviewed: the login form looks fine', thread);
   await send('human', 'repo-a', 'deploy freeze until the release');
   await send('repo-b/claude', 'maria', 'the deployment to staging failed');
@@ -47,7 +49,6 @@ conformance('search finds words, "phrases" and prefixes the same on both engines
   assert.deepEqual(await find('login', { from: 'repo-a' }), ['a form for login is missing', 'reviewed: the login form looks fine']);
   assert.deepEqual(await find('deploy*', { to: 'repo-a' }), ['deploy freeze until the release']);
   assert.deepEqual(await find('login', { thread: thread.slice(0, 8) }), ['reviewed: the login form looks fine', 'please review the login form before merge']);
-  ctx.paths.sql(`UPDATE messages SET sent_at = '${formatStamp(nowMicros() - 3 * 86_400_000_000)}' WHERE message_id = '${m1}'`);
   assert.deepEqual(await find('review*', { since: '1d' }), ['reviewed: the login form looks fine']);
   // Mail stored after a search is found by the next; mail removed is found no more.
   await send('repo-b/claude', 'repo-a/codex', 'a brand new login flow');
@@ -55,7 +56,7 @@ conformance('search finds words, "phrases" and prefixes the same on both engines
   ctx.paths.sql("DELETE FROM messages WHERE body = 'a brand new login flow'");
   assert.deepEqual((await find('brand new')), []);
   // A hit says who wrote to whom, in which thread, and where it matched.
-  const [hit] = await ctx.bus.search({ query: 'staging', reader: null });
+  const [hit] = await ctx.bus.mail.search({ query: 'staging', reader: null });
   assert.deepEqual([hit?.from, hit?.to, hit?.snippet.filter((part) => part.match).map((part) => part.text)], ['repo-b/claude', 'maria', ['staging']]);
 });
 
@@ -86,7 +87,7 @@ conformance("a reader's search finds its own and its repo's mail whether its rep
   // Mail to the repo reaches an agent filed under it by its repo column alone (an older roster's row).
   await ctx.register(['legacy/bot']);
   ctx.paths.sql("UPDATE agents SET group_name = 'repo-d' WHERE name = 'legacy/bot'");
-  await ctx.bus.send({ from: 'human', to: 'repo-d', body: 'a zebra for everyone in repo-d' });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-d', body: 'a zebra for everyone in repo-d' });
   const [toRepoD] = await found(ctx, 'zebra', null);
   assert.deepEqual(await found(ctx, 'zebra', 'repo-d/claude'), [toRepoD]);
 });
@@ -158,25 +159,25 @@ conformance('search: a bus whose mail is not indexed yet is indexed in batches, 
          INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) SELECT 'bulk-' || i, 'human', 'repo-a/claude', 'filler number ' || i, 't-bulk', '2026-01-01T00:00:00.000000Z' FROM n`
       : `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) SELECT 'bulk-' || i, 'human', 'repo-a/claude', 'filler number ' || i, 't-bulk', '2026-01-01T00:00:00.000000Z' FROM generate_series(1, ${rows}) AS i`,
   );
-  await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'the needle after the bulk' });
-  const hits = await ctx.bus.search({ query: 'needle', reader: 'repo-a/claude' });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'the needle after the bulk' });
+  const hits = await ctx.bus.mail.search({ query: 'needle', reader: 'repo-a/claude' });
   assert.deepEqual(hits.map((hit) => hit.snippet.map((part) => part.text).join('')), ['the needle after the bulk']);
-  assert.equal((await ctx.bus.search({ query: '"filler number 1"', reader: null })).length, 1, 'the first of the bulk');
-  assert.equal((await ctx.bus.search({ query: `"number ${rows}"`, reader: 'repo-a/claude' })).length, 1, 'the last of the bulk');
+  assert.equal((await ctx.bus.mail.search({ query: '"filler number 1"', reader: null })).length, 1, 'the first of the bulk');
+  assert.equal((await ctx.bus.mail.search({ query: `"number ${rows}"`, reader: 'repo-a/claude' })).length, 1, 'the last of the bulk');
   assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), rows + 1, 'every message indexed once');
 });
 
 conformance('search: a broadcast to many is one result however many of its copies come first, and older mail is still found behind it', async (ctx) => {
   const agents = Array.from({ length: 40 }, (_, index) => `repo-${index}/claude`);
   await ctx.register([...agents, 'human']);
-  await ctx.bus.send({ from: 'human', to: 'repo-1/claude', body: 'the older review request' });
-  await ctx.bus.send({ from: 'human', to: 'repo-2/claude', body: 'a second review, older still than the broadcast' });
-  await ctx.bus.send({ from: 'human', to: '*', body: 'review day for everyone' });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-1/claude', body: 'the older review request' });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-2/claude', body: 'a second review, older still than the broadcast' });
+  await ctx.bus.mail.send({ from: 'human', to: '*', body: 'review day for everyone' });
   const bodies = async (limit: number): Promise<string[]> =>
-    (await ctx.bus.search({ query: 'review', reader: null, limit })).map((hit) => hit.snippet.map((part) => part.text).join(''));
+    (await ctx.bus.mail.search({ query: 'review', reader: null, limit })).map((hit) => hit.snippet.map((part) => part.text).join(''));
   assert.deepEqual(await bodies(3), ['review day for everyone', 'a second review, older still than the broadcast', 'the older review request']);
   assert.deepEqual(await bodies(2), ['review day for everyone', 'a second review, older still than the broadcast']);
-  assert.equal((await ctx.bus.search({ query: 'review', reader: 'repo-1/claude', limit: 5 })).length, 2, 'a reader pages too: the broadcast and its own');
+  assert.equal((await ctx.bus.mail.search({ query: 'review', reader: 'repo-1/claude', limit: 5 })).length, 2, 'a reader pages too: the broadcast and its own');
 });
 
 conformance('search reads words the same on both engines: paths, branches, addresses, versions, snake_case, Unicode punctuation and case, emoji', async (ctx) => {
@@ -240,13 +241,15 @@ test('postgres: mail the agent-bus before this one indexed, reading feat/login a
 
 conformance('search: pruned mail leaves the index with it, and what is kept is still found', async (ctx) => {
   await ctx.register(['repo-a/claude', 'human']);
+  // Sent and read forty days before the other.
   const old = await sendMail(ctx, 'human', 'repo-a/claude', 'an old zebra, read long ago');
+  await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
+  ctx.clock.advance(40 * DAY_MS);
   const kept = await sendMail(ctx, 'human', 'repo-a/claude', 'a new zebra, unread');
   assert.deepEqual(await found(ctx, 'zebra', null), [kept, old]);
   assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 2);
-  const longAgo = formatStamp(nowMicros() - 40 * 86_400_000_000);
-  ctx.paths.sql(`UPDATE messages SET sent_at = '${longAgo}', read_at = '${longAgo}' WHERE message_id = '${old}'`);
-  const pruned = await ctx.store.prune({ mailBefore: formatStamp(nowMicros() - 30 * 86_400_000_000), now: nowStamp(), sessionsEndedBefore: longAgo, dryRun: false });
+  const now = ctx.clock.nowMicros();
+  const pruned = await ctx.store.prune({ mailBefore: formatStamp(now - 30 * DAY_MS * 1000), now: formatStamp(now), sessionsEndedBefore: formatStamp(now - 40 * DAY_MS * 1000), dryRun: false });
   assert.equal(pruned.messages, 1);
   assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 1, 'the pruned message is out of the index');
   assert.deepEqual(await found(ctx, 'zebra', null), [kept]);
@@ -256,13 +259,14 @@ test('postgres: an index row whose message is gone (an older agent-bus pruned it
   const ctx = await coreBus({}, 'postgres');
   try {
     await ctx.register(['repo-a/claude', 'human']);
-    const old = await sendMail(ctx, 'human', 'repo-a/claude', 'old mail');
+    await sendMail(ctx, 'human', 'repo-a/claude', 'old mail');
+    await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'read_inbox' });
     await found(ctx, 'mail', null);
     // The index keeps no key to messages (schema step 18): a row for no message can be there.
     ctx.paths.sql("INSERT INTO message_search (seq, tsv) VALUES (987654321, to_tsvector('simple', 'ghost'))");
-    const longAgo = formatStamp(nowMicros() - 40 * 86_400_000_000);
-    ctx.paths.sql(`UPDATE messages SET sent_at = '${longAgo}', read_at = '${longAgo}' WHERE message_id = '${old}'`);
-    await ctx.store.prune({ mailBefore: formatStamp(nowMicros() - 30 * 86_400_000_000), now: nowStamp(), sessionsEndedBefore: longAgo, dryRun: false });
+    ctx.clock.advance(40 * DAY_MS);
+    const now = ctx.clock.nowMicros();
+    await ctx.store.prune({ mailBefore: formatStamp(now - 30 * DAY_MS * 1000), now: formatStamp(now), sessionsEndedBefore: formatStamp(now - 40 * DAY_MS * 1000), dryRun: false });
     assert.equal(ctx.count('SELECT COUNT(*) AS n FROM message_search'), 0);
   } finally {
     await ctx.close();
@@ -290,25 +294,25 @@ test('postgres: a message that commits after thousands with later positions is s
   try {
     await ctx.register(['repo-a/claude', 'human']);
     ctx.store.keepSearchIndexCurrent();
-    for (let index = 0; index < 3; index++) await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: `early mail ${index}` });
-    assert.equal((await ctx.bus.search({ query: 'early', reader: null })).length, 3);
+    for (let index = 0; index < 3; index++) await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: `early mail ${index}` });
+    assert.equal((await ctx.bus.mail.search({ query: 'early', reader: null })).length, 3);
     const behind = await slowWriterBehindThousands(ctx);
     slow = behind.slow;
     const position = behind.position;
-    for (let index = 0; index < 5; index++) await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: `a send to index ${index}` });
+    for (let index = 0; index < 5; index++) await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: `a send to index ${index}` });
     assert.deepEqual(await found(ctx, 'walrus', null), [], 'not committed yet');
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'one more send, another round' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'one more send, another round' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const mark = (): number => ctx.count("SELECT position AS n FROM search_index WHERE name = 'parties'");
     assert.ok(mark() >= 3 && mark() < position, `the mark (${mark()}) is past the early mail, not past the slow writer's position (${position})`);
     await slow.query('COMMIT');
-    await ctx.bus.send({ from: 'human', to: 'repo-a/claude', body: 'a send after the slow one committed' });
+    await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'a send after the slow one committed' });
     const deadline = Date.now() + 10_000;
     while (ctx.count(`SELECT COUNT(*) AS n FROM message_search s JOIN messages m ON m.seq = s.seq WHERE m.message_id = 'slow-1'`) === 0) {
       assert.ok(Date.now() < deadline, 'the background indexed the late message');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.equal((await ctx.bus.search({ query: 'walrus', reader: null })).length, 1);
+    assert.equal((await ctx.bus.mail.search({ query: 'walrus', reader: null })).length, 1);
     while (mark() < position) {
       assert.ok(Date.now() < deadline, 'the mark moves on past it');
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -325,10 +329,10 @@ test('postgres: a search alone finds a message that committed after thousands wi
   try {
     await ctx.register(['repo-a/claude', 'human']);
     slow = (await slowWriterBehindThousands(ctx)).slow;
-    assert.equal((await ctx.bus.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
+    assert.equal((await ctx.bus.mail.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
     await slow.query('COMMIT');
-    assert.equal((await ctx.bus.search({ query: 'walrus', reader: null })).length, 1, 'the late message is found');
-    assert.equal((await ctx.bus.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
+    assert.equal((await ctx.bus.mail.search({ query: 'walrus', reader: null })).length, 1, 'the late message is found');
+    assert.equal((await ctx.bus.mail.search({ query: 'quick', reader: null, limit: 1 })).length, 1);
   } finally {
     await slow?.end();
     await ctx.close();
@@ -342,10 +346,10 @@ test('postgres: two processes keeping the index current as they send index every
     await ctx.register(['repo-a/claude', 'repo-b/claude']);
     ctx.store.keepSearchIndexCurrent();
     other.keepSearchIndexCurrent();
-    const otherBus = new Bus(other, openAuditLog(ctx.paths.audit, ctx.paths.env), busSettings(ctx.paths.env), () => livenessFrom(systemProcessTable()));
+    const otherBus = new Bus(other, openAuditLog(ctx.paths.audit, ctx.paths.env), busSettings(ctx.paths.env), { liveness: () => livenessFrom(systemProcessTable()) });
     const burst = (bus: Bus, from: string, to: string) =>
       Promise.all(Array.from({ length: 8 }, async (_, sender) => {
-        for (let index = 0; index < 60; index++) await bus.send({ from, to, body: `burst ${from} ${sender} ${index}` });
+        for (let index = 0; index < 60; index++) await bus.mail.send({ from, to, body: `burst ${from} ${sender} ${index}` });
       }));
     await Promise.all([burst(ctx.bus, 'repo-a/claude', 'repo-b/claude'), burst(otherBus, 'repo-b/claude', 'repo-a/claude')]);
     const messages = ctx.count('SELECT COUNT(*) AS n FROM messages');
@@ -361,10 +365,10 @@ test('postgres: two processes keeping the index current as they send index every
       assert.ok(Date.now() < deadline, 'the mark moved past the last message');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await otherBus.send({ from: 'repo-b/claude', to: 'repo-a/claude', body: 'the last one, then close' });
+    await otherBus.mail.send({ from: 'repo-b/claude', to: 'repo-a/claude', body: 'the last one, then close' });
     await otherBus.close();
-    assert.equal((await ctx.bus.search({ query: 'burst', reader: null, limit: 500 })).length, 500);
-    assert.equal((await ctx.bus.search({ query: 'last', reader: 'repo-a/claude' })).length, 1);
+    assert.equal((await ctx.bus.mail.search({ query: 'burst', reader: null, limit: 500 })).length, 500);
+    assert.equal((await ctx.bus.mail.search({ query: 'last', reader: 'repo-a/claude' })).length, 1);
   } finally {
     await other.close();
     await ctx.close();
@@ -407,18 +411,18 @@ conformance('search: who sees what and every filter, as QUERIES.md says, copy by
   await ctx.register(['repo-a/claude', 'repo-a/claude-1', 'repo-a/codex', 'repo-b/claude', 'legacy/bot', 'human', 'ops', 'ops/claude']);
   // Filed under repo-a by its repo column alone (an older roster's row): reached by mail to repo-a.
   ctx.paths.sql("UPDATE agents SET group_name = 'repo-a' WHERE name = 'legacy/bot'");
-  const direct = await sendMail(ctx, 'human', 'repo-a/claude', 'zebra one');
+  await sendMail(ctx, 'human', 'repo-a/claude', 'zebra one');
+  // The first mail is two days older than the rest.
+  ctx.clock.advance(2 * DAY_MS);
   await sendMail(ctx, 'repo-a/claude-1', 'human', 'zebra two');
-  const toRepo = await ctx.bus.send({ from: 'human', to: 'repo-a', body: 'zebra three' });
+  const toRepo = await ctx.bus.mail.send({ from: 'human', to: 'repo-a', body: 'zebra three' });
   await sendMail(ctx, 'repo-b/claude', 'ops/claude', 'zebra four');
   const fromOps = await sendMail(ctx, 'ops', 'repo-b/claude', 'zebra five');
-  await ctx.bus.send({ from: 'human', to: '*', body: 'zebra six' });
+  await ctx.bus.mail.send({ from: 'human', to: '*', body: 'zebra six' });
   // Rows an older agent-bus wrote: to the bare repo name, and from it.
   for (const [id, from, to] of [['old-to', 'repo-b/claude', 'repo-a'], ['old-from', 'repo-a', 'human']]) {
-    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) VALUES ('${id}', '${from}', '${to}', 'zebra old', 't-${id}', '${nowStamp()}')`);
+    ctx.paths.sql(`INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at) VALUES ('${id}', '${from}', '${to}', 'zebra old', 't-${id}', '${stampOf(ctx.clock)}')`);
   }
-  const earlier = formatStamp(nowMicros() - 2 * 86_400_000_000);
-  ctx.paths.sql(`UPDATE messages SET sent_at = '${earlier}' WHERE message_id = '${direct}'`);
   const position = ctx.engine === 'sqlite' ? 'rowid' : 'seq';
   const copies = ctx.paths.rows<StoredCopy>(`SELECT ${position} AS position, message_id, from_agent, to_agent, addressed_to, to_group, thread_id, sent_at FROM messages`).map((copy) => ({ ...copy, position: Number(copy.position) }));
   const thread = copies.find((copy) => copy.message_id === toRepo.message_ids[0])?.thread_id as string;
@@ -437,10 +441,10 @@ conformance('search: who sees what and every filter, as QUERIES.md says, copy by
     ...['repo-a', 'repo-a/claude', 'human', 'ops'].map((from) => ({ ...none, from })),
     ...['repo-a', 'repo-b', '*', 'human', 'repo-a/codex'].map((to) => ({ ...none, to })),
     { ...none, thread: thread.slice(0, 8) },
-    { ...none, since: formatStamp(nowMicros() - 86_400_000_000) },
+    { ...none, since: formatStamp(ctx.clock.nowMicros() - 86_400_000_000) },
     { ...none, before: middle },
     { ...none, visibleTo: { name: 'repo-a/codex', repo: 'repo-a' }, from: 'human', to: 'repo-a' },
-    { ...none, visibleTo: { name: 'human', repo: null }, before: middle, since: formatStamp(nowMicros() - 86_400_000_000) },
+    { ...none, visibleTo: { name: 'human', repo: null }, before: middle, since: formatStamp(ctx.clock.nowMicros() - 86_400_000_000) },
   ];
   for (const filter of filters) {
     const got = (await ctx.store.searchMessages(parseSearchQuery('zebra'), filter, 1000)).map((copy) => copy.messageId);

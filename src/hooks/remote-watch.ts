@@ -4,11 +4,11 @@
  * arrives anywhere on the bus, and asks again until its time is up. Exits 10
  * with the mail on stderr, as a local watcher does; 0 when it gives up.
  */
-import { WOKE_EXIT, type WatchRun } from '../wake/watch.js';
-import { HubUnreachable } from './http.js';
-import { postToHub } from './calls.js';
-import { confirmDelivered } from './delivered.js';
-import type { HubAccess } from './access.js';
+import { WOKE_EXIT, type WatchRun } from './watch.js';
+import { HubUnreachable } from '../remote/http.js';
+import { postToHub } from '../remote/calls.js';
+import { confirmDelivered } from '../remote/delivered.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 import { HUB_PATHS, type WatchAnswer } from '../protocol/hub.js';
 
 /** One wait at the hub: long enough to be cheap, short enough that no proxy cuts it. */

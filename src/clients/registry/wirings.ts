@@ -2,12 +2,12 @@
  * What init writes for each client, by its id: one wiring per profile (the type says so). Only init
  * and doctor load this: the wirings bring the config-file parsers (TOML, JSON with comments).
  */
-import { agyWiring } from './agy/wiring.js';
-import { claudeWiring } from './claude/wiring.js';
-import { codexWiring } from './codex/wiring.js';
-import { opencodeWiring } from './opencode/wiring.js';
+import { agyWiring } from '../agy/wiring.js';
+import { claudeWiring } from '../claude/wiring.js';
+import { codexWiring } from '../codex/wiring.js';
+import { opencodeWiring } from '../opencode/wiring.js';
 import type { ClientId } from './profiles.js';
-import type { ClientWiring } from './wiring.js';
+import type { ClientWiring } from '../wiring.js';
 
 export const WIRINGS: Record<ClientId, ClientWiring> = { agy: agyWiring, claude: claudeWiring, codex: codexWiring, opencode: opencodeWiring };
 

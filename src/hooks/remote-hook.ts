@@ -6,15 +6,15 @@
  */
 import { printerFor } from '../clients/dialect.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
-import { profileFor } from '../clients/profiles.js';
-import { busDotEnv } from '../core/dot-env.js';
+import { profileFor } from '../clients/registry/profiles.js';
+import { busDotEnv } from '../adapters/dot-env.js';
 import { intSetting, type Env } from '../core/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
-import type { HookKind } from '../hooks/run-kind.js';
-import { payloadSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
-import { postToHub } from './calls.js';
-import { confirmDelivered } from './delivered.js';
-import type { HubAccess } from './access.js';
+import type { HookKind } from './run-kind.js';
+import { payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { postToHub } from '../remote/calls.js';
+import { confirmDelivered } from '../remote/delivered.js';
+import type { HubAccess } from '../adapters/hub-access.js';
 import { HUB_PATHS, type HookAnswer, type HookRequest } from '../protocol/hub.js';
 
 /** How long a remote hook waits for the hub before the turn goes on without it. */

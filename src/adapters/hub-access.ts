@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { busPaths } from '../core/paths.js';
+import { busPaths } from './paths.js';
 import type { Env } from '../core/settings.js';
 
 export interface HubAccess {

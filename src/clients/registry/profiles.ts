@@ -3,13 +3,13 @@
  * learns a client's facts. An id without a profile reads as UNKNOWN_CLIENT.
  * Hooks load this module: it holds profiles, never wiring code.
  */
-import { agyProfile } from './agy/profile.js';
-import { claudeProfile } from './claude/profile.js';
-import { codexProfile } from './codex/profile.js';
-import { opencodeProfile } from './opencode/profile.js';
-import type { Env } from '../core/settings.js';
-import type { HookDialect } from './dialect.js';
-import { sessionFromEnvironment, UNKNOWN_CLIENT, type ClientProfile, type QueueWake } from './profile.js';
+import { agyProfile } from '../agy/profile.js';
+import { claudeProfile } from '../claude/profile.js';
+import { codexProfile } from '../codex/profile.js';
+import { opencodeProfile } from '../opencode/profile.js';
+import type { Env } from '../../core/settings.js';
+import type { HookDialect } from '../dialect.js';
+import { sessionFromEnvironment, UNKNOWN_CLIENT, type ClientProfile, type QueueWake } from '../profile.js';
 
 export const PROFILES = {
   agy: agyProfile,

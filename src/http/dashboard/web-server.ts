@@ -5,16 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import type { Bus } from '../core/bus.js';
-import { busPaths } from '../core/paths.js';
-import { floatSetting, type Env } from '../core/settings.js';
-import { BusError } from '../model/errors.js';
-import { listenOn } from './listen.js';
-import { keepPruned, openBusHere } from '../runtime.js';
-import { localAccess, type DashboardActor } from './dashboard/access.js';
-import { checkAssets } from './dashboard/assets.js';
-import { Dashboard } from './dashboard/dashboard.js';
-import { SharedChanges } from './waits.js';
+import type { Bus } from '../../core/bus.js';
+import { busPaths } from '../../adapters/paths.js';
+import { floatSetting, type Env } from '../../core/settings.js';
+import { BusError } from '../../model/errors.js';
+import { listenOn } from '../listen.js';
+import { localAccess, type DashboardActor } from './access.js';
+import { checkAssets } from './assets.js';
+import { Dashboard } from './dashboard.js';
+import { SharedChanges } from '../waits.js';
 
 /** Hosts that listen on every address: any name may reach them, so no Host is refused. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
@@ -31,6 +30,8 @@ export interface WebOptions {
   version: string;
   actor: Omit<DashboardActor, 'place'>;
   log(line: string): void;
+  /** Open this machine's bus. */
+  openBus(): Bus;
 }
 
 export interface WebServer {
@@ -43,8 +44,8 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const { env } = options;
   // Refused at start, not at the first visit: `agent-bus web` is nothing without its page.
   checkAssets();
-  const bus: Bus = openBusHere(env);
-  bus.keepSearchIndexCurrent();
+  const bus: Bus = options.openBus();
+  bus.mail.keepSearchIndexCurrent();
   const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
   const access = localAccess(options.actor);
   // The names this dashboard answers to, once its port is known: another name rebound to this address is refused.
@@ -66,7 +67,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   }
   const port = base.slice(base.lastIndexOf(':') + 1);
   for (const name of [options.host.includes(':') ? `[${options.host}]` : options.host, '127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${port}`);
-  const stopPruning = keepPruned(bus, env, 'web', (line) => options.log(line));
+  const stopPruning = bus.retention.keepPruned('web', (line) => options.log(line));
   let closing: Promise<void> | null = null;
   return {
     url: `${base}/?key=${access.key}`,

@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../model/locations.js';
-import type { Env } from './settings.js';
+import type { Env } from '../core/settings.js';
 
 export const BUS_FOLDER_NAME = '.claude-agent-bus';
 

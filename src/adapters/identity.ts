@@ -7,9 +7,9 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BusError } from '../model/errors.js';
-import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from './names.js';
-import type { Env } from './settings.js';
-import type { AgentRecord } from '../store/ports.js';
+import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from '../core/names.js';
+import type { Env } from '../core/settings.js';
+import type { AgentRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
 
 export const NAME_FILE = '.agent-bus-name';
@@ -31,10 +31,11 @@ export interface IdentityInput {
   cwd: string;
 }
 
+/** What finding an identity reads of the roster (the core's Roster is one). */
 export interface IdentityLookups {
   /** Roster rows registered for this repo path. */
-  agentsAt(repoPath: string): Promise<AgentRecord[]>;
-  getAgent(name: string): Promise<AgentRecord | null>;
+  at(repoPath: string): Promise<AgentRecord[]>;
+  get(name: string): Promise<AgentRecord | null>;
 }
 
 export type Identity =
@@ -149,7 +150,7 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
   const clientIssue = clientIdProblem(client);
   if (clientIssue) throw new IdentityError(`invalid client id: ${clientIssue}`);
   // Prefer what the roster already says about this repo and client (a name pinned earlier).
-  const registered = (await lookups.agentsAt(root))
+  const registered = (await lookups.at(root))
     .map((agent) => clientAddressOf(agent.name))
     .filter((address): address is string => address !== null && address.endsWith(`/${client}`))
     .sort();
@@ -160,7 +161,7 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
 }
 
 async function pathWarnings(name: string, repoPath: string, lookups: IdentityLookups): Promise<string[]> {
-  const known = await lookups.getAgent(name);
+  const known = await lookups.get(name);
   if (!known || known.repoPath === repoPath) return [];
   return [
     `${quoted(name)} was last registered for ${known.repoPath}, not ${repoPath}: both repos share one inbox. ` +

@@ -10,26 +10,23 @@
  * WAL grows at every commit) and SQLite's data_version say when to look; the
  * poll (AGENT_BUS_WATCH_POLL_SECONDS) is only the fallback.
  */
-import { formatStamp, nowMicros, nowStamp } from '../model/clock.js';
-import { IdentityError, resolveIdentity, sessionsEnabled } from '../core/identity.js';
+import { IdentityError, resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
 import { isStoreUnavailable } from '../model/errors.js';
-import { profileFor } from '../clients/profiles.js';
+import { profileFor } from '../clients/registry/profiles.js';
 import { clientAddressOf } from '../core/names.js';
 import { floatSetting, type Env } from '../core/settings.js';
 import { randomId } from '../model/ids.js';
 import { eachChange } from '../core/store-changes.js';
-import { openBusHere } from '../runtime.js';
-import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../sessions/procs.js';
-import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
-import { hookReader } from '../hooks/scope.js';
-import { promptContext } from '../hooks/text.js';
-import { loadWakeConfig, lookupWake } from './config.js';
-import { wakeRow, wakesPerHour } from './dispatch.js';
-import type { Bus, PendingDelivery } from '../core/bus.js';
+import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../adapters/procs.js';
+import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
+import { hookSessionFacts } from '../clients/registry/session-facts.js';
+import { promptContext } from './text.js';
+import { loadWakeConfig, lookupWake } from '../wake/config.js';
+import { wakesPerHour } from '../wake/dispatch.js';
+import type { Bus } from '../core/bus.js';
+import type { PendingDelivery } from '../core/inbox-ops.js';
 import type { MessageView } from '../core/views.js';
 import type { MessageRecord } from '../model/records.js';
-import { hubAccess } from '../remote/access.js';
-import { runRemoteWatch } from '../remote/watch.js';
 
 /** Claude Code reads a background hook's exit 2 as "wake the model"; its command maps our 10 to it. */
 export const WOKE_EXIT = 10;
@@ -59,18 +56,27 @@ export function watchRefusal(client: string | undefined, env: Env): string | nul
   return null;
 }
 
-export async function runWatch(run: WatchRun): Promise<number> {
-  const refusal = watchRefusal(run.client, run.env);
-  if (refusal !== null) return 0;
+/** What every watcher, here or over a hub, reads first: its payload, its session's id, how long it waits. */
+export interface WatchStart {
+  payload: Payload;
+  sessionKey: string | null;
+  /** How long it waits before it gives up. */
+  maxMs: number;
+}
+
+/** The watcher's start: null when waking is not its job (it exits 0 at once). */
+export async function startWatch(run: WatchRun): Promise<WatchStart | null> {
+  if (watchRefusal(run.client, run.env) !== null) return null;
   const payload = await readPayload(payloadTimeoutMs(run.env));
-  const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
   const maxMs = (run.maxSeconds ?? floatSetting(run.env, 'AGENT_BUS_WATCH_HOURS', DEFAULT_WATCH_HOURS, 0) * 3600) * 1000;
-  const sessionKey = hookSessionKey(payload, run.env);
-  const access = hubAccess(run.env);
-  if (access !== null) return runRemoteWatch(run, access, maxMs, sessionKey);
+  return { payload, sessionKey: hookSessionKey(payload, run.env), maxMs };
+}
+
+/** The watcher on a machine with the bus: it waits on the store's change feed. */
+export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Promise<number> {
+  const { payload, sessionKey, maxMs } = start;
+  const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
   const deadline = Date.now() + maxMs;
-  // Asked above whether a hub is set: this is this machine's bus.
-  const bus = openBusHere(run.env);
   const table = systemProcessTable(run.env);
   const client = clientProcessOf(lineageOf(process.pid, table));
   const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
@@ -88,31 +94,32 @@ export async function runWatch(run: WatchRun): Promise<number> {
   try {
     let identity;
     try {
-      identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus, 'hook');
+      identity = await resolveIdentity({ env: run.env, client: run.client, payloadDir: payloadDirectory(payload), cwd: run.cwd }, bus.roster, 'hook');
     } catch (error) {
       if (error instanceof IdentityError) return 0;
       throw error;
     }
     if (identity.kind !== 'agent') return 0;
-    let reader = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+    const facts = hookSessionFacts(identity.name, sessionsEnabled(run.env), table);
+    let reader = await bus.sessions.readerFor(identity.name, sessionKey, facts);
     watchKey = sessionKey ?? reader;
     const claim = randomId();
     token = claim;
-    await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+    await bus.wakes.startWatching(watchKey, claim, process.pid, reader);
     // A store that goes away while the watcher waits (a server restarting) is waited out: the feed
     // reconnects and says so, and the watcher looks again then.
     let missed = false;
     const outcome = await eachChange({ feed, pollMs, deadline, stopped: () => stopping }, async (changed) => {
       try {
-        if (!(await bus.wakes.holdsWatch(watchKey, claim))) return 0; // A newer watcher took over.
+        if (!(await bus.wakes.isWatching(watchKey, claim))) return 0; // A newer watcher took over.
         if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
         if (!changed && !missed) return undefined;
         missed = false;
         // A rename moves the session's mail to its new address: follow it.
-        const latest = await hookReader(bus, identity.name, sessionKey, table, sessionsEnabled(run.env));
+        const latest = await bus.sessions.readerFor(identity.name, sessionKey, facts);
         if (latest !== reader) {
           reader = latest;
-          await bus.wakes.claimWatch(watchKey, claim, process.pid, nowStamp(), reader);
+          await bus.wakes.startWatching(watchKey, claim, process.pid, reader);
         }
         const config = loadWakeConfig(run.env);
         if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.
@@ -131,7 +138,7 @@ export async function runWatch(run: WatchRun): Promise<number> {
     return 0;
   } finally {
     await feed.close();
-    if (token !== null) await bus.wakes.releaseWatch(watchKey, token).catch(() => undefined);
+    if (token !== null) await bus.wakes.stopWatching(watchKey, token).catch(() => undefined);
     await bus.close();
   }
 }
@@ -142,13 +149,12 @@ export async function runWatch(run: WatchRun): Promise<number> {
  * handed over leased, to be confirmed once printed, instead of being marked delivered here.
  */
 export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'> & { defer?: (pending: PendingDelivery) => void }, reader: string): Promise<number | null> {
-  if ((await bus.pendingCount(reader)) === 0) return null;
-  const micros = nowMicros();
-  const now = formatStamp(micros);
-  if (!(await bus.wakes.take(reader, micros, wakesPerHour(run.env)))) {
+  if ((await bus.inbox.pending(reader)) === 0) return null;
+  const micros = bus.clock.nowMicros();
+  if (!(await bus.wakes.count(reader, micros, wakesPerHour(run.env)))) {
     // Past the hourly limit the mail waits for the agent's next turn.
-    const [first] = (await bus.readInbox({ reader, markRead: false, limit: 1, via: null })) as unknown as MessageRecord[];
-    if (first) bus.audit.append([wakeRow(now, reader, toRecord(first), reader, 'watch', 'rate-limited')]);
+    const [first] = (await bus.inbox.read({ reader, markRead: false, limit: 1, via: null })) as unknown as MessageRecord[];
+    if (first) bus.wakes.noteWatched(reader, toRecord(first), 'rate-limited', micros);
     return 0;
   }
   const shared = clientAddressOf(reader);
@@ -158,15 +164,15 @@ export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'> & 
     if (text !== null) run.say(`agent-bus: new mail\n${text}`);
   };
   let views: MessageView[];
-  if (run.defer === undefined) views = await bus.deliverInbox(request, say);
+  if (run.defer === undefined) views = await bus.inbox.deliver(request, say);
   else {
-    const taken = await bus.takeForShowing(request, say);
+    const taken = await bus.inbox.show(request, say);
     if (taken.pending !== null) run.defer(taken.pending);
     views = taken.views;
   }
   const shown = views.map(toRecord);
   if (shown.length === 0) return null;
-  bus.audit.append([wakeRow(now, reader, shown[0] as MessageRecord, reader, 'watch', 'woke')]);
+  bus.wakes.noteWatched(reader, shown[0] as MessageRecord, 'woke', micros);
   return WOKE_EXIT;
 }
 

@@ -1,0 +1,221 @@
+/**
+ * Mail: sending (who a send reaches is decided inside its transaction), the rule a session's send
+ * follows and the notes it gets back, threads, the newest mail, search, and following every send
+ * the bus stores. A send's audit rows are appended once it has committed; what a send sets off
+ * (waking its recipients) runs after that and never fails it.
+ */
+import { digestBody, messageRow, type AuditRow } from '../audit/record.js';
+import { formatStamp, type Clock } from '../model/clock.js';
+import { InvalidInputError, InvalidNameError } from '../model/errors.js';
+import type { MessageRecord, Registration } from '../model/records.js';
+import { quoted } from '../model/quote.js';
+import type { FollowPort, MailPort, PositionedMessage, RosterPort, SearchPort } from '../store/ports.js';
+import type { AuditSink } from './audit-sink.js';
+import { nobodyReachedNote, NoSuchRecipient, planSend, rosterQueryFor, unknownRecipient } from './addressing.js';
+import { SendsFollower } from './follow-sends.js';
+import { BROADCAST, clientAddressOf, isSessionName, nameProblem } from './names.js';
+import { searchMail, type SearchHit, type SearchRequest } from './search.js';
+import type { BusSettings } from './settings.js';
+import { messageKind, messageView, type MessageKind, type MessageView } from './views.js';
+
+export const MAX_THREAD_ID_LENGTH = 200;
+
+export interface SendRequest {
+  from: string;
+  to: string;
+  body: string;
+  threadId?: string | null;
+  /** Roster rows to write in the send's transaction (the speaker registering itself). */
+  register?: Registration[];
+  /** Names besides the sender that this send must not reach. */
+  skip?: string[];
+}
+
+export interface SendResult {
+  to: string;
+  kind: MessageKind;
+  message_ids: string[];
+  recipients: string[];
+  thread_id: string | null;
+  sent_at: string;
+  /** A fan-out's own id: `status` takes it (or any of message_ids) for the whole send. */
+  fanout_id: string | null;
+  message_id?: string;
+}
+
+/** A send as a session's server reports it: with a note when nobody running will read it soon. */
+export type NotedSend = SendResult & { note?: string };
+
+/** A send from a session's server: the session's name, and whether it holds a session address of its own. */
+export interface SessionSend {
+  from: string;
+  holdsSession: boolean;
+  to: string;
+  body: string;
+  threadId: string | null;
+}
+
+/**
+ * What a committed send sets off (waking its recipients), given the sender and the rows stored: the
+ * audit rows of what it did. Undefined when it does nothing, so most sends pay nothing for it.
+ */
+export type AfterSend = (actor: string, records: MessageRecord[]) => Promise<AuditRow[]> | undefined;
+
+export class Mail {
+  constructor(
+    private readonly store: MailPort & SearchPort & FollowPort & Pick<RosterPort, 'roster'>,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
+    private readonly settings: Pick<BusSettings, 'maxBodyBytes' | 'fanoutMaxIdleDays'>,
+    private readonly afterSend: AfterSend | null,
+    /** Names held by running sessions (of a client address, or everywhere): the session send rule asks. */
+    private readonly liveNames: (clientAddress?: string) => Promise<Set<string>>,
+  ) {}
+
+  private validate(request: SendRequest): { to: string; threadId: string | null } {
+    const to = request.to.trim();
+    if (to === '') throw new InvalidInputError("to must be non-empty (use '*' to broadcast)");
+    if (request.body.trim() === '') throw new InvalidInputError('body must be non-empty');
+    const size = Buffer.byteLength(request.body, 'utf8');
+    if (size > this.settings.maxBodyBytes) {
+      throw new InvalidInputError(
+        `body is ${size} bytes; the limit is ${this.settings.maxBodyBytes} bytes (AGENT_BUS_MAX_BODY_BYTES). Nothing was sent.`,
+      );
+    }
+    const threadId = request.threadId ?? null;
+    if (threadId !== null && (threadId.trim() === '' || threadId.length > MAX_THREAD_ID_LENGTH)) {
+      throw new InvalidInputError(`thread id must be 1 to ${MAX_THREAD_ID_LENGTH} characters`);
+    }
+    return { to, threadId };
+  }
+
+  async send(request: SendRequest): Promise<SendResult> {
+    const { to, threadId } = this.validate(request);
+    const micros = this.clock.nowMicros();
+    const sentAt = formatStamp(micros);
+    const skip = new Set([request.from, ...(request.skip ?? [])]);
+    let records: MessageRecord[];
+    try {
+      records = await this.store.send({
+        register: request.register ?? [],
+        from: request.from,
+        addressedTo: to,
+        body: request.body,
+        sentAt,
+        roster: rosterQueryFor(to),
+        plan: (candidates) =>
+          planSend(candidates, { to, skip, threadId, nowMicros: micros, fanoutMaxIdleDays: this.settings.fanoutMaxIdleDays }),
+      });
+    } catch (error) {
+      if (!(error instanceof NoSuchRecipient)) throw error;
+      if (to !== BROADCAST && to.includes('/')) {
+        const problem = nameProblem(to);
+        if (problem !== null) throw new InvalidNameError(`invalid recipient: ${problem}. Nothing was sent.`);
+      }
+      const { agents } = await this.store.roster(() => []);
+      throw unknownRecipient(to, agents);
+    }
+    if (records.length > 0) {
+      const digest = digestBody(request.body);
+      this.audit.append(records.map((record) => messageRow('send', sentAt, request.from, record, digest)));
+      // Most sends wake nobody: the hook says so without a promise, and the send pays nothing for it.
+      const woken = this.afterSend?.(request.from, records);
+      if (woken !== undefined) {
+        const rows = await woken.catch(() => []);
+        if (rows.length > 0) this.audit.append(rows);
+      }
+    }
+    const kind: MessageKind = records[0] ? messageKind(records[0]) : to === BROADCAST ? 'broadcast' : 'group';
+    const result: SendResult = {
+      to,
+      kind,
+      message_ids: records.map((record) => record.messageId),
+      recipients: records.map((record) => record.toAgent),
+      thread_id: records[0]?.threadId ?? threadId,
+      sent_at: sentAt,
+      fanout_id: records[0]?.fanoutId ?? null,
+    };
+    if (records.length === 1 && records[0]) result.message_id = records[0].messageId;
+    return result;
+  }
+
+  /**
+   * A send from a session's server. A session alone at its client address skips that address (the
+   * mail would come back to it); with sibling sessions running, they take it there. The result
+   * carries a note when nobody running will read the mail soon.
+   */
+  async sendFromSession(request: SessionSend): Promise<NotedSend> {
+    const me = request.from;
+    const shared = clientAddressOf(me);
+    const live = request.holdsSession && shared !== null ? await this.liveNames(shared) : null;
+    const siblingsRunning = live !== null && [...live].some((name) => name !== me);
+    const skip = request.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
+    const result = await this.send({ from: me, to: request.to, body: request.body, threadId: request.threadId, skip });
+    if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
+    return { ...result, ...(await this.sendNote(request.to, me, shared, live, siblingsRunning)) };
+  }
+
+  /** A note when nobody running will read this soon. */
+  private async sendNote(to: string, me: string, shared: string | null, live: Set<string> | null, siblingsRunning: boolean): Promise<{ note?: string }> {
+    if (live === null) return {};
+    if (to === shared && !siblingsRunning) return { note: `no other session of ${quoted(to)} is running; the next one to start will pick this up` };
+    if (isSessionName(to) && to !== me) {
+      const holders = await this.liveNames(clientAddressOf(to) ?? undefined);
+      if (!holders.has(to)) {
+        return {
+          note: `no running session holds ${quoted(to)}; the message waits until a session takes that name again. To reach whichever session is running, send to ${quoted(clientAddressOf(to))}.`,
+        };
+      }
+    }
+    return {};
+  }
+
+  async thread(threadId: string, limit = 100): Promise<MessageView[]> {
+    return (await this.store.thread(threadId, limit)).map(messageView);
+  }
+
+  async threadIdsStartingWith(prefix: string, limit = 10): Promise<string[]> {
+    return prefix === '' ? [] : this.store.threadIdsStartingWith(prefix, limit);
+  }
+
+  /** The newest `limit` messages of the bus, oldest first. */
+  async recent(limit = 10): Promise<MessageView[]> {
+    return (await this.store.recentMessages(limit)).map(messageView);
+  }
+
+  /** Mail whose body matches a query, newest first, each send once, as `request.reader` may see it. */
+  search(request: SearchRequest): Promise<SearchHit[]> {
+    return searchMail(this.store, request, this.clock);
+  }
+
+  /** For a process that lives on: index its sends for search in the background as they commit. */
+  keepSearchIndexCurrent(): void {
+    this.store.keepSearchIndexCurrent();
+  }
+
+  /** Bring the search index up to date now, as a search would first. */
+  indexForSearch(): Promise<void> {
+    return this.store.indexForSearch();
+  }
+
+  /** A follower of every message stored from now on, by any process on any machine. */
+  async follow(): Promise<SendsFollower> {
+    const position = await this.store.lastPosition();
+    return new SendsFollower((after, also, limit) => this.store.messagesByPosition(after, also, limit), { position, skipped: new Map() }, () => this.clock.nowMicros() / 1000);
+  }
+
+  /** The position of the newest message stored. */
+  lastPosition(): Promise<number> {
+    return this.store.lastPosition();
+  }
+
+  /** The messages stored past `after` or at the positions in `also`, in order (a follower's read). */
+  byPosition(after: number, also: number[], limit: number): Promise<PositionedMessage[]> {
+    return this.store.messagesByPosition(after, also, limit);
+  }
+
+  /** The audit row of a send, for a message another process stored (and audited where it ran). */
+  sendRow(message: MessageRecord): AuditRow {
+    return messageRow('send', message.sentAt, message.fromAgent, message);
+  }
+}
