@@ -14,6 +14,7 @@ import { createServer } from 'node:http';
 import { copyFileSync, existsSync, chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const outdir = 'dist/bin';
 rmSync(outdir, { recursive: true, force: true });
@@ -120,49 +121,13 @@ await Promise.all([
   ),
 ]);
 
-// Record each bundle's code cache from a representative run on a scratch bus.
-const warmups = {
-  _dispatch: ['--help'],
-  send: ['send', 'warming the code cache', '--to', 'warmup', '--name', 'warmup'],
-  inbox: ['inbox', '--name', 'warmup'],
-  agents: ['agents'],
-  demo: ['demo'],
-  forget: ['forget', 'nobody'],
-  tail: ['tail', '--limit', '5'],
-  init: ['init', '--json'],
-  // With no identity the server exits at once: that run compiles its start-up path.
-  serve: ['serve'],
-  // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
-  'hook-user-prompt': ['hook-user-prompt', '--client', 'claude'],
-  'hook-stop': ['hook-stop', '--client', 'claude'],
-  'hook-session-start': ['hook-session-start', '--client', 'claude'],
-  'hook-pre-tool': ['hook-pre-tool', '--client', 'claude'],
-  channel: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'],
-  notice: ['notice', 'warming the code cache', '-s', 'alert'],
-  statusline: ['statusline'],
-  // Refused at once (no such file): that run compiles its start-up.
-  store: ['store', 'copy', 'no-such-bus.db', 'target.db'],
-  // Not a terminal: chat refuses at once, which still compiles its start-up.
-  chat: ['chat'],
-  brain: ['brain', 'status'],
-  'wake-config': ['wake-config', 'show'],
-  token: ['token', 'list'],
-  audit: ['audit', 'verify'],
-  doctor: ['doctor'],
-  prune: ['prune', '--older-than', '90d', '--dry-run'],
-  // A port that is no port: refused at once, which still compiles its start-up.
-  web: ['web', '--port', 'none'],
-  search: ['search', 'warming the code cache'],
-  // No such message: refused after a look at the store, which compiles its path.
-  status: ['status', 'warming-the-code-cache'],
-  // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
-  login: ['login', 'http://127.0.0.1:1', '--token', 'warmup'],
-  logout: ['logout'],
-  // Mail is waiting for the hooks' agent: the watcher takes it at once and exits 10.
-  'hook-watch': ['hook-watch', '--client', 'opencode', '--max-seconds', '2'],
-};
-/** Warm-ups refused on purpose (each comment above says why): their exit status is not a failure. */
-const REFUSED_AT_WARMUP = new Set(['serve', 'web', 'chat', 'store', 'login', 'logout', 'status']);
+// Record each bundle's code cache from a representative run on a scratch bus: each command's spec
+// (src/cli/commands.ts) names its run.
+const specs = mkdtempSync(join(tmpdir(), 'agent-bus-specs-'));
+await build({ ...common, entryPoints: ['src/cli/commands.ts'], outfile: join(specs, 'commands.mjs'), format: 'esm', banner: {}, define: {} });
+const { COMMANDS } = await import(pathToFileURL(join(specs, 'commands.mjs')).href);
+rmSync(specs, { recursive: true, force: true });
+const warmups = { _dispatch: { args: ['--help'] }, ...Object.fromEntries(COMMANDS.map((command) => [command.name, command.warmup])) };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {
   const env = {
@@ -174,8 +139,9 @@ try {
     NO_COLOR: '1',
   };
   for (const name of ['_dispatch', ...commands]) {
-    const args = warmups[name];
-    if (!args) throw new Error(`no warm-up run for the '${name}' bundle: add one to scripts/bundle.mjs`);
+    const warmup = warmups[name];
+    if (!warmup) throw new Error(`no warm-up run for the '${name}' bundle: give its spec one in src/cli/commands.ts`);
+    const { args } = warmup;
     const hookEnv = name.startsWith('hook-') || name === 'statusline' ? { AGENT_BUS_NAME: 'warmup/claude', AGENT_BUS_REPO: scratch, AGENT_BUS_CHANNELS: 'warmup' } : {};
     if (name.startsWith('hook-')) {
       // (Each hook's run takes the mail; the next hook gets a message of its own.)
@@ -183,7 +149,7 @@ try {
     }
     const input = name.startsWith('hook-') ? JSON.stringify({ session_id: 'warmup-session', cwd: scratch }) : '{}';
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
-    if (result.status !== 0 && !REFUSED_AT_WARMUP.has(name) && !(name === 'hook-watch' && result.status === 10)) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
+    if (result.status !== (warmup.exitsWith ?? 0) && !warmup.refused) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
   // The PostgreSQL engine's bundle: a hook run against a server that refuses it compiles its start-up and connect paths.
   const engineRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {

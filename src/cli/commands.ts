@@ -16,6 +16,7 @@ const speaker = {
 export const COMMANDS: CommandSpec[] = [
   {
     name: 'demo',
+    warmup: { args: ['demo'] },
     summary: 'A first look: mail sent, waiting in an inbox, read and audited, on a scratch bus.',
     details: [
       'Runs the real commands (send, agents, inbox, tail) against a scratch bus in a temp folder,',
@@ -29,6 +30,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'send',
+    warmup: { args: ['send', 'warming the code cache', '--to', 'warmup', '--name', 'warmup'] },
     summary: 'Send mail to an agent, a client, a repo, or everyone (*).',
     details: [
       'NAME forms: repo/client-N or repo/client-label (one session), repo/client (whichever session',
@@ -52,6 +54,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'status',
+    // No such message: refused after a look at the store, which compiles its path.
+    warmup: { args: ['status', 'warming-the-code-cache'], refused: true },
     summary: "Where a message has got to: each recipient's copy sent ✓, delivered ✓✓ (shown to its model or person) or read.",
     details: [
       'ID: any id `send --json` printed (one of message_ids, or fanout_id for the whole send), or the start of one.',
@@ -65,6 +69,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'inbox',
+    warmup: { args: ['inbox', '--name', 'warmup'] },
     summary: 'Show unread mail and mark it read.',
     positionals: [],
     options: [
@@ -77,6 +82,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'chat',
+    // Not a terminal: chat refuses at once, which still compiles its start-up.
+    warmup: { args: ['chat'], refused: true },
     summary: "The human's seat on the bus: mail arrives above the line you type; commands start with /.",
     details: "Connects as --name, else $AGENT_BUS_NAME, else human. /help inside lists the commands. History persists in chat_history next to the database.",
     positionals: [],
@@ -85,12 +92,14 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'agents',
+    warmup: { args: ['agents'] },
     summary: 'List the agents on the bus, grouped by repo, with unread counts.',
     positionals: [],
     options: [json],
   },
   {
     name: 'forget',
+    warmup: { args: ['forget', 'nobody'] },
     summary: 'Remove an agent (or every agent of a repo) from the roster. Message history is kept.',
     positionals: [{ name: 'NAME', required: false, description: 'the agent to forget' }],
     options: [
@@ -101,6 +110,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'tail',
+    warmup: { args: ['tail', '--limit', '5'] },
     summary: 'Show the audit log, newest last; -f follows it live.',
     positionals: [],
     options: [
@@ -113,6 +123,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'search',
+    warmup: { args: ['search', 'warming the code cache'] },
     summary: 'Find mail by its words: newest first, with the matching words shown in context.',
     details: [
       'QUERY: words (all must match), "quoted phrases" (those words in that order) and prefixes (deploy*);',
@@ -134,6 +145,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'audit',
+    warmup: { args: ['audit', 'verify'] },
     summary: 'Check the audit log: its hash chain, and that it matches the store (audit verify).',
     details: [
       'Every row of the audit log ends with its place in a hash chain (seq) and the chain value (chain):',
@@ -155,6 +167,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'doctor',
+    warmup: { args: ['doctor'] },
     summary: "What is wrong with this machine's bus, and how to fix each thing.",
     details: [
       'Checks the agent-bus and Node.js versions; the store (engine, schema version, a quick integrity check);',
@@ -170,6 +183,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'prune',
+    warmup: { args: ['prune', '--older-than', '90d', '--dry-run'] },
     summary: 'Remove old read mail, expired notices and ended sessions, and give the space back.',
     details: [
       "A thread's mail goes only when every message of it is read and older than --older-than; unread mail",
@@ -189,6 +203,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'init',
+    warmup: { args: ['init', '--json'] },
     summary: 'Wire repos for your clients: the MCP server, the hooks and pre-approved tools.',
     details: [
       'Each client is wired as <repo>/<client>. A single repo is written at once; several paths or --scan',
@@ -211,6 +226,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'channel',
+    warmup: { args: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'] },
     summary: 'Notices on named channels: publish, list, acknowledge, clear.',
     details: [
       'A notice is a broadcast with a severity and a TTL, shown to the sessions subscribed to its channel',
@@ -254,6 +270,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'notice',
+    warmup: { args: ['notice', 'warming the code cache', '-s', 'alert'] },
     summary: 'Publish a global notice: every session sees it, whatever it subscribes to.',
     details: "Not mail: for mail to everyone, use 'agent-bus send --to \\*'. Severity and TTL as for 'channel publish'.",
     positionals: [{ name: 'MESSAGE...', required: true, variadic: true, description: 'the notice text (several words are joined with spaces), or - to read it from stdin' }],
@@ -268,6 +285,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'brain',
+    warmup: { args: ['brain', 'status'] },
     summary: "The brain adapter: read its source into the brain channel now, or show how it stands.",
     details: [
       'The brain is a source of notices: a folder of markdown files with YAML front matter (BRAIN_SOURCE_PATH,',
@@ -287,6 +305,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'wake-config',
+    warmup: { args: ['wake-config', 'show'] },
     summary: 'The wake commands in wake.json: run when mail arrives for an agent, its client or its repo.',
     details: [
       'wake.json sits next to the database. An agent\'s own entry wins over its client address, which wins',
@@ -314,6 +333,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'store',
+    // Refused at once (no such file): that run compiles its start-up.
+    warmup: { args: ['store', 'copy', 'no-such-bus.db', 'target.db'], refused: true },
     summary: 'Move a whole bus between engines: store copy FROM TO (a SQLite file, a postgres:// URL).',
     details: [
       'Copies every agent, message, session, notice, receipt, counter and piece of state, rows as they are,',
@@ -331,6 +352,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'statusline',
+    warmup: { args: ['statusline'] },
     summary: "One status line for Claude Code's statusLine setting: identity, subscriptions, mail, notices.",
     details: "Reads Claude Code's status JSON on stdin (for the session id and folder). Set it with\n" +
       '{"statusLine": {"type": "command", "command": "agent-bus statusline"}} in .claude/settings.json.\n' +
@@ -345,6 +367,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-session-start',
+    warmup: { args: ['hook-session-start', '--client', 'claude'] },
     summary: 'Session-start hook: print the notices due to a new session.',
     details: 'Reads the hook payload (JSON) on stdin; the session id in it keys once-per-session notices.',
     positionals: [],
@@ -353,6 +376,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-pre-tool',
+    warmup: { args: ['hook-pre-tool', '--client', 'claude'] },
     summary: 'Pre-tool hook: print the critical notices due before a tool call.',
     details: 'Reads the hook payload (JSON) on stdin; prints PreToolUse additionalContext JSON for Claude Code and Codex. Never blocks the tool.',
     positionals: [],
@@ -361,6 +385,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-user-prompt',
+    // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
+    warmup: { args: ['hook-user-prompt', '--client', 'claude'] },
     summary: "Prompt hook: print new mail, then the notices due, in the client's hook dialect.",
     details: 'Reads the hook payload (JSON) on stdin. Identity as for serve; silent in repos not on the bus.',
     positionals: [],
@@ -369,6 +395,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-stop',
+    warmup: { args: ['hook-stop', '--client', 'claude'] },
     summary: 'Stop hook: keep the turn open while mail this agent must act on is waiting.',
     details: 'Reads the hook payload (JSON) on stdin; prints {"decision":"block","reason":…} (or its client\'s form) when blocking.',
     positionals: [],
@@ -380,6 +407,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-watch',
+    // Mail is waiting for the hooks' agent: the watcher takes it at once and exits 10.
+    warmup: { args: ['hook-watch', '--client', 'opencode', '--max-seconds', '2'], exitsWith: 10 },
     summary: 'Background hook: wait for mail for this session; exit 10 with it on stderr, or 0.',
     details: [
       'Run by a client after each turn (Claude Code: an asyncRewake hook). Event-driven; one watcher per session',
@@ -396,6 +425,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'serve',
+    // With no identity the server exits at once: that run compiles its start-up path.
+    warmup: { args: ['serve'], refused: true },
     summary: 'Run the MCP server over stdio for one client session (what a client config starts), or the hub (--http).',
     details: [
       'Identity: AGENT_BUS_NAME (with AGENT_BUS_REPO), else --client (or AGENT_BUS_CLIENT) plus the repo',
@@ -417,6 +448,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'web',
+    // A port that is no port: refused at once, which still compiles its start-up.
+    warmup: { args: ['web', '--port', 'none'], refused: true },
     summary: 'The dashboard in the browser: the roster, activity, threads, notices, the brain and wake, live.',
     details: [
       'Serves the dashboard over this machine\'s bus (either engine) on 127.0.0.1:8788 unless --host or --port',
@@ -436,6 +469,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'login',
+    // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
+    warmup: { args: ['login', 'http://127.0.0.1:1', '--token', 'warmup'], refused: true },
     summary: 'Talk to a hub from this machine: save its URL and your token (0600, in the bus folder).',
     details: [
       'From then on every command and hook here uses the hub, and no local database is opened.',
@@ -448,12 +483,14 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'logout',
+    warmup: { args: ['logout'], refused: true },
     summary: 'Forget the hub agent-bus login saved: this machine uses its own bus again.',
     positionals: [],
     options: [json],
   },
   {
     name: 'token',
+    warmup: { args: ['token', 'list'] },
     summary: 'The hub\'s tokens, one per agent: token create NAME, token list, token revoke NAME|ID.',
     details: [
       'Actions:',

@@ -49,4 +49,10 @@ export interface CommandSpec {
   positionals: PositionalSpec[];
   options: OptionSpec[];
   examples?: string[];
+  /**
+   * The run the build makes of the command's bundle to record its code cache: a representative
+   * command line on a scratch bus. `refused`: the run is refused on purpose (it still compiles the
+   * start-up); `exitsWith`: the status it ends with when that is not 0.
+   */
+  warmup: { args: string[]; refused?: true; exitsWith?: number };
 }
