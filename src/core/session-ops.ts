@@ -8,7 +8,7 @@ import { sessionRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, stampOf, type Clock } from '../model/clock.js';
 import { InvalidInputError } from '../model/errors.js';
 import type { LineageEntry } from './liveness.js';
-import type { ClientRoute, SessionKey, SessionRecord } from '../model/records.js';
+import type { ClientRoute, SessionRowKey, SessionRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
 import type { AddressMove, RosterPort, SessionsPort } from '../store/ports.js';
 import type { AuditSink } from './audit-sink.js';
@@ -16,7 +16,7 @@ import { heldBy, hubSessionLive, hubSessionRow, HUB_SESSION_TOUCH_MICROS, isHubS
 import type { SessionLiveness } from './liveness.js';
 import { clientAddressOf, composeName, repoOf, parseNameLenient } from './names.js';
 import { registrationsFor, repoMembers } from './roster.js';
-import { clientProcessOfRow, decideClaim, isNumbered, keyOf, routeUnchanged, type Claimant, type ClaimContext } from './sessions.js';
+import { clientProcessOfRow, decideClaim, isNumbered, rowKeyOf, routeUnchanged, type Claimant, type ClaimContext } from './sessions.js';
 import type { BusSettings } from './settings.js';
 
 export interface SessionStart {
@@ -34,7 +34,7 @@ export interface HookSessionFacts {
   ownClientProcess(): LineageEntry | null;
 }
 
-function keyText(row: SessionKey): string {
+function rowKeyText(row: SessionRowKey): string {
   return `${row.serverPid}|${row.serverStarted}|${row.clientAddress}`;
 }
 
@@ -121,7 +121,7 @@ export class Sessions {
    */
   async start(claimant: Claimant, row: Omit<SessionRecord, 'name' | 'endedAt'>, context: Omit<ClaimContext, 'ended'>): Promise<SessionStart> {
     const before = await this.store.sessionRows(claimant.clientAddress);
-    const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(keyText));
+    const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(rowKeyText));
     const now = formatStamp(context.nowMicros);
     const outcome = await this.store.startSession({
       clientAddress: claimant.clientAddress,
@@ -131,7 +131,7 @@ export class Sessions {
       decide: (rows, roster) => {
         const plan = decideClaim(rows, repoMembers(roster, repoOf(claimant.clientAddress)), claimant, {
           ...context,
-          ended: (candidate) => endedBefore.has(keyText(candidate)),
+          ended: (candidate) => endedBefore.has(rowKeyText(candidate)),
         });
         return { ...plan, registrations: registrationsFor(plan.name, row.repoPath, true) };
       },
@@ -150,18 +150,18 @@ export class Sessions {
    * starting server follows. Any hub finds the same row: no sticky sessions. `readAlready`: the
    * client address's rows, read a moment ago by the caller.
    */
-  async hubSession(clientAddress: string, repoPath: string, sessionKey: string, resumeHours: number, readAlready: SessionRecord[] | null = null): Promise<{ name: string; key: SessionKey; warnings: string[] }> {
+  async hubSession(clientAddress: string, repoPath: string, sessionKey: string, resumeHours: number, readAlready: SessionRecord[] | null = null): Promise<{ name: string; key: SessionRowKey; warnings: string[] }> {
     const micros = this.clock.nowMicros();
     const held = heldBy(readAlready ?? (await this.store.sessionRows(clientAddress)), sessionKey);
     if (held !== null) {
       // Noted at most once a minute, and at least twice in each idle period.
       const touchEvery = Math.min(HUB_SESSION_TOUCH_MICROS, (this.settings.hubSessionIdleMinutes * 60_000_000) / 2);
-      if (held.lastSeen < formatStamp(micros - touchEvery)) await this.store.touchSession(keyOf(held), formatStamp(micros));
-      return { name: held.name, key: keyOf(held), warnings: [] };
+      if (held.lastSeen < formatStamp(micros - touchEvery)) await this.store.touchSession(rowKeyOf(held), formatStamp(micros));
+      return { name: held.name, key: rowKeyOf(held), warnings: [] };
     }
     const row = hubSessionRow(clientAddress, repoPath, sessionKey, micros);
     const started = await this.start({ clientAddress, clientProcess: null, sessionKey, pinned: null }, row, { nowMicros: micros, resumeHours });
-    return { ...started, key: keyOf(row) };
+    return { ...started, key: rowKeyOf(row) };
   }
 
   private givenUpRow(now: string, move: AddressMove, clientAddress: string): AuditRow {
@@ -174,16 +174,16 @@ export class Sessions {
    */
   private async runningJudge(clientAddress: string): Promise<(row: SessionRecord) => boolean> {
     const before = await this.store.sessionRows(clientAddress);
-    const ended = new Set(before.filter((row) => row.endedAt !== null || !this.isRunning(row)).map(keyText));
-    return (row) => row.endedAt === null && !ended.has(keyText(row));
+    const ended = new Set(before.filter((row) => row.endedAt !== null || !this.isRunning(row)).map(rowKeyText));
+    return (row) => row.endedAt === null && !ended.has(rowKeyText(row));
   }
 
   /** A session's server is stopping: mark it ended and, for a numbered address nobody else holds, hand its mail to the client address. */
-  async end(key: SessionKey): Promise<void> {
+  async end(key: SessionRowKey): Promise<void> {
     const running = await this.runningJudge(key.clientAddress);
     const now = stampOf(this.clock);
     const outcome = await this.store.endSession(key, repoOf(key.clientAddress), now, (rows, own) => {
-      const others = rows.filter((row) => row.name === own.name && keyText(row) !== keyText(key) && running(row));
+      const others = rows.filter((row) => row.name === own.name && rowKeyText(row) !== rowKeyText(key) && running(row));
       return own.name !== key.clientAddress && isNumbered(own.name) && others.length === 0;
     });
     if (!outcome) return;
@@ -194,7 +194,7 @@ export class Sessions {
   }
 
   /** Rename a session to `<repo>/<client>-<label>`; its unread mail moves with it. Decided inside the write lock. */
-  async rename(key: SessionKey, label: string): Promise<string> {
+  async rename(key: SessionRowKey, label: string): Promise<string> {
     const running = await this.runningJudge(key.clientAddress);
     const target = composeName(repoOf(key.clientAddress), parseNameLenient(key.clientAddress)?.client ?? null, label);
     const now = stampOf(this.clock);
@@ -203,7 +203,7 @@ export class Sessions {
       to: target,
       now,
       plan: (rows) => {
-        const own = rows.find((row) => keyText(row) === keyText(key));
+        const own = rows.find((row) => rowKeyText(row) === rowKeyText(key));
         if (!own || own.endedAt !== null) throw new InvalidInputError('this server holds no session address to rename');
         const registrations = registrationsFor(target, own.repoPath, true);
         if (own.name === target) return { from: own.name, replace: [], moveMail: false, registrations };
@@ -217,7 +217,7 @@ export class Sessions {
         }
         return {
           from: own.name,
-          replace: rows.filter((row) => row !== own && row.name === target).map(keyOf),
+          replace: rows.filter((row) => row !== own && row.name === target).map(rowKeyOf),
           moveMail: own.name !== key.clientAddress,
           registrations,
         };
@@ -230,7 +230,7 @@ export class Sessions {
   }
 
   /** Remember the client's id for a session whose server learned it late (Codex's first call). */
-  bindKey(key: SessionKey, sessionKey: string): Promise<void> {
+  bindKey(key: SessionRowKey, sessionKey: string): Promise<void> {
     return this.store.bindSessionKey(key, sessionKey);
   }
 

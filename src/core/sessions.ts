@@ -7,7 +7,7 @@ import { composeName, MAX_SESSION_NUMBER, parseNameLenient } from './names.js';
 import { formatStamp } from '../model/clock.js';
 import { clientProcessOf, type LineageEntry } from './liveness.js';
 import { isHubSession } from './hub-sessions.js';
-import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../model/records.js';
+import type { AgentRecord, ClientRoute, SessionRowKey, SessionRecord } from '../model/records.js';
 import type { SessionStartDecision } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
@@ -35,7 +35,7 @@ export interface ClaimPlan extends Omit<SessionStartDecision, 'registrations'> {
   warnings: string[];
 }
 
-export function keyOf(row: Pick<SessionRecord, 'serverPid' | 'serverStarted' | 'clientAddress'>): SessionKey {
+export function rowKeyOf(row: Pick<SessionRecord, 'serverPid' | 'serverStarted' | 'clientAddress'>): SessionRowKey {
   return { serverPid: row.serverPid, serverStarted: row.serverStarted, clientAddress: row.clientAddress };
 }
 
@@ -87,7 +87,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
     // A number taken fresh does not inherit the mail an ended holder left there.
     const leftBehind = ended.filter((row) => row.name === name && !replace.includes(row) && isNumbered(name) && row.endedAt !== null);
     if (leftBehind.length > 0 && !giveUp.includes(name)) giveUp.push(name);
-    return { name, expire: expire.map(keyOf), endCrashed: crashed.map(keyOf), crashedNames: crashed.map((row) => row.name), giveUp, replace: replace.map(keyOf), warnings };
+    return { name, expire: expire.map(rowKeyOf), endCrashed: crashed.map(rowKeyOf), crashedNames: crashed.map((row) => row.name), giveUp, replace: replace.map(rowKeyOf), warnings };
   };
 
   const twin = live.find((row) => couldBeSameSession(row, me));

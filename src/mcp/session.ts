@@ -14,8 +14,8 @@ import { registrationsFor } from '../core/roster.js';
 import type { Env } from '../core/settings.js';
 import { clientProcessOf, lineageOf, systemProcessTable } from '../adapters/procs.js';
 import { InvalidInputError } from '../model/errors.js';
-import { keyOf } from '../core/sessions.js';
-import type { SessionKey } from '../model/records.js';
+import { rowKeyOf } from '../core/sessions.js';
+import type { SessionRowKey } from '../model/records.js';
 import type { ToolSession } from './tool-session.js';
 import { quoted } from '../model/quote.js';
 
@@ -23,7 +23,7 @@ type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
 
 export class ServerSession implements ToolSession {
   private current: string;
-  private key: SessionKey | null = null;
+  private key: SessionRowKey | null = null;
   private started = false;
   private starting: Promise<void> | null = null;
   private readonly startWarnings: string[];
@@ -70,7 +70,7 @@ export class ServerSession implements ToolSession {
     return this.key !== null && this.current !== this.key.clientAddress;
   }
 
-  get sessionKey(): SessionKey | null {
+  get sessionKey(): SessionRowKey | null {
     return this.key;
   }
 
@@ -145,7 +145,7 @@ export class ServerSession implements ToolSession {
       row,
       { nowMicros: micros, resumeHours: this.bus.settings.sessionResumeHours },
     );
-    this.key = keyOf(row);
+    this.key = rowKeyOf(row);
     this.current = result.name;
     this.startWarnings.push(...result.warnings);
     this.started = true;

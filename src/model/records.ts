@@ -78,7 +78,11 @@ export interface ClientRoute {
   queuedAt?: string | null;
 }
 
-export interface SessionKey {
+/**
+ * Which session row: the server process that holds it and the client address it serves. Not the
+ * client's own id for the conversation (a string the client gives: `sessionKey` where it is read).
+ */
+export interface SessionRowKey {
   serverPid: number;
   serverStarted: string;
   clientAddress: string;

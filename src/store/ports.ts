@@ -7,7 +7,7 @@
  * each of its methods whether it runs once or may be retried (ports/attempts.ts).
  */
 
-export type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionKey, SessionRecord, TokenRecord } from '../model/records.js';
+export type { AgentRecord, BrainState, ClientRoute, MessageRecord, PruneCounts, Registration, SessionRowKey, SessionRecord, TokenRecord } from '../model/records.js';
 export type { Attempts, AttemptsOf } from './ports/attempts.js';
 export * from './ports/brain.js';
 export * from './ports/changes.js';

@@ -14,7 +14,7 @@ import { presentedTokenId } from '../../core/tokens.js';
 import { registrationsFor } from '../../core/roster.js';
 import type { Env } from '../../core/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
-import type { SessionKey, SessionRecord, TokenRecord } from '../../model/records.js';
+import type { SessionRowKey, SessionRecord, TokenRecord } from '../../model/records.js';
 import type { ToolSession } from '../../mcp/tool-session.js';
 import { quoted } from '../../model/quote.js';
 
@@ -65,7 +65,7 @@ export class SessionsReadAhead {
 }
 
 /** The name a request with `sessionKey` speaks as: the session address it holds, else the token's agent. */
-export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionKey } | null> {
+export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionRowKey } | null> {
   if (sessionKey === null || !givesSessions(token.agent, env)) return null;
   const rows = read !== null && read.agent === token.agent ? await read.rows : null;
   const held = await bus.sessions.hubSession(token.agent, token.repoPath, sessionKey, bus.settings.sessionResumeHours, rows);
@@ -75,7 +75,7 @@ export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, session
 export class HubSession implements ToolSession {
   private storeProblem: string | null = null;
   /** The session address the current request's session id holds, once `ensure` has looked. */
-  private held: { name: string; key: SessionKey } | null = null;
+  private held: { name: string; key: SessionRowKey } | null = null;
   /** The conversation id the current request sent (the X-Agent-Bus-Session header), if any. */
   private conversation: string | null = null;
   /** A session of the token's agent the current request speaks as (the hub checked it), else null. */

@@ -1,18 +1,18 @@
 /** Sessions of a client, the routes to reach them from outside, and their counters. */
-import type { AgentRecord, ClientRoute, Registration, SessionKey, SessionRecord } from '../../model/records.js';
+import type { AgentRecord, ClientRoute, Registration, SessionRowKey, SessionRecord } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 
 export interface SessionStartDecision {
   /** The address this session takes: a session address, or the client address it must share. */
   name: string;
   /** Rows ended longer ago than the resume window: deleted. */
-  expire: SessionKey[];
+  expire: SessionRowKey[];
   /** Rows whose process is gone but which never said so: marked ended now. */
-  endCrashed: SessionKey[];
+  endCrashed: SessionRowKey[];
   /** Numbered addresses nobody holds any more: their unread mail moves to the client address. */
   giveUp: string[];
   /** An ended row whose address this session takes back: replaced by the new row. */
-  replace: SessionKey[];
+  replace: SessionRowKey[];
   /** The roster rows the session's name needs, written in the same transaction. */
   registrations: Registration[];
 }
@@ -50,7 +50,7 @@ export interface SessionStartOutcome<D extends SessionStartDecision> {
 export interface RenamePlan {
   from: string;
   /** Ended rows holding the new name (a label left behind): replaced by the renamed row, their mail now its. */
-  replace: SessionKey[];
+  replace: SessionRowKey[];
   /**
    * False when renaming away from the shared client address: its mail stays for the others.
    * True: unread mail to the old name moves to the new one, mail the old name sent that nobody
@@ -62,7 +62,7 @@ export interface RenamePlan {
 }
 
 export interface RenameInput {
-  key: SessionKey;
+  key: SessionRowKey;
   to: string;
   now: string;
   /** Decides the rename, once, from the client's session rows read inside the transaction; throws to refuse it. */
@@ -77,16 +77,16 @@ export interface SessionsPort {
    * the transaction, whether its address is given up (mail to the client address).
    */
   endSession(
-    key: SessionKey,
+    key: SessionRowKey,
     repo: string,
     now: string,
     giveUp: (rows: SessionRecord[], own: SessionRecord) => boolean,
   ): Promise<{ name: string; move: AddressMove | null } | null>;
   /** Returns the old name and how many unread messages moved with the rename. */
   renameSession(input: RenameInput): Promise<{ from: string; moved: number }>;
-  bindSessionKey(key: SessionKey, sessionKey: string): Promise<void>;
+  bindSessionKey(key: SessionRowKey, sessionKey: string): Promise<void>;
   /** Note that a session was heard from at `now` (a hub's sessions live while they are heard from). */
-  touchSession(key: SessionKey, now: string): Promise<void>;
+  touchSession(key: SessionRowKey, now: string): Promise<void>;
   route(threadId: string): Promise<ClientRoute | null>;
   /**
    * Write a route (insert or replace its row). A route given no turn state keeps the one

@@ -1,5 +1,5 @@
 /** Sessions, their routes and their counters on PostgreSQL: a client address's lock serializes its starts, ends and renames. */
-import type { AgentRecord, ClientRoute, SessionKey, SessionRecord } from '../../model/records.js';
+import type { AgentRecord, ClientRoute, SessionRowKey, SessionRecord } from '../../model/records.js';
 import type { AddressMove, SessionsPort } from '../ports/sessions.js';
 import { ROUTE_FIELDS, selectList, SESSION_FIELDS } from '../shared/columns.js';
 import { LOCK, type PostgresPool, type Query } from './pool.js';
@@ -10,7 +10,7 @@ const ROUTE_COLUMNS = selectList(ROUTE_FIELDS);
 
 const SESSION_KEY = 'server_pid = $1 AND server_started = $2 AND client_address = $3';
 
-function keyParams(key: SessionKey): unknown[] {
+function keyParams(key: SessionRowKey): unknown[] {
   return [key.serverPid, key.serverStarted, key.clientAddress];
 }
 

@@ -1,5 +1,5 @@
 /** Sessions, their routes and their counters on SQLite. */
-import type { ClientRoute, SessionKey, SessionRecord } from '../../model/records.js';
+import type { ClientRoute, SessionRowKey, SessionRecord } from '../../model/records.js';
 import type { AddressMove, SessionsPort } from '../ports/sessions.js';
 import { ROUTE_FIELDS, selectList, SESSION_FIELDS } from '../shared/columns.js';
 import type { Params, SqliteConnection } from './driver.js';
@@ -10,7 +10,7 @@ const ROUTE_COLUMNS = selectList(ROUTE_FIELDS);
 
 const SESSION_KEY = 'server_pid = @serverPid AND server_started = @serverStarted AND client_address = @clientAddress';
 
-function keyParams(key: SessionKey): Params {
+function keyParams(key: SessionRowKey): Params {
   return { serverPid: key.serverPid, serverStarted: key.serverStarted, clientAddress: key.clientAddress };
 }
 

@@ -7,7 +7,7 @@ import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { readAudit } from '../../helpers/bus-env.js';
 import type { SessionLiveness } from '../../../src/core/liveness.js';
 import { registrationsFor } from '../../../src/core/roster.js';
-import { keyOf } from '../../../src/core/sessions.js';
+import { rowKeyOf } from '../../../src/core/sessions.js';
 import { systemProcessTable } from '../../../src/adapters/procs.js';
 import { conformance, type CoreBus } from './harness.js';
 
@@ -39,7 +39,7 @@ async function claim(ctx: CoreBus, clientAddress: string, options: { sessionKey?
     row,
     { nowMicros: nowMicros(), resumeHours: options.resumeHours ?? 1 },
   );
-  return { ...result, key: keyOf(row), pid: row.serverPid };
+  return { ...result, key: rowKeyOf(row), pid: row.serverPid };
 }
 
 conformance(
