@@ -136,9 +136,12 @@ test('history survives a restart; a narrow terminal and a resize keep the typed 
     assert.match(lastRow(narrow), /^ +human → \* {3}\/help · \/quit$/);
     assert.equal(lastRow(narrow).length, 39, 'the status line fits 40 columns');
     second.resize(120);
-    const wide = await until(second, /^ {80,}human → \* {3}\/help · \/quit$/m, 'the status line across the wider window');
+    // The status line and readline's redraw of the typed line are two writes: wait for the screen that has both.
+    const typedLine = /^\[human → \*\] a fairly long line that wraps past forty columns$/m;
+    const wideStatus = /^ {80,}human → \* {3}\/help · \/quit$/m;
+    const wide = await until(second, new RegExp(`(?=[\\s\\S]*${typedLine.source})(?=[\\s\\S]*${wideStatus.source})`, 'm'), 'the status line across the wider window, and the typed line after the resize');
     assert.equal(lastRow(wide).length, 119, 'right-aligned to the new width');
-    assert.match(wide, /^\[human → \*\] a fairly long line that wraps past forty columns$/m, 'the typed line survives the resize');
+    assert.match(wide, typedLine, 'the typed line survives the resize');
     second.enter();
     await until(second, /\[chat\] broadcast → alpha/, 'the long line sent');
     assert.deepEqual(inbox(bus, 'alpha'), ['a fairly long line that wraps past forty columns']);
