@@ -15,7 +15,7 @@ import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../adapters/paths.js';
 import { privacyProblems } from '../../adapters/privacy.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import { errorLine } from '../../model/quote.js';
 import type { BusClient } from '../../client/bus-client.js';
 import { openBusHere } from '../../runtime.js';
