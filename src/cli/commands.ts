@@ -158,7 +158,9 @@ export const COMMANDS: CommandSpec[] = [
     name: 'doctor',
     summary: "What is wrong with this machine's bus, and how to fix each thing.",
     details: [
-      'Checks the agent-bus and Node.js versions; the store (engine, schema version, a quick integrity check);',
+      'Checks the agent-bus and Node.js versions; the settings in the environment (a variable named like one',
+      'that agent-bus does not read, a value it cannot read: warnings, each naming the value used instead);',
+      'the store (engine, schema version, a quick integrity check);',
       "the audit log's hash chain and that it matches the store; that the bus folder and its files are private",
       "to you; every wired repo and client (the config parses, names an agent-bus that exists, and holds the",
       "hooks init writes); sessions whose process is gone; the brain's source and subscriptions; wake.json; and,",
