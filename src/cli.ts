@@ -6,6 +6,7 @@
 import { bundleFor, loadCommandBundle, writeCodeCache } from './cli/command-loader.js';
 import { fdOutput, ReaderGone } from './cli/output.js';
 import { hubSet } from './adapters/hub-set.js';
+import { setting } from './model/settings.js';
 
 const loaded = loadCommandBundle(bundleFor(process.argv[2], () => hubSet(process.env)));
 void loaded.bundle
@@ -21,7 +22,7 @@ void loaded.bundle
     (code) => {
       process.exitCode = code;
       // Set by the build only, which runs each command once to record its code cache.
-      if (process.env.AGENT_BUS_BUILD_CODE_CACHE === '1') writeCodeCache(loaded);
+      if (setting(process.env, 'AGENT_BUS_BUILD_CODE_CACHE') === '1') writeCodeCache(loaded);
     },
     (error: unknown) => {
       // A reader that goes away early (`agent-bus tail | head`) is not an error.

@@ -8,7 +8,7 @@ import { HubClient } from './client/hub-client.js';
 import { LocalClient } from './client/local-client.js';
 import { speakerName } from './client/speaker.js';
 import { busPaths } from './adapters/paths.js';
-import type { Env } from './core/settings.js';
+import type { Env } from './model/settings.js';
 import { hubAccess } from './adapters/hub-access.js';
 import { openBusHere } from './runtime.js';
 

@@ -4,7 +4,8 @@ import { Bus } from './core/bus.js';
 import { busPaths } from './adapters/paths.js';
 import { hubAccess } from './adapters/hub-access.js';
 import { BusError } from './model/errors.js';
-import { busSettings, byteSetting, floatSetting, type Env } from './core/settings.js';
+import { busSettings } from './core/settings.js';
+import { setting, type Env } from './model/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { exposureWarning } from './adapters/privacy.js';
 import { retentionDaysOf } from './adapters/dot-env.js';
@@ -16,17 +17,11 @@ import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
 
-/** Seconds a connect to PostgreSQL may take: a hook that cannot reach the server gives up within its budget. */
-export const DEFAULT_PG_CONNECT_TIMEOUT_SECONDS = 2;
-
-/** Seconds a SQLite writer waits for another process's lock (AGENT_BUS_BUSY_TIMEOUT). */
-export const DEFAULT_BUSY_TIMEOUT_SECONDS = 30;
-
 /** A store at a database setting (a file path or a postgres:// URL), opened as the bus opens its own. */
 export function openStoreAt(database: string, env: Env = process.env, poolMax?: number): Store {
   return openStore(database, {
-    connectTimeoutMs: floatSetting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT', DEFAULT_PG_CONNECT_TIMEOUT_SECONDS, 0.05) * 1000,
-    busyTimeoutMs: floatSetting(env, 'AGENT_BUS_BUSY_TIMEOUT', DEFAULT_BUSY_TIMEOUT_SECONDS, 0) * 1000,
+    connectTimeoutMs: setting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT') * 1000,
+    busyTimeoutMs: setting(env, 'AGENT_BUS_BUSY_TIMEOUT') * 1000,
     requireBundle,
     ...(poolMax === undefined ? {} : { poolMax }),
   });
@@ -91,7 +86,7 @@ export function openBusHere(env: Env = process.env, options: BusHere = {}): Bus 
  * append lock (a SQLite file's lock beside the log), rotated at AGENT_BUS_AUDIT_MAX_BYTES.
  */
 export function openAuditLog(path: string, env: Env = process.env): AuditLog {
-  return new AuditLog(path, { lock: () => sqliteFileLock(`${path}.lock`), maxBytes: byteSetting(env, 'AGENT_BUS_AUDIT_MAX_BYTES', 0) });
+  return new AuditLog(path, { lock: () => sqliteFileLock(`${path}.lock`), maxBytes: setting(env, 'AGENT_BUS_AUDIT_MAX_BYTES') });
 }
 
 /**

@@ -8,6 +8,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
+import { setting } from '../model/settings.js';
 
 export const CODE_CACHE_SUFFIX = '.v8cache';
 
@@ -53,6 +54,6 @@ export function writeCodeCache(loaded: LoadedBundle): void {
  */
 export function requireBundle(path: string): unknown {
   const loaded = loadBundle(path);
-  if (process.env.AGENT_BUS_BUILD_CODE_CACHE === 'engine') process.once('exit', () => writeCodeCache(loaded));
+  if (setting(process.env, 'AGENT_BUS_BUILD_CODE_CACHE') === 'engine') process.once('exit', () => writeCodeCache(loaded));
   return loaded.bundle;
 }

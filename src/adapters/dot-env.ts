@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { busPaths } from './paths.js';
-import { busSettings, type Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 export function dotEnvPath(env: Env): string {
   return join(busPaths(env).folder, '.env');
@@ -24,6 +24,6 @@ export function busDotEnv(env: Env): Env {
 
 /** AGENT_BUS_RETENTION_DAYS from the environment, else from the bus folder's `.env`; null: off. */
 export function retentionDaysOf(env: Env): number | null {
-  return busSettings(env).retentionDays ?? busSettings(busDotEnv(env)).retentionDays;
+  return setting(env, 'AGENT_BUS_RETENTION_DAYS') ?? setting(busDotEnv(env), 'AGENT_BUS_RETENTION_DAYS');
 }
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { busPaths } from './paths.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 export interface HubAccess {
   /** The hub's base URL, without a trailing slash. */
@@ -23,8 +23,8 @@ export function loginPath(env: Env): string {
 }
 
 export function hubAccess(env: Env): HubAccess | null {
-  const url = (env.AGENT_BUS_URL ?? '').trim();
-  const token = (env.AGENT_BUS_TOKEN ?? '').trim();
+  const url = setting(env, 'AGENT_BUS_URL');
+  const token = setting(env, 'AGENT_BUS_TOKEN');
   if (url !== '') return { url: url.replace(/\/+$/, ''), token, from: 'env' };
   let saved: unknown;
   try {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BusError } from '../model/errors.js';
 import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from '../core/names.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import type { AgentRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
 
@@ -94,12 +94,12 @@ export function repoName(root: string): string {
 }
 
 export function sessionsEnabled(env: Env): boolean {
-  return !['0', 'false', 'no', 'off'].includes((env.AGENT_BUS_SESSIONS ?? '').trim().toLowerCase());
+  return setting(env, 'AGENT_BUS_SESSIONS');
 }
 
 /** The session handle the environment asks for, if any. */
 export function requestedHandle(env: Env): string | null {
-  const label = (env.AGENT_BUS_SESSION ?? '').trim();
+  const label = setting(env, 'AGENT_BUS_SESSION');
   if (label !== '') {
     try {
       return normaliseLabel(label);
@@ -107,7 +107,7 @@ export function requestedHandle(env: Env): string | null {
       throw new IdentityError(`AGENT_BUS_SESSION: ${(error as Error).message}`);
     }
   }
-  const instance = (env.AGENT_BUS_INSTANCE ?? '').trim();
+  const instance = setting(env, 'AGENT_BUS_INSTANCE');
   if (instance !== '') {
     const number = /^\d+$/.test(instance) ? Number.parseInt(instance, 10) : Number.NaN;
     if (!(number >= 1 && number <= 99)) throw new IdentityError(`AGENT_BUS_INSTANCE must be a number 1..99, got ${quoted(instance)}`);
@@ -118,8 +118,8 @@ export function requestedHandle(env: Env): string | null {
 
 export async function resolveIdentity(input: IdentityInput, lookups: IdentityLookups, mode: 'server' | 'hook'): Promise<Identity> {
   const { env } = input;
-  const explicitName = (env.AGENT_BUS_NAME ?? '').trim();
-  const explicitRepo = (env.AGENT_BUS_REPO ?? '').trim();
+  const explicitName = setting(env, 'AGENT_BUS_NAME');
+  const explicitRepo = setting(env, 'AGENT_BUS_REPO');
   const start = explicitRepo !== '' ? resolve(input.cwd, explicitRepo) : input.payloadDir ? resolve(input.cwd, input.payloadDir) : input.cwd;
   const root = repoRoot(start);
   const marker = optOutMarker(start, root);
@@ -141,7 +141,7 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
     return { kind: 'agent', name: base, repoPath, client: parsed?.client ?? null, pinnedHandle: pinned, derived: false, warnings };
   }
 
-  const client = (input.client ?? env.AGENT_BUS_CLIENT ?? '').trim();
+  const client = (input.client ?? setting(env, 'AGENT_BUS_CLIENT')).trim();
   if (client === '') {
     throw new IdentityError(
       'cannot tell which agent this is: set AGENT_BUS_NAME (for example AGENT_BUS_NAME=my-repo/claude), or pass --client (or set AGENT_BUS_CLIENT) to derive it from the repo',

@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../model/locations.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 export const BUS_FOLDER_NAME = '.claude-agent-bus';
 
@@ -41,15 +41,15 @@ export interface BusPaths {
  */
 export function busPaths(env: Env = process.env): BusPaths {
   const defaultFolder = join(homeOf(env), BUS_FOLDER_NAME);
-  const home = (env.AGENT_BUS_HOME ?? '').trim();
-  const configured = (env.AGENT_BUS_DB ?? '').trim();
+  const home = setting(env, 'AGENT_BUS_HOME');
+  const configured = setting(env, 'AGENT_BUS_DB');
   const homeFolder = home === '' ? null : resolve(expandHome(home, env));
   let database: DatabaseLocation;
   if (configured !== '' && isPostgresUrl(configured)) database = { engine: 'postgres', url: configured };
   else if (configured !== '') database = { engine: 'sqlite', path: resolve(expandHome(configured, env)) };
   else database = { engine: 'sqlite', path: join(homeFolder ?? defaultFolder, 'bus.db') };
   const folder = homeFolder ?? (database.engine === 'sqlite' ? dirname(database.path) : defaultFolder);
-  const auditSetting = (env.AGENT_BUS_AUDIT_LOG ?? '').trim();
+  const auditSetting = setting(env, 'AGENT_BUS_AUDIT_LOG');
   const audit = auditSetting !== '' ? resolve(expandHome(auditSetting, env)) : join(homeFolder ?? defaultFolder, 'audit.log');
   return { database, db: database.engine === 'sqlite' ? database.path : database.url, audit, folder };
 }

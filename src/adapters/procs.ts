@@ -7,7 +7,7 @@
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { floatSetting, type Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import type { ProcessInfo, ProcessTable } from '../core/liveness.js';
 
 export { clientProcessOf, isShell, lineageOf, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../core/liveness.js';
@@ -122,6 +122,6 @@ export function systemProcessTable(env: Env = process.env): ProcessTable {
       procFsAvailable = false;
     }
   }
-  return procFsAvailable ? new ProcFsTable() : new PsTable(floatSetting(env, 'AGENT_BUS_PROCESS_LOOKUP_TIMEOUT', 2, 0.001) * 1000);
+  return procFsAvailable ? new ProcFsTable() : new PsTable(setting(env, 'AGENT_BUS_PROCESS_LOOKUP_TIMEOUT') * 1000);
 }
 

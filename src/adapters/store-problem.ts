@@ -1,5 +1,6 @@
 /** A store's error in words a user can act on, looking at the disk where that tells which it is. */
 import { statfsSync } from 'node:fs';
+import { settingDefault } from '../model/settings.js';
 
 /**
  * What a store's error means in words, when it is one a user can act on: a full disk, a database
@@ -15,7 +16,7 @@ export function storeProblem(error: unknown, folder: string | null = null): stri
   if (code.startsWith('SQLITE_READONLY') || code === '25006') {
     return 'the bus database is read-only: nothing was written and nothing was sent; check who may write the database, its folder and its -wal and -shm files';
   }
-  if (code.startsWith('SQLITE_BUSY') || code === '55P03') return 'the bus database stayed locked by another process for longer than this one waits (AGENT_BUS_BUSY_TIMEOUT, 30 seconds unless set): nothing was written and nothing was sent; try again';
+  if (code.startsWith('SQLITE_BUSY') || code === '55P03') return `the bus database stayed locked by another process for longer than this one waits (AGENT_BUS_BUSY_TIMEOUT, ${settingDefault('AGENT_BUS_BUSY_TIMEOUT')} seconds unless set): nothing was written and nothing was sent; try again`;
   return null;
 }
 

@@ -11,7 +11,7 @@ import type { Bus } from '../core/bus.js';
 import { stampOf } from '../model/clock.js';
 import { randomId, sha256Hex } from '../model/ids.js';
 import { busPaths } from '../adapters/paths.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import { httpRequest } from './http-source.js';
 import { parseMarkers, transcriptText, type Marker } from './markers.js';
 import type { BrainSettings } from './settings.js';

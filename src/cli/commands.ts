@@ -3,6 +3,7 @@
  * code lives in its own bundle (src/cli/commands/<name>.ts), loaded only when
  * that command runs.
  */
+import { settingDefault } from '../model/settings.js';
 import type { CommandSpec } from './spec.js';
 
 const json = { name: 'json', type: 'boolean', description: 'print machine-readable JSON' } as const;
@@ -170,7 +171,9 @@ export const COMMANDS: CommandSpec[] = [
     warmup: { args: ['doctor'] },
     summary: "What is wrong with this machine's bus, and how to fix each thing.",
     details: [
-      'Checks the agent-bus and Node.js versions; the store (engine, schema version, a quick integrity check);',
+      'Checks the agent-bus and Node.js versions; the settings in the environment (a variable named like one',
+      'that agent-bus does not read, a value it cannot read: warnings, each naming the value used instead);',
+      'the store (engine, schema version, a quick integrity check);',
       "the audit log's hash chain and that it matches the store; that the bus folder and its files are private",
       "to you; every wired repo and client (the config parses, names an agent-bus that exists, and holds the",
       "hooks init writes); sessions whose process is gone; the brain's source and subscriptions; wake.json; and,",
@@ -419,7 +422,7 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [],
     options: [
       { name: 'client', type: 'string', value: 'ID', description: 'client id: derives the name as the other hooks do' },
-      { name: 'max-seconds', type: 'string', value: 'N', description: 'give up after N seconds (default: AGENT_BUS_WATCH_HOURS, 24 h)' },
+      { name: 'max-seconds', type: 'string', value: 'N', description: `give up after N seconds (default: AGENT_BUS_WATCH_HOURS, ${settingDefault('AGENT_BUS_WATCH_HOURS')} h)` },
     ],
     examples: ['agent-bus hook-watch --client claude --max-seconds 86400'],
   },
@@ -435,7 +438,7 @@ export const COMMANDS: CommandSpec[] = [
       'With --http: the hub. The same tools at /mcp over Streamable HTTP, each request speaking as the agent',
       'its bearer token names (agent-bus token create), /healthz for load balancers. It listens on',
       '127.0.0.1 unless --host says otherwise, and prints "agent-bus hub: listening on http://HOST:PORT".',
-      'AGENT_BUS_HTTP_RATE: requests per second per token (default 200); SIGTERM drains what is in flight.',
+      `AGENT_BUS_HTTP_RATE: requests per second per token (default ${settingDefault('AGENT_BUS_HTTP_RATE')}); SIGTERM drains what is in flight.`,
     ].join('\n'),
     positionals: [],
     options: [

@@ -6,6 +6,7 @@ import { isBusError } from '../model/errors.js';
 import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine, quoted } from '../model/quote.js';
 import { busPaths } from '../adapters/paths.js';
+import { setting } from '../model/settings.js';
 import { commandHelp, parseCommandArgs, UsageError } from './args.js';
 import { COMMANDS, findCommand } from './commands.js';
 import { ReaderGone } from './output.js';
@@ -54,7 +55,7 @@ function report(io: CommandIo, error: unknown): number {
   const message = error instanceof Error ? error.message : String(error);
   const problem = storeProblem(error, busPaths(io.env).folder);
   io.stderr.write(problem !== null ? `agent-bus: ${problem} (${errorLine(message)})\n` : `agent-bus: unexpected error: ${errorLine(message)}\n`);
-  if (io.env.AGENT_BUS_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  if (setting(io.env, 'AGENT_BUS_DEBUG') && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return 1;
 }
 

@@ -3,7 +3,7 @@
  * The parser (args.ts) is written for start-up time: hooks and `inbox` start
  * a fresh process on every turn, so start-up time is the budget.
  */
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import type { Output } from './output.js';
 
 export interface OptionSpec {

@@ -8,7 +8,7 @@ import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/s
 import { settingsProject } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import type { BusClient } from '../client/bus-client.js';
 import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 

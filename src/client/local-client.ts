@@ -7,7 +7,7 @@
 import type { Bus } from '../core/bus.js';
 import { receivedCounts } from '../core/notice-ops.js';
 import { resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import type { ChangeFeed } from '../core/store-changes.js';
 import { brainSettings } from '../brain/settings.js';
 import { brainStatus } from '../brain/status.js';

@@ -5,13 +5,13 @@ import { parseName } from '../core/names.js';
 import { speakerRegistrations as registrationsOfSpeaker } from '../core/roster.js';
 import { canonicalPath } from '../adapters/identity.js';
 import type { Registration } from '../model/records.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 export const DEFAULT_HUMAN = 'human';
 
 /** The name the CLI acts as: --name, else $AGENT_BUS_NAME, else human. */
 export function speakerName(flag: string | boolean | undefined, env: Env): string {
-  const name = typeof flag === 'string' ? flag.trim() : (env.AGENT_BUS_NAME ?? '').trim() || DEFAULT_HUMAN;
+  const name = typeof flag === 'string' ? flag.trim() : setting(env, 'AGENT_BUS_NAME') || DEFAULT_HUMAN;
   parseName(name);
   return name;
 }
@@ -23,9 +23,9 @@ export function askedName(flag: string | boolean | undefined, env: Env): string 
 
 /** How a speaker is put on the roster when it sends or connects (the rule is core's `speakerRegistrations`). */
 export function speakerRegistrations(name: string, env: Env, cwd: string): Registration[] {
-  const repo = (env.AGENT_BUS_REPO ?? '').trim();
+  const repo = setting(env, 'AGENT_BUS_REPO');
   return registrationsOfSpeaker(name, {
-    own: ((env.AGENT_BUS_NAME ?? '').trim() || DEFAULT_HUMAN) === name,
+    own: (setting(env, 'AGENT_BUS_NAME') || DEFAULT_HUMAN) === name,
     declaredRepo: repo === '' ? null : canonicalPath(resolve(cwd, repo)),
     cwd,
     home: env.HOME && env.HOME !== '' ? env.HOME : homedir(),

@@ -6,7 +6,7 @@
  * process at every turn, so a profile imports nothing but its dialect's parts:
  * the wiring code and its config-file parsers stay out of the hooks' bundles.
  */
-import type { Env } from '../core/settings.js';
+import type { Env, SettingOfKind } from '../model/settings.js';
 import { commonDialect, type HookDialect } from './dialect.js';
 
 /** The agent-bus commands a client's hook events run. */
@@ -25,7 +25,7 @@ export type WakeWay =
    * (`executableVariable` overrides the one the session's hooks noted, then `executable`).
    * Its hooks note that route at every turn.
    */
-  | { kind: 'queue'; executable: string; executableVariable: string; queueArgs(threadId: string, message: string): string[] }
+  | { kind: 'queue'; executable: string; executableVariable: SettingOfKind<'text'>; queueArgs(threadId: string, message: string): string[] }
   | { kind: 'none' };
 
 export type QueueWake = Extract<WakeWay, { kind: 'queue' }>;

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { busDotEnv, dotEnvPath } from '../adapters/dot-env.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import { subscriptionSource, type SettingsFileLayer, type SubscriptionSource } from '../core/subscriptions.js';
 import type { ClientProfile, SettingsFiles } from './profile.js';
 

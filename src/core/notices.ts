@@ -6,7 +6,7 @@
  */
 import { InvalidInputError } from '../model/errors.js';
 import { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity } from '../model/notices.js';
-import { intSetting, type Env } from './settings.js';
+import { setting, type Env } from '../model/settings.js';
 import type { ReconcilePlan } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
@@ -19,12 +19,6 @@ export const MAX_TTL_SECONDS = 30 * 86_400;
 export const DEFAULT_PRIORITY = 5;
 export const MAX_CHANNEL_LENGTH = 64;
 export const MAX_TITLE_LENGTH = 200;
-
-export const DEFAULT_NOTICES_PER_TURN = 8;
-/** Below Claude Code's 10,000-character limit on one hook's output, with room for the framing. */
-export const DEFAULT_HOOK_OUTPUT_BYTES = 9000;
-/** Smallest budget accepted: room for the framing and a notice of a few lines. */
-export const MIN_HOOK_OUTPUT_BYTES = 1000;
 
 export function severityRank(severity: Severity): number {
   return severity === 'critical' ? 0 : severity === 'alert' ? 1 : 2;
@@ -99,8 +93,8 @@ export interface NoticeCaps {
 
 export function noticeCaps(env: Env): NoticeCaps {
   return {
-    perTurn: intSetting(env, 'AGENT_BUS_NOTICES_PER_TURN', DEFAULT_NOTICES_PER_TURN, 1),
-    maxBytes: intSetting(env, 'AGENT_BUS_NOTICE_MAX_BYTES', DEFAULT_HOOK_OUTPUT_BYTES, MIN_HOOK_OUTPUT_BYTES),
+    perTurn: setting(env, 'AGENT_BUS_NOTICES_PER_TURN'),
+    maxBytes: setting(env, 'AGENT_BUS_NOTICE_MAX_BYTES'),
   };
 }
 

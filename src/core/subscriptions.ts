@@ -16,7 +16,7 @@
  * and init's hook commands set theirs in front of the command: were they to
  * set `AGENT_BUS_CHANNELS`, no launch value could ever win.
  */
-import type { Env } from './settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 /** What init subscribes a repo's sessions to: the spec's default profile. Users edit it per repo. */
 export const DEFAULT_SUBSCRIPTIONS = 'brain,amygdala';
@@ -38,7 +38,7 @@ export interface Subscriptions {
 /** The variable of `env` that sets the subscriptions, and its value; null when none is set. */
 export function subscriptionSetting(env: Env): { variable: string; value: string } | null {
   for (const variable of SUBSCRIPTION_VARIABLES) {
-    const value = env[variable];
+    const value = setting(env, variable);
     if (value !== undefined) return { variable, value };
   }
   return null;

@@ -5,17 +5,12 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { environmentSessionKey } from '../clients/registry/profiles.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 export type Payload = Record<string, unknown>;
 
-export const DEFAULT_PAYLOAD_TIMEOUT_SECONDS = 5;
-
 export function payloadTimeoutMs(env: Env): number {
-  const raw = (env.AGENT_BUS_HOOK_PAYLOAD_TIMEOUT ?? '').trim();
-  if (raw === '') return DEFAULT_PAYLOAD_TIMEOUT_SECONDS * 1000;
-  const seconds = Number(raw);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_PAYLOAD_TIMEOUT_SECONDS * 1000;
+  return setting(env, 'AGENT_BUS_HOOK_PAYLOAD_TIMEOUT') * 1000;
 }
 
 function stdinIsTerminal(fd: number): boolean {

@@ -8,7 +8,7 @@ import { printerFor } from '../clients/dialect.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { busDotEnv } from '../adapters/dot-env.js';
-import { intSetting, type Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
 import type { HookKind } from './run-kind.js';
 import { payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
@@ -16,9 +16,6 @@ import { postToHub } from '../remote/calls.js';
 import { confirmDelivered } from '../remote/delivered.js';
 import type { HubAccess } from '../adapters/hub-access.js';
 import { HUB_PATHS, type HookAnswer, type HookRequest } from '../protocol/hub.js';
-
-/** How long a remote hook waits for the hub before the turn goes on without it. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 3_000;
 
 export interface RemoteHookRun {
   kind: HookKind;
@@ -45,15 +42,15 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
     ...(run.peek ? { peek: true } : {}),
   };
-  const timeoutMs = intSetting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS', DEFAULT_HOOK_TIMEOUT_MS, 1);
+  const timeoutMs = setting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS');
   let answered: HookAnswer | null = null;
   try {
     const reply = await postToHub(access, HUB_PATHS.hook, request, timeoutMs);
     const body = reply.body as Partial<HookAnswer> | null;
     if (reply.status === 200 && body !== null && typeof body.output === 'string') answered = { output: body.output, delivery: body.delivery ?? null };
-    else if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${reply.status}`);
+    else if (setting(run.env, 'AGENT_BUS_DEBUG')) run.warn(`agent-bus hook: the hub answered ${reply.status}`);
   } catch (error) {
-    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: ${(error as Error).message}`);
+    if (setting(run.env, 'AGENT_BUS_DEBUG')) run.warn(`agent-bus hook: ${(error as Error).message}`);
   }
   if (answered === null) {
     run.write(nothingFor(run.kind, run.client));

@@ -1,6 +1,6 @@
 /** Which hook runs, and for which client: what a hook on this machine and one over a hub both need. */
 import { parseNameLenient } from '../core/names.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 import type { HookKind } from '../model/hooks.js';
 
@@ -8,6 +8,6 @@ export type { HookKind };
 
 /** The client a hook answers for: --client, else AGENT_BUS_CLIENT, else the client part of AGENT_BUS_NAME. */
 export function clientOf(run: { client: string | undefined; env: Env }): string | null {
-  const named = parseNameLenient((run.env.AGENT_BUS_NAME ?? '').trim())?.client ?? null;
-  return run.client ?? ((run.env.AGENT_BUS_CLIENT ?? '').trim() || named);
+  const named = parseNameLenient(setting(run.env, 'AGENT_BUS_NAME'))?.client ?? null;
+  return run.client ?? (setting(run.env, 'AGENT_BUS_CLIENT') || named);
 }

@@ -13,7 +13,7 @@ import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine } from '../model/quote.js';
 import { resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
 import { clientAddressOf } from '../core/names.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import { busPaths } from '../adapters/paths.js';
 import { systemProcessTable, type ProcessTable } from '../adapters/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
@@ -165,7 +165,7 @@ export async function runHook(run: HookRun): Promise<number> {
     // exit 2 from a Stop hook as "keep working" and from a prompt hook as "drop the prompt".
     const message = error instanceof Error ? error.message : String(error);
     run.warn(`agent-bus hook: ${isBusError(error) ? '' : (storeProblem(error, busPaths(run.env).folder) ?? 'unexpected error') + ': '}${errorLine(message)}`);
-    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '' && error instanceof Error && error.stack) run.warn(error.stack);
+    if (setting(run.env, 'AGENT_BUS_DEBUG') && error instanceof Error && error.stack) run.warn(error.stack);
     if (!wrote) run.write(nothing);
     return 0;
   } finally {

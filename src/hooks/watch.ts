@@ -14,7 +14,7 @@ import { IdentityError, resolveIdentity, sessionsEnabled } from '../adapters/ide
 import { isStoreUnavailable } from '../model/errors.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { clientAddressOf } from '../core/names.js';
-import { floatSetting, type Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import { randomId } from '../model/ids.js';
 import { eachChange } from '../core/store-changes.js';
 import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../adapters/procs.js';
@@ -30,8 +30,6 @@ import type { MessageRecord } from '../model/records.js';
 
 /** Claude Code reads a background hook's exit 2 as "wake the model"; its command maps our 10 to it. */
 export const WOKE_EXIT = 10;
-export const DEFAULT_POLL_SECONDS = 2;
-export const DEFAULT_WATCH_HOURS = 24;
 
 export interface WatchRun {
   client: string | undefined;
@@ -45,7 +43,7 @@ export interface WatchRun {
 
 /** Why a watcher does not watch at all, or null when it should. */
 export function watchRefusal(client: string | undefined, env: Env): string | null {
-  if ((env.AGENT_BUS_NATIVE_WAKE ?? '').trim() === '0') return 'native wake is off (AGENT_BUS_NATIVE_WAKE=0)';
+  if (!setting(env, 'AGENT_BUS_NATIVE_WAKE')) return 'native wake is off (AGENT_BUS_NATIVE_WAKE=0)';
   // A client that would wait for background hooks in the foreground outside an interactive session
   // (Claude Code's print mode and SDK runs): only an interactive session is woken.
   const profile = profileFor(client);
@@ -68,14 +66,14 @@ export interface WatchStart {
 export async function startWatch(run: WatchRun): Promise<WatchStart | null> {
   if (watchRefusal(run.client, run.env) !== null) return null;
   const payload = await readPayload(payloadTimeoutMs(run.env));
-  const maxMs = (run.maxSeconds ?? floatSetting(run.env, 'AGENT_BUS_WATCH_HOURS', DEFAULT_WATCH_HOURS, 0) * 3600) * 1000;
+  const maxMs = (run.maxSeconds ?? setting(run.env, 'AGENT_BUS_WATCH_HOURS') * 3600) * 1000;
   return { payload, sessionKey: hookSessionKey(payload, run.env), maxMs };
 }
 
 /** The watcher on a machine with the bus: it waits on the store's change feed. */
 export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Promise<number> {
   const { payload, sessionKey, maxMs } = start;
-  const pollMs = floatSetting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS', DEFAULT_POLL_SECONDS, 0.05) * 1000;
+  const pollMs = setting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000;
   const deadline = Date.now() + maxMs;
   const table = systemProcessTable(run.env);
   const client = clientProcessOf(lineageOf(process.pid, table));

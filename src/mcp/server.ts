@@ -11,7 +11,7 @@ import type { Bus } from '../core/bus.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
 import { IdentityError, resolveIdentity } from '../adapters/identity.js';
 import { busPaths } from '../adapters/paths.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import { ServerSession } from './session.js';
 import { buildTools } from './tools.js';
 

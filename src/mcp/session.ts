@@ -11,7 +11,7 @@ import type { Identity } from '../adapters/identity.js';
 import { sessionsEnabled } from '../adapters/identity.js';
 import { clientAddressOf, normaliseLabel, parseNameLenient } from '../core/names.js';
 import { registrationsFor } from '../core/roster.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import { clientProcessOf, lineageOf, systemProcessTable } from '../adapters/procs.js';
 import { InvalidInputError } from '../model/errors.js';
 import { rowKeyOf } from '../core/sessions.js';

@@ -3,7 +3,7 @@
  * the hub handed it, and tells the hub, which marks it read and delivered only
  * then; or it could not print it, and the hub gives it back (POST /v1/delivered).
  */
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import { postToHub } from './calls.js';
 import { HUB_PATHS, type DeliveredRequest } from '../protocol/hub.js';
 import type { HubAccess } from '../adapters/hub-access.js';
@@ -15,8 +15,8 @@ import type { HubAccess } from '../adapters/hub-access.js';
 export async function confirmDelivered(access: HubAccess, confirmation: DeliveredRequest, timeoutMs: number, run: { env: Env; warn(text: string): void }): Promise<void> {
   try {
     const response = await postToHub(access, HUB_PATHS.delivered, confirmation, timeoutMs);
-    if (response.status !== 200 && (run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: the hub answered ${response.status} to the delivery`);
+    if (response.status !== 200 && setting(run.env, 'AGENT_BUS_DEBUG')) run.warn(`agent-bus hook: the hub answered ${response.status} to the delivery`);
   } catch (error) {
-    if ((run.env.AGENT_BUS_DEBUG ?? '') !== '') run.warn(`agent-bus hook: ${(error as Error).message}`);
+    if (setting(run.env, 'AGENT_BUS_DEBUG')) run.warn(`agent-bus hook: ${(error as Error).message}`);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { sha1Bytes } from '../model/ids.js';
 import { printable } from '../render/format.js';
-import type { Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 
 type Paint = (text: string) => string;
 
@@ -22,7 +22,7 @@ const plain: Paint = (text) => text;
 export const PLAIN_STYLE: Style = { enabled: false, bold: plain, dim: plain, warn: plain, agent: (name) => printable(name) };
 
 export function colourWanted(stream: { isTTY?: boolean }, env: Env, json = false): boolean {
-  return Boolean(stream.isTTY) && !json && (env.NO_COLOR ?? '') === '' && env.TERM !== 'dumb';
+  return Boolean(stream.isTTY) && !json && !setting(env, 'NO_COLOR') && env.TERM !== 'dumb';
 }
 
 export function paletteIndex(name: string, size: number): number {

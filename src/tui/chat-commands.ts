@@ -9,7 +9,7 @@ import { printable, shortThread } from '../render/format.js';
 import type { Style } from '../render/style.js';
 import type { BusClient } from '../client/bus-client.js';
 import { nobodyReachedNote } from '../core/addressing.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import type { AgentView } from '../core/views.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import readline from 'node:readline';
 import type { BusClient } from '../client/bus-client.js';
 import { busPaths } from '../adapters/paths.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 import { renderRoster } from '../render/roster.js';
 import { printable } from '../render/format.js';
 import type { Style } from '../render/style.js';

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { randomId } from '../model/ids.js';
 import { busPaths } from '../adapters/paths.js';
 import { clientAddressOf, repoOf } from '../core/names.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../model/settings.js';
 
 export type WakeEntry = string | false;
 

@@ -7,7 +7,7 @@
  */
 import type { AuditRow } from '../audit/record.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
-import { intSetting, type Env } from '../core/settings.js';
+import { setting, type Env } from '../model/settings.js';
 import type { ClientRoute, MessageRecord } from '../model/records.js';
 import { wakeRow, type Wakes } from '../core/wake-ops.js';
 import { createRequire } from 'node:module';
@@ -18,10 +18,8 @@ import { processEnded, systemProcessTable } from '../adapters/procs.js';
 import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './config.js';
 import { fireWake } from './fire.js';
 
-export const DEFAULT_WAKES_PER_HOUR = 20;
-
 export function wakesPerHour(env: Env): number {
-  return intSetting(env, 'AGENT_BUS_WAKES_PER_HOUR', DEFAULT_WAKES_PER_HOUR, 0);
+  return setting(env, 'AGENT_BUS_WAKES_PER_HOUR');
 }
 
 /** Who a send wakes: each direct recipient; per repo of a fan-out, the freshest agent with a command. */
@@ -92,7 +90,7 @@ async function pushWake(wakes: Wakes, env: Env, routes: ClientRoute[], record: M
   const route = idleQueuedRoute(routes, record.toAgent);
   const wake = route === null ? null : queueWakeOf(route.client);
   if (route === null || wake === null) return null;
-  const executable = (env[wake.executableVariable] ?? '').trim() || route.executable || wake.executable;
+  const executable = setting(env, wake.executableVariable) || route.executable || wake.executable;
   if (!(await wakes.count(route.agent, micros, wakesPerHour(env)))) return 'rate-limited';
   // Once until that turn starts: a second sender finds it queued already.
   if (!(await wakes.markQueued(route.threadId, formatStamp(micros)))) return null;
@@ -106,7 +104,7 @@ const QUEUE_WOKEN_MARKS = QUEUE_WOKEN.map((client) => `/${client}`);
 export function mayWake(env: Env, records: MessageRecord[]): boolean {
   if (records.length === 0) return false;
   if (loadWakeConfig(env).exists) return true;
-  return (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0' && records.some((record) => QUEUE_WOKEN_MARKS.some((mark) => record.toAgent.includes(mark)));
+  return setting(env, 'AGENT_BUS_NATIVE_WAKE') && records.some((record) => QUEUE_WOKEN_MARKS.some((mark) => record.toAgent.includes(mark)));
 }
 
 /** Wake what a committed send should wake: the audit rows of each wake (the core appends them). */
@@ -115,7 +113,7 @@ export async function wakeRecipients(wakes: Wakes, env: Env, actor: string, reco
     if (records.length === 0) return [];
     const config = loadWakeConfig(env);
     const usable = config.exists && config.problem === null;
-    const native = (env.AGENT_BUS_NATIVE_WAKE ?? '').trim() !== '0';
+    const native = setting(env, 'AGENT_BUS_NATIVE_WAKE');
     const limit = wakesPerHour(env);
     const rows: AuditRow[] = [];
     const covered = new Set<string>();

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { bodyPreview } from '../audit/record.js';
+import type { WAKE_COMMAND_VARIABLES } from '../model/settings.js';
 
 export interface WakeMessage {
   from: string;
@@ -19,18 +20,15 @@ export interface WakeMessage {
 export function fireWake(command: string, message: WakeMessage, env: NodeJS.ProcessEnv): string {
   try {
     const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-    const child = spawn('/bin/sh', ['-c', command], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-      env: {
-        ...env,
-        AGENT_BUS_FROM: message.from,
-        AGENT_BUS_TO: message.to,
-        AGENT_BUS_THREAD_ID: message.threadId ?? '',
-        AGENT_BUS_MESSAGE_ID: message.messageId ?? '',
-        AGENT_BUS_BODY_PREVIEW: bodyPreview(message.body),
-      },
-    });
+    // Each of them, and only they: doctor and the settings test know these names by that list.
+    const given: Record<(typeof WAKE_COMMAND_VARIABLES)[number], string> = {
+      AGENT_BUS_FROM: message.from,
+      AGENT_BUS_TO: message.to,
+      AGENT_BUS_THREAD_ID: message.threadId ?? '',
+      AGENT_BUS_MESSAGE_ID: message.messageId ?? '',
+      AGENT_BUS_BODY_PREVIEW: bodyPreview(message.body),
+    };
+    const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: { ...env, ...given } });
     let failed: string | null = null;
     child.on('error', (error) => {
       failed = error.name;

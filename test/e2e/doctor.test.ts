@@ -186,3 +186,40 @@ test('doctor: a client config that does not parse is a problem; a hub that answe
     bus.cleanup();
   }
 });
+
+test('doctor: a variable named like a setting that agent-bus does not read, and a value it cannot read, are warnings naming what it uses', () => {
+  const bus = tempBus();
+  try {
+    assert.equal(runCli(['send', 'hello', '--to', 'me', '--name', 'me'], { env: bus.env }).code, 0);
+    const clean = doctor(bus);
+    const settled = clean.report.checks.filter((finding) => finding.check === 'settings');
+    assert.deepEqual(settled.map((finding) => finding.level), ['ok'], JSON.stringify(settled));
+    assert.match(settled[0]?.detail ?? '', /^AGENT_BUS_AUDIT_LOG, AGENT_BUS_DB, (AGENT_BUS_HOME, )?NO_COLOR set, each read as written$/);
+    const { code, report, text } = doctor(bus, {
+      AGENT_BUS_HTTP_RAT: '5',
+      AGENT_BUS_TOKNE: 'abt_0123456789abcdef_secretsecretsecret',
+      AGENT_BUS_WATCH_POLL_SECONDS: 'soon',
+      AGENT_BUS_NOTICE_MAX_BYTES: '10',
+      BRAIN_ENABLED: 'maybe',
+      // Read as written, or given by agent-bus to a wake command: nothing to say.
+      AGENT_BUS_HTTP_RATE: '7',
+      AGENT_BUS_FROM: 'shop/claude',
+    });
+    assert.equal(code, 0, `warnings alone exit 0: ${JSON.stringify(failing(report))}`);
+    const warnings = report.checks.filter((finding) => finding.check === 'settings');
+    assert.ok(warnings.every((finding) => finding.level === 'warn' && finding.fix && !finding.fix.includes('\n')), JSON.stringify(warnings));
+    const about = (name: string): Finding | undefined => warnings.find((finding) => finding.detail.startsWith(name));
+    assert.equal(about('AGENT_BUS_HTTP_RAT ')?.detail, 'AGENT_BUS_HTTP_RAT is set, but agent-bus reads no setting of that name');
+    assert.match(about('AGENT_BUS_HTTP_RAT ')?.fix ?? '', /^did you mean AGENT_BUS_HTTP_RATE\?/);
+    assert.match(about('AGENT_BUS_TOKNE')?.fix ?? '', /^did you mean AGENT_BUS_TOKEN\?/);
+    assert.equal(about('AGENT_BUS_WATCH_POLL_SECONDS')?.detail, "AGENT_BUS_WATCH_POLL_SECONDS='soon' is not a number: the default 2 is used");
+    assert.equal(about('AGENT_BUS_NOTICE_MAX_BYTES')?.detail, "AGENT_BUS_NOTICE_MAX_BYTES='10' is below 1000: 1000 is used");
+    assert.match(about('BRAIN_ENABLED')?.detail ?? '', /^BRAIN_ENABLED='maybe' is neither on \(1, true, yes, on\) nor off \(0, false, no, off\): it is taken as off$/);
+    assert.equal(warnings.length, 5, JSON.stringify(warnings));
+    assert.doesNotMatch(JSON.stringify(report) + text, /secretsecret/, "a variable's value is shown only when it is a setting's that cannot be read");
+    assert.match(text, /^warn {2}settings: AGENT_BUS_HTTP_RAT is set, but agent-bus reads no setting of that name\n {8}fix: did you mean AGENT_BUS_HTTP_RATE\?/m);
+    assert.match(text, /all is well \(\d+ warnings\)/);
+  } finally {
+    bus.cleanup();
+  }
+});

@@ -19,15 +19,8 @@ import {
   trimHotArcs,
   type BrainEntry,
 } from '../../src/brain/entry.js';
-import {
-  DEFAULT_BRAIN_CHANNEL,
-  DEFAULT_HOT_ARCS_TOP_N,
-  DEFAULT_PAYLOAD_MAX_CHARS,
-  DEFAULT_REFRESH_TOOL_CALLS,
-  brainEnv,
-  brainSettings,
-  type BrainSettings,
-} from '../../src/brain/settings.js';
+import { brainEnv, brainSettings, type BrainSettings } from '../../src/brain/settings.js';
+import { settingDefault } from '../../src/model/settings.js';
 
 const RECALLED = 'BRAIN CONTEXT (recalled state, not an operator directive):';
 
@@ -101,7 +94,7 @@ test('capContent counts code points, not bytes or UTF-16 units', () => {
 test('capContent leaves content at or under the cap unchanged, and 0 disables it', () => {
   assert.equal(capContent('abcd', 4), 'abcd', 'exactly at the cap');
   assert.equal(capContent('😀😀😀😀', 4), '😀😀😀😀', 'exactly at the cap in characters (8 UTF-16 units, 16 bytes)');
-  assert.equal(capContent('é'.repeat(1536), DEFAULT_PAYLOAD_MAX_CHARS), 'é'.repeat(1536), 'the default cap is 1536 characters (3072 bytes here)');
+  assert.equal(capContent('é'.repeat(1536), settingDefault('BRAIN_PAYLOAD_MAX_BYTES')), 'é'.repeat(1536), 'the default cap is 1536 characters (3072 bytes here)');
   assert.equal(capContent('abc', 10), 'abc');
   assert.equal(capContent('x'.repeat(5000), 0), 'x'.repeat(5000), '0 disables the cap');
 });
@@ -257,7 +250,7 @@ test(
       refreshToolCalls: 20,
       enabledBecause: 'no BRAIN_URL and no feed folder with content',
     } satisfies BrainSettings);
-    assert.deepEqual([DEFAULT_BRAIN_CHANNEL, DEFAULT_HOT_ARCS_TOP_N, DEFAULT_PAYLOAD_MAX_CHARS, DEFAULT_REFRESH_TOOL_CALLS], ['brain', 10, 1536, 20]);
+    assert.deepEqual([settingDefault('BRAIN_CHANNEL'), settingDefault('BRAIN_HOT_ARCS_TOP_N'), settingDefault('BRAIN_PAYLOAD_MAX_BYTES'), settingDefault('BRAIN_REFRESH_TOOL_CALLS')], ['brain', 10, 1536, 20]);
   }),
 );
 

@@ -15,7 +15,7 @@ import { shellQuote } from '../../clients/config-files.js';
 import { openBus } from '../../runtime.js';
 import { speakerName } from '../context.js';
 import { makeStyle, type Style } from '../../render/style.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import type { CommandIo, CommandRunner } from '../spec.js';
 
 /** The session the tour mails: a Claude Code session in a repo named demo. */

@@ -15,8 +15,9 @@ import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../adapters/paths.js';
 import { privacyProblems } from '../../adapters/privacy.js';
-import type { Env } from '../../core/settings.js';
-import { errorLine } from '../../model/quote.js';
+import { isSettingName, SETTINGS, settingProblem, WAKE_COMMAND_VARIABLES, type Env } from '../../model/settings.js';
+import { errorLine, quoted } from '../../model/quote.js';
+import { closeMatches } from '../../core/similarity.js';
 import type { BusClient } from '../../client/bus-client.js';
 import { openBusHere } from '../../runtime.js';
 import { openClient } from '../../connect.js';
@@ -49,6 +50,7 @@ export const run: CommandRunner = async (args, io) => {
   };
   const paths = busPaths(io.env);
   add(versions());
+  findings.push(...settingsHealth(io.env));
   // This machine's store is looked at from the inside; a hub's from here, by asking it who this machine is.
   const client = openClient(io.env, { cwd: io.cwd, as: null });
   if (client.location.kind === 'hub') {
@@ -96,6 +98,40 @@ function versions(): Finding {
   return supported
     ? { check: 'versions', level: 'ok', detail }
     : { check: 'versions', level: 'fail', detail: `${detail}, which agent-bus does not support`, fix: 'use Node.js 20.19+, 22.12+ or 24, then reinstall agent-bus with it' };
+}
+
+/** What looks like a setting but is none (a typo, most likely). */
+const SETTING_PREFIX = /^(AGENT_BUS|BRAIN)_/;
+const WHERE_SETTINGS_ARE = 'the README\'s "Environment variables" lists every setting and what it takes';
+
+/**
+ * The settings in the environment: a variable named like one that agent-bus does not read, and a
+ * value it cannot read as written (it uses another, which the finding names). Warnings only: the
+ * bus runs either way, on its defaults.
+ */
+function settingsHealth(env: Env): Finding[] {
+  const names = Object.keys(env)
+    .filter((name) => (env[name] ?? '') !== '')
+    .sort();
+  const findings: Finding[] = [];
+  for (const name of names) {
+    const raw = env[name] as string;
+    if (isSettingName(name)) {
+      const problem = settingProblem(name, raw);
+      if (problem !== null) findings.push({ check: 'settings', level: 'warn', detail: `${name}=${quoted(raw)} ${problem}`, fix: `set ${name} to a value it reads, or unset it (${WHERE_SETTINGS_ARE})` });
+    } else if (SETTING_PREFIX.test(name) && !(WAKE_COMMAND_VARIABLES as readonly string[]).includes(name)) {
+      const [near] = closeMatches(name, Object.keys(SETTINGS), 1);
+      findings.push({
+        check: 'settings',
+        level: 'warn',
+        detail: `${name} is set, but agent-bus reads no setting of that name`,
+        fix: near !== undefined ? `did you mean ${near}? Rename it, or unset it` : `unset it (${WHERE_SETTINGS_ARE})`,
+      });
+    }
+  }
+  if (findings.length > 0) return findings;
+  const set = names.filter(isSettingName);
+  return [{ check: 'settings', level: 'ok', detail: set.length === 0 ? 'none set: every setting has its default' : `${set.join(', ')} set, each read as written` }];
 }
 
 function storeFix(paths: BusPaths): string {

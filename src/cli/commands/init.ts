@@ -8,14 +8,15 @@ import { WIRINGS } from '../../clients/registry/wirings.js';
 import { DEFAULT_CLIENT } from '../../clients/registry/profiles.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
-import type { Env } from '../../core/settings.js';
+import { setting, type Env } from '../../model/settings.js';
 import type { CommandRunner } from '../spec.js';
 import { quoted } from '../../model/quote.js';
 
 /** The agent-bus to write into configs: --bin-path, $AGENT_BUS_BIN, the one on PATH (symlinks kept: a pipx-style shim stays stable), or the bare name. */
 export function binPath(flag: string | undefined, env: Env): string {
   if (flag) return flag;
-  if (env.AGENT_BUS_BIN) return env.AGENT_BUS_BIN;
+  const given = setting(env, 'AGENT_BUS_BIN');
+  if (given !== '') return given;
   for (const folder of (env.PATH ?? '').split(delimiter)) {
     if (folder === '') continue;
     const candidate = join(folder, 'agent-bus');

@@ -3,6 +3,7 @@ import { parseDuration } from '../../core/duration.js';
 import { isTokenId, parseScopes } from '../../core/tokens.js';
 import { BusError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
+import { setting } from '../../model/settings.js';
 import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
@@ -24,7 +25,7 @@ function listed(token: TokenRecord): Record<string, string | string[] | null> {
 
 /** Who made or revoked a token, for the audit log: this shell's name, else the operator. */
 function actorOf(env: NodeJS.ProcessEnv): string {
-  return (env.AGENT_BUS_NAME ?? '').trim() || 'operator';
+  return setting(env, 'AGENT_BUS_NAME') || 'operator';
 }
 
 function state(token: TokenRecord, now: number): string {

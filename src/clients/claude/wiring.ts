@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../../core/subscriptions.js';
+import { setting, settingDefault } from '../../model/settings.js';
 import { approvedToolNames, configPaths, hubMcpUrl, hubPrefix, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
 import type { SettingsFiles } from '../profile.js';
 import { settingsLayers } from '../subscription-source.js';
@@ -26,17 +27,16 @@ function isOurStatusLine(value: unknown): boolean {
 
 /** Claude Code starts a turn when an asyncRewake hook exits 2; older versions lack the option. */
 export const MIN_REWAKE_VERSION = [2, 1, 290] as const;
-const DEFAULT_WATCH_HOURS = 24;
 
 let versionAnswer: { version: string | null; problem: string | null } | undefined;
 
 /** `claude --version` (or AGENT_BUS_CLAUDE_BIN), asked once per process and bounded by AGENT_BUS_CLIENT_VERSION_TIMEOUT. */
 function claudeVersion(env: NodeJS.ProcessEnv): { version: string | null; problem: string | null } {
   if (versionAnswer) return versionAnswer;
-  const bin = (env.AGENT_BUS_CLAUDE_BIN ?? '').trim() || 'claude';
-  const seconds = Number((env.AGENT_BUS_CLIENT_VERSION_TIMEOUT ?? '').trim() || 10);
+  const bin = setting(env, 'AGENT_BUS_CLAUDE_BIN');
+  const seconds = setting(env, 'AGENT_BUS_CLIENT_VERSION_TIMEOUT');
   const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-  const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: (Number.isFinite(seconds) && seconds > 0 ? seconds : 10) * 1000, env });
+  const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: seconds * 1000, env });
   const version = /(\d+)\.(\d+)\.(\d+)/.exec(result.stdout ?? '')?.[0] ?? null;
   const why = result.error ? (result.error as NodeJS.ErrnoException).code ?? result.error.message : `exit ${result.status}`;
   versionAnswer = version !== null ? { version, problem: null } : { version: null, problem: `cannot tell the Claude Code version ('${bin} --version': ${why})` };
@@ -55,7 +55,7 @@ function atLeast(version: string, minimum: readonly number[]): boolean {
 
 /** Whether init writes the wake hook, and if not, why (for init's output). */
 export function wakeHookVerdict(env: NodeJS.ProcessEnv): { wanted: boolean; note: string | null } {
-  if ((env.AGENT_BUS_NATIVE_WAKE ?? '').trim() === '0') return { wanted: false, note: 'native wake is off (AGENT_BUS_NATIVE_WAKE=0): no wake hook' };
+  if (!setting(env, 'AGENT_BUS_NATIVE_WAKE')) return { wanted: false, note: 'native wake is off (AGENT_BUS_NATIVE_WAKE=0): no wake hook' };
   const { version, problem } = claudeVersion(env);
   if (version === null) return { wanted: false, note: `no wake hook: ${problem ?? 'unknown Claude Code version'}` };
   if (!atLeast(version, MIN_REWAKE_VERSION)) return { wanted: false, note: `no wake hook: Claude Code ${version} is older than ${MIN_REWAKE_VERSION.join('.')}` };
@@ -68,8 +68,9 @@ export function wakeHookVerdict(env: NodeJS.ProcessEnv): { wanted: boolean; note
  * hook-watch exits 2 from its parser: that must not wake anyone). Never `|| true`: it would swallow the wake.
  */
 export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv, remote: string | null = null): JsonObject {
-  const hours = Number((env.AGENT_BUS_WATCH_HOURS ?? '').trim() || DEFAULT_WATCH_HOURS);
-  const seconds = Math.round((Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_WATCH_HOURS) * 3600);
+  // A watcher that gives up at once wakes no one: 0 hours is the default here.
+  const hours = setting(env, 'AGENT_BUS_WATCH_HOURS');
+  const seconds = Math.round((hours > 0 ? hours : settingDefault('AGENT_BUS_WATCH_HOURS')) * 3600);
   return {
     matcher: '',
     hooks: [

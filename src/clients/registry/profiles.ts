@@ -7,7 +7,7 @@ import { agyProfile } from '../agy/profile.js';
 import { claudeProfile } from '../claude/profile.js';
 import { codexProfile } from '../codex/profile.js';
 import { opencodeProfile } from '../opencode/profile.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import type { HookDialect } from '../dialect.js';
 import { sessionFromEnvironment, UNKNOWN_CLIENT, type ClientProfile, type QueueWake } from '../profile.js';
 

@@ -11,7 +11,7 @@ import { refreshBrain } from '../../brain/refresh.js';
 import { matchesActivity } from '../../core/activity-filter.js';
 import type { Bus } from '../../core/bus.js';
 import { BROADCAST } from '../../core/names.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import type { AgentView } from '../../core/views.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { nowStamp } from '../../model/clock.js';

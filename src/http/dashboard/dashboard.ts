@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bus } from '../../core/bus.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import type { AgentView } from '../../core/views.js';
 import { BusError, isStoreUnavailable } from '../../model/errors.js';
 import { ForbiddenError } from '../errors.js';

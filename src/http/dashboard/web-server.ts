@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Bus } from '../../core/bus.js';
 import { busPaths } from '../../adapters/paths.js';
-import { floatSetting, type Env } from '../../core/settings.js';
+import { setting, type Env } from '../../model/settings.js';
 import { BusError } from '../../model/errors.js';
 import { listenOn } from '../listen.js';
 import { localAccess, type DashboardActor } from './access.js';
@@ -46,7 +46,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   checkAssets();
   const bus: Bus = options.openBus();
   bus.mail.keepSearchIndexCurrent();
-  const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
+  const changes = new SharedChanges(bus, setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000);
   const access = localAccess(options.actor);
   // The names this dashboard answers to, once its port is known: another name rebound to this address is refused.
   const hosts = new Set<string>();

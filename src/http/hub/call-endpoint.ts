@@ -11,7 +11,7 @@ import { refreshBrain } from '../../brain/refresh.js';
 import type { Bus } from '../../core/bus.js';
 import { clientAddressOf } from '../../core/names.js';
 import { receivedCounts } from '../../core/notice-ops.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { ForbiddenError } from '../errors.js';
 import type { TokenRecord } from '../../model/records.js';

@@ -9,7 +9,7 @@
  */
 import type { Bus } from '../../core/bus.js';
 import type { PendingDelivery } from '../../core/inbox-ops.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
 import { hubSpeaker, type SessionsRead } from './hub-session.js';

@@ -7,7 +7,7 @@
 import type { Bus } from '../../core/bus.js';
 import type { PendingDelivery } from '../../core/inbox-ops.js';
 import { registrationsFor } from '../../core/roster.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import type { Subscriptions } from '../../core/subscriptions.js';
 import { answerHook, type HookKind } from '../../hooks/run.js';
 import { InvalidInputError } from '../../model/errors.js';

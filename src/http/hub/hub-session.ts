@@ -12,7 +12,7 @@ import { sessionsEnabled } from '../../adapters/identity.js';
 import { clientAddressOf, normaliseLabel } from '../../core/names.js';
 import { presentedTokenId } from '../../core/tokens.js';
 import { registrationsFor } from '../../core/roster.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import type { SessionRowKey, SessionRecord, TokenRecord } from '../../model/records.js';
 import type { ToolSession } from '../../mcp/tool-session.js';

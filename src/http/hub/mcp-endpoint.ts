@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { tailAudit } from '../../audit/log.js';
 import type { Bus } from '../../core/bus.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import type { TokenRecord } from '../../model/records.js';
 import type { SurfaceWay } from '../../model/receipts.js';
 import { instructionsFor } from '../../mcp/server.js';

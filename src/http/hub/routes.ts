@@ -8,7 +8,7 @@ import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bus } from '../../core/bus.js';
 import { clientAddressOf, nameProblem } from '../../core/names.js';
-import type { Env } from '../../core/settings.js';
+import type { Env } from '../../model/settings.js';
 import { isSurfaceWay } from '../../model/receipts.js';
 import type { TokenRecord } from '../../model/records.js';
 import { quoted } from '../../model/quote.js';

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { Bus } from '../../core/bus.js';
 import { busPaths } from '../../adapters/paths.js';
 import { registrationsFor } from '../../core/roster.js';
-import { floatSetting, intSetting, type Env } from '../../core/settings.js';
+import { setting, type Env } from '../../model/settings.js';
 import { BusError } from '../../model/errors.js';
 import type { AuditRow } from '../../audit/record.js';
 import { tokenAccess } from '../dashboard/access.js';
@@ -47,15 +47,8 @@ export interface HubOptions {
   }): Bus;
 }
 
-/** Requests per second per token unless AGENT_BUS_HTTP_RATE says otherwise. */
-export const DEFAULT_RATE = 200;
-/** Requests handled at once; the rest wait, up to QUEUE of them. */
-const DEFAULT_CONCURRENCY = 64;
+/** Requests waiting for their turn past the ones handled at once (AGENT_BUS_HTTP_CONCURRENCY). */
 const QUEUE = 1024;
-/** Requests waiting for the bus to move (watchers, followers, chats) at once; past it, 503. */
-const DEFAULT_WAITS = 1024;
-/** PostgreSQL connections a hub holds at most (a CLI or hook holds a few). */
-const DEFAULT_PG_POOL = 16;
 /** How long SIGTERM waits for requests in flight before it closes anyway. */
 const DRAIN_MS = 10_000;
 
@@ -69,7 +62,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const stamps = new AsyncLocalStorage<RequestStamp>();
   const metrics = new HubMetrics();
   const bus: Bus = options.openBus({
-    poolMax: intSetting(env, 'AGENT_BUS_PG_POOL', DEFAULT_PG_POOL, 1),
+    poolMax: setting(env, 'AGENT_BUS_PG_POOL'),
     // Each audit row says which hub did it and for which token.
     auditStamp: () => stamps.getStore(),
     auditObserve: (rows, stamp) => {
@@ -77,12 +70,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     },
   });
   bus.mail.keepSearchIndexCurrent();
-  const limiter = new RateLimiter(intSetting(env, 'AGENT_BUS_HTTP_RATE', DEFAULT_RATE, 1));
-  const gate = new Gate(intSetting(env, 'AGENT_BUS_HTTP_CONCURRENCY', DEFAULT_CONCURRENCY, 1), QUEUE);
+  const limiter = new RateLimiter(setting(env, 'AGENT_BUS_HTTP_RATE'));
+  const gate = new Gate(setting(env, 'AGENT_BUS_HTTP_CONCURRENCY'), QUEUE);
   // Requests that wait for the bus to move hold no place of the work above: they have a bound of their own.
-  const waits = new Gate(intSetting(env, 'AGENT_BUS_HTTP_WAITS', DEFAULT_WAITS, 1), 0);
+  const waits = new Gate(setting(env, 'AGENT_BUS_HTTP_WAITS'), 0);
   const memory = { registered: new Set<string>(), touched: new Map<string, number>() };
-  const changes = new SharedChanges(bus, floatSetting(env, 'AGENT_BUS_WATCH_POLL_SECONDS', 2, 0.05) * 1000);
+  const changes = new SharedChanges(bus, setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000);
   const auditPath = busPaths(env).audit;
   const checkToken = tokenChecker(bus, metrics);
   let hubName = '';
@@ -98,7 +91,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     limiter,
     stamps,
     requestLimit: Math.max(1 << 20, 2 * bus.settings.maxBodyBytes + 65_536),
-    allowedOrigins: new Set((env.AGENT_BUS_HTTP_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '')),
+    allowedOrigins: new Set(setting(env, 'AGENT_BUS_HTTP_ORIGINS')),
     sessionsReadAhead: new SessionsReadAhead(bus, env),
     servers: new McpServers({ bus, env, auditPath, version: options.version, memory }),
     // The human's dashboard at /: signed in with a token, acting as the token's agent.
@@ -154,7 +147,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     throw error;
   }
   hubOrigin = url;
-  hubName = env.AGENT_BUS_HUB_NAME?.trim() || `${hostname()}:${url.slice(url.lastIndexOf(':') + 1)}`;
+  hubName = setting(env, 'AGENT_BUS_HUB_NAME') || `${hostname()}:${url.slice(url.lastIndexOf(':') + 1)}`;
 
   const stopPruning = bus.retention.keepPruned(hubName, (line) => process.stderr.write(`${line}\n`));
   let closing: Promise<void> | null = null;

@@ -7,8 +7,6 @@ import pg from 'pg';
 import { StoreUnavailableError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
-
 export interface PostgresOptions {
   /** How long one connect may take before the operation fails. */
   connectTimeoutMs: number;

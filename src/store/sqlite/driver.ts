@@ -8,9 +8,10 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { settingDefault } from '../../model/settings.js';
 
 /** How long a writer waits for the lock before giving up, in milliseconds, unless AGENT_BUS_BUSY_TIMEOUT says. */
-export const BUSY_TIMEOUT_MS = 30_000;
+export const BUSY_TIMEOUT_MS = settingDefault('AGENT_BUS_BUSY_TIMEOUT') * 1000;
 
 /** A statement's parameters: named (`@name`) as an object, positional (`?`) as an array. */
 export type Params = Record<string, string | number | null> | unknown[];

@@ -1,0 +1,206 @@
+/**
+ * What each setting is for, as the README's table of environment variables says it: who reads it
+ * and what it means. Apart from settings.ts so that the hooks, which load the settings at every
+ * turn, never load this text. A meaning names a default as `{NAME}` (a minimum as `{NAME.min}`),
+ * filled in from the registry, so the table cannot state a default the code does not use.
+ * `npm run docs:settings` writes the table into the README; test/unit/settings.test.ts holds them equal.
+ */
+import { SETTINGS, settingDefault, type SettingName } from './settings.js';
+
+/** A setting, or a setting and the one read in its place when it is unset (`A (or B)`). */
+type Named = SettingName | readonly [SettingName, SettingName];
+
+export interface SettingHelp {
+  /** The settings of one row: several when they go together. */
+  readonly names: readonly Named[];
+  readonly usedBy: string;
+  readonly meaning: string;
+}
+
+/** The README's rows, in its order. */
+export const SETTING_HELP = [
+  { names: ['AGENT_BUS_NAME'], usedBy: 'server, hooks, CLI', meaning: "the agent's full name; wins over everything else (the CLI defaults to `human`)" },
+  { names: ['AGENT_BUS_REPO'], usedBy: 'server, hooks, CLI', meaning: 'the repo this agent works in' },
+  { names: ['AGENT_BUS_CLIENT'], usedBy: 'server, hooks', meaning: 'client id, same as `--client`: derives `<repo>/<client>` when `AGENT_BUS_NAME` is unset' },
+  { names: ['AGENT_BUS_SESSION'], usedBy: 'server', meaning: 'a label this session asks for: it becomes `<repo>/<client>-<label>`' },
+  { names: ['AGENT_BUS_INSTANCE'], usedBy: 'server', meaning: '1..99: the session number this session asks for' },
+  { names: ['AGENT_BUS_SESSIONS'], usedBy: 'server', meaning: '`0` turns session addresses off: every session of a client shares `<repo>/<client>`' },
+  {
+    names: ['AGENT_BUS_SESSION_RESUME_HOURS'],
+    usedBy: 'server',
+    meaning: "how long an ended session's address stays reserved for its comeback; default {AGENT_BUS_SESSION_RESUME_HOURS}, 0 disables",
+  },
+  { names: ['AGENT_BUS_PROCESS_LOOKUP_TIMEOUT'], usedBy: 'server', meaning: 'seconds to wait for `ps` where there is no `/proc`; default {AGENT_BUS_PROCESS_LOOKUP_TIMEOUT}' },
+  { names: ['AGENT_BUS_BIN'], usedBy: 'init', meaning: 'the agent-bus path to write into configs (same as `--bin-path`)' },
+  {
+    names: ['AGENT_BUS_HOOK_TIMEOUT_MS'],
+    usedBy: 'opencode plugin, remote hooks',
+    meaning:
+      'milliseconds the plugin waits for a hook before the model request goes ahead (default 10000); a remote hook waits for the hub at most this long (default {AGENT_BUS_HOOK_TIMEOUT_MS})',
+  },
+  {
+    names: ['AGENT_BUS_HOOK_PAYLOAD_TIMEOUT'],
+    usedBy: 'hooks',
+    meaning: 'seconds a hook waits for its payload on stdin before going on without it; default {AGENT_BUS_HOOK_PAYLOAD_TIMEOUT}',
+  },
+  {
+    names: ['CLAUDE_CODE_SESSION_ID'],
+    usedBy: 'server, hooks',
+    meaning: 'set by Claude Code: tells its sessions apart and lets a resumed conversation keep its address',
+  },
+  { names: ['AGENT_BUS_DB'], usedBy: 'everything', meaning: 'the store: a SQLite file (default `bus.db` in the bus folder) or a `postgres://` URL' },
+  {
+    names: ['AGENT_BUS_HOME'],
+    usedBy: 'everything',
+    meaning: 'the bus folder: `wake.json`, `brain-feed/`, `.env`, `chat_history` (default `~/.claude-agent-bus`; for a SQLite `AGENT_BUS_DB`, its folder)',
+  },
+  {
+    names: ['AGENT_BUS_PG_CONNECT_TIMEOUT'],
+    usedBy: 'everything',
+    meaning: 'seconds a connect to PostgreSQL may take before the command fails (a hook: stays silent); default {AGENT_BUS_PG_CONNECT_TIMEOUT}',
+  },
+  { names: ['AGENT_BUS_AUDIT_LOG'], usedBy: 'everything', meaning: 'audit log path (default `~/.claude-agent-bus/audit.log`)' },
+  {
+    names: ['AGENT_BUS_AUDIT_MAX_BYTES'],
+    usedBy: 'everything',
+    meaning: 'rotate the audit log to `audit.log.1`, `.2` … before it grows past this size (bytes, or with `K`, `M`, `G`); unset: never',
+  },
+  {
+    names: ['AGENT_BUS_RETENTION_DAYS'],
+    usedBy: 'MCP servers, hub, prune',
+    meaning: "prune read mail older than this many days automatically, at most once a day; unset: off (also `prune`'s default `--older-than`)",
+  },
+  {
+    names: ['AGENT_BUS_BUSY_TIMEOUT'],
+    usedBy: 'everything (SQLite)',
+    meaning: "seconds a writer waits for another process's lock before it gives up and says so; default {AGENT_BUS_BUSY_TIMEOUT}",
+  },
+  {
+    names: ['AGENT_BUS_FANOUT_MAX_IDLE_DAYS'],
+    usedBy: 'senders',
+    meaning: 'skip clients idle this many days in repo-wide and `*` sends when a fresher repo-mate exists; default {AGENT_BUS_FANOUT_MAX_IDLE_DAYS}, 0 disables',
+  },
+  { names: ['AGENT_BUS_MAX_BODY_BYTES'], usedBy: 'senders', meaning: 'largest body accepted, in UTF-8 bytes; default {AGENT_BUS_MAX_BODY_BYTES}' },
+  {
+    names: ['AGENT_BUS_CHANNELS'],
+    usedBy: 'hooks, statusline',
+    meaning: 'the notice channels this session receives, set at launch: wins over every settings layer (comma-separated; `*` for all; empty: global notices only)',
+  },
+  { names: ['AGENTIHOOKS_BASE_CHANNELS'], usedBy: 'hooks, statusline', meaning: 'read instead when `AGENT_BUS_CHANNELS` is unset' },
+  {
+    names: ['AGENT_BUS_DEFAULT_CHANNELS'],
+    usedBy: 'hooks, statusline',
+    meaning: "the subscriptions of the settings layers (what init writes per repo; yours in the bus's `.env`), used when no launch value is set",
+  },
+  { names: ['AGENT_BUS_NOTICES_PER_TURN'], usedBy: 'hooks', meaning: 'most notices one hook output shows; default {AGENT_BUS_NOTICES_PER_TURN}' },
+  {
+    names: ['AGENT_BUS_NOTICE_MAX_BYTES'],
+    usedBy: 'hooks',
+    meaning: 'most bytes one hook output fills with notices, counting the mail printed before them; default {AGENT_BUS_NOTICE_MAX_BYTES}, at least {AGENT_BUS_NOTICE_MAX_BYTES.min}',
+  },
+  {
+    names: ['AGENT_BUS_CHANNEL_MAX_NOTICES'],
+    usedBy: 'publishers',
+    meaning: 'most live notices a channel (or the global notices) keeps; default {AGENT_BUS_CHANNEL_MAX_NOTICES} (also for 0 or less)',
+  },
+  {
+    names: ['BRAIN_URL', ['BRAIN_HTTP_TOKEN', 'KB_ROUTER_TOKEN'], 'BRAIN_HTTP_TIMEOUT'],
+    usedBy: 'brain',
+    meaning: 'the HTTP feed, its bearer token, seconds to wait ({BRAIN_HTTP_TIMEOUT})',
+  },
+  {
+    names: ['BRAIN_SOURCE_TYPE', 'BRAIN_SOURCE_PATH'],
+    usedBy: 'brain',
+    meaning: '`{BRAIN_SOURCE_TYPE}` and the folder of markdown entries (default `brain-feed` in the bus folder), when `BRAIN_URL` is unset',
+  },
+  { names: ['BRAIN_ENABLED', 'BRAIN_WRITER_ENABLED'], usedBy: 'brain', meaning: 'on or off; default on when `BRAIN_URL` is set or the folder has markdown' },
+  { names: ['BRAIN_CHANNEL'], usedBy: 'brain', meaning: 'the channel the brain publishes to; default `{BRAIN_CHANNEL}` (sessions must subscribe to it)' },
+  {
+    names: ['BRAIN_HOT_ARCS_TOP_N', 'BRAIN_PAYLOAD_MAX_BYTES', 'BRAIN_REFRESH_TOOL_CALLS'],
+    usedBy: 'brain',
+    meaning: 'rows kept of a hot-arcs table ({BRAIN_HOT_ARCS_TOP_N}), characters per entry ({BRAIN_PAYLOAD_MAX_BYTES}), tool calls between reads ({BRAIN_REFRESH_TOOL_CALLS})',
+  },
+  { names: ['AGENT_BUS_CHAT_FORCE'], usedBy: 'chat', meaning: 'run `agent-bus chat` even when standard input is not a terminal (scripts, benchmarks)' },
+  { names: ['AGENT_BUS_NATIVE_WAKE'], usedBy: 'init, hook-watch, senders', meaning: '`0` turns native wake off' },
+  { names: ['AGENT_BUS_WAKES_PER_HOUR'], usedBy: 'hook-watch, senders', meaning: 'most wakes of one agent in an hour; default {AGENT_BUS_WAKES_PER_HOUR}, 0 = no limit' },
+  {
+    names: ['AGENT_BUS_WATCH_POLL_SECONDS', 'AGENT_BUS_WATCH_HOURS'],
+    usedBy: 'hook-watch, init',
+    meaning: 'the fallback poll ({AGENT_BUS_WATCH_POLL_SECONDS} s) / when a watcher gives up ({AGENT_BUS_WATCH_HOURS} h, written by init as `--max-seconds`)',
+  },
+  {
+    names: ['AGENT_BUS_CLAUDE_BIN', 'AGENT_BUS_CLIENT_VERSION_TIMEOUT'],
+    usedBy: 'init',
+    meaning: 'the Claude Code asked for its version (default `{AGENT_BUS_CLAUDE_BIN}`) / seconds to wait for it ({AGENT_BUS_CLIENT_VERSION_TIMEOUT})',
+  },
+  {
+    names: ['AGENT_BUS_CODEX_BIN'],
+    usedBy: 'senders',
+    meaning: "the Codex executable that queues a turn (default: the one the session's hooks recorded)",
+  },
+  { names: ['NO_COLOR'], usedBy: 'CLI', meaning: 'any value turns colour off' },
+  { names: ['AGENT_BUS_DEBUG'], usedBy: 'CLI', meaning: 'print a stack trace with unexpected errors' },
+  {
+    names: ['AGENT_BUS_HTTP_RATE'],
+    usedBy: 'hub',
+    meaning: 'requests a second one token may make; more get 429 with `Retry-After`; default {AGENT_BUS_HTTP_RATE}',
+  },
+  { names: ['AGENT_BUS_HTTP_CONCURRENCY'], usedBy: 'hub', meaning: 'requests the hub handles at once (the rest wait their turn); default {AGENT_BUS_HTTP_CONCURRENCY}' },
+  {
+    names: ['AGENT_BUS_HUB_SESSION_IDLE_MINUTES'],
+    usedBy: 'hub, and commands on its machine',
+    meaning: 'how long a session held over the hub may go unheard before it counts as ended; default {AGENT_BUS_HUB_SESSION_IDLE_MINUTES}',
+  },
+  {
+    names: ['AGENT_BUS_HTTP_WAITS'],
+    usedBy: 'hub',
+    meaning:
+      'requests waiting for the bus to move at once (remote watchers, `tail -f`, chats), apart from the {AGENT_BUS_HTTP_CONCURRENCY}; past it, 503; default {AGENT_BUS_HTTP_WAITS}',
+  },
+  {
+    names: ['AGENT_BUS_HTTP_ORIGINS'],
+    usedBy: 'hub',
+    meaning: "comma-separated browser origins allowed besides the hub's own; a request from any other `Origin` gets 403",
+  },
+  { names: ['AGENT_BUS_HUB_NAME'], usedBy: 'hub', meaning: 'how audit rows name this hub; default `<hostname>:<port>`' },
+  { names: ['AGENT_BUS_PG_POOL'], usedBy: 'hub', meaning: 'PostgreSQL connections a hub holds at most; default {AGENT_BUS_PG_POOL}' },
+  {
+    names: ['AGENT_BUS_URL', 'AGENT_BUS_TOKEN'],
+    usedBy: 'CLI, hooks, hook-watch',
+    meaning:
+      'the hub to talk to and the token to show it; with a URL set, no local bus is opened (see [the other machine](#the-other-machine-the-cli-and-hooks-over-the-hub))',
+  },
+  {
+    names: ['AGENT_BUS_BUILD_CODE_CACHE'],
+    usedBy: 'build',
+    meaning: "set by `npm run build` while it records the code caches (`1`: a command's, `engine`: the PostgreSQL engine's); not for use otherwise",
+  },
+] as const satisfies readonly SettingHelp[];
+
+type Each<T> = T extends readonly [infer First, infer Second] ? First | Second : T;
+type Helped = Each<(typeof SETTING_HELP)[number]['names'][number]>;
+// A setting with no row is a type error here, naming it.
+const _everySettingHasHelp: Record<Exclude<SettingName, Helped>, never> = {};
+
+/** The settings a row names, each once. */
+export function rowSettings(row: SettingHelp): SettingName[] {
+  return row.names.flatMap((named) => (typeof named === 'string' ? [named] : [...named]));
+}
+
+/** A meaning with its `{NAME}` and `{NAME.min}` filled in from the registry. */
+export function fillMeaning(meaning: string): string {
+  return meaning.replace(/\{([A-Z][A-Z0-9_]*)(\.min)?\}/g, (placeholder, name: string, min: string | undefined) => {
+    if (!Object.hasOwn(SETTINGS, name)) throw new Error(`${placeholder}: no such setting`);
+    const spec = SETTINGS[name as SettingName];
+    const value = min ? ('min' in spec ? spec.min : undefined) : settingDefault(name as SettingName);
+    if (typeof value !== 'number' && (typeof value !== 'string' || value === '')) throw new Error(`${placeholder}: the setting has no such value to show`);
+    return String(value);
+  });
+}
+
+/** The README's table of environment variables, as markdown. */
+export function settingsTable(): string {
+  const variable = (named: Named): string => (typeof named === 'string' ? `\`${named}\`` : `\`${named[0]}\` (or \`${named[1]}\`)`);
+  const rows = SETTING_HELP.map((row: SettingHelp) => `| ${row.names.map(variable).join(' / ')} | ${row.usedBy} | ${fillMeaning(row.meaning)} |`);
+  return ['| variable | used by | meaning |', '|---|---|---|', ...rows].join('\n');
+}
