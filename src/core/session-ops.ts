@@ -16,7 +16,7 @@ import { heldBy, hubSessionLive, hubSessionRow, HUB_SESSION_TOUCH_MICROS, isHubS
 import type { SessionLiveness } from './liveness.js';
 import { clientAddressOf, composeName, repoOf, parseNameLenient } from './names.js';
 import { registrationsFor, repoMembers } from './roster.js';
-import { clientProcessOfRow, decideClaim, isNumbered, rowKeyOf, routeUnchanged, type Claimant, type ClaimContext } from './sessions.js';
+import { clientProcessOfRow, decideSessionStart, isNumbered, rowKeyOf, routeUnchanged, type SessionStarter, type SessionStartContext } from './sessions.js';
 import type { BusSettings } from './settings.js';
 
 export interface SessionStart {
@@ -119,17 +119,17 @@ export class Sessions {
    * Take a session address for a starting server. Which processes have ended is read before the
    * write lock (a `ps` can be slow); rows that appear meanwhile count as running.
    */
-  async start(claimant: Claimant, row: Omit<SessionRecord, 'name' | 'endedAt'>, context: Omit<ClaimContext, 'ended'>): Promise<SessionStart> {
-    const before = await this.store.sessionRows(claimant.clientAddress);
+  async start(starter: SessionStarter, row: Omit<SessionRecord, 'name' | 'endedAt'>, context: Omit<SessionStartContext, 'ended'>): Promise<SessionStart> {
+    const before = await this.store.sessionRows(starter.clientAddress);
     const endedBefore = new Set(before.filter((candidate) => candidate.endedAt === null && !this.isRunning(candidate)).map(rowKeyText));
     const now = formatStamp(context.nowMicros);
     const outcome = await this.store.startSession({
-      clientAddress: claimant.clientAddress,
-      repo: repoOf(claimant.clientAddress),
+      clientAddress: starter.clientAddress,
+      repo: repoOf(starter.clientAddress),
       row,
       now,
       decide: (rows, roster) => {
-        const plan = decideClaim(rows, repoMembers(roster, repoOf(claimant.clientAddress)), claimant, {
+        const plan = decideSessionStart(rows, repoMembers(roster, repoOf(starter.clientAddress)), starter, {
           ...context,
           ended: (candidate) => endedBefore.has(rowKeyText(candidate)),
         });
@@ -139,7 +139,7 @@ export class Sessions {
     const { name, crashedNames, warnings } = outcome.decision;
     const rows: AuditRow[] = [sessionRow(now, name, name, name, 'claim', `${quoted(name)} started`)];
     // A crashed session's end is news; an ended number handing over mail that arrived later is news only if there was some.
-    for (const move of outcome.givenUp) if (crashedNames.includes(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, claimant.clientAddress));
+    for (const move of outcome.givenUp) if (crashedNames.includes(move.name) || move.moved > 0) rows.push(this.givenUpRow(now, move, starter.clientAddress));
     this.audit.append(rows);
     return { name, warnings };
   }

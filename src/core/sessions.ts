@@ -12,7 +12,7 @@ import type { SessionStartDecision } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
 
 
-export interface Claimant {
+export interface SessionStarter {
   clientAddress: string;
   /** The nearest non-shell ancestor of the server: the client process. */
   clientProcess: LineageEntry | null;
@@ -21,7 +21,7 @@ export interface Claimant {
   pinned: string | null;
 }
 
-export interface ClaimContext {
+export interface SessionStartContext {
   nowMicros: number;
   resumeHours: number;
   /** Evidence that a row's server process has ended (rows it does not know count as running). */
@@ -29,7 +29,7 @@ export interface ClaimContext {
   maxNumber?: number;
 }
 
-export interface ClaimPlan extends Omit<SessionStartDecision, 'registrations'> {
+export interface SessionStartPlan extends Omit<SessionStartDecision, 'registrations'> {
   /** The names of the rows marked ended now (their process is gone): their end is news for the audit. */
   crashedNames: string[];
   warnings: string[];
@@ -52,11 +52,11 @@ function sameProcess(a: LineageEntry | null, b: LineageEntry | null): boolean {
 }
 
 /**
- * Two servers are the same session when they name the same session id (a hub's claims have no
+ * Two servers are the same session when they name the same session id (a hub's session rows have no
  * process, only that); else unless something tells them apart: another client process, or two
  * different session ids.
  */
-export function couldBeSameSession(row: SessionRecord, me: Claimant): boolean {
+export function couldBeSameSession(row: SessionRecord, me: SessionStarter): boolean {
   if (row.sessionKey !== null && me.sessionKey !== null) return row.sessionKey === me.sessionKey && (isHubSession(row) || me.clientProcess === null || sameProcess(clientProcessOfRow(row), me.clientProcess));
   return sameProcess(clientProcessOfRow(row), me.clientProcess);
 }
@@ -66,7 +66,7 @@ export function isNumbered(name: string): boolean {
   return handle !== null && /^\d+$/.test(handle);
 }
 
-export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Claimant, context: ClaimContext): ClaimPlan {
+export function decideSessionStart(rows: SessionRecord[], roster: AgentRecord[], me: SessionStarter, context: SessionStartContext): SessionStartPlan {
   const warnings: string[] = [];
   const cutoff = formatStamp(context.nowMicros - context.resumeHours * 3_600_000_000);
   const maxNumber = context.maxNumber ?? MAX_SESSION_NUMBER;
@@ -81,7 +81,7 @@ export function decideClaim(rows: SessionRecord[], roster: AgentRecord[], me: Cl
   // Numbered names an older agent-bus registered without a session row: someone may still use them.
   for (const agent of roster) if (isNumbered(agent.name) && agent.name.startsWith(`${me.clientAddress}-`) && !tracked.has(agent.name)) unavailable.add(agent.name);
 
-  const decide = (name: string, replace: SessionRecord[] = []): ClaimPlan => {
+  const decide = (name: string, replace: SessionRecord[] = []): SessionStartPlan => {
     const stillHeld = new Set([...live.map((row) => row.name), name]);
     const giveUp = [...new Set(crashed.map((row) => row.name))].filter((held) => !stillHeld.has(held) && isNumbered(held));
     // A number taken fresh does not inherit the mail an ended holder left there.

@@ -101,15 +101,15 @@ export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Prom
     const facts = hookSessionFacts(identity.name, sessionsEnabled(run.env), table);
     let reader = await bus.sessions.readerFor(identity.name, sessionKey, facts);
     watchKey = sessionKey ?? reader;
-    const claim = randomId();
-    token = claim;
-    await bus.wakes.startWatching(watchKey, claim, process.pid, reader);
+    const watchToken = randomId();
+    token = watchToken;
+    await bus.wakes.startWatching(watchKey, watchToken, process.pid, reader);
     // A store that goes away while the watcher waits (a server restarting) is waited out: the feed
     // reconnects and says so, and the watcher looks again then.
     let missed = false;
     const outcome = await eachChange({ feed, pollMs, deadline, stopped: () => stopping }, async (changed) => {
       try {
-        if (!(await bus.wakes.isWatching(watchKey, claim))) return 0; // A newer watcher took over.
+        if (!(await bus.wakes.isWatching(watchKey, watchToken))) return 0; // A newer watcher took over.
         if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
         if (!changed && !missed) return undefined;
         missed = false;
@@ -117,7 +117,7 @@ export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Prom
         const latest = await bus.sessions.readerFor(identity.name, sessionKey, facts);
         if (latest !== reader) {
           reader = latest;
-          await bus.wakes.startWatching(watchKey, claim, process.pid, reader);
+          await bus.wakes.startWatching(watchKey, watchToken, process.pid, reader);
         }
         const config = loadWakeConfig(run.env);
         if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return 0; // wake.json wins.

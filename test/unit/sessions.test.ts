@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatStamp } from '../../src/model/clock.js';
-import { decideClaim, type Claimant } from '../../src/core/sessions.js';
+import { decideSessionStart, type SessionStarter } from '../../src/core/sessions.js';
 import { clientProcessOf, lineageOf, parseProcStat, parsePsOutput, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../../src/adapters/procs.js';
 import type { SessionRecord } from '../../src/store/ports.js';
 import type { Bus } from '../../src/core/bus.js';
@@ -31,28 +31,28 @@ function row(name: string, options: Partial<SessionRecord> & { client?: LineageE
   };
 }
 
-const me = (overrides: Partial<Claimant> = {}): Claimant => ({ clientAddress: 'repo/claude', clientProcess: [200, '6000', 'claude'], sessionKey: null, pinned: null, ...overrides });
+const me = (overrides: Partial<SessionStarter> = {}): SessionStarter => ({ clientAddress: 'repo/claude', clientProcess: [200, '6000', 'claude'], sessionKey: null, pinned: null, ...overrides });
 const context = { nowMicros: NOW, resumeHours: 1, ended: () => false };
 const minutesAgo = (minutes: number): string => formatStamp(NOW - minutes * 60_000_000);
 
 test('the lowest free number; a twin of a running server shares its address', () => {
-  assert.equal(decideClaim([], [], me(), context).name, 'repo/claude-1');
+  assert.equal(decideSessionStart([], [], me(), context).name, 'repo/claude-1');
   const running = [row('repo/claude-1'), row('repo/claude-2', { client: [300, '7000', 'claude'] })];
-  assert.equal(decideClaim(running, [], me(), context).name, 'repo/claude-3');
-  assert.equal(decideClaim(running, [], me({ clientProcess: CLIENT }), context).name, 'repo/claude-1', 'same client process, no session ids');
+  assert.equal(decideSessionStart(running, [], me(), context).name, 'repo/claude-3');
+  assert.equal(decideSessionStart(running, [], me({ clientProcess: CLIENT }), context).name, 'repo/claude-1', 'same client process, no session ids');
   const keyed = [row('repo/claude-1', { sessionKey: 'a' })];
-  assert.equal(decideClaim(keyed, [], me({ clientProcess: CLIENT, sessionKey: 'b' }), context).name, 'repo/claude-2', 'two session ids tell them apart');
+  assert.equal(decideSessionStart(keyed, [], me({ clientProcess: CLIENT, sessionKey: 'b' }), context).name, 'repo/claude-2', 'two session ids tell them apart');
 });
 
 test('reserved numbers are used only when every other is taken', () => {
   const ended = [row('repo/claude-1', { endedAt: minutesAgo(5), client: [999, 'x', 'claude'] })];
-  assert.equal(decideClaim(ended, [], me(), { ...context, maxNumber: 2 }).name, 'repo/claude-2');
+  assert.equal(decideSessionStart(ended, [], me(), { ...context, maxNumber: 2 }).name, 'repo/claude-2');
   const both = [...ended, row('repo/claude-2', { client: [998, 'y', 'claude'] })];
-  const plan = decideClaim(both, [], me(), { ...context, maxNumber: 2 });
+  const plan = decideSessionStart(both, [], me(), { ...context, maxNumber: 2 });
   assert.equal(plan.name, 'repo/claude-1');
   assert.deepEqual(plan.giveUp, ['repo/claude-1'], 'mail sent to the number after it ended moves to the client address before a fresh taker gets it');
   const full = [row('repo/claude-1', { client: [997, 'z', 'claude'] }), row('repo/claude-2', { client: [998, 'y', 'claude'] })];
-  const crowded = decideClaim(full, [], me(), { ...context, maxNumber: 2 });
+  const crowded = decideSessionStart(full, [], me(), { ...context, maxNumber: 2 });
   assert.equal(crowded.name, 'repo/claude');
   assert.match(crowded.warnings.join(' '), /every session number of 'repo\/claude' is taken/);
 });
@@ -61,7 +61,7 @@ test('expired rows are deleted; crashed rows are ended and their numbers given u
   const old = row('repo/claude-4', { endedAt: minutesAgo(120) });
   const crashed = row('repo/claude-1', { client: [500, 'c', 'claude'] });
   const labelled = row('repo/claude-docs', { client: [501, 'd', 'claude'] });
-  const plan = decideClaim([old, crashed, labelled], [], me(), { ...context, ended: (candidate) => candidate !== old });
+  const plan = decideSessionStart([old, crashed, labelled], [], me(), { ...context, ended: (candidate) => candidate !== old });
   assert.deepEqual(plan.expire.map((key) => key.serverPid), [old.serverPid]);
   assert.deepEqual(plan.endCrashed.map((key) => key.serverPid).sort(), [crashed.serverPid, labelled.serverPid].sort());
   assert.deepEqual(plan.giveUp, ['repo/claude-1'], 'a label keeps its mail for its next taker');
@@ -69,16 +69,16 @@ test('expired rows are deleted; crashed rows are ended and their numbers given u
 });
 
 test('pinned handles, comebacks and numbers older versions registered', () => {
-  assert.equal(decideClaim([], [], me({ pinned: 'frontend' }), context).name, 'repo/claude-frontend');
-  const held = decideClaim([row('repo/claude-frontend', { client: [7, '7', 'claude'] })], [], me({ pinned: 'frontend' }), context);
+  assert.equal(decideSessionStart([], [], me({ pinned: 'frontend' }), context).name, 'repo/claude-frontend');
+  const held = decideSessionStart([row('repo/claude-frontend', { client: [7, '7', 'claude'] })], [], me({ pinned: 'frontend' }), context);
   assert.equal(held.name, 'repo/claude-1');
   assert.match(held.warnings[0] ?? '', /'repo\/claude-frontend' is held by another running session/);
   const left = row('repo/claude-3', { endedAt: minutesAgo(10), sessionKey: 'conv-1', client: [1, '1', 'claude'] });
-  const back = decideClaim([left], [], me({ sessionKey: 'conv-1' }), context);
+  const back = decideSessionStart([left], [], me({ sessionKey: 'conv-1' }), context);
   assert.equal(back.name, 'repo/claude-3');
   assert.equal(back.replace.length, 1);
   const roster = [{ name: 'repo/claude-1', repoPath: '/r', registeredAt: '', lastSeen: '', repo: 'repo', client: null, topic: null }];
-  assert.equal(decideClaim([], roster, me(), context).name, 'repo/claude-2', 'an untracked numbered name may still be in use');
+  assert.equal(decideSessionStart([], roster, me(), context).name, 'repo/claude-2', 'an untracked numbered name may still be in use');
 });
 
 test('/proc stat lines with spaces and parentheses in the command name', () => {
@@ -163,13 +163,13 @@ test('the ps fallback sees processes that started after its first look', async (
 
 test('hub sessions: one session id is one session whatever process; live while heard from; the call metadata that names it', () => {
   const hubRow = (name: string, sessionKey: string, lastSeen = formatStamp(NOW)) => row(name, { sessionKey, bootId: HUB_SESSION_BOOT_ID, serverPid: 0, lineage: '[]', lastSeen });
-  const hubClaimant = (sessionKey: string) => me({ clientProcess: null, sessionKey });
+  const hubStarter = (sessionKey: string) => me({ clientProcess: null, sessionKey });
   const rows = [hubRow('repo/claude-1', 'conv-a'), row('repo/claude-2', { sessionKey: 'conv-local' })];
-  assert.equal(decideClaim(rows, [], hubClaimant('conv-a'), context).name, 'repo/claude-1', 'the same session id at another hub');
-  assert.equal(decideClaim(rows, [], hubClaimant('conv-local'), context).name, 'repo/claude-2', 'a local session\'s id seen over the hub');
-  assert.equal(decideClaim(rows, [], hubClaimant('conv-b'), context).name, 'repo/claude-3');
+  assert.equal(decideSessionStart(rows, [], hubStarter('conv-a'), context).name, 'repo/claude-1', 'the same session id at another hub');
+  assert.equal(decideSessionStart(rows, [], hubStarter('conv-local'), context).name, 'repo/claude-2', 'a local session\'s id seen over the hub');
+  assert.equal(decideSessionStart(rows, [], hubStarter('conv-b'), context).name, 'repo/claude-3');
   // Two local servers of different client processes are not one session for sharing an id.
-  assert.equal(decideClaim([row('repo/claude-1', { sessionKey: 'same' })], [], me({ sessionKey: 'same' }), context).name, 'repo/claude-2');
+  assert.equal(decideSessionStart([row('repo/claude-1', { sessionKey: 'same' })], [], me({ sessionKey: 'same' }), context).name, 'repo/claude-2');
   assert.equal(hubSessionLive(hubRow('repo/claude-1', 'a', minutesAgo(29)), NOW, 30), true);
   assert.equal(hubSessionLive(hubRow('repo/claude-1', 'a', minutesAgo(31)), NOW, 30), false);
   assert.equal(hubSessionLive({ ...hubRow('repo/claude-1', 'a'), endedAt: formatStamp(NOW) }, NOW, 30), false);
