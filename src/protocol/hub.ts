@@ -17,14 +17,14 @@
 import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
-import type { ForgetResult } from '../core/roster-ops.js';
+import type { ForgetResult, WhoamiView } from '../core/roster-ops.js';
 import type { PendingDelivery } from '../core/inbox-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { SearchHit } from '../core/search.js';
 import type { Subscriptions } from '../core/subscriptions.js';
-import type { AgentKind, AgentView, MessageView } from '../core/views.js';
+import type { AgentView, MessageView } from '../core/views.js';
 import type { HookKind } from '../model/hooks.js';
 
 /** Where each operation is served. */
@@ -42,29 +42,11 @@ export const HUB_PATHS = {
 export const SPEAKER_HEADER = 'x-agent-bus-agent';
 
 /** A repo-mate as `whoami` lists it. */
-export interface RepoMate {
-  name: string;
-  kind: AgentKind;
-  client: string | null;
-  topic: string | null;
-  last_seen: string;
-  live: boolean | null;
-}
+export type RepoMate = WhoamiView['group_members'][number];
 
-/** Who a session is on the bus (`whoami`). */
-export interface Whoami {
-  name: string;
-  group: string;
-  client: string | null;
-  client_address: string | null;
-  session: string | null;
-  instance: number | null;
-  topic: string | null;
-  repo_path: string | null;
-  registered_at: string | null;
-  last_seen: string | null;
+/** Who a session is on the bus (`whoami`): the core's view, with what only the MCP session knows. */
+export interface Whoami extends WhoamiView {
   mcp_client: string | null;
-  group_members: RepoMate[];
   warnings: string[];
 }
 
