@@ -165,6 +165,17 @@ export const SETTING_HELP = [
   { names: ['AGENT_BUS_HUB_NAME'], usedBy: 'hub', meaning: 'how audit rows name this hub; default `<hostname>:<port>`' },
   { names: ['AGENT_BUS_PG_POOL'], usedBy: 'hub', meaning: 'PostgreSQL connections a hub holds at most; default {AGENT_BUS_PG_POOL}' },
   {
+    names: ['AGENT_BUS_RESERVATIONS'],
+    usedBy: 'hooks',
+    meaning: "what a write of a file another agent reserved meets: `deny` (refused, the default {AGENT_BUS_RESERVATIONS}), `warn` (the model is told), `off`",
+  },
+  { names: ['AGENT_BUS_RESERVATION_TTL'], usedBy: 'server, CLI, hub', meaning: 'how long a reservation holds when none is asked for; default {AGENT_BUS_RESERVATION_TTL}, at most 24h' },
+  {
+    names: ['AGENT_BUS_COLLISION_WINDOW'],
+    usedBy: 'hooks',
+    meaning: 'two agents writing one file this close together are both alerted; default {AGENT_BUS_COLLISION_WINDOW}',
+  },
+  {
     names: ['AGENT_BUS_URL', 'AGENT_BUS_TOKEN'],
     usedBy: 'CLI, hooks, hook-watch',
     meaning:
@@ -194,8 +205,15 @@ export function fillMeaning(meaning: string): string {
     const spec = SETTINGS[name as SettingName];
     const value = min ? ('min' in spec ? spec.min : undefined) : settingDefault(name as SettingName);
     if (typeof value !== 'number' && (typeof value !== 'string' || value === '')) throw new Error(`${placeholder}: the setting has no such value to show`);
-    return String(value);
+    return spec.kind === 'duration' && !min ? durationText(value as number) : String(value);
   });
+}
+
+/** Milliseconds as a user would write them: `1h`, `5m`, `90s`. */
+function durationText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
 }
 
 /** The README's table of environment variables, as markdown. */

@@ -1,6 +1,6 @@
 /** Durations as users type them: `90d`, `12h`, `30m`, `2w`, or plain seconds. */
-import { InvalidInputError } from '../model/errors.js';
-import { quoted } from '../model/quote.js';
+import { InvalidInputError } from './errors.js';
+import { quoted } from './quote.js';
 
 /** A duration such as `90d`, `12h`, `30m`, `2w` or plain seconds, in milliseconds. */
 export function parseDuration(raw: string): number {
