@@ -121,7 +121,9 @@ export class Reservations {
     const nowMicros = this.clock.nowMicros();
     const now = formatStamp(nowMicros);
     const until = formatStamp(nowMicros + ttlMs * 1000);
-    const gone = await this.goneHolders();
+    // Whose session is gone is asked of the process table only when another session holds something here.
+    const before = await this.store.reservationsAt(request.repo, now);
+    const gone = before.some((row) => row.sessionBound && row.holder !== request.holder) ? await this.goneHolders() : () => false;
     const outcome = await this.store.reserve({
       repo: request.repo,
       now,
