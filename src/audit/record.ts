@@ -7,7 +7,23 @@ import type { PruneCounts } from '../model/records.js';
 
 export const PREVIEW_CODE_POINTS = 200;
 
-export type AuditOp = 'send' | 'read' | 'deliver' | 'claim' | 'wake' | 'retire' | 'session' | 'notice' | 'token' | 'prune' | 'audit';
+export type AuditOp =
+  | 'send'
+  | 'read'
+  | 'deliver'
+  | 'claim'
+  | 'wake'
+  | 'retire'
+  | 'session'
+  | 'notice'
+  | 'token'
+  | 'prune'
+  | 'audit'
+  | 'reserve'
+  | 'release'
+  | 'expire'
+  | 'deny'
+  | 'collision';
 
 export interface AuditRow {
   ts: string;

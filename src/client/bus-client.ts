@@ -9,6 +9,7 @@ import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
 import type { WriterResult } from '../brain/writer.js';
+import type { ReservationView } from '../core/reservation-ops.js';
 import type { ForgetResult } from '../core/roster-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
@@ -38,6 +39,20 @@ export interface BrainDesk {
   refresh(): Promise<RefreshResult & { channel: string }>;
   /** Write back the markers of a Stop hook's payload (read by `payload` only when the writer runs here). */
   writeMarkers(payload: () => Promise<Record<string, unknown>>): Promise<WriterResult>;
+}
+
+/** Where a reservation's paths are: the repo (its name on the bus) and its root on this machine. */
+export interface ReservationPlace {
+  repo: string;
+  root: string;
+}
+
+/** File reservations, held by the speaker. Over a hub, the token's agent holds them in its own repo. */
+export interface ReservationDesk {
+  reserve(request: { place: ReservationPlace; paths: string[]; ttlMs?: number; reason: string | null; shared: boolean }): Promise<ReservationView[]>;
+  /** The speaker's reservations of these paths, or all of them (null); a person on this machine may name another holder. */
+  release(request: { place: ReservationPlace | null; paths: string[] | null; holder: string | null }): Promise<ReservationView[]>;
+  list(repo: string | null): Promise<ReservationView[]>;
 }
 
 /** The audit log of the bus: this machine's file, or the hub's. */
@@ -104,6 +119,7 @@ export interface BusClient {
   forgetRepo(repo: string): Promise<string[]>;
   sessionCounts(request: SessionCountsRequest): Promise<SessionCounts>;
   readonly notices: NoticeDesk;
+  readonly reservations: ReservationDesk;
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
   /** A feed that moves when the bus may have changed, for a loop that waits. */

@@ -5,7 +5,7 @@
  */
 import type { AuditRow } from '../audit/record.js';
 import type { ChangeFeed } from '../core/store-changes.js';
-import { BusError } from '../model/errors.js';
+import { BusError, InvalidInputError } from '../model/errors.js';
 import { awaitSend } from '../core/receipt-wait.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { AgentView, MessageView } from '../core/views.js';
@@ -13,11 +13,13 @@ import type { HubAccess } from '../adapters/hub-access.js';
 import { callHubOp, callHubTool } from '../remote/calls.js';
 import { HubChangeFeed } from '../remote/changes.js';
 import { followOverHub } from '../remote/follow.js';
-import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, ReservationPlace, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+import { reservationPath } from '../core/reservation-paths.js';
 
 export class HubClient implements BusClient {
   readonly location: BusLocation;
   readonly notices: NoticeDesk;
+  readonly reservations: ReservationDesk;
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
 
@@ -34,6 +36,20 @@ export class HubClient implements BusClient {
       channels: () => callHubOp(access, 'notices.channels', {}),
       acknowledge: (noticeId, session) => callHubOp(access, 'notices.acknowledge', { noticeId, session }),
       clear: (target) => callHubOp(access, 'notices.clear', { ...target }),
+    };
+    // The hub knows no path of this machine: paths go as the repo-relative ones they are here, and the
+    // token's agent holds them in its own repo.
+    const relative = (place: ReservationPlace | null, paths: string[]): string[] => paths.map((path) => reservationPath(path, place?.root ?? '/'));
+    this.reservations = {
+      reserve: async ({ place, paths, ttlMs, reason, shared }) =>
+        (await callHubTool(access, 'reserve_files', { paths: relative(place, paths), ttl: ttlMs === undefined ? null : Math.ceil(ttlMs / 1000), reason, shared }, as)).value.reserved,
+      release: async ({ place, paths, holder }) => {
+        if (holder !== null) {
+          throw new InvalidInputError("over the hub a token releases only its own agent's reservations: release another's on the hub's machine, or from its dashboard");
+        }
+        return (await callHubTool(access, 'release_files', { paths: paths === null ? null : relative(place, paths) }, as)).value.released;
+      },
+      list: async (repo) => (await callHubTool(access, 'list_reservations', { repo })).value.reservations,
     };
     // Over the hub, the brain is the hub's: its source, its settings, its channel.
     this.brain = {

@@ -17,11 +17,12 @@ import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { systemProcessTable } from '../adapters/procs.js';
 import { LocalAudit } from './local-audit.js';
 import { speakerRegistrations } from './speaker.js';
-import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
 
 export class LocalClient implements BusClient {
   readonly location: BusLocation;
   readonly notices: NoticeDesk;
+  readonly reservations: ReservationDesk;
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
   private opened: Bus | null = null;
@@ -46,6 +47,14 @@ export class LocalClient implements BusClient {
       channels: () => notices().channels(),
       acknowledge: (noticeId, session) => notices().acknowledge(noticeId, session),
       clear: (target) => notices().clear(target),
+    };
+    // On this machine a person may release another's reservations (the human at the keyboard owns the bus).
+    this.reservations = {
+      reserve: async ({ place, paths, ttlMs, reason, shared }) =>
+        this.bus.reservations.reserve({ holder: this.name, repo: place.repo, repoRoot: place.root, paths, ...(ttlMs === undefined ? {} : { ttlMs }), reason, shared, sessionBound: false }),
+      release: async ({ place, paths, holder }) =>
+        this.bus.reservations.release({ holder: holder ?? this.name, repo: place?.repo ?? null, paths, repoRoot: place?.root ?? null, actor: this.name }),
+      list: async (repo) => this.bus.reservations.list(repo),
     };
     const settings = () => brainSettings(place.env);
     this.brain = {

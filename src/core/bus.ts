@@ -5,6 +5,7 @@
  * single write to the audit sink. The clock and the judge of a session's liveness are injected:
  * the system's in production, a test's own in tests.
  */
+import { Reservations } from './reservation-ops.js';
 import { systemClock, type Clock } from '../model/clock.js';
 import type { ChangeFeed, Store } from '../store/ports.js';
 import type { AuditSink } from './audit-sink.js';
@@ -60,6 +61,8 @@ export class Bus {
   readonly retention: Retention;
   /** The audit log against the store: gaps a crash left, and their repair. */
   readonly auditCheck: AuditCheck;
+  /** File reservations, the writes they meet, and collisions. */
+  readonly reservations: Reservations;
   /** The dashboard's pages. */
   readonly overview: Overview;
   /** Whether the store answers, where it is, how it stands. */
@@ -85,6 +88,7 @@ export class Bus {
     this.brain = new BrainRecords(store, clock);
     this.retention = new Retention(store, audit, clock, settings);
     this.auditCheck = new AuditCheck(store, audit, clock);
+    this.reservations = new Reservations(store, audit, clock, settings, () => this.sessions.liveNames());
     this.overview = new Overview(store, clock, () => this.roster.agents(), (reader, messages, via) => this.inbox.recordShown(reader, messages, via));
     this.health = new Health(store, store.location);
   }

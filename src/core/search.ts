@@ -8,7 +8,7 @@ import { InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 import type { SearchFilter } from '../model/search.js';
 import type { SearchPort } from '../store/ports.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../model/duration.js';
 import { repoOf } from './names.js';
 import { parseSearchQuery, snippet, type SnippetPart } from './search-query.js';
 

@@ -14,6 +14,10 @@ export interface BusSettings {
   sessionResumeHours: number;
   /** Days read mail is kept before the automatic prune removes it; null: no automatic prune. */
   retentionDays: number | null;
+  /** A reservation's time to live when none is asked for, in milliseconds. */
+  reservationTtlMs: number;
+  /** How close two agents' writes of one file must be to be a collision, in milliseconds. */
+  collisionWindowMs: number;
 }
 
 export function busSettings(env: Env = process.env): BusSettings {
@@ -24,5 +28,7 @@ export function busSettings(env: Env = process.env): BusSettings {
     sessionResumeHours: setting(env, 'AGENT_BUS_SESSION_RESUME_HOURS'),
     retentionDays: setting(env, 'AGENT_BUS_RETENTION_DAYS'),
     channelMaxNotices: setting(env, 'AGENT_BUS_CHANNEL_MAX_NOTICES'),
+    reservationTtlMs: setting(env, 'AGENT_BUS_RESERVATION_TTL'),
+    collisionWindowMs: setting(env, 'AGENT_BUS_COLLISION_WINDOW'),
   };
 }

@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { brainTools } from './brain-tools.js';
 import { mailTools } from './mail-tools.js';
 import { noticeTools } from './notice-tools.js';
+import { reservationTools } from './reservation-tools.js';
 import { rosterTools } from './roster-tools.js';
 import { toolKit, type ToolContext } from './tool-kit.js';
 
@@ -16,5 +17,6 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   rosterTools(kit);
   mailTools(kit);
   noticeTools(kit);
+  reservationTools(kit);
   brainTools(kit);
 }

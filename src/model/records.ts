@@ -126,3 +126,28 @@ export interface PruneCounts {
   receipts: number;
   sessions: number;
 }
+
+/** A hold on files or globs in one repo: exclusive or shared, until it is released, expires, or its session ends. */
+export interface ReservationRecord {
+  reservationId: string;
+  /** The repo's name on the bus: reservations of one repo never touch another's. */
+  repo: string;
+  /** The reserver's own address (a session's session address), or a person's name. */
+  holder: string;
+  /** Relative to the repo root, POSIX; a glob or a path (which covers what lies below it). */
+  pattern: string;
+  mode: 'exclusive' | 'shared';
+  reason: string | null;
+  createdAt: string;
+  expiresAt: string;
+  /** Made by a session: it ends when that session ends or its process is gone. */
+  sessionBound: boolean;
+}
+
+/** A file a tool call wrote (or was about to), by whom and when: the evidence of a collision. */
+export interface EditRecord {
+  repo: string;
+  path: string;
+  agent: string;
+  at: string;
+}

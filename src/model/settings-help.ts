@@ -5,6 +5,7 @@
  * filled in from the registry, so the table cannot state a default the code does not use.
  * `npm run docs:settings` writes the table into the README; test/unit/settings.test.ts holds them equal.
  */
+import { durationText } from './duration.js';
 import { SETTINGS, settingDefault, type SettingName } from './settings.js';
 
 /** A setting, or a setting and the one read in its place when it is unset (`A (or B)`). */
@@ -164,6 +165,12 @@ export const SETTING_HELP = [
   },
   { names: ['AGENT_BUS_HUB_NAME'], usedBy: 'hub', meaning: 'how audit rows name this hub; default `<hostname>:<port>`' },
   { names: ['AGENT_BUS_PG_POOL'], usedBy: 'hub', meaning: 'PostgreSQL connections a hub holds at most; default {AGENT_BUS_PG_POOL}' },
+  { names: ['AGENT_BUS_RESERVATION_TTL'], usedBy: 'server, CLI, hub', meaning: 'how long a reservation holds when none is asked for; default {AGENT_BUS_RESERVATION_TTL}, at most 24h' },
+  {
+    names: ['AGENT_BUS_COLLISION_WINDOW'],
+    usedBy: 'hooks',
+    meaning: "how close two agents' writes of one file must be to count as a collision; default {AGENT_BUS_COLLISION_WINDOW}",
+  },
   {
     names: ['AGENT_BUS_URL', 'AGENT_BUS_TOKEN'],
     usedBy: 'CLI, hooks, hook-watch',
@@ -194,7 +201,7 @@ export function fillMeaning(meaning: string): string {
     const spec = SETTINGS[name as SettingName];
     const value = min ? ('min' in spec ? spec.min : undefined) : settingDefault(name as SettingName);
     if (typeof value !== 'number' && (typeof value !== 'string' || value === '')) throw new Error(`${placeholder}: the setting has no such value to show`);
-    return String(value);
+    return spec.kind === 'duration' && !min ? durationText(value as number) : String(value);
   });
 }
 

@@ -7,6 +7,8 @@
  * Hooks load this module at every turn: it holds the list and its parsers, and no help text.
  */
 
+import { durationText, parseDuration } from './duration.js';
+
 /** An environment: the process's, a settings file's `env` block, or the bus folder's `.env`. */
 export type Env = Record<string, string | undefined>;
 
@@ -21,6 +23,8 @@ type SettingSpec =
   | { readonly kind: 'whole-or-off' }
   /** A number, fractions allowed. Below `min` (or at it, when `exclusive`) it is the default. */
   | { readonly kind: 'number'; readonly default: number; readonly min: number; readonly exclusive?: true }
+  /** A duration (`90s`, `5m`, `1h`, or plain seconds), read in milliseconds; above `max` it is `max`. */
+  | { readonly kind: 'duration'; readonly default: number; readonly max: number }
   /** A size in bytes: a whole number, optionally with K, M or G (KB, MB, GB; powers of 1024). */
   | { readonly kind: 'bytes'; readonly default: number }
   /** Text, trimmed; empty is the default (none: empty). */
@@ -49,6 +53,7 @@ interface KindValues {
   'whole-or-off': number | null;
   number: number;
   bytes: number;
+  duration: number;
   text: string;
   verbatim: string;
   list: string[];
@@ -125,6 +130,8 @@ export const SETTINGS = {
   AGENT_BUS_HUB_NAME: { kind: 'text' },
   // A hub's pool; a command or a hook holds a few connections (store/open.ts).
   AGENT_BUS_PG_POOL: { kind: 'whole', default: 16, min: 1 },
+  AGENT_BUS_RESERVATION_TTL: { kind: 'duration', default: 3_600_000, max: 86_400_000 },
+  AGENT_BUS_COLLISION_WINDOW: { kind: 'duration', default: 300_000, max: 86_400_000 },
   AGENT_BUS_URL: { kind: 'text' },
   AGENT_BUS_TOKEN: { kind: 'text' },
   // `1`: record a command bundle's code cache; `engine`: the PostgreSQL engine's (scripts/bundle.mjs).
@@ -214,6 +221,17 @@ function read(spec: SettingSpec, raw: string | undefined): Reading {
       const match = /^(\d+)\s*([kmg]?)b?$/i.exec(text);
       if (match !== null) return readAs(Number(match[1]) * (BYTE_UNITS[(match[2] as string).toLowerCase()] as number));
       return text === '' ? readAs(spec.default) : fallBack(spec.default, 'is not a size in bytes (a whole number, with K, M or G or without)');
+    }
+    case 'duration': {
+      const text = raw?.trim();
+      if (!text) return readAs(spec.default);
+      let value: number;
+      try {
+        value = parseDuration(text);
+      } catch {
+        return { value: spec.default, problem: `is not a duration (seconds, or a number with s, m, h or d): the default ${durationText(spec.default)} is used` };
+      }
+      return value <= spec.max ? readAs(value) : { value: spec.max, problem: `is longer than ${durationText(spec.max)}: ${durationText(spec.max)} is used` };
     }
     case 'text':
       return readAs((raw ?? '').trim() || (spec.default ?? ''));

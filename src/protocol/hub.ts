@@ -19,6 +19,7 @@ import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
 import type { ForgetResult, WhoamiView } from '../core/roster-ops.js';
 import type { PendingDelivery } from '../core/inbox-ops.js';
+import type { ReservationView } from '../core/reservation-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
@@ -81,6 +82,12 @@ export interface HubTools {
   channel_acknowledge: { args: { message_id: string; session_id?: string | null }; result: NoticeView & { acknowledged: true; session: string } };
   brain_refresh: { args: NoArgs; result: RefreshResult & { channel: string } };
   brain_status: { args: NoArgs; result: BrainStatus };
+  reserve_files: {
+    args: { paths: string[]; ttl?: string | number | null; reason?: string | null; shared?: boolean | null };
+    result: { reserved: ReservationView[] };
+  };
+  release_files: { args: { paths?: string[] | null }; result: { released: ReservationView[] } };
+  list_reservations: { args: { repo?: string | null }; result: { reservations: ReservationView[] } };
 }
 
 export type ToolName = keyof HubTools;

@@ -21,6 +21,9 @@ export const TOOL_NAMES = [
   'channel_acknowledge',
   'brain_refresh',
   'brain_status',
+  'reserve_files',
+  'release_files',
+  'list_reservations',
 ] as const satisfies readonly ToolName[];
 
 /** A tool of the protocol's map that the list lacks makes this line fail to compile. */

@@ -90,6 +90,20 @@ test('a size in bytes takes K, M and G; text is trimmed; a list drops empty item
   assert.deepEqual(read('AGENT_BUS_HTTP_ORIGINS', undefined), []);
 });
 
+test('a duration takes seconds or s, m, h, d; past its longest it is the longest, and one that is no duration is the default', () => {
+  const ttl = (value: string | undefined): number => setting({ AGENT_BUS_RESERVATION_TTL: value }, 'AGENT_BUS_RESERVATION_TTL');
+  assert.equal(settingDefault('AGENT_BUS_RESERVATION_TTL'), 3_600_000);
+  assert.equal(ttl(undefined), 3_600_000);
+  assert.equal(ttl(' 2h '), 7_200_000);
+  assert.equal(ttl('90'), 90_000);
+  assert.equal(ttl('30m'), 1_800_000);
+  assert.equal(ttl('48h'), 86_400_000);
+  assert.equal(settingProblem('AGENT_BUS_RESERVATION_TTL', '48h'), 'is longer than 24h: 24h is used');
+  assert.equal(ttl('soon'), 3_600_000);
+  assert.equal(settingProblem('AGENT_BUS_RESERVATION_TTL', 'soon'), 'is not a duration (seconds, or a number with s, m, h or d): the default 1h is used');
+  assert.equal(settingProblem('AGENT_BUS_COLLISION_WINDOW', '10m'), null);
+});
+
 test('a value not read as written says what is used instead; one read as written has no problem', () => {
   assert.equal(settingProblem('AGENT_BUS_HTTP_RATE', 'fast'), 'is not a whole number: the default 200 is used');
   assert.equal(settingProblem('AGENT_BUS_HTTP_RATE', '0'), 'is below 1: 1 is used');

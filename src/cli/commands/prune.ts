@@ -1,5 +1,5 @@
 /** `agent-bus prune`: old read mail, expired notices and ended sessions out of the store. */
-import { parseDuration } from '../../core/duration.js';
+import { parseDuration } from '../../model/duration.js';
 import type { PruneReport } from '../../core/retention.js';
 import { retentionDaysOf } from '../../adapters/dot-env.js';
 import { openBus } from '../../runtime.js';

@@ -6,7 +6,7 @@ import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle, type Style } from '../../render/style.js';
 import type { SendResult } from '../../core/mail-ops.js';
 import type { CommandRunner, CommandIo } from '../spec.js';
-import { parseDuration } from '../../core/duration.js';
+import { parseDuration } from '../../model/duration.js';
 import { parseWantedState, type MessageStatus } from '../../core/receipts.js';
 import { BusError } from '../../model/errors.js';
 import type { ReceiptState } from '../../model/receipts.js';

@@ -1,5 +1,5 @@
 /** `agent-bus token create|list|revoke`: the hub's tokens, one per agent. */
-import { parseDuration } from '../../core/duration.js';
+import { parseDuration } from '../../model/duration.js';
 import { isTokenId, parseScopes } from '../../core/tokens.js';
 import { BusError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';

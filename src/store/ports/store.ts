@@ -13,6 +13,7 @@ import { RECEIPTS_ATTEMPTS, type ReceiptsPort } from './receipts.js';
 import { ROSTER_ATTEMPTS, type RosterPort } from './roster.js';
 import { SEARCH_ATTEMPTS, type SearchPort } from './search.js';
 import { SESSIONS_ATTEMPTS, type SessionsPort } from './sessions.js';
+import { RESERVATIONS_ATTEMPTS, type ReservationsPort } from './reservations.js';
 import { TOKENS_ATTEMPTS, type TokensPort } from './tokens.js';
 import { WAKE_ATTEMPTS, type WakePort } from './wake.js';
 
@@ -28,6 +29,7 @@ export interface Store
     BrainPort,
     WakePort,
     TokensPort,
+    ReservationsPort,
     ChangesPort,
     CopyPort,
     MaintenancePort,
@@ -50,6 +52,7 @@ export const STORE_ATTEMPTS = {
   ...BRAIN_ATTEMPTS,
   ...WAKE_ATTEMPTS,
   ...TOKENS_ATTEMPTS,
+  ...RESERVATIONS_ATTEMPTS,
   ...CHANGES_ATTEMPTS,
   ...COPY_ATTEMPTS,
   ...MAINTENANCE_ATTEMPTS,

@@ -249,6 +249,41 @@ export const STEPS: PostgresStep[] = [
     description: 'the search index keeps no foreign key to messages: prune deletes its rows instead',
     sql: `ALTER TABLE message_search DROP CONSTRAINT IF EXISTS message_search_seq_fkey;`,
   },
+  {
+    step: 19,
+    description: 'file reservations, and the edits (and collisions alerted) that reveal two agents writing one file',
+    sql: `
+      CREATE TABLE reservations (
+        reservation_id ${T} PRIMARY KEY,
+        repo ${T} NOT NULL,
+        holder ${T} NOT NULL,
+        pattern ${T} NOT NULL,
+        mode ${T} NOT NULL,
+        reason ${T},
+        created_at ${T} NOT NULL,
+        expires_at ${T} NOT NULL,
+        session_bound INTEGER NOT NULL
+      );
+      CREATE INDEX idx_reservations_repo ON reservations(repo, expires_at);
+      CREATE INDEX idx_reservations_holder ON reservations(holder);
+      CREATE TABLE edits (
+        repo ${T} NOT NULL,
+        path ${T} NOT NULL,
+        agent ${T} NOT NULL,
+        at ${T} NOT NULL,
+        PRIMARY KEY (repo, path, agent)
+      );
+      CREATE INDEX idx_edits_at ON edits(at);
+      CREATE TABLE collisions (
+        repo ${T} NOT NULL,
+        path ${T} NOT NULL,
+        first_agent ${T} NOT NULL,
+        second_agent ${T} NOT NULL,
+        at ${T} NOT NULL,
+        PRIMARY KEY (repo, path, first_agent, second_agent)
+      );
+      CREATE INDEX idx_collisions_at ON collisions(at);`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -22,6 +22,7 @@ import { postgresReceipts } from './receipts.js';
 import { postgresRoster } from './roster.js';
 import { postgresSearch } from './search.js';
 import { postgresSessions } from './sessions.js';
+import { postgresReservations } from './reservations.js';
 import { postgresTokens } from './tokens.js';
 import { postgresWake } from './wake.js';
 
@@ -41,6 +42,7 @@ function postgresPorts(url: string, options: PostgresOptions): Store {
     ...postgresBrain(pool),
     ...postgresWake(pool),
     ...postgresTokens(pool),
+    ...postgresReservations(pool),
     ...postgresChanges(connectionConfig(url, options)),
     ...postgresCopy(pool),
     ...postgresMaintenance(pool),

@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, MessageRecord, SessionRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, MessageRecord, ReservationRecord, SessionRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 
 /** A record's fields, each with its column, in the order they are read. */
@@ -126,6 +126,36 @@ export const TOKEN_FIELDS = {
   lastUsedAt: 'last_used_at',
   revokedAt: 'revoked_at',
 } as const satisfies Fields<TokenRecord>;
+
+export const RESERVATION_FIELDS = {
+  reservationId: 'reservation_id',
+  repo: 'repo',
+  holder: 'holder',
+  pattern: 'pattern',
+  mode: 'mode',
+  reason: 'reason',
+  createdAt: 'created_at',
+  expiresAt: 'expires_at',
+  // 0 or 1 in both engines: read back through reservationOf.
+  sessionBound: 'session_bound',
+} as const satisfies Fields<ReservationRecord>;
+
+/** A reservation as both engines read it: the flag is a number there. */
+export function reservationOf(row: Omit<ReservationRecord, 'sessionBound'> & { sessionBound: number | boolean }): ReservationRecord {
+  return { ...row, sessionBound: Boolean(row.sessionBound) };
+}
+
+/** A reservation's values for an INSERT, the flag as a number. */
+export function reservationValues(reservation: ReservationRecord): Record<string, string | number | null> {
+  return { ...reservation, sessionBound: reservation.sessionBound ? 1 : 0 };
+}
+
+export const EDIT_FIELDS = {
+  repo: 'repo',
+  path: 'path',
+  agent: 'agent',
+  at: 'at',
+} as const satisfies Fields<EditRecord>;
 
 /**
  * A select list reading `fields` as a record: each column named as its field (a double-quoted alias,

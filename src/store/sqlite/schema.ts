@@ -322,6 +322,44 @@ export const STEPS: MigrationStep[] = [
     description: "nothing here: PostgreSQL's search index drops its foreign key, which SQLite's never had",
     apply() {},
   },
+  {
+    step: 19,
+    description: 'file reservations, and the edits (and collisions alerted) that reveal two agents writing one file',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS reservations (
+          reservation_id TEXT PRIMARY KEY,
+          repo TEXT NOT NULL,
+          holder TEXT NOT NULL,
+          pattern TEXT NOT NULL,
+          mode TEXT NOT NULL,
+          reason TEXT,
+          created_at TEXT NOT NULL,
+          expires_at TEXT NOT NULL,
+          session_bound INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_reservations_repo ON reservations(repo, expires_at);
+        CREATE INDEX IF NOT EXISTS idx_reservations_holder ON reservations(holder);
+        CREATE TABLE IF NOT EXISTS edits (
+          repo TEXT NOT NULL,
+          path TEXT NOT NULL,
+          agent TEXT NOT NULL,
+          at TEXT NOT NULL,
+          PRIMARY KEY (repo, path, agent)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_edits_at ON edits(at);
+        CREATE TABLE IF NOT EXISTS collisions (
+          repo TEXT NOT NULL,
+          path TEXT NOT NULL,
+          first_agent TEXT NOT NULL,
+          second_agent TEXT NOT NULL,
+          at TEXT NOT NULL,
+          PRIMARY KEY (repo, path, first_agent, second_agent)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_collisions_at ON collisions(at);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

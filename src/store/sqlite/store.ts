@@ -20,6 +20,7 @@ import { sqliteReceipts } from './receipts.js';
 import { sqliteRoster } from './roster.js';
 import { sqliteSearch } from './search.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteReservations } from './reservations.js';
 import { sqliteTokens } from './tokens.js';
 import { sqliteWake } from './wake.js';
 
@@ -36,6 +37,7 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
     ...sqliteBrain(db),
     ...sqliteWake(db),
     ...sqliteTokens(db),
+    ...sqliteReservations(db),
     ...sqliteChanges(db, location),
     ...sqliteCopy(db),
     ...sqliteMaintenance(db),

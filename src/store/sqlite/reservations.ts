@@ -1,0 +1,91 @@
+/** File reservations and edits on SQLite: each request decided and written under the one writer lock. */
+import type { ReservationRecord } from '../../model/records.js';
+import type { Collision, ReservationsPort } from '../ports/reservations.js';
+import { columnList, RESERVATION_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
+import type { SqliteConnection } from './driver.js';
+
+const COLUMNS = selectList(RESERVATION_FIELDS);
+type Row = Parameters<typeof reservationOf>[0];
+
+export function sqliteReservations(db: SqliteConnection): ReservationsPort {
+  const current = (repo: string | null, now: string): ReservationRecord[] =>
+    db
+      .all<Row>(
+        `SELECT ${COLUMNS} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND expires_at > @now ORDER BY created_at, reservation_id`,
+        { repo, now },
+      )
+      .map(reservationOf);
+
+  const endNow = (repo: string | null, now: string, gone: string[]): ReservationRecord[] => {
+    const ended = db
+      .all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND expires_at <= @now ORDER BY created_at, reservation_id`, { repo, now })
+      .map(reservationOf);
+    for (const id of gone) {
+      const row = db.get<Row>(`SELECT ${COLUMNS} FROM reservations WHERE reservation_id = ?`, [id]);
+      if (row !== undefined && !ended.some((one) => one.reservationId === id)) ended.push(reservationOf(row));
+    }
+    for (const row of ended) db.run('DELETE FROM reservations WHERE reservation_id = ?', [row.reservationId]);
+    return ended;
+  };
+
+  return {
+    async reserve(input) {
+      return db.immediate(() => {
+        const decision = input.decide(current(input.repo, input.now));
+        if (decision.refused !== null) return { decision, ended: [] };
+        const ended = endNow(input.repo, input.now, decision.drop);
+        for (const renewal of decision.renew) db.run('UPDATE reservations SET expires_at = @expiresAt WHERE reservation_id = @reservationId', renewal);
+        for (const row of decision.grant) {
+          db.run(`INSERT INTO reservations (${columnList(RESERVATION_FIELDS)}) VALUES (${valuesList(RESERVATION_FIELDS, (field) => `@${field}`)})`, reservationValues(row));
+        }
+        return { decision, ended };
+      });
+    },
+
+    async releaseReservations({ repo, holder, patterns }) {
+      return db.immediate(() => {
+        const rows = db
+          .all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND (@holder IS NULL OR holder = @holder) ORDER BY created_at, reservation_id`, { repo, holder })
+          .map(reservationOf)
+          .filter((row) => patterns === null || patterns.includes(row.pattern));
+        for (const row of rows) db.run('DELETE FROM reservations WHERE reservation_id = ?', [row.reservationId]);
+        return rows;
+      });
+    },
+
+    async reservationsAt(repo, now) {
+      return current(repo, now);
+    },
+
+    async endReservations(now, gone) {
+      return db.immediate(() => endNow(null, now, gone));
+    },
+
+    async recordEdit({ edit, since }) {
+      return db.immediate(() => {
+        const others = db.all<{ agent: string; at: string }>('SELECT agent, at FROM edits WHERE repo = @repo AND path = @path AND agent <> @agent AND at >= @since ORDER BY at, agent', {
+          ...edit,
+          since,
+        });
+        db.run('INSERT INTO edits (repo, path, agent, at) VALUES (@repo, @path, @agent, @at) ON CONFLICT (repo, path, agent) DO UPDATE SET at = excluded.at', { ...edit });
+        const collisions: Collision[] = [];
+        for (const other of others) {
+          const [first, second] = [other.agent, edit.agent].sort() as [string, string];
+          const pair = { repo: edit.repo, path: edit.path, first, second, at: edit.at, since };
+          const alerted = db.get('SELECT 1 FROM collisions WHERE repo = @repo AND path = @path AND first_agent = @first AND second_agent = @second AND at >= @since', pair);
+          if (alerted !== undefined) continue;
+          db.run(
+            'INSERT INTO collisions (repo, path, first_agent, second_agent, at) VALUES (@repo, @path, @first, @second, @at) ON CONFLICT (repo, path, first_agent, second_agent) DO UPDATE SET at = excluded.at',
+            pair,
+          );
+          collisions.push({ repo: edit.repo, path: edit.path, other: other.agent, otherAt: other.at });
+        }
+        return collisions;
+      });
+    },
+
+    async pruneEdits(before) {
+      return db.immediate(() => db.run('DELETE FROM edits WHERE at < ?', [before]).changes + db.run('DELETE FROM collisions WHERE at < ?', [before]).changes);
+    },
+  };
+}

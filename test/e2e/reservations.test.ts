@@ -1,0 +1,136 @@
+/**
+ * File reservations through the CLI, the MCP server (stdio, through the official SDK) and a hub,
+ * on a real bus: conflicts name the holder, several paths are all or none, release, and the audit.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { json, readAudit, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { connect } from '../helpers/mcp.js';
+import { connectHttp, createToken, withHub } from '../helpers/hub.js';
+
+interface Reservation {
+  id: string;
+  repo: string;
+  holder: string;
+  path: string;
+  mode: string;
+  since: string;
+  until: string;
+  reason: string | null;
+}
+
+/** A git work tree named `shop` inside the bus's temp HOME. */
+function repoIn(bus: TempBus): string {
+  const root = join(bus.env.HOME as string, 'shop');
+  mkdirSync(join(root, '.git'), { recursive: true });
+  mkdirSync(join(root, 'src'), { recursive: true });
+  return realpathSync(root);
+}
+
+test('CLI: reserve, a refusal naming holder, path, until and reason with nothing reserved, list, release, and the audit', withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  const reserved = runCli(['reserve', 'src/auth.ts', `${root}/docs/`, '--reason', 'rewriting login', '--name', 'shop/claude', '--json'], { env: bus.env, cwd: join(root, 'src') });
+  assert.equal(reserved.code, 0, reserved.stderr);
+  const mine = json<{ reserved: Reservation[] }>(reserved).reserved;
+  assert.deepEqual(mine.map((row) => [row.repo, row.holder, row.path, row.mode, row.reason]), [
+    ['shop', 'shop/claude', 'src/auth.ts', 'exclusive', 'rewriting login'],
+    ['shop', 'shop/claude', 'docs/**', 'exclusive', 'rewriting login'],
+  ]);
+  const refused = runCli(['reserve', 'README.md', 'src/*.ts', '--name', 'shop/codex'], { env: bus.env, cwd: root });
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stdout, '');
+  const until = mine[0]?.until as string;
+  assert.equal(refused.stderr, `agent-bus: 'src/auth.ts' is reserved by shop/claude until ${until} (rewriting login), which overlaps 'src/*.ts': nothing was reserved\n`);
+  const listed = runCli(['reservations', '--json'], { env: bus.env, cwd: root });
+  assert.deepEqual(json<{ reservations: Reservation[] }>(listed).reservations.map((row) => row.path), ['src/auth.ts', 'docs/**'], 'README.md was not reserved');
+  const text = runCli(['reservations'], { env: bus.env, cwd: root });
+  assert.match(text.stdout, new RegExp(`^shop/claude  src/auth\\.ts  exclusive  since \\S+  until ${until.replace(/\./g, '\\.')}  \\(rewriting login\\)  \\[shop\\]$`, 'm'));
+  // Outside the repo, through .., or nothing at all: one line, exit non-zero, nothing reserved.
+  for (const [bad, expected] of [
+    [['reserve', '../etc/passwd'], /leaves the repo through '\.\.'/],
+    [['reserve', '/etc/passwd'], /is outside the repo/],
+    [['reserve', 'a.ts', '--ttl', '25h'], /24 hours at the most/],
+    [['reserve', 'a.ts', '--ttl', 'soon'], /bad duration 'soon'/],
+  ] as const) {
+    const result = runCli([...bad], { env: bus.env, cwd: root });
+    assert.notEqual(result.code, 0, bad.join(' '));
+    assert.match(result.stderr, expected);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+  }
+  const missing = runCli(['reserve'], { env: bus.env, cwd: root });
+  assert.equal(missing.code, 2);
+  assert.equal(json<{ reservations: Reservation[] }>(runCli(['reservations', '--json'], { env: bus.env })).reservations.length, 2);
+  // The holder releases a path; a person releases the rest of another's.
+  const released = runCli(['release', 'docs/', '--name', 'shop/claude', '--json'], { env: bus.env, cwd: root });
+  assert.deepEqual(json<{ released: Reservation[] }>(released).released.map((row) => row.path), ['docs/**']);
+  const byPerson = runCli(['release', '--holder', 'shop/claude', '--all'], { env: bus.env, cwd: root });
+  assert.match(byPerson.stdout, /^released:\nshop\/claude {2}src\/auth\.ts {2}exclusive/);
+  assert.equal(runCli(['reservations'], { env: bus.env }).stdout, '(no live reservations)\n');
+  assert.equal(runCli(['reserve', 'src/*.ts', '--name', 'shop/codex'], { env: bus.env, cwd: root }).code, 0, 'free now');
+  const rows = readAudit(bus.audit).filter((row) => ['reserve', 'release'].includes(String(row.op)));
+  assert.deepEqual(
+    rows.map((row) => [row.op, row.actor, row.body_preview]),
+    [
+      ['reserve', 'shop/claude', 'src/auth.ts'],
+      ['reserve', 'shop/claude', 'docs/**'],
+      ['release', 'shop/claude', 'docs/**'],
+      ['release', 'human', 'src/auth.ts'],
+      ['reserve', 'shop/codex', 'src/*.ts'],
+    ],
+  );
+  const tail = runCli(['tail', '--limit', '1'], { env: bus.env });
+  assert.match(tail.stdout, /reserve/);
+}));
+
+test('MCP: reserve_files, list_reservations and release_files; a second agent is refused with the holder named; a session holds as its session address', withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  const claude = await connect({ ...bus.env, AGENT_BUS_CLIENT: 'claude' }, { cwd: root });
+  const codex = await connect({ ...bus.env, AGENT_BUS_CLIENT: 'codex' }, { cwd: root });
+  try {
+    const who = await claude.call<{ name: string }>('whoami');
+    const { reserved } = await claude.call<{ reserved: Reservation[] }>('reserve_files', { paths: [`${root}/src/auth.ts`], reason: 'login', ttl: '30m' });
+    assert.deepEqual(reserved.map((row) => [row.holder, row.path, row.mode]), [[who.name, 'src/auth.ts', 'exclusive']]);
+    const refusal = await codex.fails('reserve_files', { paths: ['src/**'] });
+    assert.match(refusal, new RegExp(`'src/auth\\.ts' is reserved by ${who.name.replace(/[/.-]/g, '\\$&')} until \\S+ \\(login\\), which overlaps 'src/\\*\\*': nothing was reserved`));
+    await codex.call('reserve_files', { paths: ['README.md'], shared: true });
+    const { reservations } = await codex.call<{ reservations: Reservation[] }>('list_reservations');
+    assert.deepEqual(reservations.map((row) => row.path), ['src/auth.ts', 'README.md']);
+    const { released } = await claude.call<{ released: Reservation[] }>('release_files', {});
+    assert.deepEqual(released.map((row) => row.path), ['src/auth.ts']);
+    assert.deepEqual((await codex.call<{ reserved: Reservation[] }>('reserve_files', { paths: ['src/**'] })).reserved.map((row) => row.path), ['src/**']);
+  } finally {
+    await claude.close();
+    await codex.close();
+  }
+}));
+
+test("over the hub: a token reserves as its own agent through the tools and the remote CLI, and cannot release another's", withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const other = createToken(bus, 'shop/codex');
+  const remote = tempBus({ AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token });
+  try {
+    const root = repoIn(remote);
+    const reserved = runCli(['reserve', `${root}/src/auth.ts`, '--json'], { env: remote.env, cwd: root });
+    assert.equal(reserved.code, 0, reserved.stderr);
+    assert.deepEqual(json<{ reserved: Reservation[] }>(reserved).reserved.map((row) => [row.holder, row.repo, row.path]), [['shop/claude', 'shop', 'src/auth.ts']]);
+    const codex = await connectHttp(hub.url, other.token);
+    try {
+      const refused = await codex.call('reserve_files', { paths: ['src/auth.ts'] });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, /reserved by shop\/claude/);
+    } finally {
+      await codex.close();
+    }
+    const notMine = runCli(['release', '--holder', 'shop/codex', '--all'], { env: remote.env, cwd: root });
+    assert.equal(notMine.code, 1);
+    assert.match(notMine.stderr, /over the hub a token releases only its own agent's reservations/);
+    const listed = runCli(['reservations', '--json'], { env: remote.env, cwd: root });
+    assert.deepEqual(json<{ reservations: Reservation[] }>(listed).reservations.map((row) => row.holder), ['shop/claude']);
+    assert.equal(runCli(['release', 'src/auth.ts'], { env: remote.env, cwd: root }).code, 0);
+    assert.equal(json<{ reservations: Reservation[] }>(runCli(['reservations', '--json'], { env: bus.env })).reservations.length, 0, "gone from the hub's bus");
+  } finally {
+    remote.cleanup();
+  }
+}));
