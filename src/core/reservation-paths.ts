@@ -7,8 +7,9 @@
  * file is decided here, segment by segment, and conservatively: when it cannot be shown that no file
  * matches both, they overlap.
  */
-import picomatch from 'picomatch';
-import braces from 'braces';
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
+import type Braces from 'braces';
 import { InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 
@@ -16,6 +17,14 @@ export interface MatchOptions {
   /** Fold case, as the file systems of macOS and Windows do. */
   nocase?: boolean;
 }
+
+// Loaded on first use, from node_modules: every hook builds a Bus, and only a write of a reserved
+// file needs a matcher, so the hooks' bundles carry neither library (their start-up is the product).
+const load = createRequire(import.meta.url);
+let picomatchLib: typeof Picomatch | undefined;
+let bracesLib: typeof Braces | undefined;
+const picomatch = (): typeof Picomatch => (picomatchLib ??= load('picomatch') as typeof Picomatch);
+const braces = (): typeof Braces => (bracesLib ??= load('braces') as typeof Braces);
 
 /** Whether this file system folds case, so `Src/A.ts` and `src/a.ts` are one file. */
 export const FOLDS_CASE = process.platform === 'darwin' || process.platform === 'win32';
@@ -47,7 +56,7 @@ export function reservationPath(raw: string, repoRoot: string): string {
 /** Whether a file (a repo-relative path) falls under a reserved pattern: it matches, or lies below what matches. */
 export function coversFile(pattern: string, file: string, options: MatchOptions = {}): boolean {
   const matchOptions = { dot: true, nocase: options.nocase ?? FOLDS_CASE };
-  return picomatch.isMatch(file, pattern, matchOptions) || picomatch.isMatch(file, `${pattern}/**`, matchOptions);
+  return picomatch().isMatch(file, pattern, matchOptions) || picomatch().isMatch(file, `${pattern}/**`, matchOptions);
 }
 
 /** Whether some file could fall under both patterns. Errs towards yes. */
@@ -63,7 +72,7 @@ export function patternsOverlap(a: string, b: string, options: MatchOptions = {}
 function alternatives(pattern: string): string[] | null {
   if (!pattern.includes('{')) return [pattern];
   try {
-    const expanded = braces(pattern, { expand: true, rangeLimit: MAX_ALTERNATIVES });
+    const expanded = braces()(pattern, { expand: true, rangeLimit: MAX_ALTERNATIVES });
     return expanded.length > 0 && expanded.length <= MAX_ALTERNATIVES ? expanded : null;
   } catch {
     return null;
@@ -105,8 +114,8 @@ function segmentsOverlap(a: string, b: string, nocase: boolean): boolean {
   const aGlob = GLOB_CHARS.test(a);
   const bGlob = GLOB_CHARS.test(b);
   if (!aGlob && !bGlob) return nocase ? a.toLowerCase() === b.toLowerCase() : a === b;
-  if (!aGlob) return picomatch.isMatch(a, b, { dot: true, nocase });
-  if (!bGlob) return picomatch.isMatch(b, a, { dot: true, nocase });
+  if (!aGlob) return picomatch().isMatch(a, b, { dot: true, nocase });
+  if (!bGlob) return picomatch().isMatch(b, a, { dot: true, nocase });
   // Two globs: apart only when their fixed starts or fixed ends disagree (`*.ts` and `*.md`).
   const fold = (text: string): string => (nocase ? text.toLowerCase() : text);
   const [aStart, aEnd] = fixedEnds(fold(a));
