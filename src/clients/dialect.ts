@@ -15,6 +15,8 @@ export interface HookDialect {
   sessionStart(context: string | null): string;
   /** What the pre-tool hook prints: context added before the tool runs (never a decision about the tool). */
   preTool(context: string | null): string;
+  /** What the pre-tool hook prints to refuse the tool call, the reason shown to the model; absent where the client cannot be refused. */
+  denyTool?(reason: string): string;
 }
 
 /** Context as plain text. */
@@ -29,12 +31,17 @@ export const additionalContext =
 /** Keep the turn open with a reason, or print nothing to let it stop. */
 export const blockDecision = (reason: string | null): string => (reason === null ? '' : `${JSON.stringify({ decision: 'block', reason })}\n`);
 
+/** Refuse a tool call through PreToolUse's `permissionDecision`, the reason going to the model. */
+export const permissionDenied = (reason: string): string =>
+  `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`;
+
 export const commonDialect: HookDialect = {
   prompt: plain,
   stop: blockDecision,
   sessionStart: plain,
   // Plain stdout from a PreToolUse hook reaches only the transcript; this form reaches the model.
   preTool: additionalContext('PreToolUse'),
+  denyTool: permissionDenied,
 };
 
 /** The printer a hook of this kind answers with. */

@@ -8,6 +8,7 @@
  */
 import type { Env, SettingOfKind } from '../model/settings.js';
 import { commonDialect, type HookDialect } from './dialect.js';
+import type { WrittenFiles } from './writes.js';
 
 /** The agent-bus commands a client's hook events run. */
 export type HookCommand = 'hook-session-start' | 'hook-user-prompt' | 'hook-pre-tool' | 'hook-stop';
@@ -59,6 +60,8 @@ export interface ClientProfile {
   readonly hookEvents: ReadonlyArray<readonly [event: string, command: HookCommand]>;
   /** Whether it runs hook-pre-tool before tool calls: without it, the brain's refresh cadence counts turns. */
   readonly preToolEvent: boolean;
+  /** The files a tool call is about to write, from its pre-tool hook's payload; null where the hook is not told. */
+  readonly writtenFiles: WrittenFiles | null;
   readonly dialect: HookDialect;
   /** The variable in which it gives its hooks and its MCP server the conversation's id, if any. */
   readonly sessionVariable: string | null;
@@ -82,6 +85,7 @@ export const UNKNOWN_CLIENT: ClientProfile = {
   configFiles: [],
   hookEvents: [],
   preToolEvent: true,
+  writtenFiles: null,
   dialect: commonDialect,
   sessionVariable: null,
   manySessionsPerProcess: false,

@@ -2,8 +2,9 @@
  * Retention: what `prune` removes, and the automatic prune of
  * AGENT_BUS_RETENTION_DAYS. Read mail goes a whole thread at a time, once every
  * message of the thread is read and older than the cutoff; unread mail never
- * goes. Expired notices go with their receipts, and ended sessions once their
- * resume window has passed. Every prune that removes something writes a `prune`
+ * goes. Expired notices go with their receipts, ended sessions once their
+ * resume window has passed, and the record of file edits once it is older than
+ * the collision window. Every prune that removes something writes a `prune`
  * audit row with its counts and cutoff, which `audit verify` reads to tell
  * pruned mail from lost mail.
  */
@@ -11,6 +12,7 @@ import { pruneRow } from '../audit/record.js';
 import { formatStamp, type Clock } from '../model/clock.js';
 import type { AuditSink } from './audit-sink.js';
 import type { MaintenancePort, PruneCounts } from '../store/ports.js';
+import type { ReservationsPort } from '../store/ports/reservations.js';
 import type { BusSettings } from './settings.js';
 
 /** How soon after start a long-running server first sees whether the automatic prune is due, and how often after. */
@@ -38,10 +40,10 @@ export interface PruneReport extends PruneCounts {
 
 export class Retention {
   constructor(
-    private readonly store: MaintenancePort,
+    private readonly store: MaintenancePort & Pick<ReservationsPort, 'pruneEdits'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
-    private readonly settings: Pick<BusSettings, 'sessionResumeHours' | 'retentionDays'>,
+    private readonly settings: Pick<BusSettings, 'sessionResumeHours' | 'retentionDays' | 'collisionWindowMs'>,
   ) {}
 
   async prune(request: PruneRequest): Promise<PruneReport> {
@@ -54,6 +56,8 @@ export class Retention {
       sessionsEndedBefore: formatStamp(micros - Math.round(resumeHours * 3_600_000_000)),
       dryRun: request.dryRun,
     });
+    // Edits older than the collision window can make no collision: they go with every prune, uncounted.
+    if (!request.dryRun) await this.store.pruneEdits(formatStamp(micros - this.settings.collisionWindowMs * 1000));
     const removed = counts.messages + counts.notices + counts.receipts + counts.sessions;
     let reclaimed: PruneReport['reclaimed'] = null;
     if (!request.dryRun && removed > 0) {

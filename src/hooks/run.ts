@@ -5,6 +5,7 @@
  * `session-start` shows the notices due to a new session; `pre-tool` shows
  * critical notices before each tool call. Each answers in its client's dialect.
  */
+import { checkWrites, type WriteCheck } from './write-guard.js';
 import { printerFor } from '../clients/dialect.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
@@ -213,8 +214,17 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
   if (turn.kind === 'session-start' || turn.kind === 'pre-tool') {
     // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
     const session = sessionKey ?? turn.name;
+    // Before a tool call: a write of another's reserved file is refused or warned of, and recorded.
+    const writes = turn.kind === 'pre-tool' && local !== null ? await guardWrites(bus, turn, local) : null;
+    const deny = writes?.deny ?? null;
+    const refuse = profileFor(turn.client).dialect.denyTool;
+    if (deny !== null && refuse !== undefined) {
+      turn.write(refuse(deny));
+      return;
+    }
     const restored = await brainTurn(bus, turn, session, turn.kind);
-    turn.write(print(await noticesText(bus, noticeRun, turn.kind, session, 0, restored)));
+    const notices = await noticesText(bus, noticeRun, turn.kind, session, 0, restored);
+    turn.write(print(joined(writes?.context ?? null, notices)));
     return;
   }
   const reader = local === null ? turn.name : await bus.sessions.readerFor(turn.name, sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table));
@@ -290,3 +300,15 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
   return 0;
 }
 
+/** The pre-tool hook's check of the files a tool call writes, on this machine. */
+function guardWrites(bus: Bus, turn: HookTurn, local: NonNullable<HookTurn['local']>): Promise<WriteCheck> {
+  return checkWrites(bus, {
+    profile: profileFor(turn.client),
+    payload: local.payload,
+    name: turn.name,
+    reader: () => bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table)),
+    repoPath: turn.repoPath,
+    cwd: payloadDirectory(local.payload) ?? local.cwd,
+    env: turn.env,
+  });
+}

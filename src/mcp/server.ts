@@ -36,6 +36,7 @@ export function instructionsFor(name: string): string {
     "  '*': everyone on the bus.",
     'Read your mail with read_inbox, reply on the same thread_id, and call list_agents to see who is reachable.',
     'Call set_session(label=…, topic=…) to name this session after its work.',
+    "Before a large edit, reserve_files(paths) so other agents' edits of those files are refused; release_files() when done.",
   ].join('\n');
 }
 

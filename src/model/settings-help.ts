@@ -165,6 +165,11 @@ export const SETTING_HELP = [
   },
   { names: ['AGENT_BUS_HUB_NAME'], usedBy: 'hub', meaning: 'how audit rows name this hub; default `<hostname>:<port>`' },
   { names: ['AGENT_BUS_PG_POOL'], usedBy: 'hub', meaning: 'PostgreSQL connections a hub holds at most; default {AGENT_BUS_PG_POOL}' },
+  {
+    names: ['AGENT_BUS_RESERVATIONS'],
+    usedBy: 'hooks',
+    meaning: "what an agent's write of a file another holds meets at its pre-tool hook: `deny` (refused; the default {AGENT_BUS_RESERVATIONS}), `warn` (the model is told), `off`",
+  },
   { names: ['AGENT_BUS_RESERVATION_TTL'], usedBy: 'server, CLI, hub', meaning: 'how long a reservation holds when none is asked for; default {AGENT_BUS_RESERVATION_TTL}, at most 24h' },
   {
     names: ['AGENT_BUS_COLLISION_WINDOW'],

@@ -25,6 +25,8 @@ type SettingSpec =
   | { readonly kind: 'number'; readonly default: number; readonly min: number; readonly exclusive?: true }
   /** A duration (`90s`, `5m`, `1h`, or plain seconds), read in milliseconds; above `max` it is `max`. */
   | { readonly kind: 'duration'; readonly default: number; readonly max: number }
+  /** One of a few words (trimmed, any case); anything else is the default. */
+  | { readonly kind: 'choice'; readonly default: string; readonly choices: readonly string[] }
   /** A size in bytes: a whole number, optionally with K, M or G (KB, MB, GB; powers of 1024). */
   | { readonly kind: 'bytes'; readonly default: number }
   /** Text, trimmed; empty is the default (none: empty). */
@@ -54,6 +56,7 @@ interface KindValues {
   number: number;
   bytes: number;
   duration: number;
+  choice: string;
   text: string;
   verbatim: string;
   list: string[];
@@ -130,6 +133,7 @@ export const SETTINGS = {
   AGENT_BUS_HUB_NAME: { kind: 'text' },
   // A hub's pool; a command or a hook holds a few connections (store/open.ts).
   AGENT_BUS_PG_POOL: { kind: 'whole', default: 16, min: 1 },
+  AGENT_BUS_RESERVATIONS: { kind: 'choice', default: 'deny', choices: ['deny', 'warn', 'off'] },
   AGENT_BUS_RESERVATION_TTL: { kind: 'duration', default: 3_600_000, max: 86_400_000 },
   AGENT_BUS_COLLISION_WINDOW: { kind: 'duration', default: 300_000, max: 86_400_000 },
   AGENT_BUS_URL: { kind: 'text' },
@@ -232,6 +236,11 @@ function read(spec: SettingSpec, raw: string | undefined): Reading {
         return { value: spec.default, problem: `is not a duration (seconds, or a number with s, m, h or d): the default ${durationText(spec.default)} is used` };
       }
       return value <= spec.max ? readAs(value) : { value: spec.max, problem: `is longer than ${durationText(spec.max)}: ${durationText(spec.max)} is used` };
+    }
+    case 'choice': {
+      const text = (raw ?? '').trim().toLowerCase();
+      if (text === '') return readAs(spec.default);
+      return spec.choices.includes(text) ? readAs(text) : fallBack(spec.default, `is not one of ${spec.choices.join(', ')}`);
     }
     case 'text':
       return readAs((raw ?? '').trim() || (spec.default ?? ''));

@@ -90,6 +90,7 @@ test('MCP: reserve_files, list_reservations and release_files; a second agent is
   const codex = await connect({ ...bus.env, AGENT_BUS_CLIENT: 'codex' }, { cwd: root });
   try {
     const who = await claude.call<{ name: string }>('whoami');
+    assert.match(claude.client.getInstructions() ?? '', /Before a large edit, reserve_files\(paths\) so other agents' edits of those files are refused/);
     const { reserved } = await claude.call<{ reserved: Reservation[] }>('reserve_files', { paths: [`${root}/src/auth.ts`], reason: 'login', ttl: '30m' });
     assert.deepEqual(reserved.map((row) => [row.holder, row.path, row.mode]), [[who.name, 'src/auth.ts', 'exclusive']]);
     const refusal = await codex.fails('reserve_files', { paths: ['src/**'] });
@@ -133,4 +134,75 @@ test("over the hub: a token reserves as its own agent through the tools and the 
   } finally {
     remote.cleanup();
   }
+}));
+
+/** An agent's pre-tool hook on a Claude Code tool call: what it printed. */
+function preTool(bus: TempBus, root: string, name: string, toolName: string, toolInput: Record<string, unknown>, extra: NodeJS.ProcessEnv = {}, client = 'claude'): { stdout: string; stderr: string; code: number | null } {
+  const result = runCli(['hook-pre-tool', '--client', client], {
+    env: { ...bus.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: root, ...extra },
+    cwd: root,
+    input: JSON.stringify({ session_id: `s-${name}`, cwd: root, hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  return result;
+}
+
+interface PreToolAnswer {
+  hookSpecificOutput?: { hookEventName?: string; permissionDecision?: string; permissionDecisionReason?: string; additionalContext?: string };
+}
+
+test("pre-tool: another agent's exclusive reservation refuses an Edit in Claude Code's dialect, naming holder, path and the way out; warn mode tells instead; one's own is silent", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  assert.equal(runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login', '--name', 'shop/codex'], { env: bus.env, cwd: root }).code, 0);
+  const denied = JSON.parse(preTool(bus, root, 'shop/claude', 'Edit', { file_path: `${root}/src/auth.ts`, old_string: 'a', new_string: 'b' }).stdout) as PreToolAnswer;
+  assert.equal(denied.hookSpecificOutput?.hookEventName, 'PreToolUse');
+  assert.equal(denied.hookSpecificOutput?.permissionDecision, 'deny');
+  assert.match(denied.hookSpecificOutput?.permissionDecisionReason ?? '', /^\[agent-bus\] src\/auth\.ts is reserved by shop\/codex until \S+ \(rewriting login\): this edit was refused and the file is untouched\. Ask shop\/codex with send_message to release it, or work on other files\.$/);
+  const denials = readAudit(bus.audit).filter((row) => row.op === 'deny');
+  assert.deepEqual(denials.map((row) => [row.actor, row.to, row.body_preview, row.reserved]), [['shop/claude', 'shop/codex', 'src/auth.ts', 'src/auth.ts']]);
+  // A relative path from Write, another file, a read: as the tool call names them.
+  assert.equal((JSON.parse(preTool(bus, root, 'shop/claude', 'Write', { file_path: 'src/auth.ts', content: 'x' }).stdout) as PreToolAnswer).hookSpecificOutput?.permissionDecision, 'deny');
+  assert.equal(preTool(bus, root, 'shop/claude', 'Edit', { file_path: `${root}/src/other.ts` }).stdout, '', 'a file nobody holds: nothing to say');
+  assert.equal(preTool(bus, root, 'shop/claude', 'Read', { file_path: `${root}/src/auth.ts` }).stdout, '', 'reading is no write');
+  assert.equal(preTool(bus, root, 'shop/codex', 'Edit', { file_path: `${root}/src/auth.ts` }).stdout, '', "the holder's own edit goes ahead");
+  // warn: the edit goes ahead, and the model is told the same before it runs.
+  const warned = JSON.parse(preTool(bus, root, 'shop/claude', 'Edit', { file_path: `${root}/src/auth.ts` }, { AGENT_BUS_RESERVATIONS: 'warn' }).stdout) as PreToolAnswer;
+  assert.equal(warned.hookSpecificOutput?.permissionDecision, undefined);
+  assert.match(warned.hookSpecificOutput?.additionalContext ?? '', /src\/auth\.ts is reserved by shop\/codex until \S+ \(rewriting login\): coordinate with shop\/codex \(send_message\) before you change it\./);
+  assert.equal(preTool(bus, root, 'shop/claude', 'Edit', { file_path: `${root}/src/auth.ts` }, { AGENT_BUS_RESERVATIONS: 'off' }).stdout.includes('reserved'), false, 'off: no check');
+  // A shared reservation only ever warns.
+  assert.equal(runCli(['reserve', 'README.md', '--shared', '--name', 'shop/codex'], { env: bus.env, cwd: root }).code, 0);
+  const shared = JSON.parse(preTool(bus, root, 'shop/claude', 'Write', { file_path: `${root}/README.md` }).stdout) as PreToolAnswer;
+  assert.equal(shared.hookSpecificOutput?.permissionDecision, undefined);
+  assert.match(shared.hookSpecificOutput?.additionalContext ?? '', /README\.md is reserved by shop\/codex until \S+, shared/);
+  // Released: the same edit is let through.
+  assert.equal(runCli(['release', '--all', '--name', 'shop/codex'], { env: bus.env, cwd: root }).code, 0);
+  assert.doesNotMatch(preTool(bus, root, 'shop/claude', 'Edit', { file_path: `${root}/src/auth.ts` }).stdout, /deny|reserved/);
+}));
+
+test("pre-tool: Codex's apply_patch is refused for a reserved file named in the patch", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  assert.equal(runCli(['reserve', 'src/**', '--name', 'shop/claude'], { env: bus.env, cwd: root }).code, 0);
+  const patch = ['*** Begin Patch', '*** Update File: src/auth.ts', '@@', '-a', '+b', '*** End Patch'].join('\n');
+  const answer = JSON.parse(preTool(bus, root, 'shop/codex', 'apply_patch', { command: patch }, {}, 'codex').stdout) as PreToolAnswer;
+  assert.equal(answer.hookSpecificOutput?.permissionDecision, 'deny');
+  assert.match(answer.hookSpecificOutput?.permissionDecisionReason ?? '', /src\/auth\.ts is reserved by shop\/claude/);
+  const elsewhere = ['*** Begin Patch', '*** Add File: docs/new.md', '+hello', '*** End Patch'].join('\n');
+  assert.equal(preTool(bus, root, 'shop/codex', 'apply_patch', { command: elsewhere }, {}, 'codex').stdout, '');
+}));
+
+test('pre-tool: two agents writing one file within the window are both alerted, once per pair and file', withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  for (const name of ['shop/claude', 'shop/codex']) {
+    assert.equal(runCli(['send', 'joining', '--to', name, '--name', name], { env: bus.env }).code, 0);
+    assert.equal(runCli(['inbox', '--name', name], { env: bus.env }).code, 0);
+  }
+  assert.equal(preTool(bus, root, 'shop/claude', 'Edit', { file_path: `${root}/src/shared.ts` }).stdout, '', 'the first write alone is no collision');
+  const second = JSON.parse(preTool(bus, root, 'shop/codex', 'Write', { file_path: `${root}/src/shared.ts` }).stdout) as PreToolAnswer;
+  assert.match(second.hookSpecificOutput?.additionalContext ?? '', /^\[agent-bus\] shop\/claude wrote src\/shared\.ts \d+ s ago: you are both editing it; coordinate with send_message\.$/m);
+  const mail = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'shop/claude', '--json'], { env: bus.env }));
+  assert.deepEqual(mail.map((message) => message.from), ['agent-bus']);
+  assert.match(mail[0]?.body ?? '', /^\[agent-bus\] shop\/codex is writing src\/shared\.ts too \(you wrote it \d+ s ago\)/);
+  assert.equal(preTool(bus, root, 'shop/codex', 'Write', { file_path: `${root}/src/shared.ts` }).stdout, '', 'no nagging within the window');
+  assert.equal(readAudit(bus.audit).filter((row) => row.op === 'collision').length, 1);
 }));

@@ -30,8 +30,8 @@ test('every client folder is a profile and a wiring under its name', () => {
 
 test('the profiles load no wiring: every hook loads every profile', () => {
   const importsOf = (path: string): string[] => [...readFileSync(path, 'utf8').matchAll(/^import [^;]*? from '([^']+)';$/gms)].map((match) => match[1] as string);
-  // A profile, the registry and the dialect import one another and two type-only modules, nothing else.
-  const allowed = /^(\.\.?\/(dialect|profile)\.js|\.\.\/[a-z0-9]+\/profile\.js|(\.\.\/)+model\/(settings|hooks)\.js)$/;
+  // A profile, the registry and the dialect import one another, the readers of written files and two type-only modules, nothing else.
+  const allowed = /^(\.\.?\/(dialect|profile|writes)\.js|\.\.\/[a-z0-9]+\/profile\.js|(\.\.\/)+model\/(settings|hooks)\.js)$/;
   const files = [...Object.keys(PROFILES).map((id) => join(id, 'profile.ts')), join('registry', 'profiles.ts'), 'profile.ts', 'dialect.ts'];
   for (const file of files) {
     const imports = importsOf(join(CLIENTS, file));

@@ -24,6 +24,7 @@ export const agyProfile: ClientProfile = {
     ['Stop', 'hook-stop'],
   ],
   preToolEvent: false,
+  writtenFiles: null,
   dialect,
   sessionVariable: null,
   manySessionsPerProcess: false,

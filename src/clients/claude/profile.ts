@@ -1,6 +1,7 @@
 /** Claude Code: the common hook contract, a pre-tool event, its session id in the environment, woken by a background watcher. */
 import { commonDialect } from '../dialect.js';
 import type { ClientProfile } from '../profile.js';
+import { claudeWrites } from '../writes.js';
 
 export const claudeProfile: ClientProfile = {
   id: 'claude',
@@ -13,6 +14,7 @@ export const claudeProfile: ClientProfile = {
     ['Stop', 'hook-stop'],
   ],
   preToolEvent: true,
+  writtenFiles: claudeWrites,
   dialect: commonDialect,
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   manySessionsPerProcess: false,

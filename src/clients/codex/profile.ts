@@ -3,7 +3,8 @@
  * JSON it expects), so every hook answers in JSON. One process serves all its threads; an idle thread
  * is woken by the sender, which queues it a turn (`codex queue`).
  */
-import { additionalContext, blockDecision, type HookDialect } from '../dialect.js';
+import { additionalContext, blockDecision, permissionDenied, type HookDialect } from '../dialect.js';
+import { codexWrites } from '../writes.js';
 import type { ClientProfile } from '../profile.js';
 
 const dialect: HookDialect = {
@@ -11,6 +12,7 @@ const dialect: HookDialect = {
   stop: blockDecision,
   sessionStart: additionalContext('SessionStart'),
   preTool: additionalContext('PreToolUse'),
+  denyTool: permissionDenied,
 };
 
 export const codexProfile: ClientProfile = {
@@ -24,6 +26,7 @@ export const codexProfile: ClientProfile = {
     ['Stop', 'hook-stop'],
   ],
   preToolEvent: true,
+  writtenFiles: codexWrites,
   dialect,
   sessionVariable: null,
   manySessionsPerProcess: true,

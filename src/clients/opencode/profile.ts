@@ -16,6 +16,8 @@ export const opencodeProfile: ClientProfile = {
     ['session.idle', 'hook-stop'],
   ],
   preToolEvent: true,
+  // Its plugin does not yet give the hook the tool call: no file to check.
+  writtenFiles: null,
   dialect: { ...commonDialect, preTool: plain },
   sessionVariable: null,
   manySessionsPerProcess: false,

@@ -55,3 +55,13 @@ conformance('prune: a thread goes only when it is wholly read and wholly older; 
   assert.deepEqual(ctx.paths.rows('SELECT notice_id FROM notice_receipts'), [{ notice_id: 'live' }]);
   assert.deepEqual(ctx.paths.rows('SELECT name FROM sessions ORDER BY name'), [{ name: 'repo-a/claude-2' }, { name: 'repo-a/claude-3' }]);
 });
+
+conformance('prune: the record of file edits goes once it is older than the collision window; a dry run keeps it', async (ctx) => {
+  await ctx.bus.reservations.recordWrite('shop/claude', 'shop', 'src/old.ts');
+  ctx.clock.advance(6 * 60_000);
+  await ctx.bus.reservations.recordWrite('shop/codex', 'shop', 'src/new.ts');
+  await ctx.bus.retention.prune({ olderThanMs: 86_400_000, dryRun: true, actor: 'human' });
+  assert.equal(ctx.count('SELECT COUNT(*) AS n FROM edits'), 2, 'a dry run removes nothing');
+  await ctx.bus.retention.prune({ olderThanMs: 86_400_000, dryRun: false, actor: 'human' });
+  assert.deepEqual(ctx.paths.rows<{ path: string }>('SELECT path FROM edits'), [{ path: 'src/new.ts' }], 'the edit inside the window stays');
+});

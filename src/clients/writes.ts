@@ -1,0 +1,48 @@
+/**
+ * Which files a tool call is about to write, read from a pre-tool hook's payload in the client's own
+ * terms: absolute paths, or paths relative to the session's folder. Data and small parsers only, so
+ * the hooks' bundles stay small. A call this cannot read names no file (and is let through).
+ */
+type Payload = Record<string, unknown>;
+
+/** The files a tool call writes, by the client's payload. */
+export type WrittenFiles = (payload: Payload) => string[];
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+function input(payload: Payload): Payload {
+  const value = payload.tool_input ?? payload.args;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Payload) : {};
+}
+
+/** The files an `apply_patch` body adds, updates, deletes or moves to (`*** Update File: path`). */
+export function patchFiles(patch: string): string[] {
+  const files: string[] = [];
+  for (const line of patch.split(/\r?\n/)) {
+    const match = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/.exec(line);
+    if (match?.[1] && match[1].trim() !== '') files.push(match[1].trim());
+  }
+  return [...new Set(files)];
+}
+
+/** Claude Code: Edit, Write and MultiEdit name `file_path`; NotebookEdit `notebook_path`. */
+export const claudeWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  if (tool === null || !['Edit', 'Write', 'MultiEdit', 'NotebookEdit'].includes(tool)) return [];
+  const given = input(payload);
+  const file = text(tool === 'NotebookEdit' ? given.notebook_path : given.file_path);
+  return file === null ? [] : [file];
+};
+
+/** Codex: `apply_patch` (its hooks may name it Edit or Write), the patch in `command`, paths relative to `cwd`. */
+export const codexWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  if (tool === null || !['apply_patch', 'Edit', 'Write'].includes(tool)) return [];
+  const given = input(payload);
+  const patch = text(given.command) ?? text(given.patch) ?? text(given.input);
+  if (patch !== null) return patchFiles(patch);
+  const file = text(given.file_path) ?? text(given.path);
+  return file === null ? [] : [file];
+};

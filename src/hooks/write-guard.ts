@@ -1,0 +1,95 @@
+/**
+ * What a file-writing tool call meets at the pre-tool hook: another agent's live reservation of the
+ * file refuses it (AGENT_BUS_RESERVATIONS=deny, where the client can be refused) or warns the model
+ * (warn, a shared reservation, or a client that cannot be refused); an allowed write is recorded, and
+ * another agent's write of the same file within the collision window alerts both.
+ */
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { canonicalPath } from '../adapters/identity.js';
+import type { Bus } from '../core/bus.js';
+import { clientAddressOf, repoOf } from '../core/names.js';
+import type { HeldFile } from '../core/reservation-ops.js';
+import { stampToMillis } from '../model/clock.js';
+import { setting, type Env } from '../model/settings.js';
+import type { ClientProfile } from '../clients/profile.js';
+
+/** Who sends the collision alert to the agent that wrote first. */
+export const BUS_SENDER = 'agent-bus';
+
+export interface WriteCheck {
+  /** The reason the call is refused, for the client to show the model; null when it goes ahead. */
+  deny: string | null;
+  /** What the model is told before the tool runs: reservations in the way, collisions. */
+  context: string | null;
+}
+
+export interface WriteCall {
+  profile: ClientProfile;
+  payload: Record<string, unknown>;
+  /** The agent the hook speaks for, and the session address it reads as when it must be told apart. */
+  name: string;
+  reader: () => Promise<string>;
+  /** The repo's root on this machine, and the folder the session runs in (what relative paths start from). */
+  repoPath: string;
+  cwd: string;
+  env: Env;
+}
+
+const NOTHING: WriteCheck = { deny: null, context: null };
+
+/** A written file as the repo knows it (relative, POSIX), or null when it lies outside the repo. */
+export function repoRelative(file: string, repoPath: string, cwd: string): string | null {
+  const absolute = isAbsolute(file) ? file : resolve(cwd, file);
+  const within = (path: string): string | null => {
+    const inside = relative(repoPath, path);
+    return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? null : inside.split(sep).join('/');
+  };
+  // The repo's path is recorded with its links resolved; the client may name the file through one.
+  return within(absolute) ?? within(join(canonicalPath(dirname(absolute)), basename(absolute)));
+}
+
+function ago(fromStamp: string, nowMs: number): string {
+  const seconds = Math.max(0, Math.round((nowMs - stampToMillis(fromStamp)) / 1000));
+  return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
+}
+
+function holdLine(held: HeldFile): string {
+  return `${held.file} is reserved by ${held.holder} until ${held.until}${held.reason ? ` (${held.reason})` : ''}${held.mode === 'shared' ? ', shared' : ''}`;
+}
+
+export async function checkWrites(bus: Bus, call: WriteCall): Promise<WriteCheck> {
+  const mode = setting(call.env, 'AGENT_BUS_RESERVATIONS');
+  if (mode === 'off' || call.profile.writtenFiles === null) return NOTHING;
+  const files = [...new Set(call.profile.writtenFiles(call.payload).map((file) => repoRelative(file, call.repoPath, call.cwd)).filter((file): file is string => file !== null))];
+  if (files.length === 0) return NOTHING;
+  const repo = repoOf(call.name);
+  let me = call.name;
+  let held = await bus.reservations.heldByOthers(me, repo, files);
+  // A session's own reservation is held by its session address: asked for only when one may be in the way.
+  const shared = clientAddressOf(call.name);
+  if (held.some((hold) => shared !== null && (hold.holder === shared || clientAddressOf(hold.holder) === shared))) {
+    me = await call.reader();
+    held = held.filter((hold) => hold.holder !== me);
+  }
+  const refusing = held.filter((hold) => hold.mode === 'exclusive');
+  const canRefuse = call.profile.dialect.denyTool !== undefined;
+  if (mode === 'deny' && canRefuse && refusing.length > 0) {
+    const first = refusing[0] as HeldFile;
+    for (const hold of refusing) bus.reservations.noteDenied(me, repo, hold);
+    return {
+      deny: `[agent-bus] ${holdLine(first)}: this edit was refused and the file is untouched. Ask ${first.holder} with send_message to release it, or work on other files.`,
+      context: null,
+    };
+  }
+  const lines = held.map((hold) => `[agent-bus] ${holdLine(hold)}: coordinate with ${hold.holder} (send_message) before you change it.`);
+  const nowMs = bus.clock.nowMicros() / 1000;
+  for (const file of files) {
+    for (const collision of await bus.reservations.recordWrite(me, repo, file)) {
+      lines.push(`[agent-bus] ${collision.other} wrote ${file} ${ago(collision.otherAt, nowMs)}: you are both editing it; coordinate with send_message.`);
+      await bus.mail
+        .send({ from: BUS_SENDER, to: collision.other, body: `[agent-bus] ${me} is writing ${file} too (you wrote it ${ago(collision.otherAt, nowMs)}): you are both editing it; coordinate with send_message.` })
+        .catch(() => undefined);
+    }
+  }
+  return { deny: null, context: lines.length === 0 ? null : lines.join('\n') };
+}
