@@ -5,6 +5,7 @@
  */
 import { additionalContext, blockDecision, permissionDenied, type HookDialect } from '../dialect.js';
 import { codexWrites } from '../writes.js';
+import { claudeProfile } from '../claude/profile.js';
 import type { ClientProfile } from '../profile.js';
 
 const dialect: HookDialect = {
@@ -19,12 +20,8 @@ export const codexProfile: ClientProfile = {
   id: 'codex',
   name: 'Codex',
   configFiles: ['.codex/config.toml', '.codex/hooks.json'],
-  hookEvents: [
-    ['SessionStart', 'hook-session-start'],
-    ['UserPromptSubmit', 'hook-user-prompt'],
-    ['PreToolUse', 'hook-pre-tool'],
-    ['Stop', 'hook-stop'],
-  ],
+  // Codex's hook events are Claude Code's, by name and by order.
+  hookEvents: claudeProfile.hookEvents,
   preToolEvent: true,
   writtenFiles: codexWrites,
   dialect,
