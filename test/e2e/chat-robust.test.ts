@@ -29,7 +29,8 @@ test('bad commands get a one-line hint and the chat lives on: exact command name
   try {
     await until(pane, PROMPT, 'the prompt');
     for (const bad of ['/history 99999999999999999999', '/history 1e1', '/history 0', '/toalpha', '/help me', '/historyx']) type(pane, bad);
-    const screen = await until(pane, /unknown command '\/historyx'/, 'the last hint');
+    // The hint and the prompt redrawn below it are separate writes: read the screen once both are in.
+    const screen = await until(pane, /unknown command '\/historyx'[^]*\n\[human → \*\] $/m, 'the last hint, and the prompt below it');
     assert.equal(screen.split('N a whole number from 1 to 1000').length - 1, 3, 'three /history hints');
     assert.match(screen, /unknown command '\/toalpha'/);
     assert.match(screen, /\/help takes nothing after it/);

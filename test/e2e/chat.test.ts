@@ -19,7 +19,9 @@ test('mail arriving while half a line is typed leaves the typed text intact', { 
     pane.keys('hello wor');
     await until(pane, /\[human → \*\] hello wor$/m, 'the typed text');
     assert.equal(runCli(['send', 'ARRIVAL-WHILE-TYPING', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
-    const screen = await until(pane, /<alpha → human> \[[0-9a-f]{8}\] ARRIVAL-WHILE-TYPING/, 'the arrival');
+    await until(pane, /<alpha → human> \[[0-9a-f]{8}\] ARRIVAL-WHILE-TYPING/, 'the arrival');
+    // The arrival and the redraw below it are separate writes: read the screen once the redraw is in.
+    const screen = await until(pane, /ARRIVAL-WHILE-TYPING[^]*\n\[human → \*\] hello wor\n/, 'the typed line redrawn below the arrival');
     const lines = screen.split('\n').filter((line) => line.trim() !== '');
     assert.match(lines.at(-2) ?? '', /^\[human → \*\] hello wor$/, 'the half-typed line is redrawn below, intact');
     assert.match(lines.at(-1) ?? '', /^ {40,}human → \* {3}\/help · \/quit$/, 'the status line stays at the bottom');
