@@ -425,8 +425,14 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'hook-pre-tool',
     warmup: { args: ['hook-pre-tool', '--client', 'claude'] },
-    summary: 'Pre-tool hook: print the critical notices due before a tool call.',
-    details: 'Reads the hook payload (JSON) on stdin; prints PreToolUse additionalContext JSON for Claude Code and Codex. Never blocks the tool.',
+    summary: "Pre-tool hook: refuse a write of another agent's reserved file, and print the critical notices due before a tool call.",
+    details: [
+      'Reads the hook payload (JSON) on stdin; prints PreToolUse additionalContext JSON for Claude Code and Codex.',
+      "A call that writes a file under another agent's live exclusive reservation is refused in the client's own",
+      'way (AGENT_BUS_RESERVATIONS=deny; warn tells the model instead; off checks nothing); every other write is',
+      'recorded, and two agents writing one file within AGENT_BUS_COLLISION_WINDOW are both told. A bus that cannot',
+      'be reached lets the tool run.',
+    ].join('\n'),
     positionals: [],
     options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
     examples: ['agent-bus hook-pre-tool --client claude'],

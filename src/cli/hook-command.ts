@@ -16,6 +16,6 @@ export async function runHookCommand(kind: HookKind, args: ParsedArgs, io: Comma
   };
   const peek = kind === 'stop' && args.values.peek === true;
   const access = hubAccess(io.env);
-  if (access !== null) return runRemoteHook({ kind, client: clientOf({ client, env: io.env }), peek, env: io.env, write, warn }, access);
+  if (access !== null) return runRemoteHook({ kind, client: clientOf({ client, env: io.env }), peek, env: io.env, cwd: io.cwd, write, warn }, access);
   return runHook({ kind, client, peek, env: io.env, cwd: io.cwd, write, warn, openBus: () => openBus(io.env) });
 }

@@ -22,6 +22,7 @@ export async function runRemoteHookCommand(kind: HookKind, args: ParsedArgs, io:
       kind,
       client: clientOf({ client, env: io.env }),
       env: io.env,
+      cwd: io.cwd,
       write: (text) => {
         if (text !== '') io.stdout.write(text);
       },

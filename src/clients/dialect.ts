@@ -35,6 +35,9 @@ export const blockDecision = (reason: string | null): string => (reason === null
 export const permissionDenied = (reason: string): string =>
   `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`;
 
+/** Refuse a tool call in a line the opencode plugin reads: it throws the reason, which opencode shows the model as the tool's error. */
+export const decisionDenied = (reason: string): string => `${JSON.stringify({ decision: 'deny', reason })}\n`;
+
 export const commonDialect: HookDialect = {
   prompt: plain,
   stop: blockDecision,

@@ -46,3 +46,22 @@ export const codexWrites: WrittenFiles = (payload) => {
   const file = text(given.file_path) ?? text(given.path);
   return file === null ? [] : [file];
 };
+
+/**
+ * opencode, as its plugin hands the call on (`tool_name` the tool's id, `tool_input` its args): `edit`
+ * and `write` name `filePath`, absolute or relative to the session's folder; `apply_patch` (`patch` in
+ * older releases) carries the patch in `patchText`.
+ */
+export const opencodeWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  const given = input(payload);
+  if (tool === 'edit' || tool === 'write' || tool === 'multiedit') {
+    const file = text(given.filePath);
+    return file === null ? [] : [file];
+  }
+  if (tool === 'apply_patch' || tool === 'patch') {
+    const patch = text(given.patchText);
+    return patch === null ? [] : patchFiles(patch);
+  }
+  return [];
+};

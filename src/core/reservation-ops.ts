@@ -12,6 +12,7 @@ import { quoted } from '../model/quote.js';
 import type { ReservationRecord } from '../model/records.js';
 import type { Store } from '../store/ports.js';
 import type { Collision, ReserveDecision } from '../store/ports/reservations.js';
+import { clientAddressOf } from './names.js';
 import { coversFile, patternsOverlap, reservationPath } from './reservation-paths.js';
 
 /** The longest a reservation may be held before it must be renewed. */
@@ -189,6 +190,19 @@ export class Reservations {
     return covering
       .filter(([, row]) => !gone(row))
       .map(([file, row]) => ({ file, holder: row.holder, path: row.pattern, mode: row.mode, until: row.expiresAt, reason: row.reason }));
+  }
+
+  /**
+   * Others' live reservations covering these files, for an agent that may hold some as its session
+   * address: `reader` (which session address the agent reads as) is asked only when a hold of its
+   * client address's sessions is in the way. `me` is who the files were checked for.
+   */
+  async heldAgainst(name: string, reader: () => Promise<string>, repo: string, files: string[]): Promise<{ me: string; held: HeldFile[] }> {
+    const held = await this.heldByOthers(name, repo, files);
+    const shared = clientAddressOf(name);
+    if (!held.some((hold) => shared !== null && (hold.holder === shared || clientAddressOf(hold.holder) === shared))) return { me: name, held };
+    const me = await reader();
+    return { me, held: held.filter((hold) => hold.holder !== me) };
   }
 
   /** Note that a tool call refused an edit of another's file. */

@@ -11,7 +11,9 @@ import { busDotEnv } from '../adapters/dot-env.js';
 import { setting, type Env } from '../model/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
 import type { HookKind } from './run-kind.js';
-import { payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { plannedWrites } from './planned-writes.js';
+import { repoRoot } from '../adapters/identity.js';
 import { postToHub } from '../remote/calls.js';
 import { confirmDelivered } from '../remote/delivered.js';
 import type { HubAccess } from '../adapters/hub-access.js';
@@ -23,6 +25,8 @@ export interface RemoteHookRun {
   /** `hook-stop --peek`: the hub takes and records nothing. */
   peek?: boolean;
   env: Env;
+  /** Where the hook runs: the repo whose files a pre-tool call writes is found from the payload's folder, else here. */
+  cwd: string;
   write(text: string): void;
   warn(text: string): void;
 }
@@ -42,6 +46,12 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
     ...(run.peek ? { peek: true } : {}),
   };
+  if (run.kind === 'pre-tool') {
+    // The payload's paths mean something on this machine only: the hub is told the repo's files.
+    const folder = payloadDirectory(payload) ?? run.cwd;
+    const writes = plannedWrites(profileFor(run.client), payload, repoRoot(folder), folder, run.env);
+    if (writes !== null) request.writes = writes;
+  }
   const timeoutMs = setting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS');
   let answered: HookAnswer | null = null;
   try {

@@ -6,6 +6,7 @@
  * critical notices before each tool call. Each answers in its client's dialect.
  */
 import { checkWrites, type WriteCheck } from './write-guard.js';
+import { plannedWrites, type PlannedWrites } from './planned-writes.js';
 import { printerFor } from '../clients/dialect.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
@@ -154,6 +155,7 @@ export async function runHook(run: HookRun): Promise<number> {
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
       peek: run.peek ?? false,
       env: run.env,
+      writes: run.kind === 'pre-tool' ? plannedWrites(profile, payload, identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
       write,
       warn: run.warn,
@@ -190,6 +192,8 @@ export interface HookTurn {
   peek?: boolean;
   /** Where the notice caps and the brain's settings come from. */
   env: Env;
+  /** Before a tool call: the repo's files it writes, as the agent's machine read them (null: none, or the check is off). */
+  writes?: PlannedWrites | null;
   /**
    * What only a hook on the agent's own machine has: the process table (which session address
    * reads, the Codex route for waking), and the payload and folder for the brain's writer.
@@ -215,7 +219,7 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
     // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
     const session = sessionKey ?? turn.name;
     // Before a tool call: a write of another's reserved file is refused or warned of, and recorded.
-    const writes = turn.kind === 'pre-tool' && local !== null ? await guardWrites(bus, turn, local) : null;
+    const writes = turn.kind === 'pre-tool' && turn.writes ? await guardWrites(bus, turn, turn.writes) : null;
     const deny = writes?.deny ?? null;
     const refuse = profileFor(turn.client).dialect.denyTool;
     if (deny !== null && refuse !== undefined) {
@@ -300,15 +304,13 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
   return 0;
 }
 
-/** The pre-tool hook's check of the files a tool call writes, on this machine. */
-function guardWrites(bus: Bus, turn: HookTurn, local: NonNullable<HookTurn['local']>): Promise<WriteCheck> {
+/** The pre-tool hook's check of the files a tool call writes: on the hub, the hook speaks as the session address already. */
+function guardWrites(bus: Bus, turn: HookTurn, writes: PlannedWrites): Promise<WriteCheck> {
+  const { local } = turn;
   return checkWrites(bus, {
     profile: profileFor(turn.client),
-    payload: local.payload,
+    writes,
     name: turn.name,
-    reader: () => bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table)),
-    repoPath: turn.repoPath,
-    cwd: payloadDirectory(local.payload) ?? local.cwd,
-    env: turn.env,
+    reader: async () => (local === null ? turn.name : bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table))),
   });
 }

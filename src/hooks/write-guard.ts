@@ -4,14 +4,12 @@
  * (warn, a shared reservation, or a client that cannot be refused); an allowed write is recorded, and
  * another agent's write of the same file within the collision window alerts both.
  */
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { canonicalPath } from '../adapters/identity.js';
 import type { Bus } from '../core/bus.js';
-import { clientAddressOf, repoOf } from '../core/names.js';
+import { repoOf } from '../core/names.js';
 import type { HeldFile } from '../core/reservation-ops.js';
 import { stampToMillis } from '../model/clock.js';
-import { setting, type Env } from '../model/settings.js';
 import type { ClientProfile } from '../clients/profile.js';
+import type { PlannedWrites } from './planned-writes.js';
 
 /** Who sends the collision alert to the agent that wrote first. */
 export const BUS_SENDER = 'agent-bus';
@@ -25,27 +23,10 @@ export interface WriteCheck {
 
 export interface WriteCall {
   profile: ClientProfile;
-  payload: Record<string, unknown>;
+  writes: PlannedWrites;
   /** The agent the hook speaks for, and the session address it reads as when it must be told apart. */
   name: string;
   reader: () => Promise<string>;
-  /** The repo's root on this machine, and the folder the session runs in (what relative paths start from). */
-  repoPath: string;
-  cwd: string;
-  env: Env;
-}
-
-const NOTHING: WriteCheck = { deny: null, context: null };
-
-/** A written file as the repo knows it (relative, POSIX), or null when it lies outside the repo. */
-export function repoRelative(file: string, repoPath: string, cwd: string): string | null {
-  const absolute = isAbsolute(file) ? file : resolve(cwd, file);
-  const within = (path: string): string | null => {
-    const inside = relative(repoPath, path);
-    return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? null : inside.split(sep).join('/');
-  };
-  // The repo's path is recorded with its links resolved; the client may name the file through one.
-  return within(absolute) ?? within(join(canonicalPath(dirname(absolute)), basename(absolute)));
 }
 
 function ago(fromStamp: string, nowMs: number): string {
@@ -58,19 +39,9 @@ function holdLine(held: HeldFile): string {
 }
 
 export async function checkWrites(bus: Bus, call: WriteCall): Promise<WriteCheck> {
-  const mode = setting(call.env, 'AGENT_BUS_RESERVATIONS');
-  if (mode === 'off' || call.profile.writtenFiles === null) return NOTHING;
-  const files = [...new Set(call.profile.writtenFiles(call.payload).map((file) => repoRelative(file, call.repoPath, call.cwd)).filter((file): file is string => file !== null))];
-  if (files.length === 0) return NOTHING;
+  const { files, mode } = call.writes;
   const repo = repoOf(call.name);
-  let me = call.name;
-  let held = await bus.reservations.heldByOthers(me, repo, files);
-  // A session's own reservation is held by its session address: asked for only when one may be in the way.
-  const shared = clientAddressOf(call.name);
-  if (held.some((hold) => shared !== null && (hold.holder === shared || clientAddressOf(hold.holder) === shared))) {
-    me = await call.reader();
-    held = held.filter((hold) => hold.holder !== me);
-  }
+  const { me, held } = await bus.reservations.heldAgainst(call.name, call.reader, repo, files);
   const refusing = held.filter((hold) => hold.mode === 'exclusive');
   const canRefuse = call.profile.dialect.denyTool !== undefined;
   if (mode === 'deny' && canRefuse && refusing.length > 0) {

@@ -125,6 +125,14 @@ export type CallName = keyof HubCalls;
 export type CallArgs<K extends CallName> = HubCalls[K]['args'];
 export type CallResult<K extends CallName> = HubCalls[K]['result'];
 
+/** What a pre-tool call writes, as the hook on the agent's machine read it from the payload. */
+export interface PlannedWrites {
+  /** The files, relative to the repo's root (POSIX); never empty. */
+  files: string[];
+  /** AGENT_BUS_RESERVATIONS where the agent runs (off is no check: no planned writes). */
+  mode: 'deny' | 'warn';
+}
+
 /** A remote hook's request: which hook, in which client's dialect, for which of the client's sessions. */
 export interface HookRequest {
   kind: HookKind;
@@ -132,6 +140,8 @@ export interface HookRequest {
   session_key: string | null;
   thread_id: string | null;
   subscriptions: Subscriptions;
+  /** A pre-tool call's writes, read from its payload on the agent's machine (repo-relative). */
+  writes?: PlannedWrites;
   /** `hook-stop --peek`: the hub takes and records nothing. */
   peek?: boolean;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode/plugin.js';
-import { CLI, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { CLI, ROOT, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { agentEnv, register } from '../helpers/agents.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -15,7 +15,7 @@ const LOGGING_BIN = join(ROOT, 'test', 'helpers', 'logging-bin.mjs');
 
 type Hooks = {
   'chat.message': (input: { sessionID: string }) => Promise<void>;
-  'tool.execute.before': (input: { sessionID: string; tool: string }) => Promise<void>;
+  'tool.execute.before': (input: { sessionID: string; tool: string }, output?: { args: Record<string, unknown> }) => Promise<void>;
   'experimental.chat.system.transform': (input: { sessionID: string }, output: { system: string[] }) => Promise<void>;
   event: (input: { event: { type: string; properties?: Record<string, unknown> } }) => Promise<void>;
 };
@@ -237,4 +237,34 @@ test('a real hook the plugin stopped waiting for finds its output closed: the ma
   assert.deepEqual(receipt, { read_at: null, delivered_at: null, lease_until: null }, 'not delivered, and free for the next turn');
   const shown = runCli(['hook-user-prompt', '--client', 'opencode'], { env: agent, input: '{}' });
   assert.match(shown.stdout, /not shown in time/);
+}));
+
+test("the plugin hands the pre-tool hook the tool call: an edit of a file another agent holds is refused by throwing the reason, and goes ahead once released", withTempBus(async (bus) => {
+  const path = repo(bus, 'guarded');
+  mkdirSync(join(path, 'src'));
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  const held = runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login', '--name', 'guarded/claude'], { env: bus.env, cwd: path });
+  assert.equal(held.code, 0, held.stderr);
+  // The plugin's hooks run with opencode's environment: this test's bus.
+  const saved = { ...process.env };
+  Object.assign(process.env, bus.env);
+  delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
+  try {
+    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+    const hooks = await module.AgentBus({ client: { session: {} }, directory: path });
+    await assert.rejects(
+      hooks['tool.execute.before']({ sessionID: 's-1', tool: 'edit' }, { args: { filePath: join(path, 'src', 'auth.ts'), oldString: 'a', newString: 'b' } }),
+      /^Error: \[agent-bus\] src\/auth\.ts is reserved by guarded\/claude until \S+ \(rewriting login\): this edit was refused/,
+    );
+    const patch = ['*** Begin Patch', '*** Update File: src/auth.ts', '@@', '-a', '+b', '*** End Patch'].join('\n');
+    await assert.rejects(hooks['tool.execute.before']({ sessionID: 's-1', tool: 'apply_patch' }, { args: { patchText: patch } }), /reserved by guarded\/claude/);
+    await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'write' }, { args: { filePath: 'src/free.ts', content: 'x' } });
+    await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'read' }, { args: { filePath: 'src/auth.ts' } });
+    assert.equal(readAudit(bus.audit).filter((row) => row.op === 'deny').length, 2, 'each refusal audited');
+    assert.equal(runCli(['release', '--all', '--name', 'guarded/claude'], { env: bus.env, cwd: path }).code, 0);
+    await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'edit' }, { args: { filePath: join(path, 'src', 'auth.ts'), oldString: 'a', newString: 'b' } });
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
 }));

@@ -206,3 +206,45 @@ test('pre-tool: two agents writing one file within the window are both alerted, 
   assert.equal(preTool(bus, root, 'shop/codex', 'Write', { file_path: `${root}/src/shared.ts` }).stdout, '', 'no nagging within the window');
   assert.equal(readAudit(bus.audit).filter((row) => row.op === 'collision').length, 1);
 }));
+
+test("over the hub: the remote pre-tool hook sends the repo's files its call writes, and the hub refuses another's reserved one as the token's agent", withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const codex = createToken(bus, 'shop/codex');
+  const remote = tempBus({ AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token });
+  try {
+    const root = repoIn(remote);
+    const held = runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login', '--json'], { env: { ...remote.env, AGENT_BUS_TOKEN: codex.token }, cwd: root });
+    assert.equal(held.code, 0, held.stderr);
+    const edit = (file: string, extra: NodeJS.ProcessEnv = {}) => {
+      const result = runCli(['hook-pre-tool', '--client', 'claude'], {
+        env: { ...remote.env, ...extra },
+        cwd: root,
+        input: JSON.stringify({ session_id: 'remote-1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: file, old_string: 'a', new_string: 'b' } }),
+      });
+      assert.equal(result.code, 0, result.stderr);
+      return result.stdout === '' ? null : (JSON.parse(result.stdout) as PreToolAnswer);
+    };
+    const denied = edit(`${root}/src/auth.ts`);
+    assert.equal(denied?.hookSpecificOutput?.permissionDecision, 'deny');
+    assert.match(denied?.hookSpecificOutput?.permissionDecisionReason ?? '', /src\/auth\.ts is reserved by shop\/codex until \S+ \(rewriting login\)/);
+    // Audited on the hub, as the token's agent's session that asked.
+    const denials = readAudit(bus.audit).filter((row) => row.op === 'deny');
+    assert.equal(denials.length, 1);
+    assert.match(String(denials[0]?.actor), /^shop\/claude-\d+$/);
+    assert.equal(denials[0]?.to, 'shop/codex');
+    assert.equal(edit(`${root}/src/auth.ts`, { AGENT_BUS_RESERVATIONS: 'warn' })?.hookSpecificOutput?.permissionDecision, undefined, "warn is the agent's machine's setting");
+    assert.equal(edit(`${root}/src/other.ts`), null, 'a file nobody holds');
+    // The hub takes repo-relative paths only.
+    const refused = await fetch(`${hub.url}/v1/hook`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'pre-tool', client: 'claude', writes: { files: ['../elsewhere.ts'], mode: 'deny' } }),
+    });
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /writes\.files: each must be a path relative to the repo's root/);
+    assert.equal(runCli(['release', '--all'], { env: { ...remote.env, AGENT_BUS_TOKEN: codex.token }, cwd: root }).code, 0);
+    assert.equal(edit(`${root}/src/auth.ts`), null, 'released: the edit goes ahead');
+  } finally {
+    remote.cleanup();
+  }
+}));

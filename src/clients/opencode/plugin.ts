@@ -6,7 +6,9 @@
  *   notices); opencode keeps no system-prompt addition in the transcript, so
  *   the turn's text is repeated at each request of that turn;
  * - before each tool call: `hook-pre-tool` (critical notices), shown at the
- *   model request that follows the tool;
+ *   model request that follows the tool; the call (tool id and args) goes
+ *   with it, and a write of a file another agent holds is refused by
+ *   throwing the hook's reason;
  * - when a session goes idle with mail it must act on (`hook-stop --peek`,
  *   which takes nothing): one follow-up turn, whose first model request runs
  *   `hook-stop` to take that mail into its system prompt; with nothing to act
@@ -95,7 +97,8 @@ export const AgentBus = async ({ client, directory }) => {
   };
 
   // Run one hook; never throws, never waits past TIMEOUT_MS, never restarts a hook that is still stuck.
-  const run = (subcommand, sessionID, flags = []) => {
+  // \`call\`: the tool call a pre-tool hook is about (its id and args), so it can check the files it writes.
+  const run = (subcommand, sessionID, flags = [], call = null) => {
     if (stuck.has(subcommand)) return Promise.resolve('');
     return new Promise((resolve) => {
       let out = '';
@@ -133,7 +136,7 @@ export const AgentBus = async ({ client, directory }) => {
         finish(out);
       });
       child.stdin.on('error', () => {});
-      child.stdin.end(JSON.stringify({ cwd: directory, session_id: sessionID ?? null }));
+      child.stdin.end(JSON.stringify({ cwd: directory, session_id: sessionID ?? null, ...(call ?? {}) }));
     });
   };
 
@@ -175,15 +178,21 @@ export const AgentBus = async ({ client, directory }) => {
         // The model request goes ahead without mail.
       }
     },
-    'tool.execute.before': async (input) => {
+    'tool.execute.before': async (input, output) => {
+      let refused = null;
       try {
         const sessionID = input?.sessionID;
         if (!sessionID) return;
-        const text = await run('hook-pre-tool', sessionID);
-        if (text) beforeTool.set(sessionID, text);
+        const text = await run('hook-pre-tool', sessionID, [], { tool_name: input?.tool ?? null, tool_input: output?.args ?? null });
+        // A write of a file another agent holds comes back as {"decision":"deny","reason":…}: thrown, it
+        // stops the tool, and opencode shows the model the reason as the tool's error.
+        const decision = text.startsWith('{') ? JSON.parse(text) : null;
+        if (decision?.decision === 'deny' && typeof decision.reason === 'string') refused = decision.reason;
+        else if (text) beforeTool.set(sessionID, text);
       } catch {
         // The tool runs without notices.
       }
+      if (refused !== null) throw new Error(refused);
     },
     event: async ({ event }) => {
       try {

@@ -2,7 +2,8 @@
  * opencode: no shell hooks. The plugin init generates runs the hook commands itself at the points
  * below and adds their plain text to the system prompt, and runs the watcher when a session goes idle.
  */
-import { commonDialect, plain } from '../dialect.js';
+import { commonDialect, decisionDenied, plain } from '../dialect.js';
+import { opencodeWrites } from '../writes.js';
 import type { ClientProfile } from '../profile.js';
 
 export const opencodeProfile: ClientProfile = {
@@ -16,9 +17,9 @@ export const opencodeProfile: ClientProfile = {
     ['session.idle', 'hook-stop'],
   ],
   preToolEvent: true,
-  // Its plugin does not yet give the hook the tool call: no file to check.
-  writtenFiles: null,
-  dialect: { ...commonDialect, preTool: plain },
+  // Its plugin hands the pre-tool hook the tool's id and args, and throws the refusal's reason.
+  writtenFiles: opencodeWrites,
+  dialect: { ...commonDialect, preTool: plain, denyTool: decisionDenied },
   sessionVariable: null,
   manySessionsPerProcess: false,
   wake: { kind: 'watch', interactive: null },

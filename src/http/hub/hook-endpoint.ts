@@ -12,7 +12,7 @@ import type { Subscriptions } from '../../core/subscriptions.js';
 import { answerHook, type HookKind } from '../../hooks/run.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js';
-import { optionalText, sessionKeyArg } from './request-args.js';
+import { optionalText, plannedWritesArg, sessionKeyArg } from './request-args.js';
 import type { TokenRecord } from '../../model/records.js';
 import type { HookAnswer } from '../../protocol/hub.js';
 
@@ -52,6 +52,8 @@ export async function answerRemoteHook(
     subscriptions: subscriptionsOf(request.subscriptions),
     // A stop hook's peek (`hook-stop --peek`) takes and records nothing.
     peek: kind === 'stop' && request.peek === true,
+    // The files a pre-tool call writes, read on the agent's machine: the hub checks them in the token's repo.
+    writes: kind === 'pre-tool' ? plannedWritesArg(request.writes) : null,
   };
   // A client address's session reads as the session address its session id holds.
   const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);

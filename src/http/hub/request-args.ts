@@ -1,5 +1,6 @@
 /** What the hub's own endpoints take from a request's JSON body, checked: bad values are a 400. */
 import { InvalidInputError } from '../../model/errors.js';
+import type { PlannedWrites } from '../../protocol/hub.js';
 
 /** Text of at most `max` characters, or nothing (absent, null or empty). */
 export function optionalText(value: unknown, field: string, max: number): string | null {
@@ -11,4 +12,23 @@ export function optionalText(value: unknown, field: string, max: number): string
 /** The client's session id a request names (which session of a client address's token asks). */
 export function sessionKeyArg(value: unknown): string | null {
   return optionalText(value, 'session_key', 200);
+}
+
+/** The most files one tool call is checked for. */
+const MOST_WRITES = 200;
+
+/** A pre-tool call's writes: repo-relative POSIX paths, nothing above or outside the repo. */
+export function plannedWritesArg(value: unknown): PlannedWrites | null {
+  if (value === undefined || value === null) return null;
+  const given = value as { files?: unknown; mode?: unknown };
+  const { files, mode } = given;
+  if (typeof given !== 'object' || (mode !== 'deny' && mode !== 'warn') || !Array.isArray(files) || files.length === 0 || files.length > MOST_WRITES) {
+    throw new InvalidInputError(`writes must be {files: [1 to ${MOST_WRITES} repo-relative paths], mode: deny or warn}`);
+  }
+  for (const file of files) {
+    if (typeof file !== 'string' || file === '' || file.length > 4096 || file.startsWith('/') || file.includes('\0') || file.split('/').some((part) => part === '..' || part === '')) {
+      throw new InvalidInputError(`writes.files: each must be a path relative to the repo's root, got ${JSON.stringify(String(file).slice(0, 80))}`);
+    }
+  }
+  return { files: files as string[], mode };
 }
