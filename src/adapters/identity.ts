@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BusError } from '../model/errors.js';
-import { clientAddressOf, clientIdProblem, composeName, nameProblem, normaliseLabel, parseNameLenient, slugify } from '../core/names.js';
+import { clientAddressOf, clientIdProblem, composeName, normaliseLabel, parseNameLenient, slugify, speakerProblem } from '../core/names.js';
 import { setting, type Env } from '../model/settings.js';
 import type { AgentRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
@@ -127,7 +127,7 @@ export async function resolveIdentity(input: IdentityInput, lookups: IdentityLoo
   const handle = requestedHandle(env);
 
   if (explicitName !== '') {
-    const problem = nameProblem(explicitName);
+    const problem = speakerProblem(explicitName);
     if (problem !== null) throw new IdentityError(`AGENT_BUS_NAME: ${problem}`);
     const parsed = parseNameLenient(explicitName);
     const base = parsed?.handle ? (clientAddressOf(explicitName) as string) : explicitName;

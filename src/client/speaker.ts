@@ -1,7 +1,7 @@
 /** Who a command speaks as on this machine's bus: --name, else $AGENT_BUS_NAME, else the human. */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { parseName } from '../core/names.js';
+import { parseSpeaker } from '../core/names.js';
 import { speakerRegistrations as registrationsOfSpeaker } from '../core/roster.js';
 import { canonicalPath } from '../adapters/identity.js';
 import type { Registration } from '../model/records.js';
@@ -12,7 +12,7 @@ export const DEFAULT_HUMAN = 'human';
 /** The name the CLI acts as: --name, else $AGENT_BUS_NAME, else human. */
 export function speakerName(flag: string | boolean | undefined, env: Env): string {
   const name = typeof flag === 'string' ? flag.trim() : setting(env, 'AGENT_BUS_NAME') || DEFAULT_HUMAN;
-  parseName(name);
+  parseSpeaker(name);
   return name;
 }
 

@@ -110,6 +110,21 @@ export function parseNameLenient(name: string): ParsedName | null {
   };
 }
 
+/** The bus's own name: what it tells agents itself (a collision alert) comes from it, and no one else speaks as it. */
+export const BUS_NAME = 'agent-bus';
+
+/** Why an agent or a person may not speak as `name` (a broken rule, or the bus's own name), or null. */
+export function speakerProblem(name: string): string | null {
+  return nameProblem(name) ?? (name === BUS_NAME ? `${quoted(BUS_NAME)} is the bus's own name (what it tells agents itself comes from it): pick another` : null);
+}
+
+/** Check a name someone is to speak as, throwing an error that names the broken rule. */
+export function parseSpeaker(name: string): ParsedName {
+  const problem = speakerProblem(name);
+  if (problem !== null) throw new InvalidNameError(`invalid name: ${problem}`);
+  return parseNameLenient(name) as ParsedName;
+}
+
 /** Parse a name, throwing an error that names the broken rule. */
 export function parseName(name: string): ParsedName {
   const problem = nameProblem(name);

@@ -11,7 +11,7 @@ import { InvalidInputError } from '../model/errors.js';
 import { equalInConstantTime, randomBytes, sha256Hex } from '../model/ids.js';
 import type { TokenRecord } from '../model/records.js';
 import type { TokensPort } from '../store/ports.js';
-import { parseName } from './names.js';
+import { parseSpeaker } from './names.js';
 import { registrationsFor } from './roster.js';
 import { quoted } from '../model/quote.js';
 
@@ -67,7 +67,7 @@ export class Tokens {
   }
 
   async create(request: { agent: string; repoPath: string | null; expiresInMs: number | null; scopes: string; actor?: string }): Promise<NewToken> {
-    parseName(request.agent);
+    parseSpeaker(request.agent);
     const tokenId = randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
     const now = this.now();

@@ -5,14 +5,12 @@
  * another agent's write of the same file within the collision window alerts both.
  */
 import type { Bus } from '../core/bus.js';
-import { repoOf } from '../core/names.js';
+import { BUS_NAME, repoOf } from '../core/names.js';
 import type { HeldFile } from '../core/reservation-ops.js';
 import { stampToMillis } from '../model/clock.js';
 import type { ClientProfile } from '../clients/profile.js';
 import type { PlannedWrites } from './planned-writes.js';
 
-/** Who sends the collision alert to the agent that wrote first. */
-export const BUS_SENDER = 'agent-bus';
 
 export interface WriteCheck {
   /** The reason the call is refused, for the client to show the model; null when it goes ahead. */
@@ -58,7 +56,7 @@ export async function checkWrites(bus: Bus, call: WriteCall): Promise<WriteCheck
     for (const collision of await bus.reservations.recordWrite(me, repo, file)) {
       lines.push(`[agent-bus] ${collision.other} wrote ${file} ${ago(collision.otherAt, nowMs)}: you are both editing it; coordinate with send_message.`);
       await bus.mail
-        .send({ from: BUS_SENDER, to: collision.other, body: `[agent-bus] ${me} is writing ${file} too (you wrote it ${ago(collision.otherAt, nowMs)}): you are both editing it; coordinate with send_message.` })
+        .send({ from: BUS_NAME, to: collision.other, body: `[agent-bus] ${me} is writing ${file} too (you wrote it ${ago(collision.otherAt, nowMs)}): you are both editing it; coordinate with send_message.` })
         .catch(() => undefined);
     }
   }

@@ -248,3 +248,19 @@ test("over the hub: the remote pre-tool hook sends the repo's files its call wri
     remote.cleanup();
   }
 }));
+
+test("'agent-bus' is the bus's own name: no one sends, serves or gets a token as it", withTempBus(async (bus) => {
+  const sent = runCli(['send', 'hello', '--to', 'shop/claude', '--name', 'agent-bus'], { env: bus.env });
+  assert.equal(sent.code, 1, sent.stderr);
+  assert.match(sent.stderr, /'agent-bus' is the bus's own name/);
+  const asEnv = runCli(['send', 'hello', '--to', 'shop/claude'], { env: { ...bus.env, AGENT_BUS_NAME: 'agent-bus' } });
+  assert.notEqual(asEnv.code, 0);
+  assert.match(asEnv.stderr, /'agent-bus' is the bus's own name/);
+  const token = runCli(['token', 'create', 'agent-bus'], { env: bus.env });
+  assert.notEqual(token.code, 0);
+  assert.match(token.stderr, /'agent-bus' is the bus's own name/);
+  assert.equal(json<unknown[]>(runCli(['inbox', '--name', 'shop/claude', '--json'], { env: bus.env })).length, 0, 'nothing was sent');
+  const served = runCli(['serve'], { env: { ...bus.env, AGENT_BUS_NAME: 'agent-bus' }, input: '' });
+  assert.notEqual(served.code, 0);
+  assert.match(served.stderr, /AGENT_BUS_NAME: 'agent-bus' is the bus's own name/);
+}));

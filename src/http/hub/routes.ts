@@ -7,7 +7,7 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bus } from '../../core/bus.js';
-import { clientAddressOf, nameProblem } from '../../core/names.js';
+import { clientAddressOf, speakerProblem } from '../../core/names.js';
 import type { Env } from '../../model/settings.js';
 import { isSurfaceWay } from '../../model/receipts.js';
 import type { TokenRecord } from '../../model/records.js';
@@ -143,8 +143,8 @@ export async function route(hub: HubContext, req: IncomingMessage, res: ServerRe
   const as = params.get('as');
   // The remote chat and inbox say so: the mail they read is a person's to see, not a model's call.
   const via = params.get('via');
-  if (as !== null && nameProblem(as) !== null) {
-    sendJson(res, 400, { error: 'invalid_request', error_description: `${quoted(as)} is not a name: ${nameProblem(as)}` });
+  if (as !== null && speakerProblem(as) !== null) {
+    sendJson(res, 400, { error: 'invalid_request', error_description: `${quoted(as)} is not a name to speak as: ${speakerProblem(as)}` });
     return;
   }
   if (as !== null && as !== token.agent && clientAddressOf(as) !== token.agent) {
