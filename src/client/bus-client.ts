@@ -9,7 +9,7 @@ import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
 import type { WriterResult } from '../brain/writer.js';
-import type { ReservationView } from '../core/reservation-ops.js';
+import type { FilesInTheWay, ReservationView } from '../core/reservation-ops.js';
 import type { ForgetResult } from '../core/roster-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
@@ -53,6 +53,12 @@ export interface ReservationDesk {
   /** The speaker's reservations of these paths, or all of them (null); a person on this machine may name another holder. */
   release(request: { place: ReservationPlace | null; paths: string[] | null; holder: string | null }): Promise<ReservationView[]>;
   list(repo: string | null): Promise<ReservationView[]>;
+  /**
+   * Which of these files (repo-relative) another holds against the one committing them: the agent whose
+   * client session the environment names (`client`, `sessionKey`: its session variable), else the speaker.
+   * With `refuse`, each exclusive hold in the way is audited as a denial.
+   */
+  inTheWay(request: { place: ReservationPlace; files: string[]; client: string | null; sessionKey: string | null; refuse: boolean }): Promise<FilesInTheWay>;
 }
 
 /** The audit log of the bus: this machine's file, or the hub's. */

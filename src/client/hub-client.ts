@@ -50,6 +50,8 @@ export class HubClient implements BusClient {
         return (await callHubTool(access, 'release_files', { paths: paths === null ? null : relative(place, paths) }, as)).value.released;
       },
       list: async (repo) => (await callHubTool(access, 'list_reservations', { repo })).value.reservations,
+      // The token's agent commits, in its own repo; its session id says which of its sessions.
+      inTheWay: ({ files, sessionKey, refuse }) => callHubOp(access, 'reservations.check', { files, session_key: sessionKey, refuse }),
     };
     // Over the hub, the brain is the hub's: its source, its settings, its channel.
     this.brain = {

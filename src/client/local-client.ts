@@ -55,6 +55,16 @@ export class LocalClient implements BusClient {
       release: async ({ place, paths, holder }) =>
         this.bus.reservations.release({ holder: holder ?? this.name, repo: place?.repo ?? null, paths, repoRoot: place?.root ?? null, actor: this.name }),
       list: async (repo) => this.bus.reservations.list(repo),
+      inTheWay: async ({ place, files, client, sessionKey, refuse }) => {
+        const { bus } = this;
+        const { env } = this.place;
+        // The committer: the agent whose client session the environment names, as its hooks know it; else the speaker.
+        const identity = this.as !== null ? null : await resolveIdentity({ env, client: client ?? undefined, cwd: place.root }, bus.roster, 'hook').catch(() => null);
+        const agent = identity?.kind === 'agent' ? identity.name : null;
+        if (agent === null) return bus.reservations.checkCommit(this.name, async () => this.name, place.repo, files, refuse);
+        const reader = () => bus.sessions.readerFor(agent, sessionKey, hookSessionFacts(agent, sessionsEnabled(env), systemProcessTable(env)));
+        return bus.reservations.checkCommit(agent, reader, place.repo, files, refuse);
+      },
     };
     const settings = () => brainSettings(place.env);
     this.brain = {

@@ -66,6 +66,11 @@ export interface ClientProfile {
   /** The variable in which it gives its hooks and its MCP server the conversation's id, if any. */
   readonly sessionVariable: string | null;
   /**
+   * How a command its agent runs in its shell tool (a git hook at commit) knows the client: variables the
+   * shell tool sets, and the one of them naming the session; null when it sets none.
+   */
+  readonly shell: { readonly markers: readonly string[]; readonly sessionVariable: string | null } | null;
+  /**
    * Whether one client process hosts many sessions (Codex runs every thread's server from one
    * process): its hooks are matched to a session by session id alone, and its MCP server learns
    * which session it serves from the first call's metadata.
@@ -88,6 +93,7 @@ export const UNKNOWN_CLIENT: ClientProfile = {
   writtenFiles: null,
   dialect: commonDialect,
   sessionVariable: null,
+  shell: null,
   manySessionsPerProcess: false,
   wake: { kind: 'none' },
   approvedToolName: null,

@@ -76,6 +76,12 @@ export interface HeldFile {
   reason: string | null;
 }
 
+/** The files another holds against whoever asked (`holder`: that asker, as the check saw it). */
+export interface FilesInTheWay {
+  holder: string;
+  held: HeldFile[];
+}
+
 export interface ReservationSettings {
   /** A reservation's time to live when none is asked for. */
   reservationTtlMs: number;
@@ -203,6 +209,13 @@ export class Reservations {
     if (!held.some((hold) => shared !== null && (hold.holder === shared || clientAddressOf(hold.holder) === shared))) return { me: name, held };
     const me = await reader();
     return { me, held: held.filter((hold) => hold.holder !== me) };
+  }
+
+  /** What a commit of these files meets: others' holds against `name` (or its session), each exclusive one audited as a denial when `refuse`. */
+  async checkCommit(name: string, reader: () => Promise<string>, repo: string, files: string[], refuse: boolean): Promise<FilesInTheWay> {
+    const { me, held } = await this.heldAgainst(name, reader, repo, files);
+    if (refuse) for (const hold of held) if (hold.mode === 'exclusive') this.noteDenied(me, repo, hold);
+    return { holder: me, held };
   }
 
   /** Note that a tool call refused an edit of another's file. */

@@ -167,8 +167,13 @@ export const SETTING_HELP = [
   { names: ['AGENT_BUS_PG_POOL'], usedBy: 'hub', meaning: 'PostgreSQL connections a hub holds at most; default {AGENT_BUS_PG_POOL}' },
   {
     names: ['AGENT_BUS_RESERVATIONS'],
-    usedBy: 'hooks',
+    usedBy: 'hooks, guard',
     meaning: "what an agent's write of a file another holds meets at its pre-tool hook: `deny` (refused; the default {AGENT_BUS_RESERVATIONS}), `warn` (the model is told), `off`",
+  },
+  {
+    names: ['AGENT_BUS_GUARD'],
+    usedBy: 'guard',
+    meaning: '`off` lets a commit through the commit guard (`agent-bus guard install`) unchecked, as `git commit --no-verify` does; default {AGENT_BUS_GUARD}',
   },
   { names: ['AGENT_BUS_RESERVATION_TTL'], usedBy: 'server, CLI, hub', meaning: 'how long a reservation holds when none is asked for; default {AGENT_BUS_RESERVATION_TTL}, at most 24h' },
   {

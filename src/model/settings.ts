@@ -135,6 +135,7 @@ export const SETTINGS = {
   AGENT_BUS_PG_POOL: { kind: 'whole', default: 16, min: 1 },
   AGENT_BUS_RESERVATIONS: { kind: 'choice', default: 'deny', choices: ['deny', 'warn', 'off'] },
   AGENT_BUS_RESERVATION_TTL: { kind: 'duration', default: 3_600_000, max: 86_400_000 },
+  AGENT_BUS_GUARD: { kind: 'choice', default: 'on', choices: ['on', 'off'] },
   AGENT_BUS_COLLISION_WINDOW: { kind: 'duration', default: 300_000, max: 86_400_000 },
   AGENT_BUS_URL: { kind: 'text' },
   AGENT_BUS_TOKEN: { kind: 'text' },

@@ -19,7 +19,7 @@ import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
 import type { ForgetResult, WhoamiView } from '../core/roster-ops.js';
 import type { PendingDelivery } from '../core/inbox-ops.js';
-import type { ReservationView } from '../core/reservation-ops.js';
+import type { FilesInTheWay, ReservationView } from '../core/reservation-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
@@ -119,7 +119,13 @@ export interface HubCalls {
   'status.counts': { args: { subscriptions: Subscriptions; session_key: string | null }; result: SessionCounts };
   /** Only the token's own name or one of its sessions (403 otherwise). */
   'roster.forget': { args: { name: string }; result: ForgetResult };
+  /**
+   * Which of these files of the token's repo (repo-relative) others hold against the token's agent, or the
+   * session its session id holds; with `refuse`, each exclusive hold in the way is audited as a denial.
+   */
+  'reservations.check': { args: { files: string[]; session_key: string | null; refuse: boolean }; result: FilesInTheWay };
 }
+
 
 export type CallName = keyof HubCalls;
 export type CallArgs<K extends CallName> = HubCalls[K]['args'];

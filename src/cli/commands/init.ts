@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { writeAtomic } from '../../clients/config-files.js';
 import { planInit, repoChanges, type RepoPlan } from '../../init/plan.js';
+import { guardPlace, installGuard } from '../../init/commit-guard.js';
 import { WIRINGS } from '../../clients/registry/wirings.js';
 import { DEFAULT_CLIENT } from '../../clients/registry/profiles.js';
 import { openBus } from '../../runtime.js';
@@ -85,6 +86,18 @@ function remoteUrl(given: string | boolean | undefined): string | null {
   return given.trim().replace(/\/+$/, '');
 }
 
+/** Install the commit guard in one repo, saying what happened; false when it could not be. */
+function guardRepo(repo: string, bin: string, io: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } }): boolean {
+  try {
+    const place = guardPlace(repo);
+    io.stdout.write(`commit guard: ${place.hook}: ${installGuard(place, bin)}\n`);
+    return true;
+  } catch (error) {
+    io.stderr.write(`agent-bus: commit guard not installed in ${repo} — ${(error as Error).message}\n`);
+    return false;
+  }
+}
+
 function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || hostname.startsWith('127.');
 }
@@ -130,13 +143,16 @@ export const run: CommandRunner = async (args, io) => {
     const home = io.env.HOME ?? homedir();
     io.stdout.write(render(plans, clients, home));
     const changing = plans.filter(repoChanges);
+    const bulk = scan || args.positionals.length > 1;
+    // The commit guard goes where it is asked for (--guard), into every repo wired, and nowhere else.
+    const guarded = args.values.guard && !(bulk && !args.values.apply) ? plans.filter((plan) => !plan.action.startsWith('skip')) : [];
+    const guardFailed = guarded.filter((plan) => !guardRepo(plan.repo, options.bin, io)).length;
     if (changing.length === 0) {
       io.stdout.write('nothing to do.\n');
-      return 0;
+      return guardFailed > 0 ? 1 : 0;
     }
-    const bulk = scan || args.positionals.length > 1;
     if (bulk && !args.values.apply) {
-      io.stdout.write(`DRY RUN. Re-run with --apply to write changes (${changing.length} repo(s) will be modified).\n`);
+      io.stdout.write(`DRY RUN. Re-run with --apply to write changes (${changing.length} repo(s) will be modified${args.values.guard ? ', and the commit guard installed' : ''}).\n`);
       return 0;
     }
     let failed = 0;
@@ -152,7 +168,7 @@ export const run: CommandRunner = async (args, io) => {
       }
     }
     io.stdout.write(`Applied to ${changing.length - failed} repo(s).\n`);
-    return failed > 0 ? 1 : 0;
+    return failed + guardFailed > 0 ? 1 : 0;
   } finally {
     await bus?.close();
   }

@@ -27,6 +27,7 @@ export const agyProfile: ClientProfile = {
   writtenFiles: null,
   dialect,
   sessionVariable: null,
+  shell: null,
   manySessionsPerProcess: false,
   wake: { kind: 'none' },
   approvedToolName: null,

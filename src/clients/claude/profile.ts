@@ -17,6 +17,8 @@ export const claudeProfile: ClientProfile = {
   writtenFiles: claudeWrites,
   dialect: commonDialect,
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
+  // Its Bash tool's commands get CLAUDECODE=1 and the session's id.
+  shell: { markers: ['CLAUDE_CODE_SESSION_ID', 'CLAUDECODE'], sessionVariable: 'CLAUDE_CODE_SESSION_ID' },
   manySessionsPerProcess: false,
   // A print-mode or SDK run waits for background hooks in the foreground: only an interactive session is woken.
   wake: { kind: 'watch', interactive: { variable: 'CLAUDE_CODE_ENTRYPOINT', value: 'cli' } },

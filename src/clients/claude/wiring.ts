@@ -142,9 +142,14 @@ export const claudeWiring: ClientWiring = {
     const servers = mcp.kind === 'ok' && isObject(mcp.value.mcpServers) ? mcp.value.mcpServers : {};
     const entry = servers[SERVER_KEY];
     if (entry === undefined) return { status: 'absent', previousName: null };
+    // Init's entry runs `serve` from an agent-bus, or says init wrote it (a --bin-path may be named otherwise).
     const managed =
       isRemoteEntry(entry) ||
-      (isObject(entry) && typeof entry.command === 'string' && entry.command.includes('agent-bus') && Array.isArray(entry.args) && entry.args[0] === 'serve');
+      (isObject(entry) &&
+        typeof entry.command === 'string' &&
+        (entry.command.includes('agent-bus') || entry.description === DESCRIPTION) &&
+        Array.isArray(entry.args) &&
+        entry.args[0] === 'serve');
     const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
     const previousName = typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null;
     return { status: managed ? 'managed' : 'handwritten', previousName };

@@ -26,6 +26,8 @@ export const codexProfile: ClientProfile = {
   writtenFiles: codexWrites,
   dialect,
   sessionVariable: null,
+  // Its shell commands get the thread's id, which its hooks know as the session's.
+  shell: { markers: ['CODEX_THREAD_ID'], sessionVariable: 'CODEX_THREAD_ID' },
   manySessionsPerProcess: true,
   wake: {
     kind: 'queue',

@@ -178,6 +178,12 @@ export const AgentBus = async ({ client, directory }) => {
         // The model request goes ahead without mail.
       }
     },
+    // The shell tool's commands (a git commit's guard among them) speak as this agent.
+    'shell.env': async (_input, output) => {
+      if (!output?.env) return;
+      output.env.AGENT_BUS_NAME = NAME;
+      if (HUB) output.env.AGENT_BUS_URL = HUB;
+    },
     'tool.execute.before': async (input, output) => {
       let refused = null;
       try {

@@ -21,6 +21,8 @@ export const opencodeProfile: ClientProfile = {
   writtenFiles: opencodeWrites,
   dialect: { ...commonDialect, preTool: plain, denyTool: decisionDenied },
   sessionVariable: null,
+  // Its plugin gives the shell tool's commands AGENT_BUS_NAME instead (shell.env).
+  shell: null,
   manySessionsPerProcess: false,
   wake: { kind: 'watch', interactive: null },
   approvedToolName: null,

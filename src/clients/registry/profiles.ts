@@ -30,6 +30,16 @@ export function profileFor(client: string | null | undefined): ClientProfile {
   return (client && BY_ID.get(client)) || UNKNOWN_CLIENT;
 }
 
+/** The client whose shell tool runs this process (a git hook an agent's commit started), and its session's id; null for a person's shell. */
+export function clientOfShell(env: Env): { client: ClientId; sessionKey: string | null } | null {
+  for (const [id, profile] of Object.entries(PROFILES) as Array<[ClientId, ClientProfile]>) {
+    const { shell } = profile;
+    if (shell === null || !shell.markers.some((marker) => (env[marker] ?? '').trim() !== '')) continue;
+    return { client: id, sessionKey: shell.sessionVariable === null ? null : (env[shell.sessionVariable] ?? '').trim() || null };
+  }
+  return null;
+}
+
 export function dialectFor(client: string | null | undefined): HookDialect {
   return profileFor(client).dialect;
 }

@@ -9,14 +9,14 @@ import { brainSettings } from '../../brain/settings.js';
 import { brainStatus } from '../../brain/status.js';
 import { refreshBrain } from '../../brain/refresh.js';
 import type { Bus } from '../../core/bus.js';
-import { clientAddressOf } from '../../core/names.js';
+import { clientAddressOf, repoOf } from '../../core/names.js';
 import { receivedCounts } from '../../core/notice-ops.js';
 import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { ForbiddenError } from '../errors.js';
 import type { TokenRecord } from '../../model/records.js';
 import { hubSpeaker } from './hub-session.js';
-import { sessionKeyArg } from './request-args.js';
+import { repoFilesArg, sessionKeyArg } from './request-args.js';
 import { quoted } from '../../model/quote.js';
 import type { CallArgs, CallName, CallResult, NoArgs } from '../../protocol/hub.js';
 
@@ -117,6 +117,14 @@ const OPS: { [K in CallName]: Operation<K> } = {
     run: async ({ bus, token }, { name }) => {
       if (!ownName(token, name)) throw new ForbiddenError(`this token speaks for ${quoted(token.agent)}: it may forget only that name and its sessions, not ${quoted(name)}`);
       return bus.roster.forget(name);
+    },
+  },
+  'reservations.check': {
+    parse: (args) => ({ files: repoFilesArg(args.files, 'files'), session_key: sessionKeyArg(args.session_key), refuse: args.refuse === true }),
+    run: async ({ bus, env, token }, { files, session_key, refuse }) => {
+      // The token's agent, or the session of it its session id holds, in the token's own repo.
+      const speaker = (await hubSpeaker(bus, env, token, session_key))?.name ?? token.agent;
+      return bus.reservations.checkCommit(speaker, async () => speaker, repoOf(token.agent), files, refuse);
     },
   },
 };

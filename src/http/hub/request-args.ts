@@ -17,18 +17,21 @@ export function sessionKeyArg(value: unknown): string | null {
 /** The most files one tool call is checked for. */
 const MOST_WRITES = 200;
 
-/** A pre-tool call's writes: repo-relative POSIX paths, nothing above or outside the repo. */
-export function plannedWritesArg(value: unknown): PlannedWrites | null {
-  if (value === undefined || value === null) return null;
-  const given = value as { files?: unknown; mode?: unknown };
-  const { files, mode } = given;
-  if (typeof given !== 'object' || (mode !== 'deny' && mode !== 'warn') || !Array.isArray(files) || files.length === 0 || files.length > MOST_WRITES) {
-    throw new InvalidInputError(`writes must be {files: [1 to ${MOST_WRITES} repo-relative paths], mode: deny or warn}`);
-  }
-  for (const file of files) {
+/** Repo-relative POSIX paths, nothing above or outside the repo: at most MOST_WRITES of them. */
+export function repoFilesArg(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MOST_WRITES) throw new InvalidInputError(`${field} must be a list of 1 to ${MOST_WRITES} repo-relative paths`);
+  for (const file of value) {
     if (typeof file !== 'string' || file === '' || file.length > 4096 || file.startsWith('/') || file.includes('\0') || file.split('/').some((part) => part === '..' || part === '')) {
-      throw new InvalidInputError(`writes.files: each must be a path relative to the repo's root, got ${JSON.stringify(String(file).slice(0, 80))}`);
+      throw new InvalidInputError(`${field}: each must be a path relative to the repo's root, got ${JSON.stringify(String(file).slice(0, 80))}`);
     }
   }
-  return { files: files as string[], mode };
+  return value as string[];
+}
+
+/** A pre-tool call's writes: its repo's files, and the agent's mode. */
+export function plannedWritesArg(value: unknown): PlannedWrites | null {
+  if (value === undefined || value === null) return null;
+  const { files, mode } = value as { files?: unknown; mode?: unknown };
+  if (typeof value !== 'object' || (mode !== 'deny' && mode !== 'warn')) throw new InvalidInputError('writes must be {files: [repo-relative paths], mode: deny or warn}');
+  return { files: repoFilesArg(files, 'writes.files'), mode };
 }
