@@ -62,7 +62,7 @@ export class Activity {
   private item(row: AuditRow): HTMLLIElement {
     const reservation = reservationWords(row);
     if (reservation !== null) {
-      return el('li', { class: `row op-${row.op}` }, el('time', { datetime: row.ts }, clock(row.ts)), el('span', { class: 'op' }, row.op), el('span', { class: 'who' }, reservation.who), el('span', {}, reservation.what));
+      return el('li', { class: `row op-${row.op}` }, el('time', { datetime: row.ts }, clock(row.ts)), el('span', { class: 'op' }, row.op), el('span', { class: 'who' }, reservation.who), el('span', { class: 'what' }, ` ${reservation.what}`));
     }
     const to = row.addressed_to ?? row.to;
     const thread = row.thread_id;
