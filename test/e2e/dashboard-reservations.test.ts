@@ -233,6 +233,11 @@ test("on the hub: a token's dashboard shows every reservation, releases only its
     assert.ok(theirs !== undefined && own !== undefined);
 
     const page = await context.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/')) requests.push(url.pathname);
+    });
     await page.goto(`${hub.url}/`);
     await page.getByLabel('Token').fill(lead.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -268,6 +273,11 @@ test("on the hub: a token's dashboard shows every reservation, releases only its
     // The lead's page follows: the released one leaves without a reload.
     await itemOf(page, own.id).waitFor({ state: 'detached', timeout: 5_000 });
     await waitUntil(async () => (await page.locator('#reservation-list li.reservation').count()) === 1, 'one reservation left on the page');
+    // Reading the reservations changes nothing when nothing has run out: an idle page asks for nothing more.
+    await page.waitForTimeout(1_500);
+    const asked = requests.length;
+    await page.waitForTimeout(2_500);
+    assert.deepEqual(requests.slice(asked), [], 'the page kept reading while nothing happened');
   } finally {
     await context.close();
     await hub.stop();
