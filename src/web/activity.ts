@@ -60,6 +60,10 @@ export class Activity {
   }
 
   private item(row: AuditRow): HTMLLIElement {
+    const reservation = reservationWords(row);
+    if (reservation !== null) {
+      return el('li', { class: `row op-${row.op}` }, el('time', { datetime: row.ts }, clock(row.ts)), el('span', { class: 'op' }, row.op), el('span', { class: 'who' }, reservation.who), el('span', { class: 'what' }, ` ${reservation.what}`));
+    }
     const to = row.addressed_to ?? row.to;
     const thread = row.thread_id;
     const status = typeof row.wake_status === 'string' ? row.wake_status : typeof row.event === 'string' ? row.event : null;
@@ -73,6 +77,43 @@ export class Activity {
       row.body_preview ? el('span', { class: 'preview' }, row.body_preview) : null,
       thread ? threadLink(thread, this.openThread) : null,
     );
+  }
+}
+
+function field(row: AuditRow, key: string): string {
+  const value = row[key];
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * A reservation's row in words: who, and what happened to which path of which repo. Rows of
+ * `reserve`, `release` and `expire` name the holder (from), the repo (to) and the path (the preview);
+ * `deny` and `collision` the writer (actor), the other agent (to) and the file (the preview).
+ */
+function reservationWords(row: AuditRow): { who: string; what: string } | null {
+  const path = row.body_preview ?? '';
+  const repo = field(row, 'repo');
+  switch (row.op) {
+    case 'reserve': {
+      const reason = field(row, 'reason');
+      const until = field(row, 'expires_at');
+      return { who: row.from, what: `reserved ${path} in ${row.to} (${field(row, 'mode') || 'exclusive'}${until ? `, until ${clock(until)}` : ''})${reason ? `: ${reason}` : ''}` };
+    }
+    case 'release':
+      return { who: row.actor, what: row.actor === row.from ? `released ${path} in ${row.to}` : `released ${row.from}'s ${path} in ${row.to}` };
+    case 'expire':
+      return { who: row.from, what: `no longer holds ${path} in ${row.to}: expired or its session ended` };
+    case 'deny': {
+      const reserved = field(row, 'reserved');
+      const until = field(row, 'until');
+      return { who: row.actor, what: `was refused a write of ${path}${repo ? ` in ${repo}` : ''}: ${row.to} holds ${reserved || path}${until ? ` until ${clock(until)}` : ''}` };
+    }
+    case 'collision': {
+      const otherAt = field(row, 'other_at');
+      return { who: row.actor, what: `wrote ${path}${repo ? ` in ${repo}` : ''}, which ${row.to} wrote too${otherAt ? ` at ${clock(otherAt)}` : ''}` };
+    }
+    default:
+      return null;
   }
 }
 

@@ -11,6 +11,7 @@ import { Compose } from './compose.js';
 import { byId, show } from './dom.js';
 import { Notices } from './notices.js';
 import { loadPictures } from './pictures.js';
+import { Reservations } from './reservations.js';
 import { Roster } from './roster.js';
 import { Threads } from './threads.js';
 import type { AuditRow, Me } from './types.js';
@@ -62,9 +63,11 @@ async function start(): Promise<void> {
   const roster = new Roster();
   const notices = new Notices();
   notices.clearing = me.may_clear_notices;
+  const reservations = new Reservations();
+  reservations.releasing(me.name, me.may_release_reservations);
   const brain = new Brain();
   const wake = new Wake();
-  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), brain.load(), wake.load(), loadPictures()]);
+  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), reservations.load(), brain.load(), wake.load(), loadPictures()]);
   await everything();
 
   let pending: number | undefined;
@@ -75,7 +78,7 @@ async function start(): Promise<void> {
     pending = window.setTimeout(() => {
       pending = undefined;
       lastRead = Date.now();
-      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), brain.load(), wake.load(), loadPictures()]);
+      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), reservations.load(), brain.load(), wake.load(), loadPictures()]);
     }, wait);
   };
   const live = byId('live');

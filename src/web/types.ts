@@ -8,6 +8,7 @@ export type { MessageStatus } from '../core/receipts.js';
 export type { ReceiptState } from '../model/receipts.js';
 export type { AgentView as Agent } from '../core/views.js';
 export type { ListedNotice as Notice } from '../core/notice-ops.js';
+export type { ReservationView as Reservation } from '../core/reservation-ops.js';
 
 /** `/api/me`: who the page speaks as, and where. */
 export interface Me {
@@ -16,5 +17,7 @@ export interface Me {
   version: string;
   store: string | null;
   may_clear_notices: boolean;
+  /** Whether it may release anyone's reservations (else only its own). */
+  may_release_reservations: boolean;
   now: string;
 }

@@ -16,7 +16,7 @@ export const run: CommandRunner = async (args, io) => {
   const where = openClient(io.env, { cwd: io.cwd, as: null }).location;
   if (where.kind === 'hub') throw new UsageError(`this machine uses the hub at ${where.url}: its dashboard is at ${where.url}/ (sign in with your token)`);
   const name = speakerName(undefined, io.env);
-  const actor = { name, registrations: speakerRegistrations(name, io.env, io.cwd), mayClearNotices: true };
+  const actor = { name, registrations: speakerRegistrations(name, io.env, io.cwd), mayClearNotices: true, mayReleaseReservations: true };
   const { runWebServer } = await import('../../http/dashboard/web-server.js');
   return runWebServer({
     env: io.env,

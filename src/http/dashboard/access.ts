@@ -17,6 +17,8 @@ export interface DashboardActor {
   registrations: Registration[];
   /** Clearing notices for everyone: on the bus's own machine only, as on every other surface. */
   mayClearNotices: boolean;
+  /** Releasing anyone's reservations: the person on the bus's own machine, as `agent-bus release --holder` there. */
+  mayReleaseReservations: boolean;
   /** Where the dashboard runs, for the page to say. */
   place: 'local' | 'hub';
   /** On the hub: the id of the token signed in with (its audit rows carry it, as every hub request's do). */
@@ -119,7 +121,7 @@ export function tokenAccess(check: TokenCheck, registrationsOf: (token: TokenRec
       if (presented === null) return null;
       const result = await check(presented);
       if (!result.ok) return null;
-      return { name: result.token.agent, registrations: registrationsOf(result.token), mayClearNotices: false, place: 'hub', tokenId: result.token.tokenId };
+      return { name: result.token.agent, registrations: registrationsOf(result.token), mayClearNotices: false, mayReleaseReservations: false, place: 'hub', tokenId: result.token.tokenId };
     },
     async signIn(presented) {
       const result = await check(presented.trim());

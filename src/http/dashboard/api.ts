@@ -15,6 +15,7 @@ import type { Env } from '../../model/settings.js';
 import type { AgentView } from '../../core/views.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { nowStamp } from '../../model/clock.js';
+import { quoted } from '../../model/quote.js';
 import { loadWakeConfig } from '../../wake/config.js';
 import { ForbiddenError } from '../errors.js';
 import type { DashboardActor } from './access.js';
@@ -59,7 +60,7 @@ function recentRows(path: string, limit: number, keep: (row: AuditRow) => boolea
 }
 
 export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => Promise<unknown>> = {
-  '/api/me': async ({ actor, bus, version }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, now: nowStamp() }),
+  '/api/me': async ({ actor, bus, version }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, may_release_reservations: actor.mayReleaseReservations, now: nowStamp() }),
   '/api/roster': ({ bus }, query) => bus.overview.rosterPage(whole(query, 'offset', 0, 1_000_000), Math.max(1, whole(query, 'limit', 50, 500)), query.get('filter') ?? ''),
   '/api/activity': async ({ auditPath }, query) => {
     const filter = { agent: query.get('agent') ?? '', op: query.get('op') ?? '', thread: query.get('thread') ?? '' };
@@ -89,6 +90,8 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
     return { names: pool.filter((name) => name.toLowerCase().includes(wanted)).slice(0, COMPLETIONS) };
   },
   '/api/notices': async ({ bus }) => ({ now: nowStamp(), notices: await bus.notices.list({}), channels: await bus.notices.channels() }),
+  // Every repo's, as `agent-bus reservations` lists them: those expired or whose session is gone are ended first.
+  '/api/reservations': async ({ bus }) => ({ now: nowStamp(), reservations: await bus.reservations.list() }),
   '/api/brain': ({ bus, env }) => brainStatus(bus, brainSettings(env), null),
   '/api/wake': async ({ env, auditPath, actor }) => {
     const config = loadWakeConfig(env);
@@ -122,6 +125,17 @@ export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Pr
     if (body.all === true) return { cleared: await bus.notices.clear({ all: true }, actor.name) };
     if (!Object.hasOwn(body, 'channel')) throw new InvalidInputError('say what to clear: notice_id, channel, or all');
     return { cleared: await bus.notices.clear({ channel: text(body, 'channel') }, actor.name) };
+  },
+  '/api/reservations/release': async ({ bus, actor }, body) => {
+    const id = text(body, 'reservation_id', true) as string;
+    const held = (await bus.reservations.list()).find((reservation) => reservation.id === id);
+    if (held === undefined) throw new InvalidInputError(`no live reservation ${quoted(id)}: it was released or has expired`);
+    // Anyone's for the person at the bus's own machine; over the hub a token's own only, as its tools and CLI.
+    if (!actor.mayReleaseReservations && held.holder !== actor.name) {
+      throw new ForbiddenError(`over the hub a token releases only its own agent's reservations: release ${held.holder}'s on the hub's machine (agent-bus release --holder ${held.holder} there)`);
+    }
+    // The path as reserved (already relative to the repo root), audited as released by the one signed in.
+    return { released: await bus.reservations.release({ holder: held.holder, repo: held.repo, paths: [held.path], repoRoot: '/', actor: actor.name }) };
   },
   '/api/brain/refresh': async ({ bus, env }) => {
     const settings = brainSettings(env);

@@ -44,7 +44,7 @@ const ANSWER_KEPT_MS = 1_000;
  * Views whose answer is the same for every actor. The rest say who is asking, or do something for
  * them: a thread drawn marks the copies addressed to the one looking delivered.
  */
-const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/mail', '/api/notices', '/api/activity', '/api/names', '/api/wake']);
+const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/mail', '/api/notices', '/api/reservations', '/api/activity', '/api/names', '/api/wake']);
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
