@@ -45,7 +45,7 @@ export class HubClient implements BusClient {
         (await callHubTool(access, 'reserve_files', { paths: relative(place, paths), ttl: ttlMs === undefined ? null : Math.ceil(ttlMs / 1000), reason, shared }, as)).value.reserved,
       release: async ({ place, paths, holder }) => {
         if (holder !== null) {
-          throw new InvalidInputError("over the hub a token releases only its own agent's reservations: release another's on the hub's machine, or from its dashboard");
+          throw new InvalidInputError("over the hub a token releases only its own agent's reservations: release another's on the hub's machine (agent-bus release --holder, or the dashboard of agent-bus web there)");
         }
         return (await callHubTool(access, 'release_files', { paths: paths === null ? null : relative(place, paths) }, as)).value.released;
       },
