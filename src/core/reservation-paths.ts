@@ -56,20 +56,16 @@ export function reservationPath(raw: string, repoRoot: string): string {
 /** Whether a file (a repo-relative path) falls under a reserved pattern: it matches, or lies below what matches. */
 export function coversFile(pattern: string, file: string, options: MatchOptions = {}): boolean {
   const nocase = options.nocase ?? FOLDS_CASE;
-  // The pre-tool hook asks this of every live reservation in the repo: a pattern's literal segments
-  // decide most of them without compiling a matcher (or loading picomatch at all).
-  const fold = (text: string): string => (nocase ? text.toLowerCase() : text);
-  if (!GLOB_CHARS.test(pattern)) {
-    const [held, written] = [fold(pattern), fold(file)];
-    return written === held || written.startsWith(`${held}/`);
-  }
-  const patternSegments = pattern.split('/');
-  const fileSegments = file.split('/');
-  for (const [index, segment] of patternSegments.entries()) {
-    if (GLOB_CHARS.test(segment)) break;
-    // A literal segment the file does not have there: neither the pattern nor what lies below it.
-    if (index >= fileSegments.length || fold(segment) !== fold(fileSegments[index] as string)) return false;
-  }
+  // The pre-tool hook asks this of every live reservation in the repo: the literal folders a pattern
+  // starts with rule most of them out without compiling a matcher (or loading picomatch at all).
+  const firstGlob = pattern.search(GLOB_CHARS);
+  const held = nocase ? pattern.toLowerCase() : pattern;
+  const written = nocase ? file.toLowerCase() : file;
+  if (firstGlob < 0) return written === held || written.startsWith(`${held}/`);
+  // The pattern's whole folders before its first glob character, with their slash: the file lies in
+  // them (or, for `dir/**`, is `dir` itself).
+  const folders = held.slice(0, held.lastIndexOf('/', firstGlob) + 1);
+  if (!`${written}/`.startsWith(folders)) return false;
   const matchOptions = { dot: true, nocase };
   return picomatch().isMatch(file, pattern, matchOptions) || picomatch().isMatch(file, `${pattern}/**`, matchOptions);
 }
