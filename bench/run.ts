@@ -11,6 +11,14 @@
  *   11. the MCP server's resident memory when idle
  *   12. the MCP server's time from spawn to ready
  *
+ * and, by id among the rest, file reservations (bench/reservations.ts):
+ *   pretool-reservations: the pre-tool hook on an allowed `Edit` with 1,000 live reservations in its
+ *     repo and 10,000 in others, relative to `node -e 0` (and the same Edit with none, in the same runs)
+ *   reserve-files-mcp: an MCP reserve_files round trip over stdio
+ *   reservation-race, pg-reservation-race: 16 processes racing for the same 100 paths, on each
+ *     engine; a path granted to two holders at once is a double grant (goal: none), and the store
+ *     must hold exactly one reservation per path afterwards
+ *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
