@@ -15,11 +15,12 @@ interface Connected {
   readyMs: number;
 }
 
-async function connectServer(env: NodeJS.ProcessEnv, cwd: string, name: string): Promise<Connected> {
+/** An MCP server over stdio as `name`, working in `cwd`; `extra` adds to (or overrides) its environment. */
+export async function connectServer(env: NodeJS.ProcessEnv, cwd: string, name: string, extra: NodeJS.ProcessEnv = {}): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve'],
-    env: { ...env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: cwd } as Record<string, string>,
+    env: { ...env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: cwd, ...extra } as Record<string, string>,
     cwd,
     stderr: 'ignore',
   });

@@ -11,6 +11,14 @@
  *   11. the MCP server's resident memory when idle
  *   12. the MCP server's time from spawn to ready
  *
+ * and, by id among the rest, file reservations (bench/reservations.ts):
+ *   pretool-reservations: the pre-tool hook on an allowed `Edit` with 1,000 live reservations in its
+ *     repo and 10,000 in others, relative to `node -e 0` (and the same Edit with none, in the same runs)
+ *   reserve-files-mcp: an MCP reserve_files round trip over stdio
+ *   reservation-race, pg-reservation-race: 16 processes racing for the same 100 paths, on each
+ *     engine; a path granted to two holders at once is a double grant (goal: none), and the store
+ *     must hold exactly one reservation per path afterwards
+ *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
@@ -41,6 +49,7 @@ import { largeBus } from './seed.js';
 import { dashboardViews } from './dashboard.js';
 import { searchIndexCost, searchLargeBus } from './search.js';
 import { auditChainCost } from './audit.js';
+import { preToolReservations, reservationRace, reserveFilesMcp } from './reservations.js';
 import {
   CLI,
   ROOT,
@@ -420,6 +429,7 @@ const SECTIONS: Section[] = [
   { id: 'hook-prompt-10', title: "'hook-user-prompt', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10) },
   { id: 'hook-stop-10', title: "'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10) },
   { id: 'hook-pre-tool-10k', title: "'hook-pre-tool', 10,000 live notices, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: preToolStartup },
+  { id: 'pretool-reservations', title: "'hook-pre-tool', an allowed Edit, 1,000 reservations in the repo and 10,000 elsewhere, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 180_000, measure: preToolReservations },
   { id: 'notice-filter-10k', title: 'notice filter, 10,000 live notices', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: noticeFilter },
   { id: 'wake-latency-p50', title: 'send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: async (ws) => {
     const figure = await wakeLatency(ws);
@@ -433,9 +443,12 @@ const SECTIONS: Section[] = [
   } },
   { id: 'chat-arrival', title: 'send to chat screen (50 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: chatArrival },
   { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
+  { id: 'reserve-files-mcp', title: 'MCP reserve_files round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 180_000, measure: reserveFilesMcp },
   { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },
   // The issue sets no goal for start-up; a client waits for it once per session, so a second is the ceiling we hold it to.
   { id: 'mcp-startup', title: 'MCP server spawn to ready', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 120_000, measure: mcpStartup },
+  // Reservations under contention: a path granted to two holders at once is a double grant.
+  { id: 'reservation-race', title: '16 processes racing for 100 paths: double grants', unit: 'double grants', goal: { direction: '<=', target: 0 }, timeoutMs: 300_000, measure: (ws) => reservationRace(ws) },
   // The same figures on PostgreSQL over loopback, against the fleet's goals.
   { id: 'pg-send-throughput', title: 'PostgreSQL: Bus.send, direct mail, audit on', unit: 'sends/s', goal: { direction: '>=', target: 5_000 }, timeoutMs: 300_000, measure: (ws) => sendThroughput(ws, 'postgres') },
   { id: 'pg-broadcast-fanout', title: "PostgreSQL: send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: (ws) => broadcastFanout(ws, 'postgres') },
@@ -443,6 +456,7 @@ const SECTIONS: Section[] = [
   { id: 'pg-dashboard-views', title: 'PostgreSQL: dashboard slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 900_000, measure: (ws) => dashboardViews(ws, 'postgres') },
   { id: 'pg-search-1m', title: 'PostgreSQL: search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 900_000, measure: (ws) => searchLargeBus(ws, 'postgres') },
   { id: 'pg-search-index-cost', title: 'PostgreSQL: sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 600_000, measure: (ws) => searchIndexCost(ws, BODY, 'postgres') },
+  { id: 'pg-reservation-race', title: 'PostgreSQL: 16 processes racing for 100 paths: double grants', unit: 'double grants', goal: { direction: '<=', target: 0 }, timeoutMs: 300_000, measure: (ws) => reservationRace(ws, 'postgres') },
   { id: 'pg-hook-prompt-empty', title: "PostgreSQL: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0, 'postgres') },
   // The hub over loopback, on each engine.
   { id: 'hub-round-trip', title: 'hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws) },

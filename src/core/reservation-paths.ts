@@ -55,7 +55,18 @@ export function reservationPath(raw: string, repoRoot: string): string {
 
 /** Whether a file (a repo-relative path) falls under a reserved pattern: it matches, or lies below what matches. */
 export function coversFile(pattern: string, file: string, options: MatchOptions = {}): boolean {
-  const matchOptions = { dot: true, nocase: options.nocase ?? FOLDS_CASE };
+  const nocase = options.nocase ?? FOLDS_CASE;
+  // The pre-tool hook asks this of every live reservation in the repo: the literal folders a pattern
+  // starts with rule most of them out without compiling a matcher (or loading picomatch at all).
+  const firstGlob = pattern.search(GLOB_CHARS);
+  const held = nocase ? pattern.toLowerCase() : pattern;
+  const written = nocase ? file.toLowerCase() : file;
+  if (firstGlob < 0) return written === held || written.startsWith(`${held}/`);
+  // The pattern's whole folders before its first glob character, with their slash: the file lies in
+  // them (or, for `dir/**`, is `dir` itself).
+  const folders = held.slice(0, held.lastIndexOf('/', firstGlob) + 1);
+  if (!`${written}/`.startsWith(folders)) return false;
+  const matchOptions = { dot: true, nocase };
   return picomatch().isMatch(file, pattern, matchOptions) || picomatch().isMatch(file, `${pattern}/**`, matchOptions);
 }
 

@@ -54,6 +54,19 @@ test('a file is covered by a pattern that matches it or a path above it', () => 
   assert.equal(coversFile('src/Auth.ts', 'src/auth.ts', { nocase: true }), true, 'and not where it folds it');
 });
 
+test("a pattern's literal folders rule a file out before any matcher, with picomatch's answer everywhere else", () => {
+  assert.equal(coversFile('src/mod/*.test.ts', 'src/other/a.test.ts', sensitive), false);
+  assert.equal(coversFile('src/mod/*.test.ts', 'src/mod/a.test.ts', sensitive), true);
+  assert.equal(coversFile('src/mod/*.test.ts', 'src/mod', sensitive), false, 'the folder alone is not a file of the glob');
+  assert.equal(coversFile('pkg/**', 'pkg', sensitive), true, 'dir/** holds the name itself, as picomatch says');
+  assert.equal(coversFile('pkg/**', 'pkg-2/a.ts', sensitive), false);
+  assert.equal(coversFile('src/auth.ts', 'src/auth.ts/x', sensitive), true, 'a name held covers below it');
+  assert.equal(coversFile('Src/*.ts', 'src/a.ts', sensitive), false);
+  assert.equal(coversFile('Src/*.ts', 'src/a.ts', { nocase: true }), true, 'folders fold case where the file system does');
+  assert.equal(coversFile('*/a.ts', 'lib/a.ts', sensitive), true, 'a glob in the first folder leaves it to the matcher');
+  assert.equal(coversFile('{src,lib}/a.ts', 'lib/a.ts', sensitive), true);
+});
+
 test('overlap: literal against literal and against a glob', () => {
   assert.equal(overlaps('src/auth.ts', 'src/auth.ts'), true);
   assert.equal(overlaps('src/auth.ts', 'src/login.ts'), false);
