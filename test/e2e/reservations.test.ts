@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { json, readAudit, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
+import { waitForExit } from '../helpers/wait.js';
 
 interface Reservation {
   id: string;
@@ -263,4 +264,26 @@ test("'agent-bus' is the bus's own name: no one sends, serves or gets a token as
   const served = runCli(['serve'], { env: { ...bus.env, AGENT_BUS_NAME: 'agent-bus' }, input: '' });
   assert.notEqual(served.code, 0);
   assert.match(served.stderr, /AGENT_BUS_NAME: 'agent-bus' is the bus's own name/);
+}));
+
+test("a session's reservation ends when its process is killed: another agent then reserves the file, and the end is audited as expire", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  const claude = await connect({ ...bus.env, AGENT_BUS_CLIENT: 'claude' }, { cwd: root });
+  const codex = await connect({ ...bus.env, AGENT_BUS_CLIENT: 'codex' }, { cwd: root });
+  try {
+    const who = await claude.call<{ name: string }>('whoami');
+    await claude.call('reserve_files', { paths: ['src/auth.ts'], reason: 'login' });
+    assert.match(await codex.fails('reserve_files', { paths: ['src/auth.ts'] }), /is reserved by/, 'held while its session runs');
+    const pid = claude.pid();
+    assert.ok(pid !== null);
+    process.kill(pid, 'SIGKILL');
+    await waitForExit(pid, 'the killed server to be gone');
+    const { reserved } = await codex.call<{ reserved: Reservation[] }>('reserve_files', { paths: ['src/auth.ts'] });
+    assert.equal(reserved.length, 1, "the crashed session's hold is gone");
+    const ended = readAudit(bus.audit).filter((row) => row.op === 'expire');
+    assert.deepEqual(ended.map((row) => row.from), [who.name]);
+  } finally {
+    await claude.close().catch(() => undefined);
+    await codex.close();
+  }
 }));
