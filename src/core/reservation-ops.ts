@@ -211,6 +211,13 @@ export class Reservations {
     return { me, held: held.filter((hold) => hold.holder !== me) };
   }
 
+  /** Others' live exclusive reservations in a repo, for a client whose hooks cannot tell which file a call writes. */
+  async othersIn(agent: string, repo: string): Promise<ReservationView[]> {
+    const others = (await this.store.reservationsAt(repo, stampOf(this.clock))).filter((row) => row.holder !== agent && row.mode === 'exclusive');
+    const gone = others.some((row) => row.sessionBound) ? await this.goneHolders() : () => false;
+    return others.filter((row) => !gone(row)).map(viewOf);
+  }
+
   /** What a commit of these files meets: others' holds against `name` (or its session), each exclusive one audited as a denial when `refuse`. */
   async checkCommit(name: string, reader: () => Promise<string>, repo: string, files: string[], refuse: boolean): Promise<FilesInTheWay> {
     const { me, held } = await this.heldAgainst(name, reader, repo, files);

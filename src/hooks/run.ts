@@ -14,7 +14,8 @@ import { isBusError, isStoreUnavailable } from '../model/errors.js';
 import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine } from '../model/quote.js';
 import { resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
-import { clientAddressOf } from '../core/names.js';
+import { clientAddressOf, repoOf } from '../core/names.js';
+import type { ReservationView } from '../core/reservation-ops.js';
 import { setting, type Env } from '../model/settings.js';
 import { busPaths } from '../adapters/paths.js';
 import { systemProcessTable, type ProcessTable } from '../adapters/procs.js';
@@ -259,10 +260,12 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     // inbox (most turns have neither); a hook of its own keeps to its one connection. A failed look
     // only means the delivery looks again.
     const anyDue = local === null ? bus.notices.anyDue({ moment: 'prompt', session, subscriptions: turn.subscriptions }).catch(() => true) : Promise.resolve(true);
+    // A client whose hooks are not told which file a call writes is told what others hold instead, at each prompt.
+    const held = profile.writtenFiles === null && setting(turn.env, 'AGENT_BUS_RESERVATIONS') !== 'off' ? heldNote(await bus.reservations.othersIn(reader, repoOf(reader))) : null;
     await deliverTurn(bus, turn, { reader, via: 'hook-user-prompt' }, async (messages) => {
       const mail = promptContext(messages, reader, shared);
       const notices = (await anyDue) ? await noticesText(bus, noticeRun, 'prompt', session, mail === null ? 0 : Buffer.byteLength(mail, 'utf8')) : null;
-      turn.write(dialect.prompt(joined(mail, notices)));
+      turn.write(dialect.prompt(joined(mail, held, notices)));
     });
     return;
   }
@@ -284,6 +287,17 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   });
   // Idle once it is let stop: from then on a sender may queue it a turn.
   if (wakeThread !== null && local !== null) await recordWakeRoute(bus, profile.id, reader, wakeThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
+}
+
+/** The most of others' reservations a prompt names. */
+const HELD_SHOWN = 10;
+
+/** Others' reservations in the agent's repo, for a client whose edits the pre-tool hook cannot check. */
+function heldNote(held: ReservationView[]): string | null {
+  if (held.length === 0) return null;
+  const lines = held.slice(0, HELD_SHOWN).map((row) => `  ${row.path} — ${row.holder} until ${row.until}${row.reason ? ` (${row.reason})` : ''}`);
+  const more = held.length > HELD_SHOWN ? [`  … and ${held.length - HELD_SHOWN} more (list_reservations)`] : [];
+  return ['[agent-bus] Files other agents have reserved in this repo: do not edit them; ask the holder with send_message.', ...lines, ...more].join('\n');
 }
 
 /** A turn's mail shown: marked delivered once `show` has printed it here, or handed over unmarked when the printing is elsewhere. */

@@ -287,3 +287,26 @@ test("a session's reservation ends when its process is killed: another agent the
     await codex.close();
   }
 }));
+
+test("agy, whose hooks are not told which file a call writes, is told at each prompt which files others hold", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  const prompt = (client: string) => {
+    const result = runCli(['hook-user-prompt', '--client', client], {
+      env: { ...bus.env, AGENT_BUS_NAME: `shop/${client}`, AGENT_BUS_REPO: root },
+      cwd: root,
+      input: JSON.stringify({ session_id: `s-${client}`, cwd: root }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    return result.stdout;
+  };
+  assert.equal(JSON.stringify(JSON.parse(prompt('agy'))), JSON.stringify({ injectSteps: [] }), 'nothing held: nothing said');
+  assert.equal(runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login', '--name', 'shop/claude'], { env: bus.env, cwd: root }).code, 0);
+  assert.equal(runCli(['reserve', 'docs/', '--shared', '--name', 'shop/claude'], { env: bus.env, cwd: root }).code, 0);
+  const told = JSON.parse(prompt('agy')) as { injectSteps: Array<{ ephemeralMessage: string }> };
+  const text = told.injectSteps.map((step) => step.ephemeralMessage).join('\n');
+  assert.match(text, /^\[agent-bus\] Files other agents have reserved in this repo: do not edit them; ask the holder with send_message\.\n {2}src\/auth\.ts — shop\/claude until \S+ \(rewriting login\)$/);
+  assert.doesNotMatch(text, /docs\//, 'a shared hold is no bar');
+  assert.doesNotMatch(prompt('claude'), /reserved/, "Claude Code's writes are checked at the tool call instead");
+  const off = runCli(['hook-user-prompt', '--client', 'agy'], { env: { ...bus.env, AGENT_BUS_NAME: 'shop/agy', AGENT_BUS_REPO: root, AGENT_BUS_RESERVATIONS: 'off' }, cwd: root, input: '{}' });
+  assert.doesNotMatch(off.stdout, /reserved/);
+}));
