@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { json, readAudit, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, runCliAsync, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 import { waitForExit } from '../helpers/wait.js';
@@ -309,4 +309,20 @@ test("agy, whose hooks are not told which file a call writes, is told at each pr
   assert.doesNotMatch(prompt('claude'), /reserved/, "Claude Code's writes are checked at the tool call instead");
   const off = runCli(['hook-user-prompt', '--client', 'agy'], { env: { ...bus.env, AGENT_BUS_NAME: 'shop/agy', AGENT_BUS_REPO: root, AGENT_BUS_RESERVATIONS: 'off' }, cwd: root, input: '{}' });
   assert.doesNotMatch(off.stdout, /reserved/);
+}));
+
+test('eight processes racing for one path and for a glob over it: exactly one wins, the others are told who holds it', withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  const racers = Array.from({ length: 8 }, (_, index) => `shop/agent-${index + 1}`);
+  const outcomes = await Promise.all(
+    racers.map((name, index) => runCliAsync(['reserve', index % 2 === 0 ? 'src/contested.ts' : 'src/*.ts', '--name', name, '--json'], { env: bus.env, cwd: root })),
+  );
+  const winners = outcomes.filter((outcome) => outcome.code === 0);
+  assert.equal(winners.length, 1, outcomes.map((outcome) => outcome.stderr).join(''));
+  const holder = json<{ reserved: Reservation[] }>(winners[0] as { code: number | null; stdout: string; stderr: string }).reserved[0]?.holder;
+  for (const lost of outcomes.filter((outcome) => outcome.code !== 0)) {
+    assert.equal(lost.code, 1);
+    assert.match(lost.stderr, new RegExp(`is reserved by ${String(holder).replace(/[/.-]/g, '\\$&')} until`));
+  }
+  assert.deepEqual(json<{ reservations: Reservation[] }>(runCli(['reservations', '--json'], { env: bus.env })).reservations.map((row) => row.holder), [holder]);
 }));
