@@ -4,14 +4,13 @@
  * makes and whose collisions the real pre-tool hook records.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, startWeb } from '../helpers/browser.js';
 import { json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { waitUntil } from '../helpers/wait.js';
+import { repoIn, type Reservation } from '../helpers/reservations.js';
 
 let browser: Browser;
 before(async () => {
@@ -21,24 +20,6 @@ after(async () => {
   await browser.close();
 });
 
-interface Reservation {
-  id: string;
-  repo: string;
-  holder: string;
-  path: string;
-  mode: string;
-  since: string;
-  until: string;
-  reason: string | null;
-}
-
-/** A git work tree named `shop` inside the bus's temp HOME. */
-function repoIn(bus: TempBus): string {
-  const root = join(bus.env.HOME as string, 'shop');
-  mkdirSync(join(root, '.git'), { recursive: true });
-  mkdirSync(join(root, 'src'), { recursive: true });
-  return realpathSync(root);
-}
 
 /** `agent-bus reserve ... --name NAME --repo ROOT --json`: what it reserved. */
 function reserve(bus: TempBus, root: string, name: string, args: string[]): Reservation[] {

@@ -3,32 +3,14 @@
  * on a real bus: conflicts name the holder, several paths are all or none, release, and the audit.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, runCliAsync, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 import { waitForExit } from '../helpers/wait.js';
+import { repoIn, type Reservation } from '../helpers/reservations.js';
 
-interface Reservation {
-  id: string;
-  repo: string;
-  holder: string;
-  path: string;
-  mode: string;
-  since: string;
-  until: string;
-  reason: string | null;
-}
-
-/** A git work tree named `shop` inside the bus's temp HOME. */
-function repoIn(bus: TempBus): string {
-  const root = join(bus.env.HOME as string, 'shop');
-  mkdirSync(join(root, '.git'), { recursive: true });
-  mkdirSync(join(root, 'src'), { recursive: true });
-  return realpathSync(root);
-}
 
 test('CLI: reserve, a refusal naming holder, path, until and reason with nothing reserved, list, release, and the audit', withTempBus(async (bus) => {
   const root = repoIn(bus);
