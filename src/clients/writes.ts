@@ -36,9 +36,29 @@ export const claudeWrites: WrittenFiles = (payload) => {
   return file === null ? [] : [file];
 };
 
-/** Codex: `apply_patch` (its hooks may name it Edit or Write), the patch in `command`, paths relative to `cwd`. */
+/** A shell command that runs apply_patch (`apply_patch <<'EOF'`, `… | apply_patch`), and the folder it first changes to (`cd DIR &&`). */
+const SHELL_PATCH = /(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s;&|)<])/m;
+const CD_FIRST = /^\s*cd\s+(?:'([^']+)'|"([^"]+)"|([^\s;&|'"]+))\s*&&/;
+
+/** The files of the patch a shell command runs apply_patch on, relative paths under the folder it changes to first. */
+function shellPatchFiles(command: string): string[] {
+  if (!SHELL_PATCH.test(command)) return [];
+  const cd = CD_FIRST.exec(command);
+  const dir = cd ? (cd[1] ?? cd[2] ?? cd[3] ?? '').replace(/\/+$/, '') : '';
+  return patchFiles(command).map((file) => (dir === '' || file.startsWith('/') ? file : `${dir}/${file}`));
+}
+
+/**
+ * Codex: `apply_patch` (its hooks may name it Edit or Write), the patch in `command`, paths relative to
+ * `cwd`; and its shell tool (`Bash` to hooks) running `apply_patch <<'EOF' … EOF`, which Codex applies
+ * as a patch: how a model without the apply_patch tool edits files.
+ */
 export const codexWrites: WrittenFiles = (payload) => {
   const tool = text(payload.tool_name);
+  if (tool === 'Bash') {
+    const command = text(input(payload).command);
+    return command === null ? [] : shellPatchFiles(command);
+  }
   if (tool === null || !['apply_patch', 'Edit', 'Write'].includes(tool)) return [];
   const given = input(payload);
   const patch = text(given.command) ?? text(given.patch) ?? text(given.input);

@@ -5,9 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasToolResult, startFakeAnthropic, type Reply } from './fake-anthropic.js';
-import { hasToolMessage, startFakeChat, type ChatBody, type ChatReply } from './fake-chat.js';
-import { hasToolOutput, startFakeResponses, type ResponsesReply } from './fake-responses.js';
+import { hasToolResult, startFakeAnthropic, toolResults, type Reply } from './fake-anthropic.js';
+import { hasToolMessage, startFakeChat, toolMessages, type ChatBody, type ChatReply } from './fake-chat.js';
+import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesReply } from './fake-responses.js';
 import { CLIENT_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
 
 /** Where a client runs: the repo it works in, its HOME, a folder for its own state, and the environment it starts with. */
@@ -18,8 +18,30 @@ export interface Machine {
   env: NodeJS.ProcessEnv;
 }
 
-/** What a scenario's fake model answers: a call of one of our MCP tools (by its plain name), or a line of text. */
-export type Turn = { call: string; input: Record<string, unknown> } | { text: string };
+/** A change of one whole line of a file, by its absolute path: what a model asks of its client's own file-editing tool. */
+export interface FileEdit {
+  file: string;
+  /** The line as it is, without its line break; it occurs once in the file. */
+  old: string;
+  /** The line it becomes. */
+  new: string;
+}
+
+/**
+ * What a scenario's fake model answers: a call of one of our MCP tools (by its plain name), an edit
+ * of a file through the client's own editing tool (each driver names it in its client's terms), or
+ * a line of text.
+ */
+export type Turn = { call: string; input: Record<string, unknown> } | { edit: FileEdit } | { text: string };
+
+/** How a run differs from a plain one. */
+export interface RunOptions {
+  /**
+   * The model edits files with the client's own tool: the client is started the way a user who lets
+   * it edit does (Claude Code in acceptEdits mode; Codex with a model whose metadata offers apply_patch).
+   */
+  edits?: boolean;
+}
 
 /** One request to the fake model, as a scenario sees it. */
 export interface ModelRequest {
@@ -43,11 +65,15 @@ export interface ClientDriver {
   /** What a user does once on a new machine before the first run (trust the workspace). */
   prepare(machine: Machine): void;
   /** One run of `prompt` to completion against the fake model at `modelUrl`; `launch` is added to the machine's environment. */
-  run(machine: Machine, modelUrl: string, prompt: string, launch?: NodeJS.ProcessEnv): Promise<ClientRun>;
+  run(machine: Machine, modelUrl: string, prompt: string, launch?: NodeJS.ProcessEnv, options?: RunOptions): Promise<ClientRun>;
   /** Its kind of fake model, answering from `script`. */
   startModel(script: Script): Promise<FakeServer>;
   /** The requests of the agent's own turns, those offering `tool` (a client's side requests left out). */
   turns(requests: readonly string[], tool: string): string[];
+  /** The client's own tool a `{ edit }` turn calls, by the name the model calls it. */
+  editTool: string;
+  /** The texts of the tool results a model request carries, in order. */
+  toolResults(raw: string): string[];
 }
 
 function skipUnless(id: string, name: string, env: NodeJS.ProcessEnv = process.env, timeout = 20_000): false | string {
@@ -76,14 +102,23 @@ export const claude: ClientDriver = {
     // What the user does at the first-run prompt: trust this workspace.
     writeFileSync(join(machine.home, '.claude.json'), JSON.stringify({ projects: { [machine.repo]: { hasTrustDialogAccepted: true } } }));
   },
-  run: (machine, modelUrl, prompt, launch = {}) =>
-    runClient(join(CLIENT_BIN, 'claude'), ['-p', prompt, '--output-format', 'json'], machine.repo, { ...machine.env, ...claudeOffline(modelUrl), ...launch }),
+  run: (machine, modelUrl, prompt, launch = {}, options = {}) =>
+    runClient(
+      join(CLIENT_BIN, 'claude'),
+      ['-p', prompt, '--output-format', 'json', ...(options.edits ? ['--permission-mode', 'acceptEdits'] : [])],
+      machine.repo,
+      { ...machine.env, ...claudeOffline(modelUrl), ...launch },
+    ),
   startModel: (script) =>
     startFakeAnthropic((body, _raw, index): Reply => {
       const turn = script({ index, afterTool: hasToolResult(body), offers: () => true });
-      return 'call' in turn ? { tool: `mcp__agent-bus__${turn.call}`, input: turn.input } : turn;
+      if ('call' in turn) return { tool: `mcp__agent-bus__${turn.call}`, input: turn.input };
+      if ('edit' in turn) return { tool: 'Edit', input: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new } };
+      return turn;
     }),
   turns: (requests) => [...requests],
+  editTool: 'Edit',
+  toolResults,
 };
 
 /**
@@ -96,12 +131,14 @@ export const codex: ClientDriver = {
   label: 'Codex',
   skip: skipUnless('codex', 'Codex'),
   prepare: () => undefined,
-  run(machine, modelUrl, prompt, launch = {}) {
+  run(machine, modelUrl, prompt, launch = {}, options = {}) {
     const codexHome = join(machine.dir, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
+    // A model Codex knows the metadata of is offered apply_patch (a freeform tool); fake-model gets fallback metadata, without it.
+    const model = options.edits ? 'gpt-5.5' : 'fake-model';
     const args = [
       'exec', '--trust', '--dangerously-bypass-hook-trust', '--json',
-      '-c', 'model=fake-model', '-c', 'model_provider=fake',
+      '-c', `model=${model}`, '-c', 'model_provider=fake',
       '-c', `model_providers.fake={name="fake",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses"}`,
       prompt,
     ];
@@ -110,10 +147,19 @@ export const codex: ClientDriver = {
   startModel: (script) =>
     startFakeResponses((body, _raw, index): ResponsesReply => {
       const turn = script({ index, afterTool: hasToolOutput(body), offers: () => true });
-      return 'call' in turn ? { namespace: 'mcp__agent_bus', name: turn.call, input: turn.input } : turn;
+      if ('call' in turn) return { namespace: 'mcp__agent_bus', name: turn.call, input: turn.input };
+      if ('edit' in turn) return { custom: 'apply_patch', input: applyPatch(turn.edit) };
+      return turn;
     }),
   turns: (requests) => [...requests],
+  editTool: 'apply_patch',
+  toolResults: toolOutputs,
 };
+
+/** An edit as the patch Codex's apply_patch takes. */
+function applyPatch(edit: FileEdit): string {
+  return ['*** Begin Patch', `*** Update File: ${edit.file}`, '@@', `-${edit.old}`, `+${edit.new}`, '*** End Patch', ''].join('\n');
+}
 
 /** The name opencode offers one of our MCP tools under, if this request offers it (a title request offers none). */
 function offered(body: ChatBody, tool: string): string | undefined {
@@ -159,10 +205,16 @@ export const opencode: ClientDriver = {
   startModel: (script) =>
     startFakeChat((body, _raw, index): ChatReply => {
       const turn = script({ index, afterTool: hasToolMessage(body), offers: (tool) => offered(body, tool) !== undefined });
+      if ('edit' in turn) {
+        if (!(body.tools ?? []).some((entry) => entry.function?.name === 'edit')) throw new Error('the scenario edited a file, and this request does not offer edit');
+        return { tool: 'edit', input: { filePath: turn.edit.file, oldString: turn.edit.old, newString: turn.edit.new } };
+      }
       if (!('call' in turn)) return turn;
       const tool = offered(body, turn.call);
       if (tool === undefined) throw new Error(`the scenario called ${turn.call}, which this request does not offer`);
       return { tool, input: turn.input };
     }),
   turns: (requests, tool) => requests.filter((raw) => raw.includes(tool)),
+  editTool: 'edit',
+  toolResults: toolMessages,
 };

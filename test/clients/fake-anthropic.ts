@@ -53,3 +53,18 @@ export function hasToolResult(body: Body): boolean {
   const last = body.messages?.at(-1);
   return Array.isArray(last?.content) && (last.content as Array<{ type?: string }>).some((part) => part.type === 'tool_result');
 }
+
+/** The text of a tool result's content: a string, or text blocks. */
+export function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return (content as Array<{ text?: unknown }>).map((part) => (typeof part.text === 'string' ? part.text : '')).join('\n');
+}
+
+/** The texts of every tool result a request carries, in order. */
+export function toolResults(raw: string): string[] {
+  const body = parseBody<Body>(raw);
+  return (body.messages ?? []).flatMap((message) =>
+    Array.isArray(message.content) ? (message.content as Array<{ type?: string; content?: unknown }>).filter((part) => part.type === 'tool_result').map((part) => resultText(part.content)) : [],
+  );
+}

@@ -46,3 +46,16 @@ export async function startFakeChat(scenario: (body: ChatBody, raw: string, inde
   });
   return { ...server, requests };
 }
+
+/** The texts of every tool message a request carries, in order. */
+export function toolMessages(raw: string): string[] {
+  return (parseBody<ChatBody>(raw).messages ?? [])
+    .filter((message) => message.role === 'tool')
+    .map((message) =>
+      typeof message.content === 'string'
+        ? message.content
+        : Array.isArray(message.content)
+          ? (message.content as Array<{ text?: unknown }>).map((part) => (typeof part.text === 'string' ? part.text : '')).join('\n')
+          : '',
+    );
+}

@@ -1,17 +1,21 @@
 /**
  * A stand-in for the OpenAI Responses API on 127.0.0.1 (what Codex talks to):
  * it logs every request and answers from a scenario, a function call on an
- * MCP namespace or a line of text, as server-sent events.
+ * MCP namespace, a freeform tool call or a line of text, as server-sent events.
  */
 import type http from 'node:http';
 import { json, listen, parseBody } from '../helpers/http-server.js';
 import type { FakeServer } from './harness.js';
 
-export type ResponsesReply = { namespace: string; name: string; input: Record<string, unknown> } | { text: string };
+/**
+ * A function call (on an MCP namespace, or of one of the client's own tools when `namespace` is
+ * null), a call of a freeform (custom) tool such as `apply_patch` with its raw input, or a line of text.
+ */
+export type ResponsesReply = { namespace: string | null; name: string; input: Record<string, unknown> } | { custom: string; input: string } | { text: string };
 
 export type FakeResponses = FakeServer;
 
-type Item = { type?: string; role?: string };
+type Item = { type?: string; role?: string; output?: unknown };
 export type ResponsesBody = { input?: Item[]; model?: string };
 
 function send(res: http.ServerResponse, data: { type: string } & Record<string, unknown>): void {
@@ -40,8 +44,10 @@ export async function startFakeResponses(scenario: (body: ResponsesBody, raw: st
       if ('namespace' in reply) {
         send(res, {
           type: 'response.output_item.done',
-          item: { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, namespace: reply.namespace, name: reply.name, arguments: JSON.stringify(reply.input) },
+          item: { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, ...(reply.namespace === null ? {} : { namespace: reply.namespace }), name: reply.name, arguments: JSON.stringify(reply.input) },
         });
+      } else if ('custom' in reply) {
+        send(res, { type: 'response.output_item.done', item: { type: 'custom_tool_call', id: `ctc_${n}`, call_id: `call_${n}`, name: reply.custom, input: reply.input } });
       } else {
         send(res, { type: 'response.output_item.added', item: { type: 'message', role: 'assistant', id: `msg_${n}`, content: [] } });
         send(res, { type: 'response.output_text.delta', delta: reply.text, item_id: `msg_${n}` });
@@ -54,4 +60,17 @@ export async function startFakeResponses(scenario: (body: ResponsesBody, raw: st
       res.end();
   });
   return { ...server, requests };
+}
+
+/** The texts of every tool output a request carries (function and freeform calls alike), in order. */
+export function toolOutputs(raw: string): string[] {
+  return (parseBody<ResponsesBody>(raw).input ?? [])
+    .filter((item) => /_output$/.test(item.type ?? ''))
+    .map((item) =>
+      typeof item.output === 'string'
+        ? item.output
+        : Array.isArray(item.output)
+          ? (item.output as Array<{ text?: unknown }>).map((part) => (typeof part.text === 'string' ? part.text : '')).join('\n')
+          : '',
+    );
 }

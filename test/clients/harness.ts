@@ -49,11 +49,11 @@ export interface WiredRepo {
 }
 
 /**
- * A git repo named `shop`, wired for `client` by our own `agent-bus init`, on a
- * private bus where the human and `shop/<client>` are already known (as after
- * an earlier session), so mail to either is accepted before the client starts.
+ * A git repo named `shop`, wired for `clients` by our own `agent-bus init`, on a
+ * private bus where the human and each `shop/<client>` are already known (as after
+ * an earlier session), so mail to any of them is accepted before a client starts.
  */
-export function wiredRepo(client: string): WiredRepo {
+export function wiredRepo(...clients: string[]): WiredRepo {
   const bus = tempBus();
   const repo = join(bus.dir, 'shop');
   mkdirSync(repo);
@@ -61,8 +61,9 @@ export function wiredRepo(client: string): WiredRepo {
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
   // Init asks the real Claude Code its version, as it would on a user's machine: the wake hook is wired too.
   const claude = join(CLIENT_BIN, 'claude');
-  assert.equal(runCli(['init', '--clients', client, '--bin-path', CLI], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo }).code, 0);
-  for (const [name, home] of [['human', bus.dir], [`shop/${client}`, repo]] as const) register(agentEnv(bus, name, home));
+  assert.equal(runCli(['init', '--clients', clients.join(','), '--bin-path', CLI], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo }).code, 0);
+  const known: Array<[string, string]> = [['human', bus.dir], ...clients.map((client): [string, string] => [`shop/${client}`, repo])];
+  for (const [name, home] of known) register(agentEnv(bus, name, home));
   return { bus, repo };
 }
 

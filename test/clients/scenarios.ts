@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
-import type { ClientDriver, Machine, Script, Turn } from './drivers.js';
+import type { ClientDriver, FileEdit, Machine, RunOptions, Script, Turn } from './drivers.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS, publishTestNotices, wiredRepo, type ClientRun, type FakeServer } from './harness.js';
 
 /** A client on its own machine, wired to a private bus. */
@@ -23,7 +23,7 @@ export interface Local {
   /** Its client address, `shop/<client>`. */
   agent: string;
   /** One run to completion; `run.code` is checked to be 0. */
-  run(model: FakeServer, prompt: string, launch?: NodeJS.ProcessEnv): Promise<ClientRun>;
+  run(model: FakeServer, prompt: string, launch?: NodeJS.ProcessEnv, options?: RunOptions): Promise<ClientRun>;
 }
 
 export interface NoticePlan {
@@ -105,6 +105,41 @@ function readsMailSentMidTurn(send: () => void, input: Record<string, unknown>, 
   };
 }
 
+/** A model that edits a file once in the agent's turn (`edit`), then says it is done. */
+function editsOnce(edit: FileEdit): Script {
+  let asked = false;
+  return (request) => {
+    if (!request.offers('send_message')) return { text: 'a title' };
+    if (asked) return { text: 'done' };
+    asked = true;
+    return { edit };
+  };
+}
+
+/** `src/<name>` in `repo`, written with one line, `export const version = 1;`: the edit a model makes of it, and the file as it then is. */
+function sourceFile(repo: string, name: string): { file: string; edit: FileEdit; edited: string } {
+  const file = join(repo, 'src', name);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, 'export const version = 1;\n');
+  return { file, edit: { file, old: 'export const version = 1;', new: 'export const version = 2;' }, edited: 'export const version = 2;\n' };
+}
+
+/** The texts of the tool results the requests carry, every request's in order. */
+function resultsIn(driver: ClientDriver, requests: readonly string[]): string[] {
+  return requests.flatMap((raw) => driver.toolResults(raw));
+}
+
+/** The requests that came after the model's first tool call: the first of them carries its result. */
+function afterFirstTool(driver: ClientDriver, requests: readonly string[]): string[] {
+  const first = requests.findIndex((raw) => driver.toolResults(raw).length > 0);
+  return first < 0 ? [] : requests.slice(first);
+}
+
+/** The audit's rows of `op`. */
+function auditRows(bus: TempBus, op: string): Array<Record<string, unknown>> {
+  return readAudit(bus.audit).filter((row) => row.op === op);
+}
+
 /** A local client's test body: set up, run `work`, and the bus and model gone afterwards whatever happens. */
 export function withLocal(driver: ClientDriver, plan: Pick<LocalPlan, 'wiring'>, work: (local: Local) => Promise<void>): () => Promise<void> {
   return async () => {
@@ -113,7 +148,7 @@ export function withLocal(driver: ClientDriver, plan: Pick<LocalPlan, 'wiring'>,
       plan.wiring?.(repo);
       const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
       driver.prepare(machine);
-      await work({ driver, bus, machine, agent: `shop/${driver.id}`, run: (model, prompt, launch) => driver.run(machine, model.url, prompt, launch) });
+      await work({ driver, bus, machine, agent: `shop/${driver.id}`, run: (model, prompt, launch, options) => driver.run(machine, model.url, prompt, launch, options) });
     } finally {
       bus.cleanup();
     }
@@ -232,6 +267,40 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
     });
   }));
 
+  test(`${label}: another agent's reservation refuses the model's ${driver.editTool} of the file, which stays untouched, and the model is told who holds it; released, the same edit goes ahead`, { skip }, local(async (s) => {
+    const holder = driver.id === 'claude' ? 'shop/codex' : 'shop/claude';
+    const { file, edit, edited } = sourceFile(s.machine.repo, 'auth.ts');
+    const original = readFileSync(file, 'utf8');
+    const held = runCli(['reserve', 'src/auth.ts', '--name', holder, '--reason', 'rewriting login', '--json'], { env: s.bus.env, cwd: s.machine.repo });
+    const until = json<{ reserved: Array<{ until: string }> }>(held).reserved[0]?.until as string;
+    const refusal = `[agent-bus] src/auth.ts is reserved by ${holder} until ${until} (rewriting login): this edit was refused and the file is untouched. Ask ${holder} with send_message to release it`;
+    const requests: string[] = [];
+    await withModel(driver, editsOnce(edit), async (model) => {
+      ranCleanly(await s.run(model, 'update the login', {}, { edits: true }));
+      requests.push(...model.requests);
+      assert.equal(readFileSync(file, 'utf8'), original, 'the refused edit left the file untouched');
+      const results = resultsIn(driver, model.requests);
+      assert.ok(results.length > 0, `the model's ${driver.editTool} call came back with a result (${model.requests.length} requests)`);
+      assert.ok(results.every((result) => result.includes(refusal)), `the tool's result told the model who holds the file: ${JSON.stringify(results)}`);
+      const denials = auditRows(s.bus, 'deny');
+      assert.equal(denials.length, 1, JSON.stringify(denials));
+      assert.match(String(denials[0]?.actor), new RegExp(`^shop/${driver.id}(-\\d+)?$`));
+      assert.deepEqual([denials[0]?.to, denials[0]?.reserved], [holder, 'src/auth.ts']);
+    });
+    // A person releases the holder's reservations; the same edit then goes ahead.
+    const released = runCli(['release', '--holder', holder, '--all'], { env: s.bus.env, cwd: s.machine.repo });
+    assert.equal(released.code, 0, released.stderr);
+    await withModel(driver, editsOnce(edit), async (model) => {
+      ranCleanly(await s.run(model, 'update the login', {}, { edits: true }));
+      requests.push(...model.requests);
+      assert.equal(readFileSync(file, 'utf8'), edited, `the edit went ahead: ${JSON.stringify(resultsIn(driver, model.requests))}`);
+      assert.ok(resultsIn(driver, model.requests).length > 0, `the model's ${driver.editTool} call came back with a result`);
+      assert.ok(!model.requests.some((raw) => raw.includes('is reserved by')), 'nothing spoke of a reservation');
+      assert.equal(auditRows(s.bus, 'deny').length, 1, 'no new refusal');
+    });
+    assertReceiptsHonest(s.bus, s.agent, requests, { noneExpected: true });
+  }));
+
   const launch = plan.launchChannels;
   if (launch) {
     test(`${label}: a launch AGENT_BUS_CHANNELS wins over ${launch.over}`, { skip }, local(async (s) => {
@@ -271,6 +340,60 @@ function assertReadThroughTool(bus: TempBus, agent: string, turns: readonly stri
   assert.ok(!modelSaw(mail, turns.slice(0, 1)), 'the first request came before the mail');
   assert.ok(modelSaw(mail, turns.slice(1, nextRequest ? 2 : undefined)), `the tool's result carried the mail to the model (${requests.length} requests)`);
   assertReceiptsHonest(bus, agent, requests, { delivered: [{ body: mail, via: 'read_inbox', readVia: 'read_inbox' }] });
+}
+
+// ------------------------------------------------------------------ two clients in one repo
+
+/**
+ * Two clients of one repo (wired by one init for both, on one machine) writing the same file a few
+ * seconds apart, each in its own run against its own fake model: the second writer's pre-tool hook
+ * alerts it at once (its next request carries the line), and the first writer is mailed by the bus,
+ * shown at its next run's prompt hook.
+ */
+export function collisionScenario(first: ClientDriver, second: ClientDriver): void {
+  const skip = first.skip || second.skip;
+  test(`${first.label} and ${second.label} write one file of their repo a few seconds apart: ${second.label}'s next request carries the collision alert, ${first.label}'s next run the bus's mail about it`, { skip }, async () => {
+    const { bus, repo } = wiredRepo(first.id, second.id);
+    try {
+      const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
+      first.prepare(machine);
+      second.prepare(machine);
+      const { file, edit, edited } = sourceFile(repo, 'shared.ts');
+      const requests: string[] = [];
+      await withModel(first, editsOnce(edit), async (model) => {
+        ranCleanly(await first.run(machine, model.url, 'bump the version', {}, { edits: true }));
+        requests.push(...model.requests);
+        assert.equal(readFileSync(file, 'utf8'), edited, `${first.label}'s edit went ahead`);
+        assert.ok(!model.requests.some((raw) => raw.includes('you are both editing it')), 'the first write alone is no collision');
+      });
+      const again: FileEdit = { file, old: 'export const version = 2;', new: 'export const version = 3;' };
+      await withModel(second, editsOnce(again), async (model) => {
+        ranCleanly(await second.run(machine, model.url, 'bump the version again', {}, { edits: true }));
+        assert.equal(readFileSync(file, 'utf8'), 'export const version = 3;\n', `${second.label}'s edit went ahead too: a collision only tells`);
+        const alert = new RegExp(`\\[agent-bus\\] shop/${first.id}(-\\d+)? wrote src/shared\\.ts \\d+ s ago: you are both editing it; coordinate with send_message\\.`);
+        const after = afterFirstTool(second, model.requests);
+        assert.ok(after.length > 0, `${second.label}'s ${second.editTool} call came back (${model.requests.length} requests)`);
+        assert.match(after[0] as string, alert, `the request after ${second.label}'s write carries the alert`);
+        assert.ok(!model.requests.slice(0, model.requests.length - after.length).some((raw) => alert.test(raw)), 'not before the write');
+        assertReceiptsHonest(bus, `shop/${second.id}`, model.requests, { noneExpected: true });
+      });
+      const collisions = auditRows(bus, 'collision');
+      assert.equal(collisions.length, 1, JSON.stringify(collisions));
+      const mailed = bus.rows<{ to_agent: string; body: string }>("SELECT to_agent, body FROM messages WHERE from_agent = 'agent-bus'");
+      assert.equal(mailed.length, 1, JSON.stringify(mailed));
+      const mail = mailed[0] as { to_agent: string; body: string };
+      assert.match(mail.to_agent, new RegExp(`^shop/${first.id}(-\\d+)?$`));
+      assert.match(mail.body, new RegExp(`^\\[agent-bus\\] shop/${second.id}(-\\d+)? is writing src/shared\\.ts too \\(you wrote it \\d+ s ago\\): you are both editing it; coordinate with send_message\\.$`));
+      await withModel(first, () => ({ text: 'noted' }), async (model) => {
+        ranCleanly(await first.run(machine, model.url, 'anything new?'));
+        requests.push(...model.requests);
+        assert.ok(modelSaw(mail.body, model.requests), `${first.label}'s next run was shown the bus's mail (${model.requests.length} requests)`);
+        assertReceiptsHonest(bus, `shop/${first.id}`, requests, { delivered: [{ body: mail.body, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+      });
+    } finally {
+      bus.cleanup();
+    }
+  });
 }
 
 // ------------------------------------------------------------------ over a hub

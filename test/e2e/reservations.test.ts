@@ -174,6 +174,21 @@ test("pre-tool: Codex's apply_patch is refused for a reserved file named in the 
   assert.equal(preTool(bus, root, 'shop/codex', 'apply_patch', { command: elsewhere }, {}, 'codex').stdout, '');
 }));
 
+test("pre-tool: Codex's shell running apply_patch on a patch (what Codex applies as one, reported to hooks as Bash) is refused for a reserved file in it", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  assert.equal(runCli(['reserve', 'src/auth.ts', '--name', 'shop/claude'], { env: bus.env, cwd: root }).code, 0);
+  const patch = ['*** Begin Patch', '*** Update File: auth.ts', '@@', '-a', '+b', '*** End Patch'].join('\n');
+  for (const command of [`cd src && apply_patch <<'EOF'\n${patch}\nEOF\n`, `printf '%s' '${patch.replace('auth.ts', 'src/auth.ts')}' | apply_patch`]) {
+    const answer = JSON.parse(preTool(bus, root, 'shop/codex', 'Bash', { command }, {}, 'codex').stdout || '{}') as PreToolAnswer;
+    assert.equal(answer.hookSpecificOutput?.permissionDecision, 'deny', command);
+    assert.match(answer.hookSpecificOutput?.permissionDecisionReason ?? '', /src\/auth\.ts is reserved by shop\/claude/);
+  }
+  // A shell command that runs no patch, or a patch of another file, goes ahead.
+  assert.equal(preTool(bus, root, 'shop/codex', 'Bash', { command: `cat <<'EOF'\n${patch}\nEOF\n` }, {}, 'codex').stdout, '');
+  assert.equal(preTool(bus, root, 'shop/codex', 'Bash', { command: `apply_patch <<'EOF'\n${patch}\nEOF\n` }, {}, 'codex').stdout, '', 'auth.ts at the root is not src/auth.ts');
+  assert.equal(readAudit(bus.audit).filter((row) => row.op === 'deny').length, 2);
+}));
+
 test('pre-tool: two agents writing one file within the window are both alerted, once per pair and file', withTempBus(async (bus) => {
   const root = repoIn(bus);
   for (const name of ['shop/claude', 'shop/codex']) {
