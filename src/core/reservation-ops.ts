@@ -106,6 +106,18 @@ function reservationRow(event: 'reserve' | 'release' | 'expire', ts: string, act
   });
 }
 
+/** The longest reason a reservation keeps: it is shown in one line wherever the hold stops someone. */
+export const MAX_REASON_LENGTH = 200;
+
+/** A reservation's reason, checked: one line of text (it goes into hooks' answers and terminals), or none. */
+function reasonOf(given: string | null | undefined): string | null {
+  const reason = given?.trim() || null;
+  if (reason === null) return null;
+  if (/\p{Cc}/u.test(reason)) throw new InvalidInputError('a reason is one line of text: no line breaks or control characters');
+  if ([...reason].length > MAX_REASON_LENGTH) throw new InvalidInputError(`a reason is at most ${MAX_REASON_LENGTH} characters`);
+  return reason;
+}
+
 export class Reservations {
   constructor(
     private readonly store: Store,
@@ -123,7 +135,7 @@ export class Reservations {
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new InvalidInputError('a reservation must last more than nothing');
     if (ttlMs > MAX_RESERVATION_MS) throw new InvalidInputError('a reservation lasts 24 hours at the most: reserve again to renew it');
     const patterns = [...new Set(request.paths.map((path) => reservationPath(path, request.repoRoot)))];
-    const reason = request.reason?.trim() || null;
+    const reason = reasonOf(request.reason);
     const mode = request.shared ? 'shared' : 'exclusive';
     const nowMicros = this.clock.nowMicros();
     const now = formatStamp(nowMicros);

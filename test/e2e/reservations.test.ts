@@ -323,3 +323,19 @@ test('eight processes racing for one path and for a glob over it: exactly one wi
   }
   assert.deepEqual(json<{ reservations: Reservation[] }>(runCli(['reservations', '--json'], { env: bus.env })).reservations.map((row) => row.holder), [holder]);
 }));
+
+test('a reason is one line of at most 200 characters: a line break, an escape or a longer one is refused and nothing is reserved', withTempBus((bus) => {
+  const root = repoIn(bus);
+  for (const [reason, said] of [
+    ['first line\nsecond line', /a reason is one line of text: no line breaks or control characters/],
+    ['\u001b]0;title\u0007', /a reason is one line of text/],
+    ['x'.repeat(201), /a reason is at most 200 characters/],
+  ] as const) {
+    const refused = runCli(['reserve', 'src/auth.ts', '--reason', reason, '--name', 'shop/claude'], { env: bus.env, cwd: root });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, said);
+    assert.equal(refused.stderr.trim().split('\n').length, 1, 'one line');
+  }
+  assert.equal(json<{ reservations: Reservation[] }>(runCli(['reservations', '--json'], { env: bus.env })).reservations.length, 0);
+  assert.equal(runCli(['reserve', 'src/auth.ts', '--reason', `${'é'.repeat(200)}`, '--name', 'shop/claude'], { env: bus.env, cwd: root }).code, 0, '200 characters, counted as characters');
+}));
