@@ -37,6 +37,8 @@ const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 /** A reservation's path as stored: relative to the repo root, POSIX, no `.` or empty segments; `dir/` becomes `dir/**`. */
 export function reservationPath(raw: string, repoRoot: string): string {
   if (raw.includes('\0')) throw new InvalidInputError('a reserved path may not hold a NUL byte');
+  // Paths are shown a line each (hooks' answers, the commit guard at a terminal).
+  if (/\p{Cc}/u.test(raw)) throw new InvalidInputError('a reserved path may not hold a line break or another control character');
   let path = raw.trim();
   if (path === '') throw new InvalidInputError('a reserved path may not be empty');
   if (path.startsWith('!')) throw new InvalidInputError(`${quoted(raw)} is a negated glob: a reservation names what it holds`);

@@ -21,13 +21,15 @@ test('a reserved path is made relative to the repo root, POSIX, without . segmen
   assert.equal(reservationPath('src/{a,b}.ts', ROOT), 'src/{a,b}.ts');
 });
 
-test('a path outside the repo, through .., with a NUL byte, empty, the whole repo or negated is refused in one line', () => {
+test('a path outside the repo, through .., with a NUL byte or a control character, empty, the whole repo or negated is refused in one line', () => {
   const refusals: Array<[string, RegExp]> = [
     ['../other/file.ts', /leaves the repo through '\.\.'/],
     ['src/../../etc/passwd', /leaves the repo/],
     ['/etc/passwd', /is outside the repo '\/home\/dev\/shop'/],
     ['/home/dev/shopping/a.ts', /is outside the repo/],
     ['src/a\0.ts', /NUL byte/],
+    ['src/a\n.ts', /a line break or another control character/],
+    ['src/\u001b[31mred.ts', /control character/],
     ['   ', /may not be empty/],
     ['.', /the whole repo/],
     [ROOT, /the whole repo/],
