@@ -259,6 +259,11 @@ test("on the hub: a token's dashboard shows every reservation, releases only its
     const asked = requests.length;
     await page.waitForTimeout(2_500);
     assert.deepEqual(requests.slice(asked), [], 'the page kept reading while nothing happened');
+    // A session of the token's agent holds as its session address: the token releases that too.
+    const session = reserve(bus, root, 'shop/codex-2', ['lib/'])[0] as Reservation;
+    const sessions = await post(hub.url, asCodex, '/api/reservations/release', { reservation_id: session.id });
+    assert.equal(sessions.status, 200, sessions.error);
+    assert.deepEqual(listed(bus).map((row) => row.id), [theirs.id]);
   } finally {
     await context.close();
     await hub.stop();

@@ -10,7 +10,7 @@ import { brainStatus } from '../../brain/status.js';
 import { refreshBrain } from '../../brain/refresh.js';
 import { matchesActivity } from '../../core/activity-filter.js';
 import type { Bus } from '../../core/bus.js';
-import { BROADCAST } from '../../core/names.js';
+import { BROADCAST, clientAddressOf } from '../../core/names.js';
 import type { Env } from '../../model/settings.js';
 import type { AgentView } from '../../core/views.js';
 import { InvalidInputError } from '../../model/errors.js';
@@ -130,8 +130,9 @@ export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Pr
     const id = text(body, 'reservation_id', true) as string;
     const held = (await bus.reservations.list()).find((reservation) => reservation.id === id);
     if (held === undefined) throw new InvalidInputError(`no live reservation ${quoted(id)}: it was released or has expired`);
-    // Anyone's for the person at the bus's own machine; over the hub a token's own only, as its tools and CLI.
-    if (!actor.mayReleaseReservations && held.holder !== actor.name) {
+    // Anyone's for the person at the bus's own machine; over the hub a token's own (its sessions' too) only.
+    const own = held.holder === actor.name || clientAddressOf(held.holder) === actor.name;
+    if (!actor.mayReleaseReservations && !own) {
       throw new ForbiddenError(`over the hub a token releases only its own agent's reservations: release ${held.holder}'s on the hub's machine (agent-bus release --holder ${held.holder} there)`);
     }
     // The path as reserved (already relative to the repo root), audited as released by the one signed in.
