@@ -13,7 +13,7 @@ import type { ReservationRecord } from '../model/records.js';
 import type { Store } from '../store/ports.js';
 import type { Collision, ReserveDecision } from '../store/ports/reservations.js';
 import { clientAddressOf } from './names.js';
-import { coversFile, patternsOverlap, reservationPath } from './reservation-paths.js';
+import { coversFile, FOLDS_CASE, patternsOverlap, reservationPath } from './reservation-paths.js';
 
 /** The longest a reservation may be held before it must be renewed. */
 export const MAX_RESERVATION_MS = 24 * 3_600_000;
@@ -200,7 +200,7 @@ export class Reservations {
   /** Others' live reservations covering these files (repo-relative), in that repo. */
   async heldByOthers(agent: string, repo: string, files: string[]): Promise<HeldFile[]> {
     if (files.length === 0) return [];
-    const current = (await this.store.reservationsAt(repo, stampOf(this.clock))).filter((row) => row.holder !== agent);
+    const current = (await this.store.reservationsCovering({ repo, now: stampOf(this.clock), files, foldCase: FOLDS_CASE })).filter((row) => row.holder !== agent);
     const covering: Array<[string, ReservationRecord]> = [];
     for (const file of files) for (const row of current) if (coversFile(row.pattern, file)) covering.push([file, row]);
     // Whose session is gone is asked of the process table only when a session's reservation is in the way.

@@ -27,6 +27,20 @@ export interface ReserveOutcome<D extends ReserveDecision> {
   ended: ReservationRecord[];
 }
 
+/** Which files a look for the reservations that may cover them is about. */
+export interface CoveringRequest {
+  repo: string;
+  now: string;
+  files: string[];
+  foldCase: boolean;
+}
+
+/**
+ * The characters of a pattern the engines' own matchers (SQLite's GLOB, SQL's LIKE) cannot stand in
+ * for: a pattern with any of them (a set, braces, an extglob, an escape) is always returned.
+ */
+export const UNMATCHED_GLOB_CHARS = ['[', '{', '(', '\\'] as const;
+
 /** Which reservations to release: a holder's (all of them, or those with these patterns), in one repo or all. */
 export interface ReleaseRequest {
   repo: string | null;
@@ -57,6 +71,13 @@ export interface ReservationsPort {
   releaseReservations(request: ReleaseRequest): Promise<ReservationRecord[]>;
   /** The reservations not expired at `now`, of one repo or all, oldest first. */
   reservationsAt(repo: string | null, now: string): Promise<ReservationRecord[]>;
+  /**
+   * The reservations of a repo not expired at `now` that may cover one of these files (repo-relative):
+   * every one that does and perhaps others, oldest first. Which of them covers a file is the core's to
+   * decide (`coversFile`); this only spares it reading the repo's every reservation. With `foldCase`,
+   * letter case is no difference.
+   */
+  reservationsCovering(request: CoveringRequest): Promise<ReservationRecord[]>;
   /** Remove reservations expired at `now` and those with these ids (their holder is gone); the rows removed. */
   endReservations(now: string, gone: string[]): Promise<ReservationRecord[]>;
   /**
@@ -75,6 +96,7 @@ export const RESERVATIONS_ATTEMPTS = {
   // Run again, it finds them gone and names none.
   releaseReservations: 'once',
   reservationsAt: 'retryable',
+  reservationsCovering: 'retryable',
   endReservations: 'once',
   // Run again, the collisions it returned are recorded and not returned again.
   recordEdit: 'once',

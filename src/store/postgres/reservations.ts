@@ -1,6 +1,6 @@
 /** File reservations and edits on PostgreSQL: a repo's requests serialized by an advisory lock on it, a file's edits by one on the file. */
 import type { ReservationRecord } from '../../model/records.js';
-import type { Collision, ReservationsPort } from '../ports/reservations.js';
+import { UNMATCHED_GLOB_CHARS, type Collision, type ReservationsPort } from '../ports/reservations.js';
 import { columnList, RESERVATION_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
 import { LOCK, type PostgresPool, type Query } from './pool.js';
 
@@ -19,6 +19,17 @@ async function endNow(query: Query, repo: string | null, now: string, gone: stri
 function byAge(a: ReservationRecord, b: ReservationRecord): number {
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.reservationId < b.reservationId ? -1 : a.reservationId > b.reservationId ? 1 : 0;
 }
+
+/**
+ * Whether a reservation may cover one of `$3` (a text[]): the pattern as a LIKE pattern (`%` and `_`
+ * escaped, `**\/` and `*` made `%`, `?` made `_`) matches at least what it does; a file below a matched
+ * folder, and a folder a `dir/**` names, count too. A pattern LIKE cannot stand in for is always kept.
+ */
+const POSTGRES_LIKE = "replace(replace(replace(replace(replace(pattern, '%', '\\%'), '_', '\\_'), '**/', '%'), '*', '%'), '?', '_')";
+const MAY_COVER_POSTGRES = [
+  ...UNMATCHED_GLOB_CHARS.map((char) => `strpos(pattern, '${char}') > 0`),
+  `EXISTS (SELECT 1 FROM unnest($3::text[]) AS f(value) WHERE f.value LIKE ${POSTGRES_LIKE} OR (f.value || '/') LIKE ${POSTGRES_LIKE} OR f.value LIKE (${POSTGRES_LIKE} || '/%'))`,
+].join(' OR ');
 
 export function postgresReservations(pool: PostgresPool): ReservationsPort {
   return {
@@ -54,6 +65,14 @@ export function postgresReservations(pool: PostgresPool): ReservationsPort {
       const rows = await pool.read<Row>(
         `SELECT ${COLUMNS} FROM reservations WHERE ($1::text IS NULL OR repo = $1) AND expires_at > $2 ORDER BY created_at, reservation_id`,
         [repo, now],
+      );
+      return rows.map(reservationOf);
+    },
+
+    async reservationsCovering({ repo, now, files, foldCase }) {
+      const rows = await pool.read<Row>(
+        `SELECT ${COLUMNS} FROM reservations WHERE repo = $1 AND expires_at > $2 AND ($4 OR ${MAY_COVER_POSTGRES}) ORDER BY created_at, reservation_id`,
+        [repo, now, files, foldCase],
       );
       return rows.map(reservationOf);
     },

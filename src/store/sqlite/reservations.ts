@@ -1,11 +1,22 @@
 /** File reservations and edits on SQLite: each request decided and written under the one writer lock. */
 import type { ReservationRecord } from '../../model/records.js';
-import type { Collision, ReservationsPort } from '../ports/reservations.js';
+import { UNMATCHED_GLOB_CHARS, type Collision, type ReservationsPort } from '../ports/reservations.js';
 import { columnList, RESERVATION_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 
 const COLUMNS = selectList(RESERVATION_FIELDS);
 type Row = Parameters<typeof reservationOf>[0];
+
+/**
+ * Whether a reservation may cover one of `@files` (a JSON array): GLOB's `*` and `?` also match `/`, so
+ * with `**\/` made `*` it matches at least what the pattern does; a file below a matched folder, and a
+ * folder a `dir/**` names, count too. A pattern GLOB cannot stand in for is always kept.
+ */
+const SQLITE_GLOB = "replace(pattern, '**/', '*')";
+const MAY_COVER_SQLITE = [
+  ...UNMATCHED_GLOB_CHARS.map((char) => `instr(pattern, '${char}') > 0`),
+  `EXISTS (SELECT 1 FROM json_each(@files) AS f WHERE f.value GLOB ${SQLITE_GLOB} OR (f.value || '/') GLOB ${SQLITE_GLOB} OR f.value GLOB (${SQLITE_GLOB} || '/*'))`,
+].join(' OR ');
 
 export function sqliteReservations(db: SqliteConnection): ReservationsPort {
   // One statement for a repo and one for all: an `@repo IS NULL OR` would keep SQLite off the repo's index.
@@ -54,6 +65,14 @@ export function sqliteReservations(db: SqliteConnection): ReservationsPort {
 
     async reservationsAt(repo, now) {
       return current(repo, now);
+    },
+
+    async reservationsCovering({ repo, now, files, foldCase }) {
+      // GLOB is case-sensitive and knows no folding of other letters: a folding file system reads them all.
+      if (foldCase) return current(repo, now);
+      return db
+        .all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE repo = @repo AND expires_at > @now AND (${MAY_COVER_SQLITE}) ORDER BY created_at, reservation_id`, { repo, now, files: JSON.stringify(files) })
+        .map(reservationOf);
     },
 
     async endReservations(now, gone) {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { formatStamp, nowMicros, nowStamp } from '../../../src/model/clock.js';
 import type { SessionLiveness } from '../../../src/core/liveness.js';
 import { ReservationConflictError, type ReserveRequest } from '../../../src/core/reservation-ops.js';
+import { coversFile } from '../../../src/core/reservation-paths.js';
 import { readAudit } from '../../helpers/bus-env.js';
 import { conformance, type CoreBus } from './harness.js';
 
@@ -169,4 +170,50 @@ conformance('reservations: 16 holders racing for one path: exactly one is grante
   assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1);
   assert.ok(outcomes.every((outcome) => outcome.status === 'fulfilled' || outcome.reason instanceof ReservationConflictError));
   assert.equal((await ctx.bus.reservations.list('shop')).length, 1);
+});
+
+conformance("reservations: the look for those that may cover a file returns every one coversFile says covers it, and spares most others", async (ctx) => {
+  // Patterns of every shape (literal, folder, *, **, ?, braces, sets, extglobs, dots, `%` and `_`, which
+  // LIKE reads), each held by its own holder; files of as many shapes.
+  const segments = ['src', 'lib', 'a.ts', 'b_c.ts', '*.ts', '**', '?.ts', '*', '.env', 'x*', '*y', '{a,b}.ts', '[ab].ts', '@(a|b).ts', 'dir', '100%', 'a_b'];
+  const patterns = new Set<string>();
+  for (const first of segments) {
+    patterns.add(first);
+    for (const second of segments) {
+      patterns.add(`${first}/${second}`);
+      for (const third of ['a.ts', '**', 'deep']) patterns.add(`${first}/${second}/${third}`);
+    }
+  }
+  const held = [...patterns].filter((pattern) => pattern !== '**' && !pattern.startsWith('**/**'));
+  const now = formatStamp(nowMicros());
+  const until = formatStamp(nowMicros() + 3_600_000_000);
+  const rows = held.map((pattern, index) => ({ reservationId: `r-${index}`, repo: 'shop', holder: `shop/agent-${index}`, pattern, mode: 'exclusive' as const, reason: null, createdAt: now, expiresAt: until, sessionBound: false }));
+  await ctx.store.reserve({ repo: 'shop', now, decide: () => ({ grant: rows, renew: [], drop: [], refused: null }) });
+  const names = ['src', 'lib', 'a.ts', 'b.ts', 'b_c.ts', 'x.md', '.env', 'dir', 'xy', 'deep', '100%', 'a_b', 'bxc.ts'];
+  const files = new Set<string>();
+  for (const first of names) {
+    files.add(first);
+    for (const second of names) {
+      files.add(`${first}/${second}`);
+      files.add(`${first}/${second}/a.ts`);
+    }
+  }
+  let returned = 0;
+  let covering = 0;
+  for (const file of files) {
+    const found = new Set((await ctx.store.reservationsCovering({ repo: 'shop', now, files: [file], foldCase: false })).map((row) => row.pattern));
+    const covers = held.filter((pattern) => coversFile(pattern, file, { nocase: false }));
+    for (const pattern of covers) assert.ok(found.has(pattern), `${pattern} covers ${file} and was not returned`);
+    returned += found.size;
+    covering += covers.length;
+  }
+  assert.ok(covering > 1000, `the cases exercise coverage (${covering})`);
+  assert.ok(returned < files.size * held.length * 0.5, `most reservations are spared (${returned} of ${files.size * held.length})`);
+  // Several files at once, another repo, expired: as the one-file looks.
+  const two = await ctx.store.reservationsCovering({ repo: 'shop', now, files: ['src/a.ts', 'lib/b.ts'], foldCase: false });
+  assert.ok(two.some((row) => row.pattern === 'src/a.ts') && two.some((row) => row.pattern === 'lib/*'));
+  assert.deepEqual(await ctx.store.reservationsCovering({ repo: 'docs', now, files: ['src/a.ts'], foldCase: false }), []);
+  assert.deepEqual(await ctx.store.reservationsCovering({ repo: 'shop', now: formatStamp(nowMicros() + 7_200_000_000), files: ['src/a.ts'], foldCase: false }), []);
+  // Folding case: every live one of the repo (the core decides).
+  assert.equal((await ctx.store.reservationsCovering({ repo: 'shop', now, files: ['SRC/A.TS'], foldCase: true })).length, held.length);
 });
