@@ -47,47 +47,21 @@ function repoIn(location: BusLocation): string {
   return realpathSync(root);
 }
 
-/** The i-th reserved pattern: literal files, directories, globs within a segment, braces, globs across segments. */
-function patternOf(index: number): string {
-  switch (index % 10) {
-    case 0:
-    case 1:
-    case 2:
-    case 3:
-      return `src/mod-${index}/file-${index}.ts`;
-    case 4:
-    case 5:
-      return `pkg-${index}/**`;
-    case 6:
-    case 7:
-      return `src/mod-${index}/*.test.ts`;
-    case 8:
-      return `lib/{alpha,beta}-${index}.ts`;
-    default:
-      return `docs/part-${index}/**/*.md`;
-  }
-}
+/**
+ * The shapes of the reserved patterns, each with a file it covers (to check the seed is seen): literal
+ * files (four in ten), directories, globs within a segment, braces, globs across segments.
+ */
+const SHAPES: ReadonlyArray<(index: number) => { pattern: string; file: string }> = [
+  ...Array.from({ length: 4 }, () => (index: number) => ({ pattern: `src/mod-${index}/file-${index}.ts`, file: `src/mod-${index}/file-${index}.ts` })),
+  ...Array.from({ length: 2 }, () => (index: number) => ({ pattern: `pkg-${index}/**`, file: `pkg-${index}/index.ts` })),
+  ...Array.from({ length: 2 }, () => (index: number) => ({ pattern: `src/mod-${index}/*.test.ts`, file: `src/mod-${index}/a.test.ts` })),
+  (index) => ({ pattern: `lib/{alpha,beta}-${index}.ts`, file: `lib/beta-${index}.ts` }),
+  (index) => ({ pattern: `docs/part-${index}/**/*.md`, file: `docs/part-${index}/guide/intro.md` }),
+];
 
-/** A file the i-th pattern covers, to check the seed is seen. */
-function fileUnder(index: number): string {
-  switch (index % 10) {
-    case 0:
-    case 1:
-    case 2:
-    case 3:
-      return `src/mod-${index}/file-${index}.ts`;
-    case 4:
-    case 5:
-      return `pkg-${index}/index.ts`;
-    case 6:
-    case 7:
-      return `src/mod-${index}/a.test.ts`;
-    case 8:
-      return `lib/beta-${index}.ts`;
-    default:
-      return `docs/part-${index}/guide/intro.md`;
-  }
-}
+const shapeOf = (index: number): { pattern: string; file: string } => (SHAPES[index % SHAPES.length] as (index: number) => { pattern: string; file: string })(index);
+const patternOf = (index: number): string => shapeOf(index).pattern;
+const fileUnder = (index: number): string => shapeOf(index).file;
 
 interface SeededRow {
   repo: string;

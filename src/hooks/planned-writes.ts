@@ -13,11 +13,15 @@ export type { PlannedWrites } from '../protocol/hub.js';
 /**
  * The files a tool call is about to write, relative to the repo, read from its payload on the
  * agent's own machine (where the paths mean something); null when it writes none, or the check is off.
+ * `repoPath` is asked only when the call writes something (most tool calls write nothing).
  */
-export function plannedWrites(profile: ClientProfile, payload: Record<string, unknown>, repoPath: string, cwd: string, env: Env): PlannedWrites | null {
+export function plannedWrites(profile: ClientProfile, payload: Record<string, unknown>, repoPath: () => string, cwd: string, env: Env): PlannedWrites | null {
   const mode = setting(env, 'AGENT_BUS_RESERVATIONS');
   if (mode === 'off' || profile.writtenFiles === null) return null;
-  const files = [...new Set(profile.writtenFiles(payload).map((file) => repoRelative(file, repoPath, cwd)).filter((file): file is string => file !== null))];
+  const written = profile.writtenFiles(payload);
+  if (written.length === 0) return null;
+  const root = repoPath();
+  const files = [...new Set(written.map((file) => repoRelative(file, root, cwd)).filter((file): file is string => file !== null))];
   return files.length === 0 ? null : { files, mode: mode === 'warn' ? 'warn' : 'deny' };
 }
 

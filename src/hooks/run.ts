@@ -156,7 +156,7 @@ export async function runHook(run: HookRun): Promise<number> {
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
       peek: run.peek ?? false,
       env: run.env,
-      writes: run.kind === 'pre-tool' ? plannedWrites(profile, payload, identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
+      writes: run.kind === 'pre-tool' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
       write,
       warn: run.warn,

@@ -32,7 +32,8 @@ function ago(fromStamp: string, nowMs: number): string {
   return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
 }
 
-function holdLine(held: HeldFile): string {
+/** A hold in one line: the file, who holds it, until when, why, and whether it is shared. */
+export function holdLine(held: HeldFile): string {
   return `${held.file} is reserved by ${held.holder} until ${held.until}${held.reason ? ` (${held.reason})` : ''}${held.mode === 'shared' ? ', shared' : ''}`;
 }
 

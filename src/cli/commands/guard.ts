@@ -8,17 +8,13 @@ import { resolve } from 'node:path';
 import { openClient } from '../../connect.js';
 import { repoName } from '../../adapters/identity.js';
 import { clientOfShell } from '../../clients/registry/profiles.js';
-import type { HeldFile } from '../../core/reservation-ops.js';
+import { holdLine } from '../../hooks/write-guard.js';
 import { guardPlace, installGuard, stagedFiles, uninstallGuard } from '../../init/commit-guard.js';
 import { errorLine } from '../../model/quote.js';
 import { setting } from '../../model/settings.js';
 import { UsageError } from '../args.js';
 import { binPath } from './init.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
-
-function holdLine(hold: HeldFile): string {
-  return `${hold.file} is reserved by ${hold.holder} until ${hold.until}${hold.reason ? ` (${hold.reason})` : ''}`;
-}
 
 async function check(args: ParsedArgs, io: CommandIo): Promise<number> {
   const mode = setting(io.env, 'AGENT_BUS_RESERVATIONS');
@@ -47,7 +43,7 @@ async function check(args: ParsedArgs, io: CommandIo): Promise<number> {
   const refused = mode === 'deny' ? found.held.filter((hold) => hold.mode === 'exclusive') : [];
   const told = found.held.filter((hold) => !refused.includes(hold));
   if (args.values.json) io.stdout.write(`${JSON.stringify({ committer: found.holder, refused, warned: told })}\n`);
-  for (const hold of told) io.stderr.write(`agent-bus guard: ${holdLine(hold)}${hold.mode === 'shared' ? ', shared' : ''}: committed all the same; coordinate with ${hold.holder}\n`);
+  for (const hold of told) io.stderr.write(`agent-bus guard: ${holdLine(hold)}: committed all the same; coordinate with ${hold.holder}\n`);
   if (refused.length === 0) return 0;
   for (const hold of refused) io.stderr.write(`agent-bus guard: ${holdLine(hold)}: not committed\n`);
   const holders = [...new Set(refused.map((hold) => hold.holder))].join(', ');
