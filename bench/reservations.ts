@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
+import { patternAnchor } from '../src/model/reservation-anchor.js';
 import { formatStamp, nowMicros } from '../src/model/clock.js';
 import { timeOrderedId } from '../src/model/ids.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
@@ -91,14 +92,14 @@ async function seedReservations(location: BusLocation, rows: SeededRow[]): Promi
   try {
     const db = seeding.connection;
     const insert = db.prepare(
-      `INSERT INTO reservations (reservation_id, repo, holder, pattern, mode, reason, created_at, expires_at, session_bound)
-       VALUES (?, ?, ?, ?, 'exclusive', ?, ?, ?, 0)`,
+      `INSERT INTO reservations (reservation_id, repo, holder, pattern, mode, reason, created_at, expires_at, session_bound, anchor)
+       VALUES (?, ?, ?, ?, 'exclusive', ?, ?, ?, 0, ?)`,
     );
     const now = nowMicros();
     const since = formatStamp(now);
     const until = formatStamp(now + 4 * 3_600_000_000);
     db.transaction(() => {
-      for (const [index, row] of rows.entries()) insert.run(timeOrderedId(), row.repo, row.holder, row.pattern, index % 3 === 0 ? `ticket ${index}` : null, since, until);
+      for (const [index, row] of rows.entries()) insert.run(timeOrderedId(), row.repo, row.holder, row.pattern, index % 3 === 0 ? `ticket ${index}` : null, since, until, patternAnchor(row.pattern));
     })();
   } finally {
     await seeding.close();

@@ -12,6 +12,7 @@ import type Picomatch from 'picomatch';
 import type Braces from 'braces';
 import { InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
+import { anchoredAbove, GLOB_CHARS, patternAnchor } from '../model/reservation-anchor.js';
 
 export interface MatchOptions {
   /** Fold case, as the file systems of macOS and Windows do. */
@@ -31,8 +32,6 @@ export const FOLDS_CASE = process.platform === 'darwin' || process.platform === 
 
 /** Past this many brace alternatives a pattern is not expanded, and overlaps whatever it might. */
 const MAX_ALTERNATIVES = 256;
-
-const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
 /** A reservation's path as stored: relative to the repo root, POSIX, no `.` or empty segments; `dir/` becomes `dir/**`. */
 export function reservationPath(raw: string, repoRoot: string): string {
@@ -58,16 +57,13 @@ export function reservationPath(raw: string, repoRoot: string): string {
 /** Whether a file (a repo-relative path) falls under a reserved pattern: it matches, or lies below what matches. */
 export function coversFile(pattern: string, file: string, options: MatchOptions = {}): boolean {
   const nocase = options.nocase ?? FOLDS_CASE;
-  // The pre-tool hook asks this of every live reservation in the repo: the literal folders a pattern
-  // starts with rule most of them out without compiling a matcher (or loading picomatch at all).
-  const firstGlob = pattern.search(GLOB_CHARS);
   const held = nocase ? pattern.toLowerCase() : pattern;
   const written = nocase ? file.toLowerCase() : file;
-  if (firstGlob < 0) return written === held || written.startsWith(`${held}/`);
-  // The pattern's whole folders before its first glob character, with their slash: the file lies in
-  // them (or, for `dir/**`, is `dir` itself).
-  const folders = held.slice(0, held.lastIndexOf('/', firstGlob) + 1);
-  if (!`${written}/`.startsWith(folders)) return false;
+  // The pre-tool hook asks this of every reservation that may cover a written file: the literal folders
+  // a pattern starts with rule most of them out without compiling a matcher (or loading picomatch at all).
+  if (!anchoredAbove(patternAnchor(held), written)) return false;
+  // A literal pattern is its own anchor: the file is it, or lies below it.
+  if (!GLOB_CHARS.test(held)) return true;
   const matchOptions = { dot: true, nocase };
   return picomatch().isMatch(file, pattern, matchOptions) || picomatch().isMatch(file, `${pattern}/**`, matchOptions);
 }

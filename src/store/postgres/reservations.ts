@@ -1,11 +1,12 @@
 /** File reservations and edits on PostgreSQL: a repo's requests serialized by an advisory lock on it, a file's edits by one on the file. */
 import type { ReservationRecord } from '../../model/records.js';
 import { UNMATCHED_GLOB_CHARS, type Collision, type ReservationsPort } from '../ports/reservations.js';
-import { columnList, RESERVATION_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
+import { columnList, RESERVATION_FIELDS, RESERVATION_INSERT_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
+import { anchorsAbove } from '../../model/reservation-anchor.js';
 import { LOCK, type PostgresPool, type Query } from './pool.js';
 
 const COLUMNS = selectList(RESERVATION_FIELDS);
-const FIELDS = Object.keys(RESERVATION_FIELDS);
+const INSERT_FIELDS = Object.keys(RESERVATION_INSERT_FIELDS);
 type Row = Parameters<typeof reservationOf>[0];
 
 async function endNow(query: Query, repo: string | null, now: string, gone: string[]): Promise<ReservationRecord[]> {
@@ -43,8 +44,8 @@ export function postgresReservations(pool: PostgresPool): ReservationsPort {
         for (const row of decision.grant) {
           const values = reservationValues(row);
           await query(
-            `INSERT INTO reservations (${columnList(RESERVATION_FIELDS)}) VALUES (${valuesList(RESERVATION_FIELDS, (_, index) => `$${index + 1}`)})`,
-            FIELDS.map((field) => values[field]),
+            `INSERT INTO reservations (${columnList(RESERVATION_INSERT_FIELDS)}) VALUES (${valuesList(RESERVATION_INSERT_FIELDS, (_, index) => `$${index + 1}`)})`,
+            INSERT_FIELDS.map((field) => values[field]),
           );
         }
         return { decision, ended };
@@ -70,9 +71,13 @@ export function postgresReservations(pool: PostgresPool): ReservationsPort {
     },
 
     async reservationsCovering({ repo, now, files, foldCase }) {
+      // LIKE folds no case: a folding file system reads them all.
+      if (foldCase) return (await pool.read<Row>(`SELECT ${COLUMNS} FROM reservations WHERE repo = $1 AND expires_at > $2 ORDER BY created_at, reservation_id`, [repo, now])).map(reservationOf);
+      // Only those anchored at a file or above it (through the anchor's index), and those an older agent-bus wrote without one.
+      const anchors = [...new Set(files.flatMap(anchorsAbove))];
       const rows = await pool.read<Row>(
-        `SELECT ${COLUMNS} FROM reservations WHERE repo = $1 AND expires_at > $2 AND ($4 OR ${MAY_COVER_POSTGRES}) ORDER BY created_at, reservation_id`,
-        [repo, now, files, foldCase],
+        `SELECT ${COLUMNS} FROM reservations WHERE repo = $1 AND (anchor = ANY($4::text[]) OR anchor IS NULL) AND expires_at > $2 AND (${MAY_COVER_POSTGRES}) ORDER BY created_at, reservation_id`,
+        [repo, now, files, anchors],
       );
       return rows.map(reservationOf);
     },

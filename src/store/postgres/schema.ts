@@ -284,6 +284,14 @@ export const STEPS: PostgresStep[] = [
       );
       CREATE INDEX idx_collisions_at ON collisions(at);`,
   },
+  {
+    step: 20,
+    // Rows an older agent-bus writes have none (null): they are always read, as before this step.
+    description: "reservations: each pattern's anchor (the literal folders it starts with), indexed, to find those that may cover a file",
+    sql: `
+      ALTER TABLE reservations ADD COLUMN anchor ${T};
+      CREATE INDEX idx_reservations_anchor ON reservations(repo, anchor, expires_at);`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -6,6 +6,7 @@ import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { AgentRecord, BrainState, ClientRoute, EditRecord, MessageRecord, ReservationRecord, SessionRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
+import { patternAnchor } from '../../model/reservation-anchor.js';
 
 /** A record's fields, each with its column, in the order they are read. */
 type Fields<R> = { readonly [Field in keyof R]-?: string };
@@ -145,9 +146,12 @@ export function reservationOf(row: Omit<ReservationRecord, 'sessionBound'> & { s
   return { ...row, sessionBound: Boolean(row.sessionBound) };
 }
 
-/** A reservation's values for an INSERT, the flag as a number. */
+/** A reservation's columns as written: its fields and its pattern's anchor, which only the stores read. */
+export const RESERVATION_INSERT_FIELDS = { ...RESERVATION_FIELDS, anchor: 'anchor' } as const;
+
+/** A reservation's values for an INSERT (RESERVATION_INSERT_FIELDS), the flag as a number. */
 export function reservationValues(reservation: ReservationRecord): Record<string, string | number | null> {
-  return { ...reservation, sessionBound: reservation.sessionBound ? 1 : 0 };
+  return { ...reservation, sessionBound: reservation.sessionBound ? 1 : 0, anchor: patternAnchor(reservation.pattern) };
 }
 
 export const EDIT_FIELDS = {

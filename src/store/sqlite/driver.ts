@@ -87,12 +87,28 @@ export interface ConnectOptions {
   readonly?: boolean;
 }
 
+let addon: object | undefined;
+
+/**
+ * The addon found above, loaded once and handed to better-sqlite3 as the loaded module (which it
+ * takes in place of a path): given a path, it goes through require(), whose resolving of an
+ * absolute path costs a hook more than loading the addon does.
+ */
+function loadedAddon(path: string): object {
+  if (addon === undefined) {
+    const module = { exports: {} };
+    process.dlopen(module, path);
+    addon = module.exports;
+  }
+  return addon;
+}
+
 /** A connection to the file at `path` through the addon found above. */
 export function connectSqlite(path: string, options: ConnectOptions = {}): SqliteConnection {
   const binding = nativeBinding();
-  return new SqliteConnection(
-    new Database(path, { timeout: options.timeoutMs ?? BUSY_TIMEOUT_MS, ...(options.readonly ? { readonly: true } : {}), ...(binding ? { nativeBinding: binding } : {}) }),
-  );
+  // Its types name only a path; the loaded module is the documented other form.
+  const nativeOption = binding ? { nativeBinding: loadedAddon(binding) as unknown as string } : {};
+  return new SqliteConnection(new Database(path, { timeout: options.timeoutMs ?? BUSY_TIMEOUT_MS, ...(options.readonly ? { readonly: true } : {}), ...nativeOption }));
 }
 
 /** Whether a failure is SQLite saying another connection holds the lock (or a snapshot it cannot upgrade). */

@@ -1,7 +1,8 @@
 /** File reservations and edits on SQLite: each request decided and written under the one writer lock. */
 import type { ReservationRecord } from '../../model/records.js';
 import { UNMATCHED_GLOB_CHARS, type Collision, type ReservationsPort } from '../ports/reservations.js';
-import { columnList, RESERVATION_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
+import { columnList, RESERVATION_FIELDS, RESERVATION_INSERT_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
+import { anchorsAbove } from '../../model/reservation-anchor.js';
 import type { SqliteConnection } from './driver.js';
 
 const COLUMNS = selectList(RESERVATION_FIELDS);
@@ -17,6 +18,13 @@ const MAY_COVER_SQLITE = [
   ...UNMATCHED_GLOB_CHARS.map((char) => `instr(pattern, '${char}') > 0`),
   `EXISTS (SELECT 1 FROM json_each(@files) AS f WHERE f.value GLOB ${SQLITE_GLOB} OR (f.value || '/') GLOB ${SQLITE_GLOB} OR f.value GLOB (${SQLITE_GLOB} || '/*'))`,
 ].join(' OR ');
+
+/**
+ * Of those, only the rows anchored at one of `@anchors` (a file, or a folder above it) and those an older
+ * agent-bus wrote without an anchor: two searches of the anchor's index (an OR of both reads the repo's every row).
+ */
+const narrowed = (anchor: string): string => `SELECT ${COLUMNS} FROM reservations WHERE repo = @repo AND ${anchor} AND expires_at > @now AND (${MAY_COVER_SQLITE})`;
+const COVERING = `${narrowed('anchor IN (SELECT value FROM json_each(@anchors))')} UNION ALL ${narrowed('anchor IS NULL')} ORDER BY "createdAt", "reservationId"`;
 
 export function sqliteReservations(db: SqliteConnection): ReservationsPort {
   // One statement for a repo and one for all: an `@repo IS NULL OR` would keep SQLite off the repo's index.
@@ -46,7 +54,7 @@ export function sqliteReservations(db: SqliteConnection): ReservationsPort {
         const ended = endNow(input.repo, input.now, decision.drop);
         for (const renewal of decision.renew) db.run('UPDATE reservations SET expires_at = @expiresAt WHERE reservation_id = @reservationId', renewal);
         for (const row of decision.grant) {
-          db.run(`INSERT INTO reservations (${columnList(RESERVATION_FIELDS)}) VALUES (${valuesList(RESERVATION_FIELDS, (field) => `@${field}`)})`, reservationValues(row));
+          db.run(`INSERT INTO reservations (${columnList(RESERVATION_INSERT_FIELDS)}) VALUES (${valuesList(RESERVATION_INSERT_FIELDS, (field) => `@${field}`)})`, reservationValues(row));
         }
         return { decision, ended };
       });
@@ -71,7 +79,12 @@ export function sqliteReservations(db: SqliteConnection): ReservationsPort {
       // GLOB is case-sensitive and knows no folding of other letters: a folding file system reads them all.
       if (foldCase) return current(repo, now);
       return db
-        .all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE repo = @repo AND expires_at > @now AND (${MAY_COVER_SQLITE}) ORDER BY created_at, reservation_id`, { repo, now, files: JSON.stringify(files) })
+        .all<Row>(COVERING, {
+          repo,
+          now,
+          files: JSON.stringify(files),
+          anchors: JSON.stringify([...new Set(files.flatMap(anchorsAbove))]),
+        })
         .map(reservationOf);
     },
 

@@ -360,6 +360,15 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 20,
+    description: "reservations: each pattern's anchor (the literal folders it starts with), indexed, to find those that may cover a file",
+    apply(db) {
+      // Rows an older agent-bus writes have none (null): they are always read, as before this step.
+      addColumns(db, 'reservations', { anchor: 'TEXT' });
+      db.exec('CREATE INDEX IF NOT EXISTS idx_reservations_anchor ON reservations(repo, anchor, expires_at)');
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

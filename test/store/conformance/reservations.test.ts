@@ -217,3 +217,26 @@ conformance("reservations: the look for those that may cover a file returns ever
   // Folding case: every live one of the repo (the core decides).
   assert.equal((await ctx.store.reservationsCovering({ repo: 'shop', now, files: ['SRC/A.TS'], foldCase: true })).length, held.length);
 });
+
+conformance('reservations: each is anchored at the literal folders its pattern starts with, the look for those that may cover a file goes by the anchor, and a row an older agent-bus wrote without one is still found', async (ctx) => {
+  const now = formatStamp(nowMicros());
+  const until = formatStamp(nowMicros() + 3_600_000_000);
+  const patterns = ['src/app/*.ts', 'docs/**', 'lib/x.ts', '**/*.md', 'pkg/{a,b}/c.ts'];
+  const rows = patterns.map((pattern, index) => ({ reservationId: `r-${index}`, repo: 'shop', holder: `shop/agent-${index}`, pattern, mode: 'exclusive' as const, reason: null, createdAt: now, expiresAt: until, sessionBound: false }));
+  await ctx.store.reserve({ repo: 'shop', now, decide: () => ({ grant: rows, renew: [], drop: [], refused: null }) });
+  const anchors = ctx.paths.rows<{ pattern: string; anchor: string }>('SELECT pattern, anchor FROM reservations ORDER BY pattern');
+  assert.deepEqual(
+    anchors.map((row) => [row.pattern, row.anchor]),
+    [['**/*.md', ''], ['docs/**', 'docs'], ['lib/x.ts', 'lib/x.ts'], ['pkg/{a,b}/c.ts', 'pkg'], ['src/app/*.ts', 'src/app']],
+  );
+  const covering = async (file: string): Promise<string[]> => (await ctx.store.reservationsCovering({ repo: 'shop', now, files: [file], foldCase: false })).map((row) => row.pattern).sort();
+  assert.deepEqual(await covering('docs/guide/intro.md'), ['**/*.md', 'docs/**']);
+  assert.deepEqual(await covering('lib/x.ts/inner.ts'), ['lib/x.ts']);
+  // The anchor decides what is read: a row anchored elsewhere is not.
+  ctx.paths.sql("UPDATE reservations SET anchor = 'elsewhere' WHERE pattern = 'docs/**'");
+  assert.deepEqual(await covering('docs/guide/intro.md'), ['**/*.md']);
+  // An older agent-bus writes no anchor: its rows are always read.
+  ctx.paths.sql("UPDATE reservations SET anchor = NULL WHERE pattern IN ('docs/**', 'src/app/*.ts')");
+  assert.deepEqual(await covering('docs/guide/intro.md'), ['**/*.md', 'docs/**']);
+  assert.deepEqual(await covering('src/app/main.ts'), ['src/app/*.ts']);
+});
