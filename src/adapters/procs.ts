@@ -84,7 +84,7 @@ export class PsTable implements ProcessTable {
       this.takenAt = Date.now();
       // Loaded here only: node:child_process pulls in streams and sockets, which every
       // hook would pay for on Linux, where /proc answers instead.
-      const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+      const { spawnSync } = createRequire(import.meta.filename)('node:child_process') as typeof import('node:child_process');
       const result = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,state=,lstart=,comm='], {
         encoding: 'utf8',
         timeout: this.timeoutMs,

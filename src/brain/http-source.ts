@@ -16,7 +16,7 @@ export interface HttpAnswer {
 export async function httpRequest(url: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; timeoutMs: number }): Promise<HttpAnswer> {
   const target = new URL(url);
   // Required, not imported: the CLI runs its bundles as scripts, which have no dynamic import().
-  const load = createRequire(import.meta.url);
+  const load = createRequire(import.meta.filename);
   const client = (target.protocol === 'https:' ? load('node:https') : load('node:http')) as typeof import('node:http');
   return new Promise((resolve, reject) => {
     const request = client.request(target, { method: options.method, headers: options.headers }, (response) => {

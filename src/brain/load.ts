@@ -7,14 +7,13 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 type RefreshModule = typeof import('./refresh.js');
 
 export const REFRESH_BUNDLE = 'brain-refresh.cjs';
 
 export async function loadRefresh(): Promise<RefreshModule> {
-  const here = fileURLToPath(import.meta.url);
+  const here = import.meta.filename;
   // A command bundle lives in dist/bin/commands; the refresh bundle beside that folder.
   const bundled = join(dirname(here), '..', REFRESH_BUNDLE);
   if (existsSync(bundled)) return createRequire(here)(bundled) as RefreshModule;

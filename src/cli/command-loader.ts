@@ -3,8 +3,7 @@
  * the dispatcher and that one command) and loads it with its code cache (adapters/bundles.ts).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { loadBundle, type LoadedBundle } from '../adapters/bundles.js';
 import type { CommandIo } from './spec.js';
 import { REMOTE_HOOK_KINDS } from './remote-hooks.js';
@@ -19,7 +18,7 @@ export interface CliBundle {
 }
 
 function bundleDirectory(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), 'commands');
+  return join(import.meta.dirname, 'commands');
 }
 
 /**

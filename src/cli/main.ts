@@ -1,7 +1,6 @@
 /** The CLI's dispatcher: global flags, help, the subcommand, and one-line errors with exit codes. */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isBusError } from '../model/errors.js';
 import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine, quoted } from '../model/quote.js';
@@ -14,7 +13,7 @@ import type { CommandIo, CommandRunner } from './spec.js';
 
 /** The version in agent-bus's package.json, found by walking up from this file (source or bundle). */
 export function version(): string {
-  let folder = dirname(fileURLToPath(import.meta.url));
+  let folder = import.meta.dirname;
   for (;;) {
     try {
       const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };

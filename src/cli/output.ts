@@ -26,7 +26,7 @@ function isTerminal(fd: number): boolean {
   } catch {
     return false;
   }
-  const tty = createRequire(import.meta.url)('node:tty') as typeof import('node:tty');
+  const tty = createRequire(import.meta.filename)('node:tty') as typeof import('node:tty');
   return tty.isatty(fd);
 }
 

@@ -21,7 +21,7 @@ export interface MatchOptions {
 
 // Loaded on first use, from node_modules: every hook builds a Bus, and only a write of a reserved
 // file needs a matcher, so the hooks' bundles carry neither library (their start-up is the product).
-const load = createRequire(import.meta.url);
+const load = createRequire(import.meta.filename);
 let picomatchLib: typeof Picomatch | undefined;
 let bracesLib: typeof Braces | undefined;
 const picomatch = (): typeof Picomatch => (picomatchLib ??= load('picomatch') as typeof Picomatch);

@@ -82,7 +82,7 @@ function startBrainWriter(run: HookTurn, { payload, cwd }: { payload: Payload; c
   if (launcher === undefined || (typeof payload.transcript_path !== 'string' && typeof payload.last_assistant_message !== 'string')) return;
   if (!brainSettings(run.env).writerEnabled) return;
   try {
-    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+    const { spawn } = createRequire(import.meta.filename)('node:child_process') as typeof import('node:child_process');
     const child = spawn(process.execPath, [launcher, 'brain', 'markers'], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: run.env, cwd });
     child.on('error', () => undefined);
     child.stdin?.on('error', () => undefined);

@@ -10,7 +10,7 @@ type Crypto = typeof import('node:crypto');
 let loaded: Crypto | undefined;
 
 function crypto(): Crypto {
-  loaded ??= createRequire(import.meta.url)('node:crypto') as Crypto;
+  loaded ??= createRequire(import.meta.filename)('node:crypto') as Crypto;
   return loaded;
 }
 

@@ -14,7 +14,7 @@ export interface HubResponse {
   headers: Record<string, string | string[] | undefined>;
 }
 
-const load = createRequire(import.meta.url);
+const load = createRequire(import.meta.filename);
 
 /** `signal`: ends the request early (it rejects with HubUnreachable('aborted')). */
 export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<HubResponse> {

@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isPostgresUrl } from '../model/locations.js';
 import type { ChangeFeed, Store } from './ports.js';
 import { SqliteStore } from './sqlite/store.js';
@@ -28,7 +27,7 @@ type PostgresModule = typeof import('./postgres/store.js');
 export const POSTGRES_BUNDLE = 'store-postgres.cjs';
 
 async function loadPostgres(requireBundle?: (path: string) => unknown): Promise<PostgresModule> {
-  const here = fileURLToPath(import.meta.url);
+  const here = import.meta.filename;
   // A command bundle lives in dist/bin/commands; the engine's bundle beside that folder.
   const bundled = join(dirname(here), '..', POSTGRES_BUNDLE);
   if (existsSync(bundled)) return (requireBundle ?? createRequire(here))(bundled) as PostgresModule;

@@ -63,7 +63,7 @@ function idleQueuedRoute(all: ClientRoute[], to: string): ClientRoute | null {
 /** A turn queued for an idle session (`codex queue --thread <id>`): the client starts it, and its prompt hook shows the mail. */
 function queueTurn(wake: QueueWake, executable: string, threadId: string, env: Env): string {
   try {
-    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+    const { spawn } = createRequire(import.meta.filename)('node:child_process') as typeof import('node:child_process');
     const child = spawn(executable, wake.queueArgs(threadId, NATIVE_NOTICE), { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv });
     child.on('error', () => undefined);
     child.unref();

@@ -19,7 +19,7 @@ export interface WakeMessage {
 /** `fired:OK` when the command was started, `fired:ERR:<what>` when it could not be. */
 export function fireWake(command: string, message: WakeMessage, env: NodeJS.ProcessEnv): string {
   try {
-    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+    const { spawn } = createRequire(import.meta.filename)('node:child_process') as typeof import('node:child_process');
     // Each of them, and only they: doctor and the settings test know these names by that list.
     const given: Record<(typeof WAKE_COMMAND_VARIABLES)[number], string> = {
       AGENT_BUS_FROM: message.from,

@@ -1,5 +1,6 @@
 // Preloaded with `node --import` by the bundle test: appends every file the process loads through
-// require, and every file it reads whole (how the CLI loads its bundles), to $AGENT_BUS_TRACE_LOADS.
+// require, every addon it loads itself (process.dlopen, as the SQLite driver does), and every file it
+// reads whole (how the CLI loads its bundles), to $AGENT_BUS_TRACE_LOADS.
 import Module from 'node:module';
 import fs from 'node:fs';
 
@@ -18,6 +19,11 @@ Module._load = function traced(request, parent, isMain) {
     // A name that does not resolve: nothing to trace.
   }
   return load.apply(this, [request, parent, isMain]);
+};
+const dlopen = process.dlopen;
+process.dlopen = function tracedDlopen(module, file, ...rest) {
+  log(file);
+  return dlopen.apply(this, [module, file, ...rest]);
 };
 const readFileSync = fs.readFileSync;
 fs.readFileSync = function tracedRead(path, ...rest) {

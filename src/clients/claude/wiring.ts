@@ -35,7 +35,7 @@ function claudeVersion(env: NodeJS.ProcessEnv): { version: string | null; proble
   if (versionAnswer) return versionAnswer;
   const bin = setting(env, 'AGENT_BUS_CLAUDE_BIN');
   const seconds = setting(env, 'AGENT_BUS_CLIENT_VERSION_TIMEOUT');
-  const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  const { spawnSync } = createRequire(import.meta.filename)('node:child_process') as typeof import('node:child_process');
   const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: seconds * 1000, env });
   const version = /(\d+)\.(\d+)\.(\d+)/.exec(result.stdout ?? '')?.[0] ?? null;
   const why = result.error ? (result.error as NodeJS.ErrnoException).code ?? result.error.message : `exit ${result.status}`;

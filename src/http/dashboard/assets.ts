@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BusError } from '../../model/errors.js';
 
@@ -46,7 +46,7 @@ export class MissingAssetsError extends BusError {}
 /** The built files, read once. Both the CLI's bundles (dist/bin/commands) and the library (dist/http/dashboard) sit two folders below dist. */
 function assets(): Map<string, Asset> {
   if (loaded !== null) return loaded;
-  const folder = fileURLToPath(new URL('../../web/', import.meta.url));
+  const folder = `${join(import.meta.dirname, '..', '..', 'web')}/`;
   const found = new Map<string, Asset>();
   for (const [path, { file, type }] of Object.entries(FILES)) {
     let plain: Buffer;

@@ -7,7 +7,6 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { settingDefault } from '../../model/settings.js';
 
 /** How long a writer waits for the lock before giving up, in milliseconds, unless AGENT_BUS_BUSY_TIMEOUT says. */
@@ -46,12 +45,12 @@ const ADDON = join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
  */
 export function nativeBinding(): string | undefined {
   if (addonPath === undefined) {
-    const here = dirname(fileURLToPath(import.meta.url));
+    const here = import.meta.dirname;
     const candidates = [join(here, '..', '..', '..', 'node_modules', ADDON), join(here, '..', '..', '..', '..', ADDON)];
     addonPath = candidates.find((candidate) => existsSync(candidate)) ?? null;
     if (addonPath === null) {
       try {
-        addonPath = createRequire(import.meta.url).resolve(ADDON);
+        addonPath = createRequire(import.meta.filename).resolve(ADDON);
       } catch {
         addonPath = null;
       }
