@@ -19,6 +19,10 @@
  *     engine; a path granted to two holders at once is a double grant (goal: none), and the store
  *     must hold exactly one reservation per path afterwards
  *
+ * and urgent mail between tool calls (bench/midturn.ts):
+ *   pretool-no-urgent: the pre-tool hook with no urgent mail for its agent among 1,000 plain unread
+ *     messages to it and 1,000 urgent ones to others, relative to `node -e 0` (and with AGENT_BUS_MIDTURN=off)
+ *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
@@ -50,6 +54,7 @@ import { dashboardViews } from './dashboard.js';
 import { searchIndexCost, searchLargeBus } from './search.js';
 import { auditChainCost } from './audit.js';
 import { preToolReservations, reservationRace, reserveFilesMcp } from './reservations.js';
+import { preToolNoUrgent } from './midturn.js';
 import {
   CLI,
   ROOT,
@@ -429,6 +434,7 @@ const SECTIONS: Section[] = [
   { id: 'hook-prompt-10', title: "'hook-user-prompt', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10) },
   { id: 'hook-stop-10', title: "'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10) },
   { id: 'hook-pre-tool-10k', title: "'hook-pre-tool', 10,000 live notices, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: preToolStartup },
+  { id: 'pretool-no-urgent', title: "'hook-pre-tool', no urgent mail among 1,000 plain to it and 1,000 urgent to others, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 180_000, measure: preToolNoUrgent },
   { id: 'pretool-reservations', title: "'hook-pre-tool', an allowed Edit, 1,000 reservations in the repo and 10,000 elsewhere, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 180_000, measure: preToolReservations },
   { id: 'notice-filter-10k', title: 'notice filter, 10,000 live notices', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: noticeFilter },
   { id: 'wake-latency-p50', title: 'send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: async (ws) => {

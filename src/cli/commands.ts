@@ -42,6 +42,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { name: 'to', type: 'string', value: 'NAME', description: 'recipient', default: '*' },
       { name: 'thread', type: 'string', value: 'ID', description: 'reply on this thread instead of starting one' },
+      { name: 'urgent', type: 'boolean', description: "show it at each recipient's next tool call, mid-turn (AGENT_BUS_MIDTURN), not only when its turn ends" },
       { name: 'wait', type: 'string', value: 'STATE', description: 'then wait until every recipient has it delivered (shown to its model or person) or read; exit 4 on --timeout' },
       { name: 'timeout', type: 'string', value: 'DURATION', description: 'how long --wait waits (30s, 5m, 1h)', default: '60s' },
       speaker,
@@ -51,6 +52,7 @@ export const COMMANDS: CommandSpec[] = [
       'agent-bus send "please review the login form" --to web-app',
       'git diff | agent-bus send - --to api/claude',
       'agent-bus send "deploy is frozen" --to api/claude --wait read --timeout 5m',
+      'agent-bus send "stop: the migration is running against prod" --to api --urgent',
     ],
   },
   {
@@ -61,7 +63,7 @@ export const COMMANDS: CommandSpec[] = [
     details: [
       'ID: any id `send --json` printed (one of message_ids, or fanout_id for the whole send), or the start of one.',
       "A fan-out shows every recipient. For each copy: when it was delivered and read, and how (hook-user-prompt,",
-      'hook-stop, hook-watch, read_inbox, chat, web, inbox). The state at the top is the least advanced copy\'s.',
+      'hook-stop, hook-pre-tool, hook-watch, read_inbox, chat, web, inbox). The state at the top is the least advanced copy\'s.',
       "On this machine every message is shown; --name NAME only what NAME sent or received, as over a hub.",
     ].join('\n'),
     positionals: [{ name: 'ID', required: true, description: 'the message: an id, a fan-out id, or the start of one' }],

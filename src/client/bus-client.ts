@@ -109,7 +109,7 @@ export interface BusClient {
   /** Put the speaker on the roster (a chat connecting); over a hub, the hub has. */
   register(): Promise<void>;
   agents(): Promise<AgentView[]>;
-  send(request: { to: string; body: string; threadId?: string | null }): Promise<{ result: SendResult; from: string }>;
+  send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }): Promise<{ result: SendResult; from: string }>;
   /** The speaker's unread mail; read (marked read, and delivered by `way`) unless `markRead` is false. */
   readInbox(request: { markRead: boolean; limit: number; way: SurfaceWay }): Promise<{ reader: string; messages: MessageView[] }>;
   thread(threadId: string, limit?: number): Promise<MessageView[]>;

@@ -79,8 +79,8 @@ export class HubClient implements BusClient {
     return (await callHubTool(this.access, 'list_agents', {})).value;
   }
 
-  async send(request: { to: string; body: string; threadId?: string | null }) {
-    const { value, speaker } = await callHubTool(this.access, 'send_message', { to: request.to, body: request.body, thread_id: request.threadId ?? null }, this.as);
+  async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {
+    const { value, speaker } = await callHubTool(this.access, 'send_message', { to: request.to, body: request.body, thread_id: request.threadId ?? null, ...(request.urgent ? { urgent: true } : {}) }, this.as);
     return { result: value, from: speaker };
   }
 

@@ -108,8 +108,8 @@ export class LocalClient implements BusClient {
     return this.bus.roster.agents();
   }
 
-  async send(request: { to: string; body: string; threadId?: string | null }) {
-    const result = await this.bus.mail.send({ from: this.name, to: request.to, body: request.body, threadId: request.threadId ?? null, register: this.registrations() });
+  async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {
+    const result = await this.bus.mail.send({ from: this.name, to: request.to, body: request.body, threadId: request.threadId ?? null, register: this.registrations(), urgent: request.urgent ?? false });
     return { result, from: this.name };
   }
 

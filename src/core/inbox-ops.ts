@@ -11,7 +11,7 @@ import type { ReceiptWay } from '../model/receipts.js';
 import type { InboxPort, ReceiptsPort } from '../store/ports.js';
 import type { AuditSink } from './audit-sink.js';
 import { decideTake, newLease, readerIdentity } from './inbox.js';
-import { clientAddressOf } from './names.js';
+import { clientAddressOf, repoOf } from './names.js';
 import { messageView, type MessageView } from './views.js';
 
 export interface ReadRequest {
@@ -34,6 +34,8 @@ export interface DeliveryRequest {
   reader: string;
   via: ReceiptWay;
   actionableOnly?: boolean;
+  /** Only urgent mail, without the copies a repo-mate claimed: what a busy agent is shown between tool calls. */
+  urgentOnly?: boolean;
   limit?: number;
 }
 
@@ -105,7 +107,7 @@ export class Inbox {
     const reader = readerIdentity(request.reader);
     const micros = this.clock.nowMicros();
     const outcome = await this.store.leaseInbox({
-      query: { reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false, now: formatStamp(micros) },
+      query: { reader, limit: request.limit ?? 50, actionableOnly: request.actionableOnly ?? false, urgentOnly: request.urgentOnly ?? false, now: formatStamp(micros) },
       decide: (rows, copies) => decideTake(rows, copies, reader),
       lease: newLease(micros),
     });
@@ -165,6 +167,15 @@ export class Inbox {
     if (marked.size === 0) return messages;
     this.audit.append(own.filter((message) => marked.has(message.messageId)).map((message) => messageRow('deliver', now, reader, message, digestBody(message.body), via)));
     return messages.map((message) => (marked.has(message.messageId) ? { ...message, deliveredAt: now, deliveredVia: via } : message));
+  }
+
+  /**
+   * Whether mail a busy agent is shown between tool calls (urgent only, with `urgentOnly`) may wait for
+   * `agent` or one of its sessions: the pre-tool hook asks at every tool call, before it knows which
+   * session address reads, and goes on to deliver only on a yes.
+   */
+  midTurnMailMayWait(agent: string, urgentOnly: boolean): Promise<boolean> {
+    return this.store.midTurnMailMayWait({ name: clientAddressOf(agent) ?? agent, repo: repoOf(agent), urgentOnly });
   }
 
   /** Unread mail the reader would read, leased mail counted too (a message being shown is still unread). */

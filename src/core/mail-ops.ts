@@ -29,6 +29,8 @@ export interface SendRequest {
   register?: Registration[];
   /** Names besides the sender that this send must not reach. */
   skip?: string[];
+  /** Shown at each recipient's next tool call, not only at its turn's end. */
+  urgent?: boolean;
 }
 
 export interface SendResult {
@@ -51,6 +53,7 @@ export interface SessionSend {
   from: string;
   holdsSession: boolean;
   to: string;
+  urgent?: boolean;
   body: string;
   threadId: string | null;
 }
@@ -102,6 +105,7 @@ export class Mail {
         addressedTo: to,
         body: request.body,
         sentAt,
+        priority: request.urgent ? 'urgent' : null,
         roster: rosterQueryFor(to),
         plan: (candidates) =>
           planSend(candidates, { to, skip, threadId, nowMicros: micros, fanoutMaxIdleDays: this.settings.fanoutMaxIdleDays }),
@@ -150,7 +154,7 @@ export class Mail {
     const live = request.holdsSession && shared !== null ? await this.liveNames(shared) : null;
     const siblingsRunning = live !== null && [...live].some((name) => name !== me);
     const skip = request.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
-    const result = await this.send({ from: me, to: request.to, body: request.body, threadId: request.threadId, skip });
+    const result = await this.send({ from: me, to: request.to, body: request.body, threadId: request.threadId, skip, urgent: request.urgent ?? false });
     if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
     return { ...result, ...(await this.sendNote(request.to, me, shared, live, siblingsRunning)) };
   }

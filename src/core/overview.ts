@@ -64,6 +64,8 @@ export interface ThreadSend {
   readCount: number;
   /** Who claimed it, for mail to a repo. */
   claimedBy: string | null;
+  /** Sent urgent: shown at its recipients' next tool call. */
+  urgent: boolean;
 }
 
 /** A thread as the dashboard shows it: its first sends, oldest first, and whether there is more. */
@@ -170,6 +172,7 @@ export function foldThread(messages: MessageRecord[]): ThreadView {
         deliveredCount: 0,
         readCount: 0,
         claimedBy: null,
+        urgent: message.priority === 'urgent',
       };
       sends.set(key, send);
     }

@@ -19,9 +19,11 @@ export interface MessageView {
   thread_id: string;
   read_at: string | null;
   delivered_at: string | null;
-  /** How the copy was delivered and read (hook-user-prompt, hook-stop, hook-watch, read_inbox, chat, web, inbox): its receipt. */
+  /** How the copy was delivered and read (hook-user-prompt, hook-stop, hook-pre-tool, hook-watch, read_inbox, chat, web, inbox): its receipt. */
   delivered_via: string | null;
   read_via: string | null;
+  /** Shown at the recipient's next tool call (send --urgent, task results, collision alerts). */
+  urgent: boolean;
 }
 
 export function messageKind(message: Pick<MessageRecord, 'fanoutId' | 'addressedTo'>): MessageKind {
@@ -44,6 +46,7 @@ export function messageView(message: MessageRecord): MessageView {
     delivered_at: message.deliveredAt,
     delivered_via: message.deliveredVia,
     read_via: message.readVia,
+    urgent: message.priority === 'urgent',
   };
 }
 

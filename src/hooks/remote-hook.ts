@@ -11,6 +11,7 @@ import { busDotEnv } from '../adapters/dot-env.js';
 import { setting, type Env } from '../model/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
 import type { HookKind } from './run-kind.js';
+import type { MidTurn } from '../model/hooks.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
 import { plannedWrites } from './planned-writes.js';
 import { repoRoot } from '../adapters/identity.js';
@@ -45,6 +46,7 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     // What this session subscribes to is this machine's setting: the hub has no way to know it.
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
     ...(run.peek ? { peek: true } : {}),
+    ...(run.kind === 'pre-tool' ? { midturn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn } : {}),
   };
   if (run.kind === 'pre-tool') {
     // The payload's paths mean something on this machine only: the hub is told the repo's files.

@@ -22,7 +22,8 @@ import { systemProcessTable, type ProcessTable } from '../adapters/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordWakeRoute } from './routes.js';
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
-import { promptContext, stopReason } from './text.js';
+import { midTurnContext, promptContext, stopReason } from './text.js';
+import type { MidTurn } from '../model/hooks.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
 import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js';
@@ -157,6 +158,7 @@ export async function runHook(run: HookRun): Promise<number> {
       peek: run.peek ?? false,
       env: run.env,
       writes: run.kind === 'pre-tool' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
+      midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
       write,
       warn: run.warn,
@@ -191,6 +193,8 @@ export interface HookTurn {
   subscriptions: Subscriptions;
   /** A stop hook asked only whether mail this agent must act on waits (`hook-stop --peek`): it takes and records nothing. */
   peek?: boolean;
+  /** Which mail the pre-tool hook shows between tool calls (AGENT_BUS_MIDTURN on the agent's machine); urgent unless said. */
+  midTurn?: MidTurn;
   /** Where the notice caps and the brain's settings come from. */
   env: Env;
   /** Before a tool call: the repo's files it writes, as the agent's machine read them (null: none, or the check is off). */
@@ -229,10 +233,21 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
     }
     const restored = await brainTurn(bus, turn, session, turn.kind);
     const notices = await noticesText(bus, noticeRun, turn.kind, session, 0, restored);
-    turn.write(print(joined(writes?.context ?? null, notices)));
+    const context = joined(writes?.context ?? null, notices);
+    // Before a tool call, mail that cannot wait for the turn's end (urgent, unless AGENT_BUS_MIDTURN says
+    // all or off). Most calls find none, and a look that cheap is all they pay.
+    const midTurn = turn.kind === 'pre-tool' ? (turn.midTurn ?? 'urgent') : 'off';
+    if (midTurn !== 'off' && (await bus.inbox.midTurnMailMayWait(turn.name, midTurn === 'urgent'))) {
+      const reader = await readerOf(bus, turn);
+      await deliverTurn(bus, turn, { reader, via: 'hook-pre-tool', actionableOnly: true, urgentOnly: midTurn === 'urgent' }, (messages) => {
+        turn.write(print(joined(midTurnContext(messages, reader, clientAddressOf(reader)), context)));
+      });
+      return;
+    }
+    turn.write(print(context));
     return;
   }
-  const reader = local === null ? turn.name : await bus.sessions.readerFor(turn.name, sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table));
+  const reader = await readerOf(bus, turn);
   // Noting the activity needs nothing of the turn: on the hub, whose connections are open already, it
   // runs beside the turn's reads. A hook of its own opens one connection and keeps to it.
   if (local === null) await Promise.all([bus.roster.touchIfStale(reader, turn.touched), answerTurn(bus, turn, reader)]);
@@ -318,13 +333,13 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
   return 0;
 }
 
-/** The pre-tool hook's check of the files a tool call writes: on the hub, the hook speaks as the session address already. */
-function guardWrites(bus: Bus, turn: HookTurn, writes: PlannedWrites): Promise<WriteCheck> {
+/** The address whose mail the turn reads: on the hub, the hook speaks as the session address already. */
+function readerOf(bus: Bus, turn: HookTurn): Promise<string> {
   const { local } = turn;
-  return checkWrites(bus, {
-    profile: profileFor(turn.client),
-    writes,
-    name: turn.name,
-    reader: async () => (local === null ? turn.name : bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table))),
-  });
+  return local === null ? Promise.resolve(turn.name) : bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table));
+}
+
+/** The pre-tool hook's check of the files a tool call writes. */
+function guardWrites(bus: Bus, turn: HookTurn, writes: PlannedWrites): Promise<WriteCheck> {
+  return checkWrites(bus, { profile: profileFor(turn.client), writes, name: turn.name, reader: () => readerOf(bus, turn) });
 }

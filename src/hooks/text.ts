@@ -44,6 +44,16 @@ export function promptContext(messages: MessageView[], reader: string, readerCli
   return lines.join('\n');
 }
 
+/** The pre-tool hook's mail, or null when there is none: read now, between tool calls, and acted on if it bears on the work. */
+export function midTurnContext(messages: MessageView[], reader: string, readerClientAddress: string | null): string | null {
+  if (messages.length === 0) return null;
+  const urgent = messages.every((message) => message.urgent);
+  return [
+    `[agent-bus] ${messages.length} ${urgent ? 'urgent ' : ''}message(s) arrived during this turn; read them before your next step:`,
+    ...actionableBlock(messages, reader, readerClientAddress),
+  ].join('\n');
+}
+
 /** The stop hook's reason, or null when nothing needs this agent. */
 export function stopReason(messages: MessageView[], reader: string, readerClientAddress: string | null): string | null {
   const mine = messages.filter((message) => !isFyi(message, reader));

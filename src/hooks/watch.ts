@@ -192,5 +192,6 @@ function toRecord(view: unknown): MessageRecord {
     claimedBy: null,
     deliveredVia: null,
     readVia: null,
+    priority: null,
   };
 }

@@ -57,7 +57,8 @@ export async function checkWrites(bus: Bus, call: WriteCall): Promise<WriteCheck
     for (const collision of await bus.reservations.recordWrite(me, repo, file)) {
       lines.push(`[agent-bus] ${collision.other} wrote ${file} ${ago(collision.otherAt, nowMs)}: you are both editing it; coordinate with send_message.`);
       await bus.mail
-        .send({ from: BUS_NAME, to: collision.other, body: `[agent-bus] ${me} is writing ${file} too (you wrote it ${ago(collision.otherAt, nowMs)}): you are both editing it; coordinate with send_message.` })
+        // Urgent: the other agent may be mid-turn, editing the file right now.
+        .send({ from: BUS_NAME, to: collision.other, urgent: true, body: `[agent-bus] ${me} is writing ${file} too (you wrote it ${ago(collision.otherAt, nowMs)}): you are both editing it; coordinate with send_message.` })
         .catch(() => undefined);
     }
   }

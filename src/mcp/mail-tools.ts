@@ -8,11 +8,12 @@ export function mailTools(kit: ToolKit): void {
     'send_message',
     {
       description:
-        "Send mail. to: 'repo/client-N' or 'repo/client-label' (one session), 'repo/client' (any session of that client), 'repo' (every client in the repo; one claims it), or '*' (everyone). Reply with the thread_id you received.",
+        "Send mail. to: 'repo/client-N' or 'repo/client-label' (one session), 'repo/client' (any session of that client), 'repo' (every client in the repo; one claims it), or '*' (everyone). Reply with the thread_id you received. urgent: true shows it at the recipient's next tool call, mid-turn (for what cannot wait for its turn to end); other mail waits for the turn boundary.",
       // Empty strings reach the bus, whose errors say what to do ("use '*' to broadcast").
-      inputSchema: { to: z.string(), body: z.string(), thread_id: optionalText() },
+      inputSchema: { to: z.string(), body: z.string(), thread_id: optionalText(), urgent: z.boolean().nullish() },
     },
-    async ({ to, body, thread_id }) => bus.mail.sendFromSession({ from: session.name, holdsSession: session.holdsSession, to, body, threadId: thread_id ?? null }),
+    async ({ to, body, thread_id, urgent }) =>
+      bus.mail.sendFromSession({ from: session.name, holdsSession: session.holdsSession, to, body, threadId: thread_id ?? null, urgent: urgent ?? false }),
   );
   tool(
     'read_inbox',
@@ -36,7 +37,7 @@ export function mailTools(kit: ToolKit): void {
     'message_status',
     {
       description:
-        "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), or the start of one.",
+        "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-pre-tool, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), or the start of one.",
       inputSchema: { message_id: z.string().min(1) },
     },
     async ({ message_id }) => bus.receipts.status(message_id, session.name),

@@ -30,7 +30,12 @@ export interface MessageRecord {
   /** How the copy was first delivered and how it was read (a ReceiptWay), where it was. */
   deliveredVia: string | null;
   readVia: string | null;
+  /** 'urgent': shown at the recipient's next tool call rather than at its turn's end (null: plain mail, and mail an older agent-bus stored). */
+  priority: MessagePriority | null;
 }
+
+/** How soon mail is shown: urgent mail reaches a busy agent between its tool calls. */
+export type MessagePriority = 'urgent';
 
 /** How an agent is put on the roster. */
 export interface Registration {

@@ -26,7 +26,7 @@ import type { MessageStatus } from '../core/receipts.js';
 import type { SearchHit } from '../core/search.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { AgentView, MessageView } from '../core/views.js';
-import type { HookKind } from '../model/hooks.js';
+import type { HookKind, MidTurn } from '../model/hooks.js';
 
 /** Where each operation is served. */
 export const HUB_PATHS = {
@@ -64,7 +64,7 @@ export type NoArgs = Record<string, never>;
 export interface HubTools {
   whoami: { args: NoArgs; result: Whoami };
   list_agents: { args: { group?: string | null }; result: AgentView[] };
-  send_message: { args: { to: string; body: string; thread_id?: string | null }; result: SentView };
+  send_message: { args: { to: string; body: string; thread_id?: string | null; urgent?: boolean | null }; result: SentView };
   read_inbox: { args: { mark_read?: boolean | null; limit?: number | null }; result: MessageView[] };
   set_session: { args: { label?: string | null; topic?: string | null }; result: { name: string; client_address: string | null; topic: string | null } };
   read_thread: { args: { thread_id: string; limit?: number | null }; result: MessageView[] };
@@ -150,6 +150,8 @@ export interface HookRequest {
   writes?: PlannedWrites;
   /** `hook-stop --peek`: the hub takes and records nothing. */
   peek?: boolean;
+  /** Which mail a pre-tool hook shows between tool calls: the agent's machine's AGENT_BUS_MIDTURN (urgent unless said). */
+  midturn?: MidTurn;
 }
 
 /** The hook's output in its dialect, and the mail it holds until the hook confirms it printed it. */

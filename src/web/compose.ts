@@ -20,6 +20,7 @@ export class Compose {
   private readonly to = byId<HTMLInputElement>('compose-to');
   private readonly body = byId<HTMLTextAreaElement>('compose-body');
   private readonly thread = byId<HTMLInputElement>('compose-thread');
+  private readonly urgent = byId<HTMLInputElement>('compose-urgent');
   private readonly result = byId('compose-result');
   /** The last send (its fan-out's id, else its message's) and what the page said of it. */
   private lastSent: { id: string; said: string } | null = null;
@@ -56,13 +57,14 @@ export class Compose {
     this.result.className = '';
     show(this.result, 'Sending…');
     try {
-      const sent = await postJson<Sent>('/api/send', { to: this.to.value.trim(), body: this.body.value, thread_id: this.thread.value.trim() || null });
+      const sent = await postJson<Sent>('/api/send', { to: this.to.value.trim(), body: this.body.value, thread_id: this.thread.value.trim() || null, urgent: this.urgent.checked });
       const said = sent.recipients.length === 0 ? `Nobody else is in ${sent.to}: nothing was sent.` : `Sent to ${sent.recipients.length === 1 ? sent.recipients[0] : `${sent.to} (${sent.recipients.length})`}.`;
       const id = sent.fanout_id ?? sent.message_ids[0];
       this.lastSent = id === undefined ? null : { id, said };
       show(this.result, said, ' ', id === undefined ? null : tick('sent'));
       this.result.className = 'ok';
       this.body.value = '';
+      this.urgent.checked = false;
       this.sent();
     } catch (error) {
       this.result.className = 'error';

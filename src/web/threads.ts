@@ -109,7 +109,17 @@ function sendItem(send: ThreadSend): HTMLLIElement {
   return el(
     'li',
     { class: 'send' },
-    el('p', { class: 'head' }, el('strong', {}, send.from), ` → ${send.to}`, el('time', { datetime: send.sentAt, class: 'muted' }, ` ${clock(send.sentAt)}`), ' ', tick(sendState(send), `${sendState(send)}${counts}`)),
+    el(
+      'p',
+      { class: 'head' },
+      el('strong', {}, send.from),
+      ` → ${send.to}`,
+      el('time', { datetime: send.sentAt, class: 'muted' }, ` ${clock(send.sentAt)}`),
+      ' ',
+      send.urgent ? el('span', { class: 'urgent', title: "shown at the recipient's next tool call" }, 'urgent') : null,
+      send.urgent ? ' ' : null,
+      tick(sendState(send), `${sendState(send)}${counts}`),
+    ),
     el('p', { class: 'body' }, send.body),
     send.claimedBy !== null ? el('p', { class: 'claim' }, `claimed by ${send.claimedBy}`) : null,
     el(

@@ -231,6 +231,40 @@ test('composing on the page reaches the recipient, and an unknown name lists clo
   }
 });
 
+test('an urgent send from the page reaches the recipient at its next tool call, and its thread marks it urgent', async () => {
+  const opened = await openDashboard(['repo-a/claude'], { AGENT_BUS_NAME: 'maria' });
+  const { page, bus } = opened;
+  try {
+    await page.getByLabel('To', { exact: true }).fill('repo-a/claude');
+    await page.getByLabel('Message', { exact: true }).fill('hold the deploy, the dashboard says so');
+    await page.getByLabel(/Urgent/).check();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#compose-result.ok', { hasText: 'Sent to repo-a/claude.' }).waitFor({ timeout: 5_000 });
+    assert.equal(await page.getByLabel(/Urgent/).isChecked(), false, 'the box is cleared for the next message');
+    const hook = runCli(['hook-pre-tool', '--client', 'claude'], {
+      env: { ...bus.env, AGENT_BUS_NAME: 'repo-a/claude', AGENT_BUS_REPO: '/repos/a' },
+      input: JSON.stringify({ session_id: 's-1', tool_name: 'Bash', tool_input: { command: 'ls' } }),
+    });
+    assert.match(hook.stdout, /urgent message\(s\) arrived during this turn.*hold the deploy, the dashboard says so/);
+    await page.locator('#thread-list button.thread', { hasText: 'hold the deploy' }).click();
+    const send = page.locator('#thread-sends li.send', { hasText: 'hold the deploy' });
+    await send.locator('.head .urgent', { hasText: 'urgent' }).waitFor();
+    await send.locator('[data-state="read"]', { hasText: /repo-a\/claude: read .+ by hook-pre-tool/ }).waitFor({ timeout: 3_000 });
+    // A plain send is not marked.
+    await page.getByLabel('Message', { exact: true }).fill('and a plain one');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const sent = (): Array<[string, string | null]> =>
+      bus.rows<{ body: string; priority: string | null }>("SELECT body, priority FROM messages WHERE from_agent = 'maria' ORDER BY sent_at").map((row) => [row.body, row.priority]);
+    await waitUntil(() => sent().length === 2, 'the plain send is stored');
+    assert.deepEqual(sent(), [
+      ['hold the deploy, the dashboard says so', 'urgent'],
+      ['and a plain one', null],
+    ]);
+  } finally {
+    await opened.close();
+  }
+});
+
 test('a notice published by the CLI appears, counts down, and leaves at its TTL', async () => {
   const opened = await openDashboard();
   const { page, bus } = opened;

@@ -414,3 +414,24 @@ test('a remote hook that cannot print gives the mail back at once: its receipt s
   assert.match(next.stdout, /must reach the model/);
   assert.equal(receipt(bus, 'must reach the model')?.delivered_via, 'hook-user-prompt');
 }));
+
+test('a remote pre-tool hook shows urgent mail mid-turn, delivered by hook-pre-tool once it has printed it; plain mail waits; the machine\'s AGENT_BUS_MIDTURN goes with the request', withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = remoteMachine(hub.url, token);
+  const preTool = async (env: NodeJS.ProcessEnv): Promise<string> => {
+    const run = await runCliAsync(['hook-pre-tool', '--client', 'claude'], { env, input: JSON.stringify({ session_id: 's-remote', tool_name: 'Bash', tool_input: { command: 'ls' } }) });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout;
+  };
+  // The token's agent is on the hub's roster once its first hook has run.
+  assert.equal(await preTool(remote.env), '');
+  assert.equal(runCli(['send', 'plain for later', '--to', 'shop/claude'], { env: bus.env }).code, 0);
+  assert.equal(runCli(['send', 'hold the release', '--to', 'shop/claude', '--urgent'], { env: bus.env }).code, 0);
+  assert.equal(await preTool({ ...remote.env, AGENT_BUS_MIDTURN: 'off' }), '', 'off on the agent\'s machine: nothing mid-turn');
+  const shown = JSON.parse(await preTool(remote.env)) as { hookSpecificOutput: { additionalContext: string } };
+  assert.match(shown.hookSpecificOutput.additionalContext, /1 urgent message\(s\) arrived during this turn[\s\S]*hold the release/);
+  assert.doesNotMatch(shown.hookSpecificOutput.additionalContext, /plain for later/);
+  assert.deepEqual([typeof receipt(bus, 'hold the release')?.read_at, receipt(bus, 'hold the release')?.delivered_via], ['string', 'hook-pre-tool']);
+  assert.equal(receipt(bus, 'plain for later')?.read_at, null);
+  assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'pre-tool', client: 'claude', session_key: null, midturn: 'sometimes' })).status, 400);
+}));

@@ -18,6 +18,7 @@ function message(position: number): PositionedMessage {
     fanoutId: null,
     toGroup: null,
     claimedBy: null,
+    priority: null,
     deliveredVia: null,
     readVia: null,
   };

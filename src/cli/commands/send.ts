@@ -58,7 +58,7 @@ export const run: CommandRunner = async (args, io: CommandIo) => {
   // Over a hub the token speaks: --name may only name its agent or one of its sessions.
   const client = openClient(io.env, { cwd: io.cwd, as });
   try {
-    const { result, from } = await client.send({ to, body, threadId });
+    const { result, from } = await client.send({ to, body, threadId, urgent: args.values.urgent === true });
     return await report(result, from, body, json, io, wait, client);
   } finally {
     await client.close();

@@ -55,6 +55,13 @@ function text(body: Body, key: string, required = false): string | null {
   return value;
 }
 
+function flag(body: Body, key: string): boolean {
+  const value = body[key];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new InvalidInputError(`${key} must be true or false`);
+  return value;
+}
+
 function recentRows(path: string, limit: number, keep: (row: AuditRow) => boolean): AuditRow[] {
   return tailAudit(path, ACTIVITY_SCAN).filter(keep).slice(-limit);
 }
@@ -104,7 +111,14 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
 
 export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Promise<unknown>> = {
   '/api/send': ({ bus, actor }, body) =>
-    bus.mail.send({ from: actor.name, to: text(body, 'to', true) as string, body: text(body, 'body', true) as string, threadId: text(body, 'thread_id'), register: actor.registrations }),
+    bus.mail.send({
+      from: actor.name,
+      to: text(body, 'to', true) as string,
+      body: text(body, 'body', true) as string,
+      threadId: text(body, 'thread_id'),
+      register: actor.registrations,
+      urgent: flag(body, 'urgent'),
+    }),
   '/api/notices': ({ bus, actor }, body) =>
     bus.notices.publish(
       {

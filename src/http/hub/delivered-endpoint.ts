@@ -17,7 +17,7 @@ import { sessionKeyArg } from './request-args.js';
 import type { EndpointResponse } from '../../protocol/hub.js';
 
 /** The ways a remote surface confirms: the hooks' and the watcher's. */
-const REMOTE_WAYS = new Set(['hook-user-prompt', 'hook-stop', 'hook-watch']);
+const REMOTE_WAYS = new Set(['hook-user-prompt', 'hook-stop', 'hook-pre-tool', 'hook-watch']);
 const MAX_IDS = 1_000;
 const MAX_TEXT = 200;
 

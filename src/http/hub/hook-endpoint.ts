@@ -15,6 +15,7 @@ import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js'
 import { optionalText, plannedWritesArg, sessionKeyArg } from './request-args.js';
 import type { TokenRecord } from '../../model/records.js';
 import type { HookAnswer } from '../../protocol/hub.js';
+import { MID_TURN_MODES, type MidTurn } from '../../model/hooks.js';
 
 const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
 
@@ -26,6 +27,13 @@ function subscriptionsOf(value: unknown): Subscriptions {
     throw new InvalidInputError('subscriptions must be {all: boolean, channels: [names]}');
   }
   return { all: given.all === true, channels: channels as string[] };
+}
+
+/** Which mail a pre-tool hook shows between tool calls, as the agent's machine set it: urgent unless said. */
+function midTurnOf(value: unknown): MidTurn {
+  if (value === undefined || value === null) return 'urgent';
+  if (typeof value !== 'string' || !(MID_TURN_MODES as readonly string[]).includes(value)) throw new InvalidInputError(`midturn must be one of ${MID_TURN_MODES.join(', ')}`);
+  return value as MidTurn;
 }
 
 /**
@@ -54,6 +62,7 @@ export async function answerRemoteHook(
     peek: kind === 'stop' && request.peek === true,
     // The files a pre-tool call writes, read on the agent's machine: the hub checks them in the token's repo.
     writes: kind === 'pre-tool' ? plannedWritesArg(request.writes) : null,
+    midTurn: midTurnOf(request.midturn),
   };
   // A client address's session reads as the session address its session id holds.
   const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);

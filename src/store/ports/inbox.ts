@@ -25,7 +25,18 @@ export interface InboxQuery {
   limit: number;
   /** Leave out fan-out copies a repo-mate already claimed (the Stop hook's view). */
   actionableOnly: boolean;
+  /** Only urgent mail, without the copies a repo-mate claimed (what the pre-tool hook shows mid-turn). */
+  urgentOnly?: boolean;
   now: string;
+}
+
+/** Whose mail a look before the pre-tool hook resolves its reader is about. */
+export interface MidTurnLook {
+  /** An agent or client address: its own mail, and its session addresses' (`name-…`). */
+  name: string;
+  /** Its repo: mail to the bare repo name. */
+  repo: string;
+  urgentOnly: boolean;
 }
 
 /** One copy of a fan-out in the reader's repo, as a read or a lease sees it. */
@@ -116,6 +127,12 @@ export interface InboxPort {
   releaseLeases(reader: ReaderIdentity, held: HeldLease): Promise<void>;
   /** How much of the reader's inbox is unread: the inbox's rows, leased ones too (mail being shown is still unread). */
   pendingCount(reader: ReaderIdentity): Promise<number>;
+  /**
+   * Whether unread mail (urgent only, with `urgentOnly`) is addressed to `name`, to one of its
+   * session addresses, or to its bare repo: a look cheap enough for every tool call, made before the
+   * reader is known. It may say yes when that mail is not the reader's to take; never no when it is.
+   */
+  midTurnMailMayWait(look: MidTurnLook): Promise<boolean>;
   /** The copies of a fan-out in one repo, with whether each is leased. */
   fanoutCopies(fanoutId: string, repo: string): Promise<Array<FanoutCopy & { leased: boolean }>>;
 }
@@ -129,5 +146,6 @@ export const INBOX_ATTEMPTS = {
   // Gives back only what is still the lease's: a second run finds nothing left to give back.
   releaseLeases: 'retryable',
   pendingCount: 'retryable',
+  midTurnMailMayWait: 'retryable',
   fanoutCopies: 'retryable',
 } as const satisfies AttemptsOf<InboxPort>;

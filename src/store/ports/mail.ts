@@ -1,5 +1,5 @@
 /** Mail: sending, and reading threads and the newest mail back. */
-import type { AgentRecord, MessageRecord, Registration } from '../../model/records.js';
+import type { AgentRecord, MessagePriority, MessageRecord, Registration } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 import type { RosterQuery } from './roster.js';
 
@@ -23,6 +23,8 @@ export interface SendInput {
   addressedTo: string;
   body: string;
   sentAt: string;
+  /** Every copy's priority (null: plain mail). */
+  priority: MessagePriority | null;
   roster: RosterQuery;
   /** Decides the recipients from the roster rows read inside the transaction; may throw to abort. */
   plan(candidates: AgentRecord[]): SendPlan;

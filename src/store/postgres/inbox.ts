@@ -6,7 +6,7 @@ import { readRecord } from '../../model/receipts.js';
 import type { MessageRecord } from '../../model/records.js';
 import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxSelection, LeaseOutcome } from '../ports/inbox.js';
 import { FANOUT_COPY_FIELDS, MESSAGE_FIELDS, selectList } from '../shared/columns.js';
-import { inboxParties, inboxSelect, inboxUnion, nothingRead, type InboxPlaceholders } from '../shared/inbox.js';
+import { INBOX_FILTERS, inboxFilterOf, inboxParties, inboxSelect, inboxUnion, midTurnLook, nothingRead, type InboxFilter, type InboxPlaceholders } from '../shared/inbox.js';
 import { LOCK, notifySql, type PostgresPool, type Query } from './pool.js';
 
 const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
@@ -14,10 +14,11 @@ const FANOUT_COPY_COLUMNS = selectList(FANOUT_COPY_FIELDS);
 
 /** $1 now, $2 the reader, $3 its repo, $4 its shared address (sessions), $5 shared or the reader, $6 the bare repo name; $7 the limit. */
 const AT: InboxPlaceholders = { me: '$2', repo: '$3', shared: '$4', sharedOrMe: '$5', bareRepo: '$6' };
-const INBOX = inboxSelect(AT, { now: '$1', actionableOnly: false, limit: '$7' });
-const ACTIONABLE_INBOX = inboxSelect(AT, { now: '$1', actionableOnly: true, limit: '$7' });
-const ANY_MAIL = inboxSelect(AT, { now: '$1', actionableOnly: false, limit: '1' });
-const ANY_ACTIONABLE_MAIL = inboxSelect(AT, { now: '$1', actionableOnly: true, limit: '1' });
+const INBOX = Object.fromEntries(INBOX_FILTERS.map((filter) => [filter, inboxSelect(AT, { now: '$1', filter, limit: '$7' })])) as Record<InboxFilter, string>;
+const ANY_MAIL = Object.fromEntries(INBOX_FILTERS.map((filter) => [filter, inboxSelect(AT, { now: '$1', filter, limit: '1' })])) as Record<InboxFilter, string>;
+/** $1 the name, $2 its repo, $3 and $4 the range of its session addresses. */
+const MID_TURN_AT = { name: '$1', repo: '$2', sessionsFrom: '$3', sessionsTo: '$4' };
+const MID_TURN = { urgent: midTurnLook(MID_TURN_AT, true), any: midTurnLook(MID_TURN_AT, false) };
 /** Every unread row, leased or not: $1 the reader, … $5 the bare repo name. */
 const PENDING = `SELECT COUNT(*)::int AS n FROM (${inboxUnion({ me: '$1', repo: '$2', shared: '$3', sharedOrMe: '$4', bareRepo: '$5' }, { includeLeased: true })}) x`;
 
@@ -34,7 +35,7 @@ function partiesParams(query: InboxQuery): unknown[] {
 /** Select under the repo's inbox lock, lock the copies, decide once, claim. */
 async function selectAndClaim(query: Query, input: InboxSelection): Promise<InboxDecision> {
   const { reader } = input.query;
-  const rows = (await query(input.query.actionableOnly ? ACTIONABLE_INBOX : INBOX, [...partiesParams(input.query), input.query.limit])).rows as MessageRecord[];
+  const rows = (await query(INBOX[inboxFilterOf(input.query)], [...partiesParams(input.query), input.query.limit])).rows as MessageRecord[];
   const fanouts = [...new Set(rows.map((row) => row.fanoutId).filter((id): id is string => id !== null))];
   const copies =
     fanouts.length === 0
@@ -51,12 +52,12 @@ async function selectAndClaim(query: Query, input: InboxSelection): Promise<Inbo
 export function postgresInbox(pool: PostgresPool): InboxPort {
   /** Whether a read or a lease would find anything: most find nothing, and answer without a transaction or a lock. */
   const anyMail = async (query: InboxQuery): Promise<boolean> =>
-    query.limit > 0 && (await pool.read(query.actionableOnly ? ANY_ACTIONABLE_MAIL : ANY_MAIL, partiesParams(query))).length > 0;
+    query.limit > 0 && (await pool.read(ANY_MAIL[inboxFilterOf(query)], partiesParams(query))).length > 0;
 
   return {
     async peekInbox(query) {
       if (query.limit <= 0) return [];
-      return pool.read<MessageRecord>(query.actionableOnly ? ACTIONABLE_INBOX : INBOX, [...partiesParams(query), query.limit]);
+      return pool.read<MessageRecord>(INBOX[inboxFilterOf(query)], [...partiesParams(query), query.limit]);
     },
 
     async readInbox(input) {
@@ -119,6 +120,10 @@ export function postgresInbox(pool: PostgresPool): InboxPort {
     async pendingCount(reader) {
       const { me, repo, shared, sharedOrMe, bareRepo } = inboxParties(reader);
       return (await pool.one<{ n: number }>(PENDING, [me, repo, shared, sharedOrMe, bareRepo]))?.n ?? 0;
+    },
+
+    async midTurnMailMayWait({ name, repo, urgentOnly }) {
+      return (await pool.read(urgentOnly ? MID_TURN.urgent : MID_TURN.any, [name, repo, `${name}-`, `${name}.`])).length > 0;
     },
 
     async fanoutCopies(fanoutId, repo) {

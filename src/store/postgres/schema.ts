@@ -292,6 +292,13 @@ export const STEPS: PostgresStep[] = [
       ALTER TABLE reservations ADD COLUMN anchor ${T};
       CREATE INDEX idx_reservations_anchor ON reservations(repo, anchor, expires_at);`,
   },
+  {
+    step: 21,
+    description: "mail's priority (urgent mail is shown between a busy agent's tool calls), and an index of the urgent mail not yet read",
+    sql: `
+      ALTER TABLE messages ADD COLUMN priority ${T};
+      CREATE INDEX idx_messages_urgent ON messages(to_agent) WHERE priority IS NOT NULL AND read_at IS NULL;`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

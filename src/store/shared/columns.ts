@@ -36,6 +36,7 @@ export const MESSAGE_FIELDS = {
   claimedBy: 'claimed_by',
   deliveredVia: 'delivered_via',
   readVia: 'read_via',
+  priority: 'priority',
 } as const satisfies Fields<MessageRecord>;
 
 /** A copy's receipt: the message without its body. */

@@ -2,7 +2,7 @@
  * The inbox query (QUERIES.md, "The inbox"), written once for both engines: each binds the same
  * parameters under its own placeholders.
  */
-import type { ReadOutcome, ReaderIdentity } from '../ports/inbox.js';
+import type { InboxQuery, ReadOutcome, ReaderIdentity } from '../ports/inbox.js';
 import { MESSAGE_FIELDS, selectList } from './columns.js';
 
 /** The names an inbox query binds, from its reader. */
@@ -60,14 +60,33 @@ export function inboxUnion(at: InboxPlaceholders, leases: LeaseRule): string {
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = ${at.bareRepo}) AND ${noOwnOrSharedCopy}`;
 }
 
+/** Which of the inbox a selection takes: all of it, without the copies somebody else claimed, or only the urgent ones of those. */
+export type InboxFilter = 'all' | 'actionable' | 'urgent';
+
+export const INBOX_FILTERS: readonly InboxFilter[] = ['all', 'actionable', 'urgent'];
+
+export function inboxFilterOf(query: Pick<InboxQuery, 'actionableOnly' | 'urgentOnly'>): InboxFilter {
+  return query.urgentOnly ? 'urgent' : query.actionableOnly ? 'actionable' : 'all';
+}
+
 /**
  * The inbox as a read sees it, without what is leased past `now`: oldest first (sent_at, then
- * message_id), at most `limit` (a placeholder, or a number); with `actionableOnly`, without the
- * copies somebody else claimed.
+ * message_id), at most `limit` (a placeholder, or a number), through `filter`.
  */
-export function inboxSelect(at: InboxPlaceholders, options: { now: string; actionableOnly: boolean; limit: string }): string {
-  const filter = options.actionableOnly ? `WHERE x."claimedBy" IS NULL OR x."claimedBy" = ${at.me}` : '';
-  return `SELECT * FROM (${inboxUnion(at, { includeLeased: false, now: options.now })}) x ${filter} ORDER BY x."sentAt", x."messageId" LIMIT ${options.limit}`;
+export function inboxSelect(at: InboxPlaceholders, options: { now: string; filter: InboxFilter; limit: string }): string {
+  const actionable = `(x."claimedBy" IS NULL OR x."claimedBy" = ${at.me})`;
+  const where = { all: '', actionable: `WHERE ${actionable}`, urgent: `WHERE ${actionable} AND x."priority" IS NOT NULL` }[options.filter];
+  return `SELECT * FROM (${inboxUnion(at, { includeLeased: false, now: options.now })}) x ${where} ORDER BY x."sentAt", x."messageId" LIMIT ${options.limit}`;
+}
+
+/**
+ * The mid-turn look (InboxPort.midTurnMailMayWait): unread mail to `name`, to `repo`, or to a name in
+ * [`sessionsFrom`, `sessionsTo`) (`name-` up to `name.`: the session addresses), urgent only when asked
+ * (through the partial index of unread urgent mail).
+ */
+export function midTurnLook(at: { name: string; repo: string; sessionsFrom: string; sessionsTo: string }, urgentOnly: boolean): string {
+  return `SELECT 1 FROM messages WHERE ${urgentOnly ? 'priority IS NOT NULL AND ' : ''}read_at IS NULL
+    AND (to_agent IN (${at.name}, ${at.repo}) OR (to_agent >= ${at.sessionsFrom} AND to_agent < ${at.sessionsTo})) LIMIT 1`;
 }
 
 /** A read or a lease that found nothing. */

@@ -38,6 +38,7 @@ export function plannedMessages(input: SendInput, plan: SendPlan): MessageRecord
     claimedBy: null,
     deliveredVia: null,
     readVia: null,
+    priority: input.priority,
   }));
 }
 

@@ -3,15 +3,16 @@ import { readRecord, type ReceiptWay } from '../../model/receipts.js';
 import type { MessageRecord } from '../../model/records.js';
 import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxSelection, ReaderIdentity, LeaseOutcome } from '../ports/inbox.js';
 import { FANOUT_COPY_FIELDS, MESSAGE_FIELDS, selectList } from '../shared/columns.js';
-import { inboxParties, inboxSelect, inboxUnion, nothingRead, type InboxPlaceholders } from '../shared/inbox.js';
+import { INBOX_FILTERS, inboxFilterOf, inboxParties, inboxSelect, inboxUnion, midTurnLook, nothingRead, type InboxFilter, type InboxPlaceholders } from '../shared/inbox.js';
 import type { Params, SqliteConnection } from './driver.js';
 
 const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
 const FANOUT_COPY_COLUMNS = selectList(FANOUT_COPY_FIELDS);
 
 const AT: InboxPlaceholders = { me: '@me', repo: '@repo', shared: '@shared', sharedOrMe: '@sharedOrMe', bareRepo: '@bareRepo' };
-const INBOX = inboxSelect(AT, { now: '@now', actionableOnly: false, limit: '@limit' });
-const ACTIONABLE_INBOX = inboxSelect(AT, { now: '@now', actionableOnly: true, limit: '@limit' });
+const INBOX = Object.fromEntries(INBOX_FILTERS.map((filter) => [filter, inboxSelect(AT, { now: '@now', filter, limit: '@limit' })])) as Record<InboxFilter, string>;
+const MID_TURN_AT = { name: '@name', repo: '@repo', sessionsFrom: '@sessionsFrom', sessionsTo: '@sessionsTo' };
+const MID_TURN = { urgent: midTurnLook(MID_TURN_AT, true), any: midTurnLook(MID_TURN_AT, false) };
 const PENDING = `SELECT COUNT(*) AS n FROM (${inboxUnion(AT, { includeLeased: true })})`;
 
 /** Mark a copy (@id) read at @now by @via, and delivered where it was not yet (a first delivery keeps its time and way). */
@@ -20,7 +21,7 @@ const MARK_READ = `UPDATE messages SET read_at = @now, read_via = @via,
   WHERE message_id = @id AND read_at IS NULL`;
 
 function selectInbox(db: SqliteConnection, query: InboxQuery, limit = query.limit): MessageRecord[] {
-  return db.all<MessageRecord>(query.actionableOnly ? ACTIONABLE_INBOX : INBOX, { ...inboxParties(query.reader), now: query.now, limit });
+  return db.all<MessageRecord>(INBOX[inboxFilterOf(query)], { ...inboxParties(query.reader), now: query.now, limit });
 }
 
 /** Every copy, in the reader's repo, of the fan-outs among `rows`. */
@@ -122,6 +123,10 @@ export function sqliteInbox(db: SqliteConnection): InboxPort {
 
     async pendingCount(reader) {
       return db.get<{ n: number }>(PENDING, { ...inboxParties(reader) })?.n ?? 0;
+    },
+
+    async midTurnMailMayWait({ name, repo, urgentOnly }) {
+      return db.get(urgentOnly ? MID_TURN.urgent : MID_TURN.any, { name, repo, sessionsFrom: `${name}-`, sessionsTo: `${name}.` }) !== undefined;
     },
 
     async fanoutCopies(fanoutId, repo) {

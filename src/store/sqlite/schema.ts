@@ -369,6 +369,14 @@ export const STEPS: MigrationStep[] = [
       db.exec('CREATE INDEX IF NOT EXISTS idx_reservations_anchor ON reservations(repo, anchor, expires_at)');
     },
   },
+  {
+    step: 21,
+    description: "mail's priority (urgent mail is shown between a busy agent's tool calls), and an index of the urgent mail not yet read",
+    apply(db) {
+      addColumns(db, 'messages', { priority: 'TEXT' });
+      db.exec('CREATE INDEX IF NOT EXISTS idx_messages_urgent ON messages(to_agent) WHERE priority IS NOT NULL AND read_at IS NULL');
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -195,3 +195,46 @@ conformance('pending mail counts leased mail too: in every part of the inbox, ma
   await ctx.bus.inbox.read({ reader: 'repo-a/claude-1', via: 'read_inbox' });
   assert.equal(await ctx.store.pendingCount(reader), 3, 'a read takes none of it');
 });
+
+conformance('urgent mail: a delivery of urgent mail only takes the urgent copies not claimed by a repo-mate, recorded as hook-pre-tool; plain mail waits', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/codex', 'human']);
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'plain' });
+  const urgent = await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'urgent direct', urgent: true });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a', body: 'urgent to the repo, taken by codex', urgent: true });
+  await ctx.bus.inbox.read({ reader: 'repo-a/codex', via: 'read_inbox' });
+  const shown: string[][] = [];
+  const delivered = await ctx.bus.inbox.deliver({ reader: 'repo-a/claude', via: 'hook-pre-tool', urgentOnly: true }, (messages) => {
+    shown.push(messages.map((message) => message.body));
+  });
+  assert.deepEqual(shown, [['urgent direct']]);
+  assert.deepEqual(delivered.map((message) => [message.body, message.urgent, message.delivered_via, message.read_via]), [['urgent direct', true, 'hook-pre-tool', 'hook-pre-tool']]);
+  const status = await ctx.bus.receipts.status(urgent.message_ids[0] as string, null);
+  assert.equal(status.copies[0]?.delivered_via, 'hook-pre-tool');
+  // The turn's end shows the rest: the plain mail, and the repo's copy as for information.
+  const rest = await ctx.bus.inbox.read({ reader: 'repo-a/claude', via: 'hook-user-prompt' });
+  assert.deepEqual(rest.map((message) => [message.body, message.urgent]), [['plain', false], ['urgent to the repo, taken by codex', true]]);
+});
+
+conformance('urgent mail: the mid-turn look finds unread mail for an agent, its sessions and its bare repo, urgent only when asked, and none for others', async (ctx) => {
+  await ctx.register(['repo-a/claude', 'repo-a/claude-2', 'repo-a/claudette', 'repo-b/claude', 'human']);
+  const look = (agent: string, urgentOnly: boolean): Promise<boolean> => ctx.bus.inbox.midTurnMailMayWait(agent, urgentOnly);
+  assert.equal(await look('repo-a/claude', false), false);
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude', body: 'plain' });
+  assert.equal(await look('repo-a/claude', false), true, 'plain mail counts when all mail is shown mid-turn');
+  assert.equal(await look('repo-a/claude', true), false, 'plain mail is not urgent');
+  // Urgent mail to a name that only shares a prefix, or in another repo, is not this agent's.
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claudette', body: 'not yours', urgent: true });
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-b/claude', body: 'not yours either', urgent: true });
+  assert.equal(await look('repo-a/claude', true), false);
+  assert.equal(await look('repo-a/claudette', true), true);
+  // Urgent mail to one of its session addresses: a session of the agent asks as the client address.
+  await ctx.bus.mail.send({ from: 'human', to: 'repo-a/claude-2', body: 'to the second session', urgent: true });
+  assert.equal(await look('repo-a/claude', true), true);
+  assert.equal(await look('repo-a/claude-2', true), true);
+  // Once read, it is looked for no more.
+  await ctx.bus.inbox.read({ reader: 'repo-a/claude-2', via: 'read_inbox' });
+  assert.equal(await look('repo-a/claude', true), false);
+  // Urgent mail to the bare repo name nobody holds.
+  ctx.paths.sql("INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, priority) VALUES ('m-bare', 'human', 'repo-a', 'old style', 't-bare', '2026-12-01T00:00:00.000000Z', 'urgent')");
+  assert.equal(await look('repo-a/claude', true), true);
+});

@@ -1,0 +1,81 @@
+/**
+ * Urgent mail between tool calls: `hook-pre-tool` looks for it before every tool call of every agent.
+ * Measured with no urgent mail for the agent among 1,000 plain unread messages to it and 1,000 urgent
+ * ones to others (some of them its repo-mates), as a ratio to a bare `node -e 0` in the same run, and
+ * the same hook with AGENT_BUS_MIDTURN=off, which makes no look at all.
+ */
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { openBus } from '../src/runtime.js';
+import { registrationsFor } from '../src/core/roster.js';
+import { CLI, median, round, type Workspace } from './util.js';
+import type { HookFigure } from './hooks.js';
+
+const AGENT = 'bench-repo/claude';
+const PLAIN_TO_AGENT = 1_000;
+const URGENT_TO_OTHERS = 1_000;
+
+function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): { ms: number; stdout: string } {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, cwd, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
+  const stderr = result.stderr.toString();
+  if (stderr.trim() !== '') throw new Error(`node ${args.join(' ')} warned: ${stderr.trim()}`);
+  return { ms, stdout: result.stdout.toString() };
+}
+
+export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
+  const RUNS = 30;
+  const WARMUP = 3;
+  const location = await ws.bus('pre-tool-no-urgent');
+  // Repo-mates of the agent (bench-repo/codex-N) and agents elsewhere, with urgent mail each.
+  const others = [...Array.from({ length: 20 }, (_, index) => `bench-repo/codex-${index + 1}`), ...Array.from({ length: 80 }, (_, index) => `repo-${index}/claude`)];
+  const bus = openBus(location.env);
+  try {
+    for (const name of [AGENT, ...others]) await bus.roster.register(registrationsFor(name, location.home, true));
+    const sends: Array<Promise<unknown>> = [];
+    for (let index = 0; index < PLAIN_TO_AGENT; index++) sends.push(bus.mail.send({ from: 'human', to: AGENT, body: `plain note ${index}` }));
+    for (let index = 0; index < URGENT_TO_OTHERS; index++) sends.push(bus.mail.send({ from: 'human', to: others[index % others.length] as string, body: `urgent ${index}`, urgent: true }));
+    await Promise.all(sends);
+  } finally {
+    await bus.close();
+  }
+  const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+  const hookArgs = [CLI, 'hook-pre-tool', '--client', 'claude'];
+  const env = { ...location.env, AGENT_BUS_NAME: AGENT, AGENT_BUS_REPO: location.home };
+  const off = { ...env, AGENT_BUS_MIDTURN: 'off' };
+  const times = { hook: [] as number[], off: [] as number[], node: [] as number[] };
+  for (let run = 0; run < WARMUP + RUNS; run++) {
+    // Each goes first, second and third in turn.
+    const order = (['hook', 'off', 'node'] as const).map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
+    for (const which of order) {
+      const result = which === 'node' ? timed(['-e', '0'], env, location.home, '') : timed(hookArgs, which === 'off' ? off : env, location.home, payload);
+      if (which !== 'node' && result.stdout.trim() !== '') throw new Error(`the hook showed something with no urgent mail for ${AGENT}: ${result.stdout.slice(0, 300)}`);
+      if (run >= WARMUP) times[which].push(result.ms);
+    }
+  }
+  // The plain mail is still waiting for the turn's end.
+  const after = openBus(location.env);
+  try {
+    const pending = await after.inbox.pending(AGENT);
+    if (pending !== PLAIN_TO_AGENT) throw new Error(`${pending} messages wait for ${AGENT}, not ${PLAIN_TO_AGENT}`);
+  } finally {
+    await after.close();
+  }
+  const hook = median(times.hook);
+  const node = median(times.node);
+  const ratio = hook / node;
+  return {
+    value: round(ratio, 3),
+    shown: `${ratio.toFixed(2)}× (${hook.toFixed(1)} vs ${node.toFixed(1)} ms; ${(median(times.off) / node).toFixed(2)}× with AGENT_BUS_MIDTURN=off)`,
+    details: {
+      runs: RUNS,
+      plainToAgent: PLAIN_TO_AGENT,
+      urgentToOthers: URGENT_TO_OTHERS,
+      hookMedianMs: round(hook),
+      offMedianMs: round(median(times.off)),
+      nodeMedianMs: round(node),
+    },
+  };
+}
