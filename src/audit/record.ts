@@ -23,7 +23,8 @@ export type AuditOp =
   | 'release'
   | 'expire'
   | 'deny'
-  | 'collision';
+  | 'collision'
+  | 'task';
 
 export interface AuditRow {
   ts: string;

@@ -12,6 +12,7 @@ import type { WriterResult } from '../brain/writer.js';
 import type { FilesInTheWay, ReservationView } from '../core/reservation-ops.js';
 import type { ForgetResult } from '../core/roster-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
+import type { TaskView } from '../core/task-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { SearchHit } from '../core/search.js';
@@ -59,6 +60,20 @@ export interface ReservationDesk {
    * With `refuse`, each exclusive hold in the way is audited as a denial.
    */
   inTheWay(request: { place: ReservationPlace; files: string[]; client: string | null; sessionKey: string | null; refuse: boolean }): Promise<FilesInTheWay>;
+}
+
+/** Tasks, made and closed by the speaker. Over a hub, the token's agent (or the session `as` names) acts. */
+export interface TaskDesk {
+  create(request: { title: string; to: string; body: string | null; after: string[] }): Promise<TaskView>;
+  take(id: string): Promise<TaskView>;
+  complete(id: string, result: string | null): Promise<TaskView>;
+  fail(id: string, reason: string): Promise<TaskView>;
+  cancel(id: string, reason: string | null): Promise<TaskView>;
+  get(id: string): Promise<TaskView>;
+  /** `state`: a state, all, or null (open and taken); `mine`, `created`: the speaker's. */
+  list(query: { state: string | null; mine: boolean; created: boolean; repo: string | null }): Promise<TaskView[]>;
+  /** Until the task is closed, or `timeoutMs` passes. */
+  wait(id: string, timeoutMs: number): Promise<{ task: TaskView; closed: boolean }>;
 }
 
 /** The audit log of the bus: this machine's file, or the hub's. */
@@ -126,6 +141,7 @@ export interface BusClient {
   sessionCounts(request: SessionCountsRequest): Promise<SessionCounts>;
   readonly notices: NoticeDesk;
   readonly reservations: ReservationDesk;
+  readonly tasks: TaskDesk;
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
   /** A feed that moves when the bus may have changed, for a loop that waits. */

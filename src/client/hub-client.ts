@@ -13,13 +13,15 @@ import type { HubAccess } from '../adapters/hub-access.js';
 import { callHubOp, callHubTool } from '../remote/calls.js';
 import { HubChangeFeed } from '../remote/changes.js';
 import { followOverHub } from '../remote/follow.js';
-import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, ReservationPlace, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, ReservationPlace, SearchOptions, SessionCounts, SessionCountsRequest, TaskDesk } from './bus-client.js';
+import { awaitTask } from '../core/task-ops.js';
 import { reservationPath } from '../core/reservation-paths.js';
 
 export class HubClient implements BusClient {
   readonly location: BusLocation;
   readonly notices: NoticeDesk;
   readonly reservations: ReservationDesk;
+  readonly tasks: TaskDesk;
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
 
@@ -52,6 +54,21 @@ export class HubClient implements BusClient {
       list: async (repo) => (await callHubTool(access, 'list_reservations', { repo })).value.reservations,
       // The token's agent commits, in its own repo; its session id says which of its sessions.
       inTheWay: ({ files, sessionKey, refuse }) => callHubOp(access, 'reservations.check', { files, session_key: sessionKey, refuse }),
+    };
+    // The token's agent (or the session `as` names) makes, takes and closes them on the hub.
+    const get = async (id: string) => (await callHubTool(access, 'get_task', { id }, as)).value;
+    this.tasks = {
+      create: async ({ title, to, body, after }) => (await callHubTool(access, 'create_task', { title, to, body, after }, as)).value,
+      take: async (id) => (await callHubTool(access, 'take_task', { id }, as)).value,
+      complete: async (id, result) => (await callHubTool(access, 'complete_task', { id, result }, as)).value,
+      fail: async (id, reason) => (await callHubTool(access, 'fail_task', { id, reason }, as)).value,
+      cancel: async (id, reason) => (await callHubTool(access, 'cancel_task', { id, reason }, as)).value,
+      get,
+      list: async ({ state, mine, created, repo }) => (await callHubTool(access, 'list_tasks', { state, mine, created, repo }, as)).value.tasks,
+      wait: async (id, timeoutMs) => {
+        const first = await get(id);
+        return awaitTask(new HubChangeFeed(access), () => get(first.id), first, timeoutMs);
+      },
     };
     // Over the hub, the brain is the hub's: its source, its settings, its channel.
     this.brain = {

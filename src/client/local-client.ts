@@ -17,12 +17,14 @@ import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { systemProcessTable } from '../adapters/procs.js';
 import { LocalAudit } from './local-audit.js';
 import { speakerRegistrations } from './speaker.js';
-import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, SearchOptions, SessionCounts, SessionCountsRequest } from './bus-client.js';
+import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, SearchOptions, SessionCounts, SessionCountsRequest, TaskDesk } from './bus-client.js';
+import { taskStatesOf } from '../core/task-ops.js';
 
 export class LocalClient implements BusClient {
   readonly location: BusLocation;
   readonly notices: NoticeDesk;
   readonly reservations: ReservationDesk;
+  readonly tasks: TaskDesk;
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
   private opened: Bus | null = null;
@@ -65,6 +67,19 @@ export class LocalClient implements BusClient {
         const reader = () => bus.sessions.readerFor(agent, sessionKey, hookSessionFacts(agent, sessionsEnabled(env), systemProcessTable(env)));
         return bus.reservations.checkCommit(agent, reader, place.repo, files, refuse);
       },
+    };
+    // The speaker acts; a task made here is the speaker's, who is put on the roster to hear its result.
+    const tasks = () => this.bus.tasks;
+    this.tasks = {
+      create: ({ title, to, body, after }) => tasks().create({ creator: this.name, title, to, body, after }, this.registrations()),
+      take: (id) => tasks().take(id, this.name, false),
+      complete: (id, result) => tasks().complete(id, this.name, result),
+      fail: (id, reason) => tasks().fail(id, this.name, reason),
+      cancel: (id, reason) => tasks().cancel(id, this.name, reason),
+      get: (id) => tasks().get(id),
+      list: ({ state, mine, created, repo }) =>
+        tasks().list({ states: state === null ? ['open', 'taken'] : taskStatesOf(state), mine: mine ? this.name : null, createdBy: created ? this.name : null, repo }),
+      wait: (id, timeoutMs) => tasks().wait(id, timeoutMs, this.bus.changes()),
     };
     const settings = () => brainSettings(place.env);
     this.brain = {

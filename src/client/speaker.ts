@@ -1,13 +1,13 @@
 /** Who a command speaks as on this machine's bus: --name, else $AGENT_BUS_NAME, else the human. */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { parseSpeaker } from '../core/names.js';
+import { HUMAN, parseSpeaker } from '../core/names.js';
 import { speakerRegistrations as registrationsOfSpeaker } from '../core/roster.js';
 import { canonicalPath } from '../adapters/identity.js';
 import type { Registration } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
 
-export const DEFAULT_HUMAN = 'human';
+export const DEFAULT_HUMAN = HUMAN;
 
 /** The name the CLI acts as: --name, else $AGENT_BUS_NAME, else human. */
 export function speakerName(flag: string | boolean | undefined, env: Env): string {

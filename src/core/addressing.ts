@@ -104,7 +104,7 @@ export function planSend(candidates: AgentRecord[], options: PlanOptions): SendP
 }
 
 /** The text of an unknown-recipient error: the repo's agents, or close matches. */
-export function unknownRecipient(to: string, roster: AgentRecord[]): UnknownRecipientError {
+export function unknownRecipient(to: string, roster: AgentRecord[], nothingDone = 'Nothing was sent'): UnknownRecipientError {
   const repo = repoOf(to);
   const inRepo = roster.filter((agent) => agentRepo(agent) === repo).map((agent) => agent.name).sort();
   let hint = '';
@@ -121,7 +121,7 @@ export function unknownRecipient(to: string, roster: AgentRecord[]): UnknownReci
   }
   return new UnknownRecipientError(
     to,
-    `no agent or group named ${quoted(to)} is on the bus.${hint} Nothing was sent; list the agents to see who is reachable.`,
+    `no agent or group named ${quoted(to)} is on the bus.${hint} ${nothingDone}; list the agents to see who is reachable.`,
   );
 }
 

@@ -22,6 +22,7 @@ import { Retention } from './retention.js';
 import { Roster } from './roster-ops.js';
 import { Sessions } from './session-ops.js';
 import type { BusSettings } from './settings.js';
+import { Tasks } from './task-ops.js';
 import { Tokens } from './tokens.js';
 import { Wakes } from './wake-ops.js';
 
@@ -63,6 +64,8 @@ export class Bus {
   readonly auditCheck: AuditCheck;
   /** File reservations, the writes they meet, and collisions. */
   readonly reservations: Reservations;
+  /** Work handed over, taken once, and closed with a result that comes back. */
+  readonly tasks: Tasks;
   /** The dashboard's pages. */
   readonly overview: Overview;
   /** Whether the store answers, where it is, how it stands. */
@@ -89,6 +92,7 @@ export class Bus {
     this.retention = new Retention(store, audit, clock, settings);
     this.auditCheck = new AuditCheck(store, audit, clock);
     this.reservations = new Reservations(store, audit, clock, settings, () => this.sessions.liveNames());
+    this.tasks = new Tasks(store, audit, clock, this.mail, settings, () => this.sessions.liveNames());
     this.overview = new Overview(store, clock, () => this.roster.agents(), (reader, messages, via) => this.inbox.recordShown(reader, messages, via));
     this.health = new Health(store, store.location);
   }

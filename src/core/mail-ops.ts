@@ -13,6 +13,7 @@ import type { FollowPort, MailPort, PositionedMessage, RosterPort, SearchPort } 
 import type { AuditSink } from './audit-sink.js';
 import { nobodyReachedNote, NoSuchRecipient, planSend, rosterQueryFor, unknownRecipient } from './addressing.js';
 import { SendsFollower } from './follow-sends.js';
+import { agentRepo } from './roster.js';
 import { BROADCAST, clientAddressOf, isSessionName, nameProblem } from './names.js';
 import { searchMail, type SearchHit, type SearchRequest } from './search.js';
 import type { BusSettings } from './settings.js';
@@ -66,7 +67,7 @@ export type AfterSend = (actor: string, records: MessageRecord[]) => Promise<Aud
 
 export class Mail {
   constructor(
-    private readonly store: MailPort & SearchPort & FollowPort & Pick<RosterPort, 'roster'>,
+    private readonly store: MailPort & SearchPort & FollowPort & Pick<RosterPort, 'roster' | 'getAgent' | 'agentsOfRepo'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     private readonly settings: Pick<BusSettings, 'maxBodyBytes' | 'fanoutMaxIdleDays'>,
@@ -90,6 +91,24 @@ export class Mail {
       throw new InvalidInputError(`thread id must be 1 to ${MAX_THREAD_ID_LENGTH} characters`);
     }
     return { to, threadId };
+  }
+
+  /**
+   * That `to` names someone a send would reach (a name on the roster, a repo with members, or `*`),
+   * else the send's own error, with suggestions; `nothingDone` says what was therefore not done.
+   */
+  async checkAddress(to: string, nothingDone: string): Promise<void> {
+    if (to === '') throw new InvalidInputError("to must be non-empty (use '*' for everyone)");
+    if (to === BROADCAST) return;
+    if (to.includes('/')) {
+      if ((await this.store.getAgent(to)) !== null) return;
+      const problem = nameProblem(to);
+      if (problem !== null) throw new InvalidNameError(`invalid recipient: ${problem}. ${nothingDone}.`);
+    } else if ((await this.store.agentsOfRepo(to)).some((agent) => agentRepo(agent) === to)) {
+      return;
+    }
+    const { agents } = await this.store.roster(() => []);
+    throw unknownRecipient(to, agents, nothingDone);
   }
 
   async send(request: SendRequest): Promise<SendResult> {

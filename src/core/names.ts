@@ -113,6 +113,9 @@ export function parseNameLenient(name: string): ParsedName | null {
 /** The bus's own name: what it tells agents itself (a collision alert) comes from it, and no one else speaks as it. */
 export const BUS_NAME = 'agent-bus';
 
+/** The person at this machine's CLI, when it names nobody else (--name, AGENT_BUS_NAME). */
+export const HUMAN = 'human';
+
 /** Why an agent or a person may not speak as `name` (a broken rule, or the bus's own name), or null. */
 export function speakerProblem(name: string): string | null {
   return nameProblem(name) ?? (name === BUS_NAME ? `${quoted(BUS_NAME)} is the bus's own name (what it tells agents itself comes from it): pick another` : null);

@@ -37,6 +37,8 @@ export function instructionsFor(name: string): string {
     'Read your mail with read_inbox, reply on the same thread_id, and call list_agents to see who is reachable.',
     'Call set_session(label=…, topic=…) to name this session after its work.',
     "Before a large edit, reserve_files(paths) so other agents' edits of those files are refused; release_files() when done.",
+    'To hand work over and get its outcome back, create_task(title, to) rather than send a message: the taker closes it with complete_task(id, result) or fail_task(id, reason), and the result comes back to you as urgent mail. Take what is offered to you with take_task(id).',
+    "Mail marked urgent reaches you between tool calls; send_message(…, urgent: true) only for what cannot wait for the recipient's turn to end.",
   ].join('\n');
 }
 

@@ -7,6 +7,7 @@ import { brainTools } from './brain-tools.js';
 import { mailTools } from './mail-tools.js';
 import { noticeTools } from './notice-tools.js';
 import { reservationTools } from './reservation-tools.js';
+import { taskTools } from './task-tools.js';
 import { rosterTools } from './roster-tools.js';
 import { toolKit, type ToolContext } from './tool-kit.js';
 
@@ -18,5 +19,6 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   mailTools(kit);
   noticeTools(kit);
   reservationTools(kit);
+  taskTools(kit);
   brainTools(kit);
 }

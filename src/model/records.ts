@@ -149,6 +149,34 @@ export interface ReservationRecord {
   sessionBound: boolean;
 }
 
+/** Where a task stands: `blocked` until its prerequisites are done, `open` to be taken, `taken`, then closed. */
+export type TaskState = 'open' | 'taken' | 'done' | 'failed' | 'cancelled' | 'blocked';
+
+export const TASK_STATES: readonly TaskState[] = ['open', 'taken', 'done', 'failed', 'cancelled', 'blocked'];
+
+/** The states a task ends in. */
+export const CLOSED_TASK_STATES: readonly TaskState[] = ['done', 'failed', 'cancelled'];
+
+/** Work handed from one agent (or person) to another, whose result comes back to its creator. */
+export interface TaskRecord {
+  taskId: string;
+  title: string;
+  body: string | null;
+  /** Who made it: told of its result. */
+  creator: string;
+  /** A name, a repo or `*`, as mail is addressed: who may take it. */
+  addressedTo: string;
+  state: TaskState;
+  /** Who took it (its session address, for a session). */
+  holder: string | null;
+  /** Taken by a session: it is offered again when that session ends or its process is gone. */
+  sessionBound: boolean;
+  /** What the holder said it came to (done), or why it failed or was cancelled. */
+  result: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** A file a tool call wrote (or was about to), by whom and when: the evidence of a collision. */
 export interface EditRecord {
   repo: string;

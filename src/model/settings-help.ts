@@ -179,7 +179,7 @@ export const SETTING_HELP = [
     names: ['AGENT_BUS_MIDTURN'],
     usedBy: 'hooks',
     meaning:
-      "which mail a busy agent is shown between its tool calls, through its pre-tool hook: `urgent` (`send --urgent`, collision alerts; the default {AGENT_BUS_MIDTURN}), `all`, or `off` (all mail waits for the turn's end)",
+      "which mail a busy agent is shown between its tool calls, through its pre-tool hook: `urgent` (`send --urgent`, task results, collision alerts; the default {AGENT_BUS_MIDTURN}), `all`, or `off` (all mail waits for the turn's end)",
   },
   { names: ['AGENT_BUS_RESERVATION_TTL'], usedBy: 'server, CLI, hub', meaning: 'how long a reservation holds when none is asked for; default {AGENT_BUS_RESERVATION_TTL}, at most 24h' },
   {

@@ -21,6 +21,7 @@ import type { ForgetResult, WhoamiView } from '../core/roster-ops.js';
 import type { PendingDelivery } from '../core/inbox-ops.js';
 import type { FilesInTheWay, ReservationView } from '../core/reservation-ops.js';
 import type { SendResult } from '../core/mail-ops.js';
+import type { TaskView } from '../core/task-ops.js';
 import type { ChannelView, ListedNotice, NoticeView, PublishRequest, PublishResult } from '../core/notice-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { SearchHit } from '../core/search.js';
@@ -88,6 +89,13 @@ export interface HubTools {
   };
   release_files: { args: { paths?: string[] | null }; result: { released: ReservationView[] } };
   list_reservations: { args: { repo?: string | null }; result: { reservations: ReservationView[] } };
+  create_task: { args: { title: string; to: string; body?: string | null; after?: string[] | null }; result: TaskView };
+  take_task: { args: { id: string }; result: TaskView };
+  complete_task: { args: { id: string; result?: string | null }; result: TaskView };
+  fail_task: { args: { id: string; reason: string }; result: TaskView };
+  cancel_task: { args: { id: string; reason?: string | null }; result: TaskView };
+  get_task: { args: { id: string }; result: TaskView };
+  list_tasks: { args: { state?: string | null; mine?: boolean | null; created?: boolean | null; repo?: string | null }; result: { tasks: TaskView[] } };
 }
 
 export type ToolName = keyof HubTools;

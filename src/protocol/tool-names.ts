@@ -24,6 +24,13 @@ export const TOOL_NAMES = [
   'reserve_files',
   'release_files',
   'list_reservations',
+  'create_task',
+  'take_task',
+  'complete_task',
+  'fail_task',
+  'cancel_task',
+  'get_task',
+  'list_tasks',
 ] as const satisfies readonly ToolName[];
 
 /** A tool of the protocol's map that the list lacks makes this line fail to compile. */

@@ -14,6 +14,7 @@ import { ROSTER_ATTEMPTS, type RosterPort } from './roster.js';
 import { SEARCH_ATTEMPTS, type SearchPort } from './search.js';
 import { SESSIONS_ATTEMPTS, type SessionsPort } from './sessions.js';
 import { RESERVATIONS_ATTEMPTS, type ReservationsPort } from './reservations.js';
+import { TASKS_ATTEMPTS, type TasksPort } from './tasks.js';
 import { TOKENS_ATTEMPTS, type TokensPort } from './tokens.js';
 import { WAKE_ATTEMPTS, type WakePort } from './wake.js';
 
@@ -30,6 +31,7 @@ export interface Store
     WakePort,
     TokensPort,
     ReservationsPort,
+    TasksPort,
     ChangesPort,
     CopyPort,
     MaintenancePort,
@@ -53,6 +55,7 @@ export const STORE_ATTEMPTS = {
   ...WAKE_ATTEMPTS,
   ...TOKENS_ATTEMPTS,
   ...RESERVATIONS_ATTEMPTS,
+  ...TASKS_ATTEMPTS,
   ...CHANGES_ATTEMPTS,
   ...COPY_ATTEMPTS,
   ...MAINTENANCE_ATTEMPTS,

@@ -299,6 +299,31 @@ export const STEPS: PostgresStep[] = [
       ALTER TABLE messages ADD COLUMN priority ${T};
       CREATE INDEX idx_messages_urgent ON messages(to_agent) WHERE priority IS NOT NULL AND read_at IS NULL;`,
   },
+  {
+    step: 22,
+    description: 'tasks, and the tasks each waits for',
+    sql: `
+      CREATE TABLE tasks (
+        task_id ${T} PRIMARY KEY,
+        title TEXT NOT NULL,
+        body TEXT,
+        creator ${T} NOT NULL,
+        addressed_to ${T} NOT NULL,
+        state ${T} NOT NULL,
+        holder ${T},
+        session_bound INTEGER NOT NULL,
+        result TEXT,
+        created_at ${T} NOT NULL,
+        updated_at ${T} NOT NULL
+      );
+      CREATE INDEX idx_tasks_state ON tasks(state, created_at);
+      CREATE TABLE task_prerequisites (
+        task_id ${T} NOT NULL,
+        prerequisite_id ${T} NOT NULL,
+        PRIMARY KEY (task_id, prerequisite_id)
+      );
+      CREATE INDEX idx_task_prerequisites_of ON task_prerequisites(prerequisite_id);`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

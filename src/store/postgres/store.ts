@@ -23,6 +23,7 @@ import { postgresRoster } from './roster.js';
 import { postgresSearch } from './search.js';
 import { postgresSessions } from './sessions.js';
 import { postgresReservations } from './reservations.js';
+import { postgresTasks } from './tasks.js';
 import { postgresTokens } from './tokens.js';
 import { postgresWake } from './wake.js';
 
@@ -43,6 +44,7 @@ function postgresPorts(url: string, options: PostgresOptions): Store {
     ...postgresWake(pool),
     ...postgresTokens(pool),
     ...postgresReservations(pool),
+    ...postgresTasks(pool),
     ...postgresChanges(connectionConfig(url, options)),
     ...postgresCopy(pool),
     ...postgresMaintenance(pool),

@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, EditRecord, MessageRecord, ReservationRecord, SessionRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, MessageRecord, ReservationRecord, SessionRecord, TaskRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 import { patternAnchor } from '../../model/reservation-anchor.js';
 
@@ -153,6 +153,31 @@ export const RESERVATION_INSERT_FIELDS = { ...RESERVATION_FIELDS, anchor: 'ancho
 /** A reservation's values for an INSERT (RESERVATION_INSERT_FIELDS), the flag as a number. */
 export function reservationValues(reservation: ReservationRecord): Record<string, string | number | null> {
   return { ...reservation, sessionBound: reservation.sessionBound ? 1 : 0, anchor: patternAnchor(reservation.pattern) };
+}
+
+export const TASK_FIELDS = {
+  taskId: 'task_id',
+  title: 'title',
+  body: 'body',
+  creator: 'creator',
+  addressedTo: 'addressed_to',
+  state: 'state',
+  holder: 'holder',
+  // 0 or 1 in both engines: read back through taskOf.
+  sessionBound: 'session_bound',
+  result: 'result',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+} as const satisfies Fields<TaskRecord>;
+
+/** A task as both engines read it: the flag is a number there. */
+export function taskOf(row: Omit<TaskRecord, 'sessionBound'> & { sessionBound: number | boolean }): TaskRecord {
+  return { ...row, sessionBound: Boolean(row.sessionBound) };
+}
+
+/** A task's values for an INSERT, the flag as a number. */
+export function taskValues(task: TaskRecord): Record<string, string | number | null> {
+  return { ...task, sessionBound: task.sessionBound ? 1 : 0 };
 }
 
 export const EDIT_FIELDS = {

@@ -1,8 +1,9 @@
 /**
  * SQLite's change feed: file-system events in the database's folder (its WAL
  * grows at every commit) say when to look, and SQLite's data_version, which
- * moves when another connection commits, says whether anything changed. The
- * waiting loop polls slowly where no events come.
+ * moves when another connection commits, with the rows this connection has
+ * changed itself (a hub's own writes wake the waits it serves), says whether
+ * anything changed. The waiting loop polls slowly where no events come.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -40,6 +41,7 @@ export function sqliteChangeFeed(db: string, dataVersion: () => number): ChangeF
 
 export function sqliteChanges(db: SqliteConnection, location: string): ChangesPort {
   return {
-    changes: () => sqliteChangeFeed(location, () => db.pragma('data_version') as number),
+    // Both only grow: their sum moves whenever either does.
+    changes: () => sqliteChangeFeed(location, () => (db.pragma('data_version') as number) + (db.get<{ n: number }>('SELECT total_changes() AS n')?.n ?? 0)),
   };
 }

@@ -377,6 +377,34 @@ export const STEPS: MigrationStep[] = [
       db.exec('CREATE INDEX IF NOT EXISTS idx_messages_urgent ON messages(to_agent) WHERE priority IS NOT NULL AND read_at IS NULL');
     },
   },
+  {
+    step: 22,
+    description: 'tasks, and the tasks each waits for',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS tasks (
+          task_id TEXT PRIMARY KEY,
+          title TEXT NOT NULL,
+          body TEXT,
+          creator TEXT NOT NULL,
+          addressed_to TEXT NOT NULL,
+          state TEXT NOT NULL,
+          holder TEXT,
+          session_bound INTEGER NOT NULL,
+          result TEXT,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_tasks_state ON tasks(state, created_at);
+        CREATE TABLE IF NOT EXISTS task_prerequisites (
+          task_id TEXT NOT NULL,
+          prerequisite_id TEXT NOT NULL,
+          PRIMARY KEY (task_id, prerequisite_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_task_prerequisites_of ON task_prerequisites(prerequisite_id);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

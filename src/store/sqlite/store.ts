@@ -21,6 +21,7 @@ import { sqliteRoster } from './roster.js';
 import { sqliteSearch } from './search.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteReservations } from './reservations.js';
+import { sqliteTasks } from './tasks.js';
 import { sqliteTokens } from './tokens.js';
 import { sqliteWake } from './wake.js';
 
@@ -38,6 +39,7 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
     ...sqliteWake(db),
     ...sqliteTokens(db),
     ...sqliteReservations(db),
+    ...sqliteTasks(db),
     ...sqliteChanges(db, location),
     ...sqliteCopy(db),
     ...sqliteMaintenance(db),
