@@ -275,7 +275,7 @@ interface RaceReport {
 }
 
 /** A child's stdout, line by line: `next` waits for the next line, failing when the child dies or is silent too long. */
-function lineReader(child: ChildProcess, label: string): (ms: number) => Promise<string> {
+export function lineReader(child: ChildProcess, label: string): (ms: number) => Promise<string> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const lines: string[] = [];

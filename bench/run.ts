@@ -23,6 +23,11 @@
  *   pretool-no-urgent: the pre-tool hook with no urgent mail for its agent among 1,000 plain unread
  *     messages to it and 1,000 urgent ones to others, relative to `node -e 0` (and with AGENT_BUS_MIDTURN=off)
  *
+ * and tasks (bench/tasks.ts):
+ *   task-result: the holder's complete_task (MCP, stdio) to the creator's `agent-bus task wait` printing, p50
+ *   task-race, pg-task-race: 16 processes racing to take the same 50 tasks, on each engine; a task taken
+ *     by two is a double take (goal: none), and each must be stored with the one taker told it has it
+ *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
@@ -55,6 +60,7 @@ import { searchIndexCost, searchLargeBus } from './search.js';
 import { auditChainCost } from './audit.js';
 import { preToolReservations, reservationRace, reserveFilesMcp } from './reservations.js';
 import { preToolNoUrgent } from './midturn.js';
+import { taskRace, taskResultLatency } from './tasks.js';
 import {
   CLI,
   ROOT,
@@ -435,6 +441,8 @@ const SECTIONS: Section[] = [
   { id: 'hook-stop-10', title: "'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10) },
   { id: 'hook-pre-tool-10k', title: "'hook-pre-tool', 10,000 live notices, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: preToolStartup },
   { id: 'pretool-no-urgent', title: "'hook-pre-tool', no urgent mail among 1,000 plain to it and 1,000 urgent to others, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 180_000, measure: preToolNoUrgent },
+  { id: 'task-result', title: 'complete_task (MCP) to the creator\'s task wait returning, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 180_000, measure: taskResultLatency },
+  { id: 'task-race', title: '16 processes racing to take 50 tasks: double takes', unit: 'double takes', goal: { direction: '<=', target: 0 }, timeoutMs: 300_000, measure: (ws) => taskRace(ws) },
   { id: 'pretool-reservations', title: "'hook-pre-tool', an allowed Edit, 1,000 reservations in the repo and 10,000 elsewhere, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 180_000, measure: preToolReservations },
   { id: 'notice-filter-10k', title: 'notice filter, 10,000 live notices', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: noticeFilter },
   { id: 'wake-latency-p50', title: 'send to hook-watch exit (200 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: async (ws) => {
@@ -462,6 +470,7 @@ const SECTIONS: Section[] = [
   { id: 'pg-dashboard-views', title: 'PostgreSQL: dashboard slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 900_000, measure: (ws) => dashboardViews(ws, 'postgres') },
   { id: 'pg-search-1m', title: 'PostgreSQL: search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 900_000, measure: (ws) => searchLargeBus(ws, 'postgres') },
   { id: 'pg-search-index-cost', title: 'PostgreSQL: sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 600_000, measure: (ws) => searchIndexCost(ws, BODY, 'postgres') },
+  { id: 'pg-task-race', title: 'PostgreSQL: 16 processes racing to take 50 tasks: double takes', unit: 'double takes', goal: { direction: '<=', target: 0 }, timeoutMs: 300_000, measure: (ws) => taskRace(ws, 'postgres') },
   { id: 'pg-reservation-race', title: 'PostgreSQL: 16 processes racing for 100 paths: double grants', unit: 'double grants', goal: { direction: '<=', target: 0 }, timeoutMs: 300_000, measure: (ws) => reservationRace(ws, 'postgres') },
   { id: 'pg-hook-prompt-empty', title: "PostgreSQL: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.6 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 0, 'postgres') },
   // The hub over loopback, on each engine.
