@@ -297,6 +297,18 @@ export class Tasks {
   }
 
   /**
+   * The tasks an agent holds, unclosed, that it has not been reminded of: each is returned once
+   * (the reminder is counted as it is handed out), so a stop hook that reminds never holds an
+   * agent in a loop.
+   */
+  async remindersFor(holder: string): Promise<TaskView[]> {
+    const held = await this.heldBy(holder);
+    const due: TaskView[] = [];
+    for (const task of held) if ((await this.store.tick(holder, `task-reminded:${task.id}`, stampOf(this.clock))) === 1) due.push(task);
+    return due;
+  }
+
+  /**
    * Offer again every task a session took whose session is gone (ended, or its process not running):
    * the task is open again, offered to those who may take it, and its creator is told.
    */

@@ -22,7 +22,7 @@ import { systemProcessTable, type ProcessTable } from '../adapters/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordWakeRoute } from './routes.js';
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
-import { midTurnContext, promptContext, stopReason } from './text.js';
+import { heldTasksReminder, midTurnContext, promptContext, stopReason } from './text.js';
 import type { MidTurn } from '../model/hooks.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
@@ -295,8 +295,10 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   }
   if (local !== null) startBrainWriter(turn, local);
   let keptWorking = false;
+  // Tasks it took and has not closed: each named once, so the reminder never holds it in a loop.
+  const reminder = heldTasksReminder(await bus.tasks.remindersFor(reader));
   await deliverTurn(bus, turn, { reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
-    const reason = stopReason(messages, reader, shared);
+    const reason = joined(stopReason(messages, reader, shared), reminder);
     keptWorking = reason !== null;
     turn.write(dialect.stop(reason));
   });

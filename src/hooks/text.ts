@@ -54,6 +54,20 @@ export function midTurnContext(messages: MessageView[], reader: string, readerCl
   ].join('\n');
 }
 
+/** What a stop hook says of the tasks an agent took and has not closed, or null when there are none. */
+export function heldTasksReminder(tasks: Array<{ id: string; title: string }>): string | null {
+  if (tasks.length === 0) return null;
+  return [
+    `[agent-bus] You hold ${tasks.length === 1 ? 'a task' : `${tasks.length} tasks`} you took and have not closed:`,
+    ...tasks.map((task) => `- ${task.id}: ${oneLineTitle(task.title)}`),
+    'Close each before you stop: complete_task(id, result) when it is finished, or fail_task(id, reason) if it cannot be (agent-bus task done ID --result … / task fail ID --reason …).',
+  ].join('\n');
+}
+
+function oneLineTitle(title: string): string {
+  return title.replace(/\s+/g, ' ');
+}
+
 /** The stop hook's reason, or null when nothing needs this agent. */
 export function stopReason(messages: MessageView[], reader: string, readerClientAddress: string | null): string | null {
   const mine = messages.filter((message) => !isFyi(message, reader));

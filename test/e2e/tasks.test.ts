@@ -145,3 +145,29 @@ test('tasks over the hub: a remote machine makes, takes and closes tasks as its 
     for (const home of homes) rmSync(home, { recursive: true, force: true });
   }
 }));
+
+test('at Stop, an agent holding a task it took and has not closed is reminded once, with its id and the two ways to close it; then it may stop', withTempBus((bus) => {
+  const claude = agentEnv(bus, 'shop/claude', '/repos/shop');
+  const codex = agentEnv(bus, 'shop/codex', '/repos/shop');
+  register(claude);
+  register(codex);
+  const made = task(bus, ['add', 'port the parser', '--to', 'shop/codex'], claude);
+  const closed = task(bus, ['add', 'already done', '--to', 'shop/codex'], claude);
+  task(bus, ['take', made.id], codex);
+  task(bus, ['take', closed.id], codex);
+  task(bus, ['done', closed.id], codex);
+  runCli(['inbox'], { env: codex });
+  const stop = (): { code: number | null; stdout: string } => runCli(['hook-stop', '--client', 'claude'], { env: codex, input: JSON.stringify({ session_id: 's-codex' }) });
+  const first = stop();
+  assert.equal(first.code, 0);
+  const decision = JSON.parse(first.stdout) as { decision: string; reason: string };
+  assert.equal(decision.decision, 'block');
+  assert.equal(
+    decision.reason,
+    `[agent-bus] You hold a task you took and have not closed:\n- ${made.id}: port the parser\nClose each before you stop: complete_task(id, result) when it is finished, or fail_task(id, reason) if it cannot be (agent-bus task done ID --result … / task fail ID --reason …).`,
+  );
+  assert.equal(stop().stdout, '', 'reminded once: the next stop lets it stop');
+  // Mail still blocks as before, without the reminder again.
+  runCli(['send', 'one more thing', '--to', 'shop/codex'], { env: claude });
+  assert.doesNotMatch((JSON.parse(stop().stdout) as { reason: string }).reason, /You hold/);
+}));
