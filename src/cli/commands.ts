@@ -381,6 +381,24 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'wait',
+    // No such agent: refused after a look at the roster, which compiles its path.
+    warmup: { args: ['wait', 'warmup/nobody', '--until', 'idle', '--timeout', '1s'], refused: true },
+    summary: "Wait until an agent's session is working, idle, waiting, ended or gone.",
+    details: [
+      "States: working (its prompt hook ran and its stop hook has not yet), idle (let stop, waiting for a prompt),",
+      'waiting (on a person, where its client says so), ended (its server closed), gone (its process is not running).',
+      'Exit 0 once it is there, 4 at the timeout.',
+    ].join('\n'),
+    positionals: [{ name: 'NAME', required: true, description: 'the agent or session address' }],
+    options: [
+      { name: 'until', type: 'string', value: 'STATE', description: 'working, idle, waiting, ended or gone' },
+      { name: 'timeout', type: 'string', value: 'DURATION', description: 'how long (30s, 5m, 1h)', default: '10m' },
+      json,
+    ],
+    examples: ['agent-bus wait web-app/claude-1 --until idle --timeout 30m'],
+  },
+  {
     name: 'guard',
     warmup: { args: ['guard', 'check'], refused: true },
     summary: "The commit guard: a git pre-commit hook that refuses a commit of a file another agent has reserved.",

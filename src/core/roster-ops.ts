@@ -4,9 +4,11 @@
  */
 import { stampToMillis, stampOf, type Clock } from '../model/clock.js';
 import { BusError } from '../model/errors.js';
-import type { AgentRecord, Registration, SessionRecord } from '../model/records.js';
+import type { AgentRecord, PresenceRecord, PresenceState, Registration, SessionRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
 import type { RosterPort } from '../store/ports.js';
+import type { PresencePort } from '../store/ports/presence.js';
+import type { TasksPort } from '../store/ports/tasks.js';
 import type { AuditSink } from './audit-sink.js';
 import { clientAddressOf, repoOf, parseNameLenient } from './names.js';
 import { pendingByName, repoMembers, waitingRepoNames } from './roster.js';
@@ -66,9 +68,22 @@ export function composeWhoami(name: string, roster: AgentView[]): WhoamiView {
   };
 }
 
+/**
+ * A name's state: a session address whose server closed is ended, one whose process is not running
+ * is gone; otherwise what its hooks last said (working, idle, waiting), or unknown where none has.
+ */
+function presenceOf(agent: AgentRecord, noted: PresenceRecord | undefined, holder: SessionRecord | undefined, running: boolean): { state: PresenceState; since: string | null } {
+  const parsed = parseNameLenient(agent.name);
+  if (parsed !== null && parsed.handle !== null) {
+    if (holder === undefined) return { state: 'ended', since: null };
+    if (!running) return { state: 'gone', since: holder.lastSeen };
+  }
+  return noted === undefined ? { state: 'unknown', since: null } : { state: noted.state, since: noted.since };
+}
+
 export class Roster {
   constructor(
-    private readonly store: RosterPort,
+    private readonly store: RosterPort & PresencePort & Pick<TasksPort, 'tasksIn'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     /** Whether a session row's server is running (the sessions' own judge). */
@@ -109,7 +124,19 @@ export class Roster {
     const live = new Set<string>();
     for (const holder of snapshot.sessionHolders) if (this.isRunning(holder)) live.add(holder.name);
     const agents = repo === undefined ? snapshot.agents : repoMembers(snapshot.agents, repo);
-    return agents.map((agent) => agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name)));
+    const noted = new Map((await this.store.presence()).map((row) => [row.name, row]));
+    const inHand = new Map<string, { id: string; title: string }>();
+    for (const task of await this.store.tasksIn(['taken'], 1_000)) if (task.holder !== null && !inHand.has(task.holder)) inHand.set(task.holder, { id: task.taskId, title: task.title });
+    const holders = new Map(snapshot.sessionHolders.map((row) => [row.name, row]));
+    return agents.map((agent) => {
+      const facts = presenceOf(agent, noted.get(agent.name), holders.get(agent.name), live.has(agent.name));
+      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null });
+    });
+  }
+
+  /** Note where a name's turn stands (a hook at its prompt: working; at a stop it lets happen: idle). */
+  async notePresence(name: string, state: PresenceRecord['state']): Promise<void> {
+    await this.store.notePresence({ name, state, since: stampOf(this.clock) });
   }
 
   get(name: string): Promise<AgentRecord | null> {

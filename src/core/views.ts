@@ -4,6 +4,7 @@
  */
 import { repoOf, parseNameLenient } from './names.js';
 import type { AgentRecord, MessageRecord } from '../store/ports.js';
+import type { PresenceState } from '../model/records.js';
 
 export type MessageKind = 'direct' | 'group' | 'broadcast';
 
@@ -64,9 +65,24 @@ export interface AgentView {
   pending_count: number;
   /** Whether a running server holds this session address; null for names that are not sessions. */
   live: boolean | null;
+  /** Where its turn stands (working, idle, waiting, ended, gone), or unknown where nothing says. */
+  state: PresenceState;
+  /** Since when it has been in that state, where that is known. */
+  state_since: string | null;
+  /** The task it holds, unclosed (the oldest, when it holds several). */
+  task: { id: string; title: string } | null;
 }
 
-export function agentView(agent: AgentRecord, pending: number, live: boolean | null): AgentView {
+/** Where a name's turn stands, and the task in its hands: what the roster shows beside each name. */
+export interface PresenceFacts {
+  state: PresenceState;
+  since: string | null;
+  task: { id: string; title: string } | null;
+}
+
+const NOTHING_KNOWN: PresenceFacts = { state: 'unknown', since: null, task: null };
+
+export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN): AgentView {
   const parsed = parseNameLenient(agent.name);
   const isSession = parsed !== null && parsed.handle !== null;
   return {
@@ -80,5 +96,8 @@ export function agentView(agent: AgentRecord, pending: number, live: boolean | n
     last_seen: agent.lastSeen,
     pending_count: pending,
     live: isSession ? live : null,
+    state: presence.state,
+    state_since: presence.since,
+    task: presence.task,
   };
 }

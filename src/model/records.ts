@@ -177,6 +177,20 @@ export interface TaskRecord {
   updatedAt: string;
 }
 
+/**
+ * Where an agent's session stands: `working` (its prompt hook ran and its stop hook has not yet),
+ * `idle` (let stop, waiting for a prompt), `waiting` (on a person, where its client says so), `ended`
+ * (its server closed cleanly), `gone` (its process is not running), `unknown` (nothing says).
+ */
+export type PresenceState = 'working' | 'idle' | 'waiting' | 'ended' | 'gone' | 'unknown';
+
+/** What a hook last said of a name's turn, and since when. */
+export interface PresenceRecord {
+  name: string;
+  state: 'working' | 'idle' | 'waiting';
+  since: string;
+}
+
 /** A file a tool call wrote (or was about to), by whom and when: the evidence of a collision. */
 export interface EditRecord {
   repo: string;

@@ -1,5 +1,5 @@
 /** The roster as a table, one block per repo, sessions under their client: `agent-bus agents` and the chat's /agents. */
-import { displayWidth, pad, padStyled, printable, relativeAge, singleLine } from './format.js';
+import { displayWidth, oneLine, pad, padStyled, printable, relativeAge, singleLine } from './format.js';
 import type { Style } from './style.js';
 import type { AgentView } from '../core/views.js';
 
@@ -8,9 +8,19 @@ function shortPath(path: string, home: string): string {
   return singleLine(path);
 }
 
+/** Where its turn stands and for how long (`working 3m`), and the task in its hands. */
+function presence(agent: AgentView, now: number): string {
+  // A session whose hooks have said nothing yet still shows whether its server runs.
+  const state = agent.state === 'unknown' && agent.kind === 'session' ? (agent.live ? 'running' : 'unknown') : agent.state;
+  if (state === 'unknown') return '';
+  const since = agent.state_since === null ? '' : ` ${relativeAge(agent.state_since, now).replace(/ ago$/, '')}`;
+  const task = agent.task === null ? '' : `  task ${agent.task.id.slice(0, 8)}: ${oneLine(agent.task.title, 40)}`;
+  return `${state}${since}${task}  `;
+}
+
 function details(agent: AgentView, now: number, you: string | undefined): string {
   const topic = agent.topic ? `  ${singleLine(agent.topic)}` : '';
-  return `seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${topic}`;
+  return `${presence(agent, now)}seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${topic}`;
 }
 
 /** The roster as text; `you` marks the reader's own entry. */
@@ -37,10 +47,7 @@ export function renderRoster(agents: AgentView[], style: Style, home: string, yo
     lines.push(`${pad(printable(group), width)}repo=${path}  ${counted} agent${counted === 1 ? '' : 's'}`);
     for (const member of members) {
       const indent = ' '.repeat(indentOf(member));
-      const state = member.kind === 'session' ? `${member.live ? 'running' : 'ended'}  ` : '';
-      lines.push(
-        `${indent}${padStyled(style.agent(member.name), member.name, width - indent.length)}${state}${details(member, now, you)}`,
-      );
+      lines.push(`${indent}${padStyled(style.agent(member.name), member.name, width - indent.length)}${details(member, now, you)}`);
     }
   }
   return `${lines.join('\n')}\n`;

@@ -76,7 +76,7 @@ test('whoami, list_agents and the tool list have the documented shapes', () =>
     assert.equal(me.mcp_client, 'agent-bus-tests');
     assert.deepEqual(me.group_members.map((member) => [member.name, member.live]), [['repo-a/claude', null], ['repo-a/claude-1', true]]);
     const rows = await alpha.call<Array<Record<string, unknown>>>('list_agents');
-    assert.deepEqual(Object.keys(rows[0] ?? {}), ['name', 'kind', 'group', 'client', 'topic', 'repo_path', 'registered_at', 'last_seen', 'pending_count', 'live']);
+    assert.deepEqual(Object.keys(rows[0] ?? {}), ['name', 'kind', 'group', 'client', 'topic', 'repo_path', 'registered_at', 'last_seen', 'pending_count', 'live', 'state', 'state_since', 'task']);
     const structured = await alpha.client.callTool({ name: 'list_agents', arguments: { group: 'repo-a' } });
     assert.deepEqual((structured.structuredContent as { result: unknown[] }).result.length, 2, 'structured content beside the text');
     assert.deepEqual(await alpha.call('list_agents', { group: 'nowhere' }), []);
@@ -210,7 +210,7 @@ test("a killed server's numbered address hands its mail to the client address", 
     const note = await human.call<Sent>('send_message', { to: 'repo-a/claude-1', body: 'too late' });
     assert.ok(note.recipients.length === 1);
     const rendered = spawnSync(process.execPath, [CLI, 'agents'], { env: bus.env, encoding: 'utf8' }).stdout;
-    assert.match(rendered, /\n {4}repo-a\/claude-1\s+ended {2}seen/);
+    assert.match(rendered, /\n {4}repo-a\/claude-1\s+gone [^\n]*seen/);
     const successor = await open(claudeEnv(bus, 'k-2'));
     const me = await successor.call<Whoami>('whoami');
     assert.equal(me.name, 'repo-a/claude-2', 'a fresh number, not the dead one');

@@ -15,6 +15,7 @@ import { SEARCH_ATTEMPTS, type SearchPort } from './search.js';
 import { SESSIONS_ATTEMPTS, type SessionsPort } from './sessions.js';
 import { RESERVATIONS_ATTEMPTS, type ReservationsPort } from './reservations.js';
 import { TASKS_ATTEMPTS, type TasksPort } from './tasks.js';
+import { PRESENCE_ATTEMPTS, type PresencePort } from './presence.js';
 import { TOKENS_ATTEMPTS, type TokensPort } from './tokens.js';
 import { WAKE_ATTEMPTS, type WakePort } from './wake.js';
 
@@ -32,6 +33,7 @@ export interface Store
     TokensPort,
     ReservationsPort,
     TasksPort,
+    PresencePort,
     ChangesPort,
     CopyPort,
     MaintenancePort,
@@ -56,6 +58,7 @@ export const STORE_ATTEMPTS = {
   ...TOKENS_ATTEMPTS,
   ...RESERVATIONS_ATTEMPTS,
   ...TASKS_ATTEMPTS,
+  ...PRESENCE_ATTEMPTS,
   ...CHANGES_ATTEMPTS,
   ...COPY_ATTEMPTS,
   ...MAINTENANCE_ATTEMPTS,

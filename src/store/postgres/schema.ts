@@ -324,6 +324,16 @@ export const STEPS: PostgresStep[] = [
       );
       CREATE INDEX idx_task_prerequisites_of ON task_prerequisites(prerequisite_id);`,
   },
+  {
+    step: 23,
+    description: "presence: what the hooks last said of each name's turn (working, idle, waiting), and since when",
+    sql: `
+      CREATE TABLE presence (
+        name ${T} PRIMARY KEY,
+        state ${T} NOT NULL,
+        since ${T} NOT NULL
+      );`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -24,6 +24,7 @@ import { postgresSearch } from './search.js';
 import { postgresSessions } from './sessions.js';
 import { postgresReservations } from './reservations.js';
 import { postgresTasks } from './tasks.js';
+import { postgresPresence } from './presence.js';
 import { postgresTokens } from './tokens.js';
 import { postgresWake } from './wake.js';
 
@@ -45,6 +46,7 @@ function postgresPorts(url: string, options: PostgresOptions): Store {
     ...postgresTokens(pool),
     ...postgresReservations(pool),
     ...postgresTasks(pool),
+    ...postgresPresence(pool),
     ...postgresChanges(connectionConfig(url, options)),
     ...postgresCopy(pool),
     ...postgresMaintenance(pool),

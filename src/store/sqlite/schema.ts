@@ -405,6 +405,19 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 23,
+    description: "presence: what the hooks last said of each name's turn (working, idle, waiting), and since when",
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS presence (
+          name TEXT PRIMARY KEY,
+          state TEXT NOT NULL,
+          since TEXT NOT NULL
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

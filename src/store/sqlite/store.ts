@@ -22,6 +22,7 @@ import { sqliteSearch } from './search.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteReservations } from './reservations.js';
 import { sqliteTasks } from './tasks.js';
+import { sqlitePresence } from './presence.js';
 import { sqliteTokens } from './tokens.js';
 import { sqliteWake } from './wake.js';
 
@@ -40,6 +41,7 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
     ...sqliteTokens(db),
     ...sqliteReservations(db),
     ...sqliteTasks(db),
+    ...sqlitePresence(db),
     ...sqliteChanges(db, location),
     ...sqliteCopy(db),
     ...sqliteMaintenance(db),

@@ -1,0 +1,23 @@
+/** Presence on PostgreSQL: a hook's note is read first, and written only when the state moves. */
+import type { PresenceRecord } from '../../model/records.js';
+import type { PresencePort } from '../ports/presence.js';
+import type { PostgresPool } from './pool.js';
+
+export function postgresPresence(pool: PostgresPool): PresencePort {
+  return {
+    async notePresence({ name, state, since }) {
+      if ((await pool.one<{ state: string }>('SELECT state FROM presence WHERE name = $1', [name]))?.state === state) return false;
+      return pool.transaction([], async (query) => {
+        const result = await query(
+          'INSERT INTO presence (name, state, since) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET state = excluded.state, since = excluded.since WHERE presence.state <> excluded.state',
+          [name, state, since],
+        );
+        return (result.rowCount ?? 0) > 0;
+      });
+    },
+
+    async presence() {
+      return pool.read<PresenceRecord>('SELECT name, state, since FROM presence ORDER BY name');
+    },
+  };
+}

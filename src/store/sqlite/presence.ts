@@ -1,0 +1,25 @@
+/** Presence on SQLite: a hook's note is read first, and written only when the state moves. */
+import type { PresenceRecord } from '../../model/records.js';
+import type { PresencePort } from '../ports/presence.js';
+import type { SqliteConnection } from './driver.js';
+
+export function sqlitePresence(db: SqliteConnection): PresencePort {
+  return {
+    async notePresence({ name, state, since }) {
+      // Most turns find the state as it was: answered without the write lock.
+      if (db.get<{ state: string }>('SELECT state FROM presence WHERE name = ?', [name])?.state === state) return false;
+      return db.immediate(
+        () =>
+          db.run('INSERT INTO presence (name, state, since) VALUES (@name, @state, @since) ON CONFLICT (name) DO UPDATE SET state = excluded.state, since = excluded.since WHERE presence.state <> excluded.state', {
+            name,
+            state,
+            since,
+          }).changes > 0,
+      );
+    },
+
+    async presence() {
+      return db.all<PresenceRecord>('SELECT name, state, since FROM presence ORDER BY name');
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Presence: the prompt hook says an agent is working, a stop hook that lets it stop says idle; the
+ * roster shows the state with how long it has held and the task in hand; `wait --until` returns when
+ * the state is reached; a session whose server closed is ended, one whose process died is gone.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { agentEnv, register } from '../helpers/agents.js';
+import { json, runCli, runCliAsync, withTempBus } from '../helpers/bus-env.js';
+import { connect } from '../helpers/mcp.js';
+import { waitUntil } from '../helpers/wait.js';
+
+interface Agent {
+  name: string;
+  state: string;
+  state_since: string | null;
+  task: { id: string; title: string } | null;
+}
+
+test('the prompt hook makes an agent working and a stop that lets it stop idle; agents shows the state, since when, and the task in hand; wait --until idle returns at that stop', withTempBus(async (bus) => {
+  const env = agentEnv(bus, 'shop/claude', '/repos/shop');
+  register(env);
+  const agent = (): Agent => json<Agent[]>(runCli(['agents', '--json'], { env: bus.env })).find((row) => row.name === 'shop/claude') as Agent;
+  assert.deepEqual([agent().state, agent().state_since, agent().task], ['unknown', null, null], 'nothing said yet: unknown, never guessed');
+  const hook = (kind: string): void => assert.equal(runCli([kind, '--client', 'claude'], { env, input: JSON.stringify({ session_id: 's-1' }) }).code, 0);
+  hook('hook-user-prompt');
+  assert.equal(agent().state, 'working');
+  const since = agent().state_since;
+  assert.match(since ?? '', /^\d{4}-\d\d-\d\dT/);
+  hook('hook-user-prompt');
+  assert.equal(agent().state_since, since, 'a state held is not renewed');
+  const task = json<{ id: string }>(runCli(['task', 'add', 'port the parser', '--to', 'shop/claude', '--json'], { env: bus.env }));
+  assert.equal(runCli(['task', 'take', task.id], { env }).code, 0);
+  assert.deepEqual(agent().task, { id: task.id, title: 'port the parser' });
+  assert.match(runCli(['agents'], { env: bus.env }).stdout, new RegExp(`shop/claude +working just now  task ${task.id.slice(0, 8)}: port the parser  seen `));
+
+  const waiting = runCliAsync(['wait', 'shop/claude', '--until', 'idle', '--timeout', '20s'], { env: bus.env });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The stop hook reminds it of the task once (kept working), then lets it stop: idle.
+  hook('hook-stop');
+  assert.equal(agent().state, 'working', 'kept working by the reminder');
+  hook('hook-stop');
+  const waited = await waiting;
+  assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stdout, /^shop\/claude is idle \(since just now\)\n$/);
+  assert.equal(agent().state, 'idle');
+  const timedOut = runCli(['wait', 'shop/claude', '--until', 'working', '--timeout', '1s'], { env: bus.env });
+  assert.equal(timedOut.code, 4);
+  assert.match(timedOut.stderr, /^agent-bus: shop\/claude is idle \(since .+\), not working, after 1s\n$/);
+  assert.equal(runCli(['wait', 'shop/nobody', '--until', 'idle'], { env: bus.env }).code, 1);
+  assert.equal(runCli(['wait', 'shop/claude', '--until', 'asleep'], { env: bus.env }).code, 2);
+}));
+
+test('list_agents carries the state fields; wait --until ended returns when a session\'s server closes', withTempBus(async (bus) => {
+  const watcher = await connect(agentEnv(bus, 'shop/codex', '/repos/shop'));
+  const session = await connect(agentEnv(bus, 'shop/claude', '/repos/shop'));
+  try {
+    const me = await session.call<{ name: string }>('whoami');
+    const listed = await watcher.call<Agent[]>('list_agents', {});
+    const row = listed.find((agent) => agent.name === me.name);
+    assert.ok(row && 'state' in row && 'state_since' in row && 'task' in row, JSON.stringify(row));
+    assert.equal(row.state, 'unknown', 'running, with nothing said of its turn yet');
+    const waiting = runCliAsync(['wait', me.name, '--until', 'ended', '--timeout', '20s'], { env: bus.env });
+    // The wait has seen the session on the roster before it closes.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await session.close();
+    const waited = await waiting;
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.match(waited.stdout, new RegExp(`^${me.name} is ended\\n$`));
+    // Its address leaves the roster with it, or stays as ended: never running.
+    await waitUntil(async () => ['ended', undefined].includes((await watcher.call<Agent[]>('list_agents', {})).find((agent) => agent.name === me.name)?.state), 'list_agents no longer shows it running');
+  } finally {
+    await watcher.close();
+  }
+}));
