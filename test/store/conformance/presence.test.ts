@@ -1,0 +1,50 @@
+/**
+ * The presence port, on both engines: a state noted once stays with its first time until it moves,
+ * and the roster reads it beside each name, with a session's own evidence (ended, gone) first.
+ */
+import assert from 'node:assert/strict';
+import type { SessionLiveness } from '../../../src/core/liveness.js';
+import { nowMicros, nowStamp } from '../../../src/model/clock.js';
+import { conformance, type CoreBus } from './harness.js';
+
+const state = async (ctx: CoreBus, name: string): Promise<[string, string | null] | undefined> => {
+  const row = (await ctx.bus.roster.agents()).find((agent) => agent.name === name);
+  return row === undefined ? undefined : [row.state, row.state_since];
+};
+
+conformance('presence: working and idle as the hooks note them, each since its first note; unknown before any', async (ctx) => {
+  await ctx.register(['shop/claude']);
+  assert.deepEqual(await state(ctx, 'shop/claude'), ['unknown', null]);
+  const first = { name: 'shop/claude', state: 'working' as const, since: '2026-12-04T10:00:00.000000Z' };
+  assert.equal(await ctx.store.notePresence(first), true);
+  assert.equal(await ctx.store.notePresence({ ...first, since: '2026-12-04T10:05:00.000000Z' }), false, 'the same state: nothing written');
+  assert.deepEqual(await state(ctx, 'shop/claude'), ['working', '2026-12-04T10:00:00.000000Z']);
+  assert.equal(await ctx.store.notePresence({ ...first, state: 'idle', since: '2026-12-04T10:07:00.000000Z' }), true);
+  assert.deepEqual(await state(ctx, 'shop/claude'), ['idle', '2026-12-04T10:07:00.000000Z']);
+  await ctx.bus.roster.notePresence('shop/claude', 'working');
+  const [now, since] = (await state(ctx, 'shop/claude')) ?? [];
+  assert.equal(now, 'working');
+  assert.ok((since ?? '') > '2026-12-04T10:07:00.000000Z');
+  assert.deepEqual(await ctx.store.presence(), [{ name: 'shop/claude', state: 'working', since }]);
+});
+
+const endedServers = new Set<number>();
+const fakeLiveness: SessionLiveness = (row) => row.endedAt === null && !endedServers.has(row.serverPid);
+let nextPid = 95_000;
+
+conformance(
+  "presence: a session whose process is gone is gone, whatever its hooks last said",
+  async (ctx) => {
+    const pid = nextPid++;
+    const stamp = nowStamp();
+    const lineage = JSON.stringify([[pid + 100_000, `client-${pid}`, 'claude']]);
+    const row = { serverPid: pid, serverStarted: `start-${pid}`, clientAddress: 'shop/claude', repoPath: '/repos/shop', lineage, sessionKey: `s-${pid}`, bootId: null, pidNs: null, startedAt: stamp, lastSeen: stamp };
+    const started = await ctx.bus.sessions.start({ clientAddress: 'shop/claude', clientProcess: JSON.parse(lineage)[0], sessionKey: row.sessionKey, pinned: null }, row, { nowMicros: nowMicros(), resumeHours: 1 });
+    await ctx.bus.roster.notePresence(started.name, 'working');
+    assert.equal((await state(ctx, started.name))?.[0], 'working');
+    endedServers.add(pid);
+    assert.equal((await state(ctx, started.name))?.[0], 'gone');
+  },
+  {},
+  fakeLiveness,
+);
