@@ -264,6 +264,26 @@ export class Tasks {
     return taskView(after);
   }
 
+  /**
+   * Hand a task that is not closed to someone else (its creator, or the person): it is offered to
+   * them, and a holder it is taken from is told to stop.
+   */
+  async reassign(id: string, to: string, actor: string): Promise<TaskView> {
+    const task = await this.resolve(id);
+    const target = to.trim();
+    await this.mail.checkAddress(target, 'The task was not reassigned');
+    const now = stampOf(this.clock);
+    const after = await this.move(task.taskId, actor, 'reassign', (current) => {
+      if (CLOSED_TASK_STATES.includes(current.state)) return { refused: `task ${current.taskId} is ${current.state}` };
+      if (actor !== current.creator && actor !== HUMAN) return { refused: `task ${current.taskId} was made by ${current.creator}: only its creator, or ${HUMAN}, reassigns it` };
+      const state = current.state === 'blocked' ? 'blocked' : 'open';
+      return { state, addressedTo: target, holder: null, sessionBound: false, result: null, updatedAt: now };
+    });
+    if (task.holder !== null && task.holder !== actor) await this.tell(actor, task.holder, `[agent-bus task ${task.taskId}] reassigned to ${target} by ${actor}: ${task.title}; stop working on it.`);
+    if (after.state === 'open') await this.offer(after, `(reassigned by ${actor})`);
+    return taskView(after);
+  }
+
   /** One task, with the tasks it waits for. */
   async get(id: string): Promise<TaskView> {
     await this.reopenAbandoned();

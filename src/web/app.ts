@@ -12,6 +12,7 @@ import { byId, show } from './dom.js';
 import { Notices } from './notices.js';
 import { loadPictures } from './pictures.js';
 import { Reservations } from './reservations.js';
+import { Tasks } from './tasks.js';
 import { Roster } from './roster.js';
 import { Threads } from './threads.js';
 import type { AuditRow, Me } from './types.js';
@@ -65,9 +66,10 @@ async function start(): Promise<void> {
   notices.clearing = me.may_clear_notices;
   const reservations = new Reservations();
   reservations.releasing(me.name, me.may_release_reservations);
+  const tasks = new Tasks();
   const brain = new Brain();
   const wake = new Wake();
-  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), reservations.load(), brain.load(), wake.load(), loadPictures()]);
+  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), loadPictures()]);
   await everything();
 
   let pending: number | undefined;
@@ -78,7 +80,7 @@ async function start(): Promise<void> {
     pending = window.setTimeout(() => {
       pending = undefined;
       lastRead = Date.now();
-      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), reservations.load(), brain.load(), wake.load(), loadPictures()]);
+      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), loadPictures()]);
     }, wait);
   };
   const live = byId('live');

@@ -9,6 +9,7 @@ export type { ReceiptState } from '../model/receipts.js';
 export type { AgentView as Agent } from '../core/views.js';
 export type { ListedNotice as Notice } from '../core/notice-ops.js';
 export type { ReservationView as Reservation } from '../core/reservation-ops.js';
+export type { TaskView as Task } from '../core/task-ops.js';
 
 /** `/api/me`: who the page speaks as, and where. */
 export interface Me {

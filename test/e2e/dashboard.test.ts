@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWeb, type RunningWeb } from '../helpers/browser.js';
-import { json, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -260,6 +260,45 @@ test('an urgent send from the page reaches the recipient at its next tool call, 
       ['hold the deploy, the dashboard says so', 'urgent'],
       ['and a plain one', null],
     ]);
+  } finally {
+    await opened.close();
+  }
+});
+
+test('the task board: a task made on the page is offered, moves column as the CLI takes it, shows its history, and is reassigned and cancelled from the page', async () => {
+  const opened = await openDashboard(['repo-a/claude', 'repo-a/codex'], { AGENT_BUS_NAME: 'maria' });
+  const { page, bus } = opened;
+  try {
+    const column = (state: string) => page.locator(`#task-board .column[data-state="${state}"]`);
+    await page.locator('#tasks summary', { hasText: 'New task' }).click();
+    await page.getByLabel('Title', { exact: true }).fill('write the release notes');
+    await page.getByLabel('For', { exact: true }).fill('repo-a/codex');
+    await page.getByLabel('What to do', { exact: true }).fill('for 2.4 <b>bold</b>');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.locator('#task-result.ok', { hasText: 'made for repo-a/codex' }).waitFor({ timeout: 5_000 });
+    await column('open').locator('button.task', { hasText: 'write the release notes' }).waitFor();
+    const [made] = json<Array<{ id: string; creator: string }>>(runCli(['task', 'list', '--json'], { env: bus.env }));
+    assert.equal(made?.creator, 'maria');
+    const offered = json<Array<{ body: string }>>(runCli(['inbox', '--name', 'repo-a/codex', '--json'], { env: bus.env }));
+    assert.ok(offered.some((message) => message.body.startsWith(`[agent-bus task ${made?.id}] write the release notes`)), 'offered as mail');
+    // Taken from the CLI: the card moves with no reload.
+    cli(bus, ['task', 'take', made?.id ?? '', '--name', 'repo-a/codex']);
+    await column('taken').locator('li', { hasText: 'held by repo-a/codex' }).waitFor({ timeout: 3_000 });
+    await column('taken').locator('button.task', { hasText: 'write the release notes' }).click();
+    await page.locator('#task-history li', { hasText: 'take by repo-a/codex → taken' }).waitFor();
+    assert.equal(await page.locator('#task-body b').count(), 0, 'the body is text');
+    await page.getByLabel('Reassign to').fill('repo-a/claude');
+    await page.getByRole('button', { name: 'Reassign', exact: true }).click();
+    await page.locator('#task-result.ok', { hasText: 'Reassigned: write the release notes is open, for repo-a/claude' }).waitFor({ timeout: 5_000 });
+    await page.locator('#task-history li', { hasText: 'reassign by maria → open' }).waitFor();
+    const told = json<Array<{ body: string; urgent: boolean }>>(runCli(['inbox', '--name', 'repo-a/codex', '--json'], { env: bus.env }));
+    assert.ok(told.some((message) => message.urgent && message.body.includes('reassigned to repo-a/claude by maria')), 'the holder is told');
+    await page.getByRole('button', { name: 'Cancel the task', exact: true }).click();
+    await page.locator('#task-result.ok', { hasText: 'Cancelled: write the release notes is cancelled' }).waitFor({ timeout: 5_000 });
+    await page.getByRole('button', { name: 'Back to the board' }).click();
+    await column('cancelled').locator('button.task', { hasText: 'write the release notes' }).waitFor();
+    assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'task').map((row) => row.event), ['create', 'take', 'reassign', 'cancel']);
+    assert.deepEqual(opened.errors, []);
   } finally {
     await opened.close();
   }

@@ -37,6 +37,7 @@ type Body = Record<string, unknown>;
 const ACTIVITY_SCAN = 5_000;
 const WAKE_ROWS = 50;
 const COMPLETIONS = 20;
+const TASK_HISTORY_ROWS = 100;
 
 function whole(query: Query, key: string, fallback: number, max: number): number {
   const raw = query.get(key);
@@ -99,6 +100,15 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
   '/api/notices': async ({ bus }) => ({ now: nowStamp(), notices: await bus.notices.list({}), channels: await bus.notices.channels() }),
   // Every repo's, as `agent-bus reservations` lists them: those expired or whose session is gone are ended first.
   '/api/reservations': async ({ bus }) => ({ now: nowStamp(), reservations: await bus.reservations.list() }),
+  // Every task, in every state: the board's columns.
+  '/api/tasks': async ({ bus }) => ({ now: nowStamp(), tasks: await bus.tasks.list({ states: null }) }),
+  '/api/task': async ({ bus, auditPath }, query) => {
+    const id = query.get('id') ?? '';
+    if (id === '') throw new InvalidInputError('id is required: the task to show');
+    const task = await bus.tasks.get(id);
+    // Its history: every change of state the audit log holds for it.
+    return { task, history: recentRows(auditPath, TASK_HISTORY_ROWS, (row) => row.op === 'task' && row.message_id === task.id) };
+  },
   '/api/brain': ({ bus, env }) => brainStatus(bus, brainSettings(env), null),
   '/api/wake': async ({ env, auditPath, actor }) => {
     const config = loadWakeConfig(env);
@@ -140,6 +150,11 @@ export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Pr
     if (!Object.hasOwn(body, 'channel')) throw new InvalidInputError('say what to clear: notice_id, channel, or all');
     return { cleared: await bus.notices.clear({ channel: text(body, 'channel') }, actor.name) };
   },
+  // As the one signed in: the person here, or a token's agent on the hub (its own tasks only, as over MCP).
+  '/api/tasks': ({ bus, actor }, body) =>
+    bus.tasks.create({ creator: actor.name, title: text(body, 'title', true) as string, to: text(body, 'to', true) as string, body: text(body, 'body') }, actor.registrations),
+  '/api/tasks/cancel': ({ bus, actor }, body) => bus.tasks.cancel(text(body, 'id', true) as string, actor.name, text(body, 'reason')),
+  '/api/tasks/reassign': ({ bus, actor }, body) => bus.tasks.reassign(text(body, 'id', true) as string, text(body, 'to', true) as string, actor.name),
   '/api/reservations/release': async ({ bus, actor }, body) => {
     const id = text(body, 'reservation_id', true) as string;
     const held = (await bus.reservations.list()).find((reservation) => reservation.id === id);

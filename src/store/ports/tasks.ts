@@ -16,6 +16,8 @@ export interface NewTask {
 /** What a move does to a task: its new state and the fields that go with it. */
 export interface TaskChange {
   state: TaskState;
+  /** Who may take it now, when the move hands it to someone else (absent: as it was). */
+  addressedTo?: string;
   holder: string | null;
   sessionBound: boolean;
   result: string | null;

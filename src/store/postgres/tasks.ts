@@ -46,13 +46,14 @@ export function postgresTasks(pool: PostgresPool): TasksPort {
         const prerequisites = ((await query(`SELECT ${JOINED} FROM task_prerequisites p JOIN tasks t ON t.task_id = p.prerequisite_id WHERE p.task_id = $1 ORDER BY t.created_at, t.task_id`, [taskId])).rows as Row[]).map(taskOf);
         const change = decide(current, prerequisites);
         if ('refused' in change) return { refused: change.refused, current };
-        await query('UPDATE tasks SET state = $2, holder = $3, session_bound = $4, result = $5, updated_at = $6 WHERE task_id = $1', [
+        await query('UPDATE tasks SET state = $2, holder = $3, session_bound = $4, result = $5, updated_at = $6, addressed_to = COALESCE($7, addressed_to) WHERE task_id = $1', [
           taskId,
           change.state,
           change.holder,
           change.sessionBound ? 1 : 0,
           change.result,
           change.updatedAt,
+          change.addressedTo ?? null,
         ]);
         return { before: current, after: { ...current, ...change } };
       });

@@ -49,11 +49,10 @@ export function sqliteTasks(db: SqliteConnection): TasksPort {
         if (current === undefined) return null;
         const change = decide(current, prerequisites(taskId));
         if ('refused' in change) return { refused: change.refused, current };
-        db.run('UPDATE tasks SET state = @state, holder = @holder, session_bound = @sessionBound, result = @result, updated_at = @updatedAt WHERE task_id = @taskId', {
-          ...change,
-          sessionBound: change.sessionBound ? 1 : 0,
-          taskId,
-        });
+        db.run(
+          'UPDATE tasks SET state = @state, addressed_to = COALESCE(@addressedTo, addressed_to), holder = @holder, session_bound = @sessionBound, result = @result, updated_at = @updatedAt WHERE task_id = @taskId',
+          { ...change, addressedTo: change.addressedTo ?? null, sessionBound: change.sessionBound ? 1 : 0, taskId },
+        );
         return { before: current, after: { ...current, ...change } };
       });
     },

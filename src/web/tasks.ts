@@ -1,0 +1,127 @@
+/**
+ * Tasks: a board with a column per state, read again whenever the bus moves; a task opened shows its
+ * facts and its history (the audit log's task rows), and may be reassigned or cancelled; a form makes one.
+ */
+import { ApiError, getJson, postJson } from './api.js';
+import { byId, el, show } from './dom.js';
+import { clock } from './time.js';
+import type { AuditRow, Task } from './types.js';
+
+const COLUMNS = ['blocked', 'open', 'taken', 'done', 'failed', 'cancelled'] as const;
+
+export class Tasks {
+  private tasks: Task[] = [];
+  private open: string | null = null;
+  private readonly board = byId('task-board');
+  private readonly view = byId('task-view');
+  private readonly result = byId('task-result');
+
+  constructor() {
+    byId<HTMLFormElement>('task-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.create();
+    });
+    byId<HTMLFormElement>('task-reassign-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.act('/api/tasks/reassign', { to: byId<HTMLInputElement>('task-reassign-to').value.trim() }, 'Reassigned');
+    });
+    byId('task-cancel').addEventListener('click', () => void this.act('/api/tasks/cancel', {}, 'Cancelled'));
+    byId('task-back').addEventListener('click', () => this.close());
+  }
+
+  async load(): Promise<void> {
+    const answer = await getJson<{ tasks: Task[] }>('/api/tasks');
+    this.tasks = answer.tasks;
+    this.render();
+    if (this.open !== null) await this.show(this.open, false);
+  }
+
+  private render(): void {
+    const live = this.tasks.filter((task) => task.state === 'open' || task.state === 'taken' || task.state === 'blocked').length;
+    show(byId('tasks-summary'), this.tasks.length === 0 ? 'No tasks yet.' : `${live} not closed, of ${this.tasks.length}.`);
+    show(
+      this.board,
+      ...COLUMNS.map((state) => {
+        const inColumn = this.tasks.filter((task) => task.state === state);
+        return el(
+          'section',
+          { class: `column ${state}`, 'data-state': state, 'aria-label': `${state}: ${inColumn.length}` },
+          el('h3', {}, state, el('span', { class: 'badge' }, String(inColumn.length))),
+          el('ul', { class: 'list' }, ...inColumn.map((task) => this.card(task))),
+        );
+      }),
+    );
+  }
+
+  private card(task: Task): HTMLLIElement {
+    const open = el('button', { type: 'button', class: 'task', 'data-task': task.id }, task.title);
+    open.addEventListener('click', () => void this.show(task.id, true));
+    return el('li', { 'data-task': task.id }, open, el('p', { class: 'muted' }, task.holder === null ? `for ${task.to}` : `held by ${task.holder}`, ` · ${clock(task.updated_at)}`));
+  }
+
+  /** One task's facts and history, in place of the board. */
+  private async show(id: string, focus: boolean): Promise<void> {
+    const { task, history } = await getJson<{ task: Task; history: AuditRow[] }>(`/api/task?id=${encodeURIComponent(id)}`);
+    this.open = task.id;
+    show(byId('task-title'), task.title);
+    const facts: Array<[string, string]> = [
+      ['State', task.state],
+      ['For', task.to],
+      ['Holder', task.holder ?? '—'],
+      ['Made by', `${task.creator} at ${clock(task.created_at)}`],
+      ['Id', task.id],
+    ];
+    if (task.after !== undefined && task.after.length > 0) facts.push(['After', task.after.join(', ')]);
+    if (task.result !== null) facts.push([task.state === 'done' ? 'Result' : 'Reason', task.result]);
+    show(byId('task-facts'), ...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+    show(byId('task-body'), task.body ?? '');
+    show(
+      byId('task-history'),
+      ...history.map((row) => el('li', {}, el('time', { datetime: String(row.ts) }, clock(String(row.ts))), ` ${String(row.event)} by ${row.actor} → ${String(row.state)}${row.holder ? ` (${String(row.holder)})` : ''}`)),
+    );
+    const closed = task.state === 'done' || task.state === 'failed' || task.state === 'cancelled';
+    byId<HTMLFormElement>('task-reassign-form').hidden = closed;
+    this.board.hidden = true;
+    this.view.hidden = false;
+    if (focus) byId('task-title').focus();
+  }
+
+  private close(): void {
+    const was = this.open;
+    this.open = null;
+    this.view.hidden = true;
+    this.board.hidden = false;
+    this.board.querySelector<HTMLElement>(`button.task[data-task="${was ?? ''}"]`)?.focus();
+  }
+
+  private async create(): Promise<void> {
+    const title = byId<HTMLInputElement>('task-new-title');
+    const to = byId<HTMLInputElement>('task-new-to');
+    const body = byId<HTMLTextAreaElement>('task-new-body');
+    try {
+      const made = await postJson<Task>('/api/tasks', { title: title.value, to: to.value.trim(), body: body.value || null });
+      this.said('ok', `Task ${made.id.slice(0, 8)} made for ${made.to}.`);
+      title.value = '';
+      body.value = '';
+    } catch (error) {
+      this.said('error', error instanceof ApiError ? error.message : 'The dashboard could not be reached; no task was made.');
+    }
+    await this.load().catch(() => undefined);
+  }
+
+  private async act(path: string, extra: Record<string, unknown>, done: string): Promise<void> {
+    if (this.open === null) return;
+    try {
+      const task = await postJson<Task>(path, { id: this.open, ...extra });
+      this.said('ok', `${done}: ${task.title} is ${task.state}${task.state === 'open' ? `, for ${task.to}` : ''}.`);
+    } catch (error) {
+      this.said('error', error instanceof ApiError ? error.message : 'The dashboard could not be reached.');
+    }
+    await this.load().catch(() => undefined);
+  }
+
+  private said(kind: 'ok' | 'error', text: string): void {
+    this.result.className = kind;
+    show(this.result, text);
+  }
+}
