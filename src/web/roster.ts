@@ -64,13 +64,23 @@ export class Roster {
   }
 }
 
+/** Where its turn stands (presence), with how long; a session its hooks have said nothing of shows whether it runs. */
+function stateOf(agent: Agent): HTMLSpanElement | null {
+  if (agent.state !== 'unknown') {
+    const since = agent.state_since === null ? '' : ` ${ago(agent.state_since).replace(/ ago$/, '')}`;
+    return el('span', { class: `state ${agent.state}`, title: agent.state_since === null ? agent.state : `${agent.state} since ${agent.state_since}` }, `${agent.state}${since}`);
+  }
+  if (agent.live === null) return null;
+  return agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended');
+}
+
 function agentItem(agent: Agent): HTMLLIElement {
-  const state = agent.live === null ? null : agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended');
   return el(
     'li',
     { class: agent.kind === 'session' ? 'agent session' : 'agent' },
     el('span', { class: 'name' }, agent.name),
-    state,
+    stateOf(agent),
+    agent.task === null ? null : el('span', { class: 'task-in-hand', title: agent.task.id }, `task: ${agent.task.title}`),
     agent.pending_count > 0 ? el('span', { class: 'badge', title: 'unread mail' }, `${agent.pending_count} unread`) : null,
     el('span', { class: 'muted seen' }, `seen ${ago(agent.last_seen)}`),
     agent.topic ? el('span', { class: 'topic' }, agent.topic) : null,

@@ -284,6 +284,11 @@ test('the task board: a task made on the page is offered, moves column as the CL
     // Taken from the CLI: the card moves with no reload.
     cli(bus, ['task', 'take', made?.id ?? '', '--name', 'repo-a/codex']);
     await column('taken').locator('li', { hasText: 'held by repo-a/codex' }).waitFor({ timeout: 3_000 });
+    // The roster shows the task in hand, and the presence its prompt hook notes.
+    const codexRow = page.locator('#roster-list li.agent', { hasText: 'repo-a/codex' });
+    await codexRow.locator('.task-in-hand', { hasText: 'task: write the release notes' }).waitFor({ timeout: 3_000 });
+    assert.equal(runCli(['hook-user-prompt', '--client', 'codex'], { env: { ...bus.env, AGENT_BUS_NAME: 'repo-a/codex', AGENT_BUS_REPO: '/repos/a' }, input: '{}' }).code, 0);
+    await codexRow.locator('.state.working', { hasText: /^working/ }).waitFor({ timeout: 3_000 });
     await column('taken').locator('button.task', { hasText: 'write the release notes' }).click();
     await page.locator('#task-history li', { hasText: 'take by repo-a/codex → taken' }).waitFor();
     assert.equal(await page.locator('#task-body b').count(), 0, 'the body is text');
