@@ -23,6 +23,7 @@ import { Roster } from './roster-ops.js';
 import { Sessions } from './session-ops.js';
 import type { BusSettings } from './settings.js';
 import { Tasks } from './task-ops.js';
+import { Presence } from './presence-ops.js';
 import { Tokens } from './tokens.js';
 import { Wakes } from './wake-ops.js';
 
@@ -66,6 +67,8 @@ export class Bus {
   readonly reservations: Reservations;
   /** Work handed over, taken once, and closed with a result that comes back. */
   readonly tasks: Tasks;
+  /** Where each agent's turn stands, as its hooks note it, and callers told when one gets somewhere. */
+  readonly presence: Presence;
   /** The dashboard's pages. */
   readonly overview: Overview;
   /** Whether the store answers, where it is, how it stands. */
@@ -93,6 +96,7 @@ export class Bus {
     this.auditCheck = new AuditCheck(store, audit, clock);
     this.reservations = new Reservations(store, audit, clock, settings, () => this.sessions.liveNames());
     this.tasks = new Tasks(store, audit, clock, this.mail, settings, () => this.sessions.liveNames());
+    this.presence = new Presence(store, clock, this.roster, this.mail);
     this.overview = new Overview(store, clock, () => this.roster.agents(), (reader, messages, via) => this.inbox.recordShown(reader, messages, via));
     this.health = new Health(store, store.location);
   }

@@ -83,7 +83,7 @@ function presenceOf(agent: AgentRecord, noted: PresenceRecord | undefined, holde
 
 export class Roster {
   constructor(
-    private readonly store: RosterPort & PresencePort & Pick<TasksPort, 'tasksIn'>,
+    private readonly store: RosterPort & Pick<PresencePort, 'presence'> & Pick<TasksPort, 'tasksIn'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     /** Whether a session row's server is running (the sessions' own judge). */
@@ -134,10 +134,6 @@ export class Roster {
     });
   }
 
-  /** Note where a name's turn stands (a hook at its prompt: working; at a stop it lets happen: idle). */
-  async notePresence(name: string, state: PresenceRecord['state']): Promise<void> {
-    await this.store.notePresence({ name, state, since: stampOf(this.clock) });
-  }
 
   get(name: string): Promise<AgentRecord | null> {
     return this.store.getAgent(name);

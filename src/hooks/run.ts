@@ -269,7 +269,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   const shared = clientAddressOf(reader);
   if (turn.kind === 'prompt') {
     // Its turn has begun (presence: working).
-    await bus.roster.notePresence(reader, 'working');
+    await bus.presence.note(reader, 'working');
     // Without a pre-tool event, the brain's refresh cadence counts turns instead.
     if (!profile.preToolEvent) await brainTurn(bus, turn, sessionKey ?? reader, 'pre-tool');
     const session = sessionKey ?? reader;
@@ -305,7 +305,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     turn.write(dialect.stop(reason));
   });
   // Idle once it is let stop: from then on a sender may queue it a turn.
-  await bus.roster.notePresence(reader, keptWorking ? 'working' : 'idle');
+  await bus.presence.note(reader, keptWorking ? 'working' : 'idle');
   if (wakeThread !== null && local !== null) await recordWakeRoute(bus, profile.id, reader, wakeThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
 }
 

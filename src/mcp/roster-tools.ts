@@ -1,4 +1,5 @@
 /** The tools of who is on the bus: whoami, list_agents and set_session. */
+import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { composeWhoami } from '../core/roster-ops.js';
 import type { AgentView } from '../core/views.js';
@@ -37,10 +38,20 @@ export function rosterTools(kit: ToolKit): void {
   tool(
     'list_agents',
     {
-      description: 'Everyone on the bus with unread counts; pass a bare repo name as group to see one repo. Sessions show whether they are running (live).',
+      description:
+        'Everyone on the bus with unread counts; pass a bare repo name as group to see one repo. Sessions show whether they are running (live), and each name where its turn stands (state: working, idle, waiting, ended, gone, unknown; state_since) and the task it holds.',
       inputSchema: { group: optionalText() },
     },
     async ({ group }) => bus.roster.agents(group === null || group === '' ? undefined : group),
+  );
+  tool(
+    'notify_when',
+    {
+      description:
+        "Be told by mail, once, when an agent reaches a state (working, idle, waiting, ended or gone): say, when another agent goes idle, instead of asking again and again. The mail wakes you if you are idle; if it is in that state already, it comes at once.",
+      inputSchema: { name: z.string().min(1), state: z.string().min(1) },
+    },
+    async ({ name, state }) => bus.presence.notifyWhen(session.name, name, state),
   );
   tool(
     'set_session',

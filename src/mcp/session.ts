@@ -169,5 +169,7 @@ export class ServerSession implements ToolSession {
     const key = this.key;
     this.key = null;
     await this.bus.sessions.end(key);
+    // Whoever waits to hear that it ended is told now.
+    await this.bus.presence.fireWatches().catch(() => undefined);
   }
 }

@@ -95,6 +95,7 @@ export interface HubTools {
   fail_task: { args: { id: string; reason: string }; result: TaskView };
   cancel_task: { args: { id: string; reason?: string | null }; result: TaskView };
   get_task: { args: { id: string }; result: TaskView };
+  notify_when: { args: { name: string; state: string }; result: { name: string; state: string; now: string; notified: boolean } };
   list_tasks: { args: { state?: string | null; mine?: boolean | null; created?: boolean | null; repo?: string | null }; result: { tasks: TaskView[] } };
 }
 

@@ -31,6 +31,7 @@ export const TOOL_NAMES = [
   'cancel_task',
   'get_task',
   'list_tasks',
+  'notify_when',
 ] as const satisfies readonly ToolName[];
 
 /** A tool of the protocol's map that the list lacks makes this line fail to compile. */

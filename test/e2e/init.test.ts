@@ -42,7 +42,7 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   assert.equal(mcp.mcpServers['agent-bus']?.command, CLI);
   assert.deepEqual(mcp.mcpServers['agent-bus']?.env, { AGENT_BUS_NAME: 'acme-dev/claude', AGENT_BUS_REPO: path });
   const settings = read(join(path, '.claude', 'settings.json')) as Settings;
-  const tools = ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'message_status', 'search_messages', 'tail_audit', 'set_session', 'channel_publish', 'channel_list', 'channel_acknowledge', 'brain_refresh', 'brain_status', 'reserve_files', 'release_files', 'list_reservations', 'create_task', 'take_task', 'complete_task', 'fail_task', 'cancel_task', 'get_task', 'list_tasks'];
+  const tools = ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'message_status', 'search_messages', 'tail_audit', 'set_session', 'channel_publish', 'channel_list', 'channel_acknowledge', 'brain_refresh', 'brain_status', 'reserve_files', 'release_files', 'list_reservations', 'create_task', 'take_task', 'complete_task', 'fail_task', 'cancel_task', 'get_task', 'list_tasks', 'notify_when'];
   assert.deepEqual(settings.permissions.allow, tools.map((tool) => `mcp__agent-bus__${tool}`));
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool'], ['Stop', 'hook-stop']]) {
     assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} ${subcommand} --client claude || true`, event);

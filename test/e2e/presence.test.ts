@@ -73,3 +73,34 @@ test('list_agents carries the state fields; wait --until ended returns when a se
     await watcher.close();
   }
 }));
+
+test('notify_when: the caller gets urgent mail once when the agent reaches the state, at once if it is there already; a session that closes tells those waiting for ended', withTempBus(async (bus) => {
+  const env = agentEnv(bus, 'shop/claude', '/repos/shop');
+  register(env);
+  const watcher = await connect(agentEnv(bus, 'shop/codex', '/repos/shop'));
+  const other = await connect(agentEnv(bus, 'lab/claude', '/repos/lab'));
+  try {
+    const me = await watcher.call<{ name: string }>('whoami');
+    const hook = (kind: string): void => assert.equal(runCli([kind, '--client', 'claude'], { env, input: JSON.stringify({ session_id: 's-1' }) }).code, 0);
+    const told = async (): Promise<Array<[string, boolean, string]>> => (await watcher.call<Array<{ from: string; urgent: boolean; body: string }>>('read_inbox', {})).map((message) => [message.from, message.urgent, message.body]);
+    assert.deepEqual(await watcher.call('notify_when', { name: 'shop/claude', state: 'idle' }), { name: 'shop/claude', state: 'idle', now: 'unknown', notified: false });
+    assert.match(await watcher.fails('notify_when', { name: 'shop/nobody', state: 'idle' }), /no agent named 'shop\/nobody'/);
+    assert.match(await watcher.fails('notify_when', { name: 'shop/claude', state: 'asleep' }), /state must be one of working, idle, waiting, ended, gone/);
+    hook('hook-user-prompt');
+    assert.deepEqual(await told(), [], 'working is not idle');
+    hook('hook-stop');
+    assert.deepEqual(await told(), [['agent-bus', true, '[agent-bus] shop/claude is idle (you asked to be told: notify_when).']]);
+    hook('hook-user-prompt');
+    hook('hook-stop');
+    assert.deepEqual(await told(), [], 'once');
+    assert.deepEqual(await watcher.call('notify_when', { name: 'shop/claude', state: 'idle' }), { name: 'shop/claude', state: 'idle', now: 'idle', notified: true });
+    assert.equal((await told()).length, 1, 'at once, when it is there already');
+    const otherName = (await other.call<{ name: string }>('whoami')).name;
+    await watcher.call('notify_when', { name: otherName, state: 'ended' });
+    await other.close();
+    await waitUntil(async () => (await told()).some(([, , body]) => body === `[agent-bus] ${otherName} is ended (you asked to be told: notify_when).`), `told that ${otherName} ended`);
+    assert.ok(me.name.startsWith('shop/codex'));
+  } finally {
+    await watcher.close();
+  }
+}));

@@ -1,6 +1,6 @@
 /** Presence on PostgreSQL: a hook's note is read first, and written only when the state moves. */
 import type { PresenceRecord } from '../../model/records.js';
-import type { PresencePort } from '../ports/presence.js';
+import type { PresencePort, PresenceWatch } from '../ports/presence.js';
 import type { PostgresPool } from './pool.js';
 
 export function postgresPresence(pool: PostgresPool): PresencePort {
@@ -18,6 +18,18 @@ export function postgresPresence(pool: PostgresPool): PresencePort {
 
     async presence() {
       return pool.read<PresenceRecord>('SELECT name, state, since FROM presence ORDER BY name');
+    },
+
+    async addPresenceWatch({ watcher, name, state, createdAt }) {
+      await pool.transaction([], (query) => query('INSERT INTO presence_watches (watcher, name, state, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [watcher, name, state, createdAt]));
+    },
+
+    async presenceWatches() {
+      return pool.read<PresenceWatch>('SELECT watcher, name, state, created_at AS "createdAt" FROM presence_watches ORDER BY created_at, watcher');
+    },
+
+    async removePresenceWatch({ watcher, name, state }) {
+      return pool.transaction([], async (query) => ((await query('DELETE FROM presence_watches WHERE watcher = $1 AND name = $2 AND state = $3', [watcher, name, state])).rowCount ?? 0) > 0);
     },
   };
 }

@@ -332,6 +332,13 @@ export const STEPS: PostgresStep[] = [
         name ${T} PRIMARY KEY,
         state ${T} NOT NULL,
         since ${T} NOT NULL
+      );
+      CREATE TABLE presence_watches (
+        watcher ${T} NOT NULL,
+        name ${T} NOT NULL,
+        state ${T} NOT NULL,
+        created_at ${T} NOT NULL,
+        PRIMARY KEY (watcher, name, state)
       );`,
   },
 ];

@@ -1,6 +1,6 @@
 /** Presence on SQLite: a hook's note is read first, and written only when the state moves. */
 import type { PresenceRecord } from '../../model/records.js';
-import type { PresencePort } from '../ports/presence.js';
+import type { PresencePort, PresenceWatch } from '../ports/presence.js';
 import type { SqliteConnection } from './driver.js';
 
 export function sqlitePresence(db: SqliteConnection): PresencePort {
@@ -20,6 +20,18 @@ export function sqlitePresence(db: SqliteConnection): PresencePort {
 
     async presence() {
       return db.all<PresenceRecord>('SELECT name, state, since FROM presence ORDER BY name');
+    },
+
+    async addPresenceWatch(watch) {
+      db.immediate(() => db.run('INSERT OR IGNORE INTO presence_watches (watcher, name, state, created_at) VALUES (@watcher, @name, @state, @createdAt)', { ...watch }));
+    },
+
+    async presenceWatches() {
+      return db.all<PresenceWatch>('SELECT watcher, name, state, created_at AS "createdAt" FROM presence_watches ORDER BY created_at, watcher');
+    },
+
+    async removePresenceWatch({ watcher, name, state }) {
+      return db.immediate(() => db.run('DELETE FROM presence_watches WHERE watcher = ? AND name = ? AND state = ?', [watcher, name, state]).changes > 0);
     },
   };
 }

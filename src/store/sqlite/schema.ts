@@ -415,6 +415,13 @@ export const STEPS: MigrationStep[] = [
           state TEXT NOT NULL,
           since TEXT NOT NULL
         ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS presence_watches (
+          watcher TEXT NOT NULL,
+          name TEXT NOT NULL,
+          state TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (watcher, name, state)
+        ) WITHOUT ROWID;
       `);
     },
   },

@@ -21,7 +21,7 @@ conformance('presence: working and idle as the hooks note them, each since its f
   assert.deepEqual(await state(ctx, 'shop/claude'), ['working', '2026-12-04T10:00:00.000000Z']);
   assert.equal(await ctx.store.notePresence({ ...first, state: 'idle', since: '2026-12-04T10:07:00.000000Z' }), true);
   assert.deepEqual(await state(ctx, 'shop/claude'), ['idle', '2026-12-04T10:07:00.000000Z']);
-  await ctx.bus.roster.notePresence('shop/claude', 'working');
+  await ctx.bus.presence.note('shop/claude', 'working');
   const [now, since] = (await state(ctx, 'shop/claude')) ?? [];
   assert.equal(now, 'working');
   assert.ok((since ?? '') > '2026-12-04T10:07:00.000000Z');
@@ -40,7 +40,7 @@ conformance(
     const lineage = JSON.stringify([[pid + 100_000, `client-${pid}`, 'claude']]);
     const row = { serverPid: pid, serverStarted: `start-${pid}`, clientAddress: 'shop/claude', repoPath: '/repos/shop', lineage, sessionKey: `s-${pid}`, bootId: null, pidNs: null, startedAt: stamp, lastSeen: stamp };
     const started = await ctx.bus.sessions.start({ clientAddress: 'shop/claude', clientProcess: JSON.parse(lineage)[0], sessionKey: row.sessionKey, pinned: null }, row, { nowMicros: nowMicros(), resumeHours: 1 });
-    await ctx.bus.roster.notePresence(started.name, 'working');
+    await ctx.bus.presence.note(started.name, 'working');
     assert.equal((await state(ctx, started.name))?.[0], 'working');
     endedServers.add(pid);
     assert.equal((await state(ctx, started.name))?.[0], 'gone');
