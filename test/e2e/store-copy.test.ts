@@ -40,6 +40,15 @@ function populate(bus: TempBus): void {
   bus.sql("INSERT INTO watchers (session, token, pid, started_at, agent) VALUES ('sess-1', 'tok', 4243, '2026-12-01T00:00:00.000000Z', 'shop/claude')");
   bus.sql("INSERT INTO brain_markers (marker_key, session, taken_at) VALUES ('m-1', 'sess-1', '2026-12-01T00:00:00.000000Z')");
   bus.sql("INSERT INTO maintenance (task, last_run_at) VALUES ('retention', '2026-12-01T00:00:00.000000Z')");
+  // Urgent mail, a reservation, tasks (one after the other), and the rows only the pre-tool hook and notify_when write.
+  assert.equal(runCli(['send', 'urgent one', '--to', 'shop/claude', '--urgent'], { env: bus.env }).code, 0);
+  assert.equal(runCli(['reserve', 'src/**', '--reason', 'refactor'], { env: as('shop/claude'), cwd: repo }).code, 0);
+  const first = runCli(['task', 'add', 'build', '--to', 'shop/codex'], { env: as('shop/claude') });
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(runCli(['task', 'add', 'deploy', '--to', 'shop', '--after', first.stdout.trim()], { env: as('shop/claude') }).code, 0);
+  bus.sql("INSERT INTO edits (repo, path, agent, at) VALUES ('shop', 'src/a.ts', 'shop/codex', '2026-12-01T00:00:00.000000Z')");
+  bus.sql("INSERT INTO collisions (repo, path, first_agent, second_agent, at) VALUES ('shop', 'src/a.ts', 'shop/claude', 'shop/codex', '2026-12-01T00:00:00.000000Z')");
+  bus.sql("INSERT INTO presence_watches (watcher, name, state, created_at) VALUES ('shop/claude', 'shop/codex', 'idle', '2026-12-01T00:00:00.000000Z')");
 }
 
 /** Every table's rows, in key order: what the two sides must agree on. */

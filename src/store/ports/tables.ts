@@ -15,7 +15,7 @@ export const TABLES: TableModel[] = [
   { name: 'agents', columns: ['name', 'repo_path', 'registered_at', 'last_seen', 'group_name', 'client', 'topic'], key: ['name'] },
   {
     name: 'messages',
-    columns: ['message_id', 'from_agent', 'to_agent', 'body', 'thread_id', 'sent_at', 'read_at', 'delivered_at', 'addressed_to', 'fanout_id', 'to_group', 'claimed_by', 'lease_until', 'delivered_via', 'read_via'],
+    columns: ['message_id', 'from_agent', 'to_agent', 'body', 'thread_id', 'sent_at', 'read_at', 'delivered_at', 'addressed_to', 'fanout_id', 'to_group', 'claimed_by', 'lease_until', 'delivered_via', 'read_via', 'priority'],
     // Read in the order written (SQLite's rowid, PostgreSQL's seq): each engine says how.
     key: ['message_id'],
   },
@@ -46,6 +46,21 @@ export const TABLES: TableModel[] = [
     key: ['token_id'],
   },
   { name: 'maintenance', columns: ['task', 'last_run_at'], key: ['task'] },
+  {
+    name: 'reservations',
+    columns: ['reservation_id', 'repo', 'holder', 'pattern', 'mode', 'reason', 'created_at', 'expires_at', 'session_bound', 'anchor'],
+    key: ['reservation_id'],
+  },
+  { name: 'edits', columns: ['repo', 'path', 'agent', 'at'], key: ['repo', 'path', 'agent'] },
+  { name: 'collisions', columns: ['repo', 'path', 'first_agent', 'second_agent', 'at'], key: ['repo', 'path', 'first_agent', 'second_agent'] },
+  {
+    name: 'tasks',
+    columns: ['task_id', 'title', 'body', 'creator', 'addressed_to', 'state', 'holder', 'session_bound', 'result', 'created_at', 'updated_at'],
+    key: ['task_id'],
+  },
+  { name: 'task_prerequisites', columns: ['task_id', 'prerequisite_id'], key: ['task_id', 'prerequisite_id'] },
+  { name: 'presence', columns: ['name', 'state', 'since'], key: ['name'] },
+  { name: 'presence_watches', columns: ['watcher', 'name', 'state', 'created_at'], key: ['watcher', 'name', 'state'] },
 ];
 
 export type TableRow = Record<string, unknown>;
