@@ -4,26 +4,15 @@
  * ones to others (some of them its repo-mates), as a ratio to a bare `node -e 0` in the same run, and
  * the same hook with AGENT_BUS_MIDTURN=off, which makes no look at all.
  */
-import { spawnSync } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
-import { CLI, median, round, type Workspace } from './util.js';
+import { CLI, median, round, timedQuiet, type Workspace } from './util.js';
 import type { HookFigure } from './hooks.js';
 
 const AGENT = 'bench-repo/claude';
 const PLAIN_TO_AGENT = 1_000;
 const URGENT_TO_OTHERS = 1_000;
 
-function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): { ms: number; stdout: string } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, args, { env, cwd, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
-  const ms = performance.now() - started;
-  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
-  const stderr = result.stderr.toString();
-  if (stderr.trim() !== '') throw new Error(`node ${args.join(' ')} warned: ${stderr.trim()}`);
-  return { ms, stdout: result.stdout.toString() };
-}
 
 export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
   const RUNS = 30;
@@ -50,7 +39,7 @@ export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
     // Each goes first, second and third in turn.
     const order = (['hook', 'off', 'node'] as const).map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
     for (const which of order) {
-      const result = which === 'node' ? timed(['-e', '0'], env, location.home, '') : timed(hookArgs, which === 'off' ? off : env, location.home, payload);
+      const result = which === 'node' ? timedQuiet(['-e', '0'], env, location.home, '') : timedQuiet(hookArgs, which === 'off' ? off : env, location.home, payload);
       if (which !== 'node' && result.stdout.trim() !== '') throw new Error(`the hook showed something with no urgent mail for ${AGENT}: ${result.stdout.slice(0, 300)}`);
       if (run >= WARMUP) times[which].push(result.ms);
     }

@@ -11,7 +11,7 @@
  *   engine: a path granted to two holders is a double grant. Afterwards the store must hold exactly
  *   one reservation per path, 100 in all, each of the holder that was told it got it.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,7 +23,7 @@ import { formatStamp, nowMicros } from '../src/model/clock.js';
 import { timeOrderedId } from '../src/model/ids.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { connectServer } from './mcp.js';
-import { CLI, ROOT, median, quantile, round, spawnTracked, waitForExit, type BusLocation, type Engine, type Workspace } from './util.js';
+import { CLI, ROOT, median, quantile, round, spawnTracked, timedQuiet, waitForExit, type BusLocation, type Engine, type Workspace } from './util.js';
 
 export interface ReservationFigure {
   value: number | null;
@@ -106,15 +106,6 @@ async function seedReservations(location: BusLocation, rows: SeededRow[]): Promi
   }
 }
 
-function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): { ms: number; stdout: string } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, args, { env, cwd, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
-  const ms = performance.now() - started;
-  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
-  const stderr = result.stderr.toString();
-  if (stderr.trim() !== '') throw new Error(`node ${args.join(' ')} warned: ${stderr.trim()}`);
-  return { ms, stdout: result.stdout.toString() };
-}
 
 /** What Claude Code writes on the pre-tool hook's stdin for an Edit of `file`. */
 function editPayload(root: string, file: string): string {
@@ -151,7 +142,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
 
   // The seed is seen: a file under one of the caller's repo's reservations is refused, the measured one is not.
   const held = fileUnder(6);
-  const refused = timed([CLI, 'hook-pre-tool', '--client', 'claude'], withReservations.env, withReservations.root, editPayload(withReservations.root, held)).stdout;
+  const refused = timedQuiet([CLI, 'hook-pre-tool', '--client', 'claude'], withReservations.env, withReservations.root, editPayload(withReservations.root, held)).stdout;
   if (!refused.includes('"permissionDecision":"deny"')) throw new Error(`an Edit of ${held}, reserved by another agent, was not refused: ${refused.slice(0, 300)}`);
   const bus = openBus(seeded.env);
   try {
@@ -171,7 +162,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
     const order = (['hook', 'empty', 'node'] as const).map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
     for (const which of order) {
       const place = which === 'empty' ? without : withReservations;
-      const result = which === 'node' ? timed(bare, place.env, place.root, '') : timed(hookArgs, place.env, place.root, editPayload(place.root, EDITED));
+      const result = which === 'node' ? timedQuiet(bare, place.env, place.root, '') : timedQuiet(hookArgs, place.env, place.root, editPayload(place.root, EDITED));
       if (which !== 'node' && result.stdout.trim() !== '') throw new Error(`the hook said something of an Edit of a file nobody holds: ${result.stdout.slice(0, 300)}`);
       if (run >= WARMUP) times[which].push(result.ms);
     }

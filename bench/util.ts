@@ -183,3 +183,14 @@ export const yieldToLoop = (): Promise<void> => new Promise((resolveYield) => se
 export function progress(message: string): void {
   process.stdout.write(`  … ${message}\n`);
 }
+
+/** `node ARGS` with `input` on stdin, timed; it must exit 0 and say nothing on stderr (a hook that warns is not measured). */
+export function timedQuiet(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): { ms: number; stdout: string } {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, cwd, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
+  const stderr = result.stderr.toString();
+  if (stderr.trim() !== '') throw new Error(`node ${args.join(' ')} warned: ${stderr.trim()}`);
+  return { ms, stdout: result.stdout.toString() };
+}

@@ -3,6 +3,7 @@
  * core API, each case run once per engine (a SQLite file, a PostgreSQL database).
  */
 import { test } from 'node:test';
+import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import type { SessionLiveness } from '../../../src/core/liveness.js';
 import { readAudit, type Engine } from '../../helpers/bus-env.js';
 import { coreBus, type CoreBus } from '../../helpers/core-bus.js';
@@ -41,4 +42,19 @@ export async function sendMail(ctx: CoreBus, from: string, to: string, body: str
 /** The ids a search finds, newest first. */
 export async function found(ctx: CoreBus, query: string, reader: string | null, limit?: number): Promise<string[]> {
   return (await ctx.bus.mail.search({ query, reader, ...(limit === undefined ? {} : { limit }) })).map((hit) => hit.message_id);
+}
+
+/** Session servers a case has stopped: `fakeLiveness` judges their sessions gone. */
+export const endedServers = new Set<number>();
+export const fakeLiveness: SessionLiveness = (row) => row.endedAt === null && !endedServers.has(row.serverPid);
+let nextPid = 80_000;
+
+/** A session of `clientAddress` started as its MCP server would start it, with a made-up process: its address and server pid. */
+export async function startSession(ctx: CoreBus, clientAddress: string, repoPath = '/repos/shop'): Promise<{ name: string; pid: number }> {
+  const pid = nextPid++;
+  const stamp = nowStamp();
+  const lineage = JSON.stringify([[pid + 100_000, `client-${pid}`, clientAddress.split('/')[1] ?? 'claude']]);
+  const row = { serverPid: pid, serverStarted: `start-${pid}`, clientAddress, repoPath, lineage, sessionKey: `s-${pid}`, bootId: null, pidNs: null, startedAt: stamp, lastSeen: stamp };
+  const started = await ctx.bus.sessions.start({ clientAddress, clientProcess: JSON.parse(lineage)[0], sessionKey: row.sessionKey, pinned: null }, row, { nowMicros: nowMicros(), resumeHours: 1 });
+  return { name: started.name, pid };
 }

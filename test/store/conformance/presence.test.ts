@@ -3,9 +3,7 @@
  * and the roster reads it beside each name, with a session's own evidence (ended, gone) first.
  */
 import assert from 'node:assert/strict';
-import type { SessionLiveness } from '../../../src/core/liveness.js';
-import { nowMicros, nowStamp } from '../../../src/model/clock.js';
-import { conformance, type CoreBus } from './harness.js';
+import { conformance, endedServers, fakeLiveness, startSession, type CoreBus } from './harness.js';
 
 const state = async (ctx: CoreBus, name: string): Promise<[string, string | null] | undefined> => {
   const row = (await ctx.bus.roster.agents()).find((agent) => agent.name === name);
@@ -28,18 +26,12 @@ conformance('presence: working and idle as the hooks note them, each since its f
   assert.deepEqual(await ctx.store.presence(), [{ name: 'shop/claude', state: 'working', since }]);
 });
 
-const endedServers = new Set<number>();
-const fakeLiveness: SessionLiveness = (row) => row.endedAt === null && !endedServers.has(row.serverPid);
-let nextPid = 95_000;
 
 conformance(
   "presence: a session whose process is gone is gone, whatever its hooks last said",
   async (ctx) => {
-    const pid = nextPid++;
-    const stamp = nowStamp();
-    const lineage = JSON.stringify([[pid + 100_000, `client-${pid}`, 'claude']]);
-    const row = { serverPid: pid, serverStarted: `start-${pid}`, clientAddress: 'shop/claude', repoPath: '/repos/shop', lineage, sessionKey: `s-${pid}`, bootId: null, pidNs: null, startedAt: stamp, lastSeen: stamp };
-    const started = await ctx.bus.sessions.start({ clientAddress: 'shop/claude', clientProcess: JSON.parse(lineage)[0], sessionKey: row.sessionKey, pinned: null }, row, { nowMicros: nowMicros(), resumeHours: 1 });
+    const started = await startSession(ctx, 'shop/claude');
+    const pid = started.pid;
     await ctx.bus.presence.note(started.name, 'working');
     assert.equal((await state(ctx, started.name))?.[0], 'working');
     endedServers.add(pid);

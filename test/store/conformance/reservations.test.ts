@@ -3,12 +3,11 @@
  * release, expiry by the clock, a session's end, edits and collisions, and a race for one path.
  */
 import assert from 'node:assert/strict';
-import { formatStamp, nowMicros, nowStamp } from '../../../src/model/clock.js';
-import type { SessionLiveness } from '../../../src/core/liveness.js';
+import { formatStamp, nowMicros } from '../../../src/model/clock.js';
 import { ReservationConflictError, type ReserveRequest } from '../../../src/core/reservation-ops.js';
 import { coversFile } from '../../../src/core/reservation-paths.js';
 import { readAudit } from '../../helpers/bus-env.js';
-import { conformance, type CoreBus } from './harness.js';
+import { conformance, endedServers, fakeLiveness, startSession, type CoreBus } from './harness.js';
 
 const ROOT = '/repos/shop';
 
@@ -109,18 +108,6 @@ conformance('reservations: expire when the clock passes their end, audited once,
   assert.equal(auditOf(ctx, ['expire']).length, 1, 'ended once');
 });
 
-const endedServers = new Set<number>();
-const fakeLiveness: SessionLiveness = (row) => row.endedAt === null && !endedServers.has(row.serverPid);
-let nextPid = 80_000;
-
-async function startSession(ctx: CoreBus, clientAddress: string): Promise<{ name: string; pid: number }> {
-  const pid = nextPid++;
-  const stamp = nowStamp();
-  const lineage = JSON.stringify([[pid + 100_000, `client-${pid}`, 'claude']]);
-  const row = { serverPid: pid, serverStarted: `start-${pid}`, clientAddress, repoPath: ROOT, lineage, sessionKey: `s-${pid}`, bootId: null, pidNs: null, startedAt: stamp, lastSeen: stamp };
-  const started = await ctx.bus.sessions.start({ clientAddress, clientProcess: JSON.parse(lineage)[0], sessionKey: row.sessionKey, pinned: null }, row, { nowMicros: nowMicros(), resumeHours: 1 });
-  return { name: started.name, pid };
-}
 
 conformance(
   "reservations: a session's hold ends when its process is gone; a person's lives until released or expired",

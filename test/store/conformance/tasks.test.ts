@@ -5,12 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SessionLiveness } from '../../../src/core/liveness.js';
 import { TaskRefusedError } from '../../../src/core/task-ops.js';
-import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { UnknownRecipientError } from '../../../src/model/errors.js';
 import { json, readAudit, runCliAsync, tempBus } from '../../helpers/bus-env.js';
-import { ENGINES, conformance, type CoreBus } from './harness.js';
+import { ENGINES, conformance, endedServers, fakeLiveness, startSession, type CoreBus } from './harness.js';
 
 function taskEvents(ctx: CoreBus): Array<[string, string, string]> {
   return readAudit(ctx.paths.audit)
@@ -115,18 +113,6 @@ conformance('tasks: one that waits for others is blocked, offered once they are 
   await assert.rejects(ctx.bus.tasks.create({ creator: 'human', title: 'never', to: 'shop/codex', after: ['no-such-task'] }), /there is no task 'no-such-task'/);
 });
 
-const endedServers = new Set<number>();
-const fakeLiveness: SessionLiveness = (row) => row.endedAt === null && !endedServers.has(row.serverPid);
-let nextPid = 90_000;
-
-async function startSession(ctx: CoreBus, clientAddress: string): Promise<{ name: string; pid: number }> {
-  const pid = nextPid++;
-  const stamp = nowStamp();
-  const lineage = JSON.stringify([[pid + 100_000, `client-${pid}`, 'codex']]);
-  const row = { serverPid: pid, serverStarted: `start-${pid}`, clientAddress, repoPath: '/repos/shop', lineage, sessionKey: `s-${pid}`, bootId: null, pidNs: null, startedAt: stamp, lastSeen: stamp };
-  const started = await ctx.bus.sessions.start({ clientAddress, clientProcess: JSON.parse(lineage)[0], sessionKey: row.sessionKey, pinned: null }, row, { nowMicros: nowMicros(), resumeHours: 1 });
-  return { name: started.name, pid };
-}
 
 conformance(
   "tasks: a session's task is offered again once its process is gone, and its creator is told; a person's stays taken",
