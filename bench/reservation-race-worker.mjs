@@ -6,15 +6,10 @@ import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { openBus } from '../dist/index.js';
 import { ReservationConflictError } from '../dist/core/reservation-ops.js';
-import { randomFrom } from '../scripts/seeded-random.mjs';
+import { shuffledBy } from '../scripts/seeded-random.mjs';
 
 const [holder, repo, pathsText, seedText] = process.argv.slice(2);
-const paths = JSON.parse(pathsText);
-const random = randomFrom(Number(seedText));
-for (let index = paths.length - 1; index > 0; index--) {
-  const other = Math.floor(random() * (index + 1));
-  [paths[index], paths[other]] = [paths[other], paths[index]];
-}
+const paths = shuffledBy(Number(seedText), JSON.parse(pathsText));
 const bus = openBus(process.env);
 // The connection open (and, on PostgreSQL, the pool's first connection made) before the start.
 await bus.reservations.list(repo);

@@ -5,15 +5,10 @@ import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { openBus } from '../dist/index.js';
 import { TaskRefusedError } from '../dist/core/task-ops.js';
-import { randomFrom } from '../scripts/seeded-random.mjs';
+import { shuffledBy } from '../scripts/seeded-random.mjs';
 
 const [taker, idsText, seedText] = process.argv.slice(2);
-const ids = JSON.parse(idsText);
-const random = randomFrom(Number(seedText));
-for (let index = ids.length - 1; index > 0; index--) {
-  const other = Math.floor(random() * (index + 1));
-  [ids[index], ids[other]] = [ids[other], ids[index]];
-}
+const ids = shuffledBy(Number(seedText), JSON.parse(idsText));
 const bus = openBus(process.env);
 // The connection open (and, on PostgreSQL, the pool's first connection made) before the start.
 await bus.tasks.get(ids[0]);

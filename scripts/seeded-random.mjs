@@ -11,3 +11,14 @@ export function randomFrom(seed) {
     return state / 2 ** 32;
   };
 }
+
+/** The items in an order drawn from `seed` (Fisher–Yates), the same order for the same seed. */
+export function shuffledBy(seed, items) {
+  const random = randomFrom(seed);
+  const order = [...items];
+  for (let index = order.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [order[index], order[other]] = [order[other], order[index]];
+  }
+  return order;
+}

@@ -78,7 +78,7 @@ export class LocalClient implements BusClient {
       cancel: (id, reason) => tasks().cancel(id, this.name, reason),
       get: (id) => tasks().get(id),
       list: ({ state, mine, created, repo }) =>
-        tasks().list({ states: state === null ? ['open', 'taken'] : taskStatesOf(state), mine: mine ? this.name : null, createdBy: created ? this.name : null, repo }),
+        tasks().list({ states: taskStatesOf(state), mine: mine ? this.name : null, createdBy: created ? this.name : null, repo }),
       wait: (id, timeoutMs) => tasks().wait(id, timeoutMs, this.bus.changes()),
     };
     const settings = () => brainSettings(place.env);

@@ -95,14 +95,13 @@ function addressedIn(to: string, repo: string): boolean {
   return to === repo || (to.includes('/') && repoOf(to) === repo);
 }
 
-function parseStates(given: string | null | undefined): TaskState[] | null {
-  if (given === undefined || given === null || given === '' || given === 'all') return null;
+/** A listing's states as asked (a state, or all: null); none asked: the tasks not yet closed or blocked, open and taken. */
+export function taskStatesOf(given: string | null | undefined): TaskState[] | null {
+  if (given === undefined || given === null || given.trim() === '') return ['open', 'taken'];
+  if (given === 'all') return null;
   if (!(TASK_STATES as readonly string[]).includes(given)) throw new InvalidInputError(`state must be one of ${TASK_STATES.join(', ')} or all, not ${quoted(given)}`);
   return [given as TaskState];
 }
-
-/** A task listing's states from its flag: open, taken, done, failed, cancelled, blocked, or all. */
-export const taskStatesOf = parseStates;
 
 function oneLine(what: string, text: string, max: number): string {
   const value = text.trim();

@@ -59,13 +59,9 @@ export function heldTasksReminder(tasks: Array<{ id: string; title: string }>): 
   if (tasks.length === 0) return null;
   return [
     `[agent-bus] You hold ${tasks.length === 1 ? 'a task' : `${tasks.length} tasks`} you took and have not closed:`,
-    ...tasks.map((task) => `- ${task.id}: ${oneLineTitle(task.title)}`),
+    ...tasks.map((task) => `- ${task.id}: ${task.title}`),
     'Close each before you stop: complete_task(id, result) when it is finished, or fail_task(id, reason) if it cannot be (agent-bus task done ID --result … / task fail ID --reason …).',
   ].join('\n');
-}
-
-function oneLineTitle(title: string): string {
-  return title.replace(/\s+/g, ' ');
 }
 
 /** The stop hook's reason, or null when nothing needs this agent. */

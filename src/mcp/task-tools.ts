@@ -48,7 +48,7 @@ export function taskTools(kit: ToolKit): void {
     },
     async ({ state, mine, created, repo }) => ({
       tasks: await bus.tasks.list({
-        states: state ? taskStatesOf(state) : ['open', 'taken'],
+        states: taskStatesOf(state),
         mine: mine ? session.name : null,
         createdBy: created ? session.name : null,
         repo: repo?.trim() || null,

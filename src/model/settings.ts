@@ -8,6 +8,7 @@
  */
 
 import { durationText, parseDuration } from './duration.js';
+import { MID_TURN_MODES } from './hooks.js';
 
 /** An environment: the process's, a settings file's `env` block, or the bus folder's `.env`. */
 export type Env = Record<string, string | undefined>;
@@ -137,7 +138,7 @@ export const SETTINGS = {
   AGENT_BUS_RESERVATION_TTL: { kind: 'duration', default: 3_600_000, max: 86_400_000 },
   AGENT_BUS_GUARD: { kind: 'choice', default: 'on', choices: ['on', 'off'] },
   AGENT_BUS_COLLISION_WINDOW: { kind: 'duration', default: 300_000, max: 86_400_000 },
-  AGENT_BUS_MIDTURN: { kind: 'choice', default: 'urgent', choices: ['urgent', 'all', 'off'] },
+  AGENT_BUS_MIDTURN: { kind: 'choice', default: 'urgent', choices: MID_TURN_MODES },
   AGENT_BUS_URL: { kind: 'text' },
   AGENT_BUS_TOKEN: { kind: 'text' },
   // `1`: record a command bundle's code cache; `engine`: the PostgreSQL engine's (scripts/bundle.mjs).

@@ -4,6 +4,7 @@
  */
 import { openClient } from '../../connect.js';
 import { eachChange } from '../../core/store-changes.js';
+import { AWAITED_STATES, type AwaitedState } from '../../core/presence-ops.js';
 import type { AgentView } from '../../core/views.js';
 import { parseDuration } from '../../model/duration.js';
 import { InvalidInputError } from '../../model/errors.js';
@@ -12,8 +13,6 @@ import { relativeAge } from '../../render/format.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 
-const STATES = ['working', 'idle', 'waiting', 'ended', 'gone'] as const;
-type Wanted = (typeof STATES)[number];
 const WAIT_TIMED_OUT = 4;
 /** The fallback look when no hint comes: a state may move with nothing written (a process that dies). */
 const POLL_MS = 1_000;
@@ -22,8 +21,8 @@ export const run: CommandRunner = async (args, io) => {
   const [name, ...extra] = args.positionals;
   if (name === undefined || name.trim() === '' || extra.length > 0) throw new UsageError("wait: give one agent's name. See 'agent-bus wait --help'.");
   const until = args.values.until;
-  if (typeof until !== 'string' || !(STATES as readonly string[]).includes(until)) throw new UsageError(`wait: --until takes ${STATES.join(', ')}. See 'agent-bus wait --help'.`);
-  const wanted = until as Wanted;
+  if (typeof until !== 'string' || !(AWAITED_STATES as readonly string[]).includes(until)) throw new UsageError(`wait: --until takes ${AWAITED_STATES.join(', ')}. See 'agent-bus wait --help'.`);
+  const wanted = until as AwaitedState;
   const timeoutText = typeof args.values.timeout === 'string' ? args.values.timeout : '10m';
   let timeoutMs: number;
   try {
