@@ -103,7 +103,7 @@ const bundle = (name, contents) =>
 const commands = readdirSync('src/cli/commands').filter((file) => file.endsWith('.ts')).map((file) => file.replace(/\.ts$/, ''));
 // A hook on a machine set to use a hub makes one request: its bundle holds that, none of the bus (the list is
 // src/cli/remote-hooks.ts's, which the launcher reads).
-const remoteHooks = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
+const remoteHooks = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool', 'hook-notification', 'hook-session-end'];
 await Promise.all([
   ...remoteHooks.map((name) =>
     bundle(

@@ -533,6 +533,28 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus hook-pre-tool --client claude'],
   },
   {
+    name: 'hook-notification',
+    warmup: { args: ['hook-notification', '--client', 'claude'] },
+    summary: 'Notification hook: note that the session waits on a person (presence: waiting).',
+    details: [
+      "Reads the hook payload (JSON) on stdin. Its notification_type decides: permission_prompt and elicitation_dialog",
+      'note the session waiting; permission_replied (the opencode plugin) notes it working again, as its next tool call',
+      "does. Every other type (Claude Code's idle_prompt, a 60-second timer) notes nothing. Prints nothing.",
+    ].join('\n'),
+    positionals: [],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: derives the name' }],
+    examples: ['agent-bus hook-notification --client claude'],
+  },
+  {
+    name: 'hook-session-end',
+    warmup: { args: ['hook-session-end', '--client', 'claude'] },
+    summary: 'Session-end hook: note that the session has ended (presence: ended).',
+    details: 'Reads the hook payload (JSON) on stdin; prints nothing. The next session of the name starts idle.',
+    positionals: [],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: derives the name' }],
+    examples: ['agent-bus hook-session-end --client claude'],
+  },
+  {
     name: 'hook-user-prompt',
     // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
     warmup: { args: ['hook-user-prompt', '--client', 'claude'] },

@@ -6,4 +6,6 @@ export const REMOTE_HOOK_KINDS: Readonly<Record<string, HookKind>> = {
   'hook-stop': 'stop',
   'hook-session-start': 'session-start',
   'hook-pre-tool': 'pre-tool',
+  'hook-notification': 'notification',
+  'hook-session-end': 'session-end',
 };

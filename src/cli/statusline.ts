@@ -1,7 +1,8 @@
 /**
  * `agent-bus statusline`: one line for Claude Code's status bar. Claude Code
- * runs it often, so it reads and never writes: who this session is, what it
- * subscribes to, its unread mail and the live notices it receives.
+ * runs it often, so it reads and never writes: who this session is, where its
+ * turn stands and the task in hand, what it subscribes to, its unread mail and
+ * the live notices it receives.
  */
 import { repoRoot } from '../adapters/identity.js';
 import { layerLabel, subscriptionLabel, type SubscriptionLayer } from '../core/subscriptions.js';
@@ -9,6 +10,8 @@ import { settingsProject } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../model/settings.js';
+import type { PresenceState } from '../model/records.js';
+import { standingText } from '../render/presence.js';
 import type { BusClient } from '../client/bus-client.js';
 import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 
@@ -21,6 +24,10 @@ export interface StatusFacts {
   channels_from: string;
   pending_mail: number;
   notices: { critical: number; alert: number; info: number };
+  /** Where its turn stands, as its hooks said (unknown where they have said nothing), and since when. */
+  state: PresenceState;
+  state_since: string | null;
+  task: { id: string; title: string } | null;
 }
 
 export async function statusFacts(client: BusClient, env: Env, cwd: string, clientId: string): Promise<StatusFacts> {
@@ -36,11 +43,22 @@ export async function statusFacts(client: BusClient, env: Env, cwd: string, clie
     payloadDir: payloadDirectory(payload) ?? null,
     cwd,
   });
-  return { name: counts.name, channels: source.subscriptions.channels, channels_layer: source.layer, channels_from: source.where, pending_mail: counts.pending_mail, notices: counts.notices };
+  return {
+    name: counts.name,
+    channels: source.subscriptions.channels,
+    channels_layer: source.layer,
+    channels_from: source.where,
+    pending_mail: counts.pending_mail,
+    notices: counts.notices,
+    state: counts.state,
+    state_since: counts.state_since,
+    task: counts.task,
+  };
 }
 
-export function statusText(facts: StatusFacts): string {
-  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, `ch ${subscriptionLabel({ channels: facts.channels, all: false })}${facts.channels_layer === 'none' ? '' : ` (${layerLabel(facts.channels_layer)})`}`, `mail ${facts.pending_mail}`];
+export function statusText(facts: StatusFacts, now = Date.now()): string {
+  const standing = facts.name === null ? '' : standingText(facts, now, ' · ');
+  const parts = [`bus ${facts.name ?? '(not on the bus)'}`, ...(standing === '' ? [] : [standing]), `ch ${subscriptionLabel({ channels: facts.channels, all: false })}${facts.channels_layer === 'none' ? '' : ` (${layerLabel(facts.channels_layer)})`}`, `mail ${facts.pending_mail}`];
   const live = (['critical', 'alert', 'info'] as const).filter((severity) => facts.notices[severity] > 0).map((severity) => `${facts.notices[severity]} ${severity}`);
   parts.push(live.length > 0 ? `notices ${live.join(', ')}` : 'no notices');
   return parts.join(' · ');

@@ -19,6 +19,7 @@ import type { SearchHit } from '../core/search.js';
 import type { ChangeFeed } from '../core/store-changes.js';
 import type { SubscriptionSource, Subscriptions } from '../core/subscriptions.js';
 import type { AgentView, MessageView } from '../core/views.js';
+import type { SessionStatus } from '../core/session-status.js';
 import type { ReceiptState, SurfaceWay } from '../model/receipts.js';
 
 /** Where the bus is: this machine's store (its database setting: a file or a URL), or a hub (set in the environment, or by `agent-bus login`). */
@@ -110,12 +111,11 @@ export interface SessionCountsRequest {
   cwd: string;
 }
 
-export interface SessionCounts {
-  /** The name the session reads as; null when it is not on the bus. */
-  name: string | null;
-  pending_mail: number;
-  notices: { critical: number; alert: number; info: number };
-}
+/** A session's status (its name null when it is not on the bus). */
+export type SessionCounts = Omit<SessionStatus, 'name'> & { name: string | null };
+
+/** The status of a session not on the bus: only the notices it would receive are counted. */
+export const NOT_ON_THE_BUS: Omit<SessionCounts, 'notices'> = { name: null, pending_mail: 0, state: 'unknown', state_since: null, task: null };
 
 export interface BusClient {
   readonly location: BusLocation;

@@ -6,6 +6,7 @@
  */
 import type { Bus } from '../core/bus.js';
 import { receivedCounts } from '../core/notice-ops.js';
+import { sessionStatus } from '../core/session-status.js';
 import { resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
 import type { Env } from '../model/settings.js';
 import type { ChangeFeed } from '../core/store-changes.js';
@@ -17,7 +18,7 @@ import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { systemProcessTable } from '../adapters/procs.js';
 import { LocalAudit } from './local-audit.js';
 import { speakerRegistrations } from './speaker.js';
-import type { AuditDesk, BrainDesk, BusClient, BusLocation, NoticeDesk, ReservationDesk, SearchOptions, SessionCounts, SessionCountsRequest, TaskDesk } from './bus-client.js';
+import { NOT_ON_THE_BUS, type AuditDesk, type BrainDesk, type BusClient, type BusLocation, type NoticeDesk, type ReservationDesk, type SearchOptions, type SessionCounts, type SessionCountsRequest, type TaskDesk } from './bus-client.js';
 import { taskStatesOf } from '../core/task-ops.js';
 
 export class LocalClient implements BusClient {
@@ -177,11 +178,10 @@ export class LocalClient implements BusClient {
   async sessionCounts(request: SessionCountsRequest): Promise<SessionCounts> {
     const { bus } = this;
     const env = this.place.env;
-    const notices = receivedCounts(await bus.notices.channels(), request.subscriptions);
     const identity = await resolveIdentity({ env, client: request.client, payloadDir: request.payloadDir ?? undefined, cwd: request.cwd }, bus.roster, 'hook').catch(() => null);
-    if (identity === null || identity.kind !== 'agent') return { name: null, pending_mail: 0, notices };
+    if (identity === null || identity.kind !== 'agent') return { ...NOT_ON_THE_BUS, notices: receivedCounts(await bus.notices.channels(), request.subscriptions) };
     const reader = await bus.sessions.readerFor(identity.name, request.sessionKey, hookSessionFacts(identity.name, sessionsEnabled(env), systemProcessTable(env)));
-    return { name: reader, pending_mail: await bus.inbox.pending(reader), notices };
+    return sessionStatus(bus, reader, request.subscriptions);
   }
 
   changes(): ChangeFeed {

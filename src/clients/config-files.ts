@@ -60,7 +60,7 @@ export function shellQuote(word: string): string {
  */
 export function isOurHookGroup(group: unknown, client: string): boolean {
   if (!isObject(group) || !Array.isArray(group.hooks)) return false;
-  const tagged = new RegExp(`\\bhook-(user-prompt|stop|session-start|pre-tool|watch) --client ${client}\\b`);
+  const tagged = new RegExp(`\\bhook-(user-prompt|stop|session-start|session-end|pre-tool|notification|watch) --client ${client}\\b`);
   return group.hooks.some((hook) => {
     if (!isObject(hook) || typeof hook.command !== 'string') return false;
     const command = hook.command;

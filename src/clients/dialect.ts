@@ -58,5 +58,12 @@ export function printerFor(dialect: HookDialect, kind: HookKind): (text: string 
       return dialect.sessionStart;
     case 'pre-tool':
       return dialect.preTool;
+    // They note where the session stands, and say nothing to the client.
+    case 'notification':
+    case 'session-end':
+      return silent;
   }
 }
+
+/** What a hook that only notes something prints: nothing. */
+const silent = (): string => '';

@@ -11,7 +11,10 @@ import { commonDialect, type HookDialect } from './dialect.js';
 import type { WrittenFiles } from './writes.js';
 
 /** The agent-bus commands a client's hook events run. */
-export type HookCommand = 'hook-session-start' | 'hook-user-prompt' | 'hook-pre-tool' | 'hook-stop';
+export type HookCommand = 'hook-session-start' | 'hook-user-prompt' | 'hook-pre-tool' | 'hook-stop' | 'hook-notification' | 'hook-session-end';
+
+/** One of a client's hook events, the command it runs, and (where the client filters an event's kinds) its matcher. */
+export type HookEvent = readonly [event: string, command: HookCommand, matcher?: string];
 
 /** How an idle session of the client is woken when mail arrives for it. */
 export type WakeWay =
@@ -57,7 +60,7 @@ export interface ClientProfile {
   /** The config files init owns a part of, under the repo. */
   readonly configFiles: readonly string[];
   /** Its hook events (or its plugin's), in the order init writes them, each with the command it runs. */
-  readonly hookEvents: ReadonlyArray<readonly [event: string, command: HookCommand]>;
+  readonly hookEvents: readonly HookEvent[];
   /** Whether it runs hook-pre-tool before tool calls: without it, the brain's refresh cadence counts turns. */
   readonly preToolEvent: boolean;
   /** The files a tool call is about to write, from its pre-tool hook's payload; null where the hook is not told. */

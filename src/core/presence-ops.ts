@@ -29,6 +29,32 @@ export class Presence {
     if (await this.store.notePresence({ name, state, since: stampOf(this.clock) })) await this.fireWatches();
   }
 
+  /** What the hooks last said of a name's turn, or null. */
+  of(name: string): Promise<PresenceRecord | null> {
+    return this.store.presenceOf(name);
+  }
+
+  /**
+   * A session has started: idle, waiting for its first prompt, where nothing says otherwise or its name's
+   * last session ended. Not over a turn under way (Claude Code starts a session again at compaction).
+   */
+  async started(name: string): Promise<void> {
+    const noted = await this.store.presenceOf(name);
+    if (noted === null || noted.state === 'ended') await this.note(name, 'idle');
+  }
+
+  /**
+   * A tool call is starting: whoever waited on a person has been answered, and works. Most calls find no
+   * one waiting anywhere and pay for that one look only; `reader` (which may read the process table) is
+   * asked only when someone waits.
+   */
+  async toolCalled(reader: () => Promise<string>): Promise<void> {
+    const waiting = await this.store.namesIn('waiting');
+    if (waiting.length === 0) return;
+    const name = await reader();
+    if (waiting.includes(name)) await this.note(name, 'working');
+  }
+
   /** Tell `watcher` by mail, once, when `name` is in `state` (at once if it is already). */
   async notifyWhen(watcher: string, name: string, state: string): Promise<{ name: string; state: AwaitedState; now: string; notified: boolean }> {
     if (!(AWAITED_STATES as readonly string[]).includes(state)) throw new InvalidInputError(`state must be one of ${AWAITED_STATES.join(', ')}, not ${quoted(state)}`);

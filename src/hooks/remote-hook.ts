@@ -47,6 +47,7 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
     ...(run.peek ? { peek: true } : {}),
     ...(run.kind === 'pre-tool' ? { midturn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn } : {}),
+    ...(run.kind === 'notification' && typeof payload.notification_type === 'string' ? { notification: payload.notification_type } : {}),
   };
   if (run.kind === 'pre-tool') {
     // The payload's paths mean something on this machine only: the hub is told the repo's files.

@@ -23,7 +23,7 @@ import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, typ
 import { recordWakeRoute } from './routes.js';
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { heldTasksReminder, midTurnContext, promptContext, stopReason } from './text.js';
-import type { MidTurn } from '../model/hooks.js';
+import { presenceOfNotification, type MidTurn } from '../model/hooks.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
 import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js';
@@ -159,6 +159,7 @@ export async function runHook(run: HookRun): Promise<number> {
       env: run.env,
       writes: run.kind === 'pre-tool' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
+      notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
       write,
       warn: run.warn,
@@ -197,6 +198,8 @@ export interface HookTurn {
   midTurn?: MidTurn;
   /** Where the notice caps and the brain's settings come from. */
   env: Env;
+  /** A notification hook's type (Claude Code's `notification_type`): whether it says the session waits on a person. */
+  notification?: string | null;
   /** Before a tool call: the repo's files it writes, as the agent's machine read them (null: none, or the check is off). */
   writes?: PlannedWrites | null;
   /**
@@ -220,6 +223,13 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
   const print = printerFor(profileFor(turn.client).dialect, turn.kind);
   const { sessionKey, local } = turn;
   const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
+  if (turn.kind === 'notification' || turn.kind === 'session-end') {
+    // Presence alone: a permission prompt or a question waits on a person; a session's end is its end.
+    const state = turn.kind === 'session-end' ? 'ended' : presenceOfNotification(turn.notification);
+    if (state !== null) await bus.presence.note(await readerOf(bus, turn), state);
+    turn.write(print(null));
+    return;
+  }
   if (turn.kind === 'session-start' || turn.kind === 'pre-tool') {
     // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
     const session = sessionKey ?? turn.name;
@@ -231,6 +241,9 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
       turn.write(refuse(deny));
       return;
     }
+    // A new session is idle until its first prompt; a tool call ends a wait on a person.
+    if (turn.kind === 'session-start') await bus.presence.started(await readerOf(bus, turn));
+    else await bus.presence.toolCalled(() => readerOf(bus, turn));
     const restored = await brainTurn(bus, turn, session, turn.kind);
     const notices = await noticesText(bus, noticeRun, turn.kind, session, 0, restored);
     const context = joined(writes?.context ?? null, notices);
@@ -292,7 +305,10 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     // session goes idle: the follow-up turn it then starts may never reach the model (`opencode run`
     // exits at idle), so the mail is taken by the stop hook that turn's model request runs.
     const waiting = await bus.inbox.read({ reader, markRead: false, actionableOnly: true, via: null });
-    turn.write(dialect.stop(stopReason(waiting, reader, shared)));
+    const reason = stopReason(waiting, reader, shared);
+    turn.write(dialect.stop(reason));
+    // Its session went idle; with mail to act on, the plugin starts the turn that takes it at once.
+    if (reason === null) await bus.presence.note(reader, 'idle');
     return;
   }
   if (local !== null) startBrainWriter(turn, local);

@@ -184,10 +184,10 @@ export interface TaskRecord {
  */
 export type PresenceState = 'working' | 'idle' | 'waiting' | 'ended' | 'gone' | 'unknown';
 
-/** What a hook last said of a name's turn, and since when. */
+/** What a hook last said of a name's turn (or of its session's end), and since when. */
 export interface PresenceRecord {
   name: string;
-  state: 'working' | 'idle' | 'waiting';
+  state: 'working' | 'idle' | 'waiting' | 'ended';
   since: string;
 }
 

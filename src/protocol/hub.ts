@@ -27,6 +27,7 @@ import type { MessageStatus } from '../core/receipts.js';
 import type { SearchHit } from '../core/search.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { AgentView, MessageView } from '../core/views.js';
+import type { SessionStatus } from '../core/session-status.js';
 import type { HookKind, MidTurn } from '../model/hooks.js';
 
 /** Where each operation is served. */
@@ -104,11 +105,7 @@ export type ToolArgs<K extends ToolName> = HubTools[K]['args'];
 export type ToolResult<K extends ToolName> = HubTools[K]['result'];
 
 /** A machine's own session and what it receives, counted at the hub for its status line. */
-export interface SessionCounts {
-  name: string;
-  pending_mail: number;
-  notices: { critical: number; alert: number; info: number };
-}
+export type SessionCounts = SessionStatus;
 
 /** The calls beyond the tools (`POST /v1/call {op, args}`), each done for the token's agent. */
 export interface HubCalls {
@@ -161,6 +158,8 @@ export interface HookRequest {
   peek?: boolean;
   /** Which mail a pre-tool hook shows between tool calls: the agent's machine's AGENT_BUS_MIDTURN (urgent unless said). */
   midturn?: MidTurn;
+  /** A notification hook's type, from its payload (Claude Code's `notification_type`). */
+  notification?: string;
 }
 
 /** The hook's output in its dialect, and the mail it holds until the hook confirms it printed it. */

@@ -1,7 +1,8 @@
 /** The roster as a table, one block per repo, sessions under their client: `agent-bus agents` and the chat's /agents. */
-import { displayWidth, oneLine, pad, padStyled, printable, relativeAge, singleLine } from './format.js';
+import { displayWidth, pad, padStyled, printable, relativeAge, singleLine } from './format.js';
 import type { Style } from './style.js';
 import type { AgentView } from '../core/views.js';
+import { standingText } from './presence.js';
 
 function shortPath(path: string, home: string): string {
   if (home !== '' && (path === home || path.startsWith(`${home}/`))) return singleLine(`~${path.slice(home.length)}`);
@@ -11,11 +12,9 @@ function shortPath(path: string, home: string): string {
 /** Where its turn stands and for how long (`working 3m`), and the task in its hands. */
 function presence(agent: AgentView, now: number): string {
   // A session whose hooks have said nothing yet still shows whether its server runs.
-  const state = agent.state === 'unknown' && agent.kind === 'session' ? (agent.live ? 'running' : 'unknown') : agent.state;
-  if (state === 'unknown') return '';
-  const since = agent.state_since === null ? '' : ` ${relativeAge(agent.state_since, now).replace(/ ago$/, '')}`;
-  const task = agent.task === null ? '' : `  task ${agent.task.id.slice(0, 8)}: ${oneLine(agent.task.title, 40)}`;
-  return `${state}${since}${task}  `;
+  const state = agent.state === 'unknown' && agent.kind === 'session' && agent.live ? 'running' : agent.state;
+  const text = standingText({ ...agent, state }, now);
+  return text === '' ? '' : `${text}  `;
 }
 
 function details(agent: AgentView, now: number, you: string | undefined): string {

@@ -283,6 +283,9 @@ test('over the hub: channel publish and list, notice, brain status, tail and for
     channels: ['ops'],
     channels_layer: 'launch',
     channels_from: 'the launch environment',
+    state: 'unknown',
+    state_since: null,
+    task: null,
   });
   const line = runCli(['statusline'], { env: { ...remote.env, AGENT_BUS_URL: 'http://127.0.0.1:1' }, input: '{}' });
   assert.equal(line.code, 0);
@@ -434,4 +437,30 @@ test('a remote pre-tool hook shows urgent mail mid-turn, delivered by hook-pre-t
   assert.deepEqual([typeof receipt(bus, 'hold the release')?.read_at, receipt(bus, 'hold the release')?.delivered_via], ['string', 'hook-pre-tool']);
   assert.equal(receipt(bus, 'plain for later')?.read_at, null);
   assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'pre-tool', client: 'claude', session_key: null, midturn: 'sometimes' })).status, 400);
+}));
+
+test("remote hooks report presence with the token's identity: session start idle, a permission prompt waiting, the next tool call working, session end ended", withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = remoteMachine(hub.url, token);
+  const hook = async (kind: string, payload: object): Promise<string> => {
+    const run = await runCliAsync([kind, '--client', 'claude'], { env: { ...remote.env, AGENT_BUS_NAME: 'shop/impostor' }, input: JSON.stringify({ session_id: 's-remote', ...payload }) });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout;
+  };
+  // The token's client address reads as the session address its session id holds on the hub.
+  const state = (): string | undefined => (JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string; state: string }>).find((row) => row.name.startsWith('shop/claude-'))?.state;
+  await hook('hook-session-start', { source: 'startup' });
+  assert.equal(state(), 'idle');
+  await hook('hook-user-prompt', {});
+  assert.equal(state(), 'working');
+  assert.equal(await hook('hook-notification', { notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }), '');
+  assert.equal(state(), 'waiting');
+  await hook('hook-pre-tool', { tool_name: 'Bash', tool_input: { command: 'ls' } });
+  assert.equal(state(), 'working');
+  // The session's status line says so, as the hub knows it.
+  assert.match(runCli(['statusline'], { env: remote.env, input: '{"session_id":"s-remote"}' }).stdout, /^bus shop\/claude-\d+ · working just now · ch /);
+  assert.equal(await hook('hook-session-end', { reason: 'other' }), '');
+  assert.equal(state(), 'ended');
+  assert.equal((JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string }>).some((row) => row.name === 'shop/impostor'), false, 'the name is the token\'s');
+  assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'notification', client: 'claude', session_key: null, notification: 42 })).status, 400);
 }));

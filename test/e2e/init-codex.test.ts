@@ -48,6 +48,7 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
   }
   assert.equal(parsed.hooks.Stop?.[0]?.hooks[0]?.command, `${CLI} hook-stop --client codex || true`);
   assert.equal(parsed.hooks.Stop?.[0]?.matcher, undefined);
+  assert.deepEqual(Object.keys(parsed.hooks), ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'Stop'], 'Codex has no notification or session-end event');
   assert.doesNotMatch(hooks, /AGENT_BUS_NAME/);
 }));
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode/plugin.js';
-import { CLI, ROOT, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { CLI, ROOT, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { agentEnv, register } from '../helpers/agents.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -263,6 +263,39 @@ test("the plugin hands the pre-tool hook the tool call: an edit of a file anothe
     assert.equal(readAudit(bus.audit).filter((row) => row.op === 'deny').length, 2, 'each refusal audited');
     assert.equal(runCli(['release', '--all', '--name', 'guarded/claude'], { env: bus.env, cwd: path }).code, 0);
     await hooks['tool.execute.before']({ sessionID: 's-1', tool: 'edit' }, { args: { filePath: join(path, 'src', 'auth.ts'), oldString: 'a', newString: 'b' } });
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
+}));
+
+test("the plugin reports presence from opencode's events: a turn working, a permission asked waiting and answered working, idle at session.idle, ended at session.deleted", withTempBus(async (bus) => {
+  const path = repo(bus, 'present');
+  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  register(agentEnv(bus, 'present/opencode', path));
+  const state = (): string | undefined => json<Array<{ name: string; state: string }>>(runCli(['agents', '--json'], { env: bus.env })).find((row) => row.name === 'present/opencode')?.state;
+  const saved = { ...process.env };
+  // No watcher at idle: it would outlive the test.
+  Object.assign(process.env, bus.env, { AGENT_BUS_NATIVE_WAKE: '0' });
+  delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
+  try {
+    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+    const client = { session: { get: async () => ({ data: {} }), prompt: async () => undefined } };
+    const hooks = await module.AgentBus({ client, directory: path });
+    await hooks['chat.message']({ sessionID: 's-1' });
+    await request(hooks);
+    assert.equal(state(), 'working');
+    // opencode's permission events, as its bus publishes them.
+    await hooks.event({ event: { type: 'permission.asked', properties: { id: 'per_1', sessionID: 's-1', permission: 'bash', patterns: ['make'] } } });
+    assert.equal(state(), 'waiting');
+    await hooks.event({ event: { type: 'permission.replied', properties: { sessionID: 's-1', requestID: 'per_1', reply: 'once' } } });
+    assert.equal(state(), 'working');
+    await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
+    assert.equal(state(), 'idle', 'nothing to act on: it stops');
+    await hooks.event({ event: { type: 'session.deleted', properties: { info: { id: 's-1', title: 'x' } } } });
+    assert.equal(state(), 'ended');
+    await hooks.event({ event: { type: 'constructor', properties: { sessionID: 's-1' } } });
+    assert.equal(state(), 'ended', 'an event the plugin does not know changes nothing');
   } finally {
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);

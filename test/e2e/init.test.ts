@@ -47,6 +47,9 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool'], ['Stop', 'hook-stop']]) {
     assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} ${subcommand} --client claude || true`, event);
   }
+  // Presence: a permission prompt or a question (never the 60-second idle_prompt), and the session's end.
+  assert.deepEqual(settings.hooks.Notification, [{ matcher: 'permission_prompt|elicitation_dialog', hooks: [{ type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-notification --client claude || true` }] }]);
+  assert.deepEqual(settings.hooks.SessionEnd, [{ matcher: '', hooks: [{ type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-session-end --client claude || true` }] }]);
   assert.deepEqual(settings.env, { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, "the repo's default subscriptions, under a variable a launch value wins over");
   assert.deepEqual(settings.statusLine, { type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} statusline --client claude` });
   const before = [readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')];
@@ -55,8 +58,8 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   assert.deepEqual([readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')], before, 'byte-identical');
   const rerun = read(join(path, '.claude', 'settings.json')) as Settings;
   assert.deepEqual(
-    [rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.hooks.SessionStart?.length, rerun.hooks.PreToolUse?.length, rerun.permissions.allow.length],
-    [2, 1, 2, 1, tools.length],
+    [rerun.hooks.Stop?.length, rerun.hooks.UserPromptSubmit?.length, rerun.hooks.SessionStart?.length, rerun.hooks.PreToolUse?.length, rerun.hooks.Notification?.length, rerun.hooks.SessionEnd?.length, rerun.permissions.allow.length],
+    [2, 1, 2, 1, 1, 1, tools.length],
     'nothing added twice',
   );
   assert.ok(!readdirSync(path).some((file) => file.includes('agent-bus-tmp')) && !readdirSync(join(path, '.claude')).some((file) => file.includes('agent-bus-tmp')));

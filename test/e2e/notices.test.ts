@@ -760,6 +760,9 @@ test('statusline: identity, subscriptions, pending mail and live notices for the
     channels_from: 'the launch environment',
     pending_mail: 2,
     notices: { critical: 1, alert: 2, info: 2 },
+    state: 'unknown',
+    state_since: null,
+    task: null,
   });
   assert.equal(status({}).stdout, 'bus shop/claude · ch (global only) · mail 2 · notices 1 alert\n');
   assert.equal(status({ AGENT_BUS_CHANNELS: '*' }).stdout, 'bus shop/claude · ch * (launch) · mail 2 · notices 2 critical, 2 alert, 2 info\n');
@@ -767,9 +770,12 @@ test('statusline: identity, subscriptions, pending mail and live notices for the
   // It only reads: the mail is still pending and the info notices still due.
   assert.equal(json<Array<{ name: string; pending_count: number }>>(runCli(['agents', '--json'], { env: bus.env })).find((agent) => agent.name === 'shop/claude')?.pending_count, 2);
   assert.equal(shownIds(prompt(sessionEnv(bus, subscribed), 'sess-A').context).length, 5);
-  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy (launch) · mail 0 · notices 1 critical, 2 alert, 2 info\n', 'live counts, not what is due');
+  assert.equal(status(subscribed).stdout, 'bus shop/claude · working just now · ch brain,deploy (launch) · mail 0 · notices 1 critical, 2 alert, 2 info\n', 'live counts, not what is due; its turn under way');
   runCli(['channel', 'clear', '--all'], { env: bus.env });
-  assert.equal(status(subscribed).stdout, 'bus shop/claude · ch brain,deploy (launch) · mail 0 · no notices\n');
+  const task = json<{ id: string }>(runCli(['task', 'add', 'port the parser', '--to', 'shop/claude', '--json'], { env: bus.env }));
+  assert.equal(runCli(['task', 'take', task.id], { env: sessionEnv(bus) }).code, 0);
+  assert.equal(status(subscribed).stdout, `bus shop/claude · working just now · task ${task.id.slice(0, 8)}: port the parser · ch brain,deploy (launch) · mail 1 · no notices\n`, 'the task came as mail');
+  assert.deepEqual(JSON.parse(status(subscribed, ['--json']).stdout).task, { id: task.id, title: 'port the parser' });
 }));
 
 test('statusline names the layer the subscriptions came from: launch over settings.local.json over settings.json over the user', withTempBus((bus) => {

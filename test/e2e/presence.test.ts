@@ -104,3 +104,48 @@ test('notify_when: the caller gets urgent mail once when the agent reaches the s
     await watcher.close();
   }
 }));
+
+test("Claude Code's Notification hook: a permission prompt or a question makes the session waiting (wait --until waiting returns), idle_prompt says nothing, its next tool call makes it working; SessionEnd makes it ended, and its next session starts idle", withTempBus(async (bus) => {
+  const env = agentEnv(bus, 'shop/claude', '/repos/shop');
+  register(env);
+  const state = (): string | undefined => json<Agent[]>(runCli(['agents', '--json'], { env: bus.env })).find((row) => row.name === 'shop/claude')?.state;
+  // Claude Code's own payloads, as its hooks receive them.
+  const base = { session_id: 's-1', transcript_path: '/tmp/t.jsonl', cwd: '/repos/shop' };
+  const hook = (kind: string, payload: object): string => {
+    const run = runCli([kind, '--client', 'claude'], { env, input: JSON.stringify({ ...base, ...payload }) });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout;
+  };
+  const notification = (type: string, message: string): string => hook('hook-notification', { hook_event_name: 'Notification', message, notification_type: type });
+  hook('hook-session-start', { hook_event_name: 'SessionStart', source: 'startup' });
+  assert.equal(state(), 'idle', 'a new session waits for its first prompt');
+  hook('hook-user-prompt', { hook_event_name: 'UserPromptSubmit', prompt: 'fix the build' });
+  assert.equal(state(), 'working');
+  // A session started again mid-turn (compaction) is not made idle.
+  hook('hook-session-start', { hook_event_name: 'SessionStart', source: 'compact' });
+  assert.equal(state(), 'working');
+  assert.equal(notification('idle_prompt', 'Claude is waiting for your input'), '', 'prints nothing');
+  assert.equal(state(), 'working', 'idle_prompt is a timer, not a state');
+  const waiting = runCliAsync(['wait', 'shop/claude', '--until', 'waiting', '--timeout', '20s'], { env: bus.env });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(notification('permission_prompt', 'Claude needs your permission to use Bash'), '');
+  const waited = await waiting;
+  assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stdout, /^shop\/claude is waiting \(since just now\)\n$/);
+  assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude +waiting just now/);
+  hook('hook-pre-tool', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'make' } });
+  assert.equal(state(), 'working', 'answered: the tool runs');
+  notification('elicitation_dialog', 'Claude has a question');
+  assert.equal(state(), 'waiting');
+  hook('hook-stop', { hook_event_name: 'Stop', stop_hook_active: false });
+  assert.equal(state(), 'idle');
+  assert.equal(hook('hook-session-end', { hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }), '');
+  assert.equal(state(), 'ended');
+  hook('hook-user-prompt', { hook_event_name: 'UserPromptSubmit', prompt: 'x' });
+  hook('hook-session-end', { hook_event_name: 'SessionEnd', reason: 'clear' });
+  hook('hook-session-start', { hook_event_name: 'SessionStart', source: 'startup', session_id: 's-2' });
+  assert.equal(state(), 'idle', 'its next session starts idle');
+  // In a repo not on the bus, the hooks say nothing and note nothing.
+  const stranger = runCli(['hook-notification', '--client', 'claude'], { env: { ...bus.env, AGENT_BUS_NAME: '' }, cwd: bus.dir, input: JSON.stringify({ notification_type: 'permission_prompt' }) });
+  assert.deepEqual([stranger.code, stranger.stdout], [0, '']);
+}));

@@ -12,6 +12,9 @@ export const claudeProfile: ClientProfile = {
     ['UserPromptSubmit', 'hook-user-prompt'],
     ['PreToolUse', 'hook-pre-tool'],
     ['Stop', 'hook-stop'],
+    // Presence: waiting on a person (a permission prompt, a question; never the 60-second idle_prompt), and ended.
+    ['Notification', 'hook-notification', 'permission_prompt|elicitation_dialog'],
+    ['SessionEnd', 'hook-session-end'],
   ],
   preToolEvent: true,
   writtenFiles: claudeWrites,

@@ -172,9 +172,12 @@ export const claudeWiring: ClientWiring = {
     permissions.allow = allow;
     settings.permissions = permissions;
     const hooks = isObject(settings.hooks) ? settings.hooks : {};
-    for (const [event, subcommand] of profile.hookEvents) {
-      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((block) => !isOurHookGroup(block, profile.id)) : [];
-      kept.push({ matcher: '', hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand, remote) }] });
+    for (const event of new Set(profile.hookEvents.map(([event]) => event))) {
+      if (Array.isArray(hooks[event])) hooks[event] = (hooks[event] as unknown[]).filter((block) => !isOurHookGroup(block, profile.id));
+    }
+    for (const [event, subcommand, matcher = ''] of profile.hookEvents) {
+      const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+      kept.push({ matcher, hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand, remote) }] });
       hooks[event] = kept;
     }
     // Waking an idle session: watched from its start and after every turn. (In print mode a background

@@ -20,8 +20,8 @@ export const codexProfile: ClientProfile = {
   id: 'codex',
   name: 'Codex',
   configFiles: ['.codex/config.toml', '.codex/hooks.json'],
-  // Codex's hook events are Claude Code's, by name and by order.
-  hookEvents: claudeProfile.hookEvents,
+  // Codex's turn events are Claude Code's, by name and by order; it has no notification or session-end event.
+  hookEvents: claudeProfile.hookEvents.filter(([, command]) => command !== 'hook-notification' && command !== 'hook-session-end'),
   preToolEvent: true,
   writtenFiles: codexWrites,
   dialect,

@@ -13,7 +13,9 @@
  *   which takes nothing): one follow-up turn, whose first model request runs
  *   `hook-stop` to take that mail into its system prompt; with nothing to act
  *   on, `hook-watch` waits for its mail and starts a turn with it (mail taken
- *   just as the session turned busy waits for its next idle).
+ *   just as the session turned busy waits for its next idle);
+ * - a permission asked and answered, and a session deleted: `hook-notification`
+ *   and `hook-session-end`, which note where the session stands (presence).
  * The subscriptions (CHANNELS) are the one line a user edits; init keeps it.
  * They reach the hooks as AGENT_BUS_DEFAULT_CHANNELS, so an AGENT_BUS_CHANNELS
  * opencode was started with wins over them.
@@ -53,6 +55,13 @@ const NAME = ${JSON.stringify(name)};
 const HUB = ${JSON.stringify(remote)};
 const TIMEOUT_MS = Number(process.env.AGENT_BUS_HOOK_TIMEOUT_MS) || 10000;
 const FOLLOW_UP = ${JSON.stringify(FOLLOW_UP_PROMPT)};
+// opencode's events that say where a session stands: the hook each runs, and the notification it hands it.
+const PRESENCE_EVENTS = {
+  'permission.asked': ['hook-notification', { notification_type: 'permission_prompt' }],
+  'permission.updated': ['hook-notification', { notification_type: 'permission_prompt' }],
+  'permission.replied': ['hook-notification', { notification_type: 'permission_replied' }],
+  'session.deleted': ['hook-session-end', null],
+};
 
 export const AgentBus = async ({ client, directory }) => {
   const stuck = new Set();
@@ -202,6 +211,12 @@ export const AgentBus = async ({ client, directory }) => {
     },
     event: async ({ event }) => {
       try {
+        const presence = Object.hasOwn(PRESENCE_EVENTS, String(event?.type)) ? PRESENCE_EVENTS[event.type] : null;
+        if (presence) {
+          const sessionID = event?.properties?.sessionID ?? event?.properties?.info?.id;
+          if (sessionID) await run(presence[0], sessionID, [], presence[1]);
+          return;
+        }
         const idle = event?.type === 'session.idle' || (event?.type === 'session.status' && event?.properties?.status?.type === 'idle');
         const sessionID = event?.properties?.sessionID;
         if (!idle || !sessionID || checking.has(sessionID)) return;

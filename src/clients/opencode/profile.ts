@@ -15,6 +15,9 @@ export const opencodeProfile: ClientProfile = {
     ['experimental.chat.system.transform', 'hook-user-prompt'],
     ['tool.execute.before', 'hook-pre-tool'],
     ['session.idle', 'hook-stop'],
+    ['permission.asked', 'hook-notification'],
+    ['permission.replied', 'hook-notification'],
+    ['session.deleted', 'hook-session-end'],
   ],
   preToolEvent: true,
   // Its plugin hands the pre-tool hook the tool's id and args, and throws the refusal's reason.

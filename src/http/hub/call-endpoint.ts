@@ -10,7 +10,7 @@ import { brainStatus } from '../../brain/status.js';
 import { refreshBrain } from '../../brain/refresh.js';
 import type { Bus } from '../../core/bus.js';
 import { clientAddressOf, repoOf } from '../../core/names.js';
-import { receivedCounts } from '../../core/notice-ops.js';
+import { sessionStatus } from '../../core/session-status.js';
 import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { ForbiddenError } from '../errors.js';
@@ -109,7 +109,7 @@ const OPS: { [K in CallName]: Operation<K> } = {
     run: async ({ bus, env, token }, { subscriptions, session_key }) => {
       // A client address's session counts the mail of the session address its session id holds.
       const reader = (await hubSpeaker(bus, env, token, session_key))?.name ?? token.agent;
-      return { name: reader, pending_mail: await bus.inbox.pending(reader), notices: receivedCounts(await bus.notices.channels(), subscriptions) };
+      return sessionStatus(bus, reader, subscriptions);
     },
   },
   'roster.forget': {

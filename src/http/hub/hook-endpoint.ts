@@ -17,7 +17,7 @@ import type { TokenRecord } from '../../model/records.js';
 import type { HookAnswer } from '../../protocol/hub.js';
 import { MID_TURN_MODES, type MidTurn } from '../../model/hooks.js';
 
-const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool'];
+const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool', 'notification', 'session-end'];
 
 function subscriptionsOf(value: unknown): Subscriptions {
   if (value === undefined || value === null) return { all: false, channels: [] };
@@ -63,6 +63,7 @@ export async function answerRemoteHook(
     // The files a pre-tool call writes, read on the agent's machine: the hub checks them in the token's repo.
     writes: kind === 'pre-tool' ? plannedWritesArg(request.writes) : null,
     midTurn: midTurnOf(request.midturn),
+    notification: kind === 'notification' ? optionalText(request.notification, 'notification', 64) : null,
   };
   // A client address's session reads as the session address its session id holds.
   const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);

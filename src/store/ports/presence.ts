@@ -21,12 +21,18 @@ export interface PresencePort {
   notePresence(record: PresenceRecord): Promise<boolean>;
   /** Every name's last noted state. */
   presence(): Promise<PresenceRecord[]>;
+  /** One name's last noted state, or null. */
+  presenceOf(name: string): Promise<PresenceRecord | null>;
+  /** The names last noted in `state` (few: a pre-tool hook asks at every call whether any waits on a person). */
+  namesIn(state: PresenceRecord['state']): Promise<string[]>;
 }
 
 export const PRESENCE_ATTEMPTS = {
   // Run again, it finds the state noted and changes nothing.
   notePresence: 'retryable',
   presence: 'retryable',
+  presenceOf: 'retryable',
+  namesIn: 'retryable',
   addPresenceWatch: 'retryable',
   presenceWatches: 'retryable',
   // Run again, it finds the watch gone and says so: the watch fires once.

@@ -20,6 +20,14 @@ export function postgresPresence(pool: PostgresPool): PresencePort {
       return pool.read<PresenceRecord>('SELECT name, state, since FROM presence ORDER BY name');
     },
 
+    async presenceOf(name) {
+      return (await pool.one<PresenceRecord>('SELECT name, state, since FROM presence WHERE name = $1', [name])) ?? null;
+    },
+
+    async namesIn(state) {
+      return (await pool.read<{ name: string }>('SELECT name FROM presence WHERE state = $1', [state])).map((row) => row.name);
+    },
+
     async addPresenceWatch({ watcher, name, state, createdAt }) {
       await pool.transaction([], (query) => query('INSERT INTO presence_watches (watcher, name, state, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [watcher, name, state, createdAt]));
     },

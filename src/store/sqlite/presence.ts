@@ -22,6 +22,14 @@ export function sqlitePresence(db: SqliteConnection): PresencePort {
       return db.all<PresenceRecord>('SELECT name, state, since FROM presence ORDER BY name');
     },
 
+    async presenceOf(name) {
+      return db.get<PresenceRecord>('SELECT name, state, since FROM presence WHERE name = ?', [name]) ?? null;
+    },
+
+    async namesIn(state) {
+      return db.all<{ name: string }>('SELECT name FROM presence WHERE state = ?', [state]).map((row) => row.name);
+    },
+
     async addPresenceWatch(watch) {
       db.immediate(() => db.run('INSERT OR IGNORE INTO presence_watches (watcher, name, state, created_at) VALUES (@watcher, @name, @state, @createdAt)', { ...watch }));
     },
