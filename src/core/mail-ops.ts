@@ -32,6 +32,8 @@ export interface SendRequest {
   skip?: string[];
   /** Shown at each recipient's next tool call, not only at its turn's end. */
   urgent?: boolean;
+  /** The task whose result this mail is, and its state. */
+  taskResult?: { id: string; state: string };
 }
 
 export interface SendResult {
@@ -125,6 +127,7 @@ export class Mail {
         body: request.body,
         sentAt,
         priority: request.urgent ? 'urgent' : null,
+        taskResult: request.taskResult ?? null,
         roster: rosterQueryFor(to),
         plan: (candidates) =>
           planSend(candidates, { to, skip, threadId, nowMicros: micros, fanoutMaxIdleDays: this.settings.fanoutMaxIdleDays }),

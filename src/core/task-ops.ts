@@ -244,7 +244,7 @@ export class Tasks {
       return { state, holder: current.holder, sessionBound: current.sessionBound, result, updatedAt: now };
     });
     // Urgent: the creator may be mid-turn, waiting on it.
-    await this.tell(holder, after.creator, resultText(after));
+    await this.tell(holder, after.creator, resultText(after), after);
     await this.settleDependents(after);
     return taskView(after);
   }
@@ -393,7 +393,7 @@ export class Tasks {
       this.audit.append([taskRow(after.state === 'open' ? 'unblock' : 'cancel', now, BUS_NAME, after)]);
       if (after.state === 'open') await this.offer(after, null);
       else {
-        await this.tell(BUS_NAME, after.creator, `[agent-bus task ${after.taskId}] cancelled: ${after.title}; ${after.result}.`);
+        await this.tell(BUS_NAME, after.creator, `[agent-bus task ${after.taskId}] cancelled: ${after.title}; ${after.result}.`, after);
         await this.settleDependents(after);
       }
     }
@@ -404,9 +404,10 @@ export class Tasks {
     await this.mail.send({ from: task.creator, to: task.addressedTo, body: offerText(task, note) }).catch(() => undefined);
   }
 
-  /** Urgent mail about a task; a creator or holder no longer on the bus is not an error. */
-  private async tell(from: string, to: string, body: string): Promise<void> {
+  /** Urgent mail about a task (its result, when `result` is the task closed); a creator or holder no longer on the bus is not an error. */
+  private async tell(from: string, to: string, body: string, result?: TaskRecord): Promise<void> {
     if (from === to) return;
-    await this.mail.send({ from, to, body, urgent: true }).catch(() => undefined);
+    const taskResult = result === undefined ? {} : { taskResult: { id: result.taskId, state: result.state } };
+    await this.mail.send({ from, to, body, urgent: true, ...taskResult }).catch(() => undefined);
   }
 }

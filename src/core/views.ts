@@ -25,6 +25,8 @@ export interface MessageView {
   read_via: string | null;
   /** Shown at the recipient's next tool call (send --urgent, task results, collision alerts). */
   urgent: boolean;
+  /** A task's result (`task done`, `task fail`, or cancelled as a prerequisite failed): the task's id and its state then; null for other mail. */
+  task_result: { id: string; state: string } | null;
 }
 
 export function messageKind(message: Pick<MessageRecord, 'fanoutId' | 'addressedTo'>): MessageKind {
@@ -48,6 +50,7 @@ export function messageView(message: MessageRecord): MessageView {
     delivered_via: message.deliveredVia,
     read_via: message.readVia,
     urgent: message.priority === 'urgent',
+    task_result: message.taskId === null || message.taskId === undefined ? null : { id: message.taskId, state: message.taskState ?? '' },
   };
 }
 

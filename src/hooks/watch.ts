@@ -193,5 +193,7 @@ function toRecord(view: unknown): MessageRecord {
     deliveredVia: null,
     readVia: null,
     priority: null,
+    taskId: null,
+    taskState: null,
   };
 }

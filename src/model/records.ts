@@ -32,6 +32,9 @@ export interface MessageRecord {
   readVia: string | null;
   /** 'urgent': shown at the recipient's next tool call rather than at its turn's end (null: plain mail, and mail an older agent-bus stored). */
   priority: MessagePriority | null;
+  /** Mail that is a task's result (done, failed; cancelled as a prerequisite failed): the task and its state then. Null otherwise. */
+  taskId: string | null;
+  taskState: string | null;
 }
 
 /** How soon mail is shown: urgent mail reaches a busy agent between its tool calls. */

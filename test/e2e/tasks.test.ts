@@ -50,13 +50,16 @@ test('the task command: add prints the id, take, done with a result from stdin, 
   assert.equal(waited.code, 0, waited.stderr);
   assert.deepEqual([json<Task>(waited).state, json<Task>(waited).result], ['done', 'fixed in 3f2c1e']);
   // The result is urgent mail for the creator, shown at its next tool call.
-  const inbox = json<Array<{ from: string; urgent: boolean; body: string }>>(runCli(['inbox', '--json'], { env: claude }));
-  assert.deepEqual(inbox.map((message) => [message.from, message.urgent, message.body.split('\n')[1]]), [['shop/codex', true, 'result: fixed in 3f2c1e']]);
+  // It is marked as the task's result; the offer the worker got is not.
+  const inbox = json<Array<{ from: string; urgent: boolean; body: string; task_result: unknown }>>(runCli(['inbox', '--json'], { env: claude }));
+  assert.deepEqual(inbox.map((message) => [message.from, message.urgent, message.body.split('\n')[1], message.task_result]), [['shop/codex', true, 'result: fixed in 3f2c1e', { id, state: 'done' }]]);
+  assert.deepEqual(json<Array<{ task_result: unknown }>>(runCli(['inbox', '--json'], { env: codex })).map((message) => message.task_result), [null], 'the offer is not a result');
 
   const failing = task(bus, ['add', 'migrate', '--to', 'shop'], claude);
   task(bus, ['take', failing.id], codex);
   assert.equal(runCli(['task', 'fail', failing.id], { env: codex }).code, 2, 'a failure without its reason is bad usage');
   assert.equal(task(bus, ['fail', failing.id, '--reason', 'the lock timed out'], codex).state, 'failed');
+  assert.deepEqual(json<Array<{ task_result: unknown }>>(runCli(['inbox', '--json'], { env: claude })).map((message) => message.task_result), [{ id: failing.id, state: 'failed' }]);
   const failedWait = runCli(['task', 'wait', failing.id], { env: claude });
   assert.equal(failedWait.code, 5);
   assert.match(failedWait.stdout, /failed .* migrate\nreason: the lock timed out\n$/);
@@ -109,8 +112,9 @@ test('the task tools over MCP: create_task, take_task, complete_task and get_tas
     await worker.call('complete_task', { id: made.id, result: 'notes in docs/2.4.md' });
     const closed = await lead.call<Task>('get_task', { id: made.id });
     assert.deepEqual([closed.state, closed.holder, closed.result, closed.after], ['done', 'shop/codex-1', 'notes in docs/2.4.md', []]);
-    const back = await lead.call<Array<{ from: string; urgent: boolean; body: string }>>('read_inbox', {});
-    assert.deepEqual(back.map((message) => [message.from, message.urgent, message.body.split('\n')[1]]), [['shop/codex-1', true, 'result: notes in docs/2.4.md']]);
+    const back = await lead.call<Array<{ from: string; urgent: boolean; body: string; task_result: unknown }>>('read_inbox', {});
+    assert.deepEqual(back.map((message) => [message.from, message.urgent, message.body.split('\n')[1], message.task_result]), [['shop/codex-1', true, 'result: notes in docs/2.4.md', { id: made.id, state: 'done' }]]);
+    assert.equal((offered[0] as { task_result?: unknown }).task_result, null, 'an offer is not a result');
     const cancel = await lead.call<Task>('create_task', { title: 'maybe later', to: '*' });
     assert.equal((await lead.call<Task>('cancel_task', { id: cancel.id })).state, 'cancelled');
     assert.deepEqual((await lead.call<{ tasks: Task[] }>('list_tasks', { state: 'all', created: true })).tasks.map((row) => row.state), ['done', 'cancelled']);

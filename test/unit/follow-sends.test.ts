@@ -21,6 +21,8 @@ function message(position: number): PositionedMessage {
     priority: null,
     deliveredVia: null,
     readVia: null,
+    taskId: null,
+    taskState: null,
   };
 }
 

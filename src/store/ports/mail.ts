@@ -25,6 +25,8 @@ export interface SendInput {
   sentAt: string;
   /** Every copy's priority (null: plain mail). */
   priority: MessagePriority | null;
+  /** The task whose result this mail is, and its state (absent: it is none). */
+  taskResult?: { id: string; state: string } | null;
   roster: RosterQuery;
   /** Decides the recipients from the roster rows read inside the transaction; may throw to abort. */
   plan(candidates: AgentRecord[]): SendPlan;

@@ -15,7 +15,7 @@ export const TABLES: TableModel[] = [
   { name: 'agents', columns: ['name', 'repo_path', 'registered_at', 'last_seen', 'group_name', 'client', 'topic'], key: ['name'] },
   {
     name: 'messages',
-    columns: ['message_id', 'from_agent', 'to_agent', 'body', 'thread_id', 'sent_at', 'read_at', 'delivered_at', 'addressed_to', 'fanout_id', 'to_group', 'claimed_by', 'lease_until', 'delivered_via', 'read_via', 'priority'],
+    columns: ['message_id', 'from_agent', 'to_agent', 'body', 'thread_id', 'sent_at', 'read_at', 'delivered_at', 'addressed_to', 'fanout_id', 'to_group', 'claimed_by', 'lease_until', 'delivered_via', 'read_via', 'priority', 'task_id', 'task_state'],
     // Read in the order written (SQLite's rowid, PostgreSQL's seq): each engine says how.
     key: ['message_id'],
   },

@@ -25,9 +25,9 @@ async function insertMessages(query: Query, records: MessageRecord[]): Promise<v
   if (records.length === 0) return;
   const column = <K extends keyof MessageRecord>(key: K): Array<MessageRecord[K]> => records.map((record) => record[key]);
   await query(
-    `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group, priority)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
-    [column('messageId'), column('fromAgent'), column('toAgent'), column('body'), column('threadId'), column('sentAt'), column('addressedTo'), column('fanoutId'), column('toGroup'), column('priority')],
+    `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group, priority, task_id, task_state)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`,
+    [column('messageId'), column('fromAgent'), column('toAgent'), column('body'), column('threadId'), column('sentAt'), column('addressedTo'), column('fanoutId'), column('toGroup'), column('priority'), column('taskId'), column('taskState')],
   );
 }
 

@@ -341,6 +341,13 @@ export const STEPS: PostgresStep[] = [
         PRIMARY KEY (watcher, name, state)
       );`,
   },
+  {
+    step: 24,
+    description: "mail that is a task's result: the task's id and its state then",
+    sql: `
+      ALTER TABLE messages ADD COLUMN task_id ${T};
+      ALTER TABLE messages ADD COLUMN task_state ${T};`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -37,6 +37,8 @@ export const MESSAGE_FIELDS = {
   deliveredVia: 'delivered_via',
   readVia: 'read_via',
   priority: 'priority',
+  taskId: 'task_id',
+  taskState: 'task_state',
 } as const satisfies Fields<MessageRecord>;
 
 /** A copy's receipt: the message without its body. */

@@ -39,6 +39,8 @@ export function plannedMessages(input: SendInput, plan: SendPlan): MessageRecord
     deliveredVia: null,
     readVia: null,
     priority: input.priority,
+    taskId: input.taskResult?.id ?? null,
+    taskState: input.taskResult?.state ?? null,
   }));
 }
 

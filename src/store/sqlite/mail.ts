@@ -14,9 +14,9 @@ function sendNow(db: SqliteConnection, input: SendInput): MessageRecord[] {
   const records = planSend(input, candidates(db, input.roster));
   for (const record of records) {
     db.run(
-      `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group, priority)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [record.messageId, record.fromAgent, record.toAgent, record.body, record.threadId, record.sentAt, record.addressedTo, record.fanoutId, record.toGroup, record.priority],
+      `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group, priority, task_id, task_state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [record.messageId, record.fromAgent, record.toAgent, record.body, record.threadId, record.sentAt, record.addressedTo, record.fanoutId, record.toGroup, record.priority, record.taskId, record.taskState],
     );
   }
   return records;

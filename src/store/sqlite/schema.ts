@@ -425,6 +425,13 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 24,
+    description: "mail that is a task's result: the task's id and its state then",
+    apply(db) {
+      addColumns(db, 'messages', { task_id: 'TEXT', task_state: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;
