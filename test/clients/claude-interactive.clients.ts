@@ -5,67 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runCli } from '../helpers/bus-env.js';
-import { agentEnv, register } from '../helpers/agents.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
-import { claude, claudeOffline } from './drivers.js';
-import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, wiredRepo } from './harness.js';
-
-const CLAUDE = join(CLIENT_BIN, 'claude');
-const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
-const skip = hasTmux && claude.skip === false ? false : 'needs tmux and Claude Code in clients/ (npm run test:clients installs it)';
+import { waitUntil } from '../helpers/wait.js';
+import { claude } from './drivers.js';
+import { assertReceiptsHonest, mailBody, modelSaw, wiredRepo } from './harness.js';
+import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
 
 const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 100);
 
-test('an idle interactive session is woken by mail, and the next model request carries it', { skip, timeout: 120_000 }, async () => {
+test('an idle interactive session is woken by mail, and the next model request carries it', { skip: interactiveSkip, timeout: 120_000 }, async () => {
   const s = wiredRepo('claude');
-  const home = s.bus.env.HOME as string;
-  // What a user's first runs leave behind: the workspace trusted, onboarding done, the API key accepted.
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses: { approved: ['dummy'], rejected: [] }, projects: { [s.repo]: { hasTrustDialogAccepted: true } } }),
-  );
-  mkdirSync(join(home, '.claude'), { recursive: true });
-  writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
-  // Register the session's client address so mail to it is accepted.
-  register(agentEnv(s.bus, 'shop/claude', s.repo));
   const model = await claude.startModel(() => ({ text: 'noted' }));
-  const socket = join(s.bus.dir, 'tmux');
-  mkdirSync(socket, { recursive: true });
-  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-test', ...args], { env: { ...process.env, TMUX_TMPDIR: socket, HOME: home }, encoding: 'utf8' });
-  const start = join(s.bus.dir, 'start-claude.sh');
-  const exports = Object.entries({ ...s.bus.env, ...claudeOffline(model.url), IS_SANDBOX: '1', TERM: 'xterm-256color' })
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `export ${key}='${String(value).replace(/'/g, `'\\''`)}'`);
-  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}' --dangerously-skip-permissions\n`);
-  chmodSync(start, 0o755);
-  const pane = (): string => tmux('capture-pane', '-p', '-t', 'wake').stdout ?? '';
-  /** End the session: the pane runs Claude Code itself (the script execs it), then the terminal. */
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    const panePid = Number((tmux('display-message', '-p', '-t', 'wake', '#{pane_pid}').stdout ?? '').trim());
-    if (panePid > 0) {
-      try {
-        process.kill(panePid, 'SIGTERM');
-      } catch {
-        // Already gone.
-      }
-    }
-    tmux('kill-server');
-    // Claude Code and its hooks take a moment to go after their terminal does.
-    await sleep(1000);
-  };
   const mail = mailBody('WAKE-MARKER please check');
+  let session: InteractiveClaude | undefined;
   try {
-    assert.equal(tmux('new-session', '-d', '-s', 'wake', '-x', '200', '-y', '50', start).status, 0);
-    await until(() => /^❯/m.test(pane()), 'the input prompt', 60_000);
-    tmux('send-keys', '-t', 'wake', '-l', 'hello, first prompt');
-    tmux('send-keys', '-t', 'wake', 'Enter');
+    session = await startInteractiveClaude(s, model.url);
+    session.type('hello, first prompt');
+    const { pane } = session;
     await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
     // The turn is over and the session idle: its watcher waits.
     await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && spawnSync('pgrep', ['-f', 'hook-watch --client claude']).status === 0, 'a watcher', 20_000);
@@ -75,10 +33,10 @@ test('an idle interactive session is woken by mail, and the next model request c
     const audit = readFileSync(s.bus.audit, 'utf8');
     assert.match(audit, /"op":"wake".*"wake_driver":"watch","wake_status":"woke"/);
     // Once the session has ended, every receipt is what it will stay.
-    await stop();
+    await session.stop();
     assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-watch', readVia: 'hook-watch' }] });
   } finally {
-    await stop();
+    await session?.stop();
     await model.close();
     try {
       s.bus.cleanup();

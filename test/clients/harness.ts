@@ -153,7 +153,7 @@ export function modelSaw(body: string, requests: readonly string[]): boolean {
 }
 
 /** The ways that put mail in front of a model: the hooks, the watcher, the model's read_inbox tool call. */
-export const MODEL_WAYS: readonly ReceiptWay[] = ['hook-user-prompt', 'hook-stop', 'hook-watch', 'read_inbox'];
+export const MODEL_WAYS: readonly ReceiptWay[] = ['hook-user-prompt', 'hook-stop', 'hook-pre-tool', 'hook-watch', 'read_inbox'];
 
 /** One copy's receipt as `agent-bus status ID --json` prints it. */
 interface CopyReceipt {

@@ -1,0 +1,78 @@
+/**
+ * Claude Code interactive, in tmux: what a user's first runs leave behind (the workspace trusted,
+ * onboarding done, the API key accepted), a session started in the wired repo against a fake
+ * model, prompts typed into it, and its end (the client and its hooks gone).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sleep, waitUntil } from '../helpers/wait.js';
+import { claude, claudeOffline } from './drivers.js';
+import { CLIENT_BIN, type WiredRepo } from './harness.js';
+
+const CLAUDE = join(CLIENT_BIN, 'claude');
+const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
+
+/** Why an interactive test skips, or false. */
+export const interactiveSkip: false | string = hasTmux && claude.skip === false ? false : 'needs tmux and Claude Code in clients/ (npm run test:clients installs it)';
+
+export interface InteractiveClaude {
+  /** What the terminal shows now. */
+  pane(): string;
+  /** Type a prompt and press Enter. */
+  type(prompt: string): void;
+  /** End the session: the pane runs Claude Code itself (the script execs it), then the terminal; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Start Claude Code in `s.repo` against the fake model at `modelUrl` (`launch` added to its environment), and wait for its input prompt. */
+export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, launch: NodeJS.ProcessEnv = {}): Promise<InteractiveClaude> {
+  const home = s.bus.env.HOME as string;
+  writeFileSync(
+    join(home, '.claude.json'),
+    JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses: { approved: ['dummy'], rejected: [] }, projects: { [s.repo]: { hasTrustDialogAccepted: true } } }),
+  );
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
+  const socket = join(s.bus.dir, 'tmux');
+  mkdirSync(socket, { recursive: true });
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-test', ...args], { env: { ...process.env, TMUX_TMPDIR: socket, HOME: home }, encoding: 'utf8' });
+  const start = join(s.bus.dir, 'start-claude.sh');
+  const exports = Object.entries({ ...s.bus.env, ...claudeOffline(modelUrl), IS_SANDBOX: '1', TERM: 'xterm-256color', ...launch })
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `export ${key}='${String(value).replace(/'/g, `'\\''`)}'`);
+  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}' --dangerously-skip-permissions\n`);
+  chmodSync(start, 0o755);
+  const pane = (): string => tmux('capture-pane', '-p', '-t', 'claude').stdout ?? '';
+  let stopped = false;
+  const session: InteractiveClaude = {
+    pane,
+    type(prompt) {
+      tmux('send-keys', '-t', 'claude', '-l', prompt);
+      tmux('send-keys', '-t', 'claude', 'Enter');
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      const panePid = Number((tmux('display-message', '-p', '-t', 'claude', '#{pane_pid}').stdout ?? '').trim());
+      if (panePid > 0) {
+        try {
+          process.kill(panePid, 'SIGTERM');
+        } catch {
+          // Already gone.
+        }
+      }
+      tmux('kill-server');
+      // Claude Code and its hooks take a moment to go after their terminal does.
+      await sleep(1000);
+    },
+  };
+  if (tmux('new-session', '-d', '-s', 'claude', '-x', '200', '-y', '50', start).status !== 0) throw new Error('tmux could not start Claude Code');
+  try {
+    await waitUntil(() => /^❯/m.test(pane()), 'the input prompt', 60_000, 100);
+  } catch (error) {
+    await session.stop();
+    throw error;
+  }
+  return session;
+}
