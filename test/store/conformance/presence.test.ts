@@ -40,3 +40,36 @@ conformance(
   {},
   fakeLiveness,
 );
+
+conformance('presence: one name read alone, the names waiting on a person, a session started idle only where nothing or an end was said, and a tool call ending a wait', async (ctx) => {
+  await ctx.register(['shop/claude', 'shop/codex', 'lab/claude']);
+  assert.equal(await ctx.store.presenceOf('shop/claude'), null);
+  assert.deepEqual(await ctx.store.namesIn('waiting'), []);
+  await ctx.bus.presence.started('shop/claude');
+  assert.equal((await ctx.store.presenceOf('shop/claude'))?.state, 'idle', 'nothing said: a new session waits for its prompt');
+  await ctx.bus.presence.note('shop/claude', 'working');
+  await ctx.bus.presence.started('shop/claude');
+  assert.equal((await ctx.store.presenceOf('shop/claude'))?.state, 'working', 'a session started again mid-turn stays working');
+  await ctx.bus.presence.note('shop/claude', 'waiting');
+  await ctx.bus.presence.note('lab/claude', 'waiting');
+  await ctx.bus.presence.note('shop/codex', 'idle');
+  assert.deepEqual((await ctx.store.namesIn('waiting')).sort(), ['lab/claude', 'shop/claude']);
+  assert.deepEqual(await state(ctx, 'shop/claude').then((row) => row?.[0]), 'waiting');
+  // A tool call: the reader is asked only when someone waits, and only its own wait ends.
+  let asked = 0;
+  await ctx.bus.presence.toolCalled(async () => {
+    asked++;
+    return 'shop/claude';
+  });
+  assert.equal(asked, 1);
+  assert.deepEqual([(await ctx.store.presenceOf('shop/claude'))?.state, (await ctx.store.presenceOf('lab/claude'))?.state], ['working', 'waiting']);
+  await ctx.bus.presence.note('lab/claude', 'ended');
+  assert.equal((await state(ctx, 'lab/claude'))?.[0], 'ended');
+  await ctx.bus.presence.started('lab/claude');
+  assert.equal((await ctx.store.presenceOf('lab/claude'))?.state, 'idle', 'the next session of an ended name starts idle');
+  await ctx.bus.presence.toolCalled(async () => {
+    asked++;
+    return 'shop/codex';
+  });
+  assert.equal(asked, 1, 'no one waits: the reader is never asked');
+});
