@@ -10,24 +10,17 @@ import { settingsProject } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { sessionSubscriptionSource } from '../clients/subscription-source.js';
 import type { Env } from '../model/settings.js';
-import type { PresenceState } from '../model/records.js';
 import { standingText } from '../render/presence.js';
-import type { BusClient } from '../client/bus-client.js';
+import type { BusClient, SessionCounts } from '../client/bus-client.js';
 import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload } from '../hooks/payload.js';
 
-export interface StatusFacts {
-  name: string | null;
+/** The session's status (its name, mail, notices, presence and task: SessionCounts), and where its subscriptions come from. */
+export interface StatusFacts extends SessionCounts {
   channels: string[];
   /** Which layer set the subscriptions: launch, repo-local, repo, user or none. */
   channels_layer: SubscriptionLayer;
   /** Where, in words: a settings file, the launch environment, the bus's .env. */
   channels_from: string;
-  pending_mail: number;
-  notices: { critical: number; alert: number; info: number };
-  /** Where its turn stands, as its hooks said (unknown where they have said nothing), and since when. */
-  state: PresenceState;
-  state_since: string | null;
-  task: { id: string; title: string } | null;
 }
 
 export async function statusFacts(client: BusClient, env: Env, cwd: string, clientId: string): Promise<StatusFacts> {
@@ -43,17 +36,8 @@ export async function statusFacts(client: BusClient, env: Env, cwd: string, clie
     payloadDir: payloadDirectory(payload) ?? null,
     cwd,
   });
-  return {
-    name: counts.name,
-    channels: source.subscriptions.channels,
-    channels_layer: source.layer,
-    channels_from: source.where,
-    pending_mail: counts.pending_mail,
-    notices: counts.notices,
-    state: counts.state,
-    state_since: counts.state_since,
-    task: counts.task,
-  };
+  const { name, ...rest } = counts;
+  return { name, channels: source.subscriptions.channels, channels_layer: source.layer, channels_from: source.where, ...rest };
 }
 
 export function statusText(facts: StatusFacts, now = Date.now()): string {
