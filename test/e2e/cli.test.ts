@@ -75,7 +75,8 @@ test('send then inbox --json round trip', withBus((bus) => {
   assert.equal(sent.kind, 'direct');
   const inbox = json<Array<Record<string, unknown>>>(runCli(['inbox', '--name', 'beta', '--json'], { env: bus.env }));
   assert.equal(inbox.length, 1);
-  assert.deepEqual(Object.keys(inbox[0] ?? {}), ['message_id', 'from', 'to', 'addressed_to', 'kind', 'claimed_by', 'body', 'sent_at', 'thread_id', 'read_at', 'delivered_at', 'delivered_via', 'read_via', 'urgent']);
+  assert.deepEqual(Object.keys(inbox[0] ?? {}), ['message_id', 'from', 'to', 'addressed_to', 'kind', 'claimed_by', 'body', 'sent_at', 'thread_id', 'read_at', 'delivered_at', 'delivered_via', 'read_via', 'urgent', 'task_result']);
+  assert.equal(inbox[0]?.task_result, null, 'plain mail is no task result');
   assert.equal(inbox[0]?.message_id, sent.message_id);
   assert.equal(inbox[0]?.urgent, false);
   assert.equal(inbox[0]?.from, 'human');
