@@ -86,6 +86,11 @@ export function sha1Bytes(text: string): Buffer {
   return crypto().createHash('sha1').update(text, 'utf8').digest();
 }
 
+/** HMAC-SHA256 of `data` (raw bytes, or text as UTF-8) under `key`, hex. */
+export function hmacSha256Hex(key: string, data: Buffer | string): string {
+  return crypto().createHmac('sha256', key).update(data).digest('hex');
+}
+
 export function randomBytes(size: number): Buffer {
   return crypto().randomBytes(size);
 }
