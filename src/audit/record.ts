@@ -24,7 +24,8 @@ export type AuditOp =
   | 'expire'
   | 'deny'
   | 'collision'
-  | 'task';
+  | 'task'
+  | 'integration';
 
 export interface AuditRow {
   ts: string;

@@ -684,6 +684,38 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: ['agent-bus token create shop/claude --expires 90d', 'agent-bus token list --json', 'agent-bus token revoke shop/claude'],
   },
+  {
+    name: 'integration',
+    warmup: { args: ['integration', 'list'] },
+    summary: 'Webhook senders on the hub (GitHub, CI, any service): integration add NAME, list, rotate NAME, remove NAME.',
+    details: [
+      'Actions:',
+      '  add NAME --kind github|generic --to ADDRESS  a sender named NAME; prints its secret, once, and says the',
+      '                                             path to point the service at (/v1/integrations/NAME on the hub)',
+      '  list                                         every integration (never a secret)',
+      '  rotate NAME [--grace DURATION]               a new secret, printed once; the old one is accepted for',
+      '                                             --grace (default 1h)',
+      '  remove NAME                                  refuse its deliveries from now on',
+      '',
+      "A github integration checks X-Hub-Signature-256; a generic one X-Agent-Bus-Signature: sha256=HMAC(secret,",
+      "TIMESTAMP.BODY) with X-Agent-Bus-Timestamp (Unix seconds, within 5 minutes). A delivery id (X-GitHub-Delivery,",
+      'X-Agent-Bus-Delivery) is taken once. --to is a repo, an agent, * or {repo} (the repo a GitHub delivery names);',
+      "--channel publishes notices instead of mail; --severity is a failure's (default alert; critical mail is urgent).",
+    ].join('\n'),
+    positionals: [
+      { name: 'ACTION', required: true, description: 'add, list, rotate or remove' },
+      { name: 'NAME', required: false, description: "the integration's name (no client part): it is the sender of what it delivers" },
+    ],
+    options: [
+      { name: 'kind', type: 'string', value: 'KIND', description: 'add: github or generic' },
+      { name: 'to', type: 'string', value: 'ADDRESS', description: 'add: where its deliveries go: a repo, an agent, * or {repo}' },
+      { name: 'channel', type: 'string', value: 'CHANNEL', description: 'add: publish notices on this channel instead of sending mail' },
+      { name: 'severity', type: 'string', value: 'SEVERITY', description: 'add: info, alert or critical (default alert)' },
+      { name: 'grace', type: 'string', value: 'DURATION', description: 'rotate: how long the old secret is still accepted (default 1h)' },
+      json,
+    ],
+    examples: ["agent-bus integration add github --kind github --to '{repo}'", 'agent-bus integration add ci --kind generic --to shop --severity critical', 'agent-bus integration rotate github --grace 2h'],
+  },
 ];
 
 export function findCommand(name: string): CommandSpec | undefined {

@@ -25,6 +25,7 @@ import type { BusSettings } from './settings.js';
 import { Tasks } from './task-ops.js';
 import { Presence } from './presence-ops.js';
 import { Tokens } from './tokens.js';
+import { Integrations } from './integration-ops.js';
 import { Wakes } from './wake-ops.js';
 
 export interface BusOptions {
@@ -55,6 +56,8 @@ export class Bus {
   readonly notices: Notices;
   /** The hub's tokens: made, listed, revoked, and checked at every request. */
   readonly tokens: Tokens;
+  /** Webhook senders: set up, listed, rotated, removed, and their deliveries taken. */
+  readonly integrations: Integrations;
   /** What the wake paths need: the rate limit, watchers, routes. */
   readonly wakes: Wakes;
   /** The brain adapter's records: its state, markers, tool-call counts. */
@@ -90,6 +93,7 @@ export class Bus {
     this.receipts = new Receipts(store);
     this.notices = new Notices(store, audit, clock, settings.channelMaxNotices);
     this.tokens = new Tokens(store, clock, audit);
+    this.integrations = new Integrations(store, audit, clock, this.mail, this.notices);
     this.wakes = new Wakes(store, audit, clock);
     this.brain = new BrainRecords(store, clock);
     this.retention = new Retention(store, audit, clock, settings);

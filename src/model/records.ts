@@ -126,6 +126,24 @@ export interface TokenRecord {
   revokedAt: string | null;
 }
 
+/** A webhook sender on the bus (an integration): who it is, where its deliveries go, and the secrets that sign them. */
+export interface IntegrationRecord {
+  name: string;
+  /** `github` (X-Hub-Signature-256) or `generic` (agent-bus's signature). */
+  kind: string;
+  /** Where its deliveries go: a repo, an agent, `*`, or `{repo}` (the repo a GitHub delivery names). */
+  target: string;
+  /** A notice channel instead of mail, or null. */
+  channel: string | null;
+  /** The severity of a failure it reports (a GitHub check or run), or of all it sends. */
+  severity: string;
+  secret: string;
+  /** The secret before the last rotation, valid until `previousUntil`. */
+  previousSecret: string | null;
+  previousUntil: string | null;
+  createdAt: string;
+}
+
 /** What a prune removed. */
 export interface PruneCounts {
   messages: number;

@@ -49,6 +49,9 @@ function populate(bus: TempBus): void {
   bus.sql("INSERT INTO edits (repo, path, agent, at) VALUES ('shop', 'src/a.ts', 'shop/codex', '2026-12-01T00:00:00.000000Z')");
   bus.sql("INSERT INTO collisions (repo, path, first_agent, second_agent, at) VALUES ('shop', 'src/a.ts', 'shop/claude', 'shop/codex', '2026-12-01T00:00:00.000000Z')");
   bus.sql("INSERT INTO presence_watches (watcher, name, state, created_at) VALUES ('shop/claude', 'shop/codex', 'idle', '2026-12-01T00:00:00.000000Z')");
+  // An integration, and a delivery it took.
+  assert.equal(runCli(['integration', 'add', 'github', '--kind', 'github', '--to', '{repo}'], { env: bus.env }).code, 0);
+  bus.sql("INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ('github', 'd-1', '2026-12-01T00:00:00.000000Z')");
 }
 
 /** Every table's rows, in key order: what the two sides must agree on. */
@@ -70,7 +73,7 @@ test('a SQLite bus copied to PostgreSQL and back holds the same rows, every tabl
     for (const table of TABLES) assert.ok((before[table.name] ?? []).length > 0, `the source has rows in ${table.name}`);
     const copied = runCli(['store', 'copy', sqlite.db, postgres.db], { env: sqlite.env });
     assert.equal(copied.code, 0, copied.stderr);
-    assert.match(copied.stdout, /^ {2}agents {12}3 rows$/m);
+    assert.match(copied.stdout, /^ {2}agents {12}4 rows$/m);
     assert.match(copied.stdout, /copied \d+ rows from .*bus\.db to postgres:\/\/postgres@127\.0\.0\.1:\d+\/agent_bus_t_\w+; every table's count matches\n$/);
     assert.deepEqual(contents(postgres), before, 'PostgreSQL holds exactly what SQLite held');
     const written = (bus: TempBus, order: string) => bus.rows<{ message_id: string }>(`SELECT message_id FROM messages ORDER BY ${order}`).map((row) => row.message_id);

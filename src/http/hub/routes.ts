@@ -89,10 +89,49 @@ const READS_SESSIONS = new Set<string>([HUB_PATHS.hook, HUB_PATHS.watch, HUB_PAT
 /** Requests that wait for the bus to move (watchers, followers, chats): they have a bound of their own. */
 export const WAIT_ROUTES = new Set<string>([HUB_PATHS.watch, HUB_PATHS.follow, HUB_PATHS.changes]);
 
+/** Where services post their deliveries: the integration's name follows. */
+const INTEGRATIONS_PREFIX = '/v1/integrations/';
+
+/** The largest delivery an integration takes. */
+const DELIVERY_LIMIT = 1024 * 1024;
+
+/**
+ * A webhook delivery: no token, since the service signs it with its integration's secret instead,
+ * which the core checks over the raw bytes. Each integration has the per-token rate limit.
+ */
+async function takeIntegrationDelivery(hub: HubContext, req: IncomingMessage, res: ServerResponse, encodedName: string): Promise<void> {
+  if (req.method !== 'POST') {
+    sendJson(res, 405, { ok: false, error: 'method_not_allowed', detail: 'an integration takes deliveries by POST' }, { allow: 'POST' });
+    return;
+  }
+  let name: string;
+  try {
+    name = decodeURIComponent(encodedName);
+  } catch {
+    sendJson(res, 404, { ok: false, result: 'unknown', detail: 'no such integration' });
+    return;
+  }
+  const wait = hub.limiter.take(`integration:${name}`);
+  if (wait > 0) {
+    sendJson(res, 429, { ok: false, error: 'rate_limited', detail: `more than ${hub.limiter.perSecondLimit} deliveries a second (AGENT_BUS_HTTP_RATE)` }, { 'retry-after': String(wait) });
+    return;
+  }
+  const body = await readBody(req, DELIVERY_LIMIT);
+  if (body === null) {
+    sendJson(res, 413, { ok: false, error: 'too_large', detail: `a delivery is at most ${DELIVERY_LIMIT} bytes` });
+    return;
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(req.headers)) headers[key] = Array.isArray(value) ? value[0] : value;
+  const answer = await hub.stamps.run({ hub: hub.name(), token_id: '' }, () => hub.bus.integrations.receive({ name, headers, body }));
+  sendJson(res, answer.status, answer.body);
+}
+
 /** The routes metrics are kept by: the known ones, and everything else as one. */
 export function routeOf(url: string | undefined): string {
   const path = (url ?? '/').split('?')[0] ?? '/';
   if (Dashboard.owns(path)) return 'dashboard';
+  if (path.startsWith(INTEGRATIONS_PREFIX)) return INTEGRATIONS_PREFIX;
   return path === HUB_PATHS.mcp || path === '/healthz' || path === '/metrics' || ENDPOINT_PATHS.has(path) ? path : 'other';
 }
 
@@ -121,6 +160,10 @@ export async function route(hub: HubContext, req: IncomingMessage, res: ServerRe
     if (!(await mayReadMetrics(hub.checkToken, req, res))) return;
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' });
     res.end(hub.metrics.render());
+    return;
+  }
+  if (path.startsWith(INTEGRATIONS_PREFIX)) {
+    await takeIntegrationDelivery(hub, req, res, path.slice(INTEGRATIONS_PREFIX.length));
     return;
   }
   if (path !== HUB_PATHS.mcp && !ENDPOINT_PATHS.has(path)) {

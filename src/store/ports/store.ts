@@ -17,6 +17,7 @@ import { RESERVATIONS_ATTEMPTS, type ReservationsPort } from './reservations.js'
 import { TASKS_ATTEMPTS, type TasksPort } from './tasks.js';
 import { PRESENCE_ATTEMPTS, type PresencePort } from './presence.js';
 import { TOKENS_ATTEMPTS, type TokensPort } from './tokens.js';
+import { INTEGRATIONS_ATTEMPTS, type IntegrationsPort } from './integrations.js';
 import { WAKE_ATTEMPTS, type WakePort } from './wake.js';
 
 /** A backend: every port, over one database. */
@@ -31,6 +32,7 @@ export interface Store
     BrainPort,
     WakePort,
     TokensPort,
+    IntegrationsPort,
     ReservationsPort,
     TasksPort,
     PresencePort,
@@ -56,6 +58,7 @@ export const STORE_ATTEMPTS = {
   ...BRAIN_ATTEMPTS,
   ...WAKE_ATTEMPTS,
   ...TOKENS_ATTEMPTS,
+  ...INTEGRATIONS_ATTEMPTS,
   ...RESERVATIONS_ATTEMPTS,
   ...TASKS_ATTEMPTS,
   ...PRESENCE_ATTEMPTS,

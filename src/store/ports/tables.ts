@@ -51,6 +51,12 @@ export const TABLES: TableModel[] = [
     columns: ['reservation_id', 'repo', 'holder', 'pattern', 'mode', 'reason', 'created_at', 'expires_at', 'session_bound', 'anchor'],
     key: ['reservation_id'],
   },
+  {
+    name: 'integrations',
+    columns: ['name', 'kind', 'target', 'channel', 'severity', 'secret', 'previous_secret', 'previous_until', 'created_at'],
+    key: ['name'],
+  },
+  { name: 'integration_deliveries', columns: ['integration', 'delivery_id', 'received_at'], key: ['integration', 'delivery_id'] },
   { name: 'edits', columns: ['repo', 'path', 'agent', 'at'], key: ['repo', 'path', 'agent'] },
   { name: 'collisions', columns: ['repo', 'path', 'first_agent', 'second_agent', 'at'], key: ['repo', 'path', 'first_agent', 'second_agent'] },
   {

@@ -348,6 +348,28 @@ export const STEPS: PostgresStep[] = [
       ALTER TABLE messages ADD COLUMN task_id ${T};
       ALTER TABLE messages ADD COLUMN task_state ${T};`,
   },
+  {
+    step: 25,
+    description: 'integrations: webhook senders with their secrets, and the delivery ids each has taken (a replay is taken once)',
+    sql: `
+      CREATE TABLE integrations (
+        name ${T} PRIMARY KEY,
+        kind ${T} NOT NULL,
+        target ${T} NOT NULL,
+        channel ${T},
+        severity ${T} NOT NULL,
+        secret ${T} NOT NULL,
+        previous_secret ${T},
+        previous_until ${T},
+        created_at ${T} NOT NULL
+      );
+      CREATE TABLE integration_deliveries (
+        integration ${T} NOT NULL,
+        delivery_id ${T} NOT NULL,
+        received_at ${T} NOT NULL,
+        PRIMARY KEY (integration, delivery_id)
+      );`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

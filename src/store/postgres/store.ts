@@ -26,6 +26,7 @@ import { postgresReservations } from './reservations.js';
 import { postgresTasks } from './tasks.js';
 import { postgresPresence } from './presence.js';
 import { postgresTokens } from './tokens.js';
+import { postgresIntegrations } from './integrations.js';
 import { postgresWake } from './wake.js';
 
 function postgresPorts(url: string, options: PostgresOptions): Store {
@@ -44,6 +45,7 @@ function postgresPorts(url: string, options: PostgresOptions): Store {
     ...postgresBrain(pool),
     ...postgresWake(pool),
     ...postgresTokens(pool),
+    ...postgresIntegrations(pool),
     ...postgresReservations(pool),
     ...postgresTasks(pool),
     ...postgresPresence(pool),

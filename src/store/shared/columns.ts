@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, EditRecord, MessageRecord, ReservationRecord, SessionRecord, TaskRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, ReservationRecord, SessionRecord, TaskRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 import { patternAnchor } from '../../model/reservation-anchor.js';
 
@@ -130,6 +130,18 @@ export const TOKEN_FIELDS = {
   lastUsedAt: 'last_used_at',
   revokedAt: 'revoked_at',
 } as const satisfies Fields<TokenRecord>;
+
+export const INTEGRATION_FIELDS = {
+  name: 'name',
+  kind: 'kind',
+  target: 'target',
+  channel: 'channel',
+  severity: 'severity',
+  secret: 'secret',
+  previousSecret: 'previous_secret',
+  previousUntil: 'previous_until',
+  createdAt: 'created_at',
+} as const satisfies Fields<IntegrationRecord>;
 
 export const RESERVATION_FIELDS = {
   reservationId: 'reservation_id',

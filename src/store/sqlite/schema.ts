@@ -432,6 +432,31 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'messages', { task_id: 'TEXT', task_state: 'TEXT' });
     },
   },
+  {
+    step: 25,
+    description: 'integrations: webhook senders with their secrets, and the delivery ids each has taken (a replay is taken once)',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS integrations (
+          name TEXT PRIMARY KEY,
+          kind TEXT NOT NULL,
+          target TEXT NOT NULL,
+          channel TEXT,
+          severity TEXT NOT NULL,
+          secret TEXT NOT NULL,
+          previous_secret TEXT,
+          previous_until TEXT,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS integration_deliveries (
+          integration TEXT NOT NULL,
+          delivery_id TEXT NOT NULL,
+          received_at TEXT NOT NULL,
+          PRIMARY KEY (integration, delivery_id)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

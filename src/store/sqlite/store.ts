@@ -24,6 +24,7 @@ import { sqliteReservations } from './reservations.js';
 import { sqliteTasks } from './tasks.js';
 import { sqlitePresence } from './presence.js';
 import { sqliteTokens } from './tokens.js';
+import { sqliteIntegrations } from './integrations.js';
 import { sqliteWake } from './wake.js';
 
 function sqlitePorts(location: string, db: SqliteConnection): Store {
@@ -39,6 +40,7 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
     ...sqliteBrain(db),
     ...sqliteWake(db),
     ...sqliteTokens(db),
+    ...sqliteIntegrations(db),
     ...sqliteReservations(db),
     ...sqliteTasks(db),
     ...sqlitePresence(db),

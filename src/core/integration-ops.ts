@@ -1,0 +1,282 @@
+/**
+ * Integrations: services outside the bus (GitHub, CI, anything that can POST) as first-class senders.
+ * Each has a name on the roster (no client part, like a person), a kind that says how its deliveries
+ * are signed, where they go (a repo, an agent, `*`, or `{repo}`: the repo a GitHub delivery names),
+ * and a secret shown once. A delivery is verified over its raw bytes, taken once by its delivery id
+ * (a replay is answered again with nothing sent), and becomes mail from the integration, or a notice
+ * on its channel. It may send only as itself and only where it was set up to.
+ */
+import type { AuditSink } from './audit-sink.js';
+import { textRow, type AuditRow } from '../audit/record.js';
+import { formatStamp, stampToMillis, type Clock } from '../model/clock.js';
+import { BusError, InvalidInputError, isBusError, UnknownRecipientError } from '../model/errors.js';
+import type { IntegrationRecord } from '../model/records.js';
+import { quoted } from '../model/quote.js';
+import type { IntegrationsPort, RosterPort } from '../store/ports.js';
+import { describeGithubEvent } from './github-events.js';
+import type { Mail } from './mail-ops.js';
+import { BROADCAST, BUS_NAME, HUMAN, nameProblem } from './names.js';
+import type { Notices } from './notice-ops.js';
+import { parseSeverity, type Severity } from './notices.js';
+import { registrationsFor } from './roster.js';
+import { newIntegrationSecret, SIGNATURE_HEADERS, verifyGeneric, verifyGithub } from './webhook-signature.js';
+
+export const INTEGRATION_KINDS = ['github', 'generic'] as const;
+export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
+
+/** The target that sends a GitHub delivery to the repo its payload names. */
+export const REPO_FROM_PAYLOAD = '{repo}';
+
+/** The path a service posts its deliveries to, on the hub. */
+export function integrationPath(name: string): string {
+  return `/v1/integrations/${encodeURIComponent(name)}`;
+}
+
+/** How long a rotated-out secret stays valid, unless said. */
+export const DEFAULT_GRACE_MS = 60 * 60 * 1000;
+
+/** An integration as listed: never its secrets. */
+export interface IntegrationView {
+  name: string;
+  kind: string;
+  to: string;
+  channel: string | null;
+  severity: string;
+  path: string;
+  created_at: string;
+  /** Until when the secret before the last rotation is still accepted, if it is. */
+  previous_secret_until: string | null;
+}
+
+/** A new integration, or a rotated secret: the only time the secret is shown. */
+export type IntegrationWithSecret = IntegrationView & { secret: string };
+
+export interface IntegrationSetup {
+  name: string;
+  kind: string;
+  to: string;
+  channel?: string | null;
+  severity?: string | null;
+}
+
+/** A delivery as the hub received it: the raw bytes and the headers (names lower-cased). */
+export interface Delivery {
+  name: string;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+/** What the sender is answered: the status, and a line saying what became of its delivery. */
+export interface DeliveryAnswer {
+  status: 200 | 202 | 400 | 401 | 404;
+  body: { ok: boolean; result: 'sent' | 'published' | 'duplicate' | 'dropped' | 'refused' | 'unknown' | 'bad-request'; detail: string; message_ids?: string[]; notice_id?: string };
+}
+
+/** Names an integration may not take: the people and the bus itself speak as them. */
+const RESERVED = new Set([HUMAN, BUS_NAME]);
+
+function view(record: IntegrationRecord, now: number): IntegrationView {
+  const graceLeft = record.previousUntil !== null && stampToMillis(record.previousUntil) > now;
+  return {
+    name: record.name,
+    kind: record.kind,
+    to: record.target,
+    channel: record.channel,
+    severity: record.severity,
+    path: integrationPath(record.name),
+    created_at: record.createdAt,
+    previous_secret_until: graceLeft ? record.previousUntil : null,
+  };
+}
+
+function integrationRow(ts: string, actor: string, event: string, name: string, text: string, extra: Record<string, unknown> = {}): AuditRow {
+  // About no message: the row names the integration, never a secret.
+  return { ...textRow('integration', ts, actor, { id: '', from: name, to: name, threadId: null, body: text }, { event, integration: name, ...extra }), message_id: null };
+}
+
+/** A generic delivery's body: JSON `{to?, body, thread_id?, severity?, channel?, ttl?}`, or plain text for the body. */
+interface GenericMessage {
+  to: string | null;
+  body: string;
+  threadId: string | null;
+  severity: string | null;
+  channel: string | null;
+  ttl: string | number | null;
+}
+
+function genericMessage(raw: Buffer): GenericMessage {
+  const text = raw.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { to: null, body: text, threadId: null, severity: null, channel: null, ttl: null };
+  }
+  if (typeof parsed === 'string') return { to: null, body: parsed, threadId: null, severity: null, channel: null, ttl: null };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidInputError('a delivery is a JSON object {to?, body, thread_id?, severity?, channel?, ttl?}, or plain text');
+  const fields = parsed as Record<string, unknown>;
+  const optional = (key: string): string | null => {
+    const value = fields[key];
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string') throw new InvalidInputError(`${key} must be text`);
+    return value;
+  };
+  if (typeof fields.body !== 'string' || fields.body.trim() === '') throw new InvalidInputError('body must be non-empty text');
+  const ttl = fields.ttl;
+  if (ttl !== undefined && ttl !== null && typeof ttl !== 'string' && typeof ttl !== 'number') throw new InvalidInputError('ttl must be a duration such as 30m, or seconds');
+  return { to: optional('to'), body: fields.body, threadId: optional('thread_id'), severity: optional('severity'), channel: optional('channel'), ttl: (ttl as string | number | undefined) ?? null };
+}
+
+export class Integrations {
+  constructor(
+    private readonly store: IntegrationsPort & Pick<RosterPort, 'getAgent'>,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
+    private readonly mail: Mail,
+    private readonly notices: Notices,
+  ) {}
+
+  private now(): number {
+    return Math.floor(this.clock.nowMicros() / 1000);
+  }
+
+  /** Set one up; its secret is in the answer, and never shown again. */
+  async add(setup: IntegrationSetup, actor: string): Promise<IntegrationWithSecret> {
+    const name = setup.name.trim();
+    const problem = nameProblem(name);
+    if (problem !== null) throw new InvalidInputError(`invalid integration name: ${problem}`);
+    if (name.includes('/')) throw new InvalidInputError(`an integration's name has no client part: ${quoted(name)} has a '/'`);
+    if (RESERVED.has(name)) throw new InvalidInputError(`${quoted(name)} is reserved: pick another name`);
+    if (!(INTEGRATION_KINDS as readonly string[]).includes(setup.kind)) throw new InvalidInputError(`unknown kind ${quoted(setup.kind)}: use ${INTEGRATION_KINDS.join(' or ')}`);
+    const to = setup.to.trim();
+    if (to === REPO_FROM_PAYLOAD) {
+      if (setup.kind !== 'github') throw new InvalidInputError(`--to ${REPO_FROM_PAYLOAD} takes the repo from a GitHub delivery: only a github integration has one`);
+    } else if (setup.channel === undefined || setup.channel === null || setup.channel === '') {
+      await this.mail.checkAddress(to, 'Nothing was set up');
+    }
+    const severity = parseSeverity(setup.severity ?? 'alert');
+    const nowMs = this.now();
+    const record: IntegrationRecord = {
+      name,
+      kind: setup.kind,
+      target: to,
+      channel: setup.channel ? setup.channel.trim() : null,
+      severity,
+      secret: newIntegrationSecret(),
+      previousSecret: null,
+      previousUntil: null,
+      createdAt: formatStamp(nowMs * 1000),
+    };
+    if ((await this.store.getAgent(name)) !== null) throw new InvalidInputError(`${quoted(name)} is an agent's name on the bus: pick another`);
+    if (!(await this.store.addIntegration(record, registrationsFor(name, '~', true)))) throw new InvalidInputError(`an integration named ${quoted(name)} exists already (integration rotate ${name} for a new secret)`);
+    this.audit.append([integrationRow(record.createdAt, actor, 'add', name, `integration add: ${name} (${record.kind}) to ${record.channel ? `#${record.channel}` : to}`)]);
+    return { ...view(record, nowMs), secret: record.secret };
+  }
+
+  async list(): Promise<IntegrationView[]> {
+    const now = this.now();
+    return (await this.store.integrations()).map((record) => view(record, now));
+  }
+
+  /** A new secret; the current one is still accepted for `graceMs`. */
+  async rotate(name: string, graceMs: number, actor: string): Promise<IntegrationWithSecret> {
+    const secret = newIntegrationSecret();
+    const nowMs = this.now();
+    const until = formatStamp((nowMs + graceMs) * 1000);
+    if (!(await this.store.rotateIntegration(name, secret, until))) throw new InvalidInputError(`no integration named ${quoted(name)}: integration list shows them`);
+    this.audit.append([integrationRow(formatStamp(nowMs * 1000), actor, 'rotate', name, `integration rotate: ${name}; the old secret is accepted until ${until}`)]);
+    const record = (await this.store.integration(name)) as IntegrationRecord;
+    return { ...view(record, nowMs), secret };
+  }
+
+  async remove(name: string, actor: string): Promise<{ name: string; removed: true }> {
+    if (!(await this.store.removeIntegration(name))) throw new InvalidInputError(`no integration named ${quoted(name)}: integration list shows them`);
+    this.audit.append([integrationRow(formatStamp(this.now() * 1000), actor, 'remove', name, `integration remove: ${name}`)]);
+    return { name, removed: true };
+  }
+
+  /** Take one delivery: verified, deduplicated, and sent on as mail or a notice. */
+  async receive(delivery: Delivery): Promise<DeliveryAnswer> {
+    const nowMs = this.now();
+    const ts = formatStamp(nowMs * 1000);
+    const record = await this.store.integration(delivery.name);
+    if (record === null) return { status: 404, body: { ok: false, result: 'unknown', detail: `no integration named ${quoted(delivery.name)}` } };
+    const secrets = [record.secret, ...(record.previousSecret !== null && record.previousUntil !== null && stampToMillis(record.previousUntil) > nowMs ? [record.previousSecret] : [])];
+    const { headers, body } = delivery;
+    const verdict =
+      record.kind === 'github'
+        ? verifyGithub(headers[SIGNATURE_HEADERS.github], body, secrets)
+        : verifyGeneric({ signature: headers[SIGNATURE_HEADERS.signature], timestamp: headers[SIGNATURE_HEADERS.timestamp] }, body, secrets, Math.floor(nowMs / 1000));
+    if (!verdict.ok) {
+      this.audit.append([integrationRow(ts, record.name, 'refused', record.name, `integration ${record.name}: delivery refused: ${verdict.reason}`)]);
+      return { status: 401, body: { ok: false, result: 'refused', detail: verdict.reason } };
+    }
+    const deliveryId = (record.kind === 'github' ? headers[SIGNATURE_HEADERS.githubDelivery] : headers[SIGNATURE_HEADERS.delivery])?.trim().slice(0, 200) || null;
+    if (deliveryId !== null && !(await this.store.takeDelivery(record.name, deliveryId, ts))) {
+      return { status: 200, body: { ok: true, result: 'duplicate', detail: `delivery ${deliveryId} was taken already; nothing sent again` } };
+    }
+    try {
+      return await this.forward(record, delivery);
+    } catch (error) {
+      if (!isBusError(error)) throw error;
+      // A delivery for nobody on the bus is answered as taken (the sender could do nothing better), and audited.
+      const dropped = error instanceof DroppedDelivery || error instanceof UnknownRecipientError;
+      this.audit.append([integrationRow(ts, record.name, dropped ? 'dropped' : 'refused', record.name, `integration ${record.name}: delivery ${dropped ? 'dropped' : 'refused'}: ${error.message}`, { delivery: deliveryId })]);
+      return dropped ? { status: 202, body: { ok: false, result: 'dropped', detail: error.message } } : { status: 400, body: { ok: false, result: 'bad-request', detail: error.message } };
+    }
+  }
+
+  /** A verified delivery, sent on: as the integration, and only where it was set up to go. */
+  private async forward(record: IntegrationRecord, delivery: Delivery): Promise<DeliveryAnswer> {
+    let text: string;
+    let severity: Severity;
+    let to = record.target;
+    let threadId: string | null = null;
+    let channel = record.channel;
+    let ttl: string | number | null = null;
+    if (record.kind === 'github') {
+      const event = delivery.headers[SIGNATURE_HEADERS.githubEvent] ?? 'unknown';
+      let payload: unknown;
+      try {
+        payload = JSON.parse(delivery.body.toString('utf8'));
+      } catch {
+        throw new InvalidInputError('a GitHub delivery must be JSON (content type application/json)');
+      }
+      const summary = describeGithubEvent(event, payload);
+      text = summary.text;
+      severity = summary.failure ? (record.severity as Severity) : 'info';
+      if (to === REPO_FROM_PAYLOAD) {
+        if (summary.repo === null) throw new DroppedDelivery(`the ${event} delivery names no repository`);
+        to = summary.repo;
+      }
+    } else {
+      const message = genericMessage(delivery.body);
+      if (message.to !== null && message.to !== record.target) throw new InvalidInputError(`this integration sends only to ${quoted(record.target)}, not ${quoted(message.to)}`);
+      if (message.channel !== null && message.channel !== record.channel) throw new InvalidInputError(`this integration publishes only ${record.channel === null ? 'mail' : `to #${record.channel}`}, not to #${message.channel}`);
+      text = message.body;
+      severity = message.severity === null ? (record.severity as Severity) : parseSeverity(message.severity);
+      threadId = message.threadId;
+      channel = record.channel;
+      ttl = message.ttl;
+    }
+    if (channel !== null) {
+      const published = await this.notices.publish({ channel, message: text, severity, ttl, source: record.name }, record.name);
+      return { status: 200, body: { ok: true, result: 'published', detail: `published to #${channel}`, notice_id: published.notice_id } };
+    }
+    if (to !== BROADCAST && to !== record.target && !(await this.isAddress(to))) throw new DroppedDelivery(`nobody holds ${quoted(to)} on the bus`);
+    const sent = await this.mail.send({ from: record.name, to, body: text, threadId, urgent: severity === 'critical' });
+    return { status: 200, body: { ok: true, result: 'sent', detail: `sent to ${to}`, message_ids: sent.message_ids } };
+  }
+
+  private async isAddress(to: string): Promise<boolean> {
+    try {
+      await this.mail.checkAddress(to, 'Nothing was sent');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A verified delivery nobody can be sent (its repo unknown on the bus): answered 202, with an audit row. */
+class DroppedDelivery extends BusError {}
