@@ -6,7 +6,7 @@ import { stampToMillis, stampOf, type Clock } from '../model/clock.js';
 import { BusError } from '../model/errors.js';
 import type { AgentRecord, PresenceRecord, PresenceState, Registration, SessionRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
-import type { RosterPort } from '../store/ports.js';
+import type { IntegrationsPort, RosterPort } from '../store/ports.js';
 import type { PresencePort } from '../store/ports/presence.js';
 import type { TasksPort } from '../store/ports/tasks.js';
 import type { AuditSink } from './audit-sink.js';
@@ -83,7 +83,7 @@ function presenceOf(agent: AgentRecord, noted: PresenceRecord | undefined, holde
 
 export class Roster {
   constructor(
-    private readonly store: RosterPort & Pick<PresencePort, 'presence'> & Pick<TasksPort, 'tasksIn'>,
+    private readonly store: RosterPort & Pick<PresencePort, 'presence'> & Pick<TasksPort, 'tasksIn'> & Pick<IntegrationsPort, 'integrations'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     /** Whether a session row's server is running (the sessions' own judge). */
@@ -128,9 +128,10 @@ export class Roster {
     const inHand = new Map<string, { id: string; title: string }>();
     for (const task of await this.store.tasksIn(['taken'], 1_000)) if (task.holder !== null && !inHand.has(task.holder)) inHand.set(task.holder, { id: task.taskId, title: task.title });
     const holders = new Map(snapshot.sessionHolders.map((row) => [row.name, row]));
+    const integrations = new Set((await this.store.integrations()).map((row) => row.name));
     return agents.map((agent) => {
       const facts = presenceOf(agent, noted.get(agent.name), holders.get(agent.name), live.has(agent.name));
-      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null });
+      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null }, integrations.has(agent.name));
     });
   }
 

@@ -10,7 +10,7 @@ import { formatStamp, stampToMillis, type Clock } from '../model/clock.js';
 import { InvalidInputError } from '../model/errors.js';
 import { equalInConstantTime, randomBytes, sha256Hex } from '../model/ids.js';
 import type { TokenRecord } from '../model/records.js';
-import type { TokensPort } from '../store/ports.js';
+import type { IntegrationsPort, TokensPort } from '../store/ports.js';
 import { parseSpeaker } from './names.js';
 import { registrationsFor } from './roster.js';
 import { quoted } from '../model/quote.js';
@@ -56,7 +56,7 @@ export function isTokenId(text: string): boolean {
 
 export class Tokens {
   constructor(
-    private readonly store: TokensPort,
+    private readonly store: TokensPort & Pick<IntegrationsPort, 'integration'>,
     private readonly clock: Clock,
     private readonly audit: AuditSink | null = null,
   ) {}
@@ -68,6 +68,8 @@ export class Tokens {
 
   async create(request: { agent: string; repoPath: string | null; expiresInMs: number | null; scopes: string; actor?: string }): Promise<NewToken> {
     parseSpeaker(request.agent);
+    // An integration speaks only through its signed deliveries, never as a token's agent.
+    if ((await this.store.integration(request.agent)) !== null) throw new InvalidInputError(`${quoted(request.agent)} is an integration: it sends only through its signed deliveries, and takes no token`);
     const tokenId = randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
     const now = this.now();

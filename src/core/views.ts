@@ -54,7 +54,8 @@ export function messageView(message: MessageRecord): MessageView {
   };
 }
 
-export type AgentKind = 'session' | 'client' | 'agent';
+/** A session address, a client address, any other agent or person, or an integration (a webhook sender). */
+export type AgentKind = 'session' | 'client' | 'agent' | 'integration';
 
 export interface AgentView {
   name: string;
@@ -85,12 +86,12 @@ export interface PresenceFacts {
 
 const NOTHING_KNOWN: PresenceFacts = { state: 'unknown', since: null, task: null };
 
-export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN): AgentView {
+export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN, integration = false): AgentView {
   const parsed = parseNameLenient(agent.name);
   const isSession = parsed !== null && parsed.handle !== null;
   return {
     name: agent.name,
-    kind: isSession ? 'session' : agent.client !== null ? 'client' : 'agent',
+    kind: isSession ? 'session' : agent.client !== null ? 'client' : integration ? 'integration' : 'agent',
     group: agent.repo ?? repoOf(agent.name),
     client: agent.client ?? (isSession ? parsed.client : null),
     topic: agent.topic,

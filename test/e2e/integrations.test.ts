@@ -55,6 +55,10 @@ test("a signed GitHub workflow_run failure becomes an alert in the repo's agents
   const made = add(bus, ['github', '--kind', 'github', '--to', '{repo}']);
   assert.deepEqual([made.name, made.kind, made.to, made.path, made.previous_secret_until], ['github', 'github', '{repo}', '/v1/integrations/github', null]);
   assert.match(made.secret, /^abwh_[A-Za-z0-9_-]{43}$/);
+  // A first-class sender on the roster, marked as an integration; it takes no token (no MCP, no token API).
+  assert.equal(json<Array<{ name: string; kind: string }>>(runCli(['agents', '--json'], { env: bus.env })).find((agent) => agent.name === 'github')?.kind, 'integration');
+  const token = runCli(['token', 'create', 'github'], { env: bus.env });
+  assert.deepEqual([token.code, token.stderr], [1, "agent-bus: 'github' is an integration: it sends only through its signed deliveries, and takes no token\n"]);
   const body = workflowFailure('shop');
   const headers = { 'x-github-event': 'workflow_run', 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958', 'x-hub-signature-256': githubSignature(made.secret, body) };
   const first = await post(hub.url, made.path, body, headers);
