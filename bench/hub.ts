@@ -5,6 +5,7 @@
  * request, as a hook or a remote CLI would). A real `serve --http` process.
  */
 import { spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -242,4 +243,55 @@ export async function remoteWakeLatency(ws: Workspace, engine: Engine = 'sqlite'
     shown: `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
     details: { engine, sends: SENDS, p50Ms: round(p50, 2), p99Ms: round(p99, 2), maxMs: round(Math.max(...delays), 2) },
   };
+}
+
+/**
+ * A GitHub delivery (a workflow_run failure) posted to the hub's integration endpoint over
+ * loopback until the hub has stored the message it makes: the hub answers once it has, so each
+ * round trip is the figure. Each delivery has its own id, so none is a replay.
+ */
+export async function integrationDelivery(ws: Workspace, engine: Engine = 'sqlite'): Promise<HubFigures> {
+  const WARMUP = 100;
+  const CALLS = 1_000;
+  const hub = await startBenchHub(ws, `integration-delivery-${engine}`, engine);
+  hub.token('shop/claude');
+  const made = spawnSync(process.execPath, [CLI, 'integration', 'add', 'github', '--kind', 'github', '--to', '{repo}', '--json'], { env: hub.env, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`integration add failed: ${made.stderr}`);
+  const secret = (JSON.parse(made.stdout) as { secret: string }).secret;
+  const body = JSON.stringify({
+    action: 'completed',
+    workflow_run: { name: 'CI', run_number: 42, conclusion: 'failure', head_branch: 'main', head_sha: '3f2c1e0a9b', event: 'push', html_url: 'https://github.com/acme/shop/actions/runs/9' },
+    repository: { name: 'shop', full_name: 'acme/shop' },
+    sender: { login: 'alice' },
+  });
+  const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL(`${hub.url}/v1/integrations/github`);
+  const post = (id: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-github-event': 'workflow_run', 'x-github-delivery': `bench-${id}`, 'x-hub-signature-256': signature };
+      const request = http.request({ agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  try {
+    const times: number[] = [];
+    for (let index = 0; index < WARMUP + CALLS; index++) {
+      const start = performance.now();
+      const status = await post(index);
+      if (status !== 200) throw new Error(`delivery ${index} was answered ${status}`);
+      if (index >= WARMUP) times.push(performance.now() - start);
+    }
+    const stored = spawnSync(process.execPath, [CLI, 'inbox', '--name', 'shop/claude', '--json', '--peek', '--limit', '5000'], { env: hub.env, encoding: 'utf8' });
+    const count = (JSON.parse(stored.stdout) as Array<{ from: string }>).filter((message) => message.from === 'github').length;
+    if (count !== WARMUP + CALLS) throw new Error(`${count} of ${WARMUP + CALLS} deliveries were stored as mail`);
+    const p50 = median(times);
+    return { value: round(p50, 3), shown: `p50 ${p50.toFixed(2)} ms, p95 ${quantile(times, 0.95).toFixed(2)} ms (${engine})`, details: { engine, calls: CALLS, p50Ms: round(p50, 3), p95Ms: round(quantile(times, 0.95), 3) } };
+  } finally {
+    agent.destroy();
+    await hub.stop();
+  }
 }

@@ -28,6 +28,10 @@
  *   task-race, pg-task-race: 16 processes racing to take the same 50 tasks, on each engine; a task taken
  *     by two is a double take (goal: none), and each must be stored with the one taker told it has it
  *
+ * and integrations (bench/hub.ts):
+ *   integration-delivery, pg-integration-delivery: a signed GitHub delivery posted to the hub over
+ *     loopback until the hub answers, having stored the message it makes, p50 (every one is checked stored)
+ *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
@@ -53,7 +57,7 @@ import { wakeLatency } from './wake.js';
 import { receiptWaitLatency } from './receipts.js';
 import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
-import { hubRoundTrip, hubSendThroughput, remoteHookStartup, remoteWakeLatency } from './hub.js';
+import { hubRoundTrip, hubSendThroughput, integrationDelivery, remoteHookStartup, remoteWakeLatency } from './hub.js';
 import { largeBus } from './seed.js';
 import { dashboardViews } from './dashboard.js';
 import { searchIndexCost, searchLargeBus } from './search.js';
@@ -478,6 +482,8 @@ const SECTIONS: Section[] = [
   { id: 'hub-send-throughput', title: 'hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws) },
   { id: 'hub-remote-hook', title: "hub: remote 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 120_000, measure: (ws) => remoteHookStartup(ws) },
   { id: 'hub-remote-wake', title: 'hub: send to remote hook-watch exit, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => remoteWakeLatency(ws) },
+  { id: 'integration-delivery', title: 'hub: a signed GitHub delivery to its message stored, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: (ws) => integrationDelivery(ws) },
+  { id: 'pg-integration-delivery', title: 'PostgreSQL hub: a signed GitHub delivery to its message stored, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: (ws) => integrationDelivery(ws, 'postgres') },
   { id: 'pg-hub-round-trip', title: 'PostgreSQL hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws, 'postgres') },
   { id: 'pg-hub-send-throughput', title: 'PostgreSQL hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws, 'postgres') },
   { id: 'pg-hub-remote-hook', title: "PostgreSQL hub: remote 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 120_000, measure: (ws) => remoteHookStartup(ws, 'postgres') },
