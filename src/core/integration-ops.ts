@@ -32,6 +32,9 @@ export function integrationPath(name: string): string {
   return `/v1/integrations/${encodeURIComponent(name)}`;
 }
 
+/** How long a delivery id is remembered: GitHub lets a delivery be redelivered for 3 days. */
+export const DELIVERY_MEMORY_MS = 7 * 86_400_000;
+
 /** How long a rotated-out secret stays valid, unless said. */
 export const DEFAULT_GRACE_MS = 60 * 60 * 1000;
 
@@ -212,7 +215,7 @@ export class Integrations {
       return { status: 401, body: { ok: false, result: 'refused', detail: verdict.reason } };
     }
     const deliveryId = (record.kind === 'github' ? headers[SIGNATURE_HEADERS.githubDelivery] : headers[SIGNATURE_HEADERS.delivery])?.trim().slice(0, 200) || null;
-    if (deliveryId !== null && !(await this.store.takeDelivery(record.name, deliveryId, ts))) {
+    if (deliveryId !== null && !(await this.store.takeDelivery(record.name, deliveryId, ts, formatStamp((nowMs - DELIVERY_MEMORY_MS) * 1000)))) {
       return { status: 200, body: { ok: true, result: 'duplicate', detail: `delivery ${deliveryId} was taken already; nothing sent again` } };
     }
     try {

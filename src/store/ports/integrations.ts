@@ -12,8 +12,11 @@ export interface IntegrationsPort {
   rotateIntegration(name: string, secret: string, previousUntil: string): Promise<boolean>;
   /** Remove it and the deliveries it took; false when there was none. */
   removeIntegration(name: string): Promise<boolean>;
-  /** Note a delivery id as taken: true the first time, false when it was taken already (a replay). */
-  takeDelivery(integration: string, deliveryId: string, at: string): Promise<boolean>;
+  /**
+   * Note a delivery id as taken: true the first time, false when it was taken already (a replay).
+   * The integration's ids taken before `forgetBefore` are forgotten (no sender replays that late).
+   */
+  takeDelivery(integration: string, deliveryId: string, at: string, forgetBefore: string): Promise<boolean>;
 }
 
 export const INTEGRATIONS_ATTEMPTS = {

@@ -40,8 +40,11 @@ export function postgresIntegrations(pool: PostgresPool): IntegrationsPort {
       });
     },
 
-    async takeDelivery(integration, deliveryId, at) {
-      return (await pool.writeAlone('INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [integration, deliveryId, at], false)) > 0;
+    async takeDelivery(integration, deliveryId, at, forgetBefore) {
+      return pool.transaction([], async (query) => {
+        await query('DELETE FROM integration_deliveries WHERE integration = $1 AND received_at < $2', [integration, forgetBefore]);
+        return ((await query('INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [integration, deliveryId, at])).rowCount ?? 0) > 0;
+      }, false);
     },
   };
 }

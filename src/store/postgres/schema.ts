@@ -368,7 +368,8 @@ export const STEPS: PostgresStep[] = [
         delivery_id ${T} NOT NULL,
         received_at ${T} NOT NULL,
         PRIMARY KEY (integration, delivery_id)
-      );`,
+      );
+      CREATE INDEX idx_integration_deliveries_age ON integration_deliveries(integration, received_at);`,
   },
 ];
 

@@ -39,8 +39,11 @@ export function sqliteIntegrations(db: SqliteConnection): IntegrationsPort {
       });
     },
 
-    async takeDelivery(integration, deliveryId, at) {
-      return db.immediate(() => db.run('INSERT OR IGNORE INTO integration_deliveries (integration, delivery_id, received_at) VALUES (?, ?, ?)', [integration, deliveryId, at]).changes > 0);
+    async takeDelivery(integration, deliveryId, at, forgetBefore) {
+      return db.immediate(() => {
+        db.run('DELETE FROM integration_deliveries WHERE integration = ? AND received_at < ?', [integration, forgetBefore]);
+        return db.run('INSERT OR IGNORE INTO integration_deliveries (integration, delivery_id, received_at) VALUES (?, ?, ?)', [integration, deliveryId, at]).changes > 0;
+      });
     },
   };
 }

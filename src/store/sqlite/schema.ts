@@ -454,6 +454,7 @@ export const STEPS: MigrationStep[] = [
           received_at TEXT NOT NULL,
           PRIMARY KEY (integration, delivery_id)
         ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS idx_integration_deliveries_age ON integration_deliveries(integration, received_at);
       `);
     },
   },
