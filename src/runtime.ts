@@ -16,6 +16,7 @@ import { requireBundle } from './adapters/bundles.js';
 import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
 import type { PublishRequest, PublishResult } from './core/notice-ops.js';
+import { postOutbound } from './adapters/webhook-post.js';
 
 /** A store at a database setting (a file path or a postgres:// URL), opened as the bus opens its own. */
 export function openStoreAt(database: string, env: Env = process.env, poolMax?: number): Store {
@@ -77,6 +78,7 @@ export function openBusHere(env: Env = process.env, options: BusHere = {}): Bus 
     liveness: () => livenessFrom(systemProcessTable(env)),
     // A send wakes its recipients once it has committed (most sends wake nobody, and pay nothing for it).
     afterSend: (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, env, actor, records) : undefined),
+    post: postOutbound,
   });
   return bus;
 }

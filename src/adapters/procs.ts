@@ -125,3 +125,8 @@ export function systemProcessTable(env: Env = process.env): ProcessTable {
   return procFsAvailable ? new ProcFsTable() : new PsTable(setting(env, 'AGENT_BUS_PROCESS_LOOKUP_TIMEOUT') * 1000);
 }
 
+
+/** A name for this process as the holder of a worker lease: where it runs, its pid, and a random part (pids are reused). */
+export function workerName(label: string): string {
+  return `${label}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+}

@@ -26,6 +26,7 @@ import { Tasks } from './task-ops.js';
 import { Presence } from './presence-ops.js';
 import { Tokens } from './tokens.js';
 import { Integrations } from './integration-ops.js';
+import { OutboundDelivery, type Post } from './outbound-delivery.js';
 import { Wakes } from './wake-ops.js';
 
 export interface BusOptions {
@@ -38,6 +39,8 @@ export interface BusOptions {
   clock?: Clock;
   /** What a committed send sets off (waking its recipients); it never fails the send. */
   afterSend?: AfterSend | null;
+  /** How an outbound event is posted (null: this process never posts, it only queues). */
+  post?: Post | null;
 }
 
 export class Bus {
@@ -58,6 +61,8 @@ export class Bus {
   readonly tokens: Tokens;
   /** Webhook senders: set up, listed, rotated, removed, and their deliveries taken. */
   readonly integrations: Integrations;
+  /** The outbox's events posted to the integrations out. */
+  readonly outbound: OutboundDelivery;
   /** What the wake paths need: the rate limit, watchers, routes. */
   readonly wakes: Wakes;
   /** The brain adapter's records: its state, markers, tool-call counts. */
@@ -93,7 +98,8 @@ export class Bus {
     this.receipts = new Receipts(store);
     this.notices = new Notices(store, audit, clock, settings.channelMaxNotices);
     this.tokens = new Tokens(store, clock, audit);
-    this.integrations = new Integrations(store, audit, clock, this.mail, this.notices);
+    this.outbound = new OutboundDelivery(store, audit, clock, options.post ?? null);
+    this.integrations = new Integrations(store, audit, clock, this.mail, this.notices, this.outbound);
     this.wakes = new Wakes(store, audit, clock);
     this.brain = new BrainRecords(store, clock);
     this.retention = new Retention(store, audit, clock, settings);

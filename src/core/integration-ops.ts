@@ -7,21 +7,25 @@
  * on its channel. It may send only as itself and only where it was set up to.
  */
 import type { AuditSink } from './audit-sink.js';
-import { textRow, type AuditRow } from '../audit/record.js';
+import { integrationRow } from './integration-rows.js';
 import { formatStamp, stampToMillis, type Clock } from '../model/clock.js';
 import { BusError, InvalidInputError, isBusError, UnknownRecipientError } from '../model/errors.js';
 import type { IntegrationRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
-import type { IntegrationsPort, RosterPort } from '../store/ports.js';
+import type { IntegrationsPort, OutboxCounts, OutboxPort, RosterPort } from '../store/ports.js';
 import { describeGithubEvent } from './github-events.js';
 import type { Mail } from './mail-ops.js';
 import { BROADCAST, BUS_NAME, HUMAN, nameProblem } from './names.js';
 import type { Notices } from './notice-ops.js';
 import { parseSeverity, type Severity } from './notices.js';
 import { registrationsFor } from './roster.js';
+import type { OutboundDelivery, Settled } from './outbound-delivery.js';
+import { isOutboundKind, maskUrl, OUTBOUND_KINDS, parseOn, parseOutboundUrl, testEvent } from './outbound.js';
 import { newIntegrationSecret, SIGNATURE_HEADERS, verifyGeneric, verifyGithub } from './webhook-signature.js';
 
-export const INTEGRATION_KINDS = ['github', 'generic'] as const;
+/** Services that post to the bus. */
+export const INBOUND_KINDS = ['github', 'generic'] as const;
+export const INTEGRATION_KINDS = [...INBOUND_KINDS, ...OUTBOUND_KINDS] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
 /** The target that sends a GitHub delivery to the repo its payload names. */
@@ -42,10 +46,18 @@ export const DEFAULT_GRACE_MS = 60 * 60 * 1000;
 export interface IntegrationView {
   name: string;
   kind: string;
+  /** `in`: a service posts to the bus; `out`: the bus posts to a receiver. */
+  direction: 'in' | 'out';
+  /** Where an inbound integration's deliveries go (empty outbound). */
   to: string;
   channel: string | null;
   severity: string;
-  path: string;
+  /** The hub path an inbound integration takes deliveries at (null outbound). */
+  path: string | null;
+  /** An outbound integration's receiver, masked (null inbound). */
+  url: string | null;
+  /** What an outbound integration is sent (null inbound). */
+  on: string | null;
   created_at: string;
   /** Until when the secret before the last rotation is still accepted, if it is. */
   previous_secret_until: string | null;
@@ -57,10 +69,32 @@ export type IntegrationWithSecret = IntegrationView & { secret: string };
 export interface IntegrationSetup {
   name: string;
   kind: string;
-  to: string;
+  /** Inbound: where its deliveries go. */
+  to?: string | null;
   channel?: string | null;
   severity?: string | null;
+  /** Outbound: the receiver, and what it is sent. */
+  url?: string | null;
+  on?: string | null;
 }
+
+/** An outbound event as listed: where its delivery stands (never the receiver's URL). */
+export interface OutboxView {
+  event_id: string;
+  integration: string;
+  event: string;
+  message_id: string | null;
+  state: string;
+  attempts: number;
+  created_at: string;
+  next_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  finished_at: string | null;
+}
+
+/** An integration with how its deliveries stand: for doctor and the dashboard. */
+export type IntegrationStanding = IntegrationView & { queued: number; failed: number; delivered: number; last_delivered_at: string | null };
 
 /** A delivery as the hub received it: the raw bytes and the headers (names lower-cased). */
 export interface Delivery {
@@ -80,22 +114,22 @@ const RESERVED = new Set([HUMAN, BUS_NAME]);
 
 function view(record: IntegrationRecord, now: number): IntegrationView {
   const graceLeft = record.previousUntil !== null && stampToMillis(record.previousUntil) > now;
+  const outbound = record.url !== null;
   return {
     name: record.name,
     kind: record.kind,
+    direction: outbound ? 'out' : 'in',
     to: record.target,
     channel: record.channel,
     severity: record.severity,
-    path: integrationPath(record.name),
+    path: outbound ? null : integrationPath(record.name),
+    url: record.url === null ? null : maskUrl(record.url),
+    on: record.on,
     created_at: record.createdAt,
     previous_secret_until: graceLeft ? record.previousUntil : null,
   };
 }
 
-function integrationRow(ts: string, actor: string, event: string, name: string, text: string, extra: Record<string, unknown> = {}): AuditRow {
-  // About no message: the row names the integration, never a secret.
-  return { ...textRow('integration', ts, actor, { id: '', from: name, to: name, threadId: null, body: text }, { event, integration: name, ...extra }), message_id: null };
-}
 
 /** A generic delivery's body: JSON `{to?, body, thread_id?, severity?, channel?, ttl?}`, or plain text for the body. */
 interface GenericMessage {
@@ -132,11 +166,12 @@ function genericMessage(raw: Buffer): GenericMessage {
 
 export class Integrations {
   constructor(
-    private readonly store: IntegrationsPort & Pick<RosterPort, 'getAgent'>,
+    private readonly store: IntegrationsPort & OutboxPort & Pick<RosterPort, 'getAgent'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     private readonly mail: Mail,
     private readonly notices: Notices,
+    private readonly delivery: OutboundDelivery,
   ) {}
 
   private now(): number {
@@ -150,7 +185,10 @@ export class Integrations {
     if (problem !== null) throw new InvalidInputError(`invalid integration name: ${problem}`);
     if (name.includes('/')) throw new InvalidInputError(`an integration's name has no client part: ${quoted(name)} has a '/'`);
     if (RESERVED.has(name)) throw new InvalidInputError(`${quoted(name)} is reserved: pick another name`);
-    if (!(INTEGRATION_KINDS as readonly string[]).includes(setup.kind)) throw new InvalidInputError(`unknown kind ${quoted(setup.kind)}: use ${INTEGRATION_KINDS.join(' or ')}`);
+    if (!(INTEGRATION_KINDS as readonly string[]).includes(setup.kind)) throw new InvalidInputError(`unknown kind ${quoted(setup.kind)}: use ${INTEGRATION_KINDS.join(', ')}`);
+    if (isOutboundKind(setup.kind)) return this.addOutbound(name, setup, actor);
+    if (setup.url || setup.on) throw new InvalidInputError(`--url and --on are for integrations out (${OUTBOUND_KINDS.join(', ')}); a ${setup.kind} integration takes deliveries in`);
+    if (!setup.to) throw new InvalidInputError(`a ${setup.kind} integration needs --to ADDRESS: where its deliveries go`);
     const to = setup.to.trim();
     if (to === REPO_FROM_PAYLOAD) {
       if (setup.kind !== 'github') throw new InvalidInputError(`--to ${REPO_FROM_PAYLOAD} takes the repo from a GitHub delivery: only a github integration has one`);
@@ -169,10 +207,40 @@ export class Integrations {
       previousSecret: null,
       previousUntil: null,
       createdAt: formatStamp(nowMs * 1000),
+      url: null,
+      on: null,
     };
     if ((await this.store.getAgent(name)) !== null) throw new InvalidInputError(`${quoted(name)} is an agent's name on the bus: pick another`);
     if (!(await this.store.addIntegration(record, registrationsFor(name, '~', true)))) throw new InvalidInputError(`an integration named ${quoted(name)} exists already (integration rotate ${name} for a new secret)`);
     this.audit.append([integrationRow(record.createdAt, actor, 'add', name, `integration add: ${name} (${record.kind}) to ${record.channel ? `#${record.channel}` : to}`)]);
+    return { ...view(record, nowMs), secret: record.secret };
+  }
+
+  /** An integration out: a receiver and what it is sent; a webhook's secret signs each delivery. */
+  private async addOutbound(name: string, setup: IntegrationSetup, actor: string): Promise<IntegrationWithSecret> {
+    if (setup.to) throw new InvalidInputError(`--to is for integrations in; a ${setup.kind} integration is sent what --on says`);
+    if (!setup.url || !setup.on) throw new InvalidInputError(`a ${setup.kind} integration needs --url URL and --on mail:PERSON, notice:SEVERITY or task`);
+    const url = parseOutboundUrl(setup.url);
+    const on = parseOn(setup.on);
+    const channel = setup.channel ? setup.channel.trim() : null;
+    if (channel !== null && on.event !== 'notice') throw new InvalidInputError('--channel narrows notice:SEVERITY to one channel; mail and tasks have none');
+    const nowMs = this.now();
+    const record: IntegrationRecord = {
+      name,
+      kind: setup.kind,
+      target: '',
+      channel,
+      severity: on.event === 'notice' ? on.severity : 'info',
+      // Only a webhook signs what it posts; the others' URL is their credential.
+      secret: setup.kind === 'webhook' ? newIntegrationSecret() : '',
+      previousSecret: null,
+      previousUntil: null,
+      createdAt: formatStamp(nowMs * 1000),
+      url,
+      on: setup.on.trim(),
+    };
+    if (!(await this.store.addIntegration(record, []))) throw new InvalidInputError(`an integration named ${quoted(name)} exists already`);
+    this.audit.append([integrationRow(record.createdAt, actor, 'add', name, `integration add: ${name} (${record.kind}) on ${record.on}${channel === null ? '' : ` #${channel}`} to ${maskUrl(url)}`)]);
     return { ...view(record, nowMs), secret: record.secret };
   }
 
@@ -190,6 +258,57 @@ export class Integrations {
     this.audit.append([integrationRow(formatStamp(nowMs * 1000), actor, 'rotate', name, `integration rotate: ${name}; the old secret is accepted until ${until}`)]);
     const record = (await this.store.integration(name)) as IntegrationRecord;
     return { ...view(record, nowMs), secret };
+  }
+
+  /** Every integration with how its deliveries out stand. */
+  async standing(): Promise<IntegrationStanding[]> {
+    const [listed, counts] = await Promise.all([this.list(), this.store.outboxCounts()]);
+    const byName = new Map<string, OutboxCounts>(counts.map((row) => [row.integration, row]));
+    return listed.map((row) => {
+      const count = byName.get(row.name);
+      return { ...row, queued: count?.queued ?? 0, failed: count?.failed ?? 0, delivered: count?.delivered ?? 0, last_delivered_at: count?.lastDeliveredAt ?? null };
+    });
+  }
+
+  /** The newest events out, of one integration or all, in one state or any. */
+  async outbox(filter: { integration?: string | null; state?: string | null; limit?: number } = {}): Promise<OutboxView[]> {
+    if (filter.state && !['queued', 'delivered', 'failed'].includes(filter.state)) throw new InvalidInputError(`unknown state ${quoted(filter.state)}: use queued, delivered or failed`);
+    const rows = await this.store.outbox({ integration: filter.integration ?? null, state: filter.state ?? null, limit: filter.limit ?? 50 });
+    return rows.map((row) => ({
+      event_id: row.eventId,
+      integration: row.integration,
+      event: row.event,
+      message_id: row.messageId,
+      state: row.state,
+      attempts: row.attempts,
+      created_at: row.createdAt,
+      next_at: row.state === 'queued' ? row.nextAt : null,
+      last_status: row.lastStatus,
+      last_error: row.lastError,
+      finished_at: row.finishedAt,
+    }));
+  }
+
+  /** A failed event, tried again now (its day of tries afresh). */
+  async retry(eventId: string, actor: string): Promise<{ event_id: string; queued: true }> {
+    const ts = formatStamp(this.now() * 1000);
+    if (!(await this.store.retryOutbox(eventId, ts))) throw new InvalidInputError(`no failed or queued event ${quoted(eventId)}: integration outbox --state failed lists them`);
+    this.audit.append([integrationRow(ts, actor, 'retry', '', `integration retry: event ${eventId}`, { event_id: eventId })]);
+    return { event_id: eventId, queued: true };
+  }
+
+  /** Send an outbound integration a test event now, from this process: what its receiver answered. */
+  async test(name: string, actor: string): Promise<Settled> {
+    const record = await this.store.integration(name);
+    if (record === null) throw new InvalidInputError(`no integration named ${quoted(name)}: integration list shows them`);
+    if (record.url === null) throw new InvalidInputError(`${quoted(name)} takes deliveries in; only an integration out (${OUTBOUND_KINDS.join(', ')}) can be sent a test`);
+    const ts = formatStamp(this.now() * 1000);
+    const event = testEvent(name, ts);
+    await this.store.queueOutbound([event]);
+    this.audit.append([integrationRow(ts, actor, 'test', name, `integration test: ${name}`, { event_id: event.eventId })]);
+    const [settled] = await this.delivery.deliverDue(event.eventId);
+    // Taken by a serving process first: it settles it; say it is on its way.
+    return settled ?? { event_id: event.eventId, integration: name, state: 'queued', status: null, error: 'taken by the process serving the outbox' };
   }
 
   async remove(name: string, actor: string): Promise<{ name: string; removed: true }> {

@@ -13,6 +13,7 @@ import type { FollowPort, MailPort, PositionedMessage, RosterPort, SearchPort } 
 import type { AuditSink } from './audit-sink.js';
 import { nobodyReachedNote, NoSuchRecipient, planSend, rosterQueryFor, unknownRecipient } from './addressing.js';
 import { SendsFollower } from './follow-sends.js';
+import { mailEvents } from './outbound.js';
 import { agentRepo } from './roster.js';
 import { BROADCAST, clientAddressOf, isSessionName, nameProblem } from './names.js';
 import { searchMail, type SearchHit, type SearchRequest } from './search.js';
@@ -131,6 +132,7 @@ export class Mail {
         roster: rosterQueryFor(to),
         plan: (candidates) =>
           planSend(candidates, { to, skip, threadId, nowMicros: micros, fanoutMaxIdleDays: this.settings.fanoutMaxIdleDays }),
+        outbound: (stored, outlets) => mailEvents(stored, outlets, sentAt),
       });
     } catch (error) {
       if (!(error instanceof NoSuchRecipient)) throw error;

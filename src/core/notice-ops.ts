@@ -30,6 +30,7 @@ import {
 import { receives, type Subscriptions } from './subscriptions.js';
 import type { BrainPort, BrainState, ChannelCount, DueNoticesQuery, NoticeListing, NoticesPort, ReconcileOutcome } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
+import { noticeEvents } from './outbound.js';
 
 export const MAX_NOTICE_BODY_BYTES = 16 * 1024;
 
@@ -214,6 +215,7 @@ export class Notices {
         }
         return victims;
       },
+      outbound: (published, outlets) => noticeEvents(published, outlets, now),
     });
     const who = actor || 'operator';
     this.audit.append([

@@ -6,7 +6,7 @@
  */
 
 /** The ways a copy reaches its reader: the hook or surface that put it in front of a model or a person. */
-export const RECEIPT_WAYS = ['hook-user-prompt', 'hook-stop', 'hook-pre-tool', 'hook-watch', 'read_inbox', 'chat', 'web', 'inbox'] as const;
+export const RECEIPT_WAYS = ['hook-user-prompt', 'hook-stop', 'hook-pre-tool', 'hook-watch', 'read_inbox', 'chat', 'web', 'inbox', 'webhook'] as const;
 
 export type ReceiptWay = (typeof RECEIPT_WAYS)[number];
 

@@ -142,6 +142,42 @@ export interface IntegrationRecord {
   previousSecret: string | null;
   previousUntil: string | null;
   createdAt: string;
+  /** An outbound integration's receiver (a secret: shown masked), else null. */
+  url: string | null;
+  /** What an outbound integration is sent: `mail:PERSON`, `notice:SEVERITY` or `task`; null inbound. */
+  on: string | null;
+}
+
+/** An outbound integration as the rule that queues its events reads it. */
+export interface OutletRecord {
+  name: string;
+  on: string;
+  /** For `notice:SEVERITY`: only this channel's notices (null: every channel's). */
+  channel: string | null;
+}
+
+/** One event queued for one outbound integration, and where its delivery stands. */
+export interface OutboxRecord {
+  /** Also the delivery id its receiver sees, the same on every attempt. */
+  eventId: string;
+  integration: string;
+  /** `mail`, `task`, `notice` or `test`. */
+  event: string;
+  /** The person's copy a delivery marks delivered, when the event is mail. */
+  messageId: string | null;
+  /** The event as JSON: what every kind's request is made from. */
+  payload: string;
+  createdAt: string;
+  /** `queued`, `delivered` or `failed`. */
+  state: string;
+  attempts: number;
+  /** When it may next be attempted. */
+  nextAt: string;
+  /** Until when a worker holds it (an attempt under way). */
+  leaseUntil: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  finishedAt: string | null;
 }
 
 /** What a prune removed. */

@@ -24,6 +24,7 @@ export * from './ports/search.js';
 export * from './ports/sessions.js';
 export * from './ports/tokens.js';
 export * from './ports/integrations.js';
+export * from './ports/outbox.js';
 export * from './ports/wake.js';
 export * from './ports/store.js';
 export * from './ports/tables.js';

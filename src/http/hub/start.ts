@@ -26,6 +26,7 @@ import { Gate, RateLimiter } from './limits.js';
 import { McpServers } from './mcp-endpoint.js';
 import { HubMetrics } from './metrics.js';
 import { route, routeOf, WAIT_ROUTES, type HubContext, type RequestStamp } from './routes.js';
+import { workerName } from '../../adapters/procs.js';
 
 export interface HubOptions {
   env: Env;
@@ -150,6 +151,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   hubName = setting(env, 'AGENT_BUS_HUB_NAME') || `${hostname()}:${url.slice(url.lastIndexOf(':') + 1)}`;
 
   const stopPruning = bus.retention.keepPruned(hubName, (line) => process.stderr.write(`${line}\n`));
+  // The outbox's events go out from here, or from another hub of the same store serving it already.
+  const outbound = bus.outbound.serve(workerName(hubName), () => bus.changes());
   let closing: Promise<void> | null = null;
   return {
     url,
@@ -167,6 +170,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         server.closeAllConnections();
         await closed;
         await changes.close();
+        await outbound.stop();
         await bus.close();
       })();
       return closing;

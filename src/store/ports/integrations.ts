@@ -10,7 +10,7 @@ export interface IntegrationsPort {
   integrations(): Promise<IntegrationRecord[]>;
   /** A new secret; the current one stays valid until `previousUntil`. False when there is no such integration. */
   rotateIntegration(name: string, secret: string, previousUntil: string): Promise<boolean>;
-  /** Remove it and the deliveries it took; false when there was none. */
+  /** Remove it, the deliveries it took and the events queued for it; false when there was none. */
   removeIntegration(name: string): Promise<boolean>;
   /**
    * Note a delivery id as taken: true the first time, false when it was taken already (a replay).

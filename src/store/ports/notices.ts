@@ -1,5 +1,6 @@
 /** Notices: publish, deliver with receipts, list, acknowledge, clear. */
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
+import type { OutboxRecord, OutletRecord } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 
 export interface PublishNoticeInput {
@@ -8,6 +9,8 @@ export interface PublishNoticeInput {
   expireBefore: string;
   /** Called once with the channel's notices after the insert (the new one included): the ones to remove. Throws to refuse the publish. */
   evict(live: NoticeRecord[]): NoticeRecord[];
+  /** Decides the events queued for the outbound integrations read inside the transaction, written in it too. Called only when there are any. */
+  outbound?(notice: NoticeRecord, outlets: OutletRecord[]): OutboxRecord[];
 }
 
 /** The notices due for one session at one hook. */

@@ -18,6 +18,7 @@ import { TASKS_ATTEMPTS, type TasksPort } from './tasks.js';
 import { PRESENCE_ATTEMPTS, type PresencePort } from './presence.js';
 import { TOKENS_ATTEMPTS, type TokensPort } from './tokens.js';
 import { INTEGRATIONS_ATTEMPTS, type IntegrationsPort } from './integrations.js';
+import { OUTBOX_ATTEMPTS, type OutboxPort } from './outbox.js';
 import { WAKE_ATTEMPTS, type WakePort } from './wake.js';
 
 /** A backend: every port, over one database. */
@@ -33,6 +34,7 @@ export interface Store
     WakePort,
     TokensPort,
     IntegrationsPort,
+    OutboxPort,
     ReservationsPort,
     TasksPort,
     PresencePort,
@@ -59,6 +61,7 @@ export const STORE_ATTEMPTS = {
   ...WAKE_ATTEMPTS,
   ...TOKENS_ATTEMPTS,
   ...INTEGRATIONS_ATTEMPTS,
+  ...OUTBOX_ATTEMPTS,
   ...RESERVATIONS_ATTEMPTS,
   ...TASKS_ATTEMPTS,
   ...PRESENCE_ATTEMPTS,

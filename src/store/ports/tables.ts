@@ -53,8 +53,13 @@ export const TABLES: TableModel[] = [
   },
   {
     name: 'integrations',
-    columns: ['name', 'kind', 'target', 'channel', 'severity', 'secret', 'previous_secret', 'previous_until', 'created_at'],
+    columns: ['name', 'kind', 'target', 'channel', 'severity', 'secret', 'previous_secret', 'previous_until', 'created_at', 'url', 'on_event'],
     key: ['name'],
+  },
+  {
+    name: 'integration_outbox',
+    columns: ['event_id', 'integration', 'event', 'message_id', 'payload', 'created_at', 'state', 'attempts', 'next_at', 'lease_until', 'last_status', 'last_error', 'finished_at'],
+    key: ['event_id'],
   },
   { name: 'integration_deliveries', columns: ['integration', 'delivery_id', 'received_at'], key: ['integration', 'delivery_id'] },
   { name: 'edits', columns: ['repo', 'path', 'agent', 'at'], key: ['repo', 'path', 'agent'] },

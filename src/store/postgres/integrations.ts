@@ -36,6 +36,7 @@ export function postgresIntegrations(pool: PostgresPool): IntegrationsPort {
     async removeIntegration(name) {
       return pool.transaction([], async (query) => {
         await query('DELETE FROM integration_deliveries WHERE integration = $1', [name]);
+        await query('DELETE FROM integration_outbox WHERE integration = $1', [name]);
         return ((await query('DELETE FROM integrations WHERE name = $1', [name])).rowCount ?? 0) > 0;
       });
     },

@@ -1,10 +1,11 @@
 /** Mail on PostgreSQL: sends in batches, each batch one transaction and one INSERT where it can. */
-import type { AgentRecord, MessageRecord } from '../../model/records.js';
+import type { AgentRecord, MessageRecord, OutboxRecord, OutletRecord } from '../../model/records.js';
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { prefixEnd } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { PostgresPool, Query } from './pool.js';
+import { outletsWith, queueWith } from './outbox.js';
 import { candidates, registerWith } from './roster.js';
 
 const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
@@ -31,9 +32,24 @@ async function insertMessages(query: Query, records: MessageRecord[]): Promise<v
   );
 }
 
+/** The events a send queues for the outbound integrations (read once per batch, and only when a send asks). */
+class OutboundEvents {
+  private outlets: OutletRecord[] | null = null;
+  readonly pending: OutboxRecord[] = [];
+
+  constructor(private readonly query: Query) {}
+
+  async add(input: SendInput, records: MessageRecord[]): Promise<void> {
+    if (input.outbound === undefined || records.length === 0) return;
+    this.outlets ??= await outletsWith(this.query);
+    if (this.outlets.length > 0) this.pending.push(...input.outbound(records, this.outlets));
+  }
+}
+
 /** A batch of sends in one transaction, each in a savepoint where it registers its speaker. */
 async function writeBatch(query: Query, batch: SendInput[]): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = [];
+  const outbound = new OutboundEvents(query);
   // The roster rows each kind of address reads, once per batch, until a send registers someone.
   const seen = new Map<string, AgentRecord[]>();
   const pending: MessageRecord[] = [];
@@ -43,6 +59,7 @@ async function writeBatch(query: Query, batch: SendInput[]): Promise<SendOutcome
       try {
         const records = await planWith(query, input, seen);
         pending.push(...records);
+        await outbound.add(input, records);
         outcomes.push({ records });
       } catch (error) {
         if (!(error instanceof PlanRefused)) throw error;
@@ -58,6 +75,10 @@ async function writeBatch(query: Query, batch: SendInput[]): Promise<SendOutcome
       await registerWith(query, input.register, input.sentAt);
       const records = await planWith(query, input, new Map());
       await insertMessages(query, records);
+      const queued = outbound.pending.length;
+      await outbound.add(input, records);
+      // Queued inside the savepoint, so a send undone takes its events with it.
+      await queueWith(query, outbound.pending.splice(queued));
       await query('RELEASE SAVEPOINT send');
       outcomes.push({ records });
     } catch (error) {
@@ -66,6 +87,7 @@ async function writeBatch(query: Query, batch: SendInput[]): Promise<SendOutcome
     }
   }
   await insertMessages(query, pending);
+  await queueWith(query, outbound.pending);
   return outcomes;
 }
 

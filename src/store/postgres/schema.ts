@@ -371,6 +371,35 @@ export const STEPS: PostgresStep[] = [
       );
       CREATE INDEX idx_integration_deliveries_age ON integration_deliveries(integration, received_at);`,
   },
+  {
+    step: 26,
+    description: 'outbound integrations: their receivers, the events each is sent, an outbox of those queued, and the lease of the one worker that sends them',
+    sql: `
+      ALTER TABLE integrations ADD COLUMN url ${T};
+      ALTER TABLE integrations ADD COLUMN on_event ${T};
+      CREATE TABLE integration_outbox (
+        event_id ${T} PRIMARY KEY,
+        integration ${T} NOT NULL,
+        event ${T} NOT NULL,
+        message_id ${T},
+        payload ${T} NOT NULL,
+        created_at ${T} NOT NULL,
+        state ${T} NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at ${T} NOT NULL,
+        lease_until ${T},
+        last_status INTEGER,
+        last_error ${T},
+        finished_at ${T}
+      );
+      CREATE INDEX idx_integration_outbox_due ON integration_outbox(state, next_at);
+      CREATE INDEX idx_integration_outbox_of ON integration_outbox(integration, created_at);
+      CREATE TABLE worker_leases (
+        name ${T} PRIMARY KEY,
+        holder ${T} NOT NULL,
+        until ${T} NOT NULL
+      );`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -27,6 +27,7 @@ import { postgresTasks } from './tasks.js';
 import { postgresPresence } from './presence.js';
 import { postgresTokens } from './tokens.js';
 import { postgresIntegrations } from './integrations.js';
+import { postgresOutbox } from './outbox.js';
 import { postgresWake } from './wake.js';
 
 function postgresPorts(url: string, options: PostgresOptions): Store {
@@ -46,6 +47,7 @@ function postgresPorts(url: string, options: PostgresOptions): Store {
     ...postgresWake(pool),
     ...postgresTokens(pool),
     ...postgresIntegrations(pool),
+    ...postgresOutbox(pool),
     ...postgresReservations(pool),
     ...postgresTasks(pool),
     ...postgresPresence(pool),

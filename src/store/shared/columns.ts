@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, ReservationRecord, SessionRecord, TaskRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, SessionRecord, TaskRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 import { patternAnchor } from '../../model/reservation-anchor.js';
 
@@ -141,7 +141,25 @@ export const INTEGRATION_FIELDS = {
   previousSecret: 'previous_secret',
   previousUntil: 'previous_until',
   createdAt: 'created_at',
+  url: 'url',
+  on: 'on_event',
 } as const satisfies Fields<IntegrationRecord>;
+
+export const OUTBOX_FIELDS = {
+  eventId: 'event_id',
+  integration: 'integration',
+  event: 'event',
+  messageId: 'message_id',
+  payload: 'payload',
+  createdAt: 'created_at',
+  state: 'state',
+  attempts: 'attempts',
+  nextAt: 'next_at',
+  leaseUntil: 'lease_until',
+  lastStatus: 'last_status',
+  lastError: 'last_error',
+  finishedAt: 'finished_at',
+} as const satisfies Fields<OutboxRecord>;
 
 export const RESERVATION_FIELDS = {
   reservationId: 'reservation_id',

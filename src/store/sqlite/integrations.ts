@@ -35,6 +35,7 @@ export function sqliteIntegrations(db: SqliteConnection): IntegrationsPort {
     async removeIntegration(name) {
       return db.immediate(() => {
         db.run('DELETE FROM integration_deliveries WHERE integration = ?', [name]);
+        db.run('DELETE FROM integration_outbox WHERE integration = ?', [name]);
         return db.run('DELETE FROM integrations WHERE name = ?', [name]).changes > 0;
       });
     },

@@ -5,6 +5,7 @@ import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { prefixEnd } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { SqliteConnection } from './driver.js';
+import { outletsNow, queueNow } from './outbox.js';
 import { candidates, registerNow } from './roster.js';
 
 const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
@@ -18,6 +19,10 @@ function sendNow(db: SqliteConnection, input: SendInput): MessageRecord[] {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [record.messageId, record.fromAgent, record.toAgent, record.body, record.threadId, record.sentAt, record.addressedTo, record.fanoutId, record.toGroup, record.priority, record.taskId, record.taskState],
     );
+  }
+  if (input.outbound !== undefined && records.length > 0) {
+    const outlets = outletsNow(db);
+    if (outlets.length > 0) queueNow(db, input.outbound(records, outlets));
   }
   return records;
 }

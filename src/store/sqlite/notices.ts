@@ -4,6 +4,7 @@ import type { ChannelCount, DueNoticesQuery, NoticeListing, NoticesPort } from '
 import { columnList, NOTICE_FIELDS, selectList, valuesList } from '../shared/columns.js';
 import { isCriticalOnly, severityRankSql } from '../shared/notices.js';
 import type { Params, SqliteConnection } from './driver.js';
+import { outletsNow, queueNow } from './outbox.js';
 
 const NOTICE_COLUMNS = selectList(NOTICE_FIELDS, 'n');
 const SEVERITY_RANK = severityRankSql('n.severity');
@@ -78,6 +79,10 @@ export function sqliteNotices(db: SqliteConnection): NoticesPort {
         const live = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS @channel`, { channel: notice.channel });
         const evicted = input.evict(live);
         for (const victim of evicted) deleteNotice(db, victim.noticeId);
+        if (input.outbound !== undefined) {
+          const outlets = outletsNow(db);
+          if (outlets.length > 0) queueNow(db, input.outbound(notice, outlets));
+        }
         return { evicted, expired };
       });
     },

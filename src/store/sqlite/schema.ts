@@ -458,6 +458,37 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 26,
+    description: 'outbound integrations: their receivers, the events each is sent, an outbox of those queued, and the lease of the one worker that sends them',
+    apply(db) {
+      addColumns(db, 'integrations', { url: 'TEXT', on_event: 'TEXT' });
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS integration_outbox (
+          event_id TEXT PRIMARY KEY,
+          integration TEXT NOT NULL,
+          event TEXT NOT NULL,
+          message_id TEXT,
+          payload TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          state TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_at TEXT NOT NULL,
+          lease_until TEXT,
+          last_status INTEGER,
+          last_error TEXT,
+          finished_at TEXT
+        );
+        CREATE INDEX IF NOT EXISTS idx_integration_outbox_due ON integration_outbox(state, next_at);
+        CREATE INDEX IF NOT EXISTS idx_integration_outbox_of ON integration_outbox(integration, created_at);
+        CREATE TABLE IF NOT EXISTS worker_leases (
+          name TEXT PRIMARY KEY,
+          holder TEXT NOT NULL,
+          until TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -25,6 +25,7 @@ import { sqliteTasks } from './tasks.js';
 import { sqlitePresence } from './presence.js';
 import { sqliteTokens } from './tokens.js';
 import { sqliteIntegrations } from './integrations.js';
+import { sqliteOutbox } from './outbox.js';
 import { sqliteWake } from './wake.js';
 
 function sqlitePorts(location: string, db: SqliteConnection): Store {
@@ -41,6 +42,7 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
     ...sqliteWake(db),
     ...sqliteTokens(db),
     ...sqliteIntegrations(db),
+    ...sqliteOutbox(db),
     ...sqliteReservations(db),
     ...sqliteTasks(db),
     ...sqlitePresence(db),

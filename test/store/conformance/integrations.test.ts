@@ -15,6 +15,8 @@ const record: IntegrationRecord = {
   previousSecret: null,
   previousUntil: null,
   createdAt: '2026-12-04T10:00:00.000000Z',
+  url: null,
+  on: null,
 };
 
 conformance('integrations: added once with its name on the roster, rotated keeping the old secret until its time, a delivery taken once, removed with its deliveries', async (ctx) => {
