@@ -6,6 +6,7 @@
  * bounded by AGENT_BUS_PROCESS_LOOKUP_TIMEOUT.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import { setting, type Env } from '../model/settings.js';
 import type { ProcessInfo, ProcessTable } from '../core/liveness.js';
@@ -126,7 +127,19 @@ export function systemProcessTable(env: Env = process.env): ProcessTable {
 }
 
 
-/** A name for this process as the holder of a worker lease: where it runs, its pid, and a random part (pids are reused). */
-export function workerName(label: string): string {
-  return `${label}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+/** A name for this process as the holder of a worker lease: its host, its pid, and a random part (pids are reused). */
+export function workerName(): string {
+  return `${hostname()}/${process.pid}/${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Whether a worker lease's holder is known to be gone: a process of this host that no longer runs. Elsewhere, unknown: no. */
+export function workerGone(holder: string): boolean {
+  const [host, pid] = holder.split('/');
+  if (host !== hostname() || !/^\d+$/.test(pid ?? '')) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }

@@ -304,11 +304,8 @@ export class Integrations {
     if (record.url === null) throw new InvalidInputError(`${quoted(name)} takes deliveries in; only an integration out (${OUTBOUND_KINDS.join(', ')}) can be sent a test`);
     const ts = formatStamp(this.now() * 1000);
     const event = testEvent(name, ts);
-    await this.store.queueOutbound([event]);
     this.audit.append([integrationRow(ts, actor, 'test', name, `integration test: ${name}`, { event_id: event.eventId })]);
-    const [settled] = await this.delivery.deliverDue(event.eventId);
-    // Taken by a serving process first: it settles it; say it is on its way.
-    return settled ?? { event_id: event.eventId, integration: name, state: 'queued', status: null, error: 'taken by the process serving the outbox' };
+    return this.delivery.deliverNow(event);
   }
 
   async remove(name: string, actor: string): Promise<{ name: string; removed: true }> {

@@ -28,10 +28,20 @@ export const ATTEMPT_LEASE_MS = 60_000;
 /** The lease of the one process that serves the outbox, and how often it is renewed. */
 export const WORKER_LEASE_MS = 45_000;
 const RENEW_EVERY_MS = 15_000;
-/** The longest a serving loop sleeps without looking, when no hint comes. */
-const IDLE_LOOK_MS = 15_000;
 const BATCH = 32;
 const WORKER_LEASE = 'outbound';
+
+export interface ServeOptions {
+  /** This process, as the worker lease names it. */
+  holder: string;
+  changes: () => ChangeFeed;
+  /** The longest the loop sleeps without looking when no hint comes (file-system events can run out). */
+  pollMs: number;
+  /** Whether a lease's holder is known to be gone (its process ended), so it is replaced at once. */
+  holderGone?: (holder: string) => boolean;
+  /** Where a failure of the loop is told. */
+  report?: (line: string) => void;
+}
 
 /** What one settled attempt came to. */
 export interface Settled {
@@ -55,11 +65,11 @@ export class OutboundDelivery {
     return Math.floor(this.clock.nowMicros() / 1000);
   }
 
-  /** One pass: the due events taken (or only `only`), posted side by side, each settled. */
-  async deliverDue(only: string | null = null): Promise<Settled[]> {
+  /** One pass: the due events taken, posted side by side, each settled. */
+  async deliverDue(): Promise<Settled[]> {
     if (this.post === null) return [];
     const now = this.nowMs();
-    const taken = await this.store.claimOutbox(formatStamp(now * 1000), formatStamp((now + ATTEMPT_LEASE_MS) * 1000), BATCH, only);
+    const taken = await this.store.claimOutbox(formatStamp(now * 1000), formatStamp((now + ATTEMPT_LEASE_MS) * 1000), BATCH);
     if (taken.length === 0) return [];
     const integrations = new Map<string, Promise<IntegrationRecord | null>>();
     const integrationOf = (name: string): Promise<IntegrationRecord | null> => {
@@ -70,8 +80,20 @@ export class OutboundDelivery {
     return Promise.all(taken.map(async (entry) => this.attempt(entry, await integrationOf(entry.integration))));
   }
 
+  /**
+   * Queue an event already taken by this process (its first attempt's lease held), and post it now:
+   * no serving process takes it meanwhile. What `integration test` sends.
+   */
+  async deliverNow(entry: OutboxRecord): Promise<Settled> {
+    const now = this.nowMs();
+    const taken = { ...entry, attempts: 1, leaseUntil: formatStamp((now + ATTEMPT_LEASE_MS) * 1000) };
+    await this.store.queueOutbound([taken]);
+    return this.attempt(taken, await this.store.integration(entry.integration));
+  }
+
   private async attempt(entry: OutboxRecord, integration: IntegrationRecord | null): Promise<Settled> {
-    const post = this.post as Post;
+    if (this.post === null) return { event_id: entry.eventId, integration: entry.integration, state: 'queued', status: null, error: 'this process does not post' };
+    const post = this.post;
     const result: PostResult =
       integration === null || integration.url === null
         ? { status: null, error: 'the integration was removed', retryAfterMs: null }
@@ -97,12 +119,21 @@ export class OutboundDelivery {
     return settled;
   }
 
+  /** The process serving the outbox now (its lease running), or null. */
+  async servedBy(): Promise<string | null> {
+    const lease = await this.store.workerLease(WORKER_LEASE);
+    return lease !== null && stampToMillis(lease.until) > this.nowMs() ? lease.holder : null;
+  }
+
   /**
    * Serve the outbox until `stop` is called, while this process holds the worker lease (another
    * process serving it keeps it; this one looks again now and then). Waits on the store's change
    * feed, so an event queued anywhere is posted at once.
    */
-  serve(holder: string, changes: () => ChangeFeed): { stop: () => Promise<void> } {
+  serve(options: ServeOptions): { stop: () => Promise<void> } {
+    const { holder, changes, pollMs } = options;
+    const holderGone = options.holderGone ?? (() => false);
+    const report = options.report ?? (() => undefined);
     let stopped = false;
     let feed: ChangeFeed | null = null;
     const loop = (async () => {
@@ -112,22 +143,29 @@ export class OutboundDelivery {
         try {
           const now = this.nowMs();
           if (now >= heldUntil - WORKER_LEASE_MS + RENEW_EVERY_MS) {
-            const held = await this.store.holdWorkerLease(WORKER_LEASE, holder, formatStamp(now * 1000), formatStamp((now + WORKER_LEASE_MS) * 1000));
+            // A holder whose process is gone (killed, it could not let go) is replaced at once, not after its lease.
+            const current = heldUntil === 0 ? await this.store.workerLease(WORKER_LEASE) : null;
+            const replacing = current !== null && current.holder !== holder && holderGone(current.holder) ? current.holder : null;
+            const held = await this.store.holdWorkerLease(WORKER_LEASE, holder, formatStamp(now * 1000), formatStamp((now + WORKER_LEASE_MS) * 1000), replacing);
             heldUntil = held ? now + WORKER_LEASE_MS : 0;
           }
           if (heldUntil === 0) {
             await feed.wait(RENEW_EVERY_MS);
             continue;
           }
+          // Read before the look: a commit after it moves the version, and the wait is skipped.
+          const version = await feed.version();
           const due = await this.store.nextOutboxDue();
-          const wait = due === null ? IDLE_LOOK_MS : Math.min(IDLE_LOOK_MS, stampToMillis(due) - this.nowMs());
+          const wait = due === null ? pollMs : Math.min(pollMs, stampToMillis(due) - this.nowMs());
           if (wait <= 0) {
             await this.deliverDue();
             continue;
           }
+          if ((await feed.version()) !== version) continue;
           await feed.wait(Math.min(wait, heldUntil - this.nowMs() - WORKER_LEASE_MS + RENEW_EVERY_MS + 1));
-        } catch {
+        } catch (error) {
           // The store away for a moment: look again shortly.
+          report(`agent-bus: the outbox: ${(error as Error).message}`);
           if (!stopped) await feed.wait(1000);
         }
       }

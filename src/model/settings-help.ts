@@ -126,7 +126,7 @@ export const SETTING_HELP = [
   { names: ['AGENT_BUS_WAKES_PER_HOUR'], usedBy: 'hook-watch, senders', meaning: 'most wakes of one agent in an hour; default {AGENT_BUS_WAKES_PER_HOUR}, 0 = no limit' },
   {
     names: ['AGENT_BUS_WATCH_POLL_SECONDS', 'AGENT_BUS_WATCH_HOURS'],
-    usedBy: 'hook-watch, init',
+    usedBy: 'hook-watch, init, the outbox',
     meaning: 'the fallback poll ({AGENT_BUS_WATCH_POLL_SECONDS} s) / when a watcher gives up ({AGENT_BUS_WATCH_HOURS} h, written by init as `--max-seconds`)',
   },
   {

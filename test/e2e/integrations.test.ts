@@ -143,13 +143,13 @@ test('integration rotate: the old secret is accepted for its grace and refused a
   assert.equal(runCli(['integration', 'remove', 'ci'], { env: bus.env }).code, 0);
   assert.equal((await deliver(secret, 'removed')).status, 404);
   for (const [args, pattern] of [
-    [['add', 'ci2', '--kind', 'gitlab', '--to', 'shop'], /unknown kind 'gitlab': use github or generic/],
+    [['add', 'ci2', '--kind', 'gitlab', '--to', 'shop'], /unknown kind 'gitlab': use github, generic, webhook, slack, discord, ntfy/],
     [['add', 'shop/ci', '--kind', 'generic', '--to', 'shop'], /has no client part/],
     [['add', 'human', '--kind', 'generic', '--to', 'shop'], /'human' is reserved/],
     [['add', 'ci3', '--kind', 'generic', '--to', 'nowhere'], /nowhere/],
     [['add', 'ci4', '--kind', 'generic', '--to', '{repo}'], /only a github integration/],
     [['rotate', 'ghost'], /no integration named 'ghost'/],
-    [['add', 'ci5', '--kind', 'generic'], /give --kind github\|generic and --to ADDRESS/],
+    [['add', 'ci5', '--kind', 'generic'], /a generic integration needs --to ADDRESS/],
   ] as const) {
     const run = runCli(['integration', ...args], { env: bus.env });
     assert.notEqual(run.code, 0, args.join(' '));

@@ -69,6 +69,8 @@ export const run: CommandRunner = async (args, io) => {
         findings.push(...(await auditHealth(bus, paths)));
         findings.push(...(await wiringHealth(bus, io.env)));
         add(await sessionsHealth(bus));
+        const outbound = await outboundHealth(bus);
+        if (outbound !== null) add(outbound);
         const brain = await brainHealth(bus, io.env, io.cwd);
         if (brain !== null) add(brain);
       } finally {
@@ -254,6 +256,32 @@ async function sessionsHealth(bus: Bus): Promise<Finding> {
     detail: `${stale.length} session(s) not ended whose process is gone (${names}${stale.length > 3 ? ', …' : ''}); each holds its address until a new session of its client starts`,
     fix: 'nothing to do: the next start of that client gives the address back (their mail waits for it)',
   };
+}
+
+/** Integrations out: events that failed for good, or that wait with nothing to post them. */
+async function outboundHealth(bus: Bus): Promise<Finding | null> {
+  const standing = (await bus.integrations.standing()).filter((row) => row.direction === 'out');
+  if (standing.length === 0) return null;
+  const failing = standing.filter((row) => row.failed > 0);
+  if (failing.length > 0) {
+    return {
+      check: 'integrations',
+      level: 'warn',
+      detail: failing.map((row) => `${row.name}: ${row.failed} failed`).join(', '),
+      fix: 'agent-bus integration outbox --state failed says why; agent-bus integration retry EVENT_ID sends one again',
+    };
+  }
+  const queued = standing.reduce((sum, row) => sum + row.queued, 0);
+  const served = await bus.outbound.servedBy();
+  if (queued > 0 && served === null) {
+    return {
+      check: 'integrations',
+      level: 'warn',
+      detail: `${queued} event(s) out queued and no process serving the outbox`,
+      fix: 'run the hub (agent-bus serve --http), or on one machine an MCP server, agent-bus chat or agent-bus web',
+    };
+  }
+  return { check: 'integrations', level: 'ok', detail: `${standing.length} out, ${queued} event(s) queued${served === null ? '' : `, posted by ${served}`}` };
 }
 
 async function brainHealth(bus: Bus, env: Env, cwd: string): Promise<Finding | null> {

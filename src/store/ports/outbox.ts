@@ -28,14 +28,14 @@ export interface OutboxCounts {
 }
 
 export interface OutboxPort {
-  /** Queue events by themselves (a test event; mail and notices queue theirs in their own transactions). */
+  /** Queue events by themselves, as they are (a test event, taken already; mail and notices queue theirs in their own transactions). */
   queueOutbound(entries: OutboxRecord[]): Promise<void>;
   /**
    * Take up to `limit` queued events due at `now` that no worker holds, for each of them one more
    * attempt held until `leaseUntil`: an event is taken by one worker at a time, and again only once
-   * its lease has run out (the worker that took it is gone). With `only`, that event alone, if due.
+   * its lease has run out (the worker that took it is gone).
    */
-  claimOutbox(now: string, leaseUntil: string, limit: number, only?: string | null): Promise<OutboxRecord[]>;
+  claimOutbox(now: string, leaseUntil: string, limit: number): Promise<OutboxRecord[]>;
   /**
    * Settle an attempt. A delivered mail event marks the person's copy delivered by `webhook`, in the
    * same transaction. Delivered events finished before `forgetBefore` are forgotten. False when the
@@ -51,9 +51,12 @@ export interface OutboxPort {
   nextOutboxDue(): Promise<string | null>;
   /**
    * Hold the lease named `name` until `until`: true when `holder` has it (it was free, ran out
-   * before `now`, or is this holder's already). One process at a time does the work it guards.
+   * before `now`, is this holder's already, or is `replacing`'s: a holder known to be gone). One
+   * process at a time does the work it guards.
    */
-  holdWorkerLease(name: string, holder: string, now: string, until: string): Promise<boolean>;
+  holdWorkerLease(name: string, holder: string, now: string, until: string, replacing?: string | null): Promise<boolean>;
+  /** Who holds the lease named `name`, and until when; null when nobody does. */
+  workerLease(name: string): Promise<{ holder: string; until: string } | null>;
   releaseWorkerLease(name: string, holder: string): Promise<void>;
 }
 
@@ -69,5 +72,6 @@ export const OUTBOX_ATTEMPTS = {
   retryOutbox: 'retryable',
   nextOutboxDue: 'retryable',
   holdWorkerLease: 'retryable',
+  workerLease: 'retryable',
   releaseWorkerLease: 'retryable',
 } as const satisfies AttemptsOf<OutboxPort>;

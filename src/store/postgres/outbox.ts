@@ -27,16 +27,16 @@ export function postgresOutbox(pool: PostgresPool): OutboxPort {
       if (entries.length > 0) await pool.transaction([], (query) => queueWith(query, entries));
     },
 
-    async claimOutbox(now, leaseUntil, limit, only = null) {
+    async claimOutbox(now, leaseUntil, limit) {
       if (limit <= 0) return [];
       const rows = await pool.read<OutboxRecord>(
         `UPDATE integration_outbox SET lease_until = $2, attempts = attempts + 1
          WHERE event_id IN (
            SELECT event_id FROM integration_outbox
-           WHERE state = 'queued' AND next_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) AND ($4::text IS NULL OR event_id = $4)
+           WHERE state = 'queued' AND next_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
            ORDER BY next_at, event_id LIMIT $3 FOR UPDATE SKIP LOCKED)
          RETURNING ${COLUMNS}`,
-        [now, leaseUntil, limit, only],
+        [now, leaseUntil, limit],
       );
       return rows.sort((a, b) => (a.nextAt < b.nextAt ? -1 : a.nextAt > b.nextAt ? 1 : a.eventId < b.eventId ? -1 : 1));
     },
@@ -94,18 +94,22 @@ export function postgresOutbox(pool: PostgresPool): OutboxPort {
       return (await pool.one<{ at: string | null }>("SELECT MIN(GREATEST(next_at, COALESCE(lease_until, next_at))) AS at FROM integration_outbox WHERE state = 'queued'"))?.at ?? null;
     },
 
-    async holdWorkerLease(name, holder, now, until) {
+    async holdWorkerLease(name, holder, now, until, replacing = null) {
       const current = await pool.one<{ holder: string; until: string }>('SELECT holder, until FROM worker_leases WHERE name = $1', [name]);
-      if (current !== undefined && current.holder !== holder && current.until > now) return false;
+      if (current !== undefined && current.holder !== holder && current.holder !== replacing && current.until > now) return false;
       return (
         (await pool.writeAlone(
           `INSERT INTO worker_leases (name, holder, until) VALUES ($1, $2, $3)
            ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
-           WHERE worker_leases.holder = excluded.holder OR worker_leases.until <= $4`,
-          [name, holder, until, now],
+           WHERE worker_leases.holder = excluded.holder OR worker_leases.until <= $4 OR worker_leases.holder = $5::text`,
+          [name, holder, until, now, replacing],
           false,
         )) > 0
       );
+    },
+
+    async workerLease(name) {
+      return (await pool.one<{ holder: string; until: string }>('SELECT holder, until FROM worker_leases WHERE name = $1', [name])) ?? null;
     },
 
     async releaseWorkerLease(name, holder) {

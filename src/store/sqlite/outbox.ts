@@ -22,17 +22,17 @@ export function sqliteOutbox(db: SqliteConnection): OutboxPort {
       if (entries.length > 0) db.immediate(() => queueNow(db, entries));
     },
 
-    async claimOutbox(now, leaseUntil, limit, only = null) {
+    async claimOutbox(now, leaseUntil, limit) {
       if (limit <= 0) return [];
       return db.immediate(() =>
         db.all<OutboxRecord>(
           `UPDATE integration_outbox SET lease_until = @leaseUntil, attempts = attempts + 1
            WHERE event_id IN (
              SELECT event_id FROM integration_outbox
-             WHERE state = 'queued' AND next_at <= @now AND (lease_until IS NULL OR lease_until <= @now) AND (@only IS NULL OR event_id = @only)
+             WHERE state = 'queued' AND next_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
              ORDER BY next_at, event_id LIMIT @limit)
            RETURNING ${COLUMNS}`,
-          { now, leaseUntil, limit, only },
+          { now, leaseUntil, limit },
         ),
       ).sort((a, b) => (a.nextAt < b.nextAt ? -1 : a.nextAt > b.nextAt ? 1 : a.eventId < b.eventId ? -1 : 1));
     },
@@ -89,19 +89,23 @@ export function sqliteOutbox(db: SqliteConnection): OutboxPort {
       return db.get<{ at: string | null }>("SELECT MIN(MAX(next_at, COALESCE(lease_until, next_at))) AS at FROM integration_outbox WHERE state = 'queued'")?.at ?? null;
     },
 
-    async holdWorkerLease(name, holder, now, until) {
+    async holdWorkerLease(name, holder, now, until, replacing = null) {
       // Most asks find another holder's lease running: answered without the write lock.
       const current = db.get<{ holder: string; until: string }>('SELECT holder, until FROM worker_leases WHERE name = ?', [name]);
-      if (current !== undefined && current.holder !== holder && current.until > now) return false;
+      if (current !== undefined && current.holder !== holder && current.holder !== replacing && current.until > now) return false;
       return db.immediate(
         () =>
           db.run(
             `INSERT INTO worker_leases (name, holder, until) VALUES (@name, @holder, @until)
              ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, until = excluded.until
-             WHERE worker_leases.holder = excluded.holder OR worker_leases.until <= @now`,
-            { name, holder, until, now },
+             WHERE worker_leases.holder = excluded.holder OR worker_leases.until <= @now OR worker_leases.holder = @replacing`,
+            { name, holder, until, now, replacing },
           ).changes > 0,
       );
+    },
+
+    async workerLease(name) {
+      return db.get<{ holder: string; until: string }>('SELECT holder, until FROM worker_leases WHERE name = ?', [name]) ?? null;
     },
 
     async releaseWorkerLease(name, holder) {
