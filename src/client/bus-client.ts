@@ -148,5 +148,7 @@ export interface BusClient {
   changes(): ChangeFeed;
   /** For a process that lives on: index its sends for search as they commit (where the engine needs it). */
   keepSearchIndexCurrent(): void;
+  /** For a process that lives on, on one machine: post the outbox's events to the integrations out (one process at a time does), until closed. */
+  serveOutbox(): void;
   close(): Promise<void>;
 }

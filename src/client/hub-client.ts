@@ -161,6 +161,10 @@ export class HubClient implements BusClient {
     // The hub's own: it indexes what its bus stores.
   }
 
+  serveOutbox(): void {
+    // The hub's own: it posts what its bus queues.
+  }
+
   async close(): Promise<void> {
     // Each request is its own: nothing is held open.
   }

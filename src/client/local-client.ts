@@ -16,6 +16,7 @@ import { loadRefresh } from '../brain/load.js';
 import { writeMarkers } from '../brain/writer.js';
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { systemProcessTable } from '../adapters/procs.js';
+import { serveOutbox } from '../adapters/outbox-serving.js';
 import { LocalAudit } from './local-audit.js';
 import { speakerRegistrations } from './speaker.js';
 import { NOT_ON_THE_BUS, type AuditDesk, type BrainDesk, type BusClient, type BusLocation, type NoticeDesk, type ReservationDesk, type SearchOptions, type SessionCounts, type SessionCountsRequest, type TaskDesk } from './bus-client.js';
@@ -29,6 +30,7 @@ export class LocalClient implements BusClient {
   readonly brain: BrainDesk;
   readonly audit: AuditDesk;
   private opened: Bus | null = null;
+  private outbox: { stop: () => Promise<void> } | null = null;
 
   /**
    * `openBus` opens the store on first use (a tail of the audit log reads only the file).
@@ -192,7 +194,12 @@ export class LocalClient implements BusClient {
     this.bus.mail.keepSearchIndexCurrent();
   }
 
+  serveOutbox(): void {
+    this.outbox ??= serveOutbox(this.bus, this.place.env);
+  }
+
   async close(): Promise<void> {
+    await this.outbox?.stop();
     await this.opened?.close();
   }
 }

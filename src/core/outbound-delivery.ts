@@ -126,9 +126,10 @@ export class OutboundDelivery {
   }
 
   /**
-   * Serve the outbox until `stop` is called, while this process holds the worker lease (another
-   * process serving it keeps it; this one looks again now and then). Waits on the store's change
-   * feed, so an event queued anywhere is posted at once.
+   * Serve the outbox until `stop` is called. While events are queued, the process that holds the
+   * worker lease posts them (the others look again now and then); with none queued, nobody holds it
+   * and nothing is written. Waits on the store's change feed, so an event queued anywhere is posted
+   * at once.
    */
   serve(options: ServeOptions): { stop: () => Promise<void> } {
     const { holder, changes, pollMs } = options;
@@ -141,6 +142,16 @@ export class OutboundDelivery {
       let heldUntil = 0;
       while (!stopped) {
         try {
+          // Read before the look: a commit after it moves the version, and the wait is skipped.
+          const version = await feed.version();
+          const due = await this.store.nextOutboxDue();
+          if (due === null) {
+            // Nothing queued: no lease held, nothing written, until a hint says to look again.
+            if (heldUntil > 0) await this.store.releaseWorkerLease(WORKER_LEASE, holder);
+            heldUntil = 0;
+            if ((await feed.version()) === version) await feed.wait(pollMs);
+            continue;
+          }
           const now = this.nowMs();
           if (now >= heldUntil - WORKER_LEASE_MS + RENEW_EVERY_MS) {
             // A holder whose process is gone (killed, it could not let go) is replaced at once, not after its lease.
@@ -150,19 +161,17 @@ export class OutboundDelivery {
             heldUntil = held ? now + WORKER_LEASE_MS : 0;
           }
           if (heldUntil === 0) {
+            // Another process serves the outbox: look again when it may have let go.
             await feed.wait(RENEW_EVERY_MS);
             continue;
           }
-          // Read before the look: a commit after it moves the version, and the wait is skipped.
-          const version = await feed.version();
-          const due = await this.store.nextOutboxDue();
-          const wait = due === null ? pollMs : Math.min(pollMs, stampToMillis(due) - this.nowMs());
-          if (wait <= 0) {
+          const wait = Math.min(pollMs, stampToMillis(due) - this.nowMs(), heldUntil - WORKER_LEASE_MS + RENEW_EVERY_MS - this.nowMs() + 1);
+          if (stampToMillis(due) <= this.nowMs()) {
             await this.deliverDue();
             continue;
           }
           if ((await feed.version()) !== version) continue;
-          await feed.wait(Math.min(wait, heldUntil - this.nowMs() - WORKER_LEASE_MS + RENEW_EVERY_MS + 1));
+          await feed.wait(Math.max(1, wait));
         } catch (error) {
           // The store away for a moment: look again shortly.
           report(`agent-bus: the outbox: ${(error as Error).message}`);

@@ -10,6 +10,7 @@ import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
 import { IdentityError, resolveIdentity } from '../adapters/identity.js';
+import { serveOutbox } from '../adapters/outbox-serving.js';
 import { busPaths } from '../adapters/paths.js';
 import type { Env } from '../model/settings.js';
 import { ServerSession } from './session.js';
@@ -92,6 +93,8 @@ export async function serve(options: ServeOptions): Promise<number> {
 
   const transport = new StdioServerTransport();
   const stopPruning = bus.retention.keepPruned(session.name, log);
+  // On one machine, a session's server may post the outbox's events (one process at a time does).
+  const outbox = serveOutbox(bus, env, log);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (code: number): void => {
@@ -104,8 +107,9 @@ export async function serve(options: ServeOptions): Promise<number> {
         .finally(() => {
           // Let go of stdin too, or a signal would leave the process waiting on it.
           process.stdin.destroy();
-          void bus
-            .close()
+          void outbox
+            .stop()
+            .then(() => bus.close())
             .then(() => server.close())
             .catch(() => undefined)
             .finally(() => resolve(code));

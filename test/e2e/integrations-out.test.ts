@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { agentEnv, register } from '../helpers/agents.js';
 import { json, readAudit, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { startHub, withHub } from '../helpers/hub.js';
+import { connect } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait.js';
 
 interface Received {
@@ -229,3 +230,32 @@ test('integration test posts a test event and prints the status; a receiver that
     await sink.close();
   }
 }));
+
+test('on one machine, running MCP servers post the events: one process at a time, each event once; a server that ends lets another take over', async () => {
+  const bus = tempBus(POLL);
+  const sink = await receiver();
+  try {
+    const claude = agentEnv(bus, 'shop/claude', '/repos/shop');
+    register(claude);
+    register(agentEnv(bus, 'human', '~'));
+    add(bus, ['people', '--kind', 'webhook', '--url', `${sink.url}/in`, '--on', 'mail:human']);
+    const first = await connect(agentEnv(bus, 'shop/claude', '/repos/shop'));
+    const second = await connect(agentEnv(bus, 'shop/codex', '/repos/shop'));
+    try {
+      for (let i = 0; i < 6; i++) await first.call('send_message', { to: 'human', body: `mail ${i}` });
+      await waitUntil(() => sink.received.length >= 6, () => `six posts: ${sink.received.length}`, 10_000);
+      assert.deepEqual(sink.received.map((request) => JSON.parse(request.body).data.body).sort(), ['mail 0', 'mail 1', 'mail 2', 'mail 3', 'mail 4', 'mail 5'], 'each once');
+      await first.close();
+      // The one left serves the outbox once the first has let go (or it took it already).
+      assert.equal(runCli(['send', 'after the first ended', '--to', 'human'], { env: claude }).code, 0);
+      await waitUntil(() => sink.received.length === 7, 'the seventh post', 10_000);
+    } finally {
+      await first.close().catch(() => undefined);
+      await second.close();
+    }
+    assert.equal(sink.received.length, 7, 'nothing posted twice');
+  } finally {
+    await sink.close();
+    bus.cleanup();
+  }
+});

@@ -16,6 +16,7 @@ export const run: CommandRunner = async (args, io) => {
   try {
     const name = await client.speaker();
     client.keepSearchIndexCurrent();
+    client.serveOutbox();
     return await runChat({ client, name, env: io.env, input: stdin, output: process.stdout, style });
   } finally {
     await client.close();

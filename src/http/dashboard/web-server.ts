@@ -14,6 +14,7 @@ import { localAccess, type DashboardActor } from './access.js';
 import { checkAssets } from './assets.js';
 import { Dashboard } from './dashboard.js';
 import { SharedChanges } from '../waits.js';
+import { serveOutbox } from '../../adapters/outbox-serving.js';
 
 /** Hosts that listen on every address: any name may reach them, so no Host is refused. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
@@ -68,6 +69,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const port = base.slice(base.lastIndexOf(':') + 1);
   for (const name of [options.host.includes(':') ? `[${options.host}]` : options.host, '127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${port}`);
   const stopPruning = bus.retention.keepPruned('web', (line) => options.log(line));
+  const outbox = serveOutbox(bus, options.env, (line) => options.log(line));
   let closing: Promise<void> | null = null;
   return {
     url: `${base}/?key=${access.key}`,
@@ -79,6 +81,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
         server.closeAllConnections();
         await closed;
         await changes.close();
+        await outbox.stop();
         await bus.close();
       })();
       return closing;

@@ -26,7 +26,7 @@ import { Gate, RateLimiter } from './limits.js';
 import { McpServers } from './mcp-endpoint.js';
 import { HubMetrics } from './metrics.js';
 import { route, routeOf, WAIT_ROUTES, type HubContext, type RequestStamp } from './routes.js';
-import { workerGone, workerName } from '../../adapters/procs.js';
+import { serveOutbox } from '../../adapters/outbox-serving.js';
 
 export interface HubOptions {
   env: Env;
@@ -152,13 +152,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const stopPruning = bus.retention.keepPruned(hubName, (line) => process.stderr.write(`${line}\n`));
   // The outbox's events go out from here, or from another hub of the same store serving it already.
-  const outbound = bus.outbound.serve({
-    holder: workerName(),
-    changes: () => bus.changes(),
-    pollMs: setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000,
-    holderGone: workerGone,
-    report: (line) => process.stderr.write(`${line}\n`),
-  });
+  const outbound = serveOutbox(bus, env, (line) => process.stderr.write(`${line}\n`));
   let closing: Promise<void> | null = null;
   return {
     url,
