@@ -17,6 +17,7 @@ import { Roster } from './roster.js';
 import { Threads } from './threads.js';
 import type { AuditRow, Me } from './types.js';
 import { Wake } from './wake.js';
+import { Integrations } from './integrations.js';
 
 /** The views read again this soon after the bus moves, and then at most once a second however busy it is. */
 const FIRST_READ_MS = 100;
@@ -69,7 +70,8 @@ async function start(): Promise<void> {
   const tasks = new Tasks();
   const brain = new Brain();
   const wake = new Wake();
-  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), loadPictures()]);
+  const integrations = new Integrations();
+  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
   await everything();
 
   let pending: number | undefined;
@@ -80,7 +82,7 @@ async function start(): Promise<void> {
     pending = window.setTimeout(() => {
       pending = undefined;
       lastRead = Date.now();
-      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), loadPictures()]);
+      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
     }, wait);
   };
   const live = byId('live');

@@ -10,6 +10,7 @@ export type { AgentView as Agent } from '../core/views.js';
 export type { ListedNotice as Notice } from '../core/notice-ops.js';
 export type { ReservationView as Reservation } from '../core/reservation-ops.js';
 export type { TaskView as Task } from '../core/task-ops.js';
+export type { IntegrationStanding as Integration, OutboxView as OutboxEvent } from '../core/integration-ops.js';
 
 /** `/api/me`: who the page speaks as, and where. */
 export interface Me {

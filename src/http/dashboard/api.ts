@@ -38,6 +38,7 @@ const ACTIVITY_SCAN = 5_000;
 const WAKE_ROWS = 50;
 const COMPLETIONS = 20;
 const TASK_HISTORY_ROWS = 100;
+const INTEGRATION_ROWS = 30;
 
 function whole(query: Query, key: string, fallback: number, max: number): number {
   const raw = query.get(key);
@@ -117,6 +118,13 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
     return { path: actor.place === 'local' ? config.path : 'wake.json on the hub', exists: config.exists, problem: config.problem, entries, rows: recentRows(auditPath, WAKE_ROWS, (row) => row.op === 'wake') };
   },
   '/api/mail': ({ bus }) => bus.overview.mailDay(),
+  // Each integration (no secret, URLs masked) with how its deliveries stand; what came in, and the events out.
+  '/api/integrations': async ({ bus, auditPath }) => {
+    const integrations = await bus.integrations.standing();
+    const inbound = new Set(integrations.filter((row) => row.direction === 'in').map((row) => row.name));
+    const deliveredIn = (row: AuditRow): boolean => ((row.op === 'send' || (row.op === 'notice' && row.notice_event === 'publish')) && inbound.has(String(row.actor))) || (row.op === 'integration' && ['refused', 'dropped'].includes(String(row.event)));
+    return { integrations, in: inbound.size === 0 ? [] : recentRows(auditPath, INTEGRATION_ROWS, deliveredIn), out: await bus.integrations.outbox({ limit: INTEGRATION_ROWS }) };
+  },
 };
 
 export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Promise<unknown>> = {
@@ -167,6 +175,8 @@ export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Pr
     // The path as reserved (already relative to the repo root), audited as released by the one signed in.
     return { released: await bus.reservations.release({ holder: held.holder, repo: held.repo, paths: [held.path], repoRoot: '/', actor: actor.name }) };
   },
+  // Anyone signed in: it posts again an event the bus made already, nothing new.
+  '/api/integrations/retry': ({ bus, actor }, body) => bus.integrations.retry(text(body, 'event_id', true) as string, actor.name),
   '/api/brain/refresh': async ({ bus, env }) => {
     const settings = brainSettings(env);
     return { channel: settings.channel, ...(await refreshBrain(bus, settings)) };
