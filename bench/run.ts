@@ -31,6 +31,11 @@
  * and integrations (bench/hub.ts):
  *   integration-delivery, pg-integration-delivery: a signed GitHub delivery posted to the hub over
  *     loopback until the hub answers, having stored the message it makes, p50 (every one is checked stored)
+ *   outbound-send-cost, pg-outbound-send-cost (bench/outbound.ts): sends/s to a person three webhook
+ *     integrations out want, the outbox served to a receiver that never answers, against none (every
+ *     event is checked queued)
+ *   outbound-send-cost-refused: the same with a receiver that refuses every attempt (its integration
+ *     held off by backoff rather than tried once per event)
  *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
@@ -57,6 +62,7 @@ import { wakeLatency } from './wake.js';
 import { receiptWaitLatency } from './receipts.js';
 import { chatArrival } from './chat.js';
 import { mcpIdleMemory, mcpRoundTrip, mcpStartup } from './mcp.js';
+import { outboundSendCost } from './outbound.js';
 import { hubRoundTrip, hubSendThroughput, integrationDelivery, remoteHookStartup, remoteWakeLatency } from './hub.js';
 import { largeBus } from './seed.js';
 import { dashboardViews } from './dashboard.js';
@@ -483,6 +489,9 @@ const SECTIONS: Section[] = [
   { id: 'hub-remote-hook', title: "hub: remote 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 120_000, measure: (ws) => remoteHookStartup(ws) },
   { id: 'hub-remote-wake', title: 'hub: send to remote hook-watch exit, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 300_000, measure: (ws) => remoteWakeLatency(ws) },
   { id: 'integration-delivery', title: 'hub: a signed GitHub delivery to its message stored, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: (ws) => integrationDelivery(ws) },
+  { id: 'outbound-send-cost', title: 'sends/s with 3 integrations out wanting every send (receiver hanging) vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.9 }, timeoutMs: 300_000, measure: (ws) => outboundSendCost(ws, BODY) },
+  { id: 'outbound-send-cost-refused', title: 'sends/s with 3 integrations out wanting every send (receiver refusing) vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.8 }, timeoutMs: 300_000, measure: (ws) => outboundSendCost(ws, BODY, 'sqlite', 'refusing') },
+  { id: 'pg-outbound-send-cost', title: 'PostgreSQL: sends/s with 3 integrations out wanting every send (receiver hanging) vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.9 }, timeoutMs: 600_000, measure: (ws) => outboundSendCost(ws, BODY, 'postgres') },
   { id: 'pg-integration-delivery', title: 'PostgreSQL hub: a signed GitHub delivery to its message stored, p50', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 120_000, measure: (ws) => integrationDelivery(ws, 'postgres') },
   { id: 'pg-hub-round-trip', title: 'PostgreSQL hub: MCP send_message round trip (HTTP)', unit: 'ms (p50)', goal: { direction: '<=', target: 3 }, timeoutMs: 120_000, measure: (ws) => hubRoundTrip(ws, 'postgres') },
   { id: 'pg-hub-send-throughput', title: 'PostgreSQL hub: sends/s, 50 agents over HTTP', unit: 'sends/s', goal: { direction: '>=', target: 2_000 }, timeoutMs: 120_000, measure: (ws) => hubSendThroughput(ws, 'postgres') },

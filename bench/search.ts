@@ -91,7 +91,7 @@ async function assertIndexHolds(location: BusLocation, sends: number): Promise<v
  * Wait for the server to finish what earlier sections left it (autovacuum on their million-message
  * databases, a checkpoint), so that neither side of a comparison pays for it: at most a minute.
  */
-async function quietServer(location: BusLocation): Promise<void> {
+export async function quietServer(location: BusLocation): Promise<void> {
   if (location.engine !== 'postgres') return;
   const client = new pg.Client({ connectionString: location.db });
   await client.connect();

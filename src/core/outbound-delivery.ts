@@ -1,8 +1,8 @@
 /**
  * Delivering the outbox: due events are taken under a lease, posted (by the adapter handed in), and
  * settled: delivered, due again after a backoff, or failed after a day of tries or a permanent
- * refusal. Posts run side by side, so a hanging receiver holds up only its own events, and never a
- * send (the send only queued them). One long-running process at a time serves the outbox, under a
+ * refusal. Each integration's posts run side by side, and integrations beside each other, so a
+ * hanging receiver holds up only its own events, and never a send (the send only queued them). One long-running process at a time serves the outbox, under a
  * lease in the store; any may run one pass (`integration test` does).
  */
 import { integrationRow } from './integration-rows.js';
@@ -10,7 +10,7 @@ import type { AuditSink } from './audit-sink.js';
 import { formatStamp, stampToMillis, type Clock } from '../model/clock.js';
 import type { IntegrationRecord, OutboxRecord } from '../model/records.js';
 import type { ChangeFeed, IntegrationsPort, OutboxPort } from '../store/ports.js';
-import { backoffMs, GIVE_UP_AFTER_MS, isPermanentRefusal, KEEP_DELIVERED_MS, type OutboundEvent } from './outbound.js';
+import { backoffMs, eventOf, GIVE_UP_AFTER_MS, isPermanentRefusal, KEEP_DELIVERED_MS, type OutboundEvent } from './outbound.js';
 
 /** What a receiver answered: its status (null when none came: refused, timed out), and why it failed. */
 export interface PostResult {
@@ -65,19 +65,29 @@ export class OutboundDelivery {
     return Math.floor(this.clock.nowMicros() / 1000);
   }
 
-  /** One pass: the due events taken, posted side by side, each settled. */
-  async deliverDue(): Promise<Settled[]> {
-    if (this.post === null) return [];
+  /** One pass: the due events of each integration not `busy` taken, posted side by side, each settled. */
+  async deliverDue(busy: readonly string[] = []): Promise<Settled[]> {
+    const lanes = await this.takeDue(busy);
+    return (await Promise.all([...lanes.values()].map((entries) => this.settleLane(entries)))).flat();
+  }
+
+  /** The due events of each integration not `busy`, taken under an attempt's lease, by integration. */
+  private async takeDue(busy: readonly string[]): Promise<Map<string, OutboxRecord[]>> {
+    const lanes = new Map<string, OutboxRecord[]>();
+    if (this.post === null) return lanes;
     const now = this.nowMs();
-    const taken = await this.store.claimOutbox(formatStamp(now * 1000), formatStamp((now + ATTEMPT_LEASE_MS) * 1000), BATCH);
-    if (taken.length === 0) return [];
-    const integrations = new Map<string, Promise<IntegrationRecord | null>>();
-    const integrationOf = (name: string): Promise<IntegrationRecord | null> => {
-      let found = integrations.get(name);
-      if (found === undefined) integrations.set(name, (found = this.store.integration(name)));
-      return found;
-    };
-    return Promise.all(taken.map(async (entry) => this.attempt(entry, await integrationOf(entry.integration))));
+    for (const entry of await this.store.claimOutbox(formatStamp(now * 1000), formatStamp((now + ATTEMPT_LEASE_MS) * 1000), BATCH, busy)) {
+      const lane = lanes.get(entry.integration);
+      if (lane === undefined) lanes.set(entry.integration, [entry]);
+      else lane.push(entry);
+    }
+    return lanes;
+  }
+
+  /** One integration's events taken together, posted side by side, each settled. */
+  private async settleLane(entries: OutboxRecord[]): Promise<Settled[]> {
+    const integration = await this.store.integration(entries[0]?.integration ?? '');
+    return Promise.all(entries.map((entry) => this.attempt(entry, integration)));
   }
 
   /**
@@ -97,7 +107,9 @@ export class OutboundDelivery {
     const result: PostResult =
       integration === null || integration.url === null
         ? { status: null, error: 'the integration was removed', retryAfterMs: null }
-        : await post(integration, JSON.parse(entry.payload) as OutboundEvent).catch((error: unknown) => ({ status: null, error: String(error), retryAfterMs: null }));
+        : await Promise.resolve()
+            .then(() => post(integration, eventOf(entry)))
+            .catch((error: unknown) => ({ status: null, error: String(error), retryAfterMs: null }));
     const now = this.nowMs();
     const at = formatStamp(now * 1000);
     const forgetBefore = formatStamp((now - KEEP_DELIVERED_MS) * 1000);
@@ -137,6 +149,14 @@ export class OutboundDelivery {
     const report = options.report ?? (() => undefined);
     let stopped = false;
     let feed: ChangeFeed | null = null;
+    // Each integration's attempts under way, as a lane of its own: a receiver that hangs holds up only its own events.
+    const inFlight = new Map<string, Promise<void>>();
+    // An attempt settled in this process since the loop last looked (this process's own commits move no change feed).
+    let settledSince = false;
+    const pause = async (ms: number): Promise<void> => {
+      if (!settledSince) await (feed as ChangeFeed).wait(ms);
+      settledSince = false;
+    };
     const loop = (async () => {
       feed = changes();
       let heldUntil = 0;
@@ -144,12 +164,15 @@ export class OutboundDelivery {
         try {
           // Read before the look: a commit after it moves the version, and the wait is skipped.
           const version = await feed.version();
-          const due = await this.store.nextOutboxDue();
+          const busy = [...inFlight.keys()];
+          const due = await this.store.nextOutboxDue(busy);
           if (due === null) {
             // Nothing queued: no lease held, nothing written, until a hint says to look again.
-            if (heldUntil > 0) await this.store.releaseWorkerLease(WORKER_LEASE, holder);
-            heldUntil = 0;
-            if ((await feed.version()) === version) await feed.wait(pollMs);
+            if (heldUntil > 0 && inFlight.size === 0) {
+              await this.store.releaseWorkerLease(WORKER_LEASE, holder);
+              heldUntil = 0;
+            }
+            if ((await feed.version()) === version) await pause(pollMs);
             continue;
           }
           const now = this.nowMs();
@@ -159,6 +182,8 @@ export class OutboundDelivery {
             const replacing = current !== null && current.holder !== holder && holderGone(current.holder) ? current.holder : null;
             const held = await this.store.holdWorkerLease(WORKER_LEASE, holder, formatStamp(now * 1000), formatStamp((now + WORKER_LEASE_MS) * 1000), replacing);
             heldUntil = held ? now + WORKER_LEASE_MS : 0;
+            // The attempts a gone worker had under way ended with it: taken again now, not once their leases run out.
+            if (held && replacing !== null) await this.store.releaseAttemptLeases();
           }
           if (heldUntil === 0) {
             // Another process serves the outbox: look again when it may have let go.
@@ -167,17 +192,35 @@ export class OutboundDelivery {
           }
           const wait = Math.min(pollMs, stampToMillis(due) - this.nowMs(), heldUntil - WORKER_LEASE_MS + RENEW_EVERY_MS - this.nowMs() + 1);
           if (stampToMillis(due) <= this.nowMs()) {
-            await this.deliverDue();
+            const lanes = await this.takeDue(busy);
+            for (const [lane, entries] of lanes) {
+              const settling = this.settleLane(entries).then(
+                () => undefined,
+                (error: unknown) => report(`agent-bus: the outbox: ${(error as Error).message}`),
+              );
+              inFlight.set(
+                lane,
+                settling.finally(() => {
+                  inFlight.delete(lane);
+                  settledSince = true;
+                  (feed as ChangeFeed | null)?.interrupt();
+                }),
+              );
+            }
+            // Nothing taken: what is due is another process's attempt under way; look again shortly.
+            if (lanes.size === 0) await pause(Math.min(pollMs, 1000));
             continue;
           }
           if ((await feed.version()) !== version) continue;
-          await feed.wait(Math.max(1, wait));
+          await pause(Math.max(1, wait));
         } catch (error) {
           // The store away for a moment: look again shortly.
           report(`agent-bus: the outbox: ${(error as Error).message}`);
           if (!stopped) await feed.wait(1000);
         }
       }
+      // The attempts under way settle (each post has its timeout) before the lease is let go.
+      await Promise.all(inFlight.values());
       if (heldUntil > 0) await this.store.releaseWorkerLease(WORKER_LEASE, holder).catch(() => undefined);
     })();
     return {

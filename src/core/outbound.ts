@@ -8,7 +8,7 @@ import { InvalidInputError } from '../model/errors.js';
 import { timeOrderedId } from '../model/ids.js';
 import type { NoticeRecord, Severity } from '../model/notices.js';
 import { quoted } from '../model/quote.js';
-import type { MessageRecord, OutboxRecord, OutletRecord } from '../model/records.js';
+import type { MessageRecord, OutboundIntake, OutboxRecord, OutletRecord } from '../model/records.js';
 import { nameProblem } from './names.js';
 import { parseSeverity, severityRank } from './notices.js';
 
@@ -47,89 +47,87 @@ export interface OutboundEvent {
   data: Record<string, unknown>;
 }
 
-function queued(outlet: string, event: OutboundEvent, messageId: string | null): OutboxRecord {
+/** The event a queued row stands for, as its receiver gets it: its payload with its own id. */
+export function eventOf(entry: OutboxRecord): OutboundEvent {
+  const body = JSON.parse(entry.payload) as Omit<OutboundEvent, 'id'>;
+  return { type: body.type, id: entry.eventId, timestamp: body.timestamp, data: body.data };
+}
+
+/** Each integration's rule (one written by a newer agent-bus, which this one cannot read, is not this one's to send). */
+function rulesOf(outlets: OutletRecord[]): Array<{ name: string; on: OutboundOn; channel: string | null }> {
+  const rules: Array<{ name: string; on: OutboundOn; channel: string | null }> = [];
+  for (const outlet of outlets) {
+    try {
+      rules.push({ name: outlet.name, on: parseOn(outlet.on), channel: outlet.channel });
+    } catch {
+      continue;
+    }
+  }
+  return rules;
+}
+
+/**
+ * The events a send's rows queue: each copy addressed to a person that a `mail:PERSON` integration
+ * watches, and each task result for a `task` one, each event once for all the integrations that
+ * want it. An integration's own mail never goes back out to it.
+ */
+export function mailEvents(records: MessageRecord[], outlets: OutletRecord[], at: string): OutboundIntake[] {
+  const events: OutboundIntake[] = [];
+  const rules = rulesOf(outlets);
+  for (const record of records) {
+    const mailTo: string[] = [];
+    const taskTo: string[] = [];
+    for (const rule of rules) {
+      if (record.fromAgent === rule.name) continue;
+      if (rule.on.event === 'mail' && record.toAgent === rule.on.person) mailTo.push(rule.name);
+      else if (rule.on.event === 'task' && record.taskId !== null) taskTo.push(rule.name);
+    }
+    if (mailTo.length > 0) events.push({ event: 'mail', message: record.messageId, integrations: mailTo, createdAt: at });
+    if (taskTo.length > 0) events.push({ event: 'task', message: record.messageId, integrations: taskTo, createdAt: at });
+  }
+  return events;
+}
+
+/** The events a notice queues: one for the `notice:SEVERITY` integrations it is severe enough for, on their channel if they name one. */
+export function noticeEvents(notice: NoticeRecord, outlets: OutletRecord[], at: string): OutboundIntake[] {
+  const wanting: string[] = [];
+  for (const rule of rulesOf(outlets)) {
+    if (rule.on.event !== 'notice') continue;
+    if (severityRank(notice.severity) > severityRank(rule.on.severity)) continue;
+    if (rule.channel !== null && rule.channel !== notice.channel) continue;
+    wanting.push(rule.name);
+  }
+  if (wanting.length === 0) return [];
+  const data = {
+    notice_id: notice.noticeId,
+    channel: notice.channel,
+    severity: notice.severity,
+    title: notice.title,
+    body: notice.body,
+    source: notice.source,
+    created_at: notice.createdAt,
+    expires_at: notice.expiresAt,
+  };
+  return [{ event: 'notice', integrations: wanting, body: { type: 'notice', timestamp: at, data }, createdAt: at }];
+}
+
+/** The event `integration test` sends, queued and taken at once. */
+export function testEvent(integration: string, at: string): OutboxRecord {
   return {
-    eventId: event.id,
-    integration: outlet,
-    event: event.type,
-    messageId,
-    payload: JSON.stringify(event),
-    createdAt: event.timestamp,
+    eventId: timeOrderedId(),
+    integration,
+    event: 'test',
+    messageId: null,
+    payload: JSON.stringify({ type: 'test', timestamp: at, data: { body: `agent-bus: a test delivery for ${integration}` } }),
+    createdAt: at,
     state: 'queued',
     attempts: 0,
-    nextAt: event.timestamp,
+    nextAt: at,
     leaseUntil: null,
     lastStatus: null,
     lastError: null,
     finishedAt: null,
   };
-}
-
-function parsedOn(outlet: OutletRecord): OutboundOn | null {
-  try {
-    return parseOn(outlet.on);
-  } catch {
-    return null; // Written by a newer agent-bus: not this one's to send.
-  }
-}
-
-/**
- * The events a send's rows queue: each copy addressed to a person that a `mail:PERSON` integration
- * watches, and each task result for a `task` one. An integration's own mail never goes back out to it.
- */
-export function mailEvents(records: MessageRecord[], outlets: OutletRecord[], at: string): OutboxRecord[] {
-  const events: OutboxRecord[] = [];
-  for (const outlet of outlets) {
-    const on = parsedOn(outlet);
-    if (on === null || on.event === 'notice') continue;
-    for (const record of records) {
-      if (record.fromAgent === outlet.name) continue;
-      const data = {
-        message_id: record.messageId,
-        from: record.fromAgent,
-        to: record.toAgent,
-        addressed_to: record.addressedTo,
-        body: record.body,
-        thread_id: record.threadId,
-        sent_at: record.sentAt,
-        urgent: record.priority === 'urgent',
-      };
-      if (on.event === 'mail' && record.toAgent === on.person) {
-        events.push(queued(outlet.name, { type: 'mail', id: timeOrderedId(), timestamp: at, data }, record.messageId));
-      } else if (on.event === 'task' && record.taskId !== null) {
-        events.push(queued(outlet.name, { type: 'task', id: timeOrderedId(), timestamp: at, data: { ...data, task_id: record.taskId, task_state: record.taskState } }, null));
-      }
-    }
-  }
-  return events;
-}
-
-/** The events a notice queues: one for each `notice:SEVERITY` integration it is severe enough for, on its channel if it names one. */
-export function noticeEvents(notice: NoticeRecord, outlets: OutletRecord[], at: string): OutboxRecord[] {
-  const events: OutboxRecord[] = [];
-  for (const outlet of outlets) {
-    const on = parsedOn(outlet);
-    if (on === null || on.event !== 'notice') continue;
-    if (severityRank(notice.severity) > severityRank(on.severity)) continue;
-    if (outlet.channel !== null && outlet.channel !== notice.channel) continue;
-    const data = {
-      notice_id: notice.noticeId,
-      channel: notice.channel,
-      severity: notice.severity,
-      title: notice.title,
-      body: notice.body,
-      source: notice.source,
-      created_at: notice.createdAt,
-      expires_at: notice.expiresAt,
-    };
-    events.push(queued(outlet.name, { type: 'notice', id: timeOrderedId(), timestamp: at, data }, null));
-  }
-  return events;
-}
-
-/** The event `integration test` sends. */
-export function testEvent(integration: string, at: string): OutboxRecord {
-  return queued(integration, { type: 'test', id: timeOrderedId(), timestamp: at, data: { body: `agent-bus: a test delivery for ${integration}` } }, null);
 }
 
 /** How long an event is tried before it is marked failed. */

@@ -156,6 +156,15 @@ export interface OutletRecord {
   channel: string | null;
 }
 
+/**
+ * An event a send or a publish queues, once for all the outbound integrations that want it: the
+ * worker makes it one outbox row per integration, off the send's path. Mail and task events name
+ * their message (made into the event from it then); a notice's event is carried whole.
+ */
+export type OutboundIntake =
+  | { event: 'mail' | 'task'; message: string; integrations: string[]; createdAt: string }
+  | { event: 'notice'; body: { type: string; timestamp: string; data: Record<string, unknown> }; integrations: string[]; createdAt: string };
+
 /** One event queued for one outbound integration, and where its delivery stands. */
 export interface OutboxRecord {
   /** Also the delivery id its receiver sees, the same on every attempt. */
@@ -165,7 +174,7 @@ export interface OutboxRecord {
   event: string;
   /** The person's copy a delivery marks delivered, when the event is mail. */
   messageId: string | null;
-  /** The event as JSON: what every kind's request is made from. */
+  /** The event as JSON, less its id (the event id is): what every kind's request is made from. */
   payload: string;
   createdAt: string;
   /** `queued`, `delivered` or `failed`. */

@@ -163,6 +163,38 @@ test('a receiver that fails three times and then answers gets the event exactly 
   }
 }));
 
+test("a receiver that hangs holds up only its own integration's events, and one that refuses only its own: the others go out within a second meanwhile", withHub(POLL, async (bus, hub) => {
+  const claude = agentEnv(bus, 'shop/claude', '/repos/shop');
+  register(claude);
+  register(agentEnv(bus, 'human', '~'));
+  const sink = await receiver();
+  const hanging: Server = createServer(() => undefined);
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const refusing = await receiver();
+  const refusedUrl = refusing.url;
+  await refusing.close();
+  try {
+    add(bus, ['stuck', '--kind', 'webhook', '--url', `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/in`, '--on', 'mail:human']);
+    add(bus, ['down', '--kind', 'webhook', '--url', `${refusedUrl}/in`, '--on', 'mail:human']);
+    add(bus, ['people', '--kind', 'webhook', '--url', `${sink.url}/in`, '--on', 'mail:human']);
+    for (let index = 1; index <= 3; index++) {
+      const sentAt = Date.now();
+      assert.equal(runCli(['send', `mail ${index}`, '--to', 'human'], { env: claude }).code, 0);
+      await waitUntil(() => sink.received.length === index, () => `mail ${index} to people: ${runCli(['integration', 'outbox', '--json'], { env: bus.env }).stdout} ${hub.output()}`, 5000, 10);
+      const at = (sink.received[index - 1] as Received).at;
+      // A post has 10 seconds: were the stuck integration's attempt waited for, this would take that long.
+      assert.ok(at - sentAt <= 1000, `mail ${index} posted to people within a second while stuck's post hangs (${at - sentAt} ms)`);
+    }
+    const outbox = json<Array<{ integration: string; state: string }>>(runCli(['integration', 'outbox', '--json'], { env: bus.env }));
+    assert.deepEqual(outbox.filter((event) => event.state === 'delivered').map((event) => event.integration), ['people', 'people', 'people']);
+    assert.equal(outbox.filter((event) => event.integration !== 'people' && event.state === 'queued').length, 6, "stuck's and down's events wait their turn");
+  } finally {
+    hanging.closeAllConnections();
+    await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    await sink.close();
+  }
+}));
+
 test('events queued while the hub is down, and while it is killed mid-retry, go out once it runs again', async () => {
   const bus = tempBus({});
   const sink = await receiver();
@@ -192,6 +224,41 @@ test('events queued while the hub is down, and while it is killed mid-retry, go 
       await back.close();
     }
   } finally {
+    bus.cleanup();
+  }
+});
+
+test('a hub killed while an attempt hangs: the hub that replaces it posts the event at once, not once the attempt lease runs out', async () => {
+  const bus = tempBus({});
+  const hanging: Server = createServer(() => undefined);
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const port = (hanging.address() as AddressInfo).port;
+  try {
+    const claude = agentEnv(bus, 'shop/claude', '/repos/shop');
+    register(claude);
+    register(agentEnv(bus, 'human', '~'));
+    add(bus, ['people', '--kind', 'webhook', '--url', `http://127.0.0.1:${port}/in`, '--on', 'mail:human']);
+    let posted = false;
+    hanging.on('request', () => (posted = true));
+    const first = await startHub(bus, POLL);
+    assert.equal(runCli(['send', 'caught mid-post', '--to', 'human'], { env: claude }).code, 0);
+    await waitUntil(() => posted, 'the first attempt, hanging');
+    first.process.kill('SIGKILL');
+    await first.stop();
+    hanging.closeAllConnections();
+    await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    const back = await receiver(port);
+    const second = await startHub(bus, POLL);
+    try {
+      // The attempt's lease is a minute: were it waited out, this would time out.
+      await waitUntil(() => back.received.length === 1, () => `the event, after the restart: ${runCli(['integration', 'outbox', '--json'], { env: bus.env }).stdout}`, 10_000);
+      assert.equal(JSON.parse(back.received[0]?.body ?? '{}').data.body, 'caught mid-post');
+    } finally {
+      await second.stop();
+      await back.close();
+    }
+  } finally {
+    if (hanging.listening) hanging.close();
     bus.cleanup();
   }
 });

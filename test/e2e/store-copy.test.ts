@@ -52,9 +52,11 @@ function populate(bus: TempBus): void {
   // An integration, and a delivery it took.
   assert.equal(runCli(['integration', 'add', 'github', '--kind', 'github', '--to', '{repo}'], { env: bus.env }).code, 0);
   bus.sql("INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ('github', 'd-1', '2026-12-01T00:00:00.000000Z')");
-  // An integration out, and an event queued for it by a notice.
+  // An integration out, an event queued for it by a notice (made into the outbox's row by a look at it), and one still in the intake.
   assert.equal(runCli(['integration', 'add', 'pager', '--kind', 'webhook', '--url', 'http://127.0.0.1:9/hook', '--on', 'notice:critical'], { env: bus.env }).code, 0);
   assert.equal(runCli(['channel', 'publish', 'ops', 'for the pager', '-s', 'critical'], { env: bus.env }).code, 0);
+  assert.equal(runCli(['integration', 'outbox', '--json'], { env: bus.env }).code, 0);
+  assert.equal(runCli(['channel', 'publish', 'ops', 'for the pager, later', '-s', 'critical'], { env: bus.env }).code, 0);
 }
 
 /** Every table's rows, in key order: what the two sides must agree on. */

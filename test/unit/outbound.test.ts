@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { outboundRequest } from '../../src/adapters/webhook-post.js';
-import { backoffMs, maskUrl, MAX_BACKOFF_MS, parseOn, type OutboundEvent } from '../../src/core/outbound.js';
+import { backoffMs, eventOf, mailEvents, maskUrl, MAX_BACKOFF_MS, noticeEvents, parseOn, testEvent, type OutboundEvent } from '../../src/core/outbound.js';
+import type { MessageRecord } from '../../src/model/records.js';
 import { verifyGeneric } from '../../src/core/webhook-signature.js';
 
 const mail = (body: string, urgent = false): OutboundEvent => ({
@@ -62,4 +63,28 @@ test("Slack gets text with its markup escaped; Discord content capped at 2,000 w
   const notice: OutboundEvent = { type: 'notice', id: 'n', timestamp: 't', data: { severity: 'alert', channel: 'ops', source: 'ci', title: 'Ünicode', body: 'b' } };
   const noticed = outboundRequest('ntfy', notice, '', 0);
   assert.deepEqual([noticed.headers.title, noticed.headers.priority, noticed.headers.tags], ['ALERT notice on #ops from ci: ?nicode', '4', 'notice']);
+});
+
+test('a send queues each event once for every integration that wants it, naming its message; never back to the integration that sent it; a notice is carried whole', () => {
+  const at = '2026-12-05T10:00:00.000000Z';
+  const outlets = [
+    { name: 'people', on: 'mail:human', channel: null },
+    { name: 'archive', on: 'mail:human', channel: null },
+    { name: 'results', on: 'task', channel: null },
+    { name: 'pager', on: 'notice:alert', channel: 'ops' },
+    { name: 'future', on: 'mail:human:newer-syntax', channel: null },
+  ];
+  const message = (overrides: Partial<MessageRecord>): MessageRecord =>
+    ({ messageId: 'm1', fromAgent: 'shop/claude', toAgent: 'human', body: 'hi', threadId: 't1', sentAt: at, addressedTo: 'human', fanoutId: null, toGroup: null, priority: null, taskId: null, taskState: null, ...overrides }) as MessageRecord;
+  assert.deepEqual(mailEvents([message({}), message({ messageId: 'm2', toAgent: 'shop/codex' })], outlets, at), [{ event: 'mail', message: 'm1', integrations: ['people', 'archive'], createdAt: at }]);
+  assert.deepEqual(mailEvents([message({ fromAgent: 'people' })], outlets, at), [{ event: 'mail', message: 'm1', integrations: ['archive'], createdAt: at }], "an integration's own mail never goes back to it");
+  assert.deepEqual(mailEvents([message({ toAgent: 'shop/codex', taskId: 'task-1', taskState: 'done' })], outlets, at), [{ event: 'task', message: 'm1', integrations: ['results'], createdAt: at }]);
+  const notice = { noticeId: 'n1', channel: 'ops', severity: 'critical', title: null, body: 'down', source: 'ci', priority: 5, contentHash: 'h', createdAt: at, expiresAt: at } as const;
+  const [event] = noticeEvents(notice as never, outlets, at);
+  assert.deepEqual([event?.event, event?.integrations, event?.event === 'notice' ? event.body.data.body : null], ['notice', ['pager'], 'down']);
+  assert.deepEqual(noticeEvents({ ...notice, channel: 'builds' } as never, outlets, at), [], 'another channel');
+  // A queued row's payload leaves its id out: the event id is given back as the event's id.
+  const queued = testEvent('people', at);
+  assert.equal((JSON.parse(queued.payload) as { id?: string }).id, undefined);
+  assert.deepEqual(eventOf(queued), { type: 'test', id: queued.eventId, timestamp: at, data: { body: 'agent-bus: a test delivery for people' } });
 });

@@ -1,5 +1,5 @@
 /** Mail: sending, and reading threads and the newest mail back. */
-import type { AgentRecord, MessagePriority, MessageRecord, OutboxRecord, OutletRecord, Registration } from '../../model/records.js';
+import type { AgentRecord, MessagePriority, MessageRecord, OutboundIntake, OutletRecord, Registration } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 import type { RosterQuery } from './roster.js';
 
@@ -34,7 +34,7 @@ export interface SendInput {
    * Decides, from the rows the send writes and the outbound integrations read inside the same
    * transaction, the events queued for them (written in it too). Called only when there are any.
    */
-  outbound?(records: MessageRecord[], outlets: OutletRecord[]): OutboxRecord[];
+  outbound?(records: MessageRecord[], outlets: OutletRecord[]): OutboundIntake[];
 }
 
 export interface MailPort {

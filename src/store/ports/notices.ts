@@ -1,6 +1,6 @@
 /** Notices: publish, deliver with receipts, list, acknowledge, clear. */
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
-import type { OutboxRecord, OutletRecord } from '../../model/records.js';
+import type { OutboundIntake, OutletRecord } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 
 export interface PublishNoticeInput {
@@ -10,7 +10,7 @@ export interface PublishNoticeInput {
   /** Called once with the channel's notices after the insert (the new one included): the ones to remove. Throws to refuse the publish. */
   evict(live: NoticeRecord[]): NoticeRecord[];
   /** Decides the events queued for the outbound integrations read inside the transaction, written in it too. Called only when there are any. */
-  outbound?(notice: NoticeRecord, outlets: OutletRecord[]): OutboxRecord[];
+  outbound?(notice: NoticeRecord, outlets: OutletRecord[]): OutboundIntake[];
 }
 
 /** The notices due for one session at one hook. */

@@ -53,7 +53,7 @@ export const TABLES: TableModel[] = [
   },
   {
     name: 'integrations',
-    columns: ['name', 'kind', 'target', 'channel', 'severity', 'secret', 'previous_secret', 'previous_until', 'created_at', 'url', 'on_event'],
+    columns: ['name', 'kind', 'target', 'channel', 'severity', 'secret', 'previous_secret', 'previous_until', 'created_at', 'url', 'on_event', 'held_until'],
     key: ['name'],
   },
   {
@@ -61,6 +61,7 @@ export const TABLES: TableModel[] = [
     columns: ['event_id', 'integration', 'event', 'message_id', 'payload', 'created_at', 'state', 'attempts', 'next_at', 'lease_until', 'last_status', 'last_error', 'finished_at'],
     key: ['event_id'],
   },
+  { name: 'outbox_intake', columns: ['intake_id', 'events'], key: ['intake_id'] },
   { name: 'integration_deliveries', columns: ['integration', 'delivery_id', 'received_at'], key: ['integration', 'delivery_id'] },
   { name: 'edits', columns: ['repo', 'path', 'agent', 'at'], key: ['repo', 'path', 'agent'] },
   { name: 'collisions', columns: ['repo', 'path', 'first_agent', 'second_agent', 'at'], key: ['repo', 'path', 'first_agent', 'second_agent'] },

@@ -1,11 +1,13 @@
 /** Mail on PostgreSQL: sends in batches, each batch one transaction and one INSERT where it can. */
-import type { AgentRecord, MessageRecord, OutboxRecord, OutletRecord } from '../../model/records.js';
+import { timeOrderedId } from '../../model/ids.js';
+import type { AgentRecord, MessageRecord, OutboundIntake, OutletRecord } from '../../model/records.js';
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
+import { intakeText } from '../shared/outbox-intake.js';
 import { prefixEnd } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { PostgresPool, Query } from './pool.js';
-import { outletsWith, queueWith } from './outbox.js';
+import { outletsWith } from './outbox.js';
 import { candidates, registerWith } from './roster.js';
 
 const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
@@ -21,21 +23,26 @@ async function planWith(query: Query, input: SendInput, seen: Map<string, AgentR
   return planSend(input, rows);
 }
 
-/** One statement for any number of rows: a whole fan-out, or a whole batch of sends. */
-async function insertMessages(query: Query, records: MessageRecord[]): Promise<void> {
-  if (records.length === 0) return;
+/**
+ * One statement for any number of rows (a whole fan-out, or a whole batch of sends), and for the
+ * intake row of the events they queue: one round trip.
+ */
+async function insertMessages(query: Query, records: MessageRecord[], intake: OutboundIntake[] = []): Promise<void> {
+  if (records.length === 0 && intake.length === 0) return;
   const column = <K extends keyof MessageRecord>(key: K): Array<MessageRecord[K]> => records.map((record) => record[key]);
+  const intakeParams = intake.length === 0 ? [] : [timeOrderedId(), intakeText(intake)];
   await query(
-    `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group, priority, task_id, task_state)
+    `${intake.length === 0 ? '' : 'WITH intake AS (INSERT INTO outbox_intake (intake_id, events) VALUES ($13, $14)) '}
+     INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, addressed_to, fanout_id, to_group, priority, task_id, task_state)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`,
-    [column('messageId'), column('fromAgent'), column('toAgent'), column('body'), column('threadId'), column('sentAt'), column('addressedTo'), column('fanoutId'), column('toGroup'), column('priority'), column('taskId'), column('taskState')],
+    [column('messageId'), column('fromAgent'), column('toAgent'), column('body'), column('threadId'), column('sentAt'), column('addressedTo'), column('fanoutId'), column('toGroup'), column('priority'), column('taskId'), column('taskState'), ...intakeParams],
   );
 }
 
 /** The events a send queues for the outbound integrations (read once per batch, and only when a send asks). */
 class OutboundEvents {
   private outlets: OutletRecord[] | null = null;
-  readonly pending: OutboxRecord[] = [];
+  readonly pending: OutboundIntake[] = [];
 
   constructor(private readonly query: Query) {}
 
@@ -74,11 +81,10 @@ async function writeBatch(query: Query, batch: SendInput[]): Promise<SendOutcome
     try {
       await registerWith(query, input.register, input.sentAt);
       const records = await planWith(query, input, new Map());
-      await insertMessages(query, records);
       const queued = outbound.pending.length;
       await outbound.add(input, records);
       // Queued inside the savepoint, so a send undone takes its events with it.
-      await queueWith(query, outbound.pending.splice(queued));
+      await insertMessages(query, records, outbound.pending.splice(queued));
       await query('RELEASE SAVEPOINT send');
       outcomes.push({ records });
     } catch (error) {
@@ -86,8 +92,7 @@ async function writeBatch(query: Query, batch: SendInput[]): Promise<SendOutcome
       outcomes.push({ error: error instanceof PlanRefused ? error.reason : error });
     }
   }
-  await insertMessages(query, pending);
-  await queueWith(query, outbound.pending);
+  await insertMessages(query, pending, outbound.pending);
   return outcomes;
 }
 

@@ -1,12 +1,15 @@
 /** Keeping a PostgreSQL store from growing for ever: prune, maintenance turns, a quick check. */
 import type { MaintenancePort } from '../ports/maintenance.js';
 import { TABLES } from '../ports/tables.js';
+import { expandIntake } from './outbox.js';
 import type { PostgresPool } from './pool.js';
 import { TARGET_VERSION } from './schema.js';
 
 export function postgresMaintenance(pool: PostgresPool): MaintenancePort {
   return {
     async prune(input) {
+      // Events queued for integrations out name their messages: made into the outbox before any message goes.
+      if (!input.dryRun) await expandIntake(pool);
       // What goes is QUERIES.md's "Pruning".
       return pool.transaction(
         [],

@@ -4,7 +4,7 @@ import type { ChannelCount, DueNoticesQuery, NoticeListing, NoticesPort } from '
 import { columnList, NOTICE_FIELDS, selectList, valuesList } from '../shared/columns.js';
 import { isCriticalOnly, severityRankSql } from '../shared/notices.js';
 import { LOCK, type PostgresPool, type Query } from './pool.js';
-import { outletsWith, queueWith } from './outbox.js';
+import { intakeWith, outletsWith } from './outbox.js';
 
 const NOTICE_COLUMNS = selectList(NOTICE_FIELDS, 'n');
 const SEVERITY_RANK = severityRankSql('n.severity');
@@ -65,7 +65,7 @@ export function postgresNotices(pool: PostgresPool): NoticesPort {
         await deleteNotices(query, evicted.map((notice) => notice.noticeId));
         if (input.outbound !== undefined) {
           const outlets = await outletsWith(query);
-          if (outlets.length > 0) await queueWith(query, input.outbound(input.notice, outlets));
+          if (outlets.length > 0) await intakeWith(query, input.outbound(input.notice, outlets));
         }
         return { evicted, expired };
       });

@@ -400,6 +400,17 @@ export const STEPS: PostgresStep[] = [
         until ${T} NOT NULL
       );`,
   },
+  {
+    step: 27,
+    description: "the outbox's intake (a transaction's events, one row for them all, made into the outbox's rows off the send's path), each integration's lane of events, and its hold after a failed attempt",
+    sql: `
+      ALTER TABLE integrations ADD COLUMN held_until ${T};
+      CREATE TABLE outbox_intake (intake_id ${T} PRIMARY KEY, events ${T} NOT NULL);
+      -- Read once and deleted within moments: not worth the compression a send's transaction would pay for.
+      ALTER TABLE outbox_intake ALTER COLUMN events SET STORAGE EXTERNAL;
+      DROP INDEX IF EXISTS idx_integration_outbox_of;
+      CREATE INDEX idx_integration_outbox_lane ON integration_outbox(integration, state, next_at);`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -5,12 +5,12 @@ import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { prefixEnd } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { SqliteConnection } from './driver.js';
-import { outletsNow, queueNow } from './outbox.js';
+import { BatchOutbound, intakeNow } from './outbox.js';
 import { candidates, registerNow } from './roster.js';
 
 const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
 
-function sendNow(db: SqliteConnection, input: SendInput): MessageRecord[] {
+function sendNow(db: SqliteConnection, input: SendInput, outbound: BatchOutbound): MessageRecord[] {
   registerNow(db, input.register, input.sentAt);
   const records = planSend(input, candidates(db, input.roster));
   for (const record of records) {
@@ -20,31 +20,33 @@ function sendNow(db: SqliteConnection, input: SendInput): MessageRecord[] {
       [record.messageId, record.fromAgent, record.toAgent, record.body, record.threadId, record.sentAt, record.addressedTo, record.fanoutId, record.toGroup, record.priority, record.taskId, record.taskState],
     );
   }
-  if (input.outbound !== undefined && records.length > 0) {
-    const outlets = outletsNow(db);
-    if (outlets.length > 0) queueNow(db, input.outbound(records, outlets));
-  }
+  outbound.add(input, records);
   return records;
 }
 
 export function sqliteMail(db: SqliteConnection): MailPort {
   // One send as a savepoint, so a send that fails after writing (its registration) undoes only itself.
-  const sendOne = db.savepoint((input: SendInput) => sendNow(db, input));
+  const sendOne = db.savepoint(({ input, outbound }: { input: SendInput; outbound: BatchOutbound }) => sendNow(db, input, outbound));
   const queue = new SendQueue({
     // Once the turn's I/O callbacks have run, so a hub's requests that arrived together go together.
     schedule: (flush) => setImmediate(flush),
     write: (batch) =>
       db.immediate(() => {
         const outcomes: SendOutcome[] = [];
+        const outbound = new BatchOutbound(db);
         for (const input of batch) {
+          const queued = outbound.pending.length;
           try {
-            outcomes.push({ records: input.register.length > 0 ? sendOne(input) : sendNow(db, input) });
+            outcomes.push({ records: input.register.length > 0 ? sendOne({ input, outbound }) : sendNow(db, input, outbound) });
           } catch (error) {
+            // A send undone takes its events with it: they are written with the batch's, at its end.
+            outbound.pending.length = queued;
             if (error instanceof PlanRefused) outcomes.push({ error: error.reason });
             else if (input.register.length > 0) outcomes.push({ error });
             else throw error;
           }
         }
+        intakeNow(db, outbound.pending);
         return outcomes;
       }),
   });

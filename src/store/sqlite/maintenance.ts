@@ -2,6 +2,7 @@
 import type { PruneCounts } from '../../model/records.js';
 import type { MaintenancePort } from '../ports/maintenance.js';
 import type { SqliteConnection } from './driver.js';
+import { expandIntake } from './outbox.js';
 import { TARGET_VERSION } from './schema.js';
 
 /** PRAGMA auto_vacuum's value for incremental vacuum. */
@@ -36,7 +37,10 @@ export function sqliteMaintenance(db: SqliteConnection): MaintenancePort {
         const sessions = db.run(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore]).changes;
         return { messages, threads: threads.length, notices, receipts, sessions };
       };
-      return input.dryRun ? db.deferred(work) : db.immediate(work);
+      if (input.dryRun) return db.deferred(work);
+      // Events queued for integrations out name their messages: made into the outbox before any message goes.
+      expandIntake(db);
+      return db.immediate(work);
     },
 
     async reclaimSpace() {

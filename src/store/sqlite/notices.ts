@@ -4,7 +4,7 @@ import type { ChannelCount, DueNoticesQuery, NoticeListing, NoticesPort } from '
 import { columnList, NOTICE_FIELDS, selectList, valuesList } from '../shared/columns.js';
 import { isCriticalOnly, severityRankSql } from '../shared/notices.js';
 import type { Params, SqliteConnection } from './driver.js';
-import { outletsNow, queueNow } from './outbox.js';
+import { intakeNow, outletsNow } from './outbox.js';
 
 const NOTICE_COLUMNS = selectList(NOTICE_FIELDS, 'n');
 const SEVERITY_RANK = severityRankSql('n.severity');
@@ -81,7 +81,7 @@ export function sqliteNotices(db: SqliteConnection): NoticesPort {
         for (const victim of evicted) deleteNotice(db, victim.noticeId);
         if (input.outbound !== undefined) {
           const outlets = outletsNow(db);
-          if (outlets.length > 0) queueNow(db, input.outbound(notice, outlets));
+          if (outlets.length > 0) intakeNow(db, input.outbound(notice, outlets));
         }
         return { evicted, expired };
       });

@@ -489,6 +489,18 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 27,
+    description: "the outbox's intake (a transaction's events, one row for them all, made into the outbox's rows off the send's path), each integration's lane of events, and its hold after a failed attempt",
+    apply(db) {
+      addColumns(db, 'integrations', { held_until: 'TEXT' });
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS outbox_intake (intake_id TEXT PRIMARY KEY, events TEXT NOT NULL);
+        DROP INDEX IF EXISTS idx_integration_outbox_of;
+        CREATE INDEX IF NOT EXISTS idx_integration_outbox_lane ON integration_outbox(integration, state, next_at);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -52,6 +52,21 @@ conformance('a send or a publish queues events, in its own transaction, for the 
   assert.deepEqual((await ctx.store.outboxCounts()).map((row) => [row.integration, row.queued]), [['pager', 1], ['people', 2]]);
 });
 
+conformance('a mail event is made from its message when it is taken; a prune that removes the message first makes the event before it goes', async (ctx) => {
+  await outbound(ctx);
+  const sent = await ctx.bus.mail.send({ from: 'shop/claude', to: 'human', body: 'for the person, then pruned' });
+  // Read and a month old: the prune takes the message, before anything read the outbox.
+  ctx.paths.sql(`UPDATE messages SET read_at = '2020-01-01T00:00:00.000000Z', sent_at = '2020-01-01T00:00:00.000000Z' WHERE message_id = '${sent.message_id}'`);
+  const pruned = await ctx.store.prune({ mailBefore: stamp(), now: stamp(), sessionsEndedBefore: stamp(-86_400_000), dryRun: false });
+  assert.equal(pruned.messages, 1);
+  const [event] = await ctx.store.outbox({ limit: 5 });
+  const payload = JSON.parse(event?.payload ?? '{}') as { type: string; data: { message_id: string; body: string; from: string; to: string } };
+  assert.deepEqual(
+    [event?.integration, event?.messageId, payload.type, payload.data.message_id, payload.data.body, payload.data.from, payload.data.to],
+    ['people', sent.message_id, 'mail', sent.message_id, 'for the person, then pruned', 'shop/claude', 'human'],
+  );
+});
+
 conformance('several processes claiming at once take each event once; an attempt holds it until its lease runs out', async (ctx) => {
   await outbound(ctx);
   for (let i = 0; i < 12; i++) await ctx.bus.mail.send({ from: 'shop/claude', to: 'human', body: `mail ${i}` });
@@ -70,6 +85,10 @@ conformance('several processes claiming at once take each event once; an attempt
     const again = await others[0]?.claimOutbox(stamp(61_000), stamp(120_000), 50);
     assert.equal(again?.length, 12);
     assert.ok(again?.every((event) => event.attempts === 2));
+    // A worker that replaced one known gone lets the attempts' leases go: taken again at once.
+    assert.equal(await ctx.store.releaseAttemptLeases(), 12);
+    const atOnce = await ctx.store.claimOutbox(stamp(62_000), stamp(120_000), 50);
+    assert.ok(atOnce.length === 12 && atOnce.every((event) => event.attempts === 3));
   } finally {
     for (const store of others) await store.close();
   }
@@ -106,6 +125,31 @@ conformance('an attempt settles as due again, failed, or delivered (the copy del
   const weekOn = 8 * 86_400_000;
   assert.equal(await ctx.store.finishOutbox(fourth?.eventId as string, { state: 'delivered', at: stamp(weekOn), status: 200 }, stamp(weekOn - 7 * 86_400_000)), true);
   assert.deepEqual((await ctx.store.outbox({ limit: 5 })).map((event) => event.eventId), [fourth?.eventId]);
+});
+
+conformance("each integration is a lane: taken up to the limit each; an attempt due again holds its integration's other events until then, and a delivery lets it go", async (ctx) => {
+  await outbound(ctx);
+  await ctx.bus.integrations.add({ name: 'archive', kind: 'webhook', url: 'http://127.0.0.1:9/archive', on: 'mail:human' }, 'operator');
+  for (let i = 0; i < 3; i++) await ctx.bus.mail.send({ from: 'shop/claude', to: 'human', body: `mail ${i}` });
+  const lease = stamp(60_000);
+  const first = await ctx.store.claimOutbox(stamp(), lease, 2);
+  assert.deepEqual(first.map((event) => event.integration).sort(), ['archive', 'archive', 'people', 'people'], 'two of each lane');
+  const [failing, delivering] = first.filter((event) => event.integration === 'people');
+  assert.ok(failing && delivering);
+  const backoff = stamp(5_000);
+  assert.equal(await ctx.store.finishOutbox(failing.eventId, { state: 'queued', nextAt: backoff, status: null, error: 'connection refused' }, stamp(-1)), true);
+  const whileHeld = await ctx.store.claimOutbox(stamp(1_000), lease, 10);
+  assert.deepEqual(whileHeld.map((event) => event.integration), ['archive'], "the held integration's third event waits; the other lane's is taken");
+  assert.equal(await ctx.store.nextOutboxDue(), backoff, 'due when the hold ends');
+  assert.equal(await ctx.store.finishOutbox(delivering.eventId, { state: 'delivered', at: stamp(), status: 200 }, stamp(-1)), true);
+  const released = await ctx.store.claimOutbox(stamp(1_000), lease, 10);
+  assert.deepEqual(released.map((event) => [event.integration, event.attempts]), [['people', 1]], 'a delivery lets the integration go (the failed event still waits for its backoff)');
+  // Integrations whose attempts this process has under way are left out, of what is taken and of when it is due.
+  await ctx.bus.mail.send({ from: 'shop/claude', to: 'human', body: 'one more' });
+  assert.notEqual(await ctx.store.nextOutboxDue(['archive', 'people']), null, 'events still in the intake are due once any integration is free');
+  assert.equal((await ctx.store.outbox({ limit: 20 })).length, 8, 'the intake made into rows');
+  assert.equal(await ctx.store.nextOutboxDue(['archive', 'people']), null);
+  assert.deepEqual((await ctx.store.claimOutbox(stamp(1_000), lease, 10, ['people'])).map((event) => event.integration), ['archive']);
 });
 
 conformance('the worker lease is held by one process at a time, renewed by it, taken when it runs out or its holder is gone, and let go', async (ctx) => {
