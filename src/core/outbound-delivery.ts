@@ -1,9 +1,10 @@
 /**
  * Delivering the outbox: due events are taken under a lease, posted (by the adapter handed in), and
  * settled: delivered, due again after a backoff, or failed after a day of tries or a permanent
- * refusal. Each integration's posts run side by side, and integrations beside each other, so a
- * hanging receiver holds up only its own events, and never a send (the send only queued them). One long-running process at a time serves the outbox, under a
- * lease in the store; any may run one pass (`integration test` does).
+ * refusal. Each integration is a lane: its posts run side by side, beside the other lanes', so a
+ * hanging receiver holds up only its own events, and never a send (the send only queued them). One
+ * long-running process at a time serves the outbox, under a lease in the store; `integration test`
+ * posts its one event itself.
  */
 import { integrationRow } from './integration-rows.js';
 import type { AuditSink } from './audit-sink.js';
@@ -63,12 +64,6 @@ export class OutboundDelivery {
 
   private nowMs(): number {
     return Math.floor(this.clock.nowMicros() / 1000);
-  }
-
-  /** One pass: the due events of each integration not `busy` taken, posted side by side, each settled. */
-  async deliverDue(busy: readonly string[] = []): Promise<Settled[]> {
-    const lanes = await this.takeDue(busy);
-    return (await Promise.all([...lanes.values()].map((entries) => this.settleLane(entries)))).flat();
   }
 
   /** The due events of each integration not `busy`, taken under an attempt's lease, by integration. */

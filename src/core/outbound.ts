@@ -5,8 +5,8 @@
  * themselves are made by an adapter; this decides, it never posts.
  */
 import { InvalidInputError } from '../model/errors.js';
-import { timeOrderedId } from '../model/ids.js';
 import type { NoticeRecord, Severity } from '../model/notices.js';
+import { queuedRow } from '../model/outbound-event.js';
 import { quoted } from '../model/quote.js';
 import type { MessageRecord, OutboundIntake, OutboxRecord, OutletRecord } from '../model/records.js';
 import { nameProblem } from './names.js';
@@ -113,21 +113,7 @@ export function noticeEvents(notice: NoticeRecord, outlets: OutletRecord[], at: 
 
 /** The event `integration test` sends, queued and taken at once. */
 export function testEvent(integration: string, at: string): OutboxRecord {
-  return {
-    eventId: timeOrderedId(),
-    integration,
-    event: 'test',
-    messageId: null,
-    payload: JSON.stringify({ type: 'test', timestamp: at, data: { body: `agent-bus: a test delivery for ${integration}` } }),
-    createdAt: at,
-    state: 'queued',
-    attempts: 0,
-    nextAt: at,
-    leaseUntil: null,
-    lastStatus: null,
-    lastError: null,
-    finishedAt: null,
-  };
+  return queuedRow(integration, 'test', null, JSON.stringify({ type: 'test', timestamp: at, data: { body: `agent-bus: a test delivery for ${integration}` } }), at);
 }
 
 /** How long an event is tried before it is marked failed. */

@@ -1,9 +1,30 @@
 /**
- * What receivers of an outbound mail or task event get of the message it is about. Made when the
- * event is taken from the outbox's intake, from the message as stored: the intake names the message
- * rather than copying it, so a send pays for its body once.
+ * An outbound event as it is queued: a fresh outbox row, and what receivers of a mail or task event
+ * get of the message it is about. That is made when the event is taken from the outbox's intake, from
+ * the message as stored: the intake names the message rather than copying it, so a send pays for its
+ * body once.
  */
-import type { MessageRecord } from './records.js';
+import { timeOrderedId } from './ids.js';
+import type { MessageRecord, OutboxRecord } from './records.js';
+
+/** An event queued for one integration, due at once, never tried: with an event id of its own. */
+export function queuedRow(integration: string, event: string, messageId: string | null, payload: string, createdAt: string): OutboxRecord {
+  return {
+    eventId: timeOrderedId(),
+    integration,
+    event,
+    messageId,
+    payload,
+    createdAt,
+    state: 'queued',
+    attempts: 0,
+    nextAt: createdAt,
+    leaseUntil: null,
+    lastStatus: null,
+    lastError: null,
+    finishedAt: null,
+  };
+}
 
 export function messageEventData(record: MessageRecord, event: 'mail' | 'task'): Record<string, unknown> {
   const data: Record<string, unknown> = {

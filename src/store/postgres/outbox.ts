@@ -31,8 +31,8 @@ export async function intakeWith(query: Query, entries: OutboundIntake[]): Promi
 
 /**
  * The intake made into outbox rows, a round at a time, before the outbox is read or taken from (and
- * before a prune). Rows
- * another process is making already are skipped: they appear when it commits, and its NOTIFY says so.
+ * before a prune). Rows another process is making already are skipped: they appear when it commits,
+ * and its NOTIFY says so.
  */
 export async function expandIntake(pool: PostgresPool, rounds = Number.POSITIVE_INFINITY): Promise<void> {
   // Most reads find it empty: answered without a transaction.

@@ -406,8 +406,6 @@ export const STEPS: PostgresStep[] = [
     sql: `
       ALTER TABLE integrations ADD COLUMN held_until ${T};
       CREATE TABLE outbox_intake (intake_id ${T} PRIMARY KEY, events ${T} NOT NULL);
-      -- Read once and deleted within moments: not worth the compression a send's transaction would pay for.
-      ALTER TABLE outbox_intake ALTER COLUMN events SET STORAGE EXTERNAL;
       DROP INDEX IF EXISTS idx_integration_outbox_of;
       CREATE INDEX idx_integration_outbox_lane ON integration_outbox(integration, state, next_at);`,
   },

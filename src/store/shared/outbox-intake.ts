@@ -4,8 +4,7 @@
  * them, so an integration out costs a send next to nothing. Before the outbox is read or taken from,
  * the intake is made into one outbox row per event and integration, each with its own event id.
  */
-import { timeOrderedId } from '../../model/ids.js';
-import { messageEventData } from '../../model/outbound-event.js';
+import { messageEventData, queuedRow } from '../../model/outbound-event.js';
 import type { MessageRecord, OutboundIntake, OutboxRecord } from '../../model/records.js';
 
 /** How many intake rows one round makes into outbox rows (one transaction each). */
@@ -51,22 +50,7 @@ export function outboxRows(entries: OutboundIntake[], live: ReadonlySet<string>,
       if (entry.event === 'mail') messageId = entry.message;
     }
     for (const integration of entry.integrations) {
-      if (!live.has(integration)) continue;
-      rows.push({
-        eventId: timeOrderedId(),
-        integration,
-        event: entry.event,
-        messageId,
-        payload,
-        createdAt: entry.createdAt,
-        state: 'queued',
-        attempts: 0,
-        nextAt: entry.createdAt,
-        leaseUntil: null,
-        lastStatus: null,
-        lastError: null,
-        finishedAt: null,
-      });
+      if (live.has(integration)) rows.push(queuedRow(integration, entry.event, messageId, payload, entry.createdAt));
     }
   }
   return rows;
