@@ -34,15 +34,15 @@ async function seed(location: BusLocation): Promise<void> {
       `INSERT INTO notices (notice_id, channel, severity, title, body, source, priority, content_hash, created_at, expires_at)
        VALUES (@noticeId, @channel, @severity, @title, @body, @source, @priority, @contentHash, @createdAt, @expiresAt)`,
     );
-    db.transaction(() => {
+    db.immediate(() => {
       for (let index = 0; index < LIVE_NOTICES; index++) {
         const slot = index % CHANNELS;
         const channel = slot === 0 ? null : slot === 1 ? 'brain' : slot === 2 ? 'amygdala' : `ch-${slot}`;
         // One in fifty is critical, one in five an alert, the rest info.
         const severity = index % 50 === 0 ? 'critical' : index % 5 === 0 ? 'alert' : 'info';
-        insert.run(buildNotice({ channel, severity, message: `notice ${index}: replica lag on db-${index % 13} is ${index % 9}s`, ttl: '4h' }, nowMicros()));
+        insert.run({ ...buildNotice({ channel, severity, message: `notice ${index}: replica lag on db-${index % 13} is ${index % 9}s`, ttl: '4h' }, nowMicros()) });
       }
-    })();
+    });
     await bus.roster.register(registrationsFor('bench-repo/claude', location.home, true));
   } finally {
     await seeding.close();

@@ -98,9 +98,9 @@ async function seedReservations(location: BusLocation, rows: SeededRow[]): Promi
     const now = nowMicros();
     const since = formatStamp(now);
     const until = formatStamp(now + 4 * 3_600_000_000);
-    db.transaction(() => {
-      for (const [index, row] of rows.entries()) insert.run(timeOrderedId(), row.repo, row.holder, row.pattern, index % 3 === 0 ? `ticket ${index}` : null, since, until, patternAnchor(row.pattern));
-    })();
+    db.immediate(() => {
+      for (const [index, row] of rows.entries()) insert.run([timeOrderedId(), row.repo, row.holder, row.pattern, index % 3 === 0 ? `ticket ${index}` : null, since, until, patternAnchor(row.pattern)]);
+    });
   } finally {
     await seeding.close();
   }

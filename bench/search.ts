@@ -6,7 +6,7 @@
  * against the same sends with no index kept.
  */
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
+import { connectSqlite } from '../src/store/sqlite/driver.js';
 import pg from 'pg';
 import { openBus, openStoreAt } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
@@ -77,7 +77,7 @@ async function assertIndexHolds(location: BusLocation, sends: number): Promise<v
       await client.end();
     }
   } else {
-    const db = new Database(location.db, { readonly: true });
+    const db = connectSqlite(location.db, { readonly: true });
     try {
       rows = (db.prepare('SELECT COUNT(*) AS n FROM message_search').get() as { n: number }).n;
     } finally {

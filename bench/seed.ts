@@ -17,7 +17,7 @@
  * has read yet.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqliteConnection } from '../src/store/sqlite/driver.js';
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { formatStamp } from '../src/model/clock.js';
@@ -87,7 +87,7 @@ function repoName(index: number): string {
   return `repo${String(index).padStart(4, '0')}`;
 }
 
-export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedResult {
+export function seedLargeBus(db: SqliteConnection, options: SeedOptions): SeedResult {
   const started = Date.now();
   const random = prng(20_260_101);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
@@ -127,7 +127,7 @@ export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedR
     toGroup: string | null,
     claimedBy: string | null,
   ): void => {
-    insertMessage.run(randomUUID(), from, to, body, thread, sentAt, readAt, readAt, addressedTo, fanoutId, toGroup, claimedBy);
+    insertMessage.run([randomUUID(), from, to, body, thread, sentAt, readAt, readAt, addressedTo, fanoutId, toGroup, claimedBy]);
     written++;
     if (readAt === null) unread++;
     if (written >= nextProgress) {
@@ -138,8 +138,8 @@ export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedR
   };
 
   // A big page cache for the load only: random UUID keys touch every page of the primary-key index.
-  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
-  db.pragma('cache_size = -262144');
+  const cacheSize = db.pragma('cache_size') as number;
+  db.exec('PRAGMA cache_size = -262144');
   db.exec('BEGIN IMMEDIATE');
   try {
     const registeredAt = stamp(startMicros - 30 * DAY_MICROS);
@@ -150,11 +150,11 @@ export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedR
       for (const client of CLIENTS) {
         const lastSeen = stamp(nowMicros - random() * 3 * DAY_MICROS);
         const address = `${repo}/${client}`;
-        insertAgent.run(address, `/home/dev/src/${repo}`, registeredAt, lastSeen, repo, client, null);
+        insertAgent.run([address, `/home/dev/src/${repo}`, registeredAt, lastSeen, repo, client, null]);
         agents.push(address);
         for (let s = 1; s <= SESSIONS[client]; s++) {
           const session = `${address}-${s}`;
-          insertAgent.run(session, `/home/dev/src/${repo}`, registeredAt, lastSeen, repo, null, null);
+          insertAgent.run([session, `/home/dev/src/${repo}`, registeredAt, lastSeen, repo, null, null]);
           agents.push(session);
           sessions.push(session);
         }
@@ -248,7 +248,7 @@ export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedR
     }
     db.exec('COMMIT');
     progress('checkpointing the WAL');
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     return {
       agents: agents.length,
       messages: written,
@@ -262,7 +262,7 @@ export function seedLargeBus(db: Database.Database, options: SeedOptions): SeedR
     if (db.inTransaction) db.exec('ROLLBACK');
     throw error;
   } finally {
-    db.pragma(`cache_size = ${cacheSize}`);
+    db.exec(`PRAGMA cache_size = ${cacheSize}`);
   }
 }
 

@@ -7,7 +7,9 @@
 // Why: hooks and `inbox` start a fresh process at every turn of every agent.
 // Resolving and compiling dozens of ES modules was most of their start-up;
 // CommonJS bundles skip the ES module loader, and the code cache skips
-// compiling. better-sqlite3's JavaScript is bundled; its addon loads from node_modules.
+// compiling. SQLite is Node.js's own where it has one (22.13 and later); the better-sqlite3 driver
+// (its JavaScript and our adapter) is a bundle of its own, loaded only where it is the driver, and
+// its compiled addon loads from node_modules.
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -58,6 +60,13 @@ const lazyStringWidth = {
 common.plugins = [lazyStringWidth];
 
 await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
+// The better-sqlite3 driver: loaded only where it is the SQLite driver in use (Node.js 20, or
+// AGENT_BUS_SQLITE_DRIVER=better-sqlite3). better-sqlite3 is an optional dependency: where npm could
+// not build it (no compiler, on a Node.js with SQLite built in) it is not installed, and there is no
+// such bundle; the driver then says what is missing if it is ever asked for.
+const addonInstalled = existsSync(resolve('node_modules', 'better-sqlite3', 'package.json'));
+if (addonInstalled) await build({ ...common, entryPoints: ['src/store/sqlite/addon-driver.ts'], outfile: `${outdir}/sqlite-addon.cjs` });
+else console.log('better-sqlite3 is not installed (an optional dependency): SQLite is Node.js\'s own, node:sqlite');
 // The brain's refresh (a YAML parser, an HTTP client): hooks load it only when a refresh is due.
 await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outdir}/brain-refresh.cjs` });
 // The PostgreSQL engine and its driver: loaded only when AGENT_BUS_DB is a postgres:// URL.
@@ -160,6 +169,16 @@ try {
     input: '{}',
   });
   if (engineRun.status !== 0) throw new Error(`warm-up of the PostgreSQL engine failed (${engineRun.status}): ${engineRun.stderr}`);
+  // The addon driver's bundle, where the addon is built: a hook run on it compiles its open and statement paths.
+  if (addonInstalled && existsSync(resolve('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))) {
+    const addonRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
+      env: { ...env, AGENT_BUS_BUILD_CODE_CACHE: 'engine', AGENT_BUS_SQLITE_DRIVER: 'better-sqlite3', AGENT_BUS_NAME: 'warmup/claude', AGENT_BUS_REPO: scratch },
+      cwd: scratch,
+      encoding: 'utf8',
+      input: '{}',
+    });
+    if (addonRun.status !== 0 || !existsSync(resolve(outdir, 'sqlite-addon.cjs.v8cache'))) throw new Error(`warm-up of the better-sqlite3 driver failed (${addonRun.status}): ${addonRun.stderr}`);
+  }
   // The remote hooks: each run against a stand-in hub that answers as a hub does, so the cache covers the whole request.
   const hub = createServer((req, res) => {
     req.resume();

@@ -11,7 +11,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { connectSqlite } from '../src/store/sqlite/driver.js';
 import { randomFrom } from './seeded-random.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -136,9 +136,9 @@ if (postgres) {
   stored = new Set((await client.query<{ message_id: string }>('SELECT message_id FROM messages')).rows.map((row) => row.message_id));
   await client.end();
 } else {
-  const db = new Database(env.AGENT_BUS_DB as string, { readonly: true });
+  const db = connectSqlite(env.AGENT_BUS_DB as string, { readonly: true });
   stored = new Set((db.prepare('SELECT message_id FROM messages').all() as Array<{ message_id: string }>).map((row) => row.message_id));
-  integrity = String((db.pragma('integrity_check') as Array<{ integrity_check: string }>)[0]?.integrity_check);
+  integrity = String(db.pragmaRows<{ integrity_check: string }>('integrity_check')[0]?.integrity_check);
   db.close();
 }
 const lost = acknowledged.filter((id) => !stored.has(id)).length;

@@ -10,6 +10,9 @@
  * The copies are installed side by side (compiling better-sqlite3 takes one
  * core a minute or two each), then the suites run one after the other.
  *
+ * `--omit-addon VERSION` (a version to run on, too) installs that version's copy without the optional better-sqlite3 addon
+ * (`npm ci --omit=optional`), as a user with no compiler has it: its suite runs on `node:sqlite` alone.
+ *
  * `--fetch-only` puts the binaries in place and prints their paths, one a line.
  * `--prepare-into DIR` only installs the copies, into DIR/<version>, so CI can
  * do it while other work runs; `--prepared DIR` then runs the suites in them.
@@ -87,8 +90,9 @@ function runAsync(command: string, args: string[], options: { cwd: string; env: 
 /** Marks a copy whose install finished and whose addon loads: the suite may run in it. */
 const READY = '.agent-bus-node-ready';
 
-/** A copy of the working tree in `copy`, installed with Node.js `version` (npm ci, the addon compiled for it). */
+/** A copy of the working tree in `copy`, installed with Node.js `version` (npm ci, the addon compiled for it unless omitted). */
 async function prepare(version: string, copy: string): Promise<void> {
+  const withAddon = !omitAddon.includes(version);
   const folder = nodeFolder(version);
   mkdirSync(copy, { recursive: true });
   copyWorkingTree(ROOT, copy);
@@ -98,9 +102,15 @@ async function prepare(version: string, copy: string): Promise<void> {
   const reported = spawnSync('node', ['-p', 'process.versions.node'], { ...options, encoding: 'utf8' }).stdout.trim();
   if (reported !== version) throw new Error(`node on PATH is ${reported}, not ${version}`);
   console.log(`== installing a copy for Node.js ${version} (${copy}) ==`);
-  if ((await runAsync('npm', ['ci', '--no-audit', '--no-fund'], options)) !== 0) throw new Error(`npm ci with Node.js ${version} failed`);
-  // The addon is the one compiled for this Node.js, or the suite would not be testing it.
-  if (run('node', ['-e', "new (require('better-sqlite3'))(':memory:').close()"], options) !== 0) throw new Error(`better-sqlite3 does not load on Node.js ${version}`);
+  const started = Date.now();
+  if ((await runAsync('npm', ['ci', '--no-audit', '--no-fund', ...(withAddon ? [] : ['--omit=optional'])], options)) !== 0) throw new Error(`npm ci with Node.js ${version} failed`);
+  console.log(`== installed the copy for Node.js ${version} ${withAddon ? 'with' : 'without'} the addon in ${Math.round((Date.now() - started) / 1000)} s ==`);
+  if (withAddon) {
+    // The addon is the one compiled for this Node.js, or the suite would not be testing it.
+    if (run('node', ['-e', "new (require('better-sqlite3'))(':memory:').close()"], options) !== 0) throw new Error(`better-sqlite3 does not load on Node.js ${version}`);
+  } else if (existsSync(join(copy, 'node_modules', 'better-sqlite3'))) {
+    throw new Error(`the copy for Node.js ${version} was to have no addon, but better-sqlite3 is installed`);
+  }
   writeFileSync(join(copy, READY), `${version}\n`);
 }
 
@@ -137,9 +147,11 @@ function option(name: string): string | undefined {
 const args = process.argv.slice(2);
 const prepareInto = option('--prepare-into');
 const prepared = option('--prepared');
+const omitAddon = args.filter((_arg, index) => args[index - 1] === '--omit-addon');
+// A version named by --omit-addon is one to run on as well.
 const versions = args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? ''));
 if (versions.length === 0) {
-  console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] VERSION...');
+  console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] [--omit-addon VERSION]... VERSION...');
   process.exit(2);
 }
 if (args.includes('--fetch-only')) {

@@ -12,6 +12,7 @@ import { retentionDaysOf } from './adapters/dot-env.js';
 import { systemProcessTable } from './adapters/procs.js';
 import { openStore } from './store/open.js';
 import { sqliteFileLock } from './store/sqlite/file-lock.js';
+import { sqliteDriverName } from './store/sqlite/driver.js';
 import { requireBundle } from './adapters/bundles.js';
 import type { Store } from './store/ports.js';
 import { mayWake, wakeRecipients } from './wake/dispatch.js';
@@ -23,6 +24,7 @@ export function openStoreAt(database: string, env: Env = process.env, poolMax?: 
   return openStore(database, {
     connectTimeoutMs: setting(env, 'AGENT_BUS_PG_CONNECT_TIMEOUT') * 1000,
     busyTimeoutMs: setting(env, 'AGENT_BUS_BUSY_TIMEOUT') * 1000,
+    sqliteDriver: sqliteDriverName(setting(env, 'AGENT_BUS_SQLITE_DRIVER')),
     requireBundle,
     ...(poolMax === undefined ? {} : { poolMax }),
   });
@@ -88,7 +90,7 @@ export function openBusHere(env: Env = process.env, options: BusHere = {}): Bus 
  * append lock (a SQLite file's lock beside the log), rotated at AGENT_BUS_AUDIT_MAX_BYTES.
  */
 export function openAuditLog(path: string, env: Env = process.env): AuditLog {
-  return new AuditLog(path, { lock: () => sqliteFileLock(`${path}.lock`), maxBytes: setting(env, 'AGENT_BUS_AUDIT_MAX_BYTES') });
+  return new AuditLog(path, { lock: () => sqliteFileLock(`${path}.lock`, { driver: sqliteDriverName(setting(env, 'AGENT_BUS_SQLITE_DRIVER')), requireBundle }), maxBytes: setting(env, 'AGENT_BUS_AUDIT_MAX_BYTES') });
 }
 
 /**

@@ -77,6 +77,11 @@ export const SETTING_HELP = [
     meaning: "seconds a writer waits for another process's lock before it gives up and says so; default {AGENT_BUS_BUSY_TIMEOUT}",
   },
   {
+    names: ['AGENT_BUS_SQLITE_DRIVER'],
+    usedBy: 'everything (SQLite)',
+    meaning: '`builtin` (Node.js\'s own `node:sqlite`, 22.13 and later) or `better-sqlite3` (the compiled addon); default {AGENT_BUS_SQLITE_DRIVER}: the built-in one wherever this Node.js has it',
+  },
+  {
     names: ['AGENT_BUS_FANOUT_MAX_IDLE_DAYS'],
     usedBy: 'senders',
     meaning: 'skip clients idle this many days in repo-wide and `*` sends when a fresher repo-mate exists; default {AGENT_BUS_FANOUT_MAX_IDLE_DAYS}, 0 disables',

@@ -91,6 +91,8 @@ export const SETTINGS = {
   AGENT_BUS_AUDIT_MAX_BYTES: { kind: 'bytes', default: 0 },
   AGENT_BUS_RETENTION_DAYS: { kind: 'whole-or-off' },
   AGENT_BUS_BUSY_TIMEOUT: { kind: 'number', default: 30, min: 0 },
+  // `auto`: node:sqlite where this Node.js has it (22.13 and later), the better-sqlite3 addon elsewhere.
+  AGENT_BUS_SQLITE_DRIVER: { kind: 'choice', default: 'auto', choices: ['auto', 'builtin', 'better-sqlite3'] },
   AGENT_BUS_FANOUT_MAX_IDLE_DAYS: { kind: 'whole', default: 14, min: 0 },
   AGENT_BUS_MAX_BODY_BYTES: { kind: 'whole', default: 64 * 1024, min: 1 },
   AGENT_BUS_CHANNELS: { kind: 'channels' },

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isPostgresUrl } from '../model/locations.js';
 import type { ChangeFeed, Store } from './ports.js';
+import type { SqliteDriverName } from './sqlite/driver.js';
 import { SqliteStore } from './sqlite/store.js';
 
 export interface StoreOptions {
@@ -18,6 +19,8 @@ export interface StoreOptions {
   poolMax?: number;
   /** How long a SQLite writer waits for another's lock before it gives up. */
   busyTimeoutMs?: number;
+  /** The SQLite driver (AGENT_BUS_SQLITE_DRIVER's choice unless told). */
+  sqliteDriver?: SqliteDriverName;
   /** How to load the engine's bundle (the CLI's, with its code cache); plain require by default. */
   requireBundle?: (path: string) => unknown;
 }
@@ -93,7 +96,13 @@ function lazyStore(location: string, load: () => Promise<Store>): Store {
 }
 
 export function openStore(location: string, options: StoreOptions): Store {
-  if (!isPostgresUrl(location)) return new SqliteStore(location, options.busyTimeoutMs);
+  if (!isPostgresUrl(location)) {
+    return new SqliteStore(location, {
+      ...(options.busyTimeoutMs === undefined ? {} : { timeoutMs: options.busyTimeoutMs }),
+      ...(options.sqliteDriver === undefined ? {} : { driver: options.sqliteDriver }),
+      ...(options.requireBundle === undefined ? {} : { requireBundle: options.requireBundle }),
+    });
+  }
   return lazyStore(shownUrl(location), async () => {
     const { PostgresStore } = await loadPostgres(options.requireBundle);
     return new PostgresStore(location, { connectTimeoutMs: options.connectTimeoutMs, poolMax: options.poolMax ?? 4 });

@@ -46,8 +46,11 @@ test("the hooks' bundles carry the store, the core and the dialects, nothing hea
     for (const heavy of ['@modelcontextprotocol', 'zod', 'jsonc-parser', 'smol-toml', 'picocolors', 'require("node:http")', 'require("http")', 'undici', 'yaml/dist', 'YAMLParseError']) {
       assert.ok(!source.includes(heavy), `${hook} must not bundle ${heavy}`);
     }
-    assert.ok(source.includes('better-sqlite3'), `${hook} bundles the store`);
+    assert.ok(source.includes('INSERT INTO messages') || source.includes('FROM messages'), `${hook} bundles the store`);
+    // The addon driver (better-sqlite3's JavaScript, by its constructor's parameter) is a bundle of its own.
+    assert.ok(!source.includes('filenameGiven'), `${hook} must not bundle better-sqlite3`);
   }
+  assert.ok(readFileSync(join(BIN, 'sqlite-addon.cjs'), 'utf8').includes('filenameGiven'), 'the addon driver has a bundle of its own');
   const refresh = readFileSync(join(BIN, 'brain-refresh.cjs'), 'utf8');
   assert.ok(refresh.includes('YAMLParseError') && refresh.includes('node:http'), 'the refresh bundle has what the hooks leave out');
 });
@@ -74,10 +77,60 @@ test('the PostgreSQL engine and its driver are in a bundle of their own, which n
       return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
     };
     const onSqlite = run({});
-    assert.ok(onSqlite.some((file) => file.endsWith('better_sqlite3.node')), `the trace works: ${onSqlite.join(', ')}`);
+    assert.ok(onSqlite.some((file) => file.endsWith('better_sqlite3.node') || file === 'builtin:node:sqlite'), `the trace works: ${onSqlite.join(', ')}`);
     assert.ok(!onSqlite.some((file) => file.includes('store-postgres') || /node_modules\/pg/.test(file)), onSqlite.join('\n'));
     const onPostgres = run({ AGENT_BUS_DB: 'postgres://nobody@127.0.0.1:1/none', AGENT_BUS_HOME: bus.folder, AGENT_BUS_PG_CONNECT_TIMEOUT: '0.2' });
     assert.ok(onPostgres.some((file) => file.endsWith('store-postgres.cjs')), 'a postgres:// URL loads the engine');
+  } finally {
+    bus.cleanup();
+  }
+});
+
+/** A Node.js with SQLite built in: this one, or the other one CI names (AGENT_BUS_TEST_OTHER_NODE); null when neither has it. */
+function nodeWithBuiltinSqlite(): string | null {
+  const candidates = [process.execPath, process.env.AGENT_BUS_TEST_OTHER_NODE ?? ''].filter((node) => node !== '' && existsSync(node));
+  return candidates.find((node) => spawnSync(node, ['-p', "process.getBuiltinModule('node:sqlite') ? 'yes' : 'no'"], { encoding: 'utf8' }).stdout.trim() === 'yes') ?? null;
+}
+
+const builtinNode = nodeWithBuiltinSqlite();
+const addonBuilt = existsSync(join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
+
+test('on a Node.js with SQLite built in, the hooks load no addon at all, only node:sqlite', { skip: builtinNode === null ? 'needs Node.js 22.13 or later (this one, or AGENT_BUS_TEST_OTHER_NODE)' : false }, () => {
+  const bus = tempBus();
+  const trace = join(bus.dir, 'loads.txt');
+  try {
+    const env = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir, AGENT_BUS_TRACE_LOADS: trace };
+    const payload = JSON.stringify({ session_id: 's-1', cwd: bus.dir, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(bus.dir, 'a.ts') } });
+    register(env);
+    assert.equal(runCli(['send', 'mail to take', '--to', 'shop/claude', '--name', 'human'], { env: bus.env }).code, 0);
+    for (const hook of ['hook-session-start', 'hook-user-prompt', 'hook-pre-tool', 'hook-stop']) {
+      writeFileSync(trace, '');
+      const result = spawnSync(builtinNode as string, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), hook, '--client', 'claude'], { env, input: payload, encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stderr, '', `${hook} writes no warning`);
+      const loads = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      assert.ok(loads.includes('builtin:node:sqlite'), `${hook} opened the store through node:sqlite: ${loads.join(', ')}`);
+      assert.ok(!loads.some((file) => file.endsWith('.node')), `${hook} loaded an addon: ${loads.join(', ')}`);
+      assert.ok(!loads.some((file) => file.endsWith('sqlite-addon.cjs')), `${hook} read the addon driver's bundle`);
+    }
+    // The mail was taken by the prompt hook, through the built-in driver.
+    assert.deepEqual(bus.rows<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE read_at IS NULL AND delivered_at IS NULL"), [{ n: 0 }]);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('on the addon driver, a hook loads its bundle and the addon, and never node:sqlite', { skip: addonBuilt && spawnSync(process.execPath, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))})`]).status === 0 ? false : 'the addon is not built for this Node.js' }, () => {
+  const bus = tempBus();
+  const trace = join(bus.dir, 'loads.txt');
+  try {
+    const env = { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_TRACE_LOADS: trace, AGENT_BUS_SQLITE_DRIVER: 'better-sqlite3' };
+    const result = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], { env, input: '{}', encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    const loads = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    assert.ok(loads.some((file) => file.endsWith('better_sqlite3.node')), loads.join(', '));
+    assert.ok(loads.some((file) => file.endsWith('sqlite-addon.cjs')), loads.join(', '));
+    assert.ok(!loads.includes('builtin:node:sqlite'), loads.join(', '));
   } finally {
     bus.cleanup();
   }
@@ -100,7 +153,7 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
     run('hook-session-start', payload);
     for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-pre-tool']) {
       const loads = run(hook, payload);
-      assert.ok(loads.some((file) => file.endsWith('better_sqlite3.node')), `the trace saw ${hook} open the store`);
+      assert.ok(loads.some((file) => file.endsWith('better_sqlite3.node') || file === 'builtin:node:sqlite'), `the trace saw ${hook} open the store`);
       assert.ok(!loads.includes('node:crypto'), `${hook} loaded node:crypto: ${loads.join(', ')}`);
       assert.ok(!loads.includes('node:http'), `${hook} on this machine's bus loaded node:http`);
     }
@@ -116,8 +169,8 @@ test('a hook that finds an empty inbox never loads node:crypto, whose start-up c
     assert.ok(remoteLoads.includes('node:net'), `a remote hook asks the hub: ${remoteLoads.join(', ')}`);
     assert.ok(remoteLoads.some((file) => file.endsWith('hook-user-prompt.remote.cjs')) && !remoteLoads.some((file) => file.endsWith('hook-user-prompt.cjs')), `the remote bundle, not the bus's: ${remoteLoads.join(', ')}`);
     const remoteBundle = readFileSync(join(BIN, 'commands', 'hook-user-prompt.remote.cjs'), 'utf8');
-    assert.ok(!remoteBundle.includes('better-sqlite3') && !remoteBundle.includes('deliverInbox'), 'the remote hook bundle holds none of the bus');
-    assert.ok(!remoteLoads.some((file) => file.endsWith('better_sqlite3.node') || file.includes('store-postgres') || file === 'node:crypto' || file === 'node:http'), remoteLoads.join(', '));
+    assert.ok(!remoteBundle.includes('filenameGiven') && !remoteBundle.includes('connectSqlite') && !remoteBundle.includes('deliverInbox'), 'the remote hook bundle holds none of the bus');
+    assert.ok(!remoteLoads.some((file) => file.endsWith('.node') || file === 'builtin:node:sqlite' || file.includes('store-postgres') || file === 'node:crypto' || file === 'node:http'), remoteLoads.join(', '));
     // And the trace does see it when a hook has mail to take (the lease, the audit's hash).
     const sent = runCli(['send', 'a task', '--to', 'shop/claude', '--name', 'human'], { env: bus.env });
     assert.equal(sent.code, 0, sent.stderr);

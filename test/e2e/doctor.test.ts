@@ -1,4 +1,5 @@
 /** `agent-bus doctor`: a healthy bus passes; each kind of damage is named with its fix, and exits 1. */
+import { hasBuiltinSqlite } from '../../src/store/sqlite/driver.js';
 import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,6 +64,9 @@ test('doctor: a healthy wired bus passes every check and exits 0', () => {
     for (const finding of wiring) assert.equal(finding.level, 'ok', finding.detail);
     assert.match(report.checks.find((finding) => finding.check === 'store')?.detail ?? '', ON_POSTGRES ? /^PostgreSQL .*integrity ok/ : /^SQLite .*integrity ok/);
     assert.match(text, /^ok {4}versions: agent-bus \S+ on Node\.js/m);
+    // The SQLite driver this Node.js uses: its own where it has one.
+    const builtin = hasBuiltinSqlite();
+    if (!ON_POSTGRES) assert.match(text, builtin ? /^ok {4}versions: .*, SQLite through Node\.js's built-in node:sqlite$/m : /^ok {4}versions: .*, SQLite through the better-sqlite3 addon$/m);
     assert.match(text, /all is well/);
   } finally {
     bus.cleanup();

@@ -3,7 +3,7 @@
  * temp folder, and drives the built CLI as a real subprocess.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { connectSqlite } from '../../src/store/sqlite/driver.js';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -135,7 +135,7 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: En
         psql(database.url, statement);
         return;
       }
-      const sqlite = new Database(db);
+      const sqlite = connectSqlite(db);
       try {
         sqlite.exec(statement);
       } finally {
@@ -144,7 +144,7 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: En
     },
     rows<T>(query: string): T[] {
       if (database) return JSON.parse(psql(database.url, `SELECT coalesce(json_agg(t), '[]'::json) FROM (${query}) t`).trim() || '[]') as T[];
-      const sqlite = new Database(db, { readonly: true });
+      const sqlite = connectSqlite(db, { readonly: true });
       try {
         return sqlite.prepare(query).all() as T[];
       } finally {

@@ -6,6 +6,8 @@ import { registrationsFor } from '../../src/core/roster.js';
 import { busSettings } from '../../src/core/settings.js';
 import { systemProcessTable } from '../../src/adapters/procs.js';
 import { openStore } from '../../src/store/open.js';
+import { sqliteDriverName } from '../../src/store/sqlite/driver.js';
+import { setting } from '../../src/model/settings.js';
 import { ManualClock } from '../../src/model/clock.js';
 import type { Store } from '../../src/store/ports.js';
 import { tempBus, type Engine, type TempBus } from './bus-env.js';
@@ -26,7 +28,7 @@ export interface CoreBus {
 
 export async function coreBus(env: NodeJS.ProcessEnv = {}, engine: Engine = 'sqlite', liveness?: SessionLiveness): Promise<CoreBus> {
   const paths = tempBus(env, { engine });
-  const store = openStore(paths.db, { connectTimeoutMs: 5000 });
+  const store = openStore(paths.db, { connectTimeoutMs: 5000, sqliteDriver: sqliteDriverName(setting(paths.env, 'AGENT_BUS_SQLITE_DRIVER')) });
   const clock = new ManualClock();
   const bus = new Bus(store, openAuditLog(paths.audit, paths.env), busSettings(paths.env), { liveness: () => liveness ?? livenessFrom(systemProcessTable()), clock });
   return {

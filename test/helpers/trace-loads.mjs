@@ -1,6 +1,8 @@
 // Preloaded with `node --import` by the bundle test: appends every file the process loads through
-// require, every addon it loads itself (process.dlopen, as the SQLite driver does), and every file it
-// reads whole (how the CLI loads its bundles), to $AGENT_BUS_TRACE_LOADS.
+// require, every addon it loads itself (process.dlopen, as the SQLite addon driver does), every
+// built-in module it asks for by name (process.getBuiltinModule, as the built-in SQLite driver does,
+// traced as "builtin:<name>"), and every file it reads whole (how the CLI loads its bundles), to
+// $AGENT_BUS_TRACE_LOADS.
 import Module from 'node:module';
 import fs from 'node:fs';
 
@@ -24,6 +26,11 @@ const dlopen = process.dlopen;
 process.dlopen = function tracedDlopen(module, file, ...rest) {
   log(file);
   return dlopen.apply(this, [module, file, ...rest]);
+};
+const getBuiltinModule = process.getBuiltinModule;
+process.getBuiltinModule = function tracedBuiltin(id) {
+  log(`builtin:${id}`);
+  return getBuiltinModule.apply(this, [id]);
 };
 const readFileSync = fs.readFileSync;
 fs.readFileSync = function tracedRead(path, ...rest) {

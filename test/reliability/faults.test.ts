@@ -61,7 +61,7 @@ test('a database locked past AGENT_BUS_BUSY_TIMEOUT: the CLI says so and that no
     // Another process takes the write lock and holds it.
     const holder = spawn(
       process.execPath,
-      ['-e', `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(bus.db)}); db.exec('BEGIN IMMEDIATE'); process.stdout.write('held\\n'); setTimeout(() => db.exec('COMMIT'), 60000);`],
+      ['--import', 'tsx', '-e', `const { connectSqlite } = require('./src/store/sqlite/driver.ts'); const db = connectSqlite(${JSON.stringify(bus.db)}); db.exec('BEGIN IMMEDIATE'); process.stdout.write('held\\n'); setTimeout(() => db.exec('COMMIT'), 60000);`],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {

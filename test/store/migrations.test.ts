@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
+import { connectSqlite, type SqliteConnection } from '../../src/store/sqlite/driver.js';
 import { openAuditLog } from '../../src/runtime.js';
 import { Bus } from '../../src/core/bus.js';
 import { SchemaTooNewError, StoreUnavailableError } from '../../src/model/errors.js';
@@ -99,9 +99,9 @@ function fixtureSql(name: FixtureName): string {
 }
 
 /** Write a fixture to `path` the way the Python program left it, with an optional change on top. */
-function buildFixture(path: string, name: FixtureName, tweak?: (db: Database.Database) => void): void {
+function buildFixture(path: string, name: FixtureName, tweak?: (db: SqliteConnection) => void): void {
   mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = connectSqlite(path);
   try {
     db.exec(fixtureSql(name));
     tweak?.(db);
@@ -117,23 +117,23 @@ function privateBus(): TempBus {
   return bus;
 }
 
-function fixtureBus(name: FixtureName, tweak?: (db: Database.Database) => void): TempBus {
+function fixtureBus(name: FixtureName, tweak?: (db: SqliteConnection) => void): TempBus {
   const bus = privateBus();
   buildFixture(bus.db, name, tweak);
   return bus;
 }
 
-function tableColumns(db: Database.Database, table: string): string[] {
+function tableColumns(db: SqliteConnection, table: string): string[] {
   return (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((row) => row.name);
 }
 
-function tables(db: Database.Database): string[] {
+function tables(db: SqliteConnection): string[] {
   return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map(
     (row) => row.name,
   );
 }
 
-function indexes(db: Database.Database): string[] {
+function indexes(db: SqliteConnection): string[] {
   return (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'idx_%' ORDER BY name").all() as Array<{
       name: string;
@@ -154,7 +154,7 @@ interface Snapshot {
  * those columns of those tables (the columns a database had before migrating).
  */
 function snapshot(path: string, only?: Record<string, string[]>): Snapshot {
-  const db = new Database(path, { fileMustExist: true });
+  const db = connectSqlite(path);
   try {
     const present = tables(db).filter((table) => table in ORDER_BY);
     const names = only ? Object.keys(only) : present;
@@ -166,8 +166,8 @@ function snapshot(path: string, only?: Record<string, string[]>): Snapshot {
       rows[table] = db.prepare(`SELECT ${list.join(', ')} FROM ${table} ORDER BY ${ORDER_BY[table]}`).all() as Row[];
     }
     return {
-      version: db.pragma('user_version', { simple: true }) as number,
-      journal: db.pragma('journal_mode', { simple: true }) as string,
+      version: db.pragma('user_version') as number,
+      journal: db.pragma('journal_mode') as string,
       columns,
       rows,
       indexes: indexes(db),
@@ -178,9 +178,9 @@ function snapshot(path: string, only?: Record<string, string[]>): Snapshot {
 }
 
 function userVersion(path: string): number {
-  const db = new Database(path, { fileMustExist: true });
+  const db = connectSqlite(path);
   try {
-    return db.pragma('user_version', { simple: true }) as number;
+    return db.pragma('user_version') as number;
   } finally {
     db.close();
   }
@@ -322,7 +322,7 @@ for (const spec of FIXTURES) {
       const before = snapshot(bus.db);
       const store = new SqliteStore(bus.db);
       try {
-        assert.equal(store.connection.pragma('user_version', { simple: true }), TARGET_VERSION);
+        assert.equal(store.connection.pragma('user_version'), TARGET_VERSION);
         const roster = await store.roster(() => []);
         assert.deepEqual(roster.agents.map((agent) => agent.name), spec.agents);
       } finally {
@@ -502,7 +502,7 @@ test('a brand-new database is created at the target version, private, without a 
     const db = join(outer, 'agent-bus', 'bus.db');
     const store = new SqliteStore(db);
     try {
-      assert.equal(store.connection.pragma('user_version', { simple: true }), TARGET_VERSION);
+      assert.equal(store.connection.pragma('user_version'), TARGET_VERSION);
       assert.equal(mode(outer), 0o700, 'every created folder is 0700');
       assert.equal(mode(dirname(db)), 0o700);
       assert.equal(mode(db), 0o600);
@@ -524,7 +524,7 @@ function newerEpochBus(journal: 'wal' | 'delete'): TempBus {
       CREATE TABLE mailboxes (address TEXT PRIMARY KEY, kind TEXT NOT NULL);
       PRAGMA user_version = 2001;
     `);
-    db.pragma(`journal_mode = ${journal}`);
+    db.exec(`PRAGMA journal_mode = ${journal}`);
   });
 }
 
@@ -703,7 +703,7 @@ test('an older program keeps working on a migrated 0.6 database; its bare-repo m
     assert.equal(userVersion(bus.db), TARGET_VERSION);
 
     const oldIds = ['0d2f6b8e-91a4-4c37-b5e0-7c3a9f14d2b6', '6a9c4e21-3f7b-4d08-a2c5-e81b0f93d7a4'];
-    const old = new Database(bus.db, { fileMustExist: true, timeout: 30_000 });
+    const old = connectSqlite(bus.db, { timeoutMs: 30_000 });
     try {
       // The way 0.4 wrote mail: only the step-1 columns, to the bare repo name.
       old
@@ -711,7 +711,7 @@ test('an older program keeps working on a migrated 0.6 database; its bare-repo m
           `INSERT INTO messages (message_id, from_agent, to_agent, body, thread_id, sent_at, read_at, delivered_at)
            VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)`,
         )
-        .run(oldIds[0], 'repo-b', 'repo-a', 'written by an old agent-bus', '5d0e7a3c-b2f1-4c69-8e47-19a6d3c0f852', '2025-03-05T08:00:00.000001Z');
+        .run([oldIds[0], 'repo-b', 'repo-a', 'written by an old agent-bus', '5d0e7a3c-b2f1-4c69-8e47-19a6d3c0f852', '2025-03-05T08:00:00.000001Z']);
       // The way 0.6 names its columns (none of ours), still to the bare repo name.
       old
         .prepare(
@@ -719,14 +719,14 @@ test('an older program keeps working on a migrated 0.6 database; its bare-repo m
                                  addressed_to, fanout_id, to_group, claimed_by)
            VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL, NULL)`,
         )
-        .run(oldIds[1], 'human', 'repo-a', 'also from an old agent-bus', '5d0e7a3c-b2f1-4c69-8e47-19a6d3c0f852', '2025-03-05T08:00:01.000002Z', 'repo-a');
+        .run([oldIds[1], 'human', 'repo-a', 'also from an old agent-bus', '5d0e7a3c-b2f1-4c69-8e47-19a6d3c0f852', '2025-03-05T08:00:01.000002Z', 'repo-a']);
       // And registers an agent the 0.6 way.
       old
         .prepare(
           `INSERT INTO agents (name, repo_path, registered_at, last_seen, group_name, client, topic)
            VALUES (?, ?, ?, ?, ?, ?, NULL)`,
         )
-        .run('repo-e/claude', '/home/dev/src/repo-e', '2025-03-05T08:00:02.000003Z', '2025-03-05T08:00:02.000003Z', 'repo-e', 'claude');
+        .run(['repo-e/claude', '/home/dev/src/repo-e', '2025-03-05T08:00:02.000003Z', '2025-03-05T08:00:02.000003Z', 'repo-e', 'claude']);
     } finally {
       old.close();
     }
@@ -742,14 +742,14 @@ test('an older program keeps working on a migrated 0.6 database; its bare-repo m
     }
 
     // The old program reads back what the new one wrote, naming its columns.
-    const reader = new Database(bus.db, { fileMustExist: true, readonly: true });
+    const reader = connectSqlite(bus.db, { readonly: true });
     try {
       const rows = reader
         .prepare(
           `SELECT message_id, from_agent, to_agent, body, thread_id, sent_at, read_at, delivered_at
              FROM messages WHERE message_id IN (?, ?) ORDER BY message_id`,
         )
-        .all(...oldIds) as Row[];
+        .all(oldIds) as Row[];
       assert.equal(rows.length, 2);
       for (const row of rows) {
         assert.equal(row.to_agent, 'repo-a', 'left addressed as written');

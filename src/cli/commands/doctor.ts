@@ -15,7 +15,8 @@ import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../adapters/paths.js';
 import { privacyProblems } from '../../adapters/privacy.js';
-import { isSettingName, SETTINGS, settingProblem, WAKE_COMMAND_VARIABLES, type Env } from '../../model/settings.js';
+import { isSettingName, setting, SETTINGS, settingProblem, WAKE_COMMAND_VARIABLES, type Env } from '../../model/settings.js';
+import { sqliteDriverName, type SqliteDriverName } from '../../store/sqlite/driver.js';
 import { errorLine, quoted } from '../../model/quote.js';
 import { closeMatches } from '../../core/similarity.js';
 import type { BusClient } from '../../client/bus-client.js';
@@ -49,7 +50,7 @@ export const run: CommandRunner = async (args, io) => {
     findings.push(finding);
   };
   const paths = busPaths(io.env);
-  add(versions());
+  add(versions(paths.database.engine === 'sqlite' ? sqliteDriverName(setting(io.env, 'AGENT_BUS_SQLITE_DRIVER')) : null));
   findings.push(...settingsHealth(io.env));
   // This machine's store is looked at from the inside; a hub's from here, by asking it who this machine is.
   const client = openClient(io.env, { cwd: io.cwd, as: null });
@@ -93,10 +94,13 @@ export const run: CommandRunner = async (args, io) => {
   return failed === 0 ? 0 : 1;
 };
 
-function versions(): Finding {
+/** How each SQLite driver is named to a person. */
+const DRIVER_SHOWN: Record<SqliteDriverName, string> = { builtin: "Node.js's built-in node:sqlite", 'better-sqlite3': 'the better-sqlite3 addon' };
+
+function versions(driver: SqliteDriverName | null): Finding {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const supported = SUPPORTED_NODE.some(([wantMajor, wantMinor]) => major === wantMajor && minor >= wantMinor);
-  const detail = `agent-bus ${version()} on Node.js ${process.versions.node}`;
+  const detail = `agent-bus ${version()} on Node.js ${process.versions.node}${driver === null ? '' : `, SQLite through ${DRIVER_SHOWN[driver]}`}`;
   return supported
     ? { check: 'versions', level: 'ok', detail }
     : { check: 'versions', level: 'fail', detail: `${detail}, which agent-bus does not support`, fix: 'use Node.js 20.19+, 22.12+ or 24, then reinstall agent-bus with it' };

@@ -1,13 +1,17 @@
 /**
- * The one module that knows SQLite's driver (better-sqlite3): opening a file through its addon,
- * statements prepared once per connection and reused, transactions and pragmas. The rest of the
- * engine reaches SQLite only through a `SqliteConnection`, so the driver can be swapped here alone.
+ * The seam between the SQLite engine and the driver under it: `node:sqlite`, built into Node.js
+ * 22.13 and later (builtin-driver.ts), or the better-sqlite3 addon on Node.js 20 (addon-driver.ts).
+ * A driver opens a file and prepares statements; everything above that (statements kept per
+ * connection, transactions, savepoints, pragmas, what a busy lock looks like) is here, once, so
+ * both drivers behave alike and one database file is used by either. The rest of the engine
+ * reaches SQLite only through a `SqliteConnection`.
  */
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { settingDefault } from '../../model/settings.js';
+import { StoreUnavailableError } from '../../model/errors.js';
+import { setting, settingDefault } from '../../model/settings.js';
+import { builtinDriver, builtinSqlite } from './builtin-driver.js';
 
 /** How long a writer waits for the lock before giving up, in milliseconds, unless AGENT_BUS_BUSY_TIMEOUT says. */
 export const BUSY_TIMEOUT_MS = settingDefault('AGENT_BUS_BUSY_TIMEOUT') * 1000;
@@ -22,45 +26,124 @@ export interface SqliteStatement {
   all(params?: Params): unknown[];
 }
 
-/** The driver's own handle on a database, for tests and benchmarks that seed or inspect one directly. */
-export type RawSqlite = Database.Database;
+/** A driver's prepared statement. */
+export interface DriverStatement extends SqliteStatement {
+  iterate(params?: Params): IterableIterator<unknown>;
+}
 
-/** What a migration step needs of a connection: a script run, a table's rows read. The driver's handle has it too. */
+/** A driver's open database: what the seam builds a connection from. */
+export interface DriverDatabase {
+  prepare(sql: string): DriverStatement;
+  exec(sql: string): void;
+  close(): void;
+  readonly isOpen: boolean;
+  readonly inTransaction: boolean;
+}
+
+export interface OpenOptions {
+  timeoutMs: number;
+  readonly: boolean;
+}
+
+/** The SQLite drivers, as AGENT_BUS_SQLITE_DRIVER names them. */
+export type SqliteDriverName = 'builtin' | 'better-sqlite3';
+
+export interface SqliteDriver {
+  readonly name: SqliteDriverName;
+  open(path: string, options: OpenOptions): DriverDatabase;
+}
+
+/** What a migration step needs of a connection: a script run, a table's rows read. */
 export interface SchemaConnection {
   exec(sql: string): unknown;
   prepare(sql: string): { all(): unknown[] };
 }
 
-let addonPath: string | null | undefined;
-
-const ADDON = join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-
-/**
- * The compiled SQLite addon, located directly: better-sqlite3's own lookup
- * searches a dozen paths, and module resolution walks folders, on every start,
- * and every hook pays for start-up. This file sits three folders below the
- * package root (src/store/sqlite, dist/store/sqlite, dist/bin/commands), so
- * the addon is in the package's node_modules or, when npm hoisted it, beside
- * the package.
- */
-export function nativeBinding(): string | undefined {
-  if (addonPath === undefined) {
-    const here = import.meta.dirname;
-    const candidates = [join(here, '..', '..', '..', 'node_modules', ADDON), join(here, '..', '..', '..', '..', ADDON)];
-    addonPath = candidates.find((candidate) => existsSync(candidate)) ?? null;
-    if (addonPath === null) {
-      try {
-        addonPath = createRequire(import.meta.filename).resolve(ADDON);
-      } catch {
-        addonPath = null;
-      }
-    }
-  }
-  return addonPath ?? undefined;
+export interface ConnectOptions {
+  /** How long to wait for another connection's lock (BUSY_TIMEOUT_MS unless told). */
+  timeoutMs?: number;
+  readonly?: boolean;
+  /** The driver; AGENT_BUS_SQLITE_DRIVER's choice unless told. */
+  driver?: SqliteDriverName;
+  /** How to load the addon driver's bundle (the CLI's, with its code cache); plain require by default. */
+  requireBundle?: (path: string) => unknown;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+type AddonModule = typeof import('./addon-driver.js');
+
+/** The addon driver's bundle, beside the command bundles' folder (scripts/bundle.mjs). */
+export const ADDON_DRIVER_BUNDLE = 'sqlite-addon.cjs';
+
+let addonModule: AddonModule | undefined;
+
+function isMissingModule(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND';
+}
+
+const NO_ADDON =
+  'the SQLite addon (better-sqlite3) is not installed, and it is the driver this Node.js needs: install a C++ compiler and Python and run ' +
+  "'npm rebuild better-sqlite3' where agent-bus is installed, or run agent-bus on Node.js 22.13 or later, whose SQLite is built in";
+
+/** The addon driver's module, loaded once: its own bundle when the program runs from its bundles. */
+function loadAddon(requireBundle?: (path: string) => unknown): AddonModule {
+  if (addonModule !== undefined) return addonModule;
+  const here = import.meta.filename;
+  // A command bundle lives in dist/bin/commands; the driver's bundle beside that folder.
+  const bundled = join(dirname(here), '..', ADDON_DRIVER_BUNDLE);
+  let loaded: AddonModule;
+  try {
+    if (existsSync(bundled)) loaded = (requireBundle ?? createRequire(here))(bundled) as AddonModule;
+    else {
+      // Not bundled: a name the bundler cannot follow, so no command bundle takes the addon in.
+      const name = ['./addon-driver', existsSync(join(dirname(here), 'addon-driver.ts')) ? '.ts' : '.js'].join('');
+      loaded = createRequire(here)(name) as AddonModule;
+    }
+  } catch (error) {
+    if (isMissingModule(error)) throw new StoreUnavailableError(NO_ADDON);
+    throw error;
+  }
+  // Bundled, better-sqlite3's JavaScript is in the driver's bundle; the compiled addon may still be missing.
+  if (loaded.nativeBinding() === undefined && existsSync(bundled)) throw new StoreUnavailableError(NO_ADDON);
+  addonModule = loaded;
+  return loaded;
+}
+
+/** The drivers that work here: the built-in one where this Node.js has it, the addon where it is built for this Node.js. */
+export function availableSqliteDrivers(): SqliteDriverName[] {
+  const available: SqliteDriverName[] = hasBuiltinSqlite() ? ['builtin'] : [];
+  try {
+    loadAddon().addonDriver.open(':memory:', { timeoutMs: 0, readonly: false }).close();
+    available.push('better-sqlite3');
+  } catch {
+    // Not installed, or built for another Node.js.
+  }
+  return available;
+}
+
+/** Whether this Node.js has SQLite built in (and it loads). */
+export function hasBuiltinSqlite(): boolean {
+  return builtinSqlite() !== null;
+}
+
+/**
+ * The driver a connection uses: the one named, or AGENT_BUS_SQLITE_DRIVER's, or (unset, `auto`)
+ * the built-in one wherever this Node.js has it and the addon elsewhere.
+ */
+export function sqliteDriverName(wanted: string = setting(process.env, 'AGENT_BUS_SQLITE_DRIVER')): SqliteDriverName {
+  if (wanted === 'builtin' || wanted === 'better-sqlite3') return wanted;
+  return hasBuiltinSqlite() ? 'builtin' : 'better-sqlite3';
+}
+
+function driverFor(name: SqliteDriverName, requireBundle?: (path: string) => unknown): SqliteDriver {
+  if (name === 'better-sqlite3') return loadAddon(requireBundle).addonDriver;
+  if (!hasBuiltinSqlite()) {
+    throw new StoreUnavailableError(
+      `AGENT_BUS_SQLITE_DRIVER is builtin, but Node.js ${process.versions.node} has no built-in SQLite (node:sqlite, in Node.js 22.13 and later): ` +
+        'unset it to use the better-sqlite3 addon',
+    );
+  }
+  return builtinDriver;
 }
 
 /**
@@ -69,7 +152,7 @@ function describe(error: unknown): string {
  * paragraph. Null for any other failure.
  */
 export function addonMismatch(error: unknown, addon: string | undefined, nodeVersion: string): string | null {
-  const message = describe(error);
+  const message = error instanceof Error ? error.message : String(error);
   const versions = /NODE_MODULE_VERSION\s+(\d+)\.\s+This\s+version\s+of\s+Node\.js\s+requires\s+NODE_MODULE_VERSION\s+(\d+)/.exec(message);
   if (!versions) return null;
   // <root>/node_modules/better-sqlite3/build/Release/better_sqlite3.node: npm rebuild runs in <root>.
@@ -80,34 +163,25 @@ export function addonMismatch(error: unknown, addon: string | undefined, nodeVer
   );
 }
 
-export interface ConnectOptions {
-  /** How long to wait for another connection's lock (BUSY_TIMEOUT_MS unless told). */
-  timeoutMs?: number;
-  readonly?: boolean;
-}
-
-let addon: object | undefined;
-
 /**
- * The addon found above, loaded once and handed to better-sqlite3 as the loaded module (which it
- * takes in place of a path): given a path, it goes through require(), whose resolving of an
- * absolute path costs a hook more than loading the addon does.
+ * What to say when the driver itself cannot be used (the addon compiled for another Node.js):
+ * null when the failure is the file's, not the driver's.
  */
-function loadedAddon(path: string): object {
-  if (addon === undefined) {
-    const module = { exports: {} };
-    process.dlopen(module, path);
-    addon = module.exports;
-  }
-  return addon;
+function driverProblem(error: unknown, driver: SqliteDriverName): string | null {
+  if (driver !== 'better-sqlite3' || addonModule === undefined) return null;
+  return addonMismatch(error, addonModule.nativeBinding(), process.versions.node);
 }
 
-/** A connection to the file at `path` through the addon found above. */
+/** A connection to the file at `path`. */
 export function connectSqlite(path: string, options: ConnectOptions = {}): SqliteConnection {
-  const binding = nativeBinding();
-  // Its types name only a path; the loaded module is the documented other form.
-  const nativeOption = binding ? { nativeBinding: loadedAddon(binding) as unknown as string } : {};
-  return new SqliteConnection(new Database(path, { timeout: options.timeoutMs ?? BUSY_TIMEOUT_MS, ...(options.readonly ? { readonly: true } : {}), ...nativeOption }));
+  const name = sqliteDriverName(options.driver);
+  const driver = driverFor(name, options.requireBundle);
+  try {
+    return new SqliteConnection(driver.open(path, { timeoutMs: options.timeoutMs ?? BUSY_TIMEOUT_MS, readonly: options.readonly ?? false }), name);
+  } catch (error) {
+    const problem = driverProblem(error, name);
+    throw problem === null ? error : new StoreUnavailableError(problem);
+  }
 }
 
 /** Whether a failure is SQLite saying another connection holds the lock (or a snapshot it cannot upgrade). */
@@ -115,18 +189,21 @@ export function isBusy(error: unknown): boolean {
   return String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
 }
 
+/** The savepoint a transaction inside another runs as. */
+const SAVEPOINT = 'agent_bus_nested';
+
 /** One connection: the statements it has prepared, kept for as long as it is open. */
 export class SqliteConnection {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, DriverStatement>();
 
-  constructor(private readonly db: Database.Database) {}
-
-  get raw(): RawSqlite {
-    return this.db;
-  }
+  constructor(
+    private readonly db: DriverDatabase,
+    /** The driver under it. */
+    readonly driver: SqliteDriverName,
+  ) {}
 
   get isOpen(): boolean {
-    return this.db.open;
+    return this.db.isOpen;
   }
 
   get inTransaction(): boolean {
@@ -135,6 +212,10 @@ export class SqliteConnection {
 
   /** The statement for `sql`, prepared the first time it is asked for. */
   statement(sql: string): SqliteStatement {
+    return this.kept(sql);
+  }
+
+  private kept(sql: string): DriverStatement {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       prepared = this.db.prepare(sql);
@@ -149,15 +230,15 @@ export class SqliteConnection {
   }
 
   all<T>(sql: string, params: Params = {}): T[] {
-    return this.statement(sql).all(params) as T[];
+    return this.kept(sql).all(params) as T[];
   }
 
   get<T>(sql: string, params: Params = {}): T | undefined {
-    return this.statement(sql).get(params) as T | undefined;
+    return this.kept(sql).get(params) as T | undefined;
   }
 
   run(sql: string, params: Params = {}): { changes: number } {
-    return this.statement(sql).run(params);
+    return this.kept(sql).run(params);
   }
 
   /** The rows of a statement one at a time, for a read too large to hold at once (not kept prepared). */
@@ -169,24 +250,57 @@ export class SqliteConnection {
     this.db.exec(sql);
   }
 
-  /** A pragma's single value (`PRAGMA name`). */
+  /** A pragma's single value (`PRAGMA name`): the first column of its first row. */
   pragma(name: string): unknown {
-    return this.db.pragma(name, { simple: true });
+    const row = this.kept(`PRAGMA ${name}`).get() as Record<string, unknown> | undefined;
+    return row === undefined ? undefined : Object.values(row)[0];
   }
 
   /** A pragma's rows (a check's findings, say). */
   pragmaRows<T>(name: string): T[] {
-    return this.db.pragma(name) as T[];
+    return this.db.prepare(`PRAGMA ${name}`).all() as T[];
+  }
+
+  /**
+   * `work` in a transaction begun by `begin`, or, inside one already, as a savepoint: committed
+   * (released) when it returns, rolled back when it throws. A failed COMMIT is rolled back too.
+   */
+  private transaction<T>(begin: string, work: () => T): T {
+    if (this.db.inTransaction) return this.nested(work);
+    this.kept(begin).run();
+    try {
+      const result = work();
+      this.kept('COMMIT').run();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.kept('ROLLBACK').run();
+      throw error;
+    }
+  }
+
+  private nested<T>(work: () => T): T {
+    this.kept(`SAVEPOINT ${SAVEPOINT}`).run();
+    try {
+      const result = work();
+      this.kept(`RELEASE ${SAVEPOINT}`).run();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) {
+        this.kept(`ROLLBACK TO ${SAVEPOINT}`).run();
+        this.kept(`RELEASE ${SAVEPOINT}`).run();
+      }
+      throw error;
+    }
   }
 
   /** `work` in a transaction that holds the write lock from its start (BEGIN IMMEDIATE). */
   immediate<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+    return this.transaction('BEGIN IMMEDIATE', work);
   }
 
   /** `work` in a transaction that takes the write lock only if it writes (BEGIN DEFERRED): one snapshot for its reads. */
   deferred<T>(work: () => T): T {
-    return this.db.transaction(work).deferred();
+    return this.transaction('BEGIN DEFERRED', work);
   }
 
   /**
@@ -205,11 +319,11 @@ export class SqliteConnection {
 
   /** `work` as a function that runs as a savepoint inside a transaction (a transaction of its own outside one). */
   savepoint<A, T>(work: (argument: A) => T): (argument: A) => T {
-    return this.db.transaction(work);
+    return (argument) => this.transaction('BEGIN', () => work(argument));
   }
 
   close(): void {
     this.statements.clear();
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 }

@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { connectSqlite } from './driver.js';
+import { connectSqlite, type ConnectOptions } from './driver.js';
 
 /** How long an appender waits for the lock: every holder holds it for one write. */
 const WAIT_MS = 10_000;
@@ -17,7 +17,7 @@ export interface FileLock {
   close(): void;
 }
 
-export function sqliteFileLock(path: string): FileLock {
+export function sqliteFileLock(path: string, options: Pick<ConnectOptions, 'driver' | 'requireBundle'> = {}): FileLock {
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     try {
@@ -28,7 +28,7 @@ export function sqliteFileLock(path: string): FileLock {
   }
   // Rollback journal (the default): BEGIN IMMEDIATE takes the file's reserved lock, and with
   // nothing written no journal file is ever made beside it.
-  const db = connectSqlite(path, { timeoutMs: WAIT_MS });
+  const db = connectSqlite(path, { ...options, timeoutMs: WAIT_MS });
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   return {

@@ -8,13 +8,13 @@ import { composedOf } from '../shared/compose.js';
 import { sqliteBrain } from './brain.js';
 import { sqliteChanges } from './changes.js';
 import { sqliteCopy } from './copy.js';
-import type { RawSqlite, SqliteConnection } from './driver.js';
+import type { SqliteConnection } from './driver.js';
 import { sqliteFollow } from './follow.js';
 import { sqliteInbox } from './inbox.js';
 import { sqliteMail } from './mail.js';
 import { sqliteMaintenance } from './maintenance.js';
 import { sqliteNotices } from './notices.js';
-import { openSqlite } from './open.js';
+import { openSqlite, type SqliteOpenOptions } from './open.js';
 import { sqliteOverview } from './overview.js';
 import { sqliteReceipts } from './receipts.js';
 import { sqliteRoster } from './roster.js';
@@ -57,11 +57,11 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
 
 export class SqliteStore extends composedOf<Store>() {
   /** The underlying connection, for migrations tests and benchmarks that seed data. */
-  readonly connection: RawSqlite;
+  readonly connection: SqliteConnection;
 
-  constructor(location: string, busyTimeoutMs?: number) {
-    const db = openSqlite(location, busyTimeoutMs);
+  constructor(location: string, options: SqliteOpenOptions = {}) {
+    const db = openSqlite(location, options);
     super(sqlitePorts(location, db));
-    this.connection = db.raw;
+    this.connection = db;
   }
 }

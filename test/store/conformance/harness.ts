@@ -7,16 +7,29 @@ import { nowMicros, nowStamp } from '../../../src/model/clock.js';
 import type { SessionLiveness } from '../../../src/core/liveness.js';
 import { readAudit, type Engine } from '../../helpers/bus-env.js';
 import { coreBus, type CoreBus } from '../../helpers/core-bus.js';
+import { availableSqliteDrivers, sqliteDriverName } from '../../../src/store/sqlite/driver.js';
 
 export type { CoreBus } from '../../helpers/core-bus.js';
 
 export const ENGINES: Engine[] = ['sqlite', 'postgres'];
 
-/** One case, run once per engine. */
+/**
+ * The stores a case runs on: SQLite on this Node.js's own driver, SQLite on the other driver
+ * where both work here (Node.js 22 and 24 with the addon built), and PostgreSQL.
+ */
+const drivers = availableSqliteDrivers();
+const defaultDriver = sqliteDriverName('auto');
+const VARIANTS: Array<{ label: string; engine: Engine; env: NodeJS.ProcessEnv }> = [
+  { label: 'sqlite', engine: 'sqlite', env: {} },
+  ...drivers.filter((driver) => driver !== defaultDriver).map((driver) => ({ label: `sqlite-${driver}`, engine: 'sqlite' as const, env: { AGENT_BUS_SQLITE_DRIVER: driver } })),
+  { label: 'postgres', engine: 'postgres', env: {} },
+];
+
+/** One case, run once per engine (and on SQLite, once per driver that works here). */
 export function conformance(name: string, work: (ctx: CoreBus) => Promise<void>, env: NodeJS.ProcessEnv = {}, liveness?: SessionLiveness): void {
-  for (const engine of ENGINES) {
-    test(`${engine}: ${name}`, async () => {
-      const ctx = await coreBus(env, engine, liveness);
+  for (const variant of VARIANTS) {
+    test(`${variant.label}: ${name}`, async () => {
+      const ctx = await coreBus({ ...env, ...variant.env }, variant.engine, liveness);
       try {
         await work(ctx);
       } finally {
