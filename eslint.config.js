@@ -60,7 +60,7 @@ function tier(folder, extra = { patterns: [], packages: [], message: '' }) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'bench/results.json', 'clients/'] },
+  { ignores: ['dist/', 'node_modules/', 'bench/results.json', 'bench/results-node-*.json', 'clients/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -45,6 +45,12 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * factor) / factor;
 }
 
+/**
+ * Thrown by a section that cannot be measured on this Node.js (a figure of the built-in SQLite driver
+ * on Node.js 20, say): the figure is reported as skipped, with the reason, and is neither met nor missed.
+ */
+export class NotMeasurableHere extends Error {}
+
 // ---------------------------------------------------------------- workspace
 
 export type Engine = 'sqlite' | 'postgres';

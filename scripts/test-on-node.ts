@@ -58,7 +58,7 @@ export function nodeFolder(version: string): string {
  * The environment a user of that Node.js would have: it first on PATH, npm building addons against its
  * headers, and nothing left of the npm that may have started this script (its NODE, its execpath).
  */
-function environmentFor(folder: string): NodeJS.ProcessEnv {
+export function environmentFor(folder: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (key === 'NODE' || key === 'npm_node_execpath' || key === 'npm_execpath' || key.startsWith('npm_lifecycle_') || key.startsWith('npm_package_')) continue;
@@ -91,8 +91,7 @@ function runAsync(command: string, args: string[], options: { cwd: string; env: 
 const READY = '.agent-bus-node-ready';
 
 /** A copy of the working tree in `copy`, installed with Node.js `version` (npm ci, the addon compiled for it unless omitted). */
-async function prepare(version: string, copy: string): Promise<void> {
-  const withAddon = !omitAddon.includes(version);
+export async function prepare(version: string, copy: string, withAddon = true): Promise<void> {
   const folder = nodeFolder(version);
   mkdirSync(copy, { recursive: true });
   copyWorkingTree(ROOT, copy);
@@ -115,10 +114,10 @@ async function prepare(version: string, copy: string): Promise<void> {
 }
 
 /** Install every version's copy under `into`, all at once; the versions that failed, each said why. */
-async function prepareAll(versions: string[], into: string): Promise<string[]> {
+async function prepareAll(versions: string[], into: string, omitAddon: string[]): Promise<string[]> {
   // One at a time: the binaries come from npm's cache or the registry in a second or two.
   for (const version of versions) nodeFolder(version);
-  const outcomes = await Promise.allSettled(versions.map((version) => prepare(version, join(into, version))));
+  const outcomes = await Promise.allSettled(versions.map((version) => prepare(version, join(into, version), !omitAddon.includes(version))));
   return versions.filter((version, index) => {
     const outcome = outcomes[index];
     if (outcome?.status !== 'rejected') return false;
@@ -133,43 +132,48 @@ function suiteIn(version: string, copy: string): boolean {
   return run('npm', ['test'], { cwd: copy, env: environmentFor(nodeFolder(version)) }) === 0;
 }
 
-function option(name: string): string | undefined {
-  const at = args.indexOf(name);
-  if (at < 0) return undefined;
-  const value = args[at + 1];
-  if (value === undefined || value.startsWith('--')) {
-    console.error(`agent-bus: ${name} needs a folder`);
+/** The command line (this module is imported too: by the benchmark, for the Node.js binaries and copies). */
+async function main(): Promise<void> {
+  function option(name: string): string | undefined {
+    const at = args.indexOf(name);
+    if (at < 0) return undefined;
+    const value = args[at + 1];
+    if (value === undefined || value.startsWith('--')) {
+      console.error(`agent-bus: ${name} needs a folder`);
+      process.exit(2);
+    }
+    return resolve(value);
+  }
+
+  const args = process.argv.slice(2);
+  const prepareInto = option('--prepare-into');
+  const prepared = option('--prepared');
+  const omitAddon = args.filter((_arg, index) => args[index - 1] === '--omit-addon');
+  // A version named by --omit-addon is one to run on as well.
+  const versions = args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? ''));
+  if (versions.length === 0) {
+    console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] [--omit-addon VERSION]... VERSION...');
     process.exit(2);
   }
-  return resolve(value);
+  if (args.includes('--fetch-only')) {
+    for (const version of versions) console.log(join(nodeFolder(version), 'bin', 'node'));
+    return;
+  }
+  if (prepareInto !== undefined) {
+    const failed = await prepareAll(versions, prepareInto, omitAddon);
+    process.exit(failed.length === 0 ? 0 : 1);
+  }
+  const scratch = prepared ?? mkdtempSync(join(tmpdir(), 'agent-bus-on-node-'));
+  try {
+    // Copies installed earlier are used as they are; a version without one is installed now.
+    const missing = versions.filter((version) => !existsSync(join(scratch, version, READY)));
+    const unprepared = missing.length > 0 ? await prepareAll(missing, scratch, omitAddon) : [];
+    const failed = versions.filter((version) => unprepared.includes(version) || !suiteIn(version, join(scratch, version)));
+    console.log(failed.length === 0 ? `\nthe main suite passed on Node.js ${versions.join(', ')}` : `\nthe main suite failed on Node.js ${failed.join(', ')}`);
+    process.exitCode = failed.length === 0 ? 0 : 1;
+  } finally {
+    if (prepared === undefined) rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
-const args = process.argv.slice(2);
-const prepareInto = option('--prepare-into');
-const prepared = option('--prepared');
-const omitAddon = args.filter((_arg, index) => args[index - 1] === '--omit-addon');
-// A version named by --omit-addon is one to run on as well.
-const versions = args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? ''));
-if (versions.length === 0) {
-  console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] [--omit-addon VERSION]... VERSION...');
-  process.exit(2);
-}
-if (args.includes('--fetch-only')) {
-  for (const version of versions) console.log(join(nodeFolder(version), 'bin', 'node'));
-  process.exit(0);
-}
-if (prepareInto !== undefined) {
-  const failed = await prepareAll(versions, prepareInto);
-  process.exit(failed.length === 0 ? 0 : 1);
-}
-const scratch = prepared ?? mkdtempSync(join(tmpdir(), 'agent-bus-on-node-'));
-try {
-  // Copies installed earlier are used as they are; a version without one is installed now.
-  const missing = versions.filter((version) => !existsSync(join(scratch, version, READY)));
-  const unprepared = missing.length > 0 ? await prepareAll(missing, scratch) : [];
-  const failed = versions.filter((version) => unprepared.includes(version) || !suiteIn(version, join(scratch, version)));
-  console.log(failed.length === 0 ? `\nthe main suite passed on Node.js ${versions.join(', ')}` : `\nthe main suite failed on Node.js ${failed.join(', ')}`);
-  process.exitCode = failed.length === 0 ? 0 : 1;
-} finally {
-  if (prepared === undefined) rmSync(scratch, { recursive: true, force: true });
-}
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) await main();

@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../helpers/bus-env.js';
 import { copyWorkingTree } from '../helpers/working-tree.js';
+import { machineNpmSettings, pathWithoutCompilers } from '../helpers/no-compiler.js';
 
 /** The first shell block of the README's first section. */
 function firstCommand(): string {
@@ -20,21 +21,6 @@ function firstCommand(): string {
   const block = /```sh\n([^\n]+)\n```/.exec(section);
   assert.ok(block, 'the README opens with a shell block');
   return (block as RegExpExecArray)[1] as string;
-}
-
-/**
- * How this machine's npm is set up (where it caches packages, where Node's headers are): a user's
- * own npm configuration, which the temp HOME would hide. `npm test` hands it down as npm_config_*;
- * run otherwise, it is read (never written) from the user's npm configuration.
- */
-function machineNpmSettings(): Record<string, string> {
-  const settings: Record<string, string> = {};
-  const realHome = userInfo().homedir;
-  for (const key of ['cache', 'nodedir', 'cafile', 'registry']) {
-    const value = process.env[`npm_config_${key}`] ?? spawnSync('npm', ['config', 'get', key], { encoding: 'utf8', env: { ...process.env, HOME: realHome } }).stdout.trim();
-    if (value !== '' && value !== 'undefined' && value !== 'null') settings[`npm_config_${key}`] = value;
-  }
-  return settings;
 }
 
 const SKIP =
@@ -47,35 +33,6 @@ function builtinSqliteNode(): string | null {
   const node = process.env.AGENT_BUS_TEST_OTHER_NODE ?? '';
   if (node === '' || !existsSync(node)) return null;
   return spawnSync(node, ['-p', "process.getBuiltinModule('node:sqlite') ? 'yes' : 'no'"], { encoding: 'utf8' }).stdout.trim() === 'yes' ? node : null;
-}
-
-/** What builds a native addon: compilers, make, Python (node-gyp's first need), the compiler cache. */
-const BUILD_TOOLS = /^(cc|c\+\+|cpp|gcc|g\+\+|clang.*|make|gmake|cmake|python.*|ccache|.*-(gcc|g\+\+|cc|c\+\+)(-[\d.]+)?|node)$/;
-
-/**
- * A folder of links to every program on PATH but the build tools (and node, which the caller puts
- * first): a machine with no compiler, as far as npm and node-gyp can tell.
- */
-function pathWithoutCompilers(folder: string): string {
-  mkdirSync(folder, { recursive: true });
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (BUILD_TOOLS.test(name) || existsSync(join(folder, name))) continue;
-      try {
-        if (!statSync(join(dir, name)).isFile()) continue;
-        symlinkSync(realpathSync(join(dir, name)), join(folder, name));
-      } catch {
-        // A dangling link, or a name already taken: skipped.
-      }
-    }
-  }
-  return folder;
 }
 
 test("the README's first command installs agent-bus and shows mail sent, waiting, read and audited", { timeout: 15 * 60_000, skip: SKIP }, () => {

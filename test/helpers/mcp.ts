@@ -15,9 +15,9 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-export async function connect(env: NodeJS.ProcessEnv, options: { cwd?: string; args?: string[] } = {}): Promise<McpSession> {
+export async function connect(env: NodeJS.ProcessEnv, options: { cwd?: string; args?: string[]; node?: string } = {}): Promise<McpSession> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [CLI, 'serve', ...(options.args ?? [])],
     env: env as Record<string, string>,
     cwd: options.cwd ?? env.HOME,

@@ -100,14 +100,14 @@ conformance('an attempt settles as due again, failed, or delivered (the copy del
   const [first] = await ctx.store.claimOutbox(stamp(), stamp(60_000), 10);
   assert.ok(first);
   const later = stamp(5_000);
-  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'queued', nextAt: later, status: 503, error: 'status 503' }, stamp(-1)), true);
+  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'queued', nextAt: later, status: 503, error: 'status 503' }, stamp(-60_000)), true);
   assert.deepEqual(await ctx.store.claimOutbox(stamp(), stamp(60_000), 10), [], 'not due before its backoff');
   assert.equal(await ctx.store.nextOutboxDue(), later);
   const [second] = await ctx.store.claimOutbox(stamp(6_000), stamp(66_000), 10);
   assert.equal(second?.attempts, 2);
   assert.equal((second as { lastStatus: number | null }).lastStatus, 503);
-  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'failed', at: stamp(), status: 410, error: 'gone' }, stamp(-1)), true);
-  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'delivered', at: stamp(), status: 200 }, stamp(-1)), false, 'settled once');
+  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'failed', at: stamp(), status: 410, error: 'gone' }, stamp(-60_000)), true);
+  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'delivered', at: stamp(), status: 200 }, stamp(-60_000)), false, 'settled once');
   assert.equal(await ctx.store.nextOutboxDue(), null);
   assert.deepEqual((await ctx.store.outbox({ state: 'failed', limit: 5 })).map((event) => [event.eventId, event.lastStatus, event.lastError]), [[first.eventId, 410, 'gone']]);
   assert.equal(await ctx.store.retryOutbox(first.eventId, stamp()), true);
@@ -115,7 +115,7 @@ conformance('an attempt settles as due again, failed, or delivered (the copy del
   const [third] = await ctx.store.claimOutbox(stamp(), stamp(60_000), 10);
   assert.equal(third?.attempts, 1, 'a retry counts afresh');
   const deliveredAt = stamp();
-  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'delivered', at: deliveredAt, status: 200 }, stamp(-1)), true);
+  assert.equal(await ctx.store.finishOutbox(first.eventId, { state: 'delivered', at: deliveredAt, status: 200 }, stamp(-60_000)), true);
   const receipt = (await ctx.store.receipts(sent.message_id as string))[0] as { deliveredAt: string | null; deliveredVia: string | null };
   assert.deepEqual([receipt.deliveredAt, receipt.deliveredVia], [deliveredAt, 'webhook']);
   assert.deepEqual((await ctx.store.outboxCounts()).map((row) => [row.integration, row.delivered, row.lastDeliveredAt]), [['people', 1, deliveredAt]]);
@@ -137,11 +137,11 @@ conformance("each integration is a lane: taken up to the limit each; an attempt 
   const [failing, delivering] = first.filter((event) => event.integration === 'people');
   assert.ok(failing && delivering);
   const backoff = stamp(5_000);
-  assert.equal(await ctx.store.finishOutbox(failing.eventId, { state: 'queued', nextAt: backoff, status: null, error: 'connection refused' }, stamp(-1)), true);
+  assert.equal(await ctx.store.finishOutbox(failing.eventId, { state: 'queued', nextAt: backoff, status: null, error: 'connection refused' }, stamp(-60_000)), true);
   const whileHeld = await ctx.store.claimOutbox(stamp(1_000), lease, 10);
   assert.deepEqual(whileHeld.map((event) => event.integration), ['archive'], "the held integration's third event waits; the other lane's is taken");
   assert.equal(await ctx.store.nextOutboxDue(), backoff, 'due when the hold ends');
-  assert.equal(await ctx.store.finishOutbox(delivering.eventId, { state: 'delivered', at: stamp(), status: 200 }, stamp(-1)), true);
+  assert.equal(await ctx.store.finishOutbox(delivering.eventId, { state: 'delivered', at: stamp(), status: 200 }, stamp(-60_000)), true);
   const released = await ctx.store.claimOutbox(stamp(1_000), lease, 10);
   assert.deepEqual(released.map((event) => [event.integration, event.attempts]), [['people', 1]], 'a delivery lets the integration go (the failed event still waits for its backoff)');
   // Integrations whose attempts this process has under way are left out, of what is taken and of when it is due.
