@@ -105,9 +105,36 @@ await build({ entryPoints: ['src/web/app.css'], outfile: `${webdir}/app.css`, bu
 for (const file of ['index.html', 'icon.svg']) copyFileSync(`src/web/${file}`, `${webdir}/${file}`);
 chmodSync(`${outdir}/cli.cjs`, 0o755);
 
+// Every command's spec (src/cli/commands.ts), as data: each command's bundle carries its own alone,
+// and the build names each bundle's warm-up run from it.
+const specs = mkdtempSync(join(tmpdir(), 'agent-bus-specs-'));
+await build({ ...common, entryPoints: ['src/cli/commands.ts'], outfile: join(specs, 'commands.mjs'), format: 'esm', banner: {}, define: {}, plugins: [] });
+const { COMMANDS } = await import(pathToFileURL(join(specs, 'commands.mjs')).href);
+rmSync(specs, { recursive: true, force: true });
+
+/**
+ * A command's bundle runs only that command (the launcher picks it by name; help, the version and
+ * mistakes go to _dispatch): it gets that command's spec alone in place of the list of all of them,
+ * whose text and building are a large part of a hook's start-up.
+ */
+const ownSpecOnly = (name) => ({
+  name: 'own-spec-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/commands\.js$/ }, (args) => (args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: name, namespace: 'own-spec-only' } : undefined));
+    builder.onLoad({ filter: /.*/, namespace: 'own-spec-only' }, () => {
+      const spec = COMMANDS.find((command) => command.name === name);
+      if (!spec) throw new Error(`no spec for the '${name}' bundle in src/cli/commands.ts`);
+      return {
+        contents: `export const COMMANDS = [${JSON.stringify(spec)}];\nexport function findCommand(name) {\n  return COMMANDS.find((command) => command.name === name);\n}\n`,
+        loader: 'js',
+      };
+    });
+  },
+});
+
 const cli = resolve('src/cli');
-const bundle = (name, contents) =>
-  build({ ...common, stdin: { contents, resolveDir: cli, loader: 'ts', sourcefile: `${name}-bundle.ts` }, outfile: `${outdir}/commands/${name}.cjs` });
+const bundle = (name, contents, plugins = common.plugins) =>
+  build({ ...common, plugins, stdin: { contents, resolveDir: cli, loader: 'ts', sourcefile: `${name}-bundle.ts` }, outfile: `${outdir}/commands/${name}.cjs` });
 
 const commands = readdirSync('src/cli/commands').filter((file) => file.endsWith('.ts')).map((file) => file.replace(/\.ts$/, ''));
 // A hook on a machine set to use a hub makes one request: its bundle holds that, none of the bus (the list is
@@ -127,16 +154,13 @@ await Promise.all([
       name,
       `import { main } from './main.js';\nimport { run } from './commands/${name}.js';\n` +
         `export const start = (io) => main(io, (wanted) => (wanted === '${name}' ? run : undefined));\n`,
+      [...common.plugins, ownSpecOnly(name)],
     ),
   ),
 ]);
 
 // Record each bundle's code cache from a representative run on a scratch bus: each command's spec
-// (src/cli/commands.ts) names its run.
-const specs = mkdtempSync(join(tmpdir(), 'agent-bus-specs-'));
-await build({ ...common, entryPoints: ['src/cli/commands.ts'], outfile: join(specs, 'commands.mjs'), format: 'esm', banner: {}, define: {} });
-const { COMMANDS } = await import(pathToFileURL(join(specs, 'commands.mjs')).href);
-rmSync(specs, { recursive: true, force: true });
+// (src/cli/commands.ts, read above) names its run.
 const warmups = { _dispatch: { args: ['--help'] }, ...Object.fromEntries(COMMANDS.map((command) => [command.name, command.warmup])) };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {

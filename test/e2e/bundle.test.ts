@@ -47,10 +47,13 @@ test("the hooks' bundles carry the store, the core and the dialects, nothing hea
       assert.ok(!source.includes(heavy), `${hook} must not bundle ${heavy}`);
     }
     assert.ok(source.includes('INSERT INTO messages') || source.includes('FROM messages'), `${hook} bundles the store`);
+    // A command's bundle carries its own spec, not every command's (demo's summary stands for the rest).
+    assert.ok(!source.includes('A first look: mail sent'), `${hook} must not bundle the other commands' specs`);
     // The addon driver (better-sqlite3's JavaScript, by its constructor's parameter) is a bundle of its own.
     assert.ok(!source.includes('filenameGiven'), `${hook} must not bundle better-sqlite3`);
   }
   assert.ok(readFileSync(join(BIN, 'sqlite-addon.cjs'), 'utf8').includes('filenameGiven'), 'the addon driver has a bundle of its own');
+  assert.ok(readFileSync(join(BIN, 'commands', '_dispatch.cjs'), 'utf8').includes('A first look: mail sent'), 'the dispatcher lists every command');
   const refresh = readFileSync(join(BIN, 'brain-refresh.cjs'), 'utf8');
   assert.ok(refresh.includes('YAMLParseError') && refresh.includes('node:http'), 'the refresh bundle has what the hooks leave out');
 });
