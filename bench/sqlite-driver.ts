@@ -12,8 +12,8 @@
  *     with no compiler on PATH, then a send and a read through the installed command
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Bus } from '../src/core/bus.js';
 import { livenessFrom } from '../src/core/liveness.js';
@@ -110,13 +110,18 @@ export async function driverSendThroughput(ws: Workspace, body: string): Promise
   };
 }
 
-/** An inbox read among 1,000,000 messages on each driver, one database, each reader read by both; built-in time ÷ addon time. */
+/** An inbox read among 1,000,000 messages on each driver (a copy of the database each), each reader read by both; built-in time ÷ addon time. */
 export async function driverLargeInboxRead(ws: Workspace): Promise<HookFigure> {
   needDrivers(['builtin', 'better-sqlite3']);
   const READERS = 300;
   const WARMUP = 20;
   const { location, seed } = await largeBus(ws, 'sqlite', 'driver-large', { messages: 1_000_000, repos: 1_000, readers: READERS });
-  const buses = { builtin: busOn(location, 'builtin'), 'better-sqlite3': busOn(location, 'better-sqlite3') };
+  // Each driver reads a copy of its own: two SQLite libraries in one process must never share a file
+  // (each keeps its own record of the process's locks). The seed left no WAL beside it.
+  const twin = await ws.bus('driver-large-addon');
+  mkdirSync(dirname(twin.db), { recursive: true, mode: 0o700 });
+  copyFileSync(location.db, twin.db);
+  const buses = { builtin: busOn(location, 'builtin'), 'better-sqlite3': busOn(twin, 'better-sqlite3') };
   const times: Record<SqliteDriverName, number[]> = { builtin: [], 'better-sqlite3': [] };
   let messages = 0;
   try {

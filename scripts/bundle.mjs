@@ -93,7 +93,8 @@ await build({
   ...common,
   entryPoints: ['src/store/postgres/store.ts'],
   outfile: `${outdir}/store-postgres.cjs`,
-  external: ['pg-native'],
+  // Optional dependencies of the driver it never loads here (npm ci --omit=optional leaves them out).
+  external: ['pg-native', 'pg-cloudflare'],
   define: { ...common.define, Response: 'undefined', navigator: 'undefined' },
   plugins: [...common.plugins, lazyDriverCrypto],
 });

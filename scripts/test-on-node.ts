@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   const prepared = option('--prepared');
   const omitAddon = args.filter((_arg, index) => args[index - 1] === '--omit-addon');
   // A version named by --omit-addon is one to run on as well.
-  const versions = args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? ''));
+  const versions = [...new Set(args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? '')))];
   if (versions.length === 0) {
     console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] [--omit-addon VERSION]... VERSION...');
     process.exit(2);

@@ -3,7 +3,8 @@
  * temp folder, and drives the built CLI as a real subprocess.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { connectSqlite } from '../../src/store/sqlite/driver.js';
+import { connectSqlite, sqliteDriverName } from '../../src/store/sqlite/driver.js';
+import { setting } from '../../src/model/settings.js';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -123,6 +124,9 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: En
     ...(database ? { AGENT_BUS_HOME: folder } : {}),
     ...extraEnv,
   };
+  // The bus's own SQLite driver: two SQLite libraries in one process must never share a file (each
+  // keeps its own record of the process's locks, and closing one's descriptor drops the other's).
+  const busDriver = sqliteDriverName(setting(env, 'AGENT_BUS_SQLITE_DRIVER'));
   return {
     dir,
     engine,
@@ -135,7 +139,7 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: En
         psql(database.url, statement);
         return;
       }
-      const sqlite = connectSqlite(db);
+      const sqlite = connectSqlite(db, { driver: busDriver });
       try {
         sqlite.exec(statement);
       } finally {
@@ -144,7 +148,7 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: En
     },
     rows<T>(query: string): T[] {
       if (database) return JSON.parse(psql(database.url, `SELECT coalesce(json_agg(t), '[]'::json) FROM (${query}) t`).trim() || '[]') as T[];
-      const sqlite = connectSqlite(db, { readonly: true });
+      const sqlite = connectSqlite(db, { readonly: true, driver: busDriver });
       try {
         return sqlite.prepare(query).all() as T[];
       } finally {
