@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, type TempBus } from '../helpers/bus-env.js';
-import { waitUntil } from '../helpers/wait.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude, claudeOffline, codex } from './drivers.js';
-import { startFakeAnthropic, type Reply } from './fake-anthropic.js';
+import { offersTool, startFakeAnthropic, type Reply } from './fake-anthropic.js';
 import { startFakeResponses, type ResponsesReply } from './fake-responses.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, runClient, wiredRepo } from './harness.js';
 import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
@@ -37,8 +37,15 @@ test("Claude Code hands Codex a task: Codex's model completes it with a result, 
   const result = `RESULT-MARKER-${Date.now().toString(36)}: the changelog has 3 breaking changes`;
   let stateInTurn: string | undefined;
   // Claude Code's model: in the agent's turn (the requests that offer our tools), create the task, then say so.
-  const lead = await startFakeAnthropic((_body, raw): Reply => {
-    if (!raw.includes('mcp__agent-bus__create_task')) return { text: 'a title' };
+  // A turn that began before Claude Code had listed our server's tools (it connects MCP servers in the
+  // background) is answered so, and the prompt is typed again.
+  let toolsPending = 0;
+  const lead = await startFakeAnthropic((body, raw): Reply => {
+    if (!raw.includes('mcp__agent-bus__create_task')) {
+      if (!offersTool(body, 'Bash')) return { text: 'a title' };
+      toolsPending++;
+      return { text: 'our tools are not offered yet' };
+    }
     if (modelSaw(result, [raw])) return { text: 'thanks, noted the result' };
     if (stateInTurn === undefined) {
       stateInTurn = claudeSessionState(s.bus)?.state;
@@ -52,10 +59,18 @@ test("Claude Code hands Codex a task: Codex's model completes it with a result, 
     session = await startInteractiveClaude(s, lead.url, { ENABLE_TOOL_SEARCH: 'false' });
     // Its MCP server has connected (its session is on the roster), so the first request offers our tools.
     await waitUntil(() => claudeSessionState(s.bus) !== undefined, 'the session on the roster', 30_000, 100);
-    session.type('hand the changelog summary to Codex');
-    await waitUntil(() => session?.pane().includes('delegated it to Codex') ?? false, 'the delegating turn', 60_000, 100).catch((error: unknown) => {
-      throw new Error(`${(error as Error).message}; the terminal shows:\n${session?.pane() ?? ''}`);
-    });
+    for (let attempt = 1; ; attempt++) {
+      const pending = toolsPending;
+      session.type('hand the changelog summary to Codex');
+      await waitUntil(() => (session?.pane().includes('delegated it to Codex') ?? false) || toolsPending > pending, 'the delegating turn', 60_000, 100).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message}; the terminal shows:\n${session?.pane() ?? ''}`);
+      });
+      if (toolsPending === pending) break;
+      assert.ok(attempt < 10, 'Claude Code offered our tools within ten turns');
+      // The turn ends (its Stop hook runs) before the next prompt is typed.
+      await waitUntil(() => session?.pane().includes('not offered yet') ?? false, 'the turn answered', 20_000, 100);
+      await sleep(1000);
+    }
     assert.equal(stateInTurn, 'working', 'during its turn, agents showed the session working');
     await waitUntil(() => claudeSessionState(s.bus)?.state === 'idle', 'the session idle after its turn', 20_000, 100);
     const [task] = json<Task[]>(runCli(['task', 'list', '--json'], { env: s.bus.env }));

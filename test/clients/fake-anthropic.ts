@@ -11,7 +11,7 @@ export type Reply = { tool: string; input: Record<string, unknown> } | { text: s
 
 export type FakeModel = FakeServer;
 
-type Body = { messages?: Array<{ role: string; content: unknown }>; model?: string; stream?: boolean };
+type Body = { messages?: Array<{ role: string; content: unknown }>; model?: string; stream?: boolean; tools?: Array<{ name?: string }> };
 
 function send(res: http.ServerResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -49,6 +49,11 @@ export async function startFakeAnthropic(scenario: (body: Body, raw: string, ind
 }
 
 /** Whether the last message of a request carries a tool result. */
+/** The request offers the client's own tool `name` (an agent's turn does; a side request, such as a title, offers none). */
+export function offersTool(body: Body, name: string): boolean {
+  return (body.tools ?? []).some((tool) => tool.name === name);
+}
+
 export function hasToolResult(body: Body): boolean {
   const last = body.messages?.at(-1);
   return Array.isArray(last?.content) && (last.content as Array<{ type?: string }>).some((part) => part.type === 'tool_result');
