@@ -62,6 +62,9 @@ export class Tasks {
   /** One task's facts and history, in place of the board. */
   private async show(id: string, focus: boolean): Promise<void> {
     const { task, history } = await getJson<{ task: Task; history: AuditRow[] }>(`/api/task?id=${encodeURIComponent(id)}`);
+    // A refresh of the open task that answers after the user went back to the board is dropped: it
+    // would hide the board again.
+    if (!focus && this.open !== id) return;
     this.open = task.id;
     show(byId('task-title'), task.title);
     const facts: Array<[string, string]> = [

@@ -309,6 +309,34 @@ test('the task board: a task made on the page is offered, moves column as the CL
   }
 });
 
+test('the task board: going back while the open task is being read again leaves the board shown', async () => {
+  const opened = await openDashboard(['repo-a/claude', 'repo-a/codex'], { AGENT_BUS_NAME: 'maria' });
+  const { page, bus } = opened;
+  try {
+    const id = cli(bus, ['task', 'add', 'tidy the changelog', '--to', 'repo-a/codex']).trim();
+    const card = page.locator('#task-board button.task', { hasText: 'tidy the changelog' });
+    await card.click();
+    await page.locator('#task-title', { hasText: 'tidy the changelog' }).waitFor();
+    // From now on the open task's reads answer late: the bus moves (its refresh starts), and the
+    // user goes back to the board before the refresh's answer comes.
+    let late = 0;
+    await page.route('**/api/task?*', async (route) => {
+      late++;
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+    });
+    cli(bus, ['task', 'take', id, '--name', 'repo-a/codex']);
+    await waitUntil(() => late > 0, 'the open task read again');
+    await page.getByRole('button', { name: 'Back to the board' }).click();
+    await page.waitForTimeout(1_500);
+    assert.equal(await page.locator('#task-board').isVisible(), true, 'the board is shown');
+    assert.equal(await page.locator('#task-view').isVisible(), false, "the task's view is not");
+    assert.deepEqual(opened.errors, []);
+  } finally {
+    await opened.close();
+  }
+});
+
 test('a notice published by the CLI appears, counts down, and leaves at its TTL', async () => {
   const opened = await openDashboard();
   const { page, bus } = opened;
