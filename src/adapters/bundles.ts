@@ -28,7 +28,8 @@ function readCache(path: string): Buffer | undefined {
 
 /** Compile and run a CommonJS file the way require() would, with its code cache if there is one. */
 export function loadBundle<T = unknown>(path: string): LoadedBundle<T> {
-  const script = new Script(Module.wrap(readFileSync(path, 'utf8')), {
+  // Read as bytes and decoded apart: Node.js 20 reads a file straight into a string at a third of the speed.
+  const script = new Script(Module.wrap(readFileSync(path).toString('utf8')), {
     filename: path,
     cachedData: readCache(`${path}${CODE_CACHE_SUFFIX}`),
   });

@@ -4,7 +4,6 @@
  * (`AGENT_BUS_HOME`) holds what is a file by nature: wake.json, brain-feed/,
  * .env, chat_history, the brain outbox. Nothing is derived from a URL.
  */
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../model/locations.js';
 import { setting, type Env } from '../model/settings.js';
@@ -18,7 +17,8 @@ function expandHome(path: string, env: Env): string {
 }
 
 function homeOf(env: Env): string {
-  return env.HOME && env.HOME !== '' ? env.HOME : homedir();
+  // node:os only where HOME is unset: loading it is a share of every hook's start.
+  return env.HOME && env.HOME !== '' ? env.HOME : process.getBuiltinModule('node:os').homedir();
 }
 
 

@@ -6,10 +6,12 @@
  * bounded by AGENT_BUS_PROCESS_LOOKUP_TIMEOUT.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import { setting, type Env } from '../model/settings.js';
 import type { ProcessInfo, ProcessTable } from '../core/liveness.js';
+
+/** The machine's name; node:os is loaded on first use, which no hook makes. */
+const hostname = (): string => process.getBuiltinModule('node:os').hostname();
 
 export { clientProcessOf, isShell, lineageOf, processEnded, type LineageEntry, type ProcessInfo, type ProcessTable } from '../core/liveness.js';
 

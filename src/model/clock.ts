@@ -18,6 +18,17 @@ export function nowMicros(): number {
   return micros;
 }
 
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS` of a date, in UTC, from its UTC fields: the first toISOString() of a process
+ * sets up date formatting, a millisecond or more of every hook's start.
+ */
+function isoSecond(date: Date): string {
+  const day = `${String(date.getUTCFullYear()).padStart(4, '0')}-${pad2(date.getUTCMonth() + 1)}-${pad2(date.getUTCDate())}`;
+  return `${day}T${pad2(date.getUTCHours())}:${pad2(date.getUTCMinutes())}:${pad2(date.getUTCSeconds())}`;
+}
+
 // Sends come in bursts: the date and time up to the second rarely change between stamps.
 let cachedSecond = Number.NaN;
 let cachedPrefix = '';
@@ -26,7 +37,7 @@ export function formatStamp(micros: number): string {
   const second = Math.floor(micros / 1_000_000);
   if (second !== cachedSecond) {
     cachedSecond = second;
-    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2026-01-02T03:04:05
+    cachedPrefix = isoSecond(new Date(second * 1000)); // 2026-01-02T03:04:05
   }
   const fraction = String(micros - second * 1_000_000).padStart(6, '0');
   return `${cachedPrefix}.${fraction}Z`;

@@ -16,6 +16,15 @@ test('stamps are UTC with six fractional digits and strictly increase', () => {
   assert.equal(stampToMillis('2026-05-13T10:00:00.123456Z'), Date.UTC(2026, 4, 13, 10, 0, 0, 123));
 });
 
+test('a stamp is the ISO 8601 form of its moment, at every second across the years', () => {
+  // Seconds spread from 1970 to 2199, leap days and year ends among them.
+  const moments = [0, Date.UTC(2000, 1, 29, 23, 59, 59), Date.UTC(2024, 11, 31, 23, 59, 59), Date.UTC(2100, 2, 1), ...Array.from({ length: 2000 }, (_, index) => index * 3_617_897_411)];
+  for (const millis of moments) {
+    const micros = millis * 1000 + 7;
+    assert.equal(formatStamp(micros), `${new Date(millis).toISOString().slice(0, 19)}.${String(micros % 1_000_000).padStart(6, '0')}Z`);
+  }
+});
+
 test('relative ages', () => {
   const now = Date.UTC(2026, 0, 31, 12, 0, 0);
   const ago = (seconds: number): string => formatStamp((now - seconds * 1000) * 1000);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { availableSqliteDrivers, connectSqlite, hasBuiltinSqlite, isBusy, sqliteDriverName } from '../../src/store/sqlite/driver.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { ROOT, runCli, tempBus } from '../helpers/bus-env.js';
 
 test('the driver: the built-in one wherever this Node.js has it, the addon elsewhere, unless AGENT_BUS_SQLITE_DRIVER says', () => {
@@ -88,6 +89,23 @@ for (const driver of availableSqliteDrivers()) {
         db.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+for (const driver of availableSqliteDrivers()) {
+  test(`${driver}: the store's connection reads through a memory map, with a 16 MB page cache, in WAL, synchronous NORMAL`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-bus-driver-'));
+    const store = new SqliteStore(join(dir, 'bus.db'), { driver });
+    try {
+      const db = store.connection;
+      assert.deepEqual(
+        ['mmap_size', 'cache_size', 'journal_mode', 'synchronous'].map((name) => db.pragma(name)),
+        [268_435_456, -16_000, 'wal', 1],
+      );
+    } finally {
+      void store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
