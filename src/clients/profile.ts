@@ -23,7 +23,16 @@ export type WakeWay =
    * mail and starts a turn. `interactive`: the variable that says a session is interactive, when the
    * client would wait for background hooks in the foreground otherwise (so only those are watched).
    */
-  | { kind: 'watch'; interactive: { variable: string; value: string } | null }
+  | {
+      kind: 'watch';
+      interactive: { variable: string; value: string } | null;
+      /**
+       * The variables in which the client gives the processes it starts its session's inbox socket, where
+       * it has one: its MCP server posts a nudge there when mail arrives for an idle session, and no
+       * hook-watch process runs while it does.
+       */
+      socket: { path: string; token: string } | null;
+    }
   /**
    * The sender queues a turn for an idle session by its thread id, running the client's executable
    * (`executableVariable` overrides the one the session's hooks noted, then `executable`).

@@ -8,14 +8,15 @@ import { textRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, stampOf, type Clock } from '../model/clock.js';
 import type { ClientRoute, MessageRecord } from '../model/records.js';
 import type { InboxPort, RosterPort, SessionsPort, WakePort } from '../store/ports.js';
+import type { WatcherRow, WatcherWay } from '../store/ports/wake.js';
 import type { AuditSink } from './audit-sink.js';
 import { repoOf } from './names.js';
 
 /** The rate limit counts the wakes of the last hour. */
 export const WAKE_WINDOW_MICROS = 3_600_000_000;
 
-/** What woke an agent: a wake.json command, its own watcher, or a turn the sender queued. */
-export type WakeDriver = 'command' | 'watch' | 'push';
+/** What woke an agent: a wake.json command, its own watcher, a turn the sender queued, or its MCP server posting into its client's inbox socket. */
+export type WakeDriver = 'command' | 'watch' | 'push' | 'socket';
 
 /** The audit row of a wake: which message, whom, how, and what came of it. */
 export function wakeRow(ts: string, actor: string, message: MessageRecord, to: string, driver: WakeDriver, status: string): AuditRow {
@@ -40,14 +41,34 @@ export class Wakes {
     this.audit.append([wakeRow(formatStamp(micros), reader, message, reader, 'watch', status)]);
   }
 
-  /** The watchers waiting for mail of an agent in `repo`. */
-  async watchersIn(repo: string): Promise<Array<{ agent: string; pid: number }>> {
-    return (await this.store.watchers()).filter((watcher) => repoOf(watcher.agent) === repo);
+  /** An MCP server posted a nudge into its session's inbox socket for `message` (or was held back, or refused): audited as `wake`. */
+  notePosted(reader: string, message: MessageRecord, status: string, micros: number): void {
+    this.audit.append([wakeRow(formatStamp(micros), reader, message, reader, 'socket', status)]);
   }
 
-  /** Become the session's watcher (replacing any other), waiting for `agent`'s mail. */
-  startWatching(session: string, token: string, pid: number, agent: string): Promise<void> {
-    return this.store.setWatcher(session, token, pid, stampOf(this.clock), agent);
+  /** The watchers waiting for mail of an agent in `repo` (a socket given up waits for nothing). */
+  async watchersIn(repo: string): Promise<WatcherRow[]> {
+    return (await this.store.watchers()).filter((watcher) => watcher.way !== 'refused' && repoOf(watcher.agent) === repo);
+  }
+
+  /** Every session's watcher, and how it wakes its session: what doctor and agents show. */
+  watchers(): Promise<WatcherRow[]> {
+    return this.store.watchers();
+  }
+
+  /** The session's watcher, or null. */
+  watcherOf(session: string): Promise<WatcherRow | null> {
+    return this.store.watcherOf(session);
+  }
+
+  /** Become the session's watcher (replacing any other), waiting for `agent`'s mail, waking it `way`. */
+  startWatching(session: string, token: string, pid: number, agent: string, way: WatcherWay = 'watch'): Promise<void> {
+    return this.store.setWatcher(session, token, pid, stampOf(this.clock), agent, way);
+  }
+
+  /** A socket watcher gives its socket up (`note` says why): a hook-watch process wakes the session from its next turn on. */
+  giveUpSocket(session: string, token: string, note: string): Promise<void> {
+    return this.store.noteWatcher(session, token, 'refused', note);
   }
 
   /** Whether `token` is still the session's watcher (a newer one replaces it). */

@@ -12,7 +12,6 @@
  */
 import { IdentityError, resolveIdentity, sessionsEnabled } from '../adapters/identity.js';
 import { isStoreUnavailable } from '../model/errors.js';
-import { profileFor } from '../clients/registry/profiles.js';
 import { clientAddressOf } from '../core/names.js';
 import { setting, type Env } from '../model/settings.js';
 import { randomId } from '../model/ids.js';
@@ -22,6 +21,7 @@ import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload, type P
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { promptContext } from './text.js';
 import { loadWakeConfig, lookupWake } from '../wake/config.js';
+import { socketWatching, viewRecord, watchRefusal } from '../wake/native.js';
 import { wakesPerHour } from '../wake/dispatch.js';
 import type { Bus } from '../core/bus.js';
 import type { PendingDelivery } from '../core/inbox-ops.js';
@@ -39,19 +39,6 @@ export interface WatchRun {
   /** What the model is shown on a rewake (stderr). */
   say(text: string): void;
   warn(text: string): void;
-}
-
-/** Why a watcher does not watch at all, or null when it should. */
-export function watchRefusal(client: string | undefined, env: Env): string | null {
-  if (!setting(env, 'AGENT_BUS_NATIVE_WAKE')) return 'native wake is off (AGENT_BUS_NATIVE_WAKE=0)';
-  // A client that would wait for background hooks in the foreground outside an interactive session
-  // (Claude Code's print mode and SDK runs): only an interactive session is woken.
-  const profile = profileFor(client);
-  const interactive = profile.wake.kind === 'watch' ? profile.wake.interactive : null;
-  if (interactive !== null && (env[interactive.variable] ?? '').trim() !== interactive.value) {
-    return `not an interactive ${profile.name} session (${interactive.variable} is not ${interactive.value})`;
-  }
-  return null;
 }
 
 /** What every watcher, here or over a hub, reads first: its payload, its session's id, how long it waits. */
@@ -100,6 +87,8 @@ export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Prom
     if (identity.kind !== 'agent') return 0;
     const facts = hookSessionFacts(identity.name, sessionsEnabled(run.env), table);
     let reader = await bus.sessions.readerFor(identity.name, sessionKey, facts);
+    // Its MCP server wakes it through the client's inbox socket: no process of ours need wait.
+    if (await socketWatching(bus.wakes, reader)) return 0;
     watchKey = sessionKey ?? reader;
     const watchToken = randomId();
     token = watchToken;
@@ -110,6 +99,7 @@ export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Prom
     const outcome = await eachChange({ feed, pollMs, deadline, stopped: () => stopping }, async (changed) => {
       try {
         if (!(await bus.wakes.isWatching(watchKey, watchToken))) return 0; // A newer watcher took over.
+        if (changed && (await socketWatching(bus.wakes, reader))) return 0; // So did the session's MCP server, through the socket.
         if (client !== null && processEnded({ pid: client[0], started: client[1], bootId: current.bootId, pidNs: current.pidNs }, table, current)) return 0;
         if (!changed && !missed) return undefined;
         missed = false;
@@ -152,7 +142,7 @@ export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'> & 
   if (!(await bus.wakes.count(reader, micros, wakesPerHour(run.env)))) {
     // Past the hourly limit the mail waits for the agent's next turn.
     const [first] = (await bus.inbox.read({ reader, markRead: false, limit: 1, via: null })) as unknown as MessageRecord[];
-    if (first) bus.wakes.noteWatched(reader, toRecord(first), 'rate-limited', micros);
+    if (first) bus.wakes.noteWatched(reader, viewRecord(first), 'rate-limited', micros);
     return 0;
   }
   const shared = clientAddressOf(reader);
@@ -168,32 +158,8 @@ export async function wakeIfMail(bus: Bus, run: Pick<WatchRun, 'env' | 'say'> & 
     if (taken.pending !== null) run.defer(taken.pending);
     views = taken.views;
   }
-  const shown = views.map(toRecord);
+  const shown = views.map(viewRecord);
   if (shown.length === 0) return null;
   bus.wakes.noteWatched(reader, shown[0] as MessageRecord, 'woke', micros);
   return WOKE_EXIT;
-}
-
-/** The fields of a message view an audit row needs. */
-function toRecord(view: unknown): MessageRecord {
-  const message = view as { message_id: string; from: string; to: string; body: string; thread_id: string; sent_at: string; addressed_to: string | null };
-  return {
-    messageId: message.message_id,
-    fromAgent: message.from,
-    toAgent: message.to,
-    body: message.body,
-    threadId: message.thread_id,
-    sentAt: message.sent_at,
-    readAt: null,
-    deliveredAt: null,
-    addressedTo: message.addressed_to,
-    fanoutId: null,
-    toGroup: null,
-    claimedBy: null,
-    deliveredVia: null,
-    readVia: null,
-    priority: null,
-    taskId: null,
-    taskState: null,
-  };
 }

@@ -24,6 +24,8 @@ export interface ServeOptions {
   client?: string | undefined;
   version: string;
   log(line: string): void;
+  /** Start waking the session when mail comes while it is idle (through its client's inbox socket); null where that is not this server's job. */
+  wake?: (session: { bus: Bus; env: Env; client: string | undefined; reader(): string; log(line: string): void }) => Promise<{ stop(): Promise<void> } | null>;
 }
 
 export function instructionsFor(name: string): string {
@@ -91,6 +93,8 @@ export async function serve(options: ServeOptions): Promise<number> {
   const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });
   buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touched: new Map(), env });
 
+  // Waking is a courtesy: a store that cannot be reached now leaves the session to its watcher.
+  const waker = await (options.wake?.({ bus, env, client: options.client ?? identity.client ?? undefined, reader: () => session.name, log }) ?? Promise.resolve(null)).catch(tolerate(null));
   const transport = new StdioServerTransport();
   const stopPruning = bus.retention.keepPruned(session.name, log);
   // On one machine, a session's server may post the outbox's events (one process at a time does).
@@ -107,8 +111,7 @@ export async function serve(options: ServeOptions): Promise<number> {
         .finally(() => {
           // Let go of stdin too, or a signal would leave the process waiting on it.
           process.stdin.destroy();
-          void outbox
-            .stop()
+          void Promise.all([outbox.stop(), waker?.stop()])
             .then(() => bus.close())
             .then(() => server.close())
             .catch(() => undefined)

@@ -135,6 +135,11 @@ export const SETTING_HELP = [
     meaning: 'the fallback poll ({AGENT_BUS_WATCH_POLL_SECONDS} s) / when a watcher gives up ({AGENT_BUS_WATCH_HOURS} h, written by init as `--max-seconds`)',
   },
   {
+    names: ['AGENT_BUS_SOCKET_TURN_SECONDS'],
+    usedBy: 'serve',
+    meaning: "how long after a nudge posted into Claude Code's inbox socket a turn must begin before the socket is given up for the watcher; default {AGENT_BUS_SOCKET_TURN_SECONDS}",
+  },
+  {
     names: ['AGENT_BUS_CLAUDE_BIN', 'AGENT_BUS_CLIENT_VERSION_TIMEOUT'],
     usedBy: 'init',
     meaning: 'the Claude Code asked for its version (default `{AGENT_BUS_CLAUDE_BIN}`) / seconds to wait for it ({AGENT_BUS_CLIENT_VERSION_TIMEOUT})',

@@ -1,22 +1,82 @@
 /**
- * Claude Code interactive, driven in tmux: a session wired by our init finishes
- * its turn and sits idle; mail sent to it then wakes it through the background
- * hook-watch hook, and the next model request carries that mail.
+ * Claude Code interactive, driven in tmux: a session wired by our init finishes its turn and sits
+ * idle; mail sent to it then wakes it, and the next model request carries that mail. Claude Code
+ * gives its MCP server the session's inbox socket: the server posts a nudge there and no process of
+ * ours waits beside it. Where the server has no socket, the background hook-watch hook wakes it.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/bus-env.js';
-import { waitUntil } from '../helpers/wait.js';
+import { runCli, type TempBus } from '../helpers/bus-env.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude } from './drivers.js';
-import { assertReceiptsHonest, mailBody, modelSaw, wiredRepo } from './harness.js';
+import { assertReceiptsHonest, mailBody, modelSaw, wiredRepo, type WiredRepo } from './harness.js';
 import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
 
-const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 100);
+const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 25);
 
-test('an idle interactive session is woken by mail, and the next model request carries it', { skip: interactiveSkip, timeout: 120_000 }, async () => {
+/** The hook-watch processes running now. */
+const watchers = (): string => spawnSync('pgrep', ['-af', 'hook-watch --client claude'], { encoding: 'utf8' }).stdout.trim();
+
+/** How the session's watcher row says it is woken: 'socket', 'watch' or 'refused' (none: null). */
+function wakeWays(bus: TempBus): string[] {
+  return bus.rows<{ way: string }>("SELECT COALESCE(way, 'watch') AS way FROM watchers ORDER BY session").map((row) => row.way);
+}
+
+/** Give the MCP server init wrote `env` on top of what Claude Code gives it (.mcp.json's env block). */
+function serverEnv(s: WiredRepo, env: Record<string, string>): void {
+  const path = join(s.repo, '.mcp.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
+  const server = config.mcpServers['agent-bus'];
+  assert.ok(server, 'init wrote the agent-bus server');
+  server.env = { ...server.env, ...env };
+  writeFileSync(path, JSON.stringify(config, null, 2));
+}
+
+async function socketWake(bypass: boolean): Promise<void> {
   const s = wiredRepo('claude');
+  const model = await claude.startModel(() => ({ text: 'noted' }));
+  const mail = mailBody('SOCKET-WAKE-MARKER please check');
+  let session: InteractiveClaude | undefined;
+  try {
+    session = await startInteractiveClaude(s, model.url, {}, { bypass });
+    session.type('hello, first prompt');
+    const { pane } = session;
+    await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
+    // Idle: its server watches through the socket, and the watcher its Stop hook started has stepped aside.
+    await until(() => wakeWays(s.bus).join() === 'socket', 'the server to watch the session through its socket', 20_000);
+    await until(() => watchers() === '', 'no hook-watch process', 20_000);
+    await sleep(1500);
+    assert.equal(watchers(), '', 'no hook-watch process runs while the session is idle');
+    const before = model.requests.length;
+    assert.equal(runCli(['send', mail, '--to', 'shop/claude', '--name', 'shop/codex'], { env: s.bus.env }).code, 0);
+    await until(() => modelSaw(mail, model.requests.slice(before)), 'a new turn carrying the mail', 30_000);
+    // How fast is the benchmark's to hold (p50 over five wakes, beside the watcher's); here, that it came through the socket.
+    const audit = readFileSync(s.bus.audit, 'utf8');
+    assert.match(audit, /"op":"wake".*"wake_driver":"socket","wake_status":"posted"/);
+    assert.doesNotMatch(audit, /"wake_driver":"watch"/);
+    await session.stop();
+    assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+  } finally {
+    await session?.stop();
+    await model.close();
+    try {
+      s.bus.cleanup();
+    } catch {
+      // A straggler still writing: the temp folder goes with the machine's.
+    }
+  }
+}
+
+test('an idle session is woken through its inbox socket by its MCP server: no watcher process, the mail delivered by the prompt hook', { skip: interactiveSkip, timeout: 120_000 }, () => socketWake(false));
+
+test('the same in bypass-permissions mode (--dangerously-skip-permissions): the post comes from a child of Claude Code', { skip: interactiveSkip, timeout: 120_000 }, () => socketWake(true));
+
+test('without the socket in its server\'s environment, the background watcher wakes the session as before', { skip: interactiveSkip, timeout: 120_000 }, async () => {
+  const s = wiredRepo('claude');
+  serverEnv(s, { CLAUDE_CODE_MESSAGING_SOCKET: '' });
   const model = await claude.startModel(() => ({ text: 'noted' }));
   const mail = mailBody('WAKE-MARKER please check');
   let session: InteractiveClaude | undefined;
@@ -26,7 +86,8 @@ test('an idle interactive session is woken by mail, and the next model request c
     const { pane } = session;
     await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
     // The turn is over and the session idle: its watcher waits.
-    await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && spawnSync('pgrep', ['-f', 'hook-watch --client claude']).status === 0, 'a watcher', 20_000);
+    await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && watchers() !== '', 'a watcher', 20_000);
+    assert.deepEqual(wakeWays(s.bus), ['watch']);
     const before = model.requests.length;
     assert.equal(runCli(['send', mail, '--to', 'shop/claude'], { env: s.bus.env }).code, 0);
     await until(() => modelSaw(mail, model.requests.slice(before)), 'a new turn carrying the mail', 30_000);

@@ -25,12 +25,15 @@ export interface InteractiveClaude {
   stop(): Promise<void>;
 }
 
-/** Start Claude Code in `s.repo` against the fake model at `modelUrl` (`launch` added to its environment), and wait for its input prompt. */
-export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, launch: NodeJS.ProcessEnv = {}): Promise<InteractiveClaude> {
+/**
+ * Start Claude Code in `s.repo` against the fake model at `modelUrl` (`launch` added to its environment), and wait for its input
+ * prompt; in bypass-permissions mode (--dangerously-skip-permissions) unless `bypass` is false.
+ */
+export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, launch: NodeJS.ProcessEnv = {}, options: { bypass?: boolean } = {}): Promise<InteractiveClaude> {
   const home = s.bus.env.HOME as string;
   writeFileSync(
     join(home, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses: { approved: ['dummy'], rejected: [] }, projects: { [s.repo]: { hasTrustDialogAccepted: true } } }),
+    JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses: { approved: ['dummy'], rejected: [] }, projects: { [s.repo]: { hasTrustDialogAccepted: true, enabledMcpjsonServers: ['agent-bus'] } } }),
   );
   mkdirSync(join(home, '.claude'), { recursive: true });
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
@@ -41,7 +44,7 @@ export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, lau
   const exports = Object.entries({ ...s.bus.env, ...claudeOffline(modelUrl), IS_SANDBOX: '1', TERM: 'xterm-256color', ...launch })
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `export ${key}='${String(value).replace(/'/g, `'\\''`)}'`);
-  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}' --dangerously-skip-permissions\n`);
+  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}'${options.bypass === false ? '' : ' --dangerously-skip-permissions'}\n`);
   chmodSync(start, 0o755);
   const pane = (): string => tmux('capture-pane', '-p', '-t', 'claude').stdout ?? '';
   let stopped = false;
@@ -69,7 +72,7 @@ export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, lau
   };
   if (tmux('new-session', '-d', '-s', 'claude', '-x', '200', '-y', '50', start).status !== 0) throw new Error('tmux could not start Claude Code');
   try {
-    await waitUntil(() => /^❯/m.test(pane()), 'the input prompt', 60_000, 100);
+    await waitUntil(() => /^❯/m.test(pane()), () => `the input prompt; the screen shows:\n${pane()}`, 60_000, 100);
   } catch (error) {
     await session.stop();
     throw error;

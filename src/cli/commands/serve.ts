@@ -14,7 +14,16 @@ export const run: CommandRunner = async (args, io) => {
     const given = io.argv.find((arg) => /^--(host|port)(=|$)/.test(arg));
     if (given !== undefined) throw new UsageError(`serve: ${given.split('=')[0]} is for the hub; add --http`);
     const { serve } = await import('../../mcp/server.js');
-    return serve({ env: io.env, cwd: io.cwd, client: typeof args.values.client === 'string' ? args.values.client : undefined, version: version(), log, openBus: () => openBus(io.env) });
+    const { startSocketWake } = await import('../../wake/socket-wake.js');
+    return serve({
+      env: io.env,
+      cwd: io.cwd,
+      client: typeof args.values.client === 'string' ? args.values.client : undefined,
+      version: version(),
+      log,
+      openBus: () => openBus(io.env),
+      wake: (session) => startSocketWake(session),
+    });
   }
   if (typeof args.values.client === 'string') throw new UsageError('serve --http: --client is for the stdio server; a hub speaks for whoever each token names');
   const host = String(args.values.host ?? '127.0.0.1').trim();

@@ -39,7 +39,7 @@ export const TABLES: TableModel[] = [
   { name: 'session_counters', columns: ['session', 'counter', 'value', 'updated_at'], key: ['session', 'counter'] },
   { name: 'brain_markers', columns: ['marker_key', 'session', 'taken_at'], key: ['marker_key'] },
   { name: 'wakes', columns: ['agent', 'woken_at'], key: ['agent', 'woken_at'] },
-  { name: 'watchers', columns: ['session', 'token', 'pid', 'started_at', 'agent'], key: ['session'] },
+  { name: 'watchers', columns: ['session', 'token', 'pid', 'started_at', 'agent', 'way', 'note'], key: ['session'] },
   {
     name: 'tokens',
     columns: ['token_id', 'agent', 'repo_path', 'secret_hash', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'],

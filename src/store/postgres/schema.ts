@@ -408,6 +408,10 @@ export const STEPS: PostgresStep[] = [
       CREATE TABLE outbox_intake (intake_id ${T} PRIMARY KEY, events ${T} NOT NULL);
       DROP INDEX IF EXISTS idx_integration_outbox_of;
       CREATE INDEX idx_integration_outbox_lane ON integration_outbox(integration, state, next_at);`,
+  },  {
+    step: 28,
+    description: "how a session's watcher wakes it, and why a socket was given up",
+    sql: `ALTER TABLE watchers ADD COLUMN way ${T}, ADD COLUMN note ${T};`,
   },
 ];
 

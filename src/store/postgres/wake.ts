@@ -1,6 +1,8 @@
 /** Waking on PostgreSQL: an agent's lock serializes the count of its wakes. */
-import type { WakePort } from '../ports/wake.js';
+import type { WakePort, WatcherRow } from '../ports/wake.js';
 import { LOCK, type PostgresPool } from './pool.js';
+
+const WATCHER_COLUMNS = `session, agent, pid, COALESCE(way, 'watch') AS way, note, started_at AS "startedAt"`;
 
 export function postgresWake(pool: PostgresPool): WakePort {
   return {
@@ -18,21 +20,29 @@ export function postgresWake(pool: PostgresPool): WakePort {
       );
     },
 
-    async setWatcher(session, token, pid, now, agent) {
+    async setWatcher(session, token, pid, now, agent, way) {
       await pool.transaction(
         [],
         (query) =>
           query(
-            `INSERT INTO watchers (session, token, pid, started_at, agent) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent`,
-            [session, token, pid, now, agent],
+            `INSERT INTO watchers (session, token, pid, started_at, agent, way, note) VALUES ($1, $2, $3, $4, $5, $6, NULL)
+             ON CONFLICT (session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent, way = excluded.way, note = NULL`,
+            [session, token, pid, now, agent, way],
           ),
         false,
       );
     },
 
     async watchers() {
-      return pool.read<{ agent: string; pid: number }>('SELECT agent, pid FROM watchers WHERE agent IS NOT NULL ORDER BY session');
+      return pool.read<WatcherRow>(`SELECT ${WATCHER_COLUMNS} FROM watchers WHERE agent IS NOT NULL ORDER BY session`);
+    },
+
+    async watcherOf(session) {
+      return (await pool.one<WatcherRow>(`SELECT ${WATCHER_COLUMNS} FROM watchers WHERE session = $1 AND agent IS NOT NULL`, [session])) ?? null;
+    },
+
+    async noteWatcher(session, token, way, note) {
+      await pool.writeAlone('UPDATE watchers SET way = $1, note = $2 WHERE session = $3 AND token = $4', [way, note, session, token], false);
     },
 
     async isWatcher(session, token) {

@@ -500,6 +500,12 @@ export const STEPS: MigrationStep[] = [
         CREATE INDEX IF NOT EXISTS idx_integration_outbox_lane ON integration_outbox(integration, state, next_at);
       `);
     },
+  },  {
+    step: 28,
+    description: "how a session's watcher wakes it (its own hook-watch process, or its MCP server posting into the client's inbox socket), and why a socket was given up",
+    apply(db) {
+      addColumns(db, 'watchers', { way: 'TEXT', note: 'TEXT' });
+    },
   },
 ];
 

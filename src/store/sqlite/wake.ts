@@ -1,6 +1,8 @@
 /** Waking on SQLite: the rate limit's count, and the watchers. */
-import type { WakePort } from '../ports/wake.js';
+import type { WakePort, WatcherRow } from '../ports/wake.js';
 import type { SqliteConnection } from './driver.js';
+
+const WATCHER_COLUMNS = "session, agent, pid, COALESCE(way, 'watch') AS way, note, started_at AS startedAt";
 
 export function sqliteWake(db: SqliteConnection): WakePort {
   return {
@@ -14,18 +16,26 @@ export function sqliteWake(db: SqliteConnection): WakePort {
       });
     },
 
-    async setWatcher(session, token, pid, now, agent) {
+    async setWatcher(session, token, pid, now, agent, way) {
       db.immediate(() =>
         db.run(
-          `INSERT INTO watchers (session, token, pid, started_at, agent) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent`,
-          [session, token, pid, now, agent],
+          `INSERT INTO watchers (session, token, pid, started_at, agent, way, note) VALUES (?, ?, ?, ?, ?, ?, NULL)
+           ON CONFLICT(session) DO UPDATE SET token = excluded.token, pid = excluded.pid, started_at = excluded.started_at, agent = excluded.agent, way = excluded.way, note = NULL`,
+          [session, token, pid, now, agent, way],
         ),
       );
     },
 
     async watchers() {
-      return db.all<{ agent: string; pid: number }>('SELECT agent, pid FROM watchers WHERE agent IS NOT NULL');
+      return db.all<WatcherRow>(`SELECT ${WATCHER_COLUMNS} FROM watchers WHERE agent IS NOT NULL ORDER BY session`);
+    },
+
+    async watcherOf(session) {
+      return db.get<WatcherRow>(`SELECT ${WATCHER_COLUMNS} FROM watchers WHERE session = ? AND agent IS NOT NULL`, [session]) ?? null;
+    },
+
+    async noteWatcher(session, token, way, note) {
+      db.immediate(() => db.run('UPDATE watchers SET way = ?, note = ? WHERE session = ? AND token = ?', [way, note, session, token]));
     },
 
     async isWatcher(session, token) {

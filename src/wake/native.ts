@@ -1,0 +1,57 @@
+/** Whether an idle session is woken natively (by its own watcher or its MCP server), and if not, why. */
+import { profileFor } from '../clients/registry/profiles.js';
+import type { Wakes } from '../core/wake-ops.js';
+import type { MessageRecord } from '../model/records.js';
+import { setting, type Env } from '../model/settings.js';
+
+/** Why a session is not woken natively at all, or null when it is. */
+export function watchRefusal(client: string | undefined, env: Env): string | null {
+  if (!setting(env, 'AGENT_BUS_NATIVE_WAKE')) return 'native wake is off (AGENT_BUS_NATIVE_WAKE=0)';
+  // A client that would wait for background hooks in the foreground outside an interactive session
+  // (Claude Code's print mode and SDK runs): only an interactive session is woken.
+  const profile = profileFor(client);
+  const interactive = profile.wake.kind === 'watch' ? profile.wake.interactive : null;
+  if (interactive !== null && (env[interactive.variable] ?? '').trim() !== interactive.value) {
+    return `not an interactive ${profile.name} session (${interactive.variable} is not ${interactive.value})`;
+  }
+  return null;
+}
+
+/** Whether a process runs (one of another user's answers EPERM: it runs too). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the session reading as `reader` is woken through its inbox socket by a running MCP server: its hook-watch steps aside. */
+export async function socketWatching(wakes: Wakes, reader: string): Promise<boolean> {
+  return (await wakes.watchers()).some((watcher) => watcher.way === 'socket' && watcher.agent === reader && running(watcher.pid));
+}
+
+/** The fields of a message view an audit row needs. */
+export function viewRecord(view: unknown): MessageRecord {
+  const message = view as { message_id: string; from: string; to: string; body: string; thread_id: string; sent_at: string; addressed_to: string | null };
+  return {
+    messageId: message.message_id,
+    fromAgent: message.from,
+    toAgent: message.to,
+    body: message.body,
+    threadId: message.thread_id,
+    sentAt: message.sent_at,
+    readAt: null,
+    deliveredAt: null,
+    addressedTo: message.addressed_to,
+    fanoutId: null,
+    toGroup: null,
+    claimedBy: null,
+    deliveredVia: null,
+    readVia: null,
+    priority: null,
+    taskId: null,
+    taskState: null,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Waking an idle session through its client's own inbox socket, from its MCP server: the server is a
+ * child of the client, so the client takes the post as its own (a session in bypass mode too), and no
+ * process of ours waits beside it. The server waits on the store's change feed; when mail waits for
+ * its session and the session's hooks say it is idle, it posts a short nudge naming the sender. The
+ * turn the nudge starts runs the prompt hook, which delivers the mail itself, with its receipts.
+ *
+ * The server is the session's watcher while it does this (a `socket` row), so a hook-watch started by
+ * the client's hooks steps aside, and senders know the session's mail is watched. A socket that
+ * refuses a post, or after whose post no turn begins in AGENT_BUS_SOCKET_TURN_SECONDS, is given up:
+ * the row says why (doctor shows it), and hook-watch wakes the session from its next turn on.
+ */
+import type { Bus } from '../core/bus.js';
+import { eachChange } from '../core/store-changes.js';
+import { isStoreUnavailable } from '../model/errors.js';
+import { randomId } from '../model/ids.js';
+import { formatStamp } from '../model/clock.js';
+import { quoted } from '../model/quote.js';
+import { setting, type Env } from '../model/settings.js';
+import { profileFor } from '../clients/registry/profiles.js';
+import { loadWakeConfig, lookupWake } from './config.js';
+import { wakesPerHour } from './dispatch.js';
+import { viewRecord, watchRefusal } from './native.js';
+import { postToSession, sessionSocketOf, type PostOutcome, type SessionSocket } from './session-socket.js';
+
+export interface SocketWakeOptions {
+  bus: Bus;
+  env: Env;
+  client: string | undefined;
+  /** The address the session reads now (a rename moves it). */
+  reader(): string;
+  log(line: string): void;
+  /** How a nudge is posted (the socket's frame writer). */
+  post?: (socket: SessionSocket, text: string) => Promise<PostOutcome>;
+}
+
+export interface SocketWake {
+  /** Stop waiting and let the session's watcher row go. */
+  stop(): Promise<void>;
+}
+
+/** The session's socket, when its client has one and this session is one the bus wakes; else why not. */
+export function socketOfSession(client: string | undefined, env: Env): { socket: SessionSocket } | { why: string } {
+  const profile = profileFor(client);
+  if (profile.wake.kind !== 'watch' || profile.wake.socket === null) return { why: `${profile.name} has no inbox socket` };
+  const refusal = watchRefusal(client, env);
+  if (refusal !== null) return { why: refusal };
+  const socket = sessionSocketOf(profile.wake.socket, env);
+  if (socket === null) return { why: `${profile.wake.socket.path} is not set (a client too old to have an inbox socket)` };
+  return { socket };
+}
+
+/** What the nudge says: who sent mail; the prompt hook of the turn it starts shows the mail. */
+export function nudgeText(from: string, waiting: number): string {
+  const count = waiting === 1 ? '1 message waits' : `${waiting} messages wait`;
+  return `agent-bus: new mail from ${quoted(from)} (${count}). It is shown with this prompt; if it is not, call read_inbox.`;
+}
+
+/** Start waking the session through its socket; null when it has none (hook-watch wakes it, as before). */
+export async function startSocketWake(options: SocketWakeOptions): Promise<SocketWake | null> {
+  const found = socketOfSession(options.client, options.env);
+  if (!('socket' in found)) return null;
+  const { socket } = found;
+  const { bus, env, log } = options;
+  const post = options.post ?? postToSession;
+  const key = `socket:${process.pid}`;
+  const token = randomId();
+  let armedFor = options.reader();
+  await bus.wakes.startWatching(key, token, process.pid, armedFor, 'socket');
+
+  const feed = bus.changes();
+  let stopping = false;
+  const pollMs = setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000;
+  const turnMs = setting(env, 'AGENT_BUS_SOCKET_TURN_SECONDS') * 1000;
+  /** Mail a nudge was posted for, or held back for, once each. */
+  const nudged = new Set<string>();
+  /** The nudge whose turn has not begun yet: no other is posted meanwhile. */
+  let awaiting: { reader: string; since: string; deadline: number } | null = null;
+
+  const giveUp = async (reason: string): Promise<void> => {
+    await bus.wakes.giveUpSocket(key, token, reason).catch(() => undefined);
+    log(`agent-bus: this session's inbox socket is given up (${reason}); hook-watch wakes it from its next turn on`);
+  };
+
+  const step = async (): Promise<true | undefined> => {
+    const reader = options.reader();
+    if (reader !== armedFor) {
+      armedFor = reader;
+      await bus.wakes.startWatching(key, token, process.pid, reader, 'socket');
+    }
+    if (awaiting !== null) {
+      const presence = await bus.presence.of(awaiting.reader);
+      // The nudge's turn has begun (the prompt hook noted it working), or the mail went another way.
+      if ((presence !== null && presence.since > awaiting.since) || (await bus.inbox.pending(awaiting.reader)) === 0) awaiting = null;
+      else if (Date.now() >= awaiting.deadline) {
+        await giveUp(`no turn began within ${turnMs / 1000} s of a post`);
+        return true;
+      } else return undefined;
+    }
+    const waiting = await bus.inbox.pending(reader);
+    if (waiting === 0) return undefined;
+    // A session at work is told between tool calls and before it stops; one waiting on a person is left be.
+    if ((await bus.presence.of(reader))?.state !== 'idle') return undefined;
+    const config = loadWakeConfig(env);
+    if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return undefined; // wake.json wins.
+    const [first] = await bus.inbox.read({ reader, markRead: false, limit: 1, via: null });
+    if (first === undefined || nudged.has(first.message_id)) return undefined;
+    nudged.add(first.message_id);
+    const micros = bus.clock.nowMicros();
+    const record = viewRecord(first);
+    if (!(await bus.wakes.count(reader, micros, wakesPerHour(env)))) {
+      // Past the hourly limit the mail waits for the session's next turn.
+      bus.wakes.notePosted(reader, record, 'rate-limited', micros);
+      return undefined;
+    }
+    const outcome = await post(socket, nudgeText(first.from, waiting));
+    if (!outcome.ok) {
+      bus.wakes.notePosted(reader, record, 'refused', micros);
+      await giveUp(outcome.reason);
+      return true;
+    }
+    bus.wakes.notePosted(reader, record, 'posted', micros);
+    awaiting = { reader, since: formatStamp(micros), deadline: Date.now() + turnMs };
+    return undefined;
+  };
+
+  const loop = eachChange({ feed, pollMs: Math.min(pollMs, turnMs), stopped: () => stopping }, async (changed) => {
+    // Only a change can bring mail; a nudge awaiting its turn is looked at on every pass.
+    if (!changed && awaiting === null) return undefined;
+    try {
+      return await step();
+    } catch (error) {
+      // A store that goes away (a server restarting) is waited out: the feed reconnects.
+      if (isStoreUnavailable(error)) return undefined;
+      log(`agent-bus: socket wake: ${(error as Error).message}`);
+      return undefined;
+    }
+  }).catch((error: unknown) => {
+    if (!stopping) log(`agent-bus: socket wake stopped: ${(error as Error).message}`);
+  });
+
+  return {
+    async stop() {
+      stopping = true;
+      feed.interrupt();
+      await loop;
+      await feed.close().catch(() => undefined);
+      // A socket given up keeps its row while the server runs (doctor says why); at the end both go.
+      await bus.wakes.stopWatching(key, token).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * Waking an idle Claude Code session through its inbox socket, from its MCP server: a Unix socket
+ * stands in for Claude Code's (it reads what is posted, as Claude Code does), the real server runs
+ * over stdio with the socket's variables in its environment, and real hook payloads say where the
+ * session's turn stands.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { auditRows, send } from '../helpers/agents.js';
+import { CLI, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { connect, type McpSession } from '../helpers/mcp.js';
+import { sleep, waitFor, waitUntil } from '../helpers/wait.js';
+
+/** A stand-in for Claude Code's inbox socket: every connection's lines, parsed. */
+interface FakeInbox {
+  path: string;
+  posts: Array<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+}
+
+async function fakeInbox(dir: string): Promise<FakeInbox> {
+  const path = join(dir, 'inbox.sock');
+  const posts: FakeInbox['posts'] = [];
+  const server: Server = createServer((socket) => {
+    let text = '';
+    socket.on('data', (chunk) => (text += String(chunk)));
+    socket.on('end', () => {
+      posts.push(text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>));
+      socket.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(path, () => resolve()));
+  return { path, posts, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const REPO_ENV = (bus: TempBus): NodeJS.ProcessEnv => ({ ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '0.2' });
+
+/** The session's MCP server, as Claude Code starts it: its session id and inbox socket in its environment. */
+function sessionEnv(bus: TempBus, socket: string | null, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...REPO_ENV(bus), CLAUDE_CODE_SESSION_ID: 'sess-1', ...extra };
+  if (socket !== null) Object.assign(env, { CLAUDE_CODE_MESSAGING_SOCKET: socket, CLAUDE_CODE_MESSAGING_TOKEN: 'token-of-sess-1' });
+  return env;
+}
+
+/** Run one of the session's hooks with Claude Code's payload. */
+function hook(bus: TempBus, command: string, payload: Record<string, unknown>): { code: number | null; stdout: string } {
+  const result = spawnSync(process.execPath, [CLI, command, '--client', 'claude'], { env: REPO_ENV(bus), cwd: bus.dir, input: JSON.stringify({ session_id: 'sess-1', cwd: bus.dir, ...payload }), encoding: 'utf8', timeout: 30_000 });
+  return { code: result.status, stdout: result.stdout };
+}
+
+interface SocketRow {
+  agent: string;
+  pid: number;
+  way: string;
+  note: string | null;
+}
+
+function socketRows(bus: TempBus): SocketRow[] {
+  try {
+    return bus.rows<SocketRow>("SELECT agent, pid, COALESCE(way, 'watch') AS way, note FROM watchers ORDER BY session");
+  } catch {
+    return []; // No store yet: the first process to open it makes it.
+  }
+}
+
+/** Start the server, learn its session's name, and let the session's start hook say it is idle. */
+async function startSession(bus: TempBus, socket: string | null, extra: NodeJS.ProcessEnv = {}): Promise<{ server: McpSession; name: string }> {
+  const server = await connect(sessionEnv(bus, socket, extra), { cwd: bus.dir });
+  const { name } = await server.call<{ name: string }>('whoami');
+  assert.equal(hook(bus, 'hook-session-start', { hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
+  return { server, name };
+}
+
+function startWatcher(bus: TempBus): { pid: number; done: Promise<{ code: number | null; stderr: string }> } {
+  const child = spawn(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '60'], { env: REPO_ENV(bus), cwd: bus.dir, stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(JSON.stringify({ session_id: 'sess-1', cwd: bus.dir }));
+  return { pid: child.pid as number, done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr }))) };
+}
+
+test('an idle session is nudged through its socket, once; the nudge names the sender, and the prompt hook of its turn delivers the mail', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  const { server, name } = await startSession(bus, inbox.path);
+  try {
+    assert.match(name, /^shop\/claude-\d+$/);
+    await waitUntil(() => socketRows(bus).some((row) => row.way === 'socket' && row.agent === name && row.pid === server.pid()), 'the server to watch its session through the socket');
+    send(bus, 'SOCKET-MAIL review the diff', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 1, 'a post into the inbox socket');
+    const [auth, user] = inbox.posts[0] ?? [];
+    assert.deepEqual(auth, { type: 'auth', token: 'token-of-sess-1' });
+    const message = (user as { type: string; message: { role: string; content: string } }).message;
+    assert.equal((user as { type: string }).type, 'user');
+    assert.equal(message.role, 'user');
+    assert.match(message.content, /new mail from 'shop\/codex' \(1 message waits\)/);
+    assert.doesNotMatch(message.content, /SOCKET-MAIL/, 'the nudge says who, never the body: the prompt hook delivers that');
+    const wake = await waitFor(() => auditRows(bus, 'wake').find((row) => row.wake_driver === 'socket'), 'the wake audited');
+    assert.equal(wake.wake_status, 'posted');
+    assert.equal(wake.to, name);
+    // The nudge's turn: Claude Code runs the prompt hook with the nudge as the prompt.
+    const turn = hook(bus, 'hook-user-prompt', { hook_event_name: 'UserPromptSubmit', prompt: message.content });
+    assert.match(turn.stdout, /SOCKET-MAIL review the diff/);
+    assert.deepEqual(bus.rows("SELECT delivered_via FROM messages WHERE body = 'SOCKET-MAIL review the diff'"), [{ delivered_via: 'hook-user-prompt' }]);
+    // A session at work is not nudged: mail now waits for its stop hook.
+    send(bus, 'while it works', name, { from: 'shop/codex' });
+    await sleep(1000);
+    assert.equal(inbox.posts.length, 1, 'no nudge while the session works');
+    assert.equal(auditRows(bus, 'wake').filter((row) => row.wake_driver === 'socket').length, 1);
+  } finally {
+    await server.close();
+    await inbox.close();
+  }
+  await waitUntil(() => socketRows(bus).length === 0, 'the socket row to go with its server');
+}));
+
+test('hook-watch steps aside for a session its server wakes through the socket, and a waiting one stands down when the server starts', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  // A watcher already waits (the SessionStart hook ran before the server started).
+  const early = startWatcher(bus);
+  await waitUntil(() => socketRows(bus).some((row) => row.way === 'watch' && row.pid === early.pid), 'the early watcher to wait');
+  const { server, name } = await startSession(bus, inbox.path);
+  try {
+    const first = await early.done;
+    assert.equal(first.code, 0, `the waiting watcher stood down: ${first.stderr}`);
+    // One started later (at a Stop) does not wait at all.
+    const started = Date.now();
+    const later = await startWatcher(bus).done;
+    assert.equal(later.code, 0);
+    assert.ok(Date.now() - started < 10_000);
+    assert.deepEqual(socketRows(bus).map((row) => row.way), ['socket'], 'no process of ours waits beside the server');
+    // The mail is the socket's to announce.
+    send(bus, 'for the socket', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 1, 'a post');
+  } finally {
+    await server.close();
+    await inbox.close();
+  }
+}));
+
+test('a socket after whose post no turn begins is given up, says why, and hook-watch wakes the session again', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  const { server, name } = await startSession(bus, inbox.path, { AGENT_BUS_SOCKET_TURN_SECONDS: '1' });
+  try {
+    send(bus, 'nobody takes this turn', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 1, 'a post');
+    const refused = await waitFor(() => socketRows(bus).find((row) => row.way === 'refused'), 'the socket given up', 10_000);
+    assert.match(refused.note ?? '', /no turn began within 1 s of a post/);
+    await waitUntil(() => /inbox socket is given up \(no turn began .*\); hook-watch wakes it/.test(server.stderr()), 'the server to say so on stderr');
+    // The next Stop's watcher waits, and wakes the session with the mail.
+    const watcher = startWatcher(bus);
+    const { code, stderr } = await watcher.done;
+    assert.equal(code, 10, stderr);
+    assert.match(stderr, /nobody takes this turn/);
+    send(bus, 'later mail', name, { from: 'shop/codex' });
+    await sleep(800);
+    assert.equal(inbox.posts.length, 1, 'a socket given up is posted to no more');
+  } finally {
+    await server.close();
+    await inbox.close();
+  }
+}));
+
+test('a socket path that is no socket is given up at the first post, with the reason and a refused wake', withTempBus(async (bus) => {
+  const path = join(bus.dir, 'not-a-socket');
+  writeFileSync(path, '');
+  const { server, name } = await startSession(bus, path);
+  try {
+    send(bus, 'to a broken socket', name, { from: 'shop/codex' });
+    const refused = await waitFor(() => socketRows(bus).find((row) => row.way === 'refused'), 'the socket given up');
+    assert.equal(refused.note, `${path} is not a socket`);
+    const wake = await waitFor(() => auditRows(bus, 'wake').find((row) => row.wake_driver === 'socket'), 'the refused wake audited');
+    assert.equal(wake.wake_status, 'refused');
+  } finally {
+    await server.close();
+  }
+}));
+
+test('the hourly wake limit holds for socket nudges: past it, the mail waits and the held wake is audited', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  const { server, name } = await startSession(bus, inbox.path, { AGENT_BUS_WAKES_PER_HOUR: '1' });
+  try {
+    send(bus, 'first', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 1, 'the first post');
+    assert.equal(hook(bus, 'hook-user-prompt', { prompt: 'nudge' }).code, 0);
+    assert.equal(hook(bus, 'hook-stop', { hook_event_name: 'Stop', stop_hook_active: false }).code, 0);
+    send(bus, 'second', name, { from: 'shop/codex' });
+    await waitFor(() => auditRows(bus, 'wake').find((row) => row.wake_driver === 'socket' && row.wake_status === 'rate-limited'), 'the held wake audited');
+    await sleep(500);
+    assert.equal(inbox.posts.length, 1, 'past the limit nothing is posted');
+  } finally {
+    await server.close();
+    await inbox.close();
+  }
+}));
+
+test('no socket in the environment, or a session that is not interactive: the server watches nothing and hook-watch works as before', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  const bare = await startSession(bus, null);
+  const printMode = await connect(sessionEnv(bus, inbox.path, { CLAUDE_CODE_ENTRYPOINT: 'sdk-cli', CLAUDE_CODE_SESSION_ID: 'sess-2' }), { cwd: bus.dir });
+  try {
+    await printMode.call('whoami');
+    await sleep(500);
+    assert.deepEqual(socketRows(bus), [], 'nothing is armed');
+    const watcher = startWatcher(bus);
+    await waitUntil(() => socketRows(bus).some((row) => row.way === 'watch' && row.pid === watcher.pid), 'the watcher to wait');
+    send(bus, 'for the watcher', bare.name, { from: 'shop/codex' });
+    const { code, stderr } = await watcher.done;
+    assert.equal(code, 10);
+    assert.match(stderr, /for the watcher/);
+    assert.equal(inbox.posts.length, 0);
+  } finally {
+    await bare.server.close();
+    await printMode.close();
+    await inbox.close();
+  }
+}));
