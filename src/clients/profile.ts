@@ -25,6 +25,8 @@ export type WakeWay =
    */
   | {
       kind: 'watch';
+      /** What starts its watcher: the client's own hooks, or the plugin init writes for it. */
+      startedBy: 'hook' | 'plugin';
       interactive: { variable: string; value: string } | null;
       /**
        * The variables in which the client gives the processes it starts its session's inbox socket, where

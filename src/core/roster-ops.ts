@@ -9,10 +9,11 @@ import { quoted } from '../model/quote.js';
 import type { IntegrationsPort, RosterPort } from '../store/ports.js';
 import type { PresencePort } from '../store/ports/presence.js';
 import type { TasksPort } from '../store/ports/tasks.js';
+import type { WakePort, WatcherRow } from '../store/ports/wake.js';
 import type { AuditSink } from './audit-sink.js';
 import { clientAddressOf, repoOf, parseNameLenient } from './names.js';
 import { pendingByName, repoMembers, waitingRepoNames } from './roster.js';
-import { agentView, type AgentView } from './views.js';
+import { agentView, type AgentView, type WakeFact } from './views.js';
 
 export const MAX_TOPIC_LENGTH = 200;
 
@@ -81,9 +82,16 @@ function presenceOf(agent: AgentRecord, noted: PresenceRecord | undefined, holde
   return noted === undefined ? { state: 'unknown', since: null } : { state: noted.state, since: noted.since };
 }
 
+/** What a session's watcher row says of how it is woken. */
+function watcherFact(row: WatcherRow): WakeFact {
+  if (row.way === 'socket') return { way: 'socket', note: null };
+  if (row.way === 'refused') return { way: 'socket-refused', note: row.note };
+  return { way: 'watcher', note: null };
+}
+
 export class Roster {
   constructor(
-    private readonly store: RosterPort & Pick<PresencePort, 'presence'> & Pick<TasksPort, 'tasksIn'> & Pick<IntegrationsPort, 'integrations'>,
+    private readonly store: RosterPort & Pick<PresencePort, 'presence'> & Pick<TasksPort, 'tasksIn'> & Pick<IntegrationsPort, 'integrations'> & Pick<WakePort, 'watchers'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     /** Whether a session row's server is running (the sessions' own judge). */
@@ -129,9 +137,10 @@ export class Roster {
     for (const task of await this.store.tasksIn(['taken'], 1_000)) if (task.holder !== null && !inHand.has(task.holder)) inHand.set(task.holder, { id: task.taskId, title: task.title });
     const holders = new Map(snapshot.sessionHolders.map((row) => [row.name, row]));
     const integrations = new Set((await this.store.integrations()).map((row) => row.name));
+    const watched = new Map((await this.store.watchers()).map((row) => [row.agent, watcherFact(row)]));
     return agents.map((agent) => {
       const facts = presenceOf(agent, noted.get(agent.name), holders.get(agent.name), live.has(agent.name));
-      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null }, integrations.has(agent.name));
+      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null }, integrations.has(agent.name), watched.get(agent.name) ?? null);
     });
   }
 

@@ -75,6 +75,18 @@ export interface AgentView {
   state_since: string | null;
   /** The task it holds, unclosed (the oldest, when it holds several). */
   task: { id: string; title: string } | null;
+  /** How it is woken when mail comes while it is idle, where that is known; null otherwise. */
+  wake: WakeFact | null;
+}
+
+/**
+ * How an idle session is woken: its MCP server posting into the client's inbox socket; a watcher
+ * process its hooks start (or its plugin); a turn the sender queues (Codex); a wake.json command. A
+ * socket given up says why, and its session's watcher wakes it instead.
+ */
+export interface WakeFact {
+  way: 'socket' | 'socket-refused' | 'watcher' | 'plugin' | 'queue' | 'command';
+  note: string | null;
 }
 
 /** Where a name's turn stands, and the task in its hands: what the roster shows beside each name. */
@@ -86,7 +98,7 @@ export interface PresenceFacts {
 
 const NOTHING_KNOWN: PresenceFacts = { state: 'unknown', since: null, task: null };
 
-export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN, integration = false): AgentView {
+export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN, integration = false, wake: WakeFact | null = null): AgentView {
   const parsed = parseNameLenient(agent.name);
   const isSession = parsed !== null && parsed.handle !== null;
   return {
@@ -103,5 +115,6 @@ export function agentView(agent: AgentRecord, pending: number, live: boolean | n
     state: presence.state,
     state_since: presence.since,
     task: presence.task,
+    wake,
   };
 }

@@ -17,9 +17,19 @@ function presence(agent: AgentView, now: number): string {
   return text === '' ? '' : `${text}  `;
 }
 
+/** How it is woken, for people: `socket`, `watcher`, `watcher (socket given up: …)`, `codex queue`, `plugin`, `command`. */
+export function wakeText(agent: AgentView): string | null {
+  const { wake } = agent;
+  if (wake === null) return null;
+  if (wake.way === 'socket-refused') return `watcher (socket given up: ${singleLine(wake.note ?? 'no reason noted')})`;
+  if (wake.way === 'queue') return `${agent.client ?? 'client'} queue`;
+  return wake.way;
+}
+
 function details(agent: AgentView, now: number, you: string | undefined): string {
   const topic = agent.topic ? `  ${singleLine(agent.topic)}` : '';
-  return `${presence(agent, now)}seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${topic}`;
+  const wake = wakeText(agent);
+  return `${presence(agent, now)}seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${wake === null ? '' : `  wake=${wake}`}${topic}`;
 }
 
 /** The roster as text; `you` marks the reader's own entry. */

@@ -99,9 +99,9 @@ test("Claude Code hands Codex a task: Codex's model completes it with a result, 
     await waitUntil(() => modelSaw(result, lead.requests.slice(before)), 'a new turn of Claude Code carrying the result', 60_000, 100);
     const [mail] = s.bus.rows<{ body: string; task_id: string; task_state: string; priority: string }>(`SELECT body, task_id, task_state, priority FROM messages WHERE task_id IS NOT NULL`);
     assert.deepEqual({ ...mail, body: undefined }, { body: undefined, task_id: task.id, task_state: 'done', priority: 'urgent' }, 'the mail is marked as the task result');
-    assert.match(readFileSync(s.bus.audit, 'utf8'), /"op":"wake".*"wake_driver":"watch","wake_status":"woke"/, 'woken by its watcher');
+    assert.match(readFileSync(s.bus.audit, 'utf8'), /"op":"wake".*"wake_driver":"socket","wake_status":"posted"/, 'woken by its MCP server through the inbox socket');
     await session.stop();
-    assertReceiptsHonest(s.bus, 'shop/claude', lead.requests, { delivered: [{ body: mail?.body ?? '', via: 'hook-watch' }] });
+    assertReceiptsHonest(s.bus, 'shop/claude', lead.requests, { delivered: [{ body: mail?.body ?? '', via: 'hook-user-prompt' }] });
   } finally {
     await session?.stop();
     await lead.close();

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { auditRows, send } from '../helpers/agents.js';
-import { CLI, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 import { sleep, waitFor, waitUntil } from '../helpers/wait.js';
 
@@ -89,6 +89,12 @@ test('an idle session is nudged through its socket, once; the nudge names the se
   try {
     assert.match(name, /^shop\/claude-\d+$/);
     await waitUntil(() => socketRows(bus).some((row) => row.way === 'socket' && row.agent === name && row.pid === server.pid()), 'the server to watch its session through the socket');
+    // agents and doctor say how the session is woken.
+    const roster = JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string; wake: { way: string; note: string | null } | null }>;
+    assert.deepEqual(roster.find((agent) => agent.name === name)?.wake, { way: 'socket', note: null });
+    assert.match(runCli(['agents'], { env: bus.env }).stdout, new RegExp(`${name}\\s.*wake=socket`));
+    const doctor = JSON.parse(runCli(['doctor', '--json'], { env: bus.env }).stdout) as { checks: Array<{ check: string; level: string; detail: string }> };
+    assert.deepEqual(doctor.checks.find((check) => check.check === 'wake ways'), { check: 'wake ways', level: 'ok', detail: `${name}: socket` });
     send(bus, 'SOCKET-MAIL review the diff', name, { from: 'shop/codex' });
     await waitUntil(() => inbox.posts.length === 1, 'a post into the inbox socket');
     const [auth, user] = inbox.posts[0] ?? [];
@@ -149,6 +155,13 @@ test('a socket after whose post no turn begins is given up, says why, and hook-w
     await waitUntil(() => inbox.posts.length === 1, 'a post');
     const refused = await waitFor(() => socketRows(bus).find((row) => row.way === 'refused'), 'the socket given up', 10_000);
     assert.match(refused.note ?? '', /no turn began within 1 s of a post/);
+    // Doctor warns, and agents says the watcher wakes it now, and why.
+    const doctor = JSON.parse(runCli(['doctor', '--json'], { env: bus.env }).stdout) as { checks: Array<{ check: string; level: string; detail: string; fix?: string }> };
+    const ways = doctor.checks.find((check) => check.check === 'wake ways');
+    assert.equal(ways?.level, 'warn');
+    assert.equal(ways?.detail, `${name}: watcher (socket given up: ${refused.note ?? ''})`);
+    assert.match(ways?.fix ?? '', /update agent-bus/);
+    assert.match(runCli(['agents'], { env: bus.env }).stdout, /wake=watcher \(socket given up: no turn began within 1 s of a post\)/);
     await waitUntil(() => /inbox socket is given up \(no turn began .*\); hook-watch wakes it/.test(server.stderr()), 'the server to say so on stderr');
     // The next Stop's watcher waits, and wakes the session with the mail.
     const watcher = startWatcher(bus);
@@ -205,8 +218,11 @@ test('no socket in the environment, or a session that is not interactive: the se
     await printMode.call('whoami');
     await sleep(500);
     assert.deepEqual(socketRows(bus), [], 'nothing is armed');
+    const quiet = JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string; wake: unknown }>;
+    assert.equal(quiet.find((agent) => agent.name === bare.name)?.wake, null, 'a working or unwatched session: nothing waits for its mail');
     const watcher = startWatcher(bus);
     await waitUntil(() => socketRows(bus).some((row) => row.way === 'watch' && row.pid === watcher.pid), 'the watcher to wait');
+    assert.match(runCli(['agents'], { env: bus.env }).stdout, new RegExp(`${bare.name}\\s.*wake=watcher`));
     send(bus, 'for the watcher', bare.name, { from: 'shop/codex' });
     const { code, stderr } = await watcher.done;
     assert.equal(code, 10);
@@ -215,6 +231,22 @@ test('no socket in the environment, or a session that is not interactive: the se
   } finally {
     await bare.server.close();
     await printMode.close();
+    await inbox.close();
+  }
+}));
+
+test('agents says a Codex session gets a queued turn, and a wake.json entry a command, over any native way', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  const { server, name } = await startSession(bus, inbox.path);
+  try {
+    assert.equal(runCli(['send', 'hi', '--to', 'shop/codex', '--name', 'shop/codex'], { env: bus.env }).code, 0);
+    writeFileSync(join(bus.folder, 'wake.json'), JSON.stringify({ [name]: 'true' }));
+    const roster = JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string; wake: { way: string } | null }>;
+    assert.equal(roster.find((agent) => agent.name === name)?.wake?.way, 'command');
+    assert.equal(roster.find((agent) => agent.name === 'shop/codex')?.wake?.way, 'queue');
+    assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/codex\s.*wake=codex queue/);
+  } finally {
+    await server.close();
     await inbox.close();
   }
 }));

@@ -54,6 +54,7 @@ test('roster pages are repos in order, a filter matching names or topics', () =>
     state: 'unknown',
     state_since: null,
     task: null,
+    wake: null,
   });
   const agents = [agent('b/claude', null, 2), agent('b/claude-1', 'billing', 1, true), agent('a/claude'), agent('c/codex', 'docs', 0, false)];
   const page = rosterPage(agents, 0, 2);

@@ -3,13 +3,14 @@ import { homedir } from 'node:os';
 import { openClient } from '../../connect.js';
 import { makeStyle } from '../../render/style.js';
 import { renderRoster } from '../../render/roster.js';
+import { withWakeWays } from '../../wake/ways.js';
 import type { CommandRunner } from '../spec.js';
 
 export const run: CommandRunner = async (args, io) => {
   const client = openClient(io.env, { cwd: io.cwd, as: null });
   let agents;
   try {
-    agents = await client.agents();
+    agents = withWakeWays(await client.agents(), io.env);
   } finally {
     await client.close();
   }

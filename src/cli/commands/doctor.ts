@@ -23,6 +23,8 @@ import type { BusClient } from '../../client/bus-client.js';
 import { openBusHere } from '../../runtime.js';
 import { openClient } from '../../connect.js';
 import { loadWakeConfig } from '../../wake/config.js';
+import { withWakeWays } from '../../wake/ways.js';
+import { wakeText } from '../../render/roster.js';
 import { version } from '../main.js';
 import { binPath } from './init.js';
 import type { CommandRunner } from '../spec.js';
@@ -70,6 +72,7 @@ export const run: CommandRunner = async (args, io) => {
         findings.push(...(await auditHealth(bus, paths)));
         findings.push(...(await wiringHealth(bus, io.env)));
         add(await sessionsHealth(bus));
+        add(await wakeWaysHealth(bus, io.env));
         const outbound = await outboundHealth(bus);
         if (outbound !== null) add(outbound);
         const brain = await brainHealth(bus, io.env, io.cwd);
@@ -248,6 +251,20 @@ async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
     findings.push({ check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place` });
   }
   return findings;
+}
+
+/** How each running session is woken when mail comes while it is idle; a socket given up is a warning. */
+async function wakeWaysHealth(bus: Bus, env: Env): Promise<Finding> {
+  const sessions = withWakeWays(await bus.roster.agents(), env).filter((agent) => agent.kind === 'session' && agent.live === true);
+  if (sessions.length === 0) return { check: 'wake ways', level: 'ok', detail: 'no session is running' };
+  const detail = sessions.map((agent) => `${agent.name}: ${wakeText(agent) ?? 'nothing waits for its mail now'}`).join('; ');
+  if (!sessions.some((agent) => agent.wake?.way === 'socket-refused')) return { check: 'wake ways', level: 'ok', detail };
+  return {
+    check: 'wake ways',
+    level: 'warn',
+    detail,
+    fix: "its watcher wakes a session whose inbox socket was given up; a Claude Code whose socket takes no post from agent-bus may be newer than it: update agent-bus (AGENT_BUS_SOCKET_TURN_SECONDS gives a slow machine's turns longer to begin)",
+  };
 }
 
 async function sessionsHealth(bus: Bus): Promise<Finding> {

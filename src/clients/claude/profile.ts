@@ -25,7 +25,7 @@ export const claudeProfile: ClientProfile = {
   manySessionsPerProcess: false,
   // A print-mode or SDK run waits for background hooks in the foreground: only an interactive session is woken.
   // From 2.1.224 on it also gives its hooks and MCP servers its session's inbox socket (the token from 2.1.228).
-  wake: { kind: 'watch', interactive: { variable: 'CLAUDE_CODE_ENTRYPOINT', value: 'cli' }, socket: { path: 'CLAUDE_CODE_MESSAGING_SOCKET', token: 'CLAUDE_CODE_MESSAGING_TOKEN' } },
+  wake: { kind: 'watch', startedBy: 'hook', interactive: { variable: 'CLAUDE_CODE_ENTRYPOINT', value: 'cli' }, socket: { path: 'CLAUDE_CODE_MESSAGING_SOCKET', token: 'CLAUDE_CODE_MESSAGING_TOKEN' } },
   approvedToolName: (server, tool) => `mcp__${server}__${tool}`,
   settings: {
     files: [

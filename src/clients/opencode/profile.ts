@@ -27,7 +27,7 @@ export const opencodeProfile: ClientProfile = {
   // Its plugin gives the shell tool's commands AGENT_BUS_NAME instead (shell.env).
   shell: null,
   manySessionsPerProcess: false,
-  wake: { kind: 'watch', interactive: null, socket: null },
+  wake: { kind: 'watch', startedBy: 'plugin', interactive: null, socket: null },
   approvedToolName: null,
   settings: null,
 };
