@@ -45,11 +45,17 @@
  *   install-no-compiler: a global install from a packed tarball on a Node.js with SQLite built in and
  *     no compiler on PATH, and a send and a read through it
  *
+ * and waking the real Claude Code (bench/claude-wake.ts; it needs tmux and `npm run test:clients`'s install):
+ *   claude-socket-wake: a send to the model request of an idle interactive session that carries the mail,
+ *     p50 of 5, through the session's inbox socket, with the watcher's figure from the same run beside it
+ *   claude-idle-processes: the processes of ours (servers and watchers) that run beside such a session
+ *
  * Everything happens under one mkdtemp folder (HOME, database and audit log of
  * every subprocess point there), removed at the end. Prints a table and writes
  * bench/results.json. Exits 1 when a goal is missed or a section fails.
  * `npm run bench -- 3 5` (numbers or ids) runs only some sections.
  */
+import { claudeWake, claudeWakeProcesses } from './claude-wake.js';
 import { livenessFrom } from '../src/core/liveness.js';
 import { systemProcessTable } from '../src/adapters/procs.js';
 import { spawnSync } from 'node:child_process';
@@ -483,6 +489,8 @@ const SECTIONS: Section[] = [
     if (wakeP99 === null) throw new Error('run wake-latency-p50 first');
     return { value: wakeP99, shown: `p99 ${wakeP99.toFixed(1)} ms`, details: {} };
   } },
+  { id: 'claude-socket-wake', title: 'send to an idle interactive Claude Code\'s model request carrying the mail, through its inbox socket, p50 of 5 (the watcher\'s beside it)', unit: 'ms (p50)', goal: { direction: '<=', target: 400 }, timeoutMs: 600_000, measure: () => claudeWake() },
+  { id: 'claude-idle-processes', title: 'processes of ours per idle interactive Claude Code session, woken through its socket', unit: 'processes', goal: { direction: '<=', target: 1 }, timeoutMs: 600_000, measure: () => claudeWakeProcesses() },
   { id: 'chat-arrival', title: 'send to chat screen (50 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: chatArrival },
   { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
   { id: 'reserve-files-mcp', title: 'MCP reserve_files round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 180_000, measure: reserveFilesMcp },

@@ -14,7 +14,8 @@ function wayOf(agent: AgentView, config: WakeConfig): WakeFact | null {
   if (config.problem === null && lookupWake(config, agent.name).status === 'command') return { way: 'command', note: null };
   const { wake } = profileFor(agent.client ?? undefined);
   if (agent.wake !== null) return agent.wake.way === 'watcher' && wake.kind === 'watch' && wake.startedBy === 'plugin' ? { way: 'plugin', note: null } : agent.wake;
-  if (wake.kind === 'queue') return { way: 'queue', note: null };
+  // A sender queues a turn for a session whose hooks noted its thread: a session, never a bare client address.
+  if (wake.kind === 'queue' && agent.kind === 'session') return { way: 'queue', note: null };
   return null;
 }
 

@@ -6,13 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runCli, type TempBus } from '../helpers/bus-env.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude } from './drivers.js';
-import { assertReceiptsHonest, mailBody, modelSaw, wiredRepo, type WiredRepo } from './harness.js';
+import { assertReceiptsHonest, mailBody, modelSaw, serverEnv, wiredRepo } from './harness.js';
 import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
 
 const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 25);
@@ -23,16 +22,6 @@ const watchers = (): string => spawnSync('pgrep', ['-af', 'hook-watch --client c
 /** How the session's watcher row says it is woken: 'socket', 'watch' or 'refused' (none: null). */
 function wakeWays(bus: TempBus): string[] {
   return bus.rows<{ way: string }>("SELECT COALESCE(way, 'watch') AS way FROM watchers ORDER BY session").map((row) => row.way);
-}
-
-/** Give the MCP server init wrote `env` on top of what Claude Code gives it (.mcp.json's env block). */
-function serverEnv(s: WiredRepo, env: Record<string, string>): void {
-  const path = join(s.repo, '.mcp.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
-  const server = config.mcpServers['agent-bus'];
-  assert.ok(server, 'init wrote the agent-bus server');
-  server.env = { ...server.env, ...env };
-  writeFileSync(path, JSON.stringify(config, null, 2));
 }
 
 async function socketWake(bypass: boolean): Promise<void> {

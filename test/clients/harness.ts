@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReceiptWay } from '../../src/model/receipts.js';
 import { agentEnv, register } from '../helpers/agents.js';
@@ -65,6 +65,16 @@ export function wiredRepo(...clients: string[]): WiredRepo {
   const known: Array<[string, string]> = [['human', bus.dir], ...clients.map((client): [string, string] => [`shop/${client}`, repo])];
   for (const [name, home] of known) register(agentEnv(bus, name, home));
   return { bus, repo };
+}
+
+/** Give the MCP server init wrote for Claude Code `env` on top of what Claude Code gives it (.mcp.json's env block). */
+export function serverEnv(s: WiredRepo, env: Record<string, string>): void {
+  const path = join(s.repo, '.mcp.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
+  const server = config.mcpServers['agent-bus'];
+  assert.ok(server, 'init wrote the agent-bus server');
+  server.env = { ...server.env, ...env };
+  writeFileSync(path, JSON.stringify(config, null, 2));
 }
 
 /** Markers of the three notices `publishTestNotices` puts on the bus. */

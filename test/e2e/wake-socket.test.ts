@@ -238,13 +238,36 @@ test('no socket in the environment, or a session that is not interactive: the se
 test('agents says a Codex session gets a queued turn, and a wake.json entry a command, over any native way', withTempBus(async (bus) => {
   const inbox = await fakeInbox(bus.dir);
   const { server, name } = await startSession(bus, inbox.path);
+  // A Codex session: its server learns its thread at the first call.
+  const codex = await connect({ ...bus.env, AGENT_BUS_NAME: 'shop/codex', AGENT_BUS_REPO: bus.dir }, { cwd: bus.dir });
   try {
+    await codex.client.callTool({ name: 'whoami', arguments: {}, _meta: { threadId: 'thread-a' } });
     assert.equal(runCli(['send', 'hi', '--to', 'shop/codex', '--name', 'shop/codex'], { env: bus.env }).code, 0);
     writeFileSync(join(bus.folder, 'wake.json'), JSON.stringify({ [name]: 'true' }));
     const roster = JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string; wake: { way: string } | null }>;
     assert.equal(roster.find((agent) => agent.name === name)?.wake?.way, 'command');
-    assert.equal(roster.find((agent) => agent.name === 'shop/codex')?.wake?.way, 'queue');
-    assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/codex\s.*wake=codex queue/);
+    assert.equal(roster.find((agent) => agent.name === 'shop/codex-1')?.wake?.way, 'queue');
+    assert.equal(roster.find((agent) => agent.name === 'shop/codex')?.wake, null, 'a bare client address is queued for by none');
+    assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/codex-1\s.*wake=codex queue/);
+  } finally {
+    await codex.close();
+    await server.close();
+    await inbox.close();
+  }
+}));
+
+test('wake.json applies on top: a session it names (here, turned off) gets no nudge', withTempBus(async (bus) => {
+  const inbox = await fakeInbox(bus.dir);
+  const { server, name } = await startSession(bus, inbox.path);
+  try {
+    writeFileSync(join(bus.folder, 'wake.json'), JSON.stringify({ [name]: false }));
+    send(bus, 'not to be nudged', name, { from: 'shop/codex' });
+    await sleep(1500);
+    assert.equal(inbox.posts.length, 0);
+    // Without the entry, the next mail is.
+    writeFileSync(join(bus.folder, 'wake.json'), '{}');
+    send(bus, 'nudge for this one', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 1, 'a post once wake.json no longer names the session');
   } finally {
     await server.close();
     await inbox.close();
