@@ -6,6 +6,7 @@
  * of ours that wait beside it are counted.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { openBus } from '../src/runtime.js';
 import { claude } from '../test/clients/drivers.js';
@@ -15,6 +16,18 @@ import { sleep, waitUntil } from '../test/helpers/wait.js';
 import { CLI, median, NotMeasurableHere, round } from './util.js';
 
 const WAKES = 5;
+
+/** The last operations of the audit log, for a figure that could not be measured. */
+function auditTail(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim().split('\n').slice(-6).map((line) => {
+      const row = JSON.parse(line) as { op: string; wake_driver?: string; wake_status?: string };
+      return row.op === 'wake' ? `wake ${row.wake_driver ?? ''} ${row.wake_status ?? ''}` : row.op;
+    }).join(', ');
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 /** The processes of ours that run beside a session: its MCP server and any watcher. */
 function waitingProcesses(): number {
@@ -47,7 +60,8 @@ async function wakes(way: 'socket' | 'watcher'): Promise<{ ms: number[]; process
       const before = model.requests.length;
       const sentAt = performance.now();
       await bus.mail.send({ from: 'shop/codex', to: 'shop/claude', body });
-      await waitUntil(() => modelSaw(body, model.requests.slice(before)), 'a model request carrying the mail', 30_000, 2);
+      const pane = session.pane;
+      await waitUntil(() => modelSaw(body, model.requests.slice(before)), () => `a model request carrying wake ${index + 1}'s mail (the audit ends: ${auditTail(s.bus.audit)}; the screen: ${pane().trim().split('\n').slice(-6).join(' / ')})`, 30_000, 2);
       ms.push(performance.now() - sentAt);
     }
   } finally {

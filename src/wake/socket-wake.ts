@@ -51,9 +51,9 @@ export function socketOfSession(client: string | undefined, env: Env): { socket:
 }
 
 /** What the nudge says: who sent mail; the prompt hook of the turn it starts shows the mail. */
-export function nudgeText(from: string, waiting: number): string {
+export function nudgeText(from: string, waiting: number, sentAt: string): string {
   const count = waiting === 1 ? '1 message waits' : `${waiting} messages wait`;
-  return `agent-bus: new mail from ${quoted(from)} (${count}). It is shown with this prompt; if it is not, call read_inbox.`;
+  return `agent-bus: new mail from ${quoted(from)} at ${sentAt} (${count}). It is shown with this prompt; if it is not, call read_inbox.`;
 }
 
 /** Start waking the session through its socket; null when it has none (hook-watch wakes it, as before). */
@@ -113,7 +113,7 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
       bus.wakes.notePosted(reader, record, 'rate-limited', micros);
       return undefined;
     }
-    const outcome = await post(socket, nudgeText(first.from, waiting));
+    const outcome = await post(socket, nudgeText(first.from, waiting, first.sent_at));
     if (!outcome.ok) {
       bus.wakes.notePosted(reader, record, 'refused', micros);
       await giveUp(outcome.reason);

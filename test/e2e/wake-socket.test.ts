@@ -102,7 +102,7 @@ test('an idle session is nudged through its socket, once; the nudge names the se
     const message = (user as { type: string; message: { role: string; content: string } }).message;
     assert.equal((user as { type: string }).type, 'user');
     assert.equal(message.role, 'user');
-    assert.match(message.content, /new mail from 'shop\/codex' \(1 message waits\)/);
+    assert.match(message.content, /new mail from 'shop\/codex' at \d{4}-\d\d-\d\dT[\d:.]+Z \(1 message waits\)/);
     assert.doesNotMatch(message.content, /SOCKET-MAIL/, 'the nudge says who, never the body: the prompt hook delivers that');
     const wake = await waitFor(() => auditRows(bus, 'wake').find((row) => row.wake_driver === 'socket'), 'the wake audited');
     assert.equal(wake.wake_status, 'posted');
@@ -116,6 +116,15 @@ test('an idle session is nudged through its socket, once; the nudge names the se
     await sleep(1000);
     assert.equal(inbox.posts.length, 1, 'no nudge while the session works');
     assert.equal(auditRows(bus, 'wake').filter((row) => row.wake_driver === 'socket').length, 1);
+    // Its stop hook hands that over; idle again, the next mail is nudged, in words of its own: Claude Code
+    // drops a post whose text is the same as the one before.
+    assert.match(hook(bus, 'hook-stop', { hook_event_name: 'Stop', stop_hook_active: false }).stdout, /while it works/);
+    assert.equal(hook(bus, 'hook-stop', { hook_event_name: 'Stop', stop_hook_active: true }).code, 0);
+    send(bus, 'SOCKET-MAIL two', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 2, 'a second post');
+    const second = (inbox.posts[1]?.[1] as { message: { content: string } }).message.content;
+    assert.match(second, /new mail from 'shop\/codex'/);
+    assert.notEqual(second, message.content);
   } finally {
     await server.close();
     await inbox.close();
