@@ -129,6 +129,16 @@ export function systemProcessTable(env: Env = process.env): ProcessTable {
 }
 
 
+/** Whether a process of this machine runs (one of another user's answers EPERM: it runs too). */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A name for this process as the holder of a worker lease: its host, its pid, and a random part (pids are reused). */
 export function workerName(): string {
   return `${hostname()}/${process.pid}/${Math.random().toString(36).slice(2, 8)}`;

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processRuns } from '../adapters/procs.js';
 
 export interface Seat {
   /** Pids of other running chats under this name. */
@@ -13,15 +14,6 @@ export interface Seat {
   release(): void;
 }
 
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function takeSeat(folder: string, name: string): Seat {
   const seats = join(folder, 'chat-seats');
@@ -33,7 +25,7 @@ export function takeSeat(folder: string, name: string): Seat {
       // `<name>.<pid>`: the name is everything before the last dot (names can hold dots).
       if (file.endsWith('.tmp') || file.slice(0, file.lastIndexOf('.')) !== encoded) continue;
       const pid = Number(readFileSync(join(seats, file), 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && running(pid)) others.push(pid);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processRuns(pid)) others.push(pid);
       else if (pid !== process.pid) rmSync(join(seats, file), { force: true }); // Left by a chat that did not end cleanly.
     }
     const mine = join(seats, `${encoded}.${process.pid}`);

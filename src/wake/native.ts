@@ -1,6 +1,7 @@
 /** Whether an idle session is woken natively (by its own watcher or its MCP server), and if not, why. */
 import { profileFor } from '../clients/registry/profiles.js';
 import type { Wakes } from '../core/wake-ops.js';
+import { processRuns } from '../adapters/procs.js';
 import type { MessageRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
 
@@ -17,19 +18,9 @@ export function watchRefusal(client: string | undefined, env: Env): string | nul
   return null;
 }
 
-/** Whether a process runs (one of another user's answers EPERM: it runs too). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the session reading as `reader` is woken through its inbox socket by a running MCP server: its hook-watch steps aside. */
 export async function socketWatching(wakes: Wakes, reader: string): Promise<boolean> {
-  return (await wakes.watchers()).some((watcher) => watcher.way === 'socket' && watcher.agent === reader && running(watcher.pid));
+  return (await wakes.watchers()).some((watcher) => watcher.way === 'socket' && watcher.agent === reader && processRuns(watcher.pid));
 }
 
 /** The fields of a message view an audit row needs. */

@@ -74,6 +74,14 @@ function stateOf(agent: Agent): HTMLSpanElement | null {
   return agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended');
 }
 
+/** How it is woken when mail comes while it is idle, where a watcher says: its MCP server through the inbox socket, or a watcher process. */
+function wakeOf(agent: Agent): HTMLSpanElement | null {
+  const { wake } = agent;
+  if (wake === null) return null;
+  if (wake.way === 'socket-refused') return el('span', { class: 'muted wake', title: `the inbox socket was given up: ${wake.note ?? 'no reason noted'}` }, 'wake: watcher (socket given up)');
+  return el('span', { class: 'muted wake' }, `wake: ${wake.way === 'queue' ? `${agent.client ?? 'client'} queue` : wake.way}`);
+}
+
 function agentItem(agent: Agent): HTMLLIElement {
   return el(
     'li',
@@ -82,6 +90,7 @@ function agentItem(agent: Agent): HTMLLIElement {
     stateOf(agent),
     agent.task === null ? null : el('span', { class: 'task-in-hand', title: agent.task.id }, `task: ${agent.task.title}`),
     agent.pending_count > 0 ? el('span', { class: 'badge', title: 'unread mail' }, `${agent.pending_count} unread`) : null,
+    wakeOf(agent),
     el('span', { class: 'muted seen' }, `seen ${ago(agent.last_seen)}`),
     agent.topic ? el('span', { class: 'topic' }, agent.topic) : null,
   );

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { runCli, type TempBus } from '../helpers/bus-env.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude } from './drivers.js';
-import { assertReceiptsHonest, mailBody, modelSaw, serverEnv, wiredRepo } from './harness.js';
+import { assertReceiptsHonest, endInteractive, mailBody, modelSaw, serverEnv, wiredRepo } from './harness.js';
 import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
 
 const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 25);
@@ -58,13 +58,7 @@ async function socketWake(bypass: boolean): Promise<void> {
       delivered: [mail, again].map((body) => ({ body, via: 'hook-user-prompt' as const, readVia: 'hook-user-prompt' as const })),
     });
   } finally {
-    await session?.stop();
-    await model.close();
-    try {
-      s.bus.cleanup();
-    } catch {
-      // A straggler still writing: the temp folder goes with the machine's.
-    }
+    await endInteractive(s, session, model);
   }
 }
 
@@ -95,12 +89,6 @@ test('without the socket in its server\'s environment, the background watcher wa
     await session.stop();
     assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-watch', readVia: 'hook-watch' }] });
   } finally {
-    await session?.stop();
-    await model.close();
-    try {
-      s.bus.cleanup();
-    } catch {
-      // A straggler still writing: the temp folder goes with the machine's.
-    }
+    await endInteractive(s, session, model);
   }
 });

@@ -15,7 +15,7 @@ import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude, claudeOffline, codex } from './drivers.js';
 import { offersTool, startFakeAnthropic, type Reply } from './fake-anthropic.js';
 import { startFakeResponses, type ResponsesReply } from './fake-responses.js';
-import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, runClient, wiredRepo } from './harness.js';
+import { assertReceiptsHonest, CLIENT_BIN, endInteractive, mailBody, modelSaw, runClient, wiredRepo } from './harness.js';
 import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
 
 /** The state `agents --json` shows for the (first) Claude Code session of shop, if it is on the roster. */
@@ -103,13 +103,7 @@ test("Claude Code hands Codex a task: Codex's model completes it with a result, 
     await session.stop();
     assertReceiptsHonest(s.bus, 'shop/claude', lead.requests, { delivered: [{ body: mail?.body ?? '', via: 'hook-user-prompt' }] });
   } finally {
-    await session?.stop();
-    await lead.close();
-    try {
-      s.bus.cleanup();
-    } catch {
-      // A straggler still writing: the temp folder goes with the machine's.
-    }
+    await endInteractive(s, session, lead);
   }
 });
 

@@ -67,6 +67,17 @@ export function wiredRepo(...clients: string[]): WiredRepo {
   return { bus, repo };
 }
 
+/** End an interactive session's test: the client, the scripted model, then the bus's temp folder. */
+export async function endInteractive(s: WiredRepo, session: { stop(): Promise<void> } | undefined, model: { close(): Promise<void> }): Promise<void> {
+  await session?.stop();
+  await model.close();
+  try {
+    s.bus.cleanup();
+  } catch {
+    // A straggler still writing: the temp folder goes with the machine's.
+  }
+}
+
 /** Give the MCP server init wrote for Claude Code `env` on top of what Claude Code gives it (.mcp.json's env block). */
 export function serverEnv(s: WiredRepo, env: Record<string, string>): void {
   const path = join(s.repo, '.mcp.json');

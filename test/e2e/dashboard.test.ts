@@ -117,6 +117,14 @@ test('the printed URL signs the browser in with an HttpOnly, SameSite=Strict coo
     assert.ok(codex !== undefined && codex.pending_count > 0);
     assert.equal(await roster.locator('li.agent', { hasText: 'repo-a/codex' }).locator('.badge').textContent(), `${codex.pending_count} unread`);
     await page.locator('#roster-summary', { hasText: '3 names in 2 repos' }).waitFor();
+    // How each is woken, as its watcher row says: through its inbox socket, or a socket given up (and why, on hover).
+    bus.sql(`INSERT INTO watchers (session, token, pid, started_at, agent, way, note) VALUES ('socket:1', 't1', ${process.pid}, '2026-01-01T00:00:00.000000Z', 'repo-a/claude', 'socket', NULL)`);
+    bus.sql(`INSERT INTO watchers (session, token, pid, started_at, agent, way, note) VALUES ('socket:2', 't2', ${process.pid}, '2026-01-01T00:00:00.000000Z', 'repo-b/opencode', 'refused', 'no turn began within 10 s of a post')`);
+    assert.equal(runCli(['send', 'a change for the roster', '--to', 'repo-a/codex', '--name', 'human'], { env: bus.env }).code, 0);
+    await roster.locator('li.agent', { hasText: 'repo-a/claude' }).locator('.wake', { hasText: 'wake: socket' }).waitFor();
+    const refused = roster.locator('li.agent', { hasText: 'repo-b/opencode' }).locator('.wake');
+    await refused.filter({ hasText: 'wake: watcher (socket given up)' }).waitFor();
+    assert.equal(await refused.getAttribute('title'), 'the inbox socket was given up: no turn began within 10 s of a post');
     // Every control is labelled, and the page loaded nothing from elsewhere and threw nothing.
     const unlabelled = await page.evaluate(() =>
       [...document.querySelectorAll('input, select, textarea')].filter((control) => (control as HTMLInputElement).labels?.length === 0 && !control.closest('[hidden]')).map((control) => control.id),
