@@ -21,7 +21,7 @@ import { profileFor } from '../clients/registry/profiles.js';
 import { loadWakeConfig, lookupWake } from './config.js';
 import { wakesPerHour } from './dispatch.js';
 import { viewRecord, watchRefusal } from './native.js';
-import { postToSession, sessionSocketOf, type PostOutcome, type SessionSocket } from './session-socket.js';
+import { postToSession, sessionSocketOf, type SessionSocket } from './session-socket.js';
 
 export interface SocketWakeOptions {
   bus: Bus;
@@ -30,8 +30,6 @@ export interface SocketWakeOptions {
   /** The address the session reads now (a rename moves it). */
   reader(): string;
   log(line: string): void;
-  /** How a nudge is posted (the socket's frame writer). */
-  post?: (socket: SessionSocket, text: string) => Promise<PostOutcome>;
 }
 
 export interface SocketWake {
@@ -39,15 +37,11 @@ export interface SocketWake {
   stop(): Promise<void>;
 }
 
-/** The session's socket, when its client has one and this session is one the bus wakes; else why not. */
-export function socketOfSession(client: string | undefined, env: Env): { socket: SessionSocket } | { why: string } {
-  const profile = profileFor(client);
-  if (profile.wake.kind !== 'watch' || profile.wake.socket === null) return { why: `${profile.name} has no inbox socket` };
-  const refusal = watchRefusal(client, env);
-  if (refusal !== null) return { why: refusal };
-  const socket = sessionSocketOf(profile.wake.socket, env);
-  if (socket === null) return { why: `${profile.wake.socket.path} is not set (a client too old to have an inbox socket)` };
-  return { socket };
+/** The session's socket, when its client has one and this is a session the bus wakes natively; else null. */
+function socketOfSession(client: string | undefined, env: Env): SessionSocket | null {
+  const { wake } = profileFor(client);
+  if (wake.kind !== 'watch' || wake.socket === null || watchRefusal(client, env) !== null) return null;
+  return sessionSocketOf(wake.socket, env);
 }
 
 /** What the nudge says: who sent mail; the prompt hook of the turn it starts shows the mail. */
@@ -58,11 +52,9 @@ export function nudgeText(from: string, waiting: number, sentAt: string): string
 
 /** Start waking the session through its socket; null when it has none (hook-watch wakes it, as before). */
 export async function startSocketWake(options: SocketWakeOptions): Promise<SocketWake | null> {
-  const found = socketOfSession(options.client, options.env);
-  if (!('socket' in found)) return null;
-  const { socket } = found;
+  const socket = socketOfSession(options.client, options.env);
+  if (socket === null) return null;
   const { bus, env, log } = options;
-  const post = options.post ?? postToSession;
   const key = `socket:${process.pid}`;
   const token = randomId();
   let armedFor = options.reader();
@@ -113,7 +105,7 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
       bus.wakes.notePosted(reader, record, 'rate-limited', micros);
       return undefined;
     }
-    const outcome = await post(socket, nudgeText(first.from, waiting, first.sent_at));
+    const outcome = await postToSession(socket, nudgeText(first.from, waiting, first.sent_at));
     if (!outcome.ok) {
       bus.wakes.notePosted(reader, record, 'refused', micros);
       await giveUp(outcome.reason);
