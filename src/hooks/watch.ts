@@ -16,7 +16,7 @@ import { clientAddressOf } from '../core/names.js';
 import { setting, type Env } from '../model/settings.js';
 import { randomId } from '../model/ids.js';
 import { eachChange } from '../core/store-changes.js';
-import { clientProcessOf, lineageOf, processEnded, systemProcessTable } from '../adapters/procs.js';
+import { clientProcessOf, lineageOf, processEnded, systemProcessTable, type LineageEntry, type ProcessTable } from '../adapters/procs.js';
 import { payloadDirectory, hookSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
 import { promptContext } from './text.js';
@@ -49,10 +49,24 @@ export interface WatchStart {
   maxMs: number;
 }
 
-/** The watcher's start: null when waking is not its job (it exits 0 at once). */
+/**
+ * The client a watcher waits for: the process AGENT_BUS_WATCH_CLIENT_PID names (the opencode plugin
+ * names its own) while it is among the watcher's ancestors, else the nearest ancestor that is not a
+ * shell. 'gone': the named client quit before the watcher looked, and the watcher was handed to
+ * another parent (init, a subreaper) that it must not mistake for its client and wait on for a day.
+ */
+export function watchedClient(env: Env, table: ProcessTable): LineageEntry | null | 'gone' {
+  const lineage = lineageOf(process.pid, table);
+  const named = setting(env, 'AGENT_BUS_WATCH_CLIENT_PID');
+  if (named === 0) return clientProcessOf(lineage);
+  return lineage.find(([pid]) => pid === named) ?? 'gone';
+}
+
+/** The watcher's start: null when waking is not its job, or its client is gone already (it exits 0 at once). */
 export async function startWatch(run: WatchRun): Promise<WatchStart | null> {
   if (watchRefusal(run.client, run.env) !== null) return null;
   const payload = await readPayload(payloadTimeoutMs(run.env));
+  if (watchedClient(run.env, systemProcessTable(run.env)) === 'gone') return null;
   const maxMs = (run.maxSeconds ?? setting(run.env, 'AGENT_BUS_WATCH_HOURS') * 3600) * 1000;
   return { payload, sessionKey: hookSessionKey(payload, run.env), maxMs };
 }
@@ -63,7 +77,9 @@ export async function runWatch(run: WatchRun, start: WatchStart, bus: Bus): Prom
   const pollMs = setting(run.env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000;
   const deadline = Date.now() + maxMs;
   const table = systemProcessTable(run.env);
-  const client = clientProcessOf(lineageOf(process.pid, table));
+  const watched = watchedClient(run.env, table);
+  if (watched === 'gone') return 0;
+  const client = watched;
   const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
   const feed = bus.changes();
   let stopping = false;

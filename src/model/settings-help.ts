@@ -135,6 +135,11 @@ export const SETTING_HELP = [
     meaning: 'the fallback poll ({AGENT_BUS_WATCH_POLL_SECONDS} s) / when a watcher gives up ({AGENT_BUS_WATCH_HOURS} h, written by init as `--max-seconds`)',
   },
   {
+    names: ['AGENT_BUS_WATCH_CLIENT_PID'],
+    usedBy: 'hook-watch',
+    meaning: "the client process a watcher waits for, set by the opencode plugin to its own: a watcher whose named client is no longer among its ancestors (it quit before the watcher looked) exits at once",
+  },
+  {
     names: ['AGENT_BUS_SOCKET_TURN_SECONDS'],
     usedBy: 'serve',
     meaning: "how long after a nudge posted into Claude Code's inbox socket a turn must begin before the socket is given up for the watcher; default {AGENT_BUS_SOCKET_TURN_SECONDS}",

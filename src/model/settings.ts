@@ -122,6 +122,7 @@ export const SETTINGS = {
   AGENT_BUS_WAKES_PER_HOUR: { kind: 'whole', default: 20, min: 0 },
   AGENT_BUS_WATCH_POLL_SECONDS: { kind: 'number', default: 2, min: 0.05 },
   AGENT_BUS_WATCH_HOURS: { kind: 'number', default: 24, min: 0 },
+  AGENT_BUS_WATCH_CLIENT_PID: { kind: 'whole', default: 0, min: 0 },
   AGENT_BUS_SOCKET_TURN_SECONDS: { kind: 'number', default: 10, min: 0.1 },
   AGENT_BUS_CLAUDE_BIN: { kind: 'text', default: 'claude' },
   AGENT_BUS_CLIENT_VERSION_TIMEOUT: { kind: 'number', default: 10, min: 0, exclusive: true },

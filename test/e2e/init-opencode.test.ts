@@ -29,7 +29,7 @@ function repo(bus: TempBus, name: string): string {
 interface Harness {
   hooks: Hooks;
   prompts: Array<{ id: string; text: string }>;
-  calls(): Array<{ subcommand: string; args: string[]; name: string; channels?: string; defaultChannels?: string; cwd: string }>;
+  calls(): Array<{ subcommand: string; args: string[]; name: string; channels?: string; defaultChannels?: string; watchClientPid?: string; cwd: string }>;
 }
 
 async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?: number, parents: Record<string, string> = {}): Promise<Harness> {
@@ -58,7 +58,7 @@ async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?
     readFileSync(log, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { subcommand: string; args: string[]; name: string; channels?: string; defaultChannels?: string; cwd: string });
+      .map((line) => JSON.parse(line) as { subcommand: string; args: string[]; name: string; channels?: string; defaultChannels?: string; watchClientPid?: string; cwd: string });
   return { hooks, prompts, calls };
 }
 
@@ -183,7 +183,11 @@ test('an idle session with nothing to do is watched; the mail the watcher finds 
   const { hooks, prompts, calls } = await harness(bus, { 'hook-stop': [''], 'hook-watch': [''], stderr: { 'hook-watch': said }, exit: { 'hook-watch': 10 }, delayMs: { 'hook-watch': 300 } });
   await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 's-1' } } });
   await waitUntil(() => prompts.length > 0, 'the watcher to start a turn');
-  assert.ok(calls().some((call) => call.subcommand === 'hook-watch'), 'the watcher ran');
+  const watchers = calls().filter((call) => call.subcommand === 'hook-watch');
+  assert.ok(watchers.length > 0, 'the watcher ran');
+  // It waits as long as opencode (here, this process) runs, even if opencode is gone before it looks.
+  assert.ok(watchers.every((call) => call.watchClientPid === String(process.pid)), JSON.stringify(watchers));
+  assert.ok(calls().filter((call) => call.subcommand !== 'hook-watch').every((call) => call.watchClientPid === undefined), 'the hooks are not told it');
   assert.deepEqual(prompts, [{ id: 's-1', text: said }]);
 }));
 

@@ -3,7 +3,7 @@
  * its session's mail, and exits 10 with the mail on stderr, or 0.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -132,6 +132,22 @@ test('it exits when its client process exits', withTempBus(async (bus) => {
   assert.ok(pid > 0);
   await waitForExit(pid, 'the watcher to exit with its client', 5000);
   assert.ok(hasExited(pid), 'the watcher exited with its client');
+}));
+
+test('AGENT_BUS_WATCH_CLIENT_PID: a watcher whose client quit before it looked exits at once; one whose client runs waits for it', withTempBus(async (bus) => {
+  register(claudeEnv(bus));
+  runCli(['send', 'mail for a later turn', '--to', 'shop/claude'], { env: bus.env });
+  // A client that has exited by the time its watcher reads the process table: the watcher's parent is another process then.
+  const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
+  const orphan = await startWatch(bus, 'sess-1', ['--max-seconds', '30'], { AGENT_BUS_WATCH_CLIENT_PID: String(gone) }).done;
+  assert.equal(orphan.code, 0);
+  assert.ok(orphan.ms < 3000, `exits at once, rather than wait on a process that is not its client (${orphan.ms} ms)`);
+  assert.equal(json<unknown[]>(runCli(['inbox', '--json', '--peek'], { env: claudeEnv(bus) })).length, 1, 'the mail is still there');
+  // Named and running (this process started it): it waits, and the mail wakes it.
+  const watcher = startWatch(bus, 'sess-1', ['--max-seconds', '30'], { AGENT_BUS_WATCH_CLIENT_PID: String(process.pid) });
+  const { code, stderr } = await watcher.done;
+  assert.equal(code, 10);
+  assert.match(stderr, /mail for a later turn/);
 }));
 
 test('AGENT_BUS_WAKES_PER_HOUR: past the limit the watcher does not wake the session; the mail waits', withTempBus(async (bus) => {

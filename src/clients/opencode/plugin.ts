@@ -85,7 +85,8 @@ export const AgentBus = async ({ client, directory }) => {
     try {
       child = spawn(BIN, ['hook-watch', '--client', 'opencode'], {
         cwd: directory,
-        env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
+        // The watcher waits as long as this process runs: named, since it may be gone before the watcher looks.
+        env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS, AGENT_BUS_WATCH_CLIENT_PID: String(process.pid) },
         stdio: ['pipe', 'ignore', 'pipe'],
       });
     } catch {
