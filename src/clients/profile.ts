@@ -74,6 +74,12 @@ export interface ClientProfile {
   readonly hookEvents: readonly HookEvent[];
   /** Whether it runs hook-pre-tool before tool calls: without it, the brain's refresh cadence counts turns. */
   readonly preToolEvent: boolean;
+  /**
+   * Where the client runs the pre-tool hook twice a tool call, because no one event can both refuse
+   * the call and show the model context (Gemini CLI): the event at which it refuses writes, and the
+   * one whose context reaches the model. Null: one event does both.
+   */
+  readonly preToolSplit?: { readonly guard: string; readonly context: string } | null;
   /** The files a tool call is about to write, from its pre-tool hook's payload; null where the hook is not told. */
   readonly writtenFiles: WrittenFiles | null;
   readonly dialect: HookDialect;
@@ -113,6 +119,21 @@ export const UNKNOWN_CLIENT: ClientProfile = {
   approvedToolName: null,
   settings: null,
 };
+
+/** Which part of its work a pre-tool hook does: refuse writes, show context, or (one event for both) all of it. */
+export type PreToolPart = 'guard' | 'context' | 'both';
+
+/**
+ * The pre-tool hook's part for the event its payload names: a client that splits the hook (see
+ * preToolSplit) has the context shown only where the model sees it, and the writes checked only
+ * where a call can be refused. A payload that names neither event is only checked: no text is
+ * taken as shown that may never reach the model.
+ */
+export function preToolPartOf(profile: ClientProfile, payload: Record<string, unknown>): PreToolPart {
+  const split = profile.preToolSplit ?? null;
+  if (split === null) return 'both';
+  return payload.hook_event_name === split.context ? 'context' : 'guard';
+}
 
 /** The conversation id the client put in this process's environment, if it does. */
 export function sessionFromEnvironment(profile: ClientProfile, env: Env): string | null {

@@ -85,3 +85,11 @@ export const opencodeWrites: WrittenFiles = (payload) => {
   }
   return [];
 };
+
+/** Gemini CLI: `write_file` and `replace` name `file_path`, absolute or relative to the session's folder. */
+export const geminiWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  if (tool !== 'write_file' && tool !== 'replace') return [];
+  const file = text(input(payload).file_path);
+  return file === null ? [] : [file];
+};

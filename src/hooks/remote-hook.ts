@@ -5,7 +5,7 @@
  * dialect's "nothing", and the hook exits 0 within AGENT_BUS_HOOK_TIMEOUT_MS.
  */
 import { printerFor } from '../clients/dialect.js';
-import { sessionFromEnvironment } from '../clients/profile.js';
+import { preToolPartOf, sessionFromEnvironment } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { busDotEnv } from '../adapters/dot-env.js';
 import { setting, type Env } from '../model/settings.js';
@@ -50,9 +50,11 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     ...(run.kind === 'notification' && typeof payload.notification_type === 'string' ? { notification: payload.notification_type } : {}),
   };
   if (run.kind === 'pre-tool') {
+    const part = preToolPartOf(profileFor(run.client), payload);
+    if (part !== 'both') request.pre_tool_part = part;
     // The payload's paths mean something on this machine only: the hub is told the repo's files.
     const folder = payloadDirectory(payload) ?? run.cwd;
-    const writes = plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
+    const writes = part === 'context' ? null : plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
     if (writes !== null) request.writes = writes;
   }
   const timeoutMs = setting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS');

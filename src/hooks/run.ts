@@ -8,7 +8,7 @@
 import { checkWrites, type WriteCheck } from './write-guard.js';
 import { plannedWrites, type PlannedWrites } from './planned-writes.js';
 import { printerFor } from '../clients/dialect.js';
-import { sessionFromEnvironment } from '../clients/profile.js';
+import { preToolPartOf, sessionFromEnvironment, type PreToolPart } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { isBusError, isStoreUnavailable } from '../model/errors.js';
 import { storeProblem } from '../adapters/store-problem.js';
@@ -157,7 +157,8 @@ export async function runHook(run: HookRun): Promise<number> {
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
       peek: run.peek ?? false,
       env: run.env,
-      writes: run.kind === 'pre-tool' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
+      preToolPart: preToolPartOf(profile, payload),
+      writes: run.kind === 'pre-tool' && preToolPartOf(profile, payload) !== 'context' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
       notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
@@ -202,6 +203,8 @@ export interface HookTurn {
   notification?: string | null;
   /** Before a tool call: the repo's files it writes, as the agent's machine read them (null: none, or the check is off). */
   writes?: PlannedWrites | null;
+  /** A pre-tool hook's part, where the client splits it over two events (ClientProfile.preToolSplit); both unless said. */
+  preToolPart?: PreToolPart;
   /**
    * What only a hook on the agent's own machine has: the process table (which session address
    * reads, the Codex route for waking), and the payload and folder for the brain's writer.
@@ -233,8 +236,9 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
   if (turn.kind === 'session-start' || turn.kind === 'pre-tool') {
     // Notices only: no mail, no process table. A hook without a session id keys receipts by its agent.
     const session = sessionKey ?? turn.name;
+    const part = turn.kind === 'pre-tool' ? (turn.preToolPart ?? 'both') : 'both';
     // Before a tool call: a write of another's reserved file is refused or warned of, and recorded.
-    const writes = turn.kind === 'pre-tool' && turn.writes ? await guardWrites(bus, turn, turn.writes) : null;
+    const writes = turn.kind === 'pre-tool' && part !== 'context' && turn.writes ? await guardWrites(bus, turn, turn.writes) : null;
     const deny = writes?.deny ?? null;
     const refuse = profileFor(turn.client).dialect.denyTool;
     if (deny !== null && refuse !== undefined) {
@@ -243,7 +247,13 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
     }
     // A new session is idle until its first prompt; a tool call ends a wait on a person.
     if (turn.kind === 'session-start') await bus.presence.started(await readerOf(bus, turn));
-    else await bus.presence.toolCalled(() => readerOf(bus, turn));
+    else if (part !== 'context') await bus.presence.toolCalled(() => readerOf(bus, turn));
+    if (part === 'guard') {
+      // Where the client shows no context before a call, its check says nothing more (a warning would
+      // reach no model): notices, mail and the brain's count wait for the hook after the call.
+      turn.write(print(null));
+      return;
+    }
     const restored = await brainTurn(bus, turn, session, turn.kind);
     const notices = await noticesText(bus, noticeRun, turn.kind, session, 0, restored);
     const context = joined(writes?.context ?? null, notices);

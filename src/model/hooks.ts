@@ -16,6 +16,8 @@ export const NOTIFICATION_PRESENCE: Readonly<Record<string, 'waiting' | 'working
   permission_prompt: 'waiting',
   elicitation_dialog: 'waiting',
   permission_replied: 'working',
+  // Gemini CLI's: a tool call waits for the person's approval.
+  ToolPermission: 'waiting',
 };
 
 /** The presence a notification of this type notes, or null for one that says nothing of it. */

@@ -154,6 +154,8 @@ export interface HookRequest {
   subscriptions: Subscriptions;
   /** A pre-tool call's writes, read from its payload on the agent's machine (repo-relative). */
   writes?: PlannedWrites;
+  /** A pre-tool hook's part where its client splits it over two events (Gemini CLI): only the check, or only the context. Both unless said. */
+  pre_tool_part?: 'guard' | 'context';
   /** `hook-stop --peek`: the hub takes and records nothing. */
   peek?: boolean;
   /** Which mail a pre-tool hook shows between tool calls: the agent's machine's AGENT_BUS_MIDTURN (urgent unless said). */

@@ -464,3 +464,24 @@ test("remote hooks report presence with the token's identity: session start idle
   assert.equal((JSON.parse(runCli(['agents', '--json'], { env: bus.env }).stdout) as Array<{ name: string }>).some((row) => row.name === 'shop/impostor'), false, 'the name is the token\'s');
   assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'notification', client: 'claude', session_key: null, notification: 42 })).status, 400);
 }));
+
+test("a remote Gemini CLI's pre-tool hook, which runs before and after each call, shows urgent mail and notices only after the call, where its model sees them", withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/gemini');
+  const remote = remoteMachine(hub.url, token);
+  const tool = async (event: string): Promise<string> => {
+    const input = JSON.stringify({ session_id: 'g-remote', hook_event_name: event, tool_name: 'read_file', tool_input: { file_path: 'README.md' } });
+    const run = await runCliAsync(['hook-pre-tool', '--client', 'gemini'], { env: { ...remote.env, AGENT_BUS_CHANNELS: 'brain' }, input });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout;
+  };
+  assert.equal(await tool('AfterTool'), '', 'its agent is on the hub once a hook has run');
+  assert.equal(runCli(['send', 'hold the release', '--to', 'shop/gemini', '--urgent'], { env: bus.env }).code, 0);
+  assert.equal(runCli(['channel', 'publish', 'brain', 'BRAIN-CRITICAL', '-s', 'critical'], { env: bus.env }).code, 0);
+  assert.equal(await tool('BeforeTool'), '', 'before the call its model would see nothing: nothing is shown or taken');
+  assert.equal(receipt(bus, 'hold the release')?.read_at, null);
+  const shown = JSON.parse(await tool('AfterTool')) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+  assert.equal(shown.hookSpecificOutput.hookEventName, 'AfterTool');
+  assert.match(shown.hookSpecificOutput.additionalContext, /hold the release[\s\S]*BRAIN-CRITICAL|BRAIN-CRITICAL[\s\S]*hold the release/);
+  assert.equal(receipt(bus, 'hold the release')?.delivered_via, 'hook-pre-tool');
+  assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'pre-tool', client: 'gemini', session_key: null, pre_tool_part: 'sometimes' })).status, 400);
+}));

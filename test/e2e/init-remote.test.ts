@@ -13,7 +13,7 @@ import { filesUnder, runCli, tempBus, type TempBus } from '../helpers/bus-env.js
 import { connectHttp, createToken, startHub } from '../helpers/hub.js';
 
 const HUB = 'https://hub.example:8787';
-const CLIENTS = 'claude,codex,opencode,agy';
+const CLIENTS = 'claude,codex,opencode,agy,gemini';
 
 function repo(bus: TempBus, name: string): string {
   const path = join(bus.dir, 'work', name);
@@ -31,7 +31,7 @@ function written(path: string): Map<string, string> {
 type Parsed = Record<string, any>;
 const json = (text: string | undefined): Parsed => JSON.parse(text ?? 'null') as Parsed;
 
-test('init --remote wires all four clients to the hub, the token never in a file; a second run changes nothing', () => {
+test('init --remote wires every client to the hub, the token never in a file; a second run changes nothing', () => {
   const bus = tempBus();
   try {
     const shop = repo(bus, 'shop');
@@ -63,6 +63,9 @@ test('init --remote wires all four clients to the hub, the token never in a file
       headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' },
     });
     assert.match(json(files.get('.agents/plugins/agent-bus/hooks.json'))['agent-bus'].Stop[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
+    const gemini = json(files.get('.gemini/settings.json'));
+    assert.deepEqual(gemini.mcpServers['agent-bus'], { httpUrl: `${HUB}/mcp`, headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' }, trust: true });
+    assert.match(gemini.hooks.BeforeAgent[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/gemini .* hook-user-prompt --client gemini \|\| true$/);
     const again = runCli(['init', shop, '--clients', CLIENTS, '--remote', HUB], { env });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /nothing to do/);

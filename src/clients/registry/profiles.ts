@@ -6,6 +6,7 @@
 import { agyProfile } from '../agy/profile.js';
 import { claudeProfile } from '../claude/profile.js';
 import { codexProfile } from '../codex/profile.js';
+import { geminiProfile } from '../gemini/profile.js';
 import { opencodeProfile } from '../opencode/profile.js';
 import type { Env } from '../../model/settings.js';
 import type { HookDialect } from '../dialect.js';
@@ -15,6 +16,7 @@ export const PROFILES = {
   agy: agyProfile,
   claude: claudeProfile,
   codex: codexProfile,
+  gemini: geminiProfile,
   opencode: opencodeProfile,
 } satisfies Record<string, ClientProfile>;
 

@@ -36,6 +36,13 @@ function midTurnOf(value: unknown): MidTurn {
   return value as MidTurn;
 }
 
+/** A split pre-tool hook's part, as the agent's machine read it from the payload: both unless said. */
+function preToolPartArg(value: unknown): 'guard' | 'context' | 'both' {
+  if (value === undefined || value === null) return 'both';
+  if (value !== 'guard' && value !== 'context') throw new InvalidInputError('pre_tool_part must be guard or context');
+  return value;
+}
+
 /**
  * The hook's answer, and the mail it holds that the remote hook confirms once it has printed it
  * (POST /v1/delivered): until then the mail is leased, not delivered.
@@ -63,6 +70,7 @@ export async function answerRemoteHook(
     // The files a pre-tool call writes, read on the agent's machine: the hub checks them in the token's repo.
     writes: kind === 'pre-tool' ? plannedWritesArg(request.writes) : null,
     midTurn: midTurnOf(request.midturn),
+    preToolPart: kind === 'pre-tool' ? preToolPartArg(request.pre_tool_part) : ('both' as const),
     notification: kind === 'notification' ? optionalText(request.notification, 'notification', 64) : null,
   };
   // A client address's session reads as the session address its session id holds.
