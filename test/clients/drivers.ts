@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { hasToolResult, startFakeAnthropic, toolResults, type Reply } from './fake-anthropic.js';
 import { hasToolMessage, startFakeChat, toolMessages, type ChatBody, type ChatReply } from './fake-chat.js';
 import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesReply } from './fake-responses.js';
+import { functionResponses, hasFunctionResponse, offeredTools, startFakeGemini, type GeminiReply } from './fake-gemini.js';
 import { CLIENT_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
 
 /** Where a client runs: the repo it works in, its HOME, a folder for its own state, and the environment it starts with. */
@@ -57,7 +58,7 @@ export type Script = (request: ModelRequest) => Turn;
 
 export interface ClientDriver {
   /** The client part of its address (`shop/<id>`) and its `--clients` id. */
-  id: 'claude' | 'codex' | 'opencode';
+  id: 'claude' | 'codex' | 'opencode' | 'gemini';
   /** Its name in test titles. */
   label: string;
   /** Why its tests skip (it is not installed in clients/), or false. */
@@ -217,4 +218,35 @@ export const opencode: ClientDriver = {
   turns: (requests, tool) => requests.filter((raw) => raw.includes(tool)),
   editTool: 'edit',
   toolResults: toolMessages,
+};
+
+/** What keeps a Gemini CLI run offline against a fake Gemini API: an API key, the fake's address, the workspace trusted. */
+export function geminiOffline(modelUrl: string): NodeJS.ProcessEnv {
+  return { GOOGLE_GEMINI_BASE_URL: modelUrl, GEMINI_API_KEY: 'dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_BROWSER: 'true' };
+}
+
+/**
+ * `gemini -p … --yolo` against a fake Gemini API. The user's settings choose API-key sign-in, as a
+ * user who pastes a key does; the project's settings are what init wrote. Gemini CLI offers an MCP
+ * server's tools as `mcp_<server>_<tool>`.
+ */
+export const gemini: ClientDriver = {
+  id: 'gemini',
+  label: 'Gemini CLI',
+  skip: skipUnless('gemini', 'Gemini CLI', { ...process.env, HOME: '/tmp' }, 30_000),
+  prepare(machine) {
+    mkdirSync(join(machine.home, '.gemini'), { recursive: true });
+    writeFileSync(join(machine.home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+  },
+  run: (machine, modelUrl, prompt, launch = {}) => runClient(join(CLIENT_BIN, 'gemini'), ['-p', prompt, '--yolo'], machine.repo, { ...machine.env, ...geminiOffline(modelUrl), ...launch }),
+  startModel: (script) =>
+    startFakeGemini((body, _raw, index): GeminiReply => {
+      const turn = script({ index, afterTool: hasFunctionResponse(body), offers: (tool) => offeredTools(body).includes(`mcp_agent-bus_${tool}`) });
+      if ('call' in turn) return { call: `mcp_agent-bus_${turn.call}`, args: turn.input };
+      if ('edit' in turn) return { call: 'replace', args: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new, instruction: 'edit the line' } };
+      return turn;
+    }),
+  turns: (requests) => [...requests],
+  editTool: 'replace',
+  toolResults: functionResponses,
 };

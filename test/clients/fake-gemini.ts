@@ -26,6 +26,11 @@ export function offeredTools(body: GeminiBody): string[] {
   return (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name ?? ''));
 }
 
+/** Whether the last turn of a request carries a function's response: the model's call has come back. */
+export function hasFunctionResponse(body: GeminiBody): boolean {
+  return (body.contents?.at(-1)?.parts ?? []).some((part) => part.functionResponse !== undefined);
+}
+
 /** The function responses a request carries, as text, in order. */
 export function functionResponses(raw: string): string[] {
   const body = parseBody<GeminiBody>(raw);

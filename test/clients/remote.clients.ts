@@ -5,7 +5,7 @@
  * the tool calls land in the hub's bus, and mail waiting before a turn reaches
  * the model through the remote hooks.
  */
-import { claude, codex, opencode } from './drivers.js';
+import { claude, codex, gemini, opencode } from './drivers.js';
 import { remoteScenarios } from './scenarios.js';
 
 // Claude Code sends no session id with its tool calls over HTTP: they speak as the client address.
@@ -16,3 +16,6 @@ remoteScenarios(claude, { sender: 'shop/claude', sessions: [['shop/claude-1', tr
 remoteScenarios(codex, { sender: 'shop/codex-1', sessions: [['shop/codex-1', true]], readInbox: true });
 
 remoteScenarios(opencode, { sender: 'shop/opencode', readInbox: false });
+
+// Gemini CLI sends no session id with its tool calls over HTTP: they speak as the client address. Its hooks do.
+remoteScenarios(gemini, { sender: 'shop/gemini', sessions: [['shop/gemini-1', true]], readInbox: true });

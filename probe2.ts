@@ -1,0 +1,10 @@
+import { startFakeGemini, offeredTools } from './test/clients/fake-gemini.js';
+import { runClient, CLIENT_BIN } from './test/clients/harness.js';
+import { join } from 'node:path';
+let n = 0;
+const model = await startFakeGemini((body) => { n++; if (n === 1) { console.log('offered', offeredTools(body).join(' ')); return { call: offeredTools(body).find((t) => t.includes('whoami')) ?? 'x', args: {} }; } return { text: 'done' }; });
+const env = { ...process.env, GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+const run = await runClient(join(CLIENT_BIN, 'gemini'), ['-p', 'hi', '--yolo'], '/tmp/gi/shop', env, 90_000);
+console.log(run.code, run.stdout.slice(0, 200), run.stderr.slice(-600));
+console.log(model.requests.length, (model.requests[1] ?? '').slice(-700));
+await model.close();
