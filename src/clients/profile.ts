@@ -86,6 +86,12 @@ export interface ClientProfile {
   /** The variable in which it gives its hooks and its MCP server the conversation's id, if any. */
   readonly sessionVariable: string | null;
   /**
+   * A variable it sets only in the MCP servers it starts, where it also reads another client's config
+   * (Copilot CLI reads Claude Code's `.mcp.json`): a server configured for that other client that
+   * finds it set speaks for this client instead.
+   */
+  readonly serverMarker?: string | null;
+  /**
    * How a command its agent runs in its shell tool (a git hook at commit) knows the client: variables the
    * shell tool sets, and the one of them naming the session; null when it sets none.
    */

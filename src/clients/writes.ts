@@ -93,3 +93,15 @@ export const geminiWrites: WrittenFiles = (payload) => {
   const file = text(input(payload).file_path);
   return file === null ? [] : [file];
 };
+
+/**
+ * Copilot CLI, as its hooks name its tools in Claude Code's terms: `Write` (its `create`) and `Edit`
+ * name the file in `path`, absolute or relative to the session's folder.
+ */
+export const copilotWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  if (tool === null || !['Write', 'Edit', 'create', 'edit'].includes(tool)) return [];
+  const given = input(payload);
+  const file = text(given.path) ?? text(given.file_path);
+  return file === null ? [] : [file];
+};

@@ -9,7 +9,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { tailAudit } from '../audit/log.js';
 import type { Bus } from '../core/bus.js';
 import { BusError, isStoreUnavailable } from '../model/errors.js';
-import { IdentityError, resolveIdentity } from '../adapters/identity.js';
+import { IdentityError, resolveIdentity, type Identity } from '../adapters/identity.js';
+import { clientStartingServer } from '../clients/registry/profiles.js';
+import { composeName, repoOf } from '../core/names.js';
 import { serveOutbox } from '../adapters/outbox-serving.js';
 import { busPaths } from '../adapters/paths.js';
 import type { Env } from '../model/settings.js';
@@ -45,6 +47,18 @@ export function instructionsFor(name: string): string {
   ].join('\n');
 }
 
+/**
+ * The identity a server speaks as when the client that started it is not the one its config names:
+ * Copilot CLI reads Claude Code's `.mcp.json`, whose entry wins over its own, and says in the server's
+ * environment that it started it (ClientProfile.serverMarker). Such a server speaks for that client in
+ * the same repo, never as the other client (whose mail it would take).
+ */
+function asStartingClient(identity: Extract<Identity, { kind: 'agent' }>, env: Env): Extract<Identity, { kind: 'agent' }> {
+  const starter = clientStartingServer(env);
+  if (starter === null || identity.client === null || identity.client === starter) return identity;
+  return { ...identity, name: composeName(repoOf(identity.name), starter), client: starter, pinnedHandle: null };
+}
+
 export async function serve(options: ServeOptions): Promise<number> {
   const { env, log } = options;
   let bus: Bus;
@@ -78,6 +92,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     }
     throw error;
   }
+  if (identity.kind === 'agent') identity = asStartingClient(identity, env);
   if (identity.kind !== 'agent') {
     await bus.close();
     const marker = identity.kind === 'opted-out' ? identity.marker : '';

@@ -58,7 +58,7 @@ export type Script = (request: ModelRequest) => Turn;
 
 export interface ClientDriver {
   /** The client part of its address (`shop/<id>`) and its `--clients` id. */
-  id: 'claude' | 'codex' | 'opencode' | 'gemini';
+  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot';
   /** Its name in test titles. */
   label: string;
   /** Why its tests skip (it is not installed in clients/), or false. */
@@ -249,4 +249,48 @@ export const gemini: ClientDriver = {
   turns: (requests) => [...requests],
   editTool: 'replace',
   toolResults: functionResponses,
+};
+
+/** What keeps a Copilot CLI run offline against a fake Anthropic Messages API: no GitHub sign-in, the provider ours. */
+export function copilotOffline(modelUrl: string): NodeJS.ProcessEnv {
+  return {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: modelUrl,
+    COPILOT_PROVIDER_TYPE: 'anthropic',
+    COPILOT_PROVIDER_API_KEY: 'dummy',
+    COPILOT_MODEL: 'claude-sonnet-4.5',
+  };
+}
+
+/**
+ * `copilot -p … --allow-all-tools` against a fake Anthropic Messages API. The folder is trusted and
+ * repo hooks and workspace MCP allowed in prompt mode, as a user who trusts the repo does
+ * (COPILOT_ALLOW_ALL, GITHUB_COPILOT_PROMPT_MODE_*). Copilot CLI offers an MCP server's tools as
+ * `<server>-<tool>`.
+ */
+export const copilot: ClientDriver = {
+  id: 'copilot',
+  label: 'Copilot CLI',
+  skip: skipUnless('copilot', 'Copilot CLI', { ...process.env, HOME: '/tmp' }, 30_000),
+  prepare: () => undefined,
+  run: (machine, modelUrl, prompt, launch = {}) =>
+    runClient(join(CLIENT_BIN, 'copilot'), ['-p', prompt, '--allow-all-tools', '-s'], machine.repo, {
+      ...machine.env,
+      ...copilotOffline(modelUrl),
+      COPILOT_ALLOW_ALL: 'true',
+      GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true',
+      GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP: 'true',
+      ...launch,
+    }),
+  startModel: (script) =>
+    startFakeAnthropic((body, _raw, index): Reply => {
+      const name = (tool: string): string | undefined => (body.tools ?? []).map((entry) => entry.name ?? '').find((offered) => offered.endsWith(`-${tool}`) && offered.startsWith('agent-bus'));
+      const turn = script({ index, afterTool: hasToolResult(body), offers: (tool) => name(tool) !== undefined });
+      if ('call' in turn) return { tool: name(turn.call) ?? `agent-bus-${turn.call}`, input: turn.input };
+      if ('edit' in turn) return { tool: 'edit', input: { path: turn.edit.file, old_str: turn.edit.old, new_str: turn.edit.new } };
+      return turn;
+    }),
+  turns: (requests) => [...requests],
+  editTool: 'edit',
+  toolResults,
 };

@@ -5,7 +5,7 @@
  * the tool calls land in the hub's bus, and mail waiting before a turn reaches
  * the model through the remote hooks.
  */
-import { claude, codex, gemini, opencode } from './drivers.js';
+import { claude, codex, copilot, gemini, opencode } from './drivers.js';
 import { remoteScenarios } from './scenarios.js';
 
 // Claude Code sends no session id with its tool calls over HTTP: they speak as the client address.
@@ -19,3 +19,6 @@ remoteScenarios(opencode, { sender: 'shop/opencode', readInbox: false });
 
 // Gemini CLI sends no session id with its tool calls over HTTP: they speak as the client address. Its hooks do.
 remoteScenarios(gemini, { sender: 'shop/gemini', sessions: [['shop/gemini-1', true]], readInbox: true });
+
+// Copilot CLI sends no session id with its tool calls over HTTP: they speak as the client address. Its hooks do.
+remoteScenarios(copilot, { sender: 'shop/copilot', sessions: [['shop/copilot-1', true]], readInbox: true });

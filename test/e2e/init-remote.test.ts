@@ -13,7 +13,7 @@ import { filesUnder, runCli, tempBus, type TempBus } from '../helpers/bus-env.js
 import { connectHttp, createToken, startHub } from '../helpers/hub.js';
 
 const HUB = 'https://hub.example:8787';
-const CLIENTS = 'claude,codex,opencode,agy,gemini';
+const CLIENTS = 'claude,codex,opencode,agy,gemini,copilot';
 
 function repo(bus: TempBus, name: string): string {
   const path = join(bus.dir, 'work', name);
@@ -66,6 +66,8 @@ test('init --remote wires every client to the hub, the token never in a file; a 
     const gemini = json(files.get('.gemini/settings.json'));
     assert.deepEqual(gemini.mcpServers['agent-bus'], { httpUrl: `${HUB}/mcp`, headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' }, trust: true });
     assert.match(gemini.hooks.BeforeAgent[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/gemini .* hook-user-prompt --client gemini \|\| true$/);
+    assert.deepEqual(json(files.get('.github/mcp.json')).mcpServers['agent-bus'], { type: 'http', url: `${HUB}/mcp`, headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' }, tools: ['*'] });
+    assert.match(json(files.get('.github/hooks/agent-bus.json')).hooks.Stop[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/copilot /);
     const again = runCli(['init', shop, '--clients', CLIENTS, '--remote', HUB], { env });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /nothing to do/);

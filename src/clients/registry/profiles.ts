@@ -6,6 +6,7 @@
 import { agyProfile } from '../agy/profile.js';
 import { claudeProfile } from '../claude/profile.js';
 import { codexProfile } from '../codex/profile.js';
+import { copilotProfile } from '../copilot/profile.js';
 import { geminiProfile } from '../gemini/profile.js';
 import { opencodeProfile } from '../opencode/profile.js';
 import type { Env } from '../../model/settings.js';
@@ -16,6 +17,7 @@ export const PROFILES = {
   agy: agyProfile,
   claude: claudeProfile,
   codex: codexProfile,
+  copilot: copilotProfile,
   gemini: geminiProfile,
   opencode: opencodeProfile,
 } satisfies Record<string, ClientProfile>;
@@ -70,4 +72,13 @@ export function environmentSessionKey(env: Env): string | null {
 /** The client whose settings files apply to this process (it started it: one of its markers is set), or null. */
 export function clientInEnvironment(env: Env): ClientProfile | null {
   return ALL.find((profile) => profile.settings !== null && profile.settings.markers.some((variable) => (env[variable] ?? '') !== '')) ?? null;
+}
+
+/** The client that started this MCP server, where its environment says so (ClientProfile.serverMarker), or null. */
+export function clientStartingServer(env: Env): ClientId | null {
+  for (const [id, profile] of Object.entries(PROFILES) as Array<[ClientId, ClientProfile]>) {
+    const marker = profile.serverMarker ?? null;
+    if (marker !== null && (env[marker] ?? '').trim() !== '') return id;
+  }
+  return null;
 }
