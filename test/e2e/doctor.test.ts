@@ -27,7 +27,9 @@ function doctor(bus: TempBus, env: NodeJS.ProcessEnv = {}): { code: number | nul
   return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport, text: text.stdout, stderr: result.stderr };
 }
 
-/** A bus with one repo wired for Claude Code and Codex by the real init, pointing at a copy of the CLI. */
+/** A bus with one repo wired for Claude Code, Codex, Gemini CLI and Copilot CLI by the real init, pointing at a copy of the CLI. */
+const WIRED = ['claude', 'codex', 'gemini', 'copilot'];
+
 function wiredBus(): { bus: TempBus; repo: string; bin: string } {
   const bus = tempBus();
   const repo = join(bus.dir, 'shop');
@@ -37,10 +39,10 @@ function wiredBus(): { bus: TempBus; repo: string; bin: string } {
   copyFileSync(CLI, bin);
   chmodSync(bin, 0o755);
   bus.env.AGENT_BUS_BIN = bin;
-  const init = runCli(['init', '--clients', 'claude,codex', repo], { env: bus.env, cwd: repo });
+  const init = runCli(['init', '--clients', WIRED.join(','), repo], { env: bus.env, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
   // Each client joins the bus as a session would, so the roster knows where it is wired.
-  for (const client of ['claude', 'codex']) {
+  for (const client of WIRED) {
     const sent = runCli(['send', 'hello', '--to', `shop/${client}`, '--name', `shop/${client}`], { env: { ...bus.env, AGENT_BUS_REPO: repo }, cwd: repo });
     assert.equal(sent.code, 0, sent.stderr);
   }
@@ -60,7 +62,7 @@ test('doctor: a healthy wired bus passes every check and exits 0', () => {
     const checks = new Set(report.checks.map((finding) => finding.check));
     for (const check of ['versions', 'store', 'audit log', 'permissions', 'wiring', 'sessions', 'wake.json']) assert.ok(checks.has(check), `checks ${check}`);
     const wiring = report.checks.filter((finding) => finding.check === 'wiring');
-    assert.equal(wiring.length, 2, 'both clients of the repo');
+    assert.deepEqual(wiring.map((finding) => /shop\/([a-z]+)/.exec(finding.detail)?.[1]).sort(), [...WIRED].sort(), 'each client of the repo');
     for (const finding of wiring) assert.equal(finding.level, 'ok', finding.detail);
     assert.match(report.checks.find((finding) => finding.check === 'store')?.detail ?? '', ON_POSTGRES ? /^PostgreSQL .*integrity ok/ : /^SQLite .*integrity ok/);
     assert.match(text, /^ok {4}versions: agent-bus \S+ on Node\.js/m);
@@ -83,6 +85,11 @@ test('doctor: each problem is named with a one-line fix, and it exits 1', () => 
     const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { hooks?: unknown };
     delete settings.hooks;
     writeFileSync(settingsPath, JSON.stringify(settings));
+    // Gemini CLI's AfterTool hook taken out by hand.
+    const geminiPath = join(repo, '.gemini', 'settings.json');
+    const gemini = JSON.parse(readFileSync(geminiPath, 'utf8')) as { hooks: Record<string, unknown> };
+    delete gemini.hooks.AfterTool;
+    writeFileSync(geminiPath, JSON.stringify(gemini));
     // The audit log changed by hand.
     const lines = readFileSync(bus.audit, 'utf8').split('\n');
     lines[1] = (lines[1] as string).replace('"actor":"', '"actor":"z');
@@ -96,6 +103,8 @@ test('doctor: each problem is named with a one-line fix, and it exits 1', () => 
     assert.equal(find('permissions', /audit\.log/)?.fix, `chmod 600 ${bus.audit}`);
     assert.ok(find('wake.json', /not valid JSON/));
     assert.ok(find('wiring', /shop\/claude .*differs from what init writes/));
+    assert.ok(find('wiring', /shop\/gemini .*differs from what init writes/), JSON.stringify(problems));
+    assert.equal(find('wiring', /shop\/gemini/)?.fix, `agent-bus init --clients gemini ${repo}`);
     assert.equal(find('wiring', /shop\/claude/)?.fix, `agent-bus init --clients claude ${repo}`);
     assert.ok(find('audit log', /breaks at audit\.log:2/));
     for (const problem of problems) {
