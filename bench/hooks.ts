@@ -23,11 +23,18 @@ export interface HookFigure {
   details: Record<string, unknown>;
 }
 
-export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hook-stop', messages: number, engine: Engine = 'sqlite'): Promise<HookFigure> {
+/** Each client's events for the prompt and stop hooks, as its payload names them. */
+const EVENTS: Record<string, { prompt: string; stop: string }> = {
+  claude: { prompt: 'UserPromptSubmit', stop: 'Stop' },
+  gemini: { prompt: 'BeforeAgent', stop: 'AfterAgent' },
+  copilot: { prompt: 'UserPromptSubmit', stop: 'Stop' },
+};
+
+export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hook-stop', messages: number, engine: Engine = 'sqlite', client = 'claude'): Promise<HookFigure> {
   const RUNS = 30;
   const WARMUP = 3;
-  const location = await ws.bus(`${hook}-${messages}-${engine}`, engine);
-  const name = 'bench-repo/claude';
+  const location = await ws.bus(`${hook}-${messages}-${engine}-${client}`, engine);
+  const name = `bench-repo/${client}`;
   const env = { ...location.env, AGENT_BUS_NAME: name, AGENT_BUS_REPO: location.home };
   const bus = openBus(location.env);
   await bus.roster.register(registrationsFor(name, location.home, true));
@@ -35,8 +42,9 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
   const refill = async (): Promise<void> => {
     await Promise.all(Array.from({ length: messages }, (_, index) => bus.mail.send({ from: 'human', to: name, body: `please look at item ${index}` })));
   };
-  const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: hook === 'hook-stop' ? 'Stop' : 'UserPromptSubmit', stop_hook_active: false });
-  const hookArgs = [CLI, hook, '--client', 'claude'];
+  const events = EVENTS[client] ?? { prompt: 'UserPromptSubmit', stop: 'Stop' };
+  const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: hook === 'hook-stop' ? events.stop : events.prompt, stop_hook_active: false });
+  const hookArgs = [CLI, hook, '--client', client];
   const bare = ['-e', '0'];
   const hookTimes: number[] = [];
   const bareTimes: number[] = [];
@@ -58,6 +66,6 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
   return {
     value: round(ratio, 3),
     shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
-    details: { runs: RUNS, messages, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+    details: { client, runs: RUNS, messages, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
   };
 }

@@ -7,6 +7,7 @@
  *   4. `agent-bus inbox` start-up on an empty inbox, relative to a bare `node -e 0`
  *   5. how soon `agent-bus tail -f --json` prints a row after it is written
  *   6–9. each hook's start-up with an empty and a 10-message inbox, relative to `node -e 0`
+ *   gemini-hook-*-10, copilot-hook-*-10: the same with 10 messages, in Gemini CLI's and Copilot CLI's dialects
  *   10. an MCP send_message round trip over stdio from a connected client
  *   11. the MCP server's resident memory when idle
  *   12. the MCP server's time from spawn to ready
@@ -466,6 +467,10 @@ const SECTIONS: Section[] = [
   // No goal is set for ten messages; the ceiling is ours, to notice a regression.
   { id: 'hook-prompt-10', title: "'hook-user-prompt', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10) },
   { id: 'hook-stop-10', title: "'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10) },
+  { id: 'gemini-hook-prompt-10', title: "Gemini CLI: 'hook-user-prompt' (BeforeAgent), 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10, 'sqlite', 'gemini') },
+  { id: 'gemini-hook-stop-10', title: "Gemini CLI: 'hook-stop' (AfterAgent), 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10, 'sqlite', 'gemini') },
+  { id: 'copilot-hook-prompt-10', title: "Copilot CLI: 'hook-user-prompt', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-user-prompt', 10, 'sqlite', 'copilot') },
+  { id: 'copilot-hook-stop-10', title: "Copilot CLI: 'hook-stop', 10 messages, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: (ws) => hookStartup(ws, 'hook-stop', 10, 'sqlite', 'copilot') },
   { id: 'hook-pre-tool-10k', title: "'hook-pre-tool', 10,000 live notices, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: preToolStartup },
   // The SQLite drivers (bench/sqlite-driver.ts): the built-in node:sqlite's figures, where this Node.js has it.
   { id: 'builtin-hook-prompt-empty', title: "built-in SQLite: 'hook-user-prompt', empty inbox, vs node", unit: '× (median ratio)', goal: { direction: '<=', target: 1.1 }, timeoutMs: 120_000, measure: (ws) => builtinHook(ws, 'hook-user-prompt') },
