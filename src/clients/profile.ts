@@ -80,6 +80,11 @@ export interface ClientProfile {
    * one whose context reaches the model. Null: one event does both.
    */
   readonly preToolSplit?: { readonly guard: string; readonly context: string } | null;
+  /**
+   * Whether the client sets no limit on the turns its stop hook starts in a row (Gemini CLI's AfterAgent):
+   * the hook counts them itself, and stops at AGENT_BUS_STOP_KEEPS.
+   */
+  readonly stopKeepsCounted?: boolean;
   /** The files a tool call is about to write, from its pre-tool hook's payload; null where the hook is not told. */
   readonly writtenFiles: WrittenFiles | null;
   readonly dialect: HookDialect;

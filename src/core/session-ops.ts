@@ -55,6 +55,14 @@ export class Sessions {
     private readonly makeLiveness: () => SessionLiveness,
   ) {}
 
+  /**
+   * One more turn a stop hook starts for `session`'s mail, in the run of turns that began at `since`
+   * (when the agent last began working): which turn in a row it is.
+   */
+  countKeptTurn(session: string, since: string): Promise<number> {
+    return this.store.tick(session, `stop-kept:${since}`, stampOf(this.clock));
+  }
+
   /** Whether a session row's server is still running. */
   isRunning(row: SessionRecord): boolean {
     // A hub's session has no process to look for: it runs while it is heard from.

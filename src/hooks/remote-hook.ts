@@ -49,6 +49,8 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     ...(run.kind === 'pre-tool' ? { midturn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn } : {}),
     ...(run.kind === 'notification' && typeof payload.notification_type === 'string' ? { notification: payload.notification_type } : {}),
   };
+  // Where the client sets no limit on the turns a stop hook starts, this machine's limit goes with the request.
+  if (run.kind === 'stop' && profileFor(run.client).stopKeepsCounted) request.stop_keeps = setting(run.env, 'AGENT_BUS_STOP_KEEPS');
   if (run.kind === 'pre-tool') {
     const part = preToolPartOf(profileFor(run.client), payload);
     if (part !== 'both') request.pre_tool_part = part;

@@ -22,7 +22,7 @@ import { systemProcessTable, type ProcessTable } from '../adapters/procs.js';
 import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { recordWakeRoute } from './routes.js';
 import { hookSessionFacts } from '../clients/registry/session-facts.js';
-import { heldTasksReminder, midTurnContext, promptContext, stopReason } from './text.js';
+import { heldTasksReminder, keptLine, midTurnContext, promptContext, stopReason } from './text.js';
 import { presenceOfNotification, type MidTurn } from '../model/hooks.js';
 import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
@@ -158,6 +158,7 @@ export async function runHook(run: HookRun): Promise<number> {
       peek: run.peek ?? false,
       env: run.env,
       preToolPart: preToolPartOf(profile, payload),
+      stopKeepLimit: run.kind === 'stop' && profile.stopKeepsCounted ? setting(run.env, 'AGENT_BUS_STOP_KEEPS') : null,
       writes: run.kind === 'pre-tool' && preToolPartOf(profile, payload) !== 'context' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
       notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
@@ -205,6 +206,12 @@ export interface HookTurn {
   writes?: PlannedWrites | null;
   /** A pre-tool hook's part, where the client splits it over two events (ClientProfile.preToolSplit); both unless said. */
   preToolPart?: PreToolPart;
+  /**
+   * A stop hook whose client sets no limit of its own (ClientProfile.stopKeepsCounted): the most turns
+   * in a row it may start for mail (AGENT_BUS_STOP_KEEPS on the agent's machine; 0: no limit). Absent
+   * where the client keeps the count.
+   */
+  stopKeepLimit?: number | null;
   /**
    * What only a hook on the agent's own machine has: the process table (which session address
    * reads, the Codex route for waking), and the payload and folder for the brain's writer.
@@ -322,17 +329,43 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
     return;
   }
   if (local !== null) startBrainWriter(turn, local);
+  const keptTurn = await countKeptTurn(bus, turn, reader, shared);
+  if (keptTurn !== null && keptTurn.turn > keptTurn.limit) {
+    // The loop guard: as many turns in a row as it may start. This one ends; its mail, unread, waits for the next prompt.
+    turn.write(dialect.stop(null));
+    await bus.presence.note(reader, 'idle');
+    return;
+  }
   let keptWorking = false;
   // Tasks it took and has not closed: each named once, so the reminder never holds it in a loop.
   const reminder = heldTasksReminder(await bus.tasks.remindersFor(reader));
   await deliverTurn(bus, turn, { reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
     const reason = joined(stopReason(messages, reader, shared), reminder);
     keptWorking = reason !== null;
-    turn.write(dialect.stop(reason));
+    // Where the hook counts the turns it starts, the reason says which this is: the next stop reads it back from the prompt.
+    const counted = reason !== null && keptTurn !== null ? `${reason}\n${keptLine(keptTurn.turn, keptTurn.limit)}` : reason;
+    turn.write(dialect.stop(counted));
   });
   // Idle once it is let stop: from then on a sender may queue it a turn.
   await bus.presence.note(reader, keptWorking ? 'working' : 'idle');
   if (wakeThread !== null && local !== null) await recordWakeRoute(bus, profile.id, reader, wakeThread, turn.repoPath, local.table, keptWorking ? 'busy' : 'idle');
+}
+
+/**
+ * Where the stop hook counts the turns it starts (its client sets no limit), and mail would keep this
+ * one going: which turn in a row that would be, and the limit. The count is the session's, for the run
+ * of turns since the agent last began working (its presence's `since`: a person's prompt starts a new
+ * one). Null where nothing is counted.
+ */
+async function countKeptTurn(bus: Bus, turn: HookTurn, reader: string, shared: string | null): Promise<{ turn: number; limit: number } | null> {
+  const limit = turn.stopKeepLimit ?? 0;
+  if (limit <= 0) return null;
+  const waiting = await bus.inbox.read({ reader, markRead: false, actionableOnly: true, via: null });
+  if (stopReason(waiting, reader, shared) === null) return null;
+  // The run of turns began when the agent began working; one whose start no prompt hook noted begins now.
+  await bus.presence.note(reader, 'working');
+  const since = (await bus.presence.of(reader))?.since ?? '';
+  return { turn: await bus.sessions.countKeptTurn(turn.sessionKey ?? reader, since), limit };
 }
 
 /** The most of others' reservations a prompt names. */

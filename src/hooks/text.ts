@@ -70,3 +70,8 @@ export function stopReason(messages: MessageView[], reader: string, readerClient
   if (mine.length === 0) return null;
   return [STOP_HEADER, ...actionableBlock(mine, reader, readerClientAddress)].join('\n');
 }
+
+/** The line a stop hook that counts the turns it starts adds to its reason: which turn in a row this one is. */
+export function keptLine(turn: number, limit: number): string {
+  return `[agent-bus] kept working for mail: ${turn} of ${limit} turns in a row.`;
+}

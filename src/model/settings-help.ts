@@ -40,6 +40,12 @@ export const SETTING_HELP = [
       'milliseconds the plugin waits for a hook before the model request goes ahead (default 10000); a remote hook waits for the hub at most this long (default {AGENT_BUS_HOOK_TIMEOUT_MS})',
   },
   {
+    names: ['AGENT_BUS_STOP_KEEPS'],
+    usedBy: 'hooks',
+    meaning:
+      'most turns in a row the stop hook starts for mail where the client leaves the count to it (Gemini CLI); past it the turn ends and the mail waits for the next prompt; default {AGENT_BUS_STOP_KEEPS}, 0 = no limit',
+  },
+  {
     names: ['AGENT_BUS_HOOK_PAYLOAD_TIMEOUT'],
     usedBy: 'hooks',
     meaning: 'seconds a hook waits for its payload on stdin before going on without it; default {AGENT_BUS_HOOK_PAYLOAD_TIMEOUT}',

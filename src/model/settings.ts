@@ -82,6 +82,7 @@ export const SETTINGS = {
   // The remote hook's wait; the opencode plugin init writes reads it with a default of its own.
   AGENT_BUS_HOOK_TIMEOUT_MS: { kind: 'whole', default: 3000, min: 1 },
   AGENT_BUS_HOOK_PAYLOAD_TIMEOUT: { kind: 'number', default: 5, min: 0 },
+  AGENT_BUS_STOP_KEEPS: { kind: 'whole', default: 8, min: 0 },
   CLAUDE_CODE_SESSION_ID: { kind: 'text' },
   AGENT_BUS_DB: { kind: 'text' },
   AGENT_BUS_HOME: { kind: 'text' },

@@ -156,6 +156,8 @@ export interface HookRequest {
   writes?: PlannedWrites;
   /** A pre-tool hook's part where its client splits it over two events (Gemini CLI): only the check, or only the context. Both unless said. */
   pre_tool_part?: 'guard' | 'context';
+  /** A stop hook whose client sets no limit on the turns it starts (Gemini CLI): the agent's machine's AGENT_BUS_STOP_KEEPS. */
+  stop_keeps?: number;
   /** `hook-stop --peek`: the hub takes and records nothing. */
   peek?: boolean;
   /** Which mail a pre-tool hook shows between tool calls: the agent's machine's AGENT_BUS_MIDTURN (urgent unless said). */

@@ -4,9 +4,11 @@
  * (GEMINI_CLI_TRUST_WORKSPACE); everything else is what init wrote.
  */
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { json, runCli } from '../helpers/bus-env.js';
 import { gemini } from './drivers.js';
-import { NOTICE_MARKERS } from './harness.js';
-import { localScenarios } from './scenarios.js';
+import { modelSaw, NOTICE_MARKERS } from './harness.js';
+import { localScenarios, withLocal } from './scenarios.js';
 
 localScenarios(gemini, {
   promptHook: 'the prompt hook (BeforeAgent)',
@@ -25,3 +27,22 @@ localScenarios(gemini, {
   },
   launchChannels: { over: "the repo's default in the hook commands", callsATool: true },
 });
+
+test('Gemini CLI sets no limit on the turns a stop hook starts: with mail arriving at every turn, the hook starts AGENT_BUS_STOP_KEEPS in a row, then lets the run end, the last mail left for the next prompt', { skip: gemini.skip }, withLocal(gemini, {}, async (s) => {
+  let sent = 0;
+  const model = await gemini.startModel(() => {
+    sent++;
+    assert.equal(runCli(['send', `mail number ${sent}`, '--to', s.agent], { env: s.bus.env }).code, 0);
+    return { text: `working on mail ${sent}` };
+  });
+  try {
+    const run = await s.run(model, 'keep going', { AGENT_BUS_STOP_KEEPS: '2' });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.equal(model.requests.length, 3, 'the turn the person started, and two the stop hook started');
+    assert.ok(modelSaw('kept working for mail: 2 of 2 turns in a row.', model.requests), 'the second kept turn says it is the last');
+    const left = json<Array<{ body: string }>>(runCli(['inbox', '--name', s.agent, '--json', '--peek'], { env: s.bus.env }));
+    assert.deepEqual(left.map((message) => message.body), ['mail number 3'], 'the mail that came during the last turn waits, unread');
+  } finally {
+    await model.close();
+  }
+}));

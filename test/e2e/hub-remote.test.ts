@@ -484,4 +484,18 @@ test("a remote Gemini CLI's pre-tool hook, which runs before and after each call
   assert.match(shown.hookSpecificOutput.additionalContext, /hold the release[\s\S]*BRAIN-CRITICAL|BRAIN-CRITICAL[\s\S]*hold the release/);
   assert.equal(receipt(bus, 'hold the release')?.delivered_via, 'hook-pre-tool');
   assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'pre-tool', client: 'gemini', session_key: null, pre_tool_part: 'sometimes' })).status, 400);
+
+  // Its stop hook's limit on the turns it starts in a row is this machine's; the hub keeps the count.
+  const stop = async (): Promise<string> => {
+    const run = await runCliAsync(['hook-stop', '--client', 'gemini'], { env: { ...remote.env, AGENT_BUS_STOP_KEEPS: '1' }, input: JSON.stringify({ session_id: 'g-remote', hook_event_name: 'AfterAgent', prompt: 'go', stop_hook_active: true }) });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout;
+  };
+  assert.equal(runCli(['send', 'review this', '--to', 'shop/gemini', '--name', 'shop/codex'], { env: bus.env }).code, 0);
+  const kept = JSON.parse(await stop()) as { decision: string; reason: string };
+  assert.deepEqual([kept.decision, /review this[\s\S]*1 of 1 turns in a row\.$/.test(kept.reason)], ['deny', true]);
+  assert.equal(runCli(['send', 'and this', '--to', 'shop/gemini', '--name', 'shop/codex'], { env: bus.env }).code, 0);
+  assert.equal(await stop(), '', 'past the limit the turn ends');
+  assert.equal(receipt(bus, 'and this')?.read_at, null);
+  assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'stop', client: 'gemini', session_key: null, stop_keeps: -1 })).status, 400);
 }));

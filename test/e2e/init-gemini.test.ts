@@ -126,7 +126,26 @@ test("the hook commands as written answer Gemini CLI's events: mail before the t
   const kept = JSON.parse(run('AfterAgent', { prompt: 'go on', prompt_response: 'done', stop_hook_active: false })) as { decision: string; reason: string };
   assert.equal(kept.decision, 'deny');
   assert.match(kept.reason, /please review/);
-  assert.equal(run('AfterAgent', { prompt: 'go on', prompt_response: 'done', stop_hook_active: true }), '');
+  assert.match(kept.reason, /\n\[agent-bus\] kept working for mail: 1 of 8 turns in a row\.$/, 'the first turn it starts, counted in its reason');
+  assert.equal(run('AfterAgent', { prompt: 'go on', prompt_response: 'done', stop_hook_active: true }), '', 'no mail left: the turn ends');
+
+  // The loop guard: Gemini CLI sets no limit on the turns AfterAgent starts. The stop hook counts them, from the
+  // agent's last start of work (a person's prompt), and past AGENT_BUS_STOP_KEEPS lets the turn end, its mail unread.
+  const mailFromCodex = (body: string): void => assert.equal(runCli(['send', body, '--to', 'live/gemini'], { env: agentEnv(bus, 'live/codex', path) }).code, 0);
+  const limited = { AGENT_BUS_STOP_KEEPS: '2' };
+  run('BeforeAgent', { prompt: 'a new task' }, limited);
+  mailFromCodex('first of a stream');
+  assert.match((JSON.parse(run('AfterAgent', { prompt: 'a new task' }, limited)) as { reason: string }).reason, /first of a stream[\s\S]*1 of 2 turns in a row\.$/);
+  mailFromCodex('second of a stream');
+  assert.match((JSON.parse(run('AfterAgent', { prompt: 'a new task', stop_hook_active: true }, limited)) as { reason: string }).reason, /second of a stream[\s\S]*2 of 2 turns in a row\.$/);
+  mailFromCodex('one too many');
+  assert.equal(run('AfterAgent', { prompt: 'a new task', stop_hook_active: true }, limited), '', 'past the limit the turn ends');
+  assert.equal(receipt('one too many')?.read_at, null, 'its mail is left for the next prompt');
+  assert.match(run('BeforeAgent', { prompt: 'the person again' }, limited), /one too many/);
+  mailFromCodex('a fresh run');
+  assert.match((JSON.parse(run('AfterAgent', { prompt: 'the person again' }, limited)) as { reason: string }).reason, /1 of 2 turns in a row\.$/, "a person's prompt starts the count again");
+  mailFromCodex('no count kept');
+  assert.doesNotMatch((JSON.parse(run('AfterAgent', { prompt: 'x', stop_hook_active: true }, { AGENT_BUS_STOP_KEEPS: '0' })) as { reason: string }).reason, /turns in a row/, '0: no limit, and no count');
 
   // A tool call waiting for approval is the session waiting on its person.
   assert.equal(run('Notification', { notification_type: 'ToolPermission', message: 'Allow write_file?', details: {} }), '');

@@ -33,6 +33,8 @@ export const geminiProfile: ClientProfile = {
   ],
   preToolEvent: true,
   preToolSplit: { guard: 'BeforeTool', context: 'AfterTool' },
+  // AfterAgent's deny has no limit of Gemini CLI's own: the stop hook counts the turns it starts.
+  stopKeepsCounted: true,
   writtenFiles: geminiWrites,
   dialect,
   // Its hooks get GEMINI_SESSION_ID; its MCP servers do not.

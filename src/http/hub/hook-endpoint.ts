@@ -36,6 +36,13 @@ function midTurnOf(value: unknown): MidTurn {
   return value as MidTurn;
 }
 
+/** A stop hook's limit on the turns it starts in a row, as the agent's machine set it; null when it counts none. */
+function stopKeepsArg(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1_000_000) throw new InvalidInputError('stop_keeps must be a whole number ≥ 0');
+  return value;
+}
+
 /** A split pre-tool hook's part, as the agent's machine read it from the payload: both unless said. */
 function preToolPartArg(value: unknown): 'guard' | 'context' | 'both' {
   if (value === undefined || value === null) return 'both';
@@ -71,6 +78,7 @@ export async function answerRemoteHook(
     writes: kind === 'pre-tool' ? plannedWritesArg(request.writes) : null,
     midTurn: midTurnOf(request.midturn),
     preToolPart: kind === 'pre-tool' ? preToolPartArg(request.pre_tool_part) : ('both' as const),
+    stopKeepLimit: kind === 'stop' ? stopKeepsArg(request.stop_keeps) : null,
     notification: kind === 'notification' ? optionalText(request.notification, 'notification', 64) : null,
   };
   // A client address's session reads as the session address its session id holds.
