@@ -1,7 +1,9 @@
 /** The contract each client's wiring fulfils for `agent-bus init`, and what the wirings share. */
 import { join } from 'node:path';
+import { DEFAULT_VARIABLE } from '../core/subscriptions.js';
 import { TOOL_NAMES } from '../protocol/tool-names.js';
-import type { ClientProfile } from './profile.js';
+import { shellQuote } from './config-files.js';
+import type { ClientProfile, HookCommand } from './profile.js';
 
 /** The name of agent-bus's MCP server in every client's config. */
 export const SERVER_KEY = 'agent-bus';
@@ -61,4 +63,21 @@ export function hubPrefix(remote: string | null | undefined, quote: (word: strin
 /** The hub's MCP endpoint. */
 export function hubMcpUrl(remote: string): string {
   return `${remote.replace(/\/+$/, '')}/mcp`;
+}
+
+/** The hooks that show notices, so carry the repo's default subscriptions in their command (a launch AGENT_BUS_CHANNELS wins over them). */
+export const NOTICE_HOOKS: ReadonlySet<HookCommand> = new Set<HookCommand>(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
+
+/** A client's events whose hook commands carry the subscriptions: where an earlier run's (perhaps edited) value is read. */
+export function noticeEvents(profile: ClientProfile): string[] {
+  return profile.hookEvents.filter(([, command]) => NOTICE_HOOKS.has(command)).map(([event]) => event);
+}
+
+/**
+ * A hook command that names its agent, and where the hook shows notices the repo's subscriptions:
+ * `[AGENT_BUS_URL=… ]AGENT_BUS_NAME=… [AGENT_BUS_DEFAULT_CHANNELS=… ]BIN hook-… --client ID || true`.
+ */
+export function namedHookCommand(profile: ClientProfile, bin: string, name: string, subcommand: HookCommand, channels: string, remote: string | null): string {
+  const subscribe = NOTICE_HOOKS.has(subcommand) ? ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}` : '';
+  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
 }

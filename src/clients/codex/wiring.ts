@@ -11,18 +11,13 @@ import { parse as parseToml } from 'smol-toml';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
 import type { HookCommand } from '../profile.js';
-import { configPaths, hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hubMcpUrl, hubPrefix, NOTICE_HOOKS, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { codexProfile as profile } from './profile.js';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
 export const BLOCK_END = '# <<< agent-bus <<<';
 /** Codex starts MCP servers with a minimal environment: these pass through (a launch subscription too, for brain_status). */
 export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_HOME', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_PG_CONNECT_TIMEOUT', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS'];
-/**
- * Hooks that show notices, so carry the repo's default subscriptions (Codex gives hooks only its own
- * environment). As AGENT_BUS_DEFAULT_CHANNELS: an AGENT_BUS_CHANNELS Codex was launched with wins over it.
- */
-const NOTICE_HOOKS = new Set<HookCommand>(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
 
 type TomlRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 
@@ -95,6 +90,7 @@ export function codexRemoteBlock(remote: string): string {
   ].join('\n');
 }
 
+/** Codex gives hooks only its own environment, and approves a hook by its command: the notice hooks carry the subscriptions, none names its agent. */
 function hookCommand(bin: string, subcommand: HookCommand, channels: string, remote: string | null): string {
   const subscribe = NOTICE_HOOKS.has(subcommand) ? `${DEFAULT_VARIABLE}=${shellQuote(channels)} ` : '';
   return `${hubPrefix(remote, shellQuote)}${subscribe}${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;

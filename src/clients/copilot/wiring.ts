@@ -4,21 +4,10 @@
  * `.github/hooks/agent-bus.json`, in the shape Copilot shares with Claude Code (PascalCase events,
  * `matcher` and `hooks`), which gives them Claude Code's payloads.
  */
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../config-files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import type { HookCommand } from '../profile.js';
-import { configPaths, hubMcpUrl, hubPrefix, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hubMcpUrl, namedHookCommand, noticeEvents, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { copilotProfile as profile } from './profile.js';
-
-/** The hooks that show notices, so carry the repo's default subscriptions (a launch AGENT_BUS_CHANNELS wins over them). */
-const NOTICE_HOOKS = new Set<HookCommand>(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
-
-const NOTICE_EVENTS = profile.hookEvents.filter(([, command]) => NOTICE_HOOKS.has(command)).map(([event]) => event);
-
-function hookCommand(bin: string, name: string, subcommand: HookCommand, channels: string, remote: string | null): string {
-  const subscribe = NOTICE_HOOKS.has(subcommand) ? ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}` : '';
-  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
-}
 
 /** The hub's endpoint, the token from the environment Copilot CLI was started with. */
 function remoteEntry(remote: string): JsonObject {
@@ -63,7 +52,7 @@ export const copilotWiring: ClientWiring = {
     const mcpRead = readJsonConfig(mcpPath);
     const hooksRead = readJsonConfig(hooksPath);
     if (mcpRead.kind === 'unreadable' || hooksRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
-    const channels = (hooksRead.kind === 'ok' ? subscriptionsInHooks(hooksRead.value.hooks, NOTICE_EVENTS)?.channels : undefined) ?? DEFAULT_SUBSCRIPTIONS;
+    const channels = (hooksRead.kind === 'ok' ? subscriptionsInHooks(hooksRead.value.hooks, noticeEvents(profile))?.channels : undefined) ?? DEFAULT_SUBSCRIPTIONS;
 
     const mcp: JsonObject = mcpRead.kind === 'ok' ? structuredClone(mcpRead.value) : {};
     const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
@@ -74,7 +63,7 @@ export const copilotWiring: ClientWiring = {
 
     const hooks: JsonObject = {};
     for (const [event, subcommand, matcher = ''] of profile.hookEvents) {
-      hooks[event] = [{ matcher, hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand, channels, remote) }] }];
+      hooks[event] = [{ matcher, hooks: [{ type: 'command', command: namedHookCommand(profile, bin, name, subcommand, channels, remote) }] }];
     }
     return {
       files: [

@@ -5,22 +5,10 @@
  * stdio server with little of its own environment (no secrets, no session id): the server's env
  * block names the agent and the repo's default subscriptions.
  */
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../config-files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import type { HookCommand } from '../profile.js';
-import { configPaths, hubMcpUrl, hubPrefix, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hubMcpUrl, namedHookCommand, noticeEvents, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { geminiProfile as profile } from './profile.js';
-
-/** The hooks that show notices, so carry the repo's default subscriptions (a launch AGENT_BUS_CHANNELS wins over them). */
-const NOTICE_HOOKS = new Set<HookCommand>(['hook-session-start', 'hook-user-prompt', 'hook-pre-tool']);
-
-/** The events whose commands carry the subscriptions, for reading an earlier run's (perhaps edited) value. */
-const NOTICE_EVENTS = profile.hookEvents.filter(([, command]) => NOTICE_HOOKS.has(command)).map(([event]) => event);
-
-function hookCommand(bin: string, name: string, subcommand: HookCommand, channels: string, remote: string | null): string {
-  const subscribe = NOTICE_HOOKS.has(subcommand) ? ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}` : '';
-  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
-}
 
 /** Gemini CLI expands $AGENT_BUS_TOKEN in a header from its own environment: no file holds the token. */
 function remoteEntry(remote: string): JsonObject {
@@ -60,7 +48,7 @@ export const geminiWiring: ClientWiring = {
     const settings: JsonObject = read.kind === 'ok' ? structuredClone(read.value) : {};
     const hooks = isObject(settings.hooks) ? settings.hooks : {};
     // The subscriptions are edited in the hook commands: an earlier run's (or the user's) value is kept.
-    const channels = subscriptionsInHooks(hooks, NOTICE_EVENTS)?.channels ?? DEFAULT_SUBSCRIPTIONS;
+    const channels = subscriptionsInHooks(hooks, noticeEvents(profile))?.channels ?? DEFAULT_SUBSCRIPTIONS;
 
     const servers = isObject(settings.mcpServers) ? settings.mcpServers : {};
     servers[SERVER_KEY] = remote
@@ -74,7 +62,7 @@ export const geminiWiring: ClientWiring = {
     for (const [event, subcommand] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
       // Gemini CLI asks again about a project hook whose name or command changed: both stay as they are from run to run.
-      kept.push({ matcher: '', hooks: [{ type: 'command', name: `agent-bus ${subcommand}`, command: hookCommand(bin, name, subcommand, channels, remote) }] });
+      kept.push({ matcher: '', hooks: [{ type: 'command', name: `agent-bus ${subcommand}`, command: namedHookCommand(profile, bin, name, subcommand, channels, remote) }] });
       hooks[event] = kept;
     }
     settings.hooks = hooks;
