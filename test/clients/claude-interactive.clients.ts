@@ -16,8 +16,23 @@ import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from 
 
 const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 25);
 
-/** The hook-watch processes running now. */
-const watchers = (): string => spawnSync('pgrep', ['-af', 'hook-watch --client claude'], { encoding: 'utf8' }).stdout.trim();
+/**
+ * This test's hook-watch processes running now: those whose environment names its bus. Others on the
+ * machine (another suite's, run beside this one) are not its business.
+ */
+function watchers(bus: TempBus): string {
+  const pids = spawnSync('pgrep', ['-f', 'hook-watch --client claude'], { encoding: 'utf8' }).stdout.split('\n').filter((pid) => pid.trim() !== '');
+  const ours = `AGENT_BUS_DB=${bus.env.AGENT_BUS_DB ?? ''}`;
+  return pids
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid.trim()}/environ`, 'utf8').split('\0').includes(ours);
+      } catch {
+        return false; // Gone since pgrep saw it, or not ours to read.
+      }
+    })
+    .join(' ');
+}
 
 /** How the session's watcher row says it is woken: 'socket', 'watch' or 'refused' (none: null). */
 function wakeWays(bus: TempBus): string[] {
@@ -36,9 +51,9 @@ async function socketWake(bypass: boolean): Promise<void> {
     await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
     // Idle: its server watches through the socket, and the watcher its Stop hook started has stepped aside.
     await until(() => wakeWays(s.bus).join() === 'socket', 'the server to watch the session through its socket', 20_000);
-    await until(() => watchers() === '', 'no hook-watch process', 20_000);
+    await until(() => watchers(s.bus) === '', 'no hook-watch process', 20_000);
     await sleep(1500);
-    assert.equal(watchers(), '', 'no hook-watch process runs while the session is idle');
+    assert.equal(watchers(s.bus), '', 'no hook-watch process runs while the session is idle');
     // Twice: each nudge in words of its own (Claude Code drops a post that repeats the one before).
     const again = mailBody('SOCKET-WAKE-MARKER second');
     for (const body of [mail, again]) {
@@ -78,7 +93,7 @@ test('without the socket in its server\'s environment, the background watcher wa
     const { pane } = session;
     await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
     // The turn is over and the session idle: its watcher waits.
-    await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && watchers() !== '', 'a watcher', 20_000);
+    await until(() => readFileSync(s.bus.audit, 'utf8').length > 0 && watchers(s.bus) !== '', 'a watcher', 20_000);
     assert.deepEqual(wakeWays(s.bus), ['watch']);
     const before = model.requests.length;
     assert.equal(runCli(['send', mail, '--to', 'shop/claude'], { env: s.bus.env }).code, 0);

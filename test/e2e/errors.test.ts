@@ -74,7 +74,7 @@ test('a failed brain refresh and a wake test that fired nothing say why on stder
 test('a hook exits 0 whatever goes wrong, with one line on stderr and the client\'s "nothing" on stdout', withTempBus(async (bus) => {
   const payload = JSON.stringify({ session_id: 's-1', hook_event_name: 'UserPromptSubmit' });
   // An identity that cannot be: a bad AGENT_BUS_INSTANCE.
-  for (const client of ['claude', 'codex']) {
+  for (const client of ['claude', 'codex', 'gemini', 'copilot']) {
     const hook = runCli(['hook-user-prompt', '--client', client], { env: { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_INSTANCE: HUGE }, input: payload });
     assert.equal(hook.code, 0, `${client}: ${hook.stderr}`);
     assert.equal(hook.stderr.trimEnd().split('\n').length, 1, hook.stderr.slice(0, 300));

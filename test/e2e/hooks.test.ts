@@ -48,6 +48,8 @@ test('an empty inbox: each dialect says "nothing"', withBus((bus) => {
     ['codex', '', ''],
     ['someday', '', ''],
     ['agy', '{"injectSteps":[]}\n', '{"decision":"stop"}\n'],
+    ['gemini', '', ''],
+    ['copilot', '', ''],
   ] as const) {
     const promptRun = hook('hook-user-prompt', env, {}, ['--client', client]);
     assert.deepEqual([promptRun.code, promptRun.stdout, promptRun.stderr], [0, prompt, ''], client);
