@@ -1,4 +1,4 @@
-/** The brain's refresh cadence where a client has no pre-tool event (agy): counted in turns, by the prompt hook. */
+/** The brain's refresh cadence: counted in turns by the prompt hook where a client has no pre-tool event (agy), once a tool call where it has two (Gemini CLI). */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,4 +47,20 @@ test('an unknown BRAIN_SOURCE_TYPE is an unavailable source, said plainly', with
   assert.match((JSON.parse(refresh.stdout) as { error: string }).error, /BRAIN_SOURCE_TYPE=mcp is not a source agent-bus knows/);
   const status = json<BrainStatus>(runCli(['brain', 'status', '--json'], { env }));
   assert.equal(status.enabled, false, 'and it does not turn the brain on');
+}));
+
+test('Gemini CLI: its pre-tool hook runs before and after each call, and the call counts once, after it, where the brain it reads is shown', withTempBus((bus) => {
+  feed(bus, { 'first.md': 'GEMINI-ENTRY\n' });
+  const env = { ...bus.env, AGENT_BUS_NAME: 'shop/gemini', AGENT_BUS_REPO: bus.dir, AGENT_BUS_CHANNELS: 'brain', BRAIN_REFRESH_TOOL_CALLS: '2' };
+  const hook = (event: string): string => {
+    const run = runCli(['hook-pre-tool', '--client', 'gemini'], { env, input: JSON.stringify({ session_id: 'g-1', hook_event_name: event, tool_name: 'read_file', tool_input: { file_path: 'a' } }) });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout;
+  };
+  const status = (): BrainStatus => json<BrainStatus>(runCli(['brain', 'status', '--json'], { env }));
+  for (let call = 1; call <= 2; call++) assert.equal(hook('BeforeTool'), '', `call ${call}: nothing before it`);
+  assert.equal(status().last_fetch_at, null, 'the checks before the calls count nothing');
+  assert.doesNotMatch(hook('AfterTool'), /GEMINI-ENTRY/, 'call 1: not due yet');
+  assert.match(hook('AfterTool'), /GEMINI-ENTRY/, 'call 2: read, and shown with its result');
+  assert.ok(status().last_fetch_at !== null);
 }));
