@@ -217,7 +217,7 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (or, with --scan, folders to search); default: this folder' }],
     options: [
-      { name: 'clients', type: 'string', value: 'LIST', description: 'comma-separated clients to wire', default: 'claude' },
+      { name: 'clients', type: 'string', value: 'LIST', description: 'comma-separated clients to wire: claude, codex, gemini, copilot, opencode, agy', default: 'claude' },
       { name: 'scan', type: 'boolean', description: 'treat PATHS as roots and find the git repos under them' },
       { name: 'apply', type: 'boolean', description: 'write the plan (needed with --scan or several paths)' },
       { name: 'force', type: 'boolean', description: 'replace hand-written agent-bus entries' },

@@ -8,6 +8,7 @@ import { clientInEnvironment, environmentSessionKey, PROFILES, profileFor, queue
 import { approvedToolNames, configPaths } from '../../src/clients/wiring.js';
 import { wiringFor, WIRINGS } from '../../src/clients/registry/wirings.js';
 import { TOOL_NAMES } from '../../src/protocol/tool-names.js';
+import { findCommand } from '../../src/cli/commands.js';
 import { ROOT } from '../helpers/bus-env.js';
 
 const CLIENTS = join(ROOT, 'src', 'clients');
@@ -74,4 +75,11 @@ test("a session's id and settings come from the variables its client sets", () =
   assert.equal(environmentSessionKey({ CLAUDE_CODE_SESSION_ID: '  ' }), null);
   assert.equal(clientInEnvironment({ CLAUDECODE: '1' })?.id, 'claude');
   assert.equal(clientInEnvironment({ CLAUDECODE: '' }), null);
+});
+
+test("init's --help names every client it can wire", () => {
+  const option = findCommand('init')?.options.find((entry) => entry.name === 'clients');
+  assert.ok(option, 'init has --clients');
+  const named = /: (.+)$/.exec(option.description)?.[1]?.split(', ') ?? [];
+  assert.deepEqual([...named].sort(), Object.keys(WIRINGS).sort());
 });
