@@ -26,7 +26,7 @@ export function wakeRow(ts: string, actor: string, message: MessageRecord, to: s
 
 export class Wakes {
   constructor(
-    private readonly store: WakePort & Pick<InboxPort, 'fanoutCopies'> & Pick<SessionsPort, 'routes' | 'markQueued'> & Pick<RosterPort, 'getAgent'>,
+    private readonly store: WakePort & Pick<InboxPort, 'fanoutCopies'> & Pick<SessionsPort, 'routes' | 'markQueued' | 'tick'> & Pick<RosterPort, 'getAgent'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
   ) {}
@@ -39,6 +39,15 @@ export class Wakes {
   /** A watcher woke its agent for `message` (asked at `micros`), or was held back by the rate limit: audited as `wake`. */
   noteWatched(reader: string, message: MessageRecord, status: 'woke' | 'rate-limited', micros: number): void {
     this.audit.append([wakeRow(formatStamp(micros), reader, message, reader, 'watch', status)]);
+  }
+
+  /**
+   * Whether this server may nudge its session for mail that several sessions share (sent to their client
+   * address or their repo): the first idle session's server to ask takes it, so one session gets the turn
+   * that reads it, and the others no empty one.
+   */
+  async claimSharedNudge(messageId: string): Promise<boolean> {
+    return (await this.store.tick(`nudge:${messageId}`, 'socket', stampOf(this.clock))) === 1;
   }
 
   /** An MCP server posted a nudge into its session's inbox socket for `message` (or was held back, or refused): audited as `wake`. */

@@ -11,6 +11,7 @@
  * the row says why (doctor shows it), and hook-watch wakes the session from its next turn on.
  */
 import type { Bus } from '../core/bus.js';
+import type { MessageView } from '../core/views.js';
 import { eachChange } from '../core/store-changes.js';
 import { isStoreUnavailable } from '../model/errors.js';
 import { randomId } from '../model/ids.js';
@@ -22,6 +23,9 @@ import { loadWakeConfig, lookupWake } from './config.js';
 import { wakesPerHour } from './dispatch.js';
 import { viewRecord, watchRefusal } from './native.js';
 import { postToSession, sessionSocketOf, type SessionSocket } from './session-socket.js';
+
+/** How many of the oldest waiting messages a look goes through for one to nudge the session for. */
+const NUDGE_LOOKAHEAD = 20;
 
 export interface SocketWakeOptions {
   bus: Bus;
@@ -69,6 +73,20 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
   /** The nudge whose turn has not begun yet: no other is posted meanwhile. */
   let awaiting: { reader: string; since: string; deadline: number } | null = null;
 
+  /**
+   * The oldest waiting message the session has not been nudged for, or null. Mail its sibling sessions
+   * share (sent to their client address, or their repo) wakes one of them, the first idle one to claim it;
+   * a message another took is passed over, so the session's own mail behind it still wakes it.
+   */
+  const mailToNudgeFor = async (reader: string): Promise<MessageView | null> => {
+    for (const message of await bus.inbox.read({ reader, markRead: false, limit: NUDGE_LOOKAHEAD, via: null })) {
+      if (nudged.has(message.message_id)) continue;
+      nudged.add(message.message_id);
+      if (message.to === reader || (await bus.wakes.claimSharedNudge(message.message_id))) return message;
+    }
+    return null;
+  };
+
   const giveUp = async (reason: string): Promise<void> => {
     await bus.wakes.giveUpSocket(key, token, reason).catch(() => undefined);
     log(`agent-bus: this session's inbox socket is given up (${reason}); hook-watch wakes it from its next turn on`);
@@ -95,9 +113,8 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
     if ((await bus.presence.of(reader))?.state !== 'idle') return undefined;
     const config = loadWakeConfig(env);
     if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return undefined; // wake.json wins.
-    const [first] = await bus.inbox.read({ reader, markRead: false, limit: 1, via: null });
-    if (first === undefined || nudged.has(first.message_id)) return undefined;
-    nudged.add(first.message_id);
+    const first = await mailToNudgeFor(reader);
+    if (first === null) return undefined;
     const micros = bus.clock.nowMicros();
     const record = viewRecord(first);
     if (!(await bus.wakes.count(reader, micros, wakesPerHour(env)))) {

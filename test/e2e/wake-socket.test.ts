@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -280,5 +280,36 @@ test('wake.json applies on top: a session it names (here, turned off) gets no nu
   } finally {
     await server.close();
     await inbox.close();
+  }
+}));
+
+test("mail two idle sessions share (to their client address) nudges one of them, the first to claim it: the other gets no empty turn; a session's own mail nudges it alone", withTempBus(async (bus) => {
+  const inboxes = await Promise.all(['one', 'two'].map(async (label) => {
+    const dir = join(bus.dir, label);
+    mkdirSync(dir);
+    return fakeInbox(dir);
+  }));
+  const [inboxOne, inboxTwo] = inboxes as [FakeInbox, FakeInbox];
+  const one = await startSession(bus, inboxOne.path);
+  const server = await connect(sessionEnv(bus, inboxTwo.path, { CLAUDE_CODE_SESSION_ID: 'sess-2' }), { cwd: bus.dir });
+  const two = { server, name: (await server.call<{ name: string }>('whoami')).name };
+  assert.equal(hook(bus, 'hook-session-start', { session_id: 'sess-2', hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
+  try {
+    assert.notEqual(one.name, two.name);
+    await waitUntil(() => socketRows(bus).filter((row) => row.way === 'socket').length === 2, 'both servers to watch their sessions');
+    const posts = (): number => inboxOne.posts.length + inboxTwo.posts.length;
+    send(bus, 'SHARED-MAIL for whichever session', 'shop/claude', { from: 'shop/codex' });
+    await waitUntil(() => posts() === 1, 'one post');
+    await sleep(1500);
+    assert.equal(posts(), 1, 'one session woken for it, not both');
+    assert.equal(auditRows(bus, 'wake').filter((row) => row.wake_driver === 'socket' && row.wake_status === 'posted').length, 1);
+    // Mail to the session that was not woken is its own: it is nudged.
+    const quiet = inboxOne.posts.length === 1 ? { ...two, inbox: inboxTwo } : { ...one, inbox: inboxOne };
+    send(bus, 'OWN-MAIL for this session', quiet.name, { from: 'shop/codex' });
+    await waitUntil(() => quiet.inbox.posts.length === 1, 'a post to that session');
+  } finally {
+    await one.server.close();
+    await two.server.close();
+    for (const inbox of inboxes) await inbox.close();
   }
 }));
