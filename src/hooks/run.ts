@@ -147,6 +147,7 @@ export async function runHook(run: HookRun): Promise<number> {
       run.write(nothing);
       return 0;
     }
+    const preToolPart = run.kind === 'pre-tool' ? preToolPartOf(profile, payload) : 'both';
     await answerHook(bus, {
       kind: run.kind,
       client: clientOf(run),
@@ -157,9 +158,9 @@ export async function runHook(run: HookRun): Promise<number> {
       subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
       peek: run.peek ?? false,
       env: run.env,
-      preToolPart: preToolPartOf(profile, payload),
+      preToolPart,
       stopKeepLimit: run.kind === 'stop' && profile.stopKeepsCounted ? setting(run.env, 'AGENT_BUS_STOP_KEEPS') : null,
-      writes: run.kind === 'pre-tool' && preToolPartOf(profile, payload) !== 'context' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
+      writes: run.kind === 'pre-tool' && preToolPart !== 'context' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
       notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
@@ -342,7 +343,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   await deliverTurn(bus, turn, { reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
     const reason = joined(stopReason(messages, reader, shared), reminder);
     keptWorking = reason !== null;
-    // Where the hook counts the turns it starts, the reason says which this is: the next stop reads it back from the prompt.
+    // Where the hook counts the turns it starts, the reason tells the model which of them this is.
     const counted = reason !== null && keptTurn !== null ? `${reason}\n${keptLine(keptTurn.turn, keptTurn.limit)}` : reason;
     turn.write(dialect.stop(counted));
   });
