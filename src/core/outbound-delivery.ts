@@ -30,6 +30,12 @@ export const ATTEMPT_LEASE_MS = 60_000;
 export const WORKER_LEASE_MS = 45_000;
 const RENEW_EVERY_MS = 15_000;
 const BATCH = 32;
+/**
+ * The least time between two looks at the outbox: a burst of sends moves the change feed at every
+ * commit, and a look at each would cost every send a query. An event queued waits this long at most
+ * before it is taken.
+ */
+const LOOK_GAP_MS = 50;
 const WORKER_LEASE = 'outbound';
 
 export interface ServeOptions {
@@ -152,11 +158,19 @@ export class OutboundDelivery {
       if (!settledSince) await (feed as ChangeFeed).wait(ms);
       settledSince = false;
     };
+    // Whatever prompted a look (a commit, its file event), the next comes no sooner than the gap after the last; a settled attempt is looked at at once.
+    let lookedAt = -LOOK_GAP_MS;
+    const spaceLooks = async (): Promise<void> => {
+      const gap = lookedAt + LOOK_GAP_MS - performance.now();
+      if (gap > 0 && !settledSince) await new Promise((resolve) => setTimeout(resolve, gap));
+      lookedAt = performance.now();
+    };
     const loop = (async () => {
       feed = changes();
       let heldUntil = 0;
       while (!stopped) {
         try {
+          await spaceLooks();
           // Read before the look: a commit after it moves the version, and the wait is skipped.
           const version = await feed.version();
           const busy = [...inFlight.keys()];

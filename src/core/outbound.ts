@@ -54,8 +54,14 @@ export function eventOf(entry: OutboxRecord): OutboundEvent {
 }
 
 /** Each integration's rule (one written by a newer agent-bus, which this one cannot read, is not this one's to send). */
-function rulesOf(outlets: OutletRecord[]): Array<{ name: string; on: OutboundOn; channel: string | null }> {
-  const rules: Array<{ name: string; on: OutboundOn; channel: string | null }> = [];
+type Rule = { name: string; on: OutboundOn; channel: string | null };
+/** The rules of each outlet list read, parsed once: a batch of sends reads its list once and asks for each send. */
+const parsedRules = new WeakMap<OutletRecord[], Rule[]>();
+
+function rulesOf(outlets: OutletRecord[]): Rule[] {
+  const known = parsedRules.get(outlets);
+  if (known !== undefined) return known;
+  const rules: Rule[] = [];
   for (const outlet of outlets) {
     try {
       rules.push({ name: outlet.name, on: parseOn(outlet.on), channel: outlet.channel });
@@ -63,6 +69,7 @@ function rulesOf(outlets: OutletRecord[]): Array<{ name: string; on: OutboundOn;
       continue;
     }
   }
+  parsedRules.set(outlets, rules);
   return rules;
 }
 
