@@ -29,7 +29,12 @@ export const ATTEMPT_LEASE_MS = 60_000;
 /** The lease of the one process that serves the outbox, and how often it is renewed. */
 export const WORKER_LEASE_MS = 45_000;
 const RENEW_EVERY_MS = 15_000;
-const BATCH = 32;
+/**
+ * The most posts one integration has under way at once: receivers of chat webhooks take about one a
+ * second (Slack) or a few (Discord) and answer more with 429, and a receiver that hangs holds each
+ * post's connection until its timeout; a few at a time keep a backlog moving without a burst.
+ */
+const BATCH = 8;
 /**
  * The least time between two looks at the outbox: a burst of sends moves the change feed at every
  * commit, and a look at each would cost every send a query. An event queued waits this long at most
