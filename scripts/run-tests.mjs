@@ -5,9 +5,9 @@
 // server, notices, brain and wake run again on PostgreSQL, against a
 // throwaway server this script starts (or AGENT_BUS_TEST_PG_URL's).
 // AGENT_BUS_TEST_CONCURRENCY sets how many test files run at once (2 unless set).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startPostgres, stopPostgres } from './postgres.mjs';
 
@@ -42,10 +42,21 @@ const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-tests-'));
 const home = join(scratch, 'home');
 mkdirSync(home);
 
+// Stopped by a signal (Ctrl-C, a CI's timeout), the runner stops the test runner it started, then the
+// throwaway PostgreSQL and its folder, before it exits: a run cut short leaves no server behind.
+let running = null;
+let stoppedBy = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    stoppedBy = signal;
+    running?.kill(signal);
+  });
+}
+
 /** One run of node's test runner over `list`; its counts, read from its TAP report. */
-function runSuite(list, extraEnv, label) {
+async function runSuite(list, extraEnv, label) {
   const tap = join(scratch, `${label}.tap`);
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     [
       '--import', 'tsx',
@@ -57,7 +68,10 @@ function runSuite(list, extraEnv, label) {
     ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, HOME: home, NO_COLOR: '1', ...extraEnv } },
   );
-  const counts = { passed: 0, failed: 0, skipped: 0, status: result.status, failures: [] };
+  running = child;
+  const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  running = null;
+  const counts = { passed: 0, failed: 0, skipped: 0, status, failures: [] };
   try {
     const report = readFileSync(tap, 'utf8');
     counts.failures = failuresIn(report).map((failure) => `${label}: ${failure}`);
@@ -136,10 +150,10 @@ try {
       ok = false;
     }
   }
-  const runs = [runSuite(files, { ...(server?.env ?? {}), AGENT_BUS_TEST_ENGINE: 'sqlite' }, 'sqlite')];
-  if (server && postgresFiles.length > 0) {
+  const runs = stoppedBy === null ? [await runSuite(files, { ...(server?.env ?? {}), AGENT_BUS_TEST_ENGINE: 'sqlite' }, 'sqlite')] : [];
+  if (server && postgresFiles.length > 0 && stoppedBy === null) {
     console.log('\n== the end-to-end suites again, on PostgreSQL ==');
-    runs.push(runSuite(postgresFiles, { ...server.env, AGENT_BUS_TEST_ENGINE: 'postgres' }, 'postgres'));
+    runs.push(await runSuite(postgresFiles, { ...server.env, AGENT_BUS_TEST_ENGINE: 'postgres' }, 'postgres'));
   }
   for (const counts of runs) {
     totals.passed += counts.passed;
@@ -150,6 +164,11 @@ try {
   }
 } finally {
   if (server?.dir) stopPostgres(server.dir, server.bin);
+}
+if (stoppedBy !== null) {
+  rmSync(scratch, { recursive: true, force: true });
+  console.error(`agent-bus tests: stopped by ${stoppedBy}; the test PostgreSQL is stopped and removed`);
+  process.exit(128 + (os.constants.signals[stoppedBy] ?? 1));
 }
 if (existsSync(join(home, '.claude-agent-bus'))) {
   console.error('a test wrote to HOME/.claude-agent-bus instead of its own temp folder');
