@@ -41,6 +41,9 @@ export const HUB_PATHS = {
   changes: '/v1/changes',
 } as const;
 
+/** The header in which a client names the conversation a call at `/mcp` belongs to: a session address of the token's client address is held for it. */
+export const SESSION_HEADER = 'x-agent-bus-session';
+
 /** The header in which the hub says which name a tool call spoke as. */
 export const SPEAKER_HEADER = 'x-agent-bus-agent';
 

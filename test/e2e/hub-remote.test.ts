@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus } from '../helpers/bus-env.js';
 import { createToken, remoteWatcher, startHub, untilWaiting, withHub } from '../helpers/hub.js';
 import { hasExited, sleep, waitForExit, waitUntil } from '../helpers/wait.js';
+import { connect } from '../helpers/mcp.js';
 
 /** Every remote machine's HOME, removed when the file's tests are done. */
 const homes: string[] = [];
@@ -206,14 +207,53 @@ test('a remote hook-watch whose client quits ends its wait at the hub and takes 
   assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'for the next session' AND read_at IS NULL").length, 1, 'the mail waits for a model to see it');
 }));
 
+test("serve on a machine set to use a hub relays the client's MCP session to the hub: the tools run there as the token's agent, each conversation id its own session address; a hub it cannot reach answers each call with an error at once", withHub({}, async (bus, hub) => {
+  const claude = createToken(bus, 'shop/claude');
+  createToken(bus, 'lab/codex');
+  const remote = remoteMachine(hub.url, claude.token);
+  const relay = await connect({ ...remote.env, CLAUDE_CODE_SESSION_ID: 'conversation-one' }, { args: ['--client', 'claude'] });
+  let first = '';
+  try {
+    const me = await relay.call<{ name: string; mcp_client: string | null }>('whoami');
+    assert.match(me.name, /^shop\/claude-\d+$/, 'the conversation holds a session address of the token\'s client address');
+    first = me.name;
+    const sent = await relay.call<{ message_id: string }>('send_message', { to: 'lab/codex', body: 'through the relay' });
+    assert.deepEqual(bus.rows(`SELECT from_agent, to_agent FROM messages WHERE message_id = '${sent.message_id}'`), [{ from_agent: me.name, to_agent: 'lab/codex' }]);
+    assert.equal(runCli(['send', 'for the relayed session', '--to', me.name], { env: bus.env }).code, 0);
+    const inbox = await relay.call<Array<{ body: string }>>('read_inbox');
+    assert.deepEqual(inbox.map((message) => message.body), ['for the relayed session']);
+    assert.deepEqual(readdirSync(remote.home), [], 'the relay made no bus of its own');
+  } finally {
+    await relay.close();
+  }
+  // A second conversation of the same client is a session of its own.
+  const other = await connect({ ...remote.env, CLAUDE_CODE_SESSION_ID: 'conversation-two' }, { args: ['--client', 'claude'] });
+  try {
+    const me = await other.call<{ name: string }>('whoami');
+    assert.match(me.name, /^shop\/claude-\d+$/);
+    assert.notEqual(me.name, first, 'another conversation, another session address');
+  } finally {
+    await other.close();
+  }
+  // A hub that is not there: the call fails at once with where and why, and the relay stays up for the next.
+  const unreachable = await connect(remoteMachine('http://127.0.0.1:1', claude.token).env, { args: ['--client', 'claude'] }).catch((error: unknown) => error as Error);
+  assert.ok(unreachable instanceof Error, 'initialize fails without a hub');
+  assert.match(unreachable.message, /the hub at http:\/\/127\.0\.0\.1:1 did not take the call/);
+}));
+
 test('with a hub set, a command that does not work over the hub yet refuses in one line and opens no local bus; the demo keeps to its scratch bus', () => {
   const remote = remoteMachine('http://127.0.0.1:1', 'abt_0000000000000000_' + 'A'.repeat(43));
-  for (const args of [['serve'], ['init']]) {
+  for (const args of [['init']]) {
     const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
     assert.notEqual(result.code, 0, args.join(' '));
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, /does not work over the hub yet.*http:\/\/127\.0\.0\.1:1 \(AGENT_BUS_URL\); unset AGENT_BUS_URL/);
   }
+  // serve relays to the hub there, and needs the token to: without one it says so in one line.
+  const untokened = runCli(['serve'], { env: remoteMachine('http://127.0.0.1:1', null).env, input: '' });
+  assert.notEqual(untokened.code, 0);
+  assert.equal(untokened.stderr.trim().split('\n').length, 1, untokened.stderr);
+  assert.match(untokened.stderr, /set to use the hub at http:\/\/127\.0\.0\.1:1, but no token is set: set AGENT_BUS_TOKEN/);
   assert.deepEqual(readdirSync(remote.home), [], 'no local bus was made');
   const demo = runCli(['demo'], { env: remote.env });
   assert.equal(demo.code, 0, demo.stderr);

@@ -4,6 +4,8 @@ import { version } from '../main.js';
 import type { CommandRunner } from '../spec.js';
 import { quoted } from '../../model/quote.js';
 import { openBus, openBusHere } from '../../runtime.js';
+import { hubAccess } from '../../adapters/hub-access.js';
+import { BusError } from '../../model/errors.js';
 
 export const run: CommandRunner = async (args, io) => {
   const log = (line: string): void => {
@@ -13,12 +15,20 @@ export const run: CommandRunner = async (args, io) => {
     // --host and --port have defaults, so whether they were given is read from the command line.
     const given = io.argv.find((arg) => /^--(host|port)(=|$)/.test(arg));
     if (given !== undefined) throw new UsageError(`serve: ${given.split('=')[0]} is for the hub; add --http`);
+    const client = typeof args.values.client === 'string' ? args.values.client : undefined;
+    // On a machine set to use a hub, the client's server is a relay to the hub's MCP endpoint.
+    const access = hubAccess(io.env);
+    if (access !== null) {
+      if (access.token === '') throw new BusError(`this machine is set to use the hub at ${access.url}, but no token is set: set AGENT_BUS_TOKEN in the client's environment, or run agent-bus login`);
+      const { relayToHub } = await import('../mcp-relay.js');
+      return relayToHub({ access, env: io.env, client, log });
+    }
     const { serve } = await import('../../mcp/server.js');
     const { startSocketWake } = await import('../../wake/socket-wake.js');
     return serve({
       env: io.env,
       cwd: io.cwd,
-      client: typeof args.values.client === 'string' ? args.values.client : undefined,
+      client,
       version: version(),
       log,
       openBus: () => openBus(io.env),

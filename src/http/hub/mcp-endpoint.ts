@@ -16,6 +16,7 @@ import type { SurfaceWay } from '../../model/receipts.js';
 import { instructionsFor } from '../../mcp/server.js';
 import { buildTools } from '../../mcp/tools.js';
 import { HubSession, type HubMemory } from './hub-session.js';
+import { SESSION_HEADER } from '../../protocol/hub.js';
 
 export interface McpEndpointContext {
   bus: Bus;
@@ -70,7 +71,7 @@ export class McpServers {
 
   /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller); `via`: the remote surface that reads. */
   async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, via: SurfaceWay | null = null): Promise<void> {
-    const header = req.headers['x-agent-bus-session'];
+    const header = req.headers[SESSION_HEADER];
     const pooled = this.borrow(token);
     pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, via);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
