@@ -11,6 +11,7 @@
  * the row says why (doctor shows it), and hook-watch wakes the session from its next turn on.
  */
 import type { Bus } from '../core/bus.js';
+import type { ChangeFeed } from '../core/store-changes.js';
 import type { MessageView } from '../core/views.js';
 import { eachChange } from '../core/store-changes.js';
 import { isStoreUnavailable } from '../model/errors.js';
@@ -25,14 +26,76 @@ import { viewRecord, watchRefusal } from './native.js';
 import { postToSession, sessionSocketOf, type SessionSocket } from './session-socket.js';
 
 /** How many of the oldest waiting messages a look goes through for one to nudge the session for. */
-const NUDGE_LOOKAHEAD = 20;
+export const NUDGE_LOOKAHEAD = 20;
+
+/** Where a session's mail stands at one look: what waits, and where its turn stands. */
+export interface NudgeLook {
+  /** The name the session reads as (over a hub, the one its token and conversation id give). */
+  reader: string;
+  pending: number;
+  presence: { state: string; since: string } | null;
+  /** The oldest waiting messages (up to NUDGE_LOOKAHEAD), read only while the session is idle with mail. */
+  waiting: MessageView[];
+}
+
+/**
+ * What waking through a socket asks of the bus: this machine's (`busNudgeDesk`), or a hub's, for a
+ * relay on the agent's machine (remote/nudge-desk.ts), where each is one call and the token says
+ * whose session it is. The posting itself is always done here, a child of the client.
+ */
+export interface NudgeDesk {
+  /** How often the watcher row is said again while the socket waits (null: never; a hub takes a row not said for a while as gone). */
+  readonly heartbeatMs: number | null;
+  changes(): ChangeFeed;
+  nowMicros(): number;
+  look(reader: string): Promise<NudgeLook>;
+  /** Mail several idle sessions share wakes one: the first to claim it. */
+  claimShared(messageId: string): Promise<boolean>;
+  /** Count this wake against the hourly limit (`perHour`, 0: none); false when it is past it. */
+  allow(reader: string, micros: number, perHour: number): Promise<boolean>;
+  /** A nudge posted, refused by the socket, or held back by the rate limit: audited as a `wake`. */
+  note(reader: string, message: MessageView, status: 'posted' | 'refused' | 'rate-limited', micros: number): Promise<void>;
+  /** Be the session's watcher (its `socket` row), waiting for `reader`'s mail; called again as a heartbeat. */
+  watch(reader: string): Promise<void>;
+  /** Give the socket up, saying why: the session's hook-watch wakes it from its next turn on. */
+  giveUp(reason: string): Promise<void>;
+  /** Let the watcher row go. */
+  stop(): Promise<void>;
+}
+
+/** The desk over this machine's bus: the server's own process is the watcher. */
+export function busNudgeDesk(bus: Bus): NudgeDesk {
+  const key = `socket:${process.pid}`;
+  const token = randomId();
+  return {
+    // The row names this process, which the machine's process table vouches for: no heartbeat.
+    heartbeatMs: null,
+    changes: () => bus.changes(),
+    nowMicros: () => bus.clock.nowMicros(),
+    look: (reader) => lookForNudge(bus, reader),
+    claimShared: (messageId) => bus.wakes.claimSharedNudge(messageId),
+    allow: (reader, micros, perHour) => bus.wakes.count(reader, micros, perHour),
+    note: async (reader, message, status, micros) => bus.wakes.notePosted(reader, viewRecord(message), status, micros),
+    watch: (reader) => bus.wakes.startWatching(key, token, process.pid, reader, 'socket'),
+    giveUp: (reason) => bus.wakes.giveUpSocket(key, token, reason),
+    stop: () => bus.wakes.stopWatching(key, token),
+  };
+}
+
+/** Where `reader`'s mail stands: its count, its presence, and (idle, with mail) the oldest waiting. */
+export async function lookForNudge(bus: Bus, reader: string): Promise<NudgeLook> {
+  const pending = await bus.inbox.pending(reader);
+  const presence = pending === 0 ? null : await bus.presence.of(reader);
+  const waiting = presence?.state === 'idle' ? await bus.inbox.read({ reader, markRead: false, limit: NUDGE_LOOKAHEAD, via: null }) : [];
+  return { reader, pending, presence: presence === null ? null : { state: presence.state, since: presence.since }, waiting };
+}
 
 export interface SocketWakeOptions {
-  bus: Bus;
+  desk: NudgeDesk;
   env: Env;
   client: string | undefined;
-  /** The address the session reads now (a rename moves it). */
-  reader(): string;
+  /** The address the session reads now (a rename moves it); over a hub, the hub says (null). */
+  reader(): string | null;
   log(line: string): void;
 }
 
@@ -42,7 +105,7 @@ export interface SocketWake {
 }
 
 /** The session's socket, when its client has one and this is a session the bus wakes natively; else null. */
-function socketOfSession(client: string | undefined, env: Env): SessionSocket | null {
+export function socketOfSession(client: string | undefined, env: Env): SessionSocket | null {
   const { wake } = profileFor(client);
   if (wake.kind !== 'watch' || wake.socket === null || watchRefusal(client, env) !== null) return null;
   return sessionSocketOf(wake.socket, env);
@@ -58,13 +121,13 @@ export function nudgeText(from: string, waiting: number, sentAt: string): string
 export async function startSocketWake(options: SocketWakeOptions): Promise<SocketWake | null> {
   const socket = socketOfSession(options.client, options.env);
   if (socket === null) return null;
-  const { bus, env, log } = options;
-  const key = `socket:${process.pid}`;
-  const token = randomId();
-  let armedFor = options.reader();
-  await bus.wakes.startWatching(key, token, process.pid, armedFor, 'socket');
+  const { desk, env, log } = options;
+  const heartbeatMs = desk.heartbeatMs ?? Number.POSITIVE_INFINITY;
+  let armedFor = options.reader() ?? (await desk.look('')).reader;
+  await desk.watch(armedFor);
+  let armedAt = Date.now();
 
-  const feed = bus.changes();
+  const feed = desk.changes();
   let stopping = false;
   const pollMs = setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000;
   const turnMs = setting(env, 'AGENT_BUS_SOCKET_TURN_SECONDS') * 1000;
@@ -78,64 +141,64 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
    * share (sent to their client address, or their repo) wakes one of them, the first idle one to claim it;
    * a message another took is passed over, so the session's own mail behind it still wakes it.
    */
-  const mailToNudgeFor = async (reader: string): Promise<MessageView | null> => {
-    for (const message of await bus.inbox.read({ reader, markRead: false, limit: NUDGE_LOOKAHEAD, via: null })) {
+  const mailToNudgeFor = async (reader: string, waiting: MessageView[]): Promise<MessageView | null> => {
+    for (const message of waiting) {
       if (nudged.has(message.message_id)) continue;
       nudged.add(message.message_id);
-      if (message.to === reader || (await bus.wakes.claimSharedNudge(message.message_id))) return message;
+      if (message.to === reader || (await desk.claimShared(message.message_id))) return message;
     }
     return null;
   };
 
   const giveUp = async (reason: string): Promise<void> => {
-    await bus.wakes.giveUpSocket(key, token, reason).catch(() => undefined);
+    await desk.giveUp(reason).catch(() => undefined);
     log(`agent-bus: this session's inbox socket is given up (${reason}); hook-watch wakes it from its next turn on`);
   };
 
   const step = async (): Promise<true | undefined> => {
-    const reader = options.reader();
-    if (reader !== armedFor) {
+    const look = await desk.look(options.reader() ?? armedFor);
+    const reader = look.reader;
+    if (reader !== armedFor || Date.now() - armedAt >= heartbeatMs) {
       armedFor = reader;
-      await bus.wakes.startWatching(key, token, process.pid, reader, 'socket');
+      armedAt = Date.now();
+      await desk.watch(reader);
     }
     if (awaiting !== null) {
-      const presence = await bus.presence.of(awaiting.reader);
+      const then = awaiting.reader === reader ? look : await desk.look(awaiting.reader);
       // The nudge's turn has begun (the prompt hook noted it working), or the mail went another way.
-      if ((presence !== null && presence.since > awaiting.since) || (await bus.inbox.pending(awaiting.reader)) === 0) awaiting = null;
+      if ((then.presence !== null && then.presence.since > awaiting.since) || then.pending === 0) awaiting = null;
       else if (Date.now() >= awaiting.deadline) {
         await giveUp(`no turn began within ${turnMs / 1000} s of a post`);
         return true;
       } else return undefined;
     }
-    const waiting = await bus.inbox.pending(reader);
-    if (waiting === 0) return undefined;
+    if (look.pending === 0) return undefined;
     // A session at work is told between tool calls and before it stops; one waiting on a person is left be.
-    if ((await bus.presence.of(reader))?.state !== 'idle') return undefined;
+    if (look.presence?.state !== 'idle') return undefined;
     const config = loadWakeConfig(env);
     if (config.problem === null && lookupWake(config, reader).status !== 'no-config') return undefined; // wake.json wins.
-    const first = await mailToNudgeFor(reader);
+    const first = await mailToNudgeFor(reader, look.waiting);
     if (first === null) return undefined;
-    const micros = bus.clock.nowMicros();
-    const record = viewRecord(first);
-    if (!(await bus.wakes.count(reader, micros, wakesPerHour(env)))) {
+    const micros = desk.nowMicros();
+    if (!(await desk.allow(reader, micros, wakesPerHour(env)))) {
       // Past the hourly limit the mail waits for the session's next turn.
-      bus.wakes.notePosted(reader, record, 'rate-limited', micros);
+      await desk.note(reader, first, 'rate-limited', micros);
       return undefined;
     }
-    const outcome = await postToSession(socket, nudgeText(first.from, waiting, first.sent_at));
+    const outcome = await postToSession(socket, nudgeText(first.from, look.pending, first.sent_at));
     if (!outcome.ok) {
-      bus.wakes.notePosted(reader, record, 'refused', micros);
+      await desk.note(reader, first, 'refused', micros);
       await giveUp(outcome.reason);
       return true;
     }
-    bus.wakes.notePosted(reader, record, 'posted', micros);
+    await desk.note(reader, first, 'posted', micros);
     awaiting = { reader, since: formatStamp(micros), deadline: Date.now() + turnMs };
     return undefined;
   };
 
-  const loop = eachChange({ feed, pollMs: Math.min(pollMs, turnMs), stopped: () => stopping }, async (changed) => {
-    // Only a change can bring mail; a nudge awaiting its turn is looked at on every pass.
-    if (!changed && awaiting === null) return undefined;
+  const loop = eachChange({ feed, pollMs: Math.min(pollMs, turnMs, heartbeatMs), stopped: () => stopping }, async (changed) => {
+    // Only a change can bring mail; a nudge awaiting its turn, and the heartbeat, are looked at on every pass.
+    if (!changed && awaiting === null && Date.now() - armedAt < heartbeatMs) return undefined;
     try {
       return await step();
     } catch (error) {
@@ -155,7 +218,7 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
       await loop;
       await feed.close().catch(() => undefined);
       // A socket given up keeps its row while the server runs (doctor says why); at the end both go.
-      await bus.wakes.stopWatching(key, token).catch(() => undefined);
+      await desk.stop().catch(() => undefined);
     },
   };
 }

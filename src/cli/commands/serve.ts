@@ -24,7 +24,7 @@ export const run: CommandRunner = async (args, io) => {
       return relayToHub({ access, env: io.env, client, log });
     }
     const { serve } = await import('../../mcp/server.js');
-    const { startSocketWake } = await import('../../wake/socket-wake.js');
+    const { busNudgeDesk, startSocketWake } = await import('../../wake/socket-wake.js');
     return serve({
       env: io.env,
       cwd: io.cwd,
@@ -32,7 +32,7 @@ export const run: CommandRunner = async (args, io) => {
       version: version(),
       log,
       openBus: () => openBus(io.env),
-      wake: (session) => startSocketWake(session),
+      wake: (session) => startSocketWake({ ...session, desk: busNudgeDesk(session.bus) }),
     });
   }
   if (typeof args.values.client === 'string') throw new UsageError('serve --http: --client is for the stdio server; a hub speaks for whoever each token names');
