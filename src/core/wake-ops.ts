@@ -11,6 +11,43 @@ import type { InboxPort, RosterPort, SessionsPort, WakePort } from '../store/por
 import type { WatcherRow, WatcherWay } from '../store/ports/wake.js';
 import type { AuditSink } from './audit-sink.js';
 import { repoOf } from './names.js';
+import type { MessageView } from './views.js';
+import type { ChangeFeed } from './store-changes.js';
+
+/** Where a session's mail stands at one look, for waking it through its client's socket: what waits, and where its turn stands. */
+export interface NudgeLook {
+  /** The name the session reads as (over a hub, the one its token and conversation id give). */
+  reader: string;
+  pending: number;
+  presence: { state: string; since: string } | null;
+  /** The oldest waiting messages (a few), read only while the session is idle with mail. */
+  waiting: MessageView[];
+}
+
+/**
+ * What waking through a socket asks of the bus: this machine's (`busNudgeDesk`), or a hub's, for a
+ * relay on the agent's machine (remote/nudge-desk.ts), where each is one call and the token says
+ * whose session it is. The posting itself is always done here, a child of the client.
+ */
+export interface NudgeDesk {
+  /** How often the watcher row is said again while the socket waits (null: never; a hub takes a row not said for a while as gone). */
+  readonly heartbeatMs: number | null;
+  changes(): ChangeFeed;
+  nowMicros(): number;
+  look(reader: string): Promise<NudgeLook>;
+  /** Mail several idle sessions share wakes one: the first to claim it. */
+  claimShared(messageId: string): Promise<boolean>;
+  /** Count this wake against the hourly limit (`perHour`, 0: none); false when it is past it. */
+  allow(reader: string, micros: number, perHour: number): Promise<boolean>;
+  /** A nudge posted, refused by the socket, or held back by the rate limit: audited as a `wake`. */
+  note(reader: string, message: MessageView, status: 'posted' | 'refused' | 'rate-limited', micros: number): Promise<void>;
+  /** Be the session's watcher (its `socket` row), waiting for `reader`'s mail; called again as a heartbeat. */
+  watch(reader: string): Promise<void>;
+  /** Give the socket up, saying why: the session's hook-watch wakes it from its next turn on. */
+  giveUp(reason: string): Promise<void>;
+  /** Let the watcher row go. */
+  stop(): Promise<void>;
+}
 
 /** The rate limit counts the wakes of the last hour. */
 export const WAKE_WINDOW_MICROS = 3_600_000_000;

@@ -52,6 +52,8 @@ async function waitAtHub(run: WatchRun, access: HubAccess, deadline: number, ses
       const reply = await postToHub(access, HUB_PATHS.watch, { wait_seconds: wait, session_key: sessionKey }, (wait + 15) * 1000, stopped);
       if (reply.status === 401 || reply.status === 403) return 0; // A token the hub no longer takes: nothing to wait for.
       const body = reply.body as Partial<WatchAnswer> | null;
+      // Its MCP server (a relay to the hub) wakes the session through the client's socket: nothing to wait for.
+      if (reply.status === 200 && body?.socket === true) return 0;
       if (reply.status === 200 && body?.woke === true) {
         // Said, and only then delivered: a watcher killed before saying it confirms nothing.
         const delivery = body.delivery ?? null;

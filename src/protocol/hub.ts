@@ -28,6 +28,7 @@ import type { SearchHit } from '../core/search.js';
 import type { Subscriptions } from '../core/subscriptions.js';
 import type { AgentView, MessageView } from '../core/views.js';
 import type { SessionStatus } from '../core/session-status.js';
+import type { NudgeLook } from '../core/wake-ops.js';
 import type { HookKind, MidTurn } from '../model/hooks.js';
 
 /** Where each operation is served. */
@@ -133,7 +134,23 @@ export interface HubCalls {
    * session its session id holds; with `refuse`, each exclusive hold in the way is audited as a denial.
    */
   'reservations.check': { args: { files: string[]; session_key: string | null; refuse: boolean }; result: FilesInTheWay };
+  /**
+   * Waking a session through its client's inbox socket, from a relay on the agent's machine (`serve`
+   * there), for the token's agent or the session its conversation id holds: where its mail stands...
+   */
+  'wake.look': { args: { session_key: string | null }; result: NudgeLook };
+  /** ...whether it may be nudged for a message others share (the first idle session to ask is)... */
+  'wake.claim': { args: { session_key: string | null; message_id: string }; result: boolean };
+  /** ...whether the hub's hourly limit (AGENT_BUS_WAKES_PER_HOUR) lets it be woken now, counting it... */
+  'wake.allow': { args: { session_key: string | null }; result: boolean };
+  /** ...a nudge posted, refused or held back, audited as a `wake` at the hub... */
+  'wake.note': { args: { session_key: string | null; message_id: string; status: NudgeStatus }; result: boolean };
+  /** ...and the relay as the session's watcher: `socket` (said again as a heartbeat), `refused` (why in `note`), `stopped`. */
+  'wake.watch': { args: { session_key: string | null; watcher: string; state: 'socket' | 'refused' | 'stopped'; note: string | null }; result: { reader: string } };
 }
+
+/** What came of a nudge: posted into the socket, refused by it, or held back by the hourly limit. */
+export type NudgeStatus = 'posted' | 'refused' | 'rate-limited';
 
 
 export type CallName = keyof HubCalls;
@@ -185,6 +202,8 @@ export interface WatchAnswer {
   woke: boolean;
   text: string | null;
   delivery: PendingDelivery | null;
+  /** The session is woken through its client's socket by a relay on its machine: the watcher steps aside. */
+  socket?: boolean;
 }
 
 /** A remote hook or watcher printed the mail the hub handed it (or could not: it is given back). */

@@ -14,7 +14,8 @@ import { createRequire } from 'node:module';
 import { queueWakeOf, QUEUE_WOKEN } from '../clients/registry/profiles.js';
 import type { QueueWake } from '../clients/profile.js';
 import { clientAddressOf, parseNameLenient } from '../core/names.js';
-import { processEnded, processRuns, systemProcessTable } from '../adapters/procs.js';
+import { processEnded, systemProcessTable } from '../adapters/procs.js';
+import { watcherRuns } from './native.js';
 import { loadWakeConfig, lookupWake, type WakeConfig, type WakeLookup } from './config.js';
 import { fireWake } from './fire.js';
 
@@ -75,7 +76,7 @@ function queueTurn(wake: QueueWake, executable: string, threadId: string, env: E
 
 /** Whether a running watcher (a hook-watch, or a session's MCP server through its socket) waits for mail in `repo`. */
 async function watched(wakes: Wakes, repo: string): Promise<boolean> {
-  return (await wakes.watchersIn(repo)).some(({ pid }) => processRuns(pid));
+  return (await wakes.watchersIn(repo)).some((watcher) => watcherRuns(watcher));
 }
 
 /** Native wake from the sender's side (Codex): null when nobody can be woken that way. */

@@ -1,6 +1,7 @@
 /** Whether an idle session is woken natively (by its own watcher or its MCP server), and if not, why. */
 import { profileFor } from '../clients/registry/profiles.js';
 import type { Wakes } from '../core/wake-ops.js';
+import { stampToMillis } from '../model/clock.js';
 import { processRuns } from '../adapters/procs.js';
 import type { MessageRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
@@ -18,9 +19,21 @@ export function watchRefusal(client: string | undefined, env: Env): string | nul
   return null;
 }
 
-/** Whether the session reading as `reader` is woken through its inbox socket by a running MCP server: its hook-watch steps aside. */
+/**
+ * How long a watcher row of a process on another machine (a relay's, pid 0, set at a hub) counts
+ * as running after it was last said: the relay says it again every minute while it waits.
+ */
+export const REMOTE_WATCHER_FRESH_MS = 3 * 60_000;
+
+/** Whether a watcher row's process still runs: one of this machine by its pid, a relay elsewhere by when it last said so. */
+export function watcherRuns(watcher: { pid: number; startedAt: string }, nowMs = Date.now()): boolean {
+  if (watcher.pid > 0) return processRuns(watcher.pid);
+  return nowMs - stampToMillis(watcher.startedAt) < REMOTE_WATCHER_FRESH_MS;
+}
+
+/** Whether the session reading as `reader` is woken through its inbox socket by a running MCP server (or relay): its hook-watch steps aside. */
 export async function socketWatching(wakes: Wakes, reader: string): Promise<boolean> {
-  return (await wakes.watchers()).some((watcher) => watcher.way === 'socket' && watcher.agent === reader && processRuns(watcher.pid));
+  return (await wakes.watchers()).some((watcher) => watcher.way === 'socket' && watcher.agent === reader && watcherRuns(watcher));
 }
 
 /** The fields of a message view an audit row needs. */

@@ -11,12 +11,13 @@
  * the row says why (doctor shows it), and hook-watch wakes the session from its next turn on.
  */
 import type { Bus } from '../core/bus.js';
-import type { ChangeFeed } from '../core/store-changes.js';
 import type { MessageView } from '../core/views.js';
+import type { NudgeDesk, NudgeLook } from '../core/wake-ops.js';
+
+export type { NudgeDesk } from '../core/wake-ops.js';
 import { eachChange } from '../core/store-changes.js';
 import { isStoreUnavailable } from '../model/errors.js';
 import { randomId } from '../model/ids.js';
-import { formatStamp } from '../model/clock.js';
 import { quoted } from '../model/quote.js';
 import { setting, type Env } from '../model/settings.js';
 import { profileFor } from '../clients/registry/profiles.js';
@@ -27,41 +28,6 @@ import { postToSession, sessionSocketOf, type SessionSocket } from './session-so
 
 /** How many of the oldest waiting messages a look goes through for one to nudge the session for. */
 export const NUDGE_LOOKAHEAD = 20;
-
-/** Where a session's mail stands at one look: what waits, and where its turn stands. */
-export interface NudgeLook {
-  /** The name the session reads as (over a hub, the one its token and conversation id give). */
-  reader: string;
-  pending: number;
-  presence: { state: string; since: string } | null;
-  /** The oldest waiting messages (up to NUDGE_LOOKAHEAD), read only while the session is idle with mail. */
-  waiting: MessageView[];
-}
-
-/**
- * What waking through a socket asks of the bus: this machine's (`busNudgeDesk`), or a hub's, for a
- * relay on the agent's machine (remote/nudge-desk.ts), where each is one call and the token says
- * whose session it is. The posting itself is always done here, a child of the client.
- */
-export interface NudgeDesk {
-  /** How often the watcher row is said again while the socket waits (null: never; a hub takes a row not said for a while as gone). */
-  readonly heartbeatMs: number | null;
-  changes(): ChangeFeed;
-  nowMicros(): number;
-  look(reader: string): Promise<NudgeLook>;
-  /** Mail several idle sessions share wakes one: the first to claim it. */
-  claimShared(messageId: string): Promise<boolean>;
-  /** Count this wake against the hourly limit (`perHour`, 0: none); false when it is past it. */
-  allow(reader: string, micros: number, perHour: number): Promise<boolean>;
-  /** A nudge posted, refused by the socket, or held back by the rate limit: audited as a `wake`. */
-  note(reader: string, message: MessageView, status: 'posted' | 'refused' | 'rate-limited', micros: number): Promise<void>;
-  /** Be the session's watcher (its `socket` row), waiting for `reader`'s mail; called again as a heartbeat. */
-  watch(reader: string): Promise<void>;
-  /** Give the socket up, saying why: the session's hook-watch wakes it from its next turn on. */
-  giveUp(reason: string): Promise<void>;
-  /** Let the watcher row go. */
-  stop(): Promise<void>;
-}
 
 /** The desk over this machine's bus: the server's own process is the watcher. */
 export function busNudgeDesk(bus: Bus): NudgeDesk {
@@ -134,7 +100,7 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
   /** Mail a nudge was posted for, or held back for, once each. */
   const nudged = new Set<string>();
   /** The nudge whose turn has not begun yet: no other is posted meanwhile. */
-  let awaiting: { reader: string; since: string; deadline: number } | null = null;
+  let awaiting: { reader: string; idleSince: string; deadline: number } | null = null;
 
   /**
    * The oldest waiting message the session has not been nudged for, or null. Mail its sibling sessions
@@ -165,8 +131,9 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
     }
     if (awaiting !== null) {
       const then = awaiting.reader === reader ? look : await desk.look(awaiting.reader);
-      // The nudge's turn has begun (the prompt hook noted it working), or the mail went another way.
-      if ((then.presence !== null && then.presence.since > awaiting.since) || then.pending === 0) awaiting = null;
+      // The nudge's turn has begun (the prompt hook noted it working, so its presence moved on from the idle
+      // it was posted in: compared as the bus stamped it, never against this machine's clock), or the mail went another way.
+      if ((then.presence !== null && then.presence.since !== awaiting.idleSince) || then.pending === 0) awaiting = null;
       else if (Date.now() >= awaiting.deadline) {
         await giveUp(`no turn began within ${turnMs / 1000} s of a post`);
         return true;
@@ -192,7 +159,7 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
       return true;
     }
     await desk.note(reader, first, 'posted', micros);
-    awaiting = { reader, since: formatStamp(micros), deadline: Date.now() + turnMs };
+    awaiting = { reader, idleSince: look.presence.since, deadline: Date.now() + turnMs };
     return undefined;
   };
 

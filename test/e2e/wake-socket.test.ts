@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { auditRows, send } from '../helpers/agents.js';
-import { CLI, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { createToken, startHub } from '../helpers/hub.js';
 import { connect, type McpSession } from '../helpers/mcp.js';
 import { sleep, waitFor, waitUntil } from '../helpers/wait.js';
 
@@ -313,3 +315,56 @@ test("mail two idle sessions share (to their client address) nudges one of them,
     for (const inbox of inboxes) await inbox.close();
   }
 }));
+
+test("over a hub: the session's relay (serve on its machine) nudges it through its socket, asking the hub; the hub audits the wake, its remote watcher steps aside, and the prompt hook's turn delivers the mail", async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus, { AGENT_BUS_WATCH_POLL_SECONDS: '0.2' });
+  const machine = mkdtempSync(join(tmpdir(), 'agent-bus-relay-'));
+  const inbox = await fakeInbox(machine);
+  const claude = createToken(bus, 'shop/claude');
+  // The agent's machine: no database, the hub's address and token, and what Claude Code gives its server.
+  const remote: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: machine, NO_COLOR: '1', AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: claude.token, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_WATCH_POLL_SECONDS: '0.2' };
+  const remoteHook = (command: string, payload: Record<string, unknown>): { code: number | null; stdout: string } => {
+    const result = spawnSync(process.execPath, [CLI, command, '--client', 'claude'], { env: remote, cwd: machine, input: JSON.stringify({ session_id: 'sess-r', cwd: machine, ...payload }), encoding: 'utf8', timeout: 30_000 });
+    return { code: result.status, stdout: result.stdout };
+  };
+  const relay = await connect({ ...remote, CLAUDE_CODE_SESSION_ID: 'sess-r', CLAUDE_CODE_MESSAGING_SOCKET: inbox.path, CLAUDE_CODE_MESSAGING_TOKEN: 'token-of-sess-r' }, { cwd: machine, args: ['--client', 'claude'] });
+  try {
+    const { name } = await relay.call<{ name: string }>('whoami');
+    assert.match(name, /^shop\/claude-\d+$/);
+    await waitUntil(() => socketRows(bus).some((row) => row.way === 'socket' && row.agent === name && row.pid === 0), 'the relay to watch its session at the hub');
+    assert.deepEqual(readdirSync(machine).filter((file) => file !== 'inbox.sock'), [], 'the agent\'s machine holds no bus');
+    assert.equal(remoteHook('hook-session-start', { hook_event_name: 'SessionStart', source: 'startup' }).code, 0);
+    // Its remote watcher, started by the session's hooks, has nothing to wait for.
+    const started = Date.now();
+    const watcher = spawnSync(process.execPath, [CLI, 'hook-watch', '--client', 'claude', '--max-seconds', '30'], { env: remote, cwd: machine, input: JSON.stringify({ session_id: 'sess-r', cwd: machine }), encoding: 'utf8', timeout: 40_000 });
+    assert.equal(watcher.status, 0, watcher.stderr);
+    assert.ok(Date.now() - started < 10_000, 'the watcher stepped aside at once');
+    send(bus, 'HUB-SOCKET-MAIL look at the build', name, { from: 'shop/codex' });
+    await waitUntil(() => inbox.posts.length === 1, 'a post into the inbox socket', 10_000);
+    const [auth, user] = inbox.posts[0] ?? [];
+    assert.deepEqual(auth, { type: 'auth', token: 'token-of-sess-r' });
+    const content = (user as { message: { content: string } }).message.content;
+    assert.match(content, /new mail from 'shop\/codex' .*\(1 message waits\)/);
+    assert.doesNotMatch(content, /HUB-SOCKET-MAIL/);
+    const wake = await waitFor(() => auditRows(bus, 'wake').find((row) => row.wake_driver === 'socket'), 'the wake audited at the hub');
+    assert.equal(wake.wake_status, 'posted');
+    assert.equal(wake.to, name);
+    // The nudge's turn: the remote prompt hook delivers the mail, with its receipt.
+    const turn = remoteHook('hook-user-prompt', { hook_event_name: 'UserPromptSubmit', prompt: content });
+    assert.match(turn.stdout, /HUB-SOCKET-MAIL look at the build/);
+    assert.deepEqual(bus.rows("SELECT delivered_via FROM messages WHERE body = 'HUB-SOCKET-MAIL look at the build'"), [{ delivered_via: 'hook-user-prompt' }]);
+    // Working now: more mail is not nudged.
+    send(bus, 'while it works', name, { from: 'shop/codex' });
+    await sleep(1000);
+    assert.equal(inbox.posts.length, 1, 'no nudge while the session works');
+    await relay.close();
+    await waitUntil(() => socketRows(bus).length === 0, 'the relay to let its row go as it ends');
+  } finally {
+    await relay.close();
+    await inbox.close();
+    await hub.stop();
+    rmSync(machine, { recursive: true, force: true });
+    bus.cleanup();
+  }
+});

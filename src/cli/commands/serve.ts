@@ -21,7 +21,11 @@ export const run: CommandRunner = async (args, io) => {
     if (access !== null) {
       if (access.token === '') throw new BusError(`this machine is set to use the hub at ${access.url}, but no token is set: set AGENT_BUS_TOKEN in the client's environment, or run agent-bus login`);
       const { relayToHub } = await import('../mcp-relay.js');
-      return relayToHub({ access, env: io.env, client, log });
+      const { startSocketWake } = await import('../../wake/socket-wake.js');
+      const { hubNudgeDesk } = await import('../../remote/nudge-desk.js');
+      // The relay is a child of the client on this machine: it wakes the session through the client's socket, asking the hub.
+      const wake = (sessionKey: string | null) => startSocketWake({ desk: hubNudgeDesk(access, sessionKey), env: io.env, client, reader: () => null, log });
+      return relayToHub({ access, env: io.env, client, log, wake });
     }
     const { serve } = await import('../../mcp/server.js');
     const { busNudgeDesk, startSocketWake } = await import('../../wake/socket-wake.js');

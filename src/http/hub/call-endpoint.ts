@@ -19,6 +19,10 @@ import { hubSpeaker } from './hub-session.js';
 import { repoFilesArg, sessionKeyArg } from './request-args.js';
 import { quoted } from '../../model/quote.js';
 import type { CallArgs, CallName, CallResult, NoArgs } from '../../protocol/hub.js';
+import type { MessageView } from '../../core/views.js';
+import { lookForNudge, NUDGE_LOOKAHEAD } from '../../wake/socket-wake.js';
+import { wakesPerHour } from '../../wake/dispatch.js';
+import { viewRecord } from '../../wake/native.js';
 
 export interface CallContext {
   bus: Bus;
@@ -127,7 +131,65 @@ const OPS: { [K in CallName]: Operation<K> } = {
       return bus.reservations.checkCommit(speaker, async () => speaker, repoOf(token.agent), files, refuse);
     },
   },
+  'wake.look': {
+    parse: (args) => ({ session_key: sessionKeyArg(args.session_key) }),
+    run: async (context, { session_key }) => lookForNudge(context.bus, await readerOf(context, session_key)),
+  },
+  'wake.claim': {
+    parse: (args) => ({ session_key: sessionKeyArg(args.session_key), message_id: text(args, 'message_id', true) as string }),
+    run: async (context, { session_key, message_id }) => {
+      const waiting = await waitingMessage(context, await readerOf(context, session_key), message_id);
+      return waiting !== null && context.bus.wakes.claimSharedNudge(message_id);
+    },
+  },
+  'wake.allow': {
+    parse: (args) => ({ session_key: sessionKeyArg(args.session_key) }),
+    // The hub's own limit: the asking machine cannot raise it.
+    run: async (context, { session_key }) => context.bus.wakes.count(await readerOf(context, session_key), context.bus.clock.nowMicros(), wakesPerHour(context.env)),
+  },
+  'wake.note': {
+    parse: (args) => {
+      const status = text(args, 'status', true);
+      if (status !== 'posted' && status !== 'refused' && status !== 'rate-limited') throw new InvalidInputError('status must be posted, refused or rate-limited');
+      return { session_key: sessionKeyArg(args.session_key), message_id: text(args, 'message_id', true) as string, status };
+    },
+    run: async (context, { session_key, message_id, status }) => {
+      const reader = await readerOf(context, session_key);
+      const message = await waitingMessage(context, reader, message_id);
+      if (message === null) return false;
+      context.bus.wakes.notePosted(reader, viewRecord(message), status, context.bus.clock.nowMicros());
+      return true;
+    },
+  },
+  'wake.watch': {
+    parse: (args) => {
+      const state = text(args, 'state', true);
+      if (state !== 'socket' && state !== 'refused' && state !== 'stopped') throw new InvalidInputError('state must be socket, refused or stopped');
+      const watcher = text(args, 'watcher', true) as string;
+      if (watcher.length > 200) throw new InvalidInputError('watcher must be a short id');
+      return { session_key: sessionKeyArg(args.session_key), watcher, state, note: (text(args, 'note') ?? '').slice(0, 500) || null };
+    },
+    run: async (context, { session_key, watcher, state, note }) => {
+      const reader = await readerOf(context, session_key);
+      // One row per token and conversation; its process is on another machine (pid 0): it lives while it is said again.
+      const session = `socket:hub:${context.token.tokenId}:${session_key ?? '-'}`;
+      if (state === 'socket') await context.bus.wakes.startWatching(session, watcher, 0, reader, 'socket');
+      else if (state === 'refused') await context.bus.wakes.giveUpSocket(session, watcher, note ?? 'the socket refused the post');
+      else await context.bus.wakes.stopWatching(session, watcher);
+      return { reader };
+    },
+  },
 };
+
+/** The name a wake call is about: the session the conversation id holds, else the token's agent. */
+async function readerOf({ bus, env, token }: CallContext, sessionKey: string | null): Promise<string> {
+  return (await hubSpeaker(bus, env, token, sessionKey))?.name ?? token.agent;
+}
+
+/** The message, when it is among the oldest mail waiting for `reader`: a relay may name no other. */
+async function waitingMessage({ bus }: CallContext, reader: string, messageId: string): Promise<MessageView | null> {
+  return (await bus.inbox.read({ reader, markRead: false, limit: NUDGE_LOOKAHEAD, via: null })).find((message) => message.message_id === messageId) ?? null;
+}
 
 /** Parse and run one call: its arguments are checked before anything is done. */
 function perform<K extends CallName>(op: Operation<K>, context: CallContext, args: Args): Promise<CallResult<K>> {

@@ -10,6 +10,7 @@ import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import type { TokenRecord } from '../../model/records.js';
 import { wakeIfMail } from '../../hooks/watch.js';
+import { socketWatching } from '../../wake/native.js';
 import { hubSpeaker, type SessionsRead } from './hub-session.js';
 import { sessionKeyArg } from './request-args.js';
 import type { HubMetrics } from './metrics.js';
@@ -40,6 +41,8 @@ export async function watchForMail(
       // A watcher that went away takes nothing: its mail waits for the next turn's hook.
       if (signal.aborted) return { woke: false, text: null, delivery: null };
       const next = changes.next(deadline - Date.now(), signal);
+      // A relay on the session's machine wakes it through its client's socket: no watcher need wait.
+      if (await socketWatching(bus.wakes, reader)) return { woke: false, text: null, delivery: null, socket: true };
       let text = '';
       let delivery: PendingDelivery | null = null;
       // The watcher confirms the mail once it has printed it (POST /v1/delivered): until then it is leased.
