@@ -7,11 +7,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, type TempBus } from '../helpers/bus-env.js';
+import { CLI, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { createToken, startHub } from '../helpers/hub.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude } from './drivers.js';
-import { assertReceiptsHonest, endInteractive, mailBody, modelSaw, serverEnv, wiredRepo } from './harness.js';
+import { assertReceiptsHonest, CLIENT_BIN, endInteractive, mailBody, modelSaw, serverEnv, wiredRepo } from './harness.js';
 import { interactiveSkip, startInteractiveClaude, type InteractiveClaude } from './interactive.js';
 
 const until = (check: () => boolean, what: string, ms: number): Promise<void> => waitUntil(check, what, ms, 25);
@@ -105,5 +107,43 @@ test('without the socket in its server\'s environment, the background watcher wa
     assertReceiptsHonest(s.bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-watch', readVia: 'hook-watch' }] });
   } finally {
     await endInteractive(s, session, model);
+  }
+});
+
+test('over a hub: the session\'s MCP server is a relay on its machine that wakes it through its socket, asking the hub; no watcher process waits', { skip: interactiveSkip, timeout: 150_000 }, async () => {
+  const hubBus = tempBus();
+  const hub = await startHub(hubBus, { AGENT_BUS_WATCH_POLL_SECONDS: '0.2' });
+  const { token } = createToken(hubBus, 'shop/claude');
+  assert.equal(runCli(['send', 'joining', '--to', 'human'], { env: hubBus.env }).code, 0);
+  // The agent's machine: its repo wired to the hub by init --remote (over the local wiring, which it replaces), the token in Claude Code's environment.
+  const s = wiredRepo('claude');
+  const init = runCli(['init', '--clients', 'claude', '--bin-path', CLI, '--remote', hub.url], { env: { ...s.bus.env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: s.repo });
+  assert.equal(init.code, 0, init.stderr);
+  const model = await claude.startModel(() => ({ text: 'noted' }));
+  const mail = mailBody('HUB-SOCKET-WAKE-MARKER please check');
+  let session: InteractiveClaude | undefined;
+  try {
+    session = await startInteractiveClaude(s, model.url, { AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token });
+    session.type('hello, first prompt');
+    const { pane } = session;
+    await until(() => model.requests.length >= 1 && pane().includes('noted'), 'the first turn', 60_000);
+    // Idle: its relay watches through the socket (its row at the hub), and the watcher its Stop hook started has stepped aside.
+    await until(() => wakeWays(hubBus).join() === 'socket', 'the relay to watch the session through its socket', 20_000);
+    await until(() => watchers(s.bus) === '', 'no hook-watch process', 20_000);
+    await until(() => hubBus.rows("SELECT name FROM presence WHERE state = 'idle'").length > 0, 'the session idle at the hub', 30_000);
+    await sleep(1500);
+    assert.equal(watchers(s.bus), '', 'no hook-watch process runs while the session is idle');
+    const before = model.requests.length;
+    assert.equal(runCli(['send', mail, '--to', 'shop/claude', '--name', 'human'], { env: hubBus.env }).code, 0);
+    await until(() => modelSaw(mail, model.requests.slice(before)), 'a new turn carrying the mail', 30_000);
+    const audit = readFileSync(hubBus.audit, 'utf8');
+    assert.match(audit, /"op":"wake".*"wake_driver":"socket","wake_status":"posted"/);
+    assert.doesNotMatch(audit, /"wake_driver":"watch"/);
+    assert.deepEqual(s.bus.rows("SELECT message_id FROM messages WHERE body = '" + mail.replace(/'/g, "''") + "'"), [], 'the mail is the hub\'s alone: nothing went through the machine\'s own bus');
+    assert.deepEqual(hubBus.rows("SELECT delivered_via FROM messages WHERE body = '" + mail.replace(/'/g, "''") + "'"), [{ delivered_via: 'hook-user-prompt' }]);
+  } finally {
+    await endInteractive(s, session, model);
+    await hub.stop();
+    hubBus.cleanup();
   }
 });

@@ -8,9 +8,9 @@
 import { claude, codex, copilot, gemini, opencode } from './drivers.js';
 import { remoteScenarios } from './scenarios.js';
 
-// Claude Code sends no session id with its tool calls over HTTP: they speak as the client address.
-// Its hooks do: the session's id holds a session address of its own.
-remoteScenarios(claude, { sender: 'shop/claude', sessions: [['shop/claude-1', true]], readInbox: true });
+// Claude Code's server is a relay on its machine, which sends the session's id (CLAUDE_CODE_SESSION_ID)
+// with each tool call: the tools speak as the session address its hooks hold.
+remoteScenarios(claude, { sender: 'shop/claude-1', sessions: [['shop/claude-1', true]], readInbox: true });
 
 // Codex sends its thread id with each tool call: the thread speaks as a session address of its own.
 remoteScenarios(codex, { sender: 'shop/codex-1', sessions: [['shop/codex-1', true]], readInbox: true });

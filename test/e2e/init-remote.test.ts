@@ -10,7 +10,8 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { filesUnder, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
-import { connectHttp, createToken, startHub } from '../helpers/hub.js';
+import { createToken, startHub } from '../helpers/hub.js';
+import { connect } from '../helpers/mcp.js';
 
 const HUB = 'https://hub.example:8787';
 const CLIENTS = 'claude,codex,opencode,agy,gemini,copilot';
@@ -41,8 +42,10 @@ test('init --remote wires every client to the hub, the token never in a file; a 
     assert.equal(first.code, 0, first.stderr);
     const files = written(shop);
     for (const [path, text] of files) assert.ok(!text.includes(secret) && !text.includes('S'.repeat(20)), `${path} holds the token`);
+    // Claude Code's server is a relay on this machine (serve, set to use the hub), so it can wake the session through its socket.
     const mcp = json(files.get('.mcp.json')).mcpServers['agent-bus'];
-    assert.deepEqual({ type: mcp.type, url: mcp.url, headers: mcp.headers }, { type: 'http', url: `${HUB}/mcp`, headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' } });
+    assert.deepEqual({ args: mcp.args, env: mcp.env }, { args: ['serve', '--client', 'claude'], env: { AGENT_BUS_URL: HUB, AGENT_BUS_NAME: 'shop/claude' } });
+    assert.match(mcp.command, /agent-bus/);
     const settings = json(files.get('.claude/settings.json'));
     const promptHook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
     assert.match(promptHook, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* hook-user-prompt --client claude \|\| true$/);
@@ -91,8 +94,9 @@ test('local and remote wiring replace each other cleanly, keeping what init does
     const remote = written(shop);
     const mcp = json(remote.get('.mcp.json')).mcpServers;
     assert.deepEqual(Object.keys(mcp).sort(), ['agent-bus', 'other']);
-    assert.equal(mcp['agent-bus'].type, 'http');
-    assert.equal(mcp['agent-bus'].command, undefined);
+    assert.deepEqual(mcp['agent-bus'].args, ['serve', '--client', 'claude']);
+    assert.equal(mcp['agent-bus'].env.AGENT_BUS_URL, HUB, 'the server is the relay to the hub');
+    assert.equal(mcp['agent-bus'].env.AGENT_BUS_REPO, undefined);
     const settings = json(remote.get('.claude/settings.json'));
     assert.equal(settings.model, 'opus');
     const stopCommands = (settings.hooks.Stop as Array<{ hooks: Array<{ command: string }> }>).flatMap((group) => group.hooks.map((hook) => hook.command));
@@ -101,6 +105,12 @@ test('local and remote wiring replace each other cleanly, keeping what init does
     assert.ok(stopCommands.every((command) => !/hook-stop --client claude/.test(command) || command.startsWith('AGENT_BUS_URL=')));
     assert.match(remote.get('.codex/config.toml') ?? '', /^url = "https:\/\/hub\.example:8787\/mcp"$/m);
     assert.doesNotMatch(remote.get('.codex/config.toml') ?? '', /^command = /m);
+    // An older init's entry for the hub (Claude Code's own HTTP connection) is init's to replace with the relay.
+    const older = json(remote.get('.mcp.json'));
+    older.mcpServers['agent-bus'] = { type: 'http', url: `${HUB}/mcp`, headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' } };
+    writeFileSync(join(shop, '.mcp.json'), JSON.stringify(older, null, 2));
+    assert.equal(runCli(['init', shop, '--clients', 'claude,codex', '--remote', HUB], { env: bus.env }).code, 0);
+    assert.deepEqual(json(written(shop).get('.mcp.json')).mcpServers['agent-bus'], mcp['agent-bus']);
     // And back: exactly the local wiring again.
     assert.equal(runCli(['init', shop, '--clients', 'claude,codex'], { env: bus.env }).code, 0);
     assert.deepEqual(written(shop), local);
@@ -129,14 +139,13 @@ test('wired by init --remote, the MCP entry and the hook commands work against a
       const init = runCli(['init', shop, '--clients', 'claude', '--remote', hub.url], { env });
       assert.equal(init.code, 0, init.stderr);
       const files = written(shop);
-      // The MCP entry as Claude Code reads it: ${AGENT_BUS_TOKEN} expanded from the environment.
+      // The MCP entry as Claude Code starts it: its command, args and env, in Claude Code's environment with the token.
       const entry = json(files.get('.mcp.json')).mcpServers['agent-bus'];
-      const authorization = (entry.headers.Authorization as string).replace('${AGENT_BUS_TOKEN}', token);
-      const client = await connectHttp(entry.url.replace(/\/mcp$/, ''), authorization.replace(/^Bearer /, ''));
+      const relay = await connect({ ...env, AGENT_BUS_TOKEN: token, ...(entry.env as NodeJS.ProcessEnv) }, { args: (entry.args as string[]).slice(1), cwd: shop });
       try {
-        assert.equal(((await client.call('whoami')).value as { name: string }).name, 'shop/claude');
+        assert.equal((await relay.call<{ name: string }>('whoami')).name, 'shop/claude');
       } finally {
-        await client.close();
+        await relay.close();
       }
       // The prompt hook's command as Claude Code runs it, in a shell with the token in its environment.
       assert.equal(runCli(['send', 'through the wiring', '--to', 'shop/claude'], { env: bus.env }).code, 0);

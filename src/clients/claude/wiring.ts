@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../../core/subscriptions.js';
 import { setting, settingDefault } from '../../model/settings.js';
-import { approvedToolNames, configPaths, hubMcpUrl, hubPrefix, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { approvedToolNames, configPaths, hubPrefix, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
 import type { SettingsFiles } from '../profile.js';
 import { settingsLayers } from '../subscription-source.js';
 import { claudeProfile as profile } from './profile.js';
@@ -89,11 +89,16 @@ function hookCommand(bin: string, name: string, subcommand: string, remote: stri
   return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
 }
 
-/** The .mcp.json entry for a hub: Claude Code expands ${AGENT_BUS_TOKEN} from its environment. */
-function remoteEntry(remote: string): JsonObject {
-  return { type: 'http', url: hubMcpUrl(remote), headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' }, description: DESCRIPTION };
+/**
+ * The .mcp.json entry for a hub: `serve` on this machine, a relay to the hub's /mcp with the token from
+ * Claude Code's environment ($AGENT_BUS_TOKEN, or what `agent-bus login` saved). Being Claude Code's
+ * child, it can wake an idle session through its inbox socket, so no watcher need wait beside it.
+ */
+function remoteEntry(remote: string, bin: string, name: string): JsonObject {
+  return { command: bin, args: ['serve', '--client', profile.id], env: { AGENT_BUS_URL: remote, AGENT_BUS_NAME: name }, description: DESCRIPTION };
 }
 
+/** An older init's entry for a hub: Claude Code's own HTTP connection to /mcp (replaced by the relay). */
 function isRemoteEntry(entry: unknown): boolean {
   return isObject(entry) && entry.type === 'http' && typeof entry.url === 'string' && entry.url.endsWith('/mcp') && isObject(entry.headers) && entry.headers.Authorization === 'Bearer ${AGENT_BUS_TOKEN}';
 }
@@ -162,7 +167,7 @@ export const claudeWiring: ClientWiring = {
     if (mcpRead.kind === 'unreadable' || settingsRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
     const mcp: JsonObject = mcpRead.kind === 'ok' ? structuredClone(mcpRead.value) : {};
     const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
-    servers[SERVER_KEY] = remote ? remoteEntry(remote) : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, description: DESCRIPTION };
+    servers[SERVER_KEY] = remote ? remoteEntry(remote, bin, name) : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, description: DESCRIPTION };
     mcp.mcpServers = servers;
 
     const settings: JsonObject = settingsRead.kind === 'ok' ? structuredClone(settingsRead.value) : {};
