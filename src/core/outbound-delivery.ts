@@ -159,8 +159,13 @@ export class OutboundDelivery {
     const inFlight = new Map<string, Promise<void>>();
     // An attempt settled in this process since the loop last looked (this process's own commits move no change feed).
     let settledSince = false;
+    // Every wait begins only if `stop` has not been asked for: a stop that came while the loop was between
+    // waits would find no wait to interrupt, and the next would last its whole time.
+    const waitUnlessStopped = async (ms: number): Promise<void> => {
+      if (!stopped) await (feed as ChangeFeed).wait(ms);
+    };
     const pause = async (ms: number): Promise<void> => {
-      if (!settledSince) await (feed as ChangeFeed).wait(ms);
+      if (!settledSince) await waitUnlessStopped(ms);
       settledSince = false;
     };
     // Whatever prompted a look (a commit, its file event), the next comes no sooner than the gap after the last; a settled attempt is looked at at once.
@@ -201,7 +206,7 @@ export class OutboundDelivery {
           }
           if (heldUntil === 0) {
             // Another process serves the outbox: look again when it may have let go.
-            await feed.wait(RENEW_EVERY_MS);
+            await waitUnlessStopped(RENEW_EVERY_MS);
             continue;
           }
           const wait = Math.min(pollMs, stampToMillis(due) - this.nowMs(), heldUntil - WORKER_LEASE_MS + RENEW_EVERY_MS - this.nowMs() + 1);
@@ -230,7 +235,7 @@ export class OutboundDelivery {
         } catch (error) {
           // The store away for a moment: look again shortly.
           report(`agent-bus: the outbox: ${(error as Error).message}`);
-          if (!stopped) await feed.wait(1000);
+          await waitUnlessStopped(1000);
         }
       }
       // The attempts under way settle (each post has its timeout) before the lease is let go.

@@ -39,6 +39,8 @@ export async function eachChange<T>(loop: ChangeLoop, step: (changed: boolean) =
     if (result !== undefined) return result;
     const pause = followUps > 0 ? Math.min(FOLLOW_UP_MS, loop.pollMs) : loop.pollMs;
     if (followUps > 0) followUps--;
+    // A stop asked for during the step found no wait to interrupt: none begins.
+    if (loop.stopped()) break;
     if (await loop.feed.wait(Math.min(pause, Math.max(0, deadline - Date.now())))) followUps = FOLLOW_UPS;
   }
   return undefined;

@@ -32,6 +32,12 @@ export interface NudgeLook {
 export interface NudgeDesk {
   /** How often the watcher row is said again while the socket waits (null: never; a hub takes a row not said for a while as gone). */
   readonly heartbeatMs: number | null;
+  /**
+   * The longest one wait on its change feed lasts when nothing moves (null: AGENT_BUS_WATCH_POLL_SECONDS,
+   * the fallback where file-system events run out). A hub answers a wait as soon as its feed moves, so
+   * a relay asks less often.
+   */
+  readonly waitMs: number | null;
   changes(): ChangeFeed;
   nowMicros(): number;
   look(reader: string): Promise<NudgeLook>;

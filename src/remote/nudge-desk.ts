@@ -22,6 +22,8 @@ export function hubNudgeDesk(access: HubAccess, sessionKey: string | null): Nudg
   const session_key = sessionKey;
   return {
     heartbeatMs: RELAY_HEARTBEAT_MS,
+    // The hub holds each wait until its feed moves: a long one costs nothing in how soon mail is seen.
+    waitMs: 25_000,
     changes: () => new HubChangeFeed(access),
     nowMicros: () => Date.now() * 1000,
     look: () => callHubOp(access, 'wake.look', { session_key }),

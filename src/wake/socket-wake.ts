@@ -36,6 +36,7 @@ export function busNudgeDesk(bus: Bus): NudgeDesk {
   return {
     // The row names this process, which the machine's process table vouches for: no heartbeat.
     heartbeatMs: null,
+    waitMs: null,
     changes: () => bus.changes(),
     nowMicros: () => bus.clock.nowMicros(),
     look: (reader) => lookForNudge(bus, reader),
@@ -95,7 +96,7 @@ export async function startSocketWake(options: SocketWakeOptions): Promise<Socke
 
   const feed = desk.changes();
   let stopping = false;
-  const pollMs = setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000;
+  const pollMs = desk.waitMs ?? setting(env, 'AGENT_BUS_WATCH_POLL_SECONDS') * 1000;
   const turnMs = setting(env, 'AGENT_BUS_SOCKET_TURN_SECONDS') * 1000;
   /** Mail a nudge was posted for, or held back for, once each. */
   const nudged = new Set<string>();
