@@ -174,6 +174,10 @@ test('a remote hook-watch waits at the hub and exits 10 with the mail as soon as
   assert.equal(bus.rows("SELECT body FROM messages WHERE body = 'wake up over there' AND read_at IS NOT NULL").length, 1, 'taken, as a local watcher takes it');
   assert.deepEqual(bus.rows("SELECT delivered_via FROM messages WHERE body = 'wake up over there'"), [{ delivered_via: 'hook-watch' }]);
   assert.deepEqual(readdirSync(remote.home), []);
+  // SIGTERM drains the hub at once: none of its loops waits out the one-minute poll it was between waits of.
+  const stopping = Date.now();
+  assert.equal(await hub.stop(), 0);
+  assert.ok(Date.now() - stopping < 10_000, `the hub took ${Date.now() - stopping} ms to stop`);
 }));
 
 test('a remote hook-watch whose client quits ends its wait at the hub and takes none of the mail sent after', withHub({ AGENT_BUS_WATCH_POLL_SECONDS: '60' }, async (bus, hub) => {
