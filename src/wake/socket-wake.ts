@@ -13,8 +13,6 @@
 import type { Bus } from '../core/bus.js';
 import type { MessageView } from '../core/views.js';
 import type { NudgeDesk, NudgeLook } from '../core/wake-ops.js';
-
-export type { NudgeDesk } from '../core/wake-ops.js';
 import { eachChange } from '../core/store-changes.js';
 import { isStoreUnavailable } from '../model/errors.js';
 import { randomId } from '../model/ids.js';
@@ -72,7 +70,7 @@ export interface SocketWake {
 }
 
 /** The session's socket, when its client has one and this is a session the bus wakes natively; else null. */
-export function socketOfSession(client: string | undefined, env: Env): SessionSocket | null {
+function socketOfSession(client: string | undefined, env: Env): SessionSocket | null {
   const { wake } = profileFor(client);
   if (wake.kind !== 'watch' || wake.socket === null || watchRefusal(client, env) !== null) return null;
   return sessionSocketOf(wake.socket, env);
