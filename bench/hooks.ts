@@ -5,9 +5,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
-import { CLI, median, round, type Engine, type Workspace } from './util.js';
+import { sqliteDriverName } from '../src/store/sqlite/driver.js';
+import { CLI, median, ROOT, round, type BusLocation, type Engine, type Workspace } from './util.js';
 
 function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: string): number {
   const started = performance.now();
@@ -15,6 +17,22 @@ function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: strin
   const elapsed = performance.now() - started;
   if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
   return elapsed;
+}
+
+const FLOOR_SCRIPT = join(ROOT, 'bench', 'sqlite-floor.cjs');
+
+/**
+ * The floor beside a hook on this bus (bench/sqlite-floor.cjs): a process that opens the SQLite file
+ * through the driver the hooks use here and reads a row, with nothing of agent-bus loaded. Null where
+ * the bus is not a SQLite file.
+ */
+export function floorArgs(location: BusLocation): string[] | null {
+  return location.engine === 'sqlite' ? [FLOOR_SCRIPT, sqliteDriverName(location.env.AGENT_BUS_SQLITE_DRIVER ?? ''), location.db] : null;
+}
+
+/** The floor's median as a ratio to bare node's, for a figure's text ('' where there is none). */
+export function floorText(floorTimes: number[], bareTimes: number[]): string {
+  return floorTimes.length === 0 ? '' : `; the runtime and SQLite alone ${(median(floorTimes) / median(bareTimes)).toFixed(2)}×`;
 }
 
 export interface HookFigure {
@@ -46,17 +64,21 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
   const payload = JSON.stringify({ session_id: 'bench-session', cwd: location.home, hook_event_name: hook === 'hook-stop' ? events.stop : events.prompt, stop_hook_active: false });
   const hookArgs = [CLI, hook, '--client', client];
   const bare = ['-e', '0'];
+  const floor = floorArgs(location);
   const hookTimes: number[] = [];
   const bareTimes: number[] = [];
+  const floorTimes: number[] = [];
   try {
     for (let run = 0; run < WARMUP + RUNS; run++) {
       await refill();
-      const first = run % 2 === 0;
-      const a = first ? timed(hookArgs, env, location.home, payload) : timed(bare, env, location.home, '');
-      const b = first ? timed(bare, env, location.home, '') : timed(hookArgs, env, location.home, payload);
-      if (run < WARMUP) continue;
-      hookTimes.push(first ? a : b);
-      bareTimes.push(first ? b : a);
+      // Each goes first, second and third in turn.
+      const kinds = floor === null ? (['hook', 'node'] as const) : (['hook', 'node', 'floor'] as const);
+      for (let step = 0; step < kinds.length; step++) {
+        const which = kinds[(step + run) % kinds.length];
+        const ms = which === 'hook' ? timed(hookArgs, env, location.home, payload) : which === 'node' ? timed(bare, env, location.home, '') : timed(floor ?? [], env, location.home, '');
+        if (run < WARMUP) continue;
+        (which === 'hook' ? hookTimes : which === 'node' ? bareTimes : floorTimes).push(ms);
+      }
     }
     if (messages > 0 && (await bus.inbox.pending(name)) !== 0) throw new Error('the hook left mail unread');
   } finally {
@@ -65,7 +87,15 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
   const ratio = median(hookTimes) / median(bareTimes);
   return {
     value: round(ratio, 3),
-    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms)`,
-    details: { client, runs: RUNS, messages, hookMedianMs: round(median(hookTimes)), nodeMedianMs: round(median(bareTimes)), extraMs: round(median(hookTimes) - median(bareTimes)) },
+    shown: `${ratio.toFixed(2)}× (${median(hookTimes).toFixed(1)} vs ${median(bareTimes).toFixed(1)} ms${floorText(floorTimes, bareTimes)})`,
+    details: {
+      client,
+      runs: RUNS,
+      messages,
+      hookMedianMs: round(median(hookTimes)),
+      nodeMedianMs: round(median(bareTimes)),
+      extraMs: round(median(hookTimes) - median(bareTimes)),
+      ...(floorTimes.length === 0 ? {} : { floorMedianMs: round(median(floorTimes)) }),
+    },
   };
 }

@@ -23,6 +23,7 @@ import { formatStamp, nowMicros } from '../src/model/clock.js';
 import { timeOrderedId } from '../src/model/ids.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { connectServer } from './mcp.js';
+import { floorArgs, floorText } from './hooks.js';
 import { CLI, ROOT, median, quantile, round, spawnTracked, timedQuiet, waitForExit, type BusLocation, type Engine, type Workspace } from './util.js';
 
 export interface ReservationFigure {
@@ -156,14 +157,17 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
 
   const hookArgs = [CLI, 'hook-pre-tool', '--client', 'claude'];
   const bare = ['-e', '0'];
-  const times = { hook: [] as number[], empty: [] as number[], node: [] as number[] };
+  const floor = floorArgs(seeded);
+  const times = { hook: [] as number[], empty: [] as number[], node: [] as number[], floor: [] as number[] };
+  const kinds = floor === null ? (['hook', 'empty', 'node'] as const) : (['hook', 'empty', 'node', 'floor'] as const);
   for (let run = 0; run < WARMUP + RUNS; run++) {
-    // Each goes first, second and third in turn.
-    const order = (['hook', 'empty', 'node'] as const).map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
+    // Each goes first, second, third and fourth in turn.
+    const order = kinds.map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
     for (const which of order) {
       const place = which === 'empty' ? without : withReservations;
-      const result = which === 'node' ? timedQuiet(bare, place.env, place.root, '') : timedQuiet(hookArgs, place.env, place.root, editPayload(place.root, EDITED));
-      if (which !== 'node' && result.stdout.trim() !== '') throw new Error(`the hook said something of an Edit of a file nobody holds: ${result.stdout.slice(0, 300)}`);
+      const result =
+        which === 'node' ? timedQuiet(bare, place.env, place.root, '') : which === 'floor' ? timedQuiet(floor ?? [], place.env, place.root, '') : timedQuiet(hookArgs, place.env, place.root, editPayload(place.root, EDITED));
+      if ((which === 'hook' || which === 'empty') && result.stdout.trim() !== '') throw new Error(`the hook said something of an Edit of a file nobody holds: ${result.stdout.slice(0, 300)}`);
       if (run >= WARMUP) times[which].push(result.ms);
     }
   }
@@ -173,7 +177,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
   const ratio = hook / node;
   return {
     value: round(ratio, 3),
-    shown: `${ratio.toFixed(2)}× (${hook.toFixed(1)} vs ${node.toFixed(1)} ms; ${(none / node).toFixed(2)}× with no reservations)`,
+    shown: `${ratio.toFixed(2)}× (${hook.toFixed(1)} vs ${node.toFixed(1)} ms; ${(none / node).toFixed(2)}× with no reservations${floorText(times.floor, times.node)})`,
     details: {
       runs: RUNS,
       warmup: WARMUP,
@@ -188,6 +192,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
       noReservationsMedianMs: round(none),
       noReservationsRatio: round(none / node, 3),
       reservationsCostMs: round(hook - none),
+      ...(times.floor.length === 0 ? {} : { floorMedianMs: round(median(times.floor)) }),
     },
   };
 }
