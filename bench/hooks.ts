@@ -30,6 +30,17 @@ export function floorArgs(location: BusLocation): string[] | null {
   return location.engine === 'sqlite' ? [FLOOR_SCRIPT, sqliteDriverName(location.env.AGENT_BUS_SQLITE_DRIVER ?? ''), location.db] : null;
 }
 
+/**
+ * The bus held open by this process while a hook is timed, as the session's MCP server holds it through
+ * a real session. With no other connection each hook would be the database's last: it would make the
+ * write-ahead log and its index anew as it opened, and checkpoint and remove them as it closed.
+ */
+export async function holdBusOpen(location: BusLocation): Promise<{ close(): Promise<void> }> {
+  const bus = openBus(location.env);
+  await bus.roster.agents();
+  return { close: () => bus.close() };
+}
+
 /** The floor's median as a ratio to bare node's, for a figure's text ('' where there is none). */
 export function floorText(floorTimes: number[], bareTimes: number[]): string {
   return floorTimes.length === 0 ? '' : `; the runtime and SQLite alone ${(median(floorTimes) / median(bareTimes)).toFixed(2)}×`;

@@ -7,7 +7,7 @@
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { CLI, median, round, timedQuiet, type Workspace } from './util.js';
-import { floorArgs, floorText, type HookFigure } from './hooks.js';
+import { floorArgs, floorText, holdBusOpen, type HookFigure } from './hooks.js';
 
 const AGENT = 'bench-repo/claude';
 const PLAIN_TO_AGENT = 1_000;
@@ -37,6 +37,7 @@ export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
   const floor = floorArgs(location);
   const times = { hook: [] as number[], off: [] as number[], node: [] as number[], floor: [] as number[] };
   const kinds = floor === null ? (['hook', 'off', 'node'] as const) : (['hook', 'off', 'node', 'floor'] as const);
+  const held = await holdBusOpen(location);
   for (let run = 0; run < WARMUP + RUNS; run++) {
     // Each goes first, second, third and fourth in turn.
     const order = kinds.map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
@@ -47,6 +48,7 @@ export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
       if (run >= WARMUP) times[which].push(result.ms);
     }
   }
+  await held.close();
   // The plain mail is still waiting for the turn's end.
   const after = openBus(location.env);
   try {

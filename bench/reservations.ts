@@ -23,7 +23,7 @@ import { formatStamp, nowMicros } from '../src/model/clock.js';
 import { timeOrderedId } from '../src/model/ids.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { connectServer } from './mcp.js';
-import { floorArgs, floorText } from './hooks.js';
+import { floorArgs, floorText, holdBusOpen } from './hooks.js';
 import { CLI, ROOT, median, quantile, round, spawnTracked, timedQuiet, waitForExit, type BusLocation, type Engine, type Workspace } from './util.js';
 
 export interface ReservationFigure {
@@ -160,6 +160,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
   const floor = floorArgs(seeded);
   const times = { hook: [] as number[], empty: [] as number[], node: [] as number[], floor: [] as number[] };
   const kinds = floor === null ? (['hook', 'empty', 'node'] as const) : (['hook', 'empty', 'node', 'floor'] as const);
+  const holders = [await holdBusOpen(seeded), await holdBusOpen(empty)];
   for (let run = 0; run < WARMUP + RUNS; run++) {
     // Each goes first, second, third and fourth in turn.
     const order = kinds.map((_, index, all) => all[(index + run) % all.length] as (typeof all)[number]);
@@ -171,6 +172,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
       if (run >= WARMUP) times[which].push(result.ms);
     }
   }
+  for (const holder of holders) await holder.close();
   const hook = median(times.hook);
   const node = median(times.node);
   const none = median(times.empty);
