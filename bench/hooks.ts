@@ -41,6 +41,11 @@ export async function holdBusOpen(location: BusLocation): Promise<{ close(): Pro
   return { close: () => bus.close() };
 }
 
+/** The floor's median for a figure's details (nothing where there is none). */
+export function floorDetails(floorTimes: number[]): { floorMedianMs?: number } {
+  return floorTimes.length === 0 ? {} : { floorMedianMs: round(median(floorTimes)) };
+}
+
 /** The floor's median as a ratio to bare node's, for a figure's text ('' where there is none). */
 export function floorText(floorTimes: number[], bareTimes: number[]): string {
   return floorTimes.length === 0 ? '' : `; the runtime and SQLite alone ${(median(floorTimes) / median(bareTimes)).toFixed(2)}×`;
@@ -106,7 +111,7 @@ export async function hookStartup(ws: Workspace, hook: 'hook-user-prompt' | 'hoo
       hookMedianMs: round(median(hookTimes)),
       nodeMedianMs: round(median(bareTimes)),
       extraMs: round(median(hookTimes) - median(bareTimes)),
-      ...(floorTimes.length === 0 ? {} : { floorMedianMs: round(median(floorTimes)) }),
+      ...floorDetails(floorTimes),
     },
   };
 }

@@ -7,7 +7,7 @@
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { CLI, median, round, timedQuiet, type Workspace } from './util.js';
-import { floorArgs, floorText, holdBusOpen, type HookFigure } from './hooks.js';
+import { floorArgs, floorDetails, floorText, holdBusOpen, type HookFigure } from './hooks.js';
 
 const AGENT = 'bench-repo/claude';
 const PLAIN_TO_AGENT = 1_000;
@@ -70,7 +70,7 @@ export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
       hookMedianMs: round(hook),
       offMedianMs: round(median(times.off)),
       nodeMedianMs: round(node),
-      ...(times.floor.length === 0 ? {} : { floorMedianMs: round(median(times.floor)) }),
+      ...floorDetails(times.floor),
     },
   };
 }

@@ -17,7 +17,7 @@ import { parseSubscriptions } from '../src/core/subscriptions.js';
 import { renderNotice } from '../src/hooks/notice-text.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { CLI, median, quantile, round, type BusLocation, type Workspace } from './util.js';
-import { floorArgs, floorText, holdBusOpen, type HookFigure } from './hooks.js';
+import { floorArgs, floorDetails, floorText, holdBusOpen, type HookFigure } from './hooks.js';
 
 export const LIVE_NOTICES = 10_000;
 const CHANNELS = 200;
@@ -95,7 +95,7 @@ export async function preToolStartup(ws: Workspace): Promise<HookFigure> {
       hookMedianMs: round(median(hookTimes)),
       nodeMedianMs: round(median(bareTimes)),
       extraMs: round(median(hookTimes) - median(bareTimes)),
-      ...(floorTimes.length === 0 ? {} : { floorMedianMs: round(median(floorTimes)) }),
+      ...floorDetails(floorTimes),
     },
   };
 }

@@ -23,7 +23,7 @@ import { formatStamp, nowMicros } from '../src/model/clock.js';
 import { timeOrderedId } from '../src/model/ids.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import { connectServer } from './mcp.js';
-import { floorArgs, floorText, holdBusOpen } from './hooks.js';
+import { floorArgs, floorDetails, floorText, holdBusOpen } from './hooks.js';
 import { CLI, ROOT, median, quantile, round, spawnTracked, timedQuiet, waitForExit, type BusLocation, type Engine, type Workspace } from './util.js';
 
 export interface ReservationFigure {
@@ -194,7 +194,7 @@ export async function preToolReservations(ws: Workspace): Promise<ReservationFig
       noReservationsMedianMs: round(none),
       noReservationsRatio: round(none / node, 3),
       reservationsCostMs: round(hook - none),
-      ...(times.floor.length === 0 ? {} : { floorMedianMs: round(median(times.floor)) }),
+      ...floorDetails(times.floor),
     },
   };
 }

@@ -10,6 +10,7 @@
  * node sqlite-floor.cjs builtin|better-sqlite3 DATABASE
  */
 const [driver, path] = process.argv.slice(2);
+// The connection's settings as src/store/sqlite/open.ts makes them.
 const SETUP = 'PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 8000; PRAGMA cache_size = -16000; PRAGMA mmap_size = 268435456';
 
 /** The addon driver's bundle, compiled from its code cache as the CLI's launcher compiles a bundle. */
