@@ -121,7 +121,7 @@ rmSync(specs, { recursive: true, force: true });
 const ownSpecOnly = (name) => ({
   name: 'own-spec-only',
   setup(builder) {
-    builder.onResolve({ filter: /^\.\/commands\.js$/ }, (args) => (args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: name, namespace: 'own-spec-only' } : undefined));
+    builder.onResolve({ filter: /^\.\/commands\.js$/ }, (args) => (['main.ts', 'help.ts'].some((file) => args.importer.endsWith(join('src', 'cli', file))) ? { path: name, namespace: 'own-spec-only' } : undefined));
     builder.onLoad({ filter: /.*/, namespace: 'own-spec-only' }, () => {
       const spec = COMMANDS.find((command) => command.name === name);
       if (!spec) throw new Error(`no spec for the '${name}' bundle in src/cli/commands.ts`);

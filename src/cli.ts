@@ -4,7 +4,7 @@
  * command ships as one bundle with the dispatcher inside) and runs it.
  */
 import { bundleFor, loadCommandBundle, writeCodeCache } from './cli/command-loader.js';
-import { fdOutput, ReaderGone } from './cli/output.js';
+import { fdOutput, isReaderGone } from './cli/output.js';
 import { hubSet } from './adapters/hub-set.js';
 import { setting } from './model/settings.js';
 
@@ -26,7 +26,7 @@ void loaded.bundle
     },
     (error: unknown) => {
       // A reader that goes away early (`agent-bus tail | head`) is not an error.
-      if (error instanceof ReaderGone) process.exit(0);
+      if (isReaderGone(error)) process.exit(0);
       throw error;
     },
   );

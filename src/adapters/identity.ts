@@ -64,13 +64,17 @@ export function canonicalPath(path: string): string {
   }
 }
 
-/** The nearest folder at or above `start` holding `.git` (a folder or, in worktrees, a file); else `start`. */
-export function repoRoot(start: string): string {
-  const from = canonicalPath(start);
-  for (let folder = from; ; folder = dirname(folder)) {
+/** The nearest folder at or above `start` holding `.git` (a folder or, in worktrees, a file); null when none does. */
+export function gitRoot(start: string): string | null {
+  for (let folder = canonicalPath(start); ; folder = dirname(folder)) {
     if (existsSync(join(folder, '.git'))) return folder;
-    if (dirname(folder) === folder) return from;
+    if (dirname(folder) === folder) return null;
   }
+}
+
+/** The nearest folder at or above `start` holding `.git`; else `start`. */
+export function repoRoot(start: string): string {
+  return gitRoot(start) ?? canonicalPath(start);
 }
 
 /** An opt-out marker at or above `start`, up to the repo root. */

@@ -1,16 +1,19 @@
 /** Parse a subcommand's arguments against its spec, and render its help. */
-import { BusError } from '../model/errors.js';
-import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
+import { BadValueError, type BusError } from '../model/errors.js';
+import { closeMatches } from '../core/similarity.js';
+import { HELP_OPTION, type CommandSpec, type OptionSpec, type ParsedArgs } from './spec.js';
 import { quoted } from '../model/quote.js';
 
-/** Bad usage: a wrong flag, a missing or extra argument. Exit code 2, like other CLIs. */
-export class UsageError extends BusError {
-  constructor(message: string) {
-    super(message, 2);
-  }
-}
+/**
+ * Bad usage: an unknown command or flag, a missing or stray argument, a bad value. Exit code 2, like
+ * other CLIs; the CLI prints the usage line after its message.
+ */
+export class UsageError extends BadValueError {}
 
-export const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'show this help and exit' };
+/** Whether an error is bad usage. By its mark, not its class: each command's bundle has its own copy of the classes. */
+export function isUsageError(error: unknown): boolean {
+  return error instanceof Error && (error as Partial<BusError>).usage === true;
+}
 
 /**
  * Parse a subcommand's arguments against its options. Written here rather than
@@ -26,6 +29,14 @@ export const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', type: 'boolea
  */
 function looksLikeOption(arg: string): boolean {
   return /^--?[A-Za-z]/.test(arg) && !/\s/.test(arg.split('=')[0] ?? arg);
+}
+
+/** ` (did you mean '--to'?)` for a mistyped option near a real one, else nothing. */
+function nearestOption(options: OptionSpec[], given: string): string {
+  if (given.length > 64) return '';
+  const names = options.flatMap((option) => [`--${option.name}`, ...(option.short ? [`-${option.short}`] : [])]);
+  const near = closeMatches(given, names, 1)[0];
+  return near === undefined ? '' : ` (did you mean ${quoted(near)}?)`;
 }
 
 export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs {
@@ -47,7 +58,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     const equals = long ? arg.indexOf('=') : -1;
     const key = long ? arg.slice(2, equals < 0 ? undefined : equals) : arg.slice(1);
     const option = options.find((candidate) => (long ? candidate.name === key : candidate.short === key));
-    if (!option) throw usage(`unknown option ${quoted(long ? `--${key}` : arg)}`);
+    if (!option) throw usage(`unknown option ${quoted(long ? `--${key}` : arg)}${nearestOption(options, long ? `--${key}` : arg)}`);
     const label = long ? `--${option.name}` : `-${option.short ?? ''}`;
     if (option.type === 'boolean') {
       if (equals >= 0) throw usage(`option ${quoted(label)} takes no value`);
@@ -75,33 +86,4 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     throw usage(`unexpected argument ${quoted(extra)}${hint}`);
   }
   return { values, positionals };
-}
-
-function optionLabel(option: OptionSpec): string {
-  const long = `--${option.name}${option.type === 'string' ? ` ${option.value ?? 'VALUE'}` : ''}`;
-  return option.short ? `-${option.short}, ${long}` : `    ${long}`;
-}
-
-export function commandHelp(spec: CommandSpec): string {
-  const args = spec.positionals.map((positional) => (positional.required ? positional.name : `[${positional.name}]`));
-  const lines = [`Usage: agent-bus ${spec.name} [options]${args.length > 0 ? ` ${args.join(' ')}` : ''}`, '', spec.summary];
-  if (spec.details) lines.push('', spec.details);
-  if (spec.positionals.length > 0) {
-    lines.push('', 'Arguments:');
-    const width = Math.max(...spec.positionals.map((positional) => positional.name.length)) + 2;
-    for (const positional of spec.positionals) lines.push(`  ${positional.name.padEnd(width)}${positional.description}`);
-  }
-  const options = [...spec.options, HELP_OPTION];
-  const labels = options.map(optionLabel);
-  const width = Math.max(...labels.map((label) => label.length)) + 2;
-  lines.push('', 'Options:');
-  options.forEach((option, index) => {
-    const fallback = option.default !== undefined ? ` (default: ${option.default})` : '';
-    lines.push(`  ${(labels[index] ?? '').padEnd(width)}${option.description}${fallback}`);
-  });
-  if (spec.examples && spec.examples.length > 0) {
-    lines.push('', 'Examples:');
-    for (const example of spec.examples) lines.push(`  ${example}`);
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -17,8 +17,9 @@ const speaker = {
 export const COMMANDS: CommandSpec[] = [
   {
     name: 'demo',
+    group: 'start',
     warmup: { args: ['demo'] },
-    summary: 'A first look: mail sent, waiting in an inbox, read and audited, on a scratch bus.',
+    summary: 'A first look: mail sent, waiting, read and audited, on a scratch bus.',
     details: [
       'Runs the real commands (send, agents, inbox, tail) against a scratch bus in a temp folder,',
       'printing each as you would type it. A Claude Code session, demo/claude, joins the scratch bus',
@@ -31,6 +32,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'send',
+    group: 'mail',
     warmup: { args: ['send', 'warming the code cache', '--to', 'warmup', '--name', 'warmup'] },
     summary: 'Send mail to an agent, a client, a repo, or everyone (*).',
     details: [
@@ -41,7 +43,7 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [{ name: 'BODY', required: true, description: 'the message text, or - to read it from stdin' }],
     options: [
       { name: 'to', type: 'string', value: 'NAME', description: 'recipient', default: '*' },
-      { name: 'thread', type: 'string', value: 'ID', description: 'reply on this thread instead of starting one' },
+      { name: 'thread', type: 'string', value: 'ID', description: 'reply on this thread (its id as shown, or one of its messages\'); a thread nobody knows is refused' },
       { name: 'urgent', type: 'boolean', description: "show it at each recipient's next tool call, mid-turn (AGENT_BUS_MIDTURN), not only when its turn ends" },
       { name: 'wait', type: 'string', value: 'STATE', description: 'then wait until every recipient has it delivered (shown to its model or person) or read; exit 4 on --timeout' },
       { name: 'timeout', type: 'string', value: 'DURATION', description: 'how long --wait waits (30s, 5m, 1h)', default: '60s' },
@@ -51,15 +53,14 @@ export const COMMANDS: CommandSpec[] = [
     examples: [
       'agent-bus send "please review the login form" --to web-app',
       'git diff | agent-bus send - --to api/claude',
-      'agent-bus send "deploy is frozen" --to api/claude --wait read --timeout 5m',
-      'agent-bus send "stop: the migration is running against prod" --to api --urgent',
     ],
   },
   {
     name: 'status',
+    group: 'mail',
     // No such message: refused after a look at the store, which compiles its path.
     warmup: { args: ['status', 'warming-the-code-cache'], refused: true },
-    summary: "Where a message has got to: each recipient's copy sent ✓, delivered ✓✓ (shown to its model or person) or read.",
+    summary: 'Where a message has got to: sent ✓, delivered ✓✓ or read, per recipient.',
     details: [
       'ID: any id `send --json` printed (one of message_ids, or fanout_id for the whole send), or the start of one.',
       "A fan-out shows every recipient. For each copy: when it was delivered and read, and how (hook-user-prompt,",
@@ -68,10 +69,11 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'ID', required: true, description: 'the message: an id, a fan-out id, or the start of one' }],
     options: [{ name: 'name', type: 'string', value: 'NAME', description: 'ask as NAME: only mail it sent or received' }, json],
-    examples: ['agent-bus status 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b', 'agent-bus send hi --to api --json | jq -r .fanout_id | xargs agent-bus status'],
+    examples: ['agent-bus status 8a9b0c1d2e3f', 'agent-bus status 8a9b --json'],
   },
   {
     name: 'inbox',
+    group: 'mail',
     warmup: { args: ['inbox', '--name', 'warmup'] },
     summary: 'Show unread mail and mark it read.',
     positionals: [],
@@ -82,28 +84,50 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'short', type: 'boolean', description: 'one line per message' },
       json,
     ],
+    examples: ['agent-bus inbox', 'agent-bus inbox --name shop/claude --peek --short'],
   },
   {
-    name: 'chat',
-    // Not a terminal: chat refuses at once, which still compiles its start-up.
-    warmup: { args: ['chat'], refused: true },
-    summary: "The human's seat on the bus: mail arrives above the line you type; commands start with /.",
-    details: "Connects as --name, else $AGENT_BUS_NAME, else human. /help inside lists the commands. History persists in chat_history next to the database.",
-    positionals: [],
-    options: [speaker],
-    examples: ['agent-bus chat', 'agent-bus chat --name alex'],
+    name: 'read',
+    group: 'mail',
+    // No such message: refused after a look at the store, which compiles its path.
+    warmup: { args: ['read', 'warming-the-code-cache'], refused: true },
+    summary: 'One message in full, by the id a listing showed: sender, recipients, receipts, body.',
+    details: [
+      'ID: a message id as send, inbox, search or tail showed it (short or whole), a fan-out id, or the start of',
+      'one. Reading it here marks nothing read: inbox does. On this machine every message is shown; --name NAME',
+      'only what NAME sent or received, as over a hub.',
+    ].join('\n'),
+    positionals: [{ name: 'ID', required: true, description: 'the message: its id, or the start of one' }],
+    options: [{ name: 'name', type: 'string', value: 'NAME', description: 'ask as NAME: only mail it sent or received' }, json],
+    examples: ['agent-bus read 8a9b0c1d2e3f', 'agent-bus read 8a9b --json'],
+  },
+  {
+    name: 'thread',
+    group: 'mail',
+    warmup: { args: ['thread', 'warming-the-code-cache'], refused: true },
+    summary: 'A whole conversation, oldest first, by its thread id or one of its messages\' ids.',
+    details: [
+      'ID: a thread id as a listing showed it (short or whole), the start of one, or the id of any message of',
+      "the thread. Reply on it with 'agent-bus send TEXT --to NAME --thread ID'.",
+    ].join('\n'),
+    positionals: [{ name: 'ID', required: true, description: 'the thread, or one of its messages: an id, or the start of one' }],
+    options: [{ name: 'limit', type: 'string', value: 'N', description: 'show at most N messages', default: '100' }, json],
+    examples: ['agent-bus thread 2bc4c7a51f2a', 'agent-bus thread 2bc4 --json'],
   },
   {
     name: 'agents',
+    group: 'coordination',
     warmup: { args: ['agents'] },
     summary: 'List the agents on the bus, grouped by repo, with unread counts.',
     positionals: [],
     options: [json],
+    examples: ['agent-bus agents', "agent-bus agents --json | jq '.[].name'"],
   },
   {
     name: 'forget',
-    warmup: { args: ['forget', 'nobody'] },
-    summary: 'Remove an agent (or every agent of a repo) from the roster. Message history is kept.',
+    group: 'coordination',
+    warmup: { args: ['forget', 'nobody'], refused: true },
+    summary: 'Remove an agent (or a whole repo) from the roster; its mail history is kept.',
     positionals: [{ name: 'NAME', required: false, description: 'the agent to forget' }],
     options: [
       { name: 'group', type: 'string', value: 'REPO', description: 'forget every agent of this repo' },
@@ -113,6 +137,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'tail',
+    group: 'maintenance',
     warmup: { args: ['tail', '--limit', '5'] },
     summary: 'Show the audit log, newest last; -f follows it live.',
     positionals: [],
@@ -126,8 +151,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'search',
+    group: 'mail',
     warmup: { args: ['search', 'warming the code cache'] },
-    summary: 'Find mail by its words: newest first, with the matching words shown in context.',
+    summary: 'Find mail by its words, newest first, with the words shown in context.',
     details: [
       'QUERY: words (all must match), "quoted phrases" (those words in that order) and prefixes (deploy*);',
       'case does not matter, and anything but letters and digits separates words. A fan-out is one result.',
@@ -148,8 +174,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'audit',
+    group: 'maintenance',
     warmup: { args: ['audit', 'verify'] },
-    summary: 'Check the audit log: its hash chain, and that it matches the store (audit verify).',
+    summary: 'Check the audit log: its hash chain, and that it matches the store.',
     details: [
       'Every row of the audit log ends with its place in a hash chain (seq) and the chain value (chain):',
       "the hash of the row before's chain value and this row's text. verify reads the log and its rotated",
@@ -166,30 +193,16 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'repair', type: 'boolean', description: 'append the send rows the log is missing (marked recovered)' },
       json,
     ],
-    examples: ['agent-bus audit verify', 'agent-bus audit verify --repair', 'agent-bus audit verify --json'],
-  },
-  {
-    name: 'doctor',
-    warmup: { args: ['doctor'] },
-    summary: "What is wrong with this machine's bus, and how to fix each thing.",
-    details: [
-      'Checks the agent-bus and Node.js versions; the settings in the environment (a variable named like one',
-      'that agent-bus does not read, a value it cannot read: warnings, each naming the value used instead);',
-      'the store (engine, schema version, a quick integrity check);',
-      "the audit log's hash chain and that it matches the store; that the bus folder and its files are private",
-      "to you; every wired repo and client (the config parses, names an agent-bus that exists, and holds the",
-      "hooks init writes); sessions whose process is gone; the brain's source and subscriptions; wake.json; and,",
-      'with a hub set (AGENT_BUS_URL or agent-bus login), that the hub answers. Each problem comes with a',
-      'one-line fix. Exit 1 when anything is wrong; warnings alone leave it 0.',
-    ].join('\n'),
-    positionals: [],
-    options: [json],
-    examples: ['agent-bus doctor', 'agent-bus doctor --json'],
+    examples: [
+      'agent-bus audit verify',
+      'agent-bus audit verify --repair',
+    ],
   },
   {
     name: 'prune',
+    group: 'maintenance',
     warmup: { args: ['prune', '--older-than', '90d', '--dry-run'] },
-    summary: 'Remove old read mail, expired notices and ended sessions, and give the space back.',
+    summary: 'Remove old read mail, expired notices and ended sessions; give the space back.',
     details: [
       "A thread's mail goes only when every message of it is read and older than --older-than; unread mail",
       'never goes. Expired notices go with their receipts, and ended sessions once their resume window',
@@ -208,8 +221,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'init',
+    group: 'start',
     warmup: { args: ['init', '--json'] },
-    summary: 'Wire repos for your clients: the MCP server, the hooks and pre-approved tools.',
+    summary: 'Wire a repo for your clients: the MCP server, the hooks, pre-approved tools.',
     details: [
       'Each client is wired as <repo>/<client>. A single repo is written at once; several paths or --scan',
       'show a plan first (--apply writes it). Re-running refreshes what init wrote and adds nothing twice;',
@@ -228,10 +242,33 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'guard', type: 'boolean', description: "also install the commit guard (agent-bus guard install): a commit of another agent's reserved file is refused" },
       json,
     ],
-    examples: ['agent-bus init', 'agent-bus init --clients claude,codex --guard', 'agent-bus init --scan ~/projects', 'agent-bus init --scan ~/projects --apply', 'agent-bus init --clients claude,codex --remote https://hub.example:8787'],
+    examples: [
+      'agent-bus init --clients claude,codex --guard',
+      'agent-bus init --scan ~/projects --apply',
+    ],
+  },
+  {
+    name: 'doctor',
+    group: 'start',
+    warmup: { args: ['doctor'] },
+    summary: "What is wrong with this machine's bus, and how to fix each thing.",
+    details: [
+      'Checks the agent-bus and Node.js versions; the settings in the environment (a variable named like one',
+      'that agent-bus does not read, a value it cannot read: warnings, each naming the value used instead);',
+      'the store (engine, schema version, a quick integrity check);',
+      "the audit log's hash chain and that it matches the store; that the bus folder and its files are private",
+      "to you; every wired repo and client (the config parses, names an agent-bus that exists, and holds the",
+      "hooks init writes); sessions whose process is gone; the brain's source and subscriptions; wake.json; and,",
+      'with a hub set (AGENT_BUS_URL or agent-bus login), that the hub answers. Each problem comes with a',
+      'one-line fix. Exit 1 when anything is wrong; warnings alone leave it 0.',
+    ].join('\n'),
+    positionals: [],
+    options: [json],
+    examples: ['agent-bus doctor', 'agent-bus doctor --json'],
   },
   {
     name: 'channel',
+    group: 'channels',
     warmup: { args: ['channel', 'publish', 'warmup', 'warming the code cache', '-s', 'critical'] },
     summary: 'Notices on named channels: publish, list, acknowledge, clear.',
     details: [
@@ -268,14 +305,12 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: [
       'agent-bus channel publish deploy "Deploy freeze until 3am" -s critical -t 4h',
-      'agent-bus channel list',
       'agent-bus channel list deploy --json',
-      'agent-bus channel acknowledge 3f2a9c1d7e4b --session "$CLAUDE_CODE_SESSION_ID"',
-      'agent-bus channel clear --channel deploy',
     ],
   },
   {
     name: 'notice',
+    group: 'channels',
     warmup: { args: ['notice', 'warming the code cache', '-s', 'alert'] },
     summary: 'Publish a global notice: every session sees it, whatever it subscribes to.',
     details: "Not mail: for mail to everyone, use 'agent-bus send --to \\*'. Severity and TTL as for 'channel publish'.",
@@ -291,8 +326,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'reserve',
+    group: 'coordination',
     warmup: { args: ['reserve', '../warming-the-code-cache'], refused: true },
-    summary: "Reserve files or globs of this repo, so other agents' edits of them are refused (or, shared, warned).",
+    summary: "Reserve files or globs, so other agents' edits of them are refused (or warned).",
     details: [
       'PATH: relative to the repo root (the git work tree this runs in, or --repo PATH), POSIX-style; an absolute',
       "path inside the repo is made relative; a path ending in / holds what is below it. Globs: *, **, ?, {a,b}.",
@@ -314,8 +350,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'release',
+    group: 'coordination',
     warmup: { args: ['release', '--all', '--name', 'warming-the-code-cache'] },
-    summary: 'Release reservations: these paths, or all of yours; a person may release anyone\'s with --holder.',
+    summary: "Release reservations: these paths, or all of yours (--holder: anyone's).",
     positionals: [{ name: 'PATH...', required: false, variadic: true, description: 'the paths or globs as reserved' }],
     options: [
       { name: 'all', type: 'boolean', description: 'release every reservation of the holder' },
@@ -324,21 +361,26 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'repo', type: 'string', value: 'PATH', description: 'the repo the paths are in (default: the one this runs in)' },
       json,
     ],
-    examples: ['agent-bus release src/auth.ts', 'agent-bus release --all', 'agent-bus release --holder shop/claude-2 --all'],
+    examples: [
+      'agent-bus release src/auth.ts',
+      'agent-bus release --all',
+    ],
   },
   {
     name: 'reservations',
+    group: 'coordination',
     warmup: { args: ['reservations'] },
-    summary: 'The live reservations: holder, path, exclusive or shared, since, until and reason.',
+    summary: 'The live reservations: holder, path, mode, since, until and reason.',
     positionals: [],
     options: [{ name: 'repo', type: 'string', value: 'REPO', description: 'only this repo (its name on the bus)' }, json],
     examples: ['agent-bus reservations', 'agent-bus reservations --repo shop --json'],
   },
   {
     name: 'task',
+    group: 'coordination',
     // No such task: refused after a look at the store, which compiles its path.
     warmup: { args: ['task', 'show', 'warming-the-code-cache'], refused: true },
-    summary: 'Tasks: work handed to an agent, a repo or everyone, taken once, whose result comes back.',
+    summary: 'Tasks: work handed to an agent, a repo or everyone, whose result comes back.',
     details: [
       'Actions:',
       '  add TITLE --to NAME|REPO|*   make a task and offer it (as mail) to whoever may take it; prints its id.',
@@ -374,14 +416,12 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: [
       'agent-bus task add "fix the flaky login test" --to web-app --body "see CI run 4121"',
-      'agent-bus task take 01a24',
-      'agent-bus task done 01a24 --result "fixed in 3f2c1e: the fixture raced the server"',
-      'agent-bus task wait 01a24 --timeout 30m',
-      'agent-bus task list --mine --json',
+      'agent-bus task done 7f3a --result "fixed: the fixture raced the server"',
     ],
   },
   {
     name: 'wait',
+    group: 'coordination',
     // No such agent: refused after a look at the roster, which compiles its path.
     warmup: { args: ['wait', 'warmup/nobody', '--until', 'idle', '--timeout', '1s'], refused: true },
     summary: "Wait until an agent's session is working, idle, waiting, ended or gone.",
@@ -400,8 +440,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'guard',
+    group: 'coordination',
     warmup: { args: ['guard', 'check'], refused: true },
-    summary: "The commit guard: a git pre-commit hook that refuses a commit of a file another agent has reserved.",
+    summary: 'A git pre-commit hook that refuses a commit of a file another agent reserved.',
     details: [
       'Actions:',
       '  install [REPO]     add the pre-commit hook (REPO: default this folder\'s work tree). A pre-commit hook already',
@@ -424,12 +465,16 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'bin-path', type: 'string', value: 'PATH', description: 'the agent-bus the hook runs (default: $AGENT_BUS_BIN, else the one on PATH)' },
       json,
     ],
-    examples: ['agent-bus guard install', 'agent-bus guard uninstall ~/src/shop', 'AGENT_BUS_GUARD=off git commit -m "…"'],
+    examples: [
+      'agent-bus guard install',
+      'agent-bus guard uninstall ~/src/shop',
+    ],
   },
   {
     name: 'brain',
+    group: 'channels',
     warmup: { args: ['brain', 'status'] },
-    summary: "The brain adapter: read its source into the brain channel now, or show how it stands.",
+    summary: 'The brain adapter: read its source into the brain channel, or show its state.',
     details: [
       'The brain is a source of notices: a folder of markdown files with YAML front matter (BRAIN_SOURCE_PATH,',
       'default brain-feed in the bus folder) or an HTTP feed (BRAIN_URL/feed). It is reconciled into the',
@@ -448,8 +493,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'wake-config',
+    group: 'maintenance',
     warmup: { args: ['wake-config', 'show'] },
-    summary: 'The wake commands in wake.json: run when mail arrives for an agent, its client or its repo.',
+    summary: 'The wake commands in wake.json, run when mail arrives for an agent or repo.',
     details: [
       'wake.json sits next to the database. An agent\'s own entry wins over its client address, which wins',
       'over its repo; false turns waking off. The command runs detached with AGENT_BUS_FROM, AGENT_BUS_TO,',
@@ -469,16 +515,16 @@ export const COMMANDS: CommandSpec[] = [
     ],
     options: [json],
     examples: [
-      `agent-bus wake-config set web-app 'notify-send "agent-bus → web-app" "$AGENT_BUS_FROM: $AGENT_BUS_BODY_PREVIEW"'`,
-      'agent-bus wake-config set alex false',
+      `agent-bus wake-config set web-app 'notify-send "agent-bus" "$AGENT_BUS_BODY_PREVIEW"'`,
       'agent-bus wake-config test web-app/claude',
     ],
   },
   {
     name: 'store',
+    group: 'maintenance',
     // Refused at once (no such file): that run compiles its start-up.
     warmup: { args: ['store', 'copy', 'no-such-bus.db', 'target.db'], refused: true },
-    summary: 'Move a whole bus between engines: store copy FROM TO (a SQLite file, a postgres:// URL).',
+    summary: 'Move a whole bus between engines: a SQLite file, a postgres:// URL.',
     details: [
       'Copies every agent, message, session, notice, receipt, counter and piece of state, rows as they are,',
       'into a target that holds nothing yet (an empty PostgreSQL database, or a new SQLite file), then checks',
@@ -495,8 +541,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'statusline',
+    group: 'hooks',
     warmup: { args: ['statusline'] },
-    summary: "One status line for Claude Code's statusLine setting: identity, subscriptions, mail, notices.",
+    summary: "One status line for Claude Code's statusLine: identity, mail, notices.",
     details: "Reads Claude Code's status JSON on stdin (for the session id and folder). Set it with\n" +
       '{"statusLine": {"type": "command", "command": "agent-bus statusline"}} in .claude/settings.json.\n' +
       'After the subscriptions, in brackets, the layer that set them: launch (AGENT_BUS_CHANNELS at start),\n' +
@@ -507,9 +554,11 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'client', type: 'string', value: 'ID', description: 'client id, to derive the name as the hooks do', default: 'claude' },
       json,
     ],
+    examples: ['echo \'{"session_id":"abc","cwd":"/src/shop"}\' | agent-bus statusline'],
   },
   {
     name: 'hook-session-start',
+    group: 'hooks',
     warmup: { args: ['hook-session-start', '--client', 'claude'] },
     summary: 'Session-start hook: print the notices due to a new session.',
     details: 'Reads the hook payload (JSON) on stdin; the session id in it keys once-per-session notices.',
@@ -519,8 +568,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-pre-tool',
+    group: 'hooks',
     warmup: { args: ['hook-pre-tool', '--client', 'claude'] },
-    summary: "Pre-tool hook: refuse a write of another agent's reserved file, and print the critical notices due before a tool call.",
+    summary: 'Pre-tool hook: refuse a write of a reserved file; show critical notices.',
     details: [
       'Reads the hook payload (JSON) on stdin; prints PreToolUse additionalContext JSON for Claude Code and Codex.',
       "A call that writes a file under another agent's live exclusive reservation is refused in the client's own",
@@ -534,8 +584,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-notification',
+    group: 'hooks',
     warmup: { args: ['hook-notification', '--client', 'claude'] },
-    summary: 'Notification hook: note that the session waits on a person (presence: waiting).',
+    summary: 'Notification hook: note that the session waits on a person.',
     details: [
       "Reads the hook payload (JSON) on stdin. Its notification_type decides: permission_prompt and elicitation_dialog",
       'note the session waiting; permission_replied (the opencode plugin) notes it working again, as its next tool call',
@@ -547,6 +598,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-session-end',
+    group: 'hooks',
     warmup: { args: ['hook-session-end', '--client', 'claude'] },
     summary: 'Session-end hook: note that the session has ended (presence: ended).',
     details: 'Reads the hook payload (JSON) on stdin; prints nothing. The next session of the name starts idle.',
@@ -556,9 +608,10 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-user-prompt',
+    group: 'hooks',
     // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
     warmup: { args: ['hook-user-prompt', '--client', 'claude'] },
-    summary: "Prompt hook: print new mail, then the notices due, in the client's hook dialect.",
+    summary: "Prompt hook: print new mail and the notices due, in the client's dialect.",
     details: 'Reads the hook payload (JSON) on stdin. Identity as for serve; silent in repos not on the bus.',
     positionals: [],
     options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
@@ -566,6 +619,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-stop',
+    group: 'hooks',
     warmup: { args: ['hook-stop', '--client', 'claude'] },
     summary: 'Stop hook: keep the turn open while mail this agent must act on is waiting.',
     details: 'Reads the hook payload (JSON) on stdin; prints {"decision":"block","reason":…} (or its client\'s form) when blocking.',
@@ -578,9 +632,10 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hook-watch',
+    group: 'hooks',
     // Mail is waiting for the hooks' agent: the watcher takes it at once and exits 10.
     warmup: { args: ['hook-watch', '--client', 'opencode', '--max-seconds', '2'], exitsWith: 10 },
-    summary: 'Background hook: wait for mail for this session; exit 10 with it on stderr, or 0.',
+    summary: 'Background hook: wait for mail for this session; exit 10 with it, or 0.',
     details: [
       'Run by a client after each turn (Claude Code: an asyncRewake hook). Event-driven; one watcher per session',
       '(a newer one takes over). Exits 0 when it gives up (--max-seconds, else AGENT_BUS_WATCH_HOURS), when its',
@@ -596,9 +651,10 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'serve',
+    group: 'hub',
     // With no identity the server exits at once: that run compiles its start-up path.
     warmup: { args: ['serve'], refused: true },
-    summary: 'Run the MCP server over stdio for one client session (what a client config starts), or the hub (--http).',
+    summary: 'Run the MCP server for a client session, or the hub for other machines (--http).',
     details: [
       'Identity: AGENT_BUS_NAME (with AGENT_BUS_REPO), else --client (or AGENT_BUS_CLIENT) plus the repo',
       'this runs in gives <repo>/<client>; each session then claims its own address, <repo>/<client>-N.',
@@ -615,13 +671,17 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'host', type: 'string', value: 'HOST', description: 'with --http: the address to listen on', default: '127.0.0.1' },
       { name: 'port', type: 'string', value: 'PORT', description: 'with --http: the port (0: a free one)', default: '8787' },
     ],
-    examples: ['agent-bus serve --client claude', 'agent-bus serve --http', 'agent-bus serve --http --host 0.0.0.0 --port 8787'],
+    examples: [
+      'agent-bus serve --client claude',
+      'agent-bus serve --http --host 0.0.0.0 --port 8787',
+    ],
   },
   {
     name: 'web',
+    group: 'start',
     // A port that is no port: refused at once, which still compiles its start-up.
     warmup: { args: ['web', '--port', 'none'], refused: true },
-    summary: 'The dashboard in the browser: the roster, activity, threads, notices, the brain and wake, live.',
+    summary: 'The live dashboard in the browser: who is there, what needs you, the activity.',
     details: [
       'Serves the dashboard over this machine\'s bus (either engine) on 127.0.0.1:8788 unless --host or --port',
       'say otherwise, and prints one line, "agent-bus web: http://HOST:PORT/?key=KEY". KEY is made for this',
@@ -639,10 +699,22 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus web', 'agent-bus web --no-open --port 0'],
   },
   {
+    name: 'chat',
+    group: 'start',
+    // Not a terminal: chat refuses at once, which still compiles its start-up.
+    warmup: { args: ['chat'], refused: true },
+    summary: "The person's seat on the bus: mail arrives above the line you type.",
+    details: "Connects as --name, else $AGENT_BUS_NAME, else human. /help inside lists the commands. History persists in chat_history next to the database.",
+    positionals: [],
+    options: [speaker],
+    examples: ['agent-bus chat', 'agent-bus chat --name alex'],
+  },
+  {
     name: 'login',
+    group: 'hub',
     // Not logged in, and no hub to reach: each refuses at once, which still compiles its start-up.
     warmup: { args: ['login', 'http://127.0.0.1:1', '--token', 'warmup'], refused: true },
-    summary: 'Talk to a hub from this machine: save its URL and your token (0600, in the bus folder).',
+    summary: 'Use a hub from this machine: save its URL and your token (0600).',
     details: [
       'From then on every command and hook here uses the hub, and no local database is opened.',
       'The token is checked with the hub first; nothing is saved when it is refused.',
@@ -654,15 +726,18 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'logout',
+    group: 'hub',
     warmup: { args: ['logout'], refused: true },
     summary: 'Forget the hub agent-bus login saved: this machine uses its own bus again.',
     positionals: [],
     options: [json],
+    examples: ['agent-bus logout'],
   },
   {
     name: 'token',
+    group: 'hub',
     warmup: { args: ['token', 'list'] },
-    summary: 'The hub\'s tokens, one per agent: token create NAME, token list, token revoke NAME|ID.',
+    summary: "The hub's tokens, one per agent: create, list, revoke.",
     details: [
       'Actions:',
       '  create NAME     make a token that speaks for the agent NAME over the hub, and print it once',
@@ -682,12 +757,16 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'scope', type: 'string', value: 'SCOPES', description: 'create: more it may do, comma-separated: metrics (read /metrics from anywhere)' },
       json,
     ],
-    examples: ['agent-bus token create shop/claude --expires 90d', 'agent-bus token list --json', 'agent-bus token revoke shop/claude'],
+    examples: [
+      'agent-bus token create shop/claude --expires 90d',
+      'agent-bus token revoke shop/claude',
+    ],
   },
   {
     name: 'integration',
+    group: 'hub',
     warmup: { args: ['integration', 'list'] },
-    summary: 'Outside services on the bus: webhooks in (GitHub, CI) as senders, and out (Slack, Discord, ntfy, any URL).',
+    summary: 'Outside services as participants: webhooks in (GitHub, CI) and out (Slack, …).',
     details: [
       'Actions:',
       '  add NAME --kind github|generic --to ADDRESS  a sender named NAME; prints its secret, once, and says the',
@@ -731,12 +810,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     examples: [
       "agent-bus integration add github --kind github --to '{repo}'",
-      'agent-bus integration add ci --kind generic --to shop --severity critical',
-      'agent-bus integration add slack --kind slack --url https://hooks.slack.com/services/T/B/X --on mail:human',
-      'agent-bus integration add pager --kind ntfy --url https://ntfy.sh/my-topic --on notice:critical',
-      'agent-bus integration test slack',
-      'agent-bus integration outbox --state failed',
-      'agent-bus integration rotate github --grace 2h',
+      'agent-bus integration add slack --kind slack --url "$SLACK_WEBHOOK_URL" --on mail:human',
     ],
   },
 ];

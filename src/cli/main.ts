@@ -6,9 +6,10 @@ import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine, quoted } from '../model/quote.js';
 import { busPaths } from '../adapters/paths.js';
 import { setting } from '../model/settings.js';
-import { commandHelp, parseCommandArgs, UsageError } from './args.js';
-import { COMMANDS, findCommand } from './commands.js';
-import { ReaderGone } from './output.js';
+import { isUsageError, parseCommandArgs, UsageError } from './args.js';
+import { findCommand } from './commands.js';
+import { commandHelp, didYouMean, helpFor, nearestCommand, topHelp, usageLine } from './help.js';
+import { isReaderGone } from './output.js';
 import type { CommandIo, CommandRunner } from './spec.js';
 
 /** The version in agent-bus's package.json, found by walking up from this file (source or bundle). */
@@ -27,28 +28,13 @@ export function version(): string {
   }
 }
 
-function topHelp(): string {
-  const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
-  const lines = [
-    'Usage: agent-bus <command> [options]',
-    '',
-    'A persistent message bus for coding agents and the humans steering them.',
-    '',
-    'Commands:',
-    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
-    '',
-    'Options:',
-    '  -V, --version  print the version',
-    '  -h, --help     show this help',
-    '',
-    "Run 'agent-bus <command> --help' for a command's options.",
-  ];
-  return `${lines.join('\n')}\n`;
-}
+/** The usage line a usage error is followed by: the command's, or the CLI's own. */
+const TOP_USAGE = "Usage: agent-bus <command> [options]    (agent-bus --help lists the commands)";
 
-function report(io: CommandIo, error: unknown): number {
+function report(io: CommandIo, error: unknown, usage: string = TOP_USAGE): number {
   if (isBusError(error)) {
     io.stderr.write(`agent-bus: ${errorLine(error.message)}\n`);
+    if (isUsageError(error)) io.stderr.write(`${usage}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -73,16 +59,19 @@ export async function main(io: CommandIo, runnerFor: (name: string) => CommandRu
     return 0;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    const topic = first === 'help' && rest[0] ? findCommand(rest[0]) : undefined;
-    io.stdout.write(topic ? commandHelp(topic) : topHelp());
-    return 0;
+    try {
+      io.stdout.write(first === 'help' ? helpFor(rest[0]) : topHelp());
+      return 0;
+    } catch (error) {
+      return report(io, error);
+    }
   }
   const spec = findCommand(first);
   if (!spec) {
     // `agent-bus --json agents`: an option before its command.
     const command = first.startsWith('-') ? rest.find((word) => findCommand(word) !== undefined) : undefined;
     if (command !== undefined) return report(io, new UsageError(`options go after the command: 'agent-bus ${command} ${first}'`));
-    return report(io, new UsageError(`unknown command ${quoted(first)}. Run 'agent-bus --help' for the list.`));
+    return report(io, new UsageError(`unknown command ${quoted(first)}.${didYouMean(nearestCommand(first))}`));
   }
   try {
     const args = parseCommandArgs(spec, rest);
@@ -94,7 +83,7 @@ export async function main(io: CommandIo, runnerFor: (name: string) => CommandRu
     if (!run) throw new Error(`the code of ${quoted(spec.name)} is not in this bundle; reinstall agent-bus`);
     return await run(args, io);
   } catch (error) {
-    if (error instanceof ReaderGone) return 0;
-    return report(io, error);
+    if (isReaderGone(error)) return 0;
+    return report(io, error, `${usageLine(spec)}    (agent-bus ${spec.name} --help for more)`);
   }
 }

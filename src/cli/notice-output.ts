@@ -1,6 +1,7 @@
 /** How the CLI prints notices and channels. */
 import type { ChannelView, NoticeView, PublishResult } from '../core/notice-ops.js';
-import { clockTime, oneLine, pad, printable } from '../render/format.js';
+import { oneLine, pad, printable } from '../render/format.js';
+import { untilText } from '../render/when.js';
 import type { Style } from '../render/style.js';
 import { quoted } from '../model/quote.js';
 
@@ -16,7 +17,7 @@ function severityLabel(severity: string, style: Style): string {
 export function publishedLine(result: PublishResult, style: Style): string {
   const where = result.channel === null ? 'every session (a global notice)' : `channel ${quoted(result.channel)}`;
   const evicted = result.evicted.length > 0 ? `; the channel cap pushed out ${result.evicted.join(', ')}` : '';
-  return `published ${severityLabel(result.severity, style)} notice ${result.notice_id} to ${where}, until ${clockTime(result.expires_at)}${evicted}\n`;
+  return `published ${severityLabel(result.severity, style)} notice ${result.notice_id} to ${where}; it ${untilText(result.expires_at)}${evicted}\n`;
 }
 
 export function channelTable(channels: ChannelView[]): string {
@@ -25,7 +26,7 @@ export function channelTable(channels: ChannelView[]): string {
   const lines = channels.map(
     (row) =>
       `${pad(channelLabel(row.channel), width)}${row.total} notice${row.total === 1 ? '' : 's'}  ` +
-      `(${row.critical} critical, ${row.alert} alert, ${row.info} info)  last expires ${clockTime(row.last_expiry)}`,
+      `(${row.critical} critical, ${row.alert} alert, ${row.info} info)  last one ${untilText(row.last_expiry)}`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -37,7 +38,7 @@ export function noticeTable(notices: Array<NoticeView & { delivered_to?: number;
     const title = notice.title ? `${printable(notice.title)}: ` : '';
     return (
       `${notice.notice_id}  ${pad(channelLabel(notice.channel), 12)} ${pad(severityLabel(notice.severity, style), style.enabled ? 0 : 8)} ` +
-      `${style.dim(`until ${clockTime(notice.expires_at)}`)}  ${title}${oneLine(notice.message)} ${style.dim(`(from ${printable(notice.source)})`)}${receipts}`
+      `${style.dim(untilText(notice.expires_at))}  ${title}${oneLine(notice.message)} ${style.dim(`(from ${printable(notice.source)})`)}${receipts}`
     );
   });
   return `${lines.join('\n')}\n`;

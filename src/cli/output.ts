@@ -14,7 +14,18 @@ export interface Output {
 }
 
 /** The reader went away (`agent-bus tail | head`): stop quietly, as other tools do. */
-export class ReaderGone extends Error {}
+export class ReaderGone extends Error {
+  constructor(message: string) {
+    super(message);
+    // The launcher makes the output, a command's bundle meets the error: each has its own copy of this class.
+    this.name = 'ReaderGone';
+  }
+}
+
+/** Whether an error says the reader went away, from any bundle's copy of ReaderGone. */
+export function isReaderGone(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReaderGone';
+}
 
 /**
  * Whether `fd` is a terminal. Only a character device can be one; pipes and

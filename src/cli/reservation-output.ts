@@ -1,16 +1,27 @@
 /** How reservation commands find their repo and print reservations. */
-import { repoName, repoRoot } from '../adapters/identity.js';
+import { gitRoot, repoName, repoRoot } from '../adapters/identity.js';
+import { quoted } from '../model/quote.js';
+import { UsageError } from './args.js';
+import { untilText, when } from '../render/when.js';
 import type { ReservationPlace } from '../client/bus-client.js';
 import type { ReservationView } from '../core/reservation-ops.js';
 import { resolve } from 'node:path';
 
-/** The repo a command's paths are in: `--repo PATH`, else the git work tree it runs in. */
-export function placeOf(repoOption: unknown, cwd: string): ReservationPlace {
-  const root = repoRoot(typeof repoOption === 'string' && repoOption.trim() !== '' ? resolve(cwd, repoOption.trim()) : cwd);
+/**
+ * The repo a command's paths are in: `--repo PATH`, else the git work tree it runs in. Outside any
+ * work tree, with no --repo, there is no repo to hold paths of: a usage error, never a hold on a
+ * folder that no agent works in.
+ */
+export function placeOf(command: string, repoOption: unknown, cwd: string): ReservationPlace {
+  const given = typeof repoOption === 'string' && repoOption.trim() !== '' ? resolve(cwd, repoOption.trim()) : null;
+  const root = given === null ? gitRoot(cwd) : repoRoot(given);
+  if (root === null) throw new UsageError(`${command}: ${quoted(cwd)} is in no git repo: run it inside the repo, or give --repo PATH`);
   return { repo: repoName(root), root };
 }
 
-/** One line per reservation: holder, path, mode, until and why. */
-export function reservationLines(rows: ReservationView[]): string {
-  return rows.map((row) => `${row.holder}  ${row.path}  ${row.mode}  since ${row.since}  until ${row.until}${row.reason ? `  (${row.reason})` : ''}  [${row.repo}]\n`).join('');
+/** One line per reservation: holder, path, mode, since, until and why. */
+export function reservationLines(rows: ReservationView[], now = Date.now()): string {
+  return rows
+    .map((row) => `${row.holder}  ${row.path}  ${row.mode}  since ${when(row.since, now)}, ${untilText(row.until, now)}${row.reason ? `  (${row.reason})` : ''}  [${row.repo}]\n`)
+    .join('');
 }

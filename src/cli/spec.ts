@@ -16,6 +16,8 @@ export interface OptionSpec {
   default?: string;
 }
 
+export const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'show this help and exit' };
+
 export interface PositionalSpec {
   name: string;
   required: boolean;
@@ -41,14 +43,24 @@ export interface ParsedArgs {
 
 export type CommandRunner = (args: ParsedArgs, io: CommandIo) => Promise<number>;
 
+/**
+ * Where a command sits in `agent-bus --help`, in the order the groups are shown. `hooks`: the commands
+ * a client runs (its hooks, its status line), listed only under `agent-bus help hooks`.
+ */
+export const COMMAND_GROUPS = ['start', 'mail', 'coordination', 'channels', 'hub', 'maintenance', 'hooks'] as const;
+export type CommandGroup = (typeof COMMAND_GROUPS)[number];
+
 export interface CommandSpec {
   name: string;
+  group: CommandGroup;
+  /** One line for the command lists: short enough to fit beside the name in 100 columns. */
   summary: string;
   /** Longer help text, printed under the usage line. */
   details?: string;
   positionals: PositionalSpec[];
   options: OptionSpec[];
-  examples?: string[];
+  /** One or two real command lines, shown last in the help. */
+  examples: string[];
   /**
    * The run the build makes of the command's bundle to record its code cache: a representative
    * command line on a scratch bus. `refused`: the run is refused on purpose (it still compiles the

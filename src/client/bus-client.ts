@@ -128,7 +128,6 @@ export interface BusClient {
   /** The speaker's unread mail; read (marked read, and delivered by `way`) unless `markRead` is false. */
   readInbox(request: { markRead: boolean; limit: number; way: SurfaceWay }): Promise<{ reader: string; messages: MessageView[] }>;
   thread(threadId: string, limit?: number): Promise<MessageView[]>;
-  threadIdsStartingWith(prefix: string, limit?: number): Promise<string[]>;
   recentMessages(limit?: number): Promise<MessageView[]>;
   search(options: SearchOptions): Promise<SearchHit[]>;
   /** A send's receipts, as this client may see them. */

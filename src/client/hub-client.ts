@@ -5,7 +5,7 @@
  */
 import type { AuditRow } from '../audit/record.js';
 import type { ChangeFeed } from '../core/store-changes.js';
-import { BusError, InvalidInputError } from '../model/errors.js';
+import { BusError } from '../model/errors.js';
 import { awaitSend } from '../core/receipt-wait.js';
 import type { MessageStatus } from '../core/receipts.js';
 import type { AgentView, MessageView } from '../core/views.js';
@@ -47,7 +47,7 @@ export class HubClient implements BusClient {
         (await callHubTool(access, 'reserve_files', { paths: relative(place, paths), ttl: ttlMs === undefined ? null : Math.ceil(ttlMs / 1000), reason, shared }, as)).value.reserved,
       release: async ({ place, paths, holder }) => {
         if (holder !== null) {
-          throw new InvalidInputError("over the hub a token releases only its own agent's reservations: release another's on the hub's machine (agent-bus release --holder, or the dashboard of agent-bus web there)");
+          throw new BusError("over the hub a token releases only its own agent's reservations: release another's on the hub's machine (agent-bus release --holder, or the dashboard of agent-bus web there)");
         }
         return (await callHubTool(access, 'release_files', { paths: paths === null ? null : relative(place, paths) }, as)).value.released;
       },
@@ -111,9 +111,6 @@ export class HubClient implements BusClient {
     return (await callHubTool(this.access, 'read_thread', { thread_id: threadId, limit })).value;
   }
 
-  threadIdsStartingWith(prefix: string, limit = 10): Promise<string[]> {
-    return prefix === '' ? Promise.resolve([]) : callHubOp(this.access, 'mail.threadIds', { prefix, limit });
-  }
 
   recentMessages(limit = 10): Promise<MessageView[]> {
     return callHubOp(this.access, 'mail.recent', { limit });

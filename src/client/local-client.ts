@@ -127,7 +127,9 @@ export class LocalClient implements BusClient {
   }
 
   async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {
-    const result = await this.bus.mail.send({ from: this.name, to: request.to, body: request.body, threadId: request.threadId ?? null, register: this.registrations(), urgent: request.urgent ?? false });
+    // A reply names its thread as the bus showed it; a thread nobody knows is refused, never started.
+    const threadId = request.threadId ? await this.bus.mail.resolveThread(request.threadId) : null;
+    const result = await this.bus.mail.send({ from: this.name, to: request.to, body: request.body, threadId, register: this.registrations(), urgent: request.urgent ?? false });
     return { result, from: this.name };
   }
 
@@ -148,9 +150,6 @@ export class LocalClient implements BusClient {
     return this.bus.mail.thread(threadId, limit);
   }
 
-  threadIdsStartingWith(prefix: string, limit?: number) {
-    return this.bus.mail.threadIdsStartingWith(prefix, limit);
-  }
 
   recentMessages(limit?: number) {
     return this.bus.mail.recent(limit);

@@ -9,7 +9,7 @@
 import type { AuditSink } from './audit-sink.js';
 import { integrationRow } from './integration-rows.js';
 import { formatStamp, stampToMillis, type Clock } from '../model/clock.js';
-import { BusError, InvalidInputError, isBusError, UnknownRecipientError } from '../model/errors.js';
+import { BusError, InvalidInputError, isBusError, UnknownRecipientError, ConflictError, NotFoundError } from '../model/errors.js';
 import type { IntegrationRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
 import type { IntegrationsPort, OutboxCounts, OutboxPort, RosterPort } from '../store/ports.js';
@@ -210,8 +210,8 @@ export class Integrations {
       url: null,
       on: null,
     };
-    if ((await this.store.getAgent(name)) !== null) throw new InvalidInputError(`${quoted(name)} is an agent's name on the bus: pick another`);
-    if (!(await this.store.addIntegration(record, registrationsFor(name, '~', true)))) throw new InvalidInputError(`an integration named ${quoted(name)} exists already (integration rotate ${name} for a new secret)`);
+    if ((await this.store.getAgent(name)) !== null) throw new ConflictError(`${quoted(name)} is an agent's name on the bus: pick another`);
+    if (!(await this.store.addIntegration(record, registrationsFor(name, '~', true)))) throw new ConflictError(`an integration named ${quoted(name)} exists already (integration rotate ${name} for a new secret)`);
     this.audit.append([integrationRow(record.createdAt, actor, 'add', name, `integration add: ${name} (${record.kind}) to ${record.channel ? `#${record.channel}` : to}`)]);
     return { ...view(record, nowMs), secret: record.secret };
   }
@@ -239,7 +239,7 @@ export class Integrations {
       url,
       on: setup.on.trim(),
     };
-    if (!(await this.store.addIntegration(record, []))) throw new InvalidInputError(`an integration named ${quoted(name)} exists already`);
+    if (!(await this.store.addIntegration(record, []))) throw new ConflictError(`an integration named ${quoted(name)} exists already`);
     this.audit.append([integrationRow(record.createdAt, actor, 'add', name, `integration add: ${name} (${record.kind}) on ${record.on}${channel === null ? '' : ` #${channel}`} to ${maskUrl(url)}`)]);
     return { ...view(record, nowMs), secret: record.secret };
   }
@@ -254,7 +254,7 @@ export class Integrations {
     const secret = newIntegrationSecret();
     const nowMs = this.now();
     const until = formatStamp((nowMs + graceMs) * 1000);
-    if (!(await this.store.rotateIntegration(name, secret, until))) throw new InvalidInputError(`no integration named ${quoted(name)}: integration list shows them`);
+    if (!(await this.store.rotateIntegration(name, secret, until))) throw new NotFoundError(`no integration named ${quoted(name)}: integration list shows them`);
     this.audit.append([integrationRow(formatStamp(nowMs * 1000), actor, 'rotate', name, `integration rotate: ${name}; the old secret is accepted until ${until}`)]);
     const record = (await this.store.integration(name)) as IntegrationRecord;
     return { ...view(record, nowMs), secret };
@@ -292,7 +292,7 @@ export class Integrations {
   /** A failed event, tried again now (its day of tries afresh). */
   async retry(eventId: string, actor: string): Promise<{ event_id: string; queued: true }> {
     const ts = formatStamp(this.now() * 1000);
-    if (!(await this.store.retryOutbox(eventId, ts))) throw new InvalidInputError(`no failed or queued event ${quoted(eventId)}: integration outbox --state failed lists them`);
+    if (!(await this.store.retryOutbox(eventId, ts))) throw new NotFoundError(`no failed or queued event ${quoted(eventId)}: integration outbox --state failed lists them`);
     this.audit.append([integrationRow(ts, actor, 'retry', '', `integration retry: event ${eventId}`, { event_id: eventId })]);
     return { event_id: eventId, queued: true };
   }
@@ -300,7 +300,7 @@ export class Integrations {
   /** Send an outbound integration a test event now, from this process: what its receiver answered. */
   async test(name: string, actor: string): Promise<Settled> {
     const record = await this.store.integration(name);
-    if (record === null) throw new InvalidInputError(`no integration named ${quoted(name)}: integration list shows them`);
+    if (record === null) throw new NotFoundError(`no integration named ${quoted(name)}: integration list shows them`);
     if (record.url === null) throw new InvalidInputError(`${quoted(name)} takes deliveries in; only an integration out (${OUTBOUND_KINDS.join(', ')}) can be sent a test`);
     const ts = formatStamp(this.now() * 1000);
     const event = testEvent(name, ts);
@@ -309,7 +309,7 @@ export class Integrations {
   }
 
   async remove(name: string, actor: string): Promise<{ name: string; removed: true }> {
-    if (!(await this.store.removeIntegration(name))) throw new InvalidInputError(`no integration named ${quoted(name)}: integration list shows them`);
+    if (!(await this.store.removeIntegration(name))) throw new NotFoundError(`no integration named ${quoted(name)}: integration list shows them`);
     this.audit.append([integrationRow(formatStamp(this.now() * 1000), actor, 'remove', name, `integration remove: ${name}`)]);
     return { name, removed: true };
   }

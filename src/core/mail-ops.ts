@@ -6,10 +6,12 @@
  */
 import { digestBody, messageRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, type Clock } from '../model/clock.js';
-import { InvalidInputError, InvalidNameError } from '../model/errors.js';
+import { InvalidInputError, InvalidNameError, NotFoundError, TooLargeError } from '../model/errors.js';
+import { idLookup } from '../model/short-id.js';
+import { longEnoughToLookUp, pickNamed, type IdCandidate } from './id-resolve.js';
 import type { MessageRecord, Registration } from '../model/records.js';
 import { quoted } from '../model/quote.js';
-import type { FollowPort, MailPort, PositionedMessage, RosterPort, SearchPort } from '../store/ports.js';
+import type { FollowPort, MailPort, PositionedMessage, ReceiptsPort, RosterPort, SearchPort } from '../store/ports.js';
 import type { AuditSink } from './audit-sink.js';
 import { nobodyReachedNote, NoSuchRecipient, planSend, rosterQueryFor, unknownRecipient } from './addressing.js';
 import { SendsFollower } from './follow-sends.js';
@@ -70,7 +72,7 @@ export type AfterSend = (actor: string, records: MessageRecord[]) => Promise<Aud
 
 export class Mail {
   constructor(
-    private readonly store: MailPort & SearchPort & FollowPort & Pick<RosterPort, 'roster' | 'getAgent' | 'agentsOfRepo'>,
+    private readonly store: MailPort & SearchPort & FollowPort & Pick<RosterPort, 'roster' | 'getAgent' | 'agentsOfRepo'> & Pick<ReceiptsPort, 'sendIdsNamed' | 'receipts'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
     private readonly settings: Pick<BusSettings, 'maxBodyBytes' | 'fanoutMaxIdleDays'>,
@@ -85,7 +87,7 @@ export class Mail {
     if (request.body.trim() === '') throw new InvalidInputError('body must be non-empty');
     const size = Buffer.byteLength(request.body, 'utf8');
     if (size > this.settings.maxBodyBytes) {
-      throw new InvalidInputError(
+      throw new TooLargeError(
         `body is ${size} bytes; the limit is ${this.settings.maxBodyBytes} bytes (AGENT_BUS_MAX_BODY_BYTES). Nothing was sent.`,
       );
     }
@@ -178,7 +180,8 @@ export class Mail {
     const live = request.holdsSession && shared !== null ? await this.liveNames(shared) : null;
     const siblingsRunning = live !== null && [...live].some((name) => name !== me);
     const skip = request.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
-    const result = await this.send({ from: me, to: request.to, body: request.body, threadId: request.threadId, skip, urgent: request.urgent ?? false });
+    const threadId = request.threadId ? await this.resolveThread(request.threadId) : null;
+    const result = await this.send({ from: me, to: request.to, body: request.body, threadId, skip, urgent: request.urgent ?? false });
     if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
     return { ...result, ...(await this.sendNote(request.to, me, shared, live, siblingsRunning)) };
   }
@@ -198,12 +201,38 @@ export class Mail {
     return {};
   }
 
-  async thread(threadId: string, limit = 100): Promise<MessageView[]> {
-    return (await this.store.thread(threadId, limit)).map(messageView);
+  /** A thread, named by its id, the start of it or of its short form, or by one of its messages' ids. */
+  async thread(given: string, limit = 100): Promise<MessageView[]> {
+    return (await this.store.thread(await this.resolveThread(given), limit)).map(messageView);
   }
 
+  /**
+   * The thread `given` names: a thread's id or the unique start of one (or of its short form), or a
+   * message of it by its id or the start of one, so a reply can name the message it answers. No such
+   * thread is a failure: a reply never starts a new thread named by a mistyped id.
+   */
+  async resolveThread(given: string): Promise<string> {
+    const text = given.trim();
+    if (text === '' || text.length > MAX_THREAD_ID_LENGTH) throw new InvalidInputError(`a thread id is 1 to ${MAX_THREAD_ID_LENGTH} characters`);
+    if ((await this.store.thread(text, 1)).length > 0) return text;
+    const candidates: IdCandidate<string>[] = [];
+    if (longEnoughToLookUp(text)) {
+      const lookup = idLookup(text);
+      for (const threadId of await this.store.threadIdsNamed(lookup, 10)) candidates.push({ key: threadId, ids: [threadId], item: threadId });
+      for (const send of await this.store.sendIdsNamed(lookup, 10)) {
+        const copies = await this.store.receipts(send);
+        const threadId = copies[0]?.threadId;
+        if (threadId) candidates.push({ key: threadId, ids: [send, ...copies.map((copy) => copy.messageId)], item: threadId });
+      }
+    }
+    const found = pickNamed(text, 'thread', candidates);
+    if (found === null) throw new NotFoundError(`no thread ${quoted(text)}: give a thread's id as the bus showed it (or leave the thread out to start one)`);
+    return found;
+  }
+
+  /** Thread ids a start of an id (or of a short form) names, at most `limit`. */
   async threadIdsStartingWith(prefix: string, limit = 10): Promise<string[]> {
-    return prefix === '' ? [] : this.store.threadIdsStartingWith(prefix, limit);
+    return prefix.trim() === '' ? [] : this.store.threadIdsNamed(idLookup(prefix), limit);
   }
 
   /** The newest `limit` messages of the bus, oldest first. */

@@ -6,7 +6,7 @@
 import { textRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, stampOf, type Clock } from '../model/clock.js';
 import type { AuditSink } from './audit-sink.js';
-import { InvalidInputError, BusError } from '../model/errors.js';
+import { InvalidInputError, BusError, NotFoundError, TooLargeError } from '../model/errors.js';
 import { sha256Hex, randomId } from '../model/ids.js';
 import {
   compareNotices,
@@ -96,7 +96,7 @@ export function buildNotice(request: PublishRequest, micros: number): NoticeReco
   const body = (request.message ?? '').trim();
   if (body === '') throw new InvalidInputError('message must be non-empty; nothing was published');
   const size = Buffer.byteLength(body, 'utf8');
-  if (size > MAX_NOTICE_BODY_BYTES) throw new InvalidInputError(`message is ${size} bytes; a notice holds at most ${MAX_NOTICE_BODY_BYTES}. Nothing was published`);
+  if (size > MAX_NOTICE_BODY_BYTES) throw new TooLargeError(`message is ${size} bytes; a notice holds at most ${MAX_NOTICE_BODY_BYTES}. Nothing was published`);
   const channel = parseChannel(request.channel);
   const severity = parseSeverity(request.severity);
   const ttl = parseTtl(request.ttl, severity);
@@ -242,7 +242,7 @@ export class Notices {
     if (session.trim() === '') throw new InvalidInputError('no session to acknowledge for');
     const now = stampOf(this.clock);
     const notice = await this.store.acknowledgeNotice(id, session, now);
-    if (notice === null) throw new InvalidInputError(`no notice with id ${quoted(id)} (it may have expired or been cleared)`);
+    if (notice === null) throw new NotFoundError(`no notice with id ${quoted(id)} (it may have expired or been cleared)`);
     this.audit.append([noticeRow('acknowledge', now, session, notice)]);
     return noticeView(notice);
   }

@@ -9,6 +9,7 @@ import { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity } fr
 import { setting, type Env } from '../model/settings.js';
 import type { ReconcilePlan } from '../store/ports.js';
 import { quoted } from '../model/quote.js';
+import { parseDuration } from '../model/duration.js';
 
 export { SEVERITIES, type NoticeCandidate, type NoticeRecord, type Severity };
 
@@ -34,14 +35,8 @@ export function parseSeverity(raw: string | undefined | null): Severity {
 /** A TTL as `45s`, `30m`, `4h`, `1d` or plain seconds; undefined/empty gives the severity's default. */
 export function parseTtl(raw: string | number | undefined | null, severity: Severity): number {
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return DEFAULT_TTL_SECONDS[severity];
-  let seconds: number;
-  if (typeof raw === 'number') seconds = raw;
-  else {
-    const match = /^(\d+)\s*([smhd]?)$/i.exec(raw.trim());
-    if (!match) throw new InvalidInputError(`bad TTL ${quoted(raw)}: use seconds or a number with s, m, h or d (e.g. 30m, 4h, 1d)`);
-    const unit = (match[2] ?? '').toLowerCase();
-    seconds = Number(match[1]) * (unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' ? 86_400 : 1);
-  }
+  // Text is read as every duration is; a number (from a tool's JSON) is seconds.
+  const seconds = typeof raw === 'number' ? raw : parseDuration(raw, { what: 'TTL', longestMs: MAX_TTL_SECONDS * 1000, longestText: '30d' }) / 1000;
   if (!Number.isInteger(seconds) || seconds <= 0) throw new InvalidInputError(`bad TTL ${quoted(raw)}: it must be a positive whole number of seconds`);
   if (seconds > MAX_TTL_SECONDS) throw new InvalidInputError(`bad TTL ${quoted(raw)}: the longest is 30d`);
   return seconds;

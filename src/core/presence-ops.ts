@@ -3,7 +3,7 @@
  * beside each name, with a session's own evidence (ended, gone) first. A caller may ask to be told,
  * once, by urgent mail (which wakes it if idle), when a name reaches a state.
  */
-import { InvalidInputError } from '../model/errors.js';
+import { InvalidInputError, NotFoundError } from '../model/errors.js';
 import { stampOf, type Clock } from '../model/clock.js';
 import { quoted } from '../model/quote.js';
 import type { PresenceRecord } from '../model/records.js';
@@ -59,7 +59,7 @@ export class Presence {
   async notifyWhen(watcher: string, name: string, state: string): Promise<{ name: string; state: AwaitedState; now: string; notified: boolean }> {
     if (!(AWAITED_STATES as readonly string[]).includes(state)) throw new InvalidInputError(`state must be one of ${AWAITED_STATES.join(', ')}, not ${quoted(state)}`);
     const agent = (await this.roster.agents()).find((row) => row.name === name);
-    if (agent === undefined) throw new InvalidInputError(`no agent named ${quoted(name)} is on the bus; list_agents shows who is there`);
+    if (agent === undefined) throw new NotFoundError(`no agent named ${quoted(name)} is on the bus; list_agents shows who is there`);
     await this.store.addPresenceWatch({ watcher, name, state, createdAt: stampOf(this.clock) });
     const fired = await this.fireWatches();
     return { name, state: state as AwaitedState, now: agent.state, notified: fired.some((watch) => watch.watcher === watcher && watch.name === name && watch.state === state) };

@@ -11,6 +11,8 @@ import { quoted } from '../model/quote.js';
 import { reached, receiptState, RECEIPT_STATES, type ReceiptRecord, type ReceiptState } from '../model/receipts.js';
 import type { ReceiptsPort } from '../store/ports.js';
 import { clientAddressOf } from './names.js';
+import { idLookup } from '../model/short-id.js';
+import { longEnoughToLookUp, pickNamed, type IdCandidate } from './id-resolve.js';
 import { messageKind, type MessageKind } from './views.js';
 
 /** One recipient's copy: where it is, and when and how it got there. */
@@ -47,10 +49,6 @@ export interface MessageStatus {
 /** A send nobody could name: no such id, or not one the asker sent or received (the same answer, so nothing leaks). */
 export class NoSuchMessageError extends BusError {}
 
-/** The shortest start of an id taken as a name for it: shorter ones match too much to be meant. */
-export const MIN_ID_PREFIX = 4;
-/** Sends listed, at most, when a start of an id names several. */
-const AMBIGUOUS_SHOWN = 5;
 
 export function copyStatus(copy: ReceiptRecord): CopyStatus {
   return {
@@ -109,7 +107,7 @@ export async function findSend(store: ReceiptsPort, id: string, reader: string |
   const wanted = id.trim();
   if (wanted === '') throw new InvalidInputError('say which message: its id (or the start of it), as send printed it');
   let copies = await store.receipts(wanted);
-  if (copies.length === 0 && wanted.length >= MIN_ID_PREFIX) copies = await bySendPrefix(store, wanted, reader);
+  if (copies.length === 0 && longEnoughToLookUp(wanted)) copies = await bySendPrefix(store, wanted, reader);
   if (copies.length === 0 || (reader !== null && !mayAsk(reader, copies))) {
     throw new NoSuchMessageError(
       reader === null ? `no message with id ${quoted(wanted)}` : `no message with id ${quoted(wanted)} that ${quoted(reader)} sent or received`,
@@ -118,20 +116,20 @@ export async function findSend(store: ReceiptsPort, id: string, reader: string |
   return copies;
 }
 
-/** The one send whose copy or fan-out id starts with `prefix` (among those `reader` may see); none when there is none. */
+/**
+ * The one send a start of a copy's or a fan-out's id (or of its short form) names, among those
+ * `reader` may see; none when there is none.
+ */
 async function bySendPrefix(store: ReceiptsPort, prefix: string, reader: string | null): Promise<ReceiptRecord[]> {
-  const found: ReceiptRecord[][] = [];
-  // Sends another reader may not see are passed over, so a few more are read than are shown.
-  for (const send of await store.sendIdsStartingWith(prefix, 50)) {
+  const candidates: IdCandidate<ReceiptRecord[]>[] = [];
+  // Sends another reader may not see are passed over, so a few more are read than are listed.
+  for (const send of await store.sendIdsNamed(idLookup(prefix), 50)) {
     const copies = await store.receipts(send);
-    if (copies.length > 0 && (reader === null || mayAsk(reader, copies))) found.push(copies);
-    if (found.length > AMBIGUOUS_SHOWN) break;
+    if (copies.length === 0 || (reader !== null && !mayAsk(reader, copies))) continue;
+    const first = copies[0] as ReceiptRecord;
+    candidates.push({ key: send, ids: [send, ...copies.map((copy) => copy.messageId)], item: copies, hint: `${first.fromAgent} → ${first.addressedTo ?? first.toAgent}` });
   }
-  if (found.length > 1) {
-    const shown = found.slice(0, AMBIGUOUS_SHOWN).map((copies) => sendId(copies));
-    throw new InvalidInputError(`${quoted(prefix)} starts more than one message (${shown.join(', ')}${found.length > AMBIGUOUS_SHOWN ? ', …' : ''}); give more of its id`);
-  }
-  return found[0] ?? [];
+  return pickNamed(prefix, 'message', candidates) ?? [];
 }
 
 /** The id that names a whole send: its fan-out's, else its one copy's. */

@@ -8,7 +8,7 @@ import { InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 import type { SearchFilter } from '../model/search.js';
 import type { SearchPort } from '../store/ports.js';
-import { parseDuration } from '../model/duration.js';
+import { isDuration, parseDuration } from '../model/duration.js';
 import { repoOf } from './names.js';
 import { parseSearchQuery, snippet, type SnippetPart } from './search-query.js';
 
@@ -43,7 +43,7 @@ const MAX_COPIES_PER_LOOK = 10_000;
 /** `since` as a stamp: a duration back from `nowMillis`, or a date or time. */
 export function sinceStamp(since: string, nowMillis: number): string {
   const text = since.trim();
-  if (/^\d+\s*[smhdw]?$/i.test(text)) return formatStamp((nowMillis - parseDuration(text)) * 1000);
+  if (isDuration(text)) return formatStamp((nowMillis - parseDuration(text)) * 1000);
   const millis = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
   if (Number.isNaN(millis)) throw new InvalidInputError(`bad --since ${quoted(since)}: a duration (2h, 7d) or a date (2026-11-30)`);
   return formatStamp(millis * 1000);

@@ -6,7 +6,7 @@
  */
 import { sessionRow, type AuditRow } from '../audit/record.js';
 import { formatStamp, stampOf, type Clock } from '../model/clock.js';
-import { InvalidInputError } from '../model/errors.js';
+import { InvalidInputError, ConflictError } from '../model/errors.js';
 import type { LineageEntry } from './liveness.js';
 import type { ClientRoute, SessionRowKey, SessionRecord } from '../model/records.js';
 import { quoted } from '../model/quote.js';
@@ -221,7 +221,7 @@ export class Sessions {
           );
         }
         if (rows.some((row) => row !== own && row.name === target && running(row))) {
-          throw new InvalidInputError(`${quoted(target)} is held by another running session; pick another label`);
+          throw new ConflictError(`${quoted(target)} is held by another running session; pick another label`);
         }
         return {
           from: own.name,

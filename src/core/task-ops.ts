@@ -5,10 +5,12 @@
  * Offers and results travel as mail, so they reach agents at their hooks and wake idle ones.
  */
 import { textRow, type AuditRow } from '../audit/record.js';
-import { BusError, InvalidInputError } from '../model/errors.js';
+import { BusError, InvalidInputError, NotFoundError, TooLargeError } from '../model/errors.js';
 import { stampOf, type Clock } from '../model/clock.js';
 import { timeOrderedId } from '../model/ids.js';
 import { quoted } from '../model/quote.js';
+import { idLookup } from '../model/short-id.js';
+import { longEnoughToLookUp, oneLineHint, pickNamed } from './id-resolve.js';
 import { CLOSED_TASK_STATES, TASK_STATES, type Registration, type TaskRecord, type TaskState } from '../model/records.js';
 import type { Store } from '../store/ports.js';
 import type { TaskChange } from '../store/ports/tasks.js';
@@ -166,7 +168,7 @@ export class Tasks {
     const title = oneLine('a task title', request.title, MAX_TITLE_LENGTH);
     const body = request.body?.trim() ? request.body : null;
     if (body !== null && Buffer.byteLength(body, 'utf8') > this.settings.maxBodyBytes) {
-      throw new InvalidInputError(`the task's body is ${Buffer.byteLength(body, 'utf8')} bytes; the limit is ${this.settings.maxBodyBytes} bytes (AGENT_BUS_MAX_BODY_BYTES). No task was made.`);
+      throw new TooLargeError(`the task's body is ${Buffer.byteLength(body, 'utf8')} bytes; the limit is ${this.settings.maxBodyBytes} bytes (AGENT_BUS_MAX_BODY_BYTES). No task was made.`);
     }
     const to = request.to.trim();
     await this.mail.checkAddress(to, 'No task was made');
@@ -234,7 +236,7 @@ export class Tasks {
 
   private async close(id: string, holder: string, state: 'done' | 'failed', result: string | null): Promise<TaskView> {
     if (result !== null && Buffer.byteLength(result, 'utf8') > this.settings.maxBodyBytes) {
-      throw new InvalidInputError(`the ${state === 'done' ? 'result' : 'reason'} is ${Buffer.byteLength(result, 'utf8')} bytes; the limit is ${this.settings.maxBodyBytes} bytes (AGENT_BUS_MAX_BODY_BYTES)`);
+      throw new TooLargeError(`the ${state === 'done' ? 'result' : 'reason'} is ${Buffer.byteLength(result, 'utf8')} bytes; the limit is ${this.settings.maxBodyBytes} bytes (AGENT_BUS_MAX_BODY_BYTES)`);
     }
     const task = await this.resolve(id);
     const now = stampOf(this.clock);
@@ -352,22 +354,20 @@ export class Tasks {
     return reopened;
   }
 
-  /** A task by its id or the unique start of one. */
+  /** A task by its id, or the unique start of it or of its short form. */
   private async resolve(id: string): Promise<TaskRecord> {
-    const prefix = id.trim();
-    if (prefix === '') throw new InvalidInputError('give a task id (or the start of one)');
-    const found = await this.store.tasksStartingWith(prefix, 2);
-    const exact = found.find((task) => task.taskId === prefix);
-    if (exact) return exact;
-    if (found.length === 0) throw new InvalidInputError(`there is no task ${quoted(prefix)}`);
-    if (found.length > 1) throw new InvalidInputError(`${quoted(prefix)} starts more than one task id: give more of it`);
-    return found[0] as TaskRecord;
+    const given = id.trim();
+    if (given === '') throw new InvalidInputError('give a task id (or the start of one)');
+    const found = longEnoughToLookUp(given) ? await this.store.tasksNamed(idLookup(given), 20) : await this.store.tasksNamed({ prefixes: [given], tail: null }, 1);
+    const task = pickNamed(given, 'task', found.map((candidate) => ({ key: candidate.taskId, ids: [candidate.taskId], item: candidate, hint: oneLineHint(candidate.title) })));
+    if (task === null) throw new NotFoundError(`there is no task ${quoted(given)}`);
+    return task;
   }
 
   /** One move, refused with its reason or audited as `event`. */
   private async move(taskId: string, actor: string, event: string, decide: (current: TaskRecord, prerequisites: TaskRecord[]) => TaskChange | { refused: string }): Promise<TaskRecord> {
     const outcome = await this.store.moveTask({ taskId, decide });
-    if (outcome === null) throw new InvalidInputError(`there is no task ${quoted(taskId)}`);
+    if (outcome === null) throw new NotFoundError(`there is no task ${quoted(taskId)}`);
     if ('refused' in outcome) throw new TaskRefusedError(outcome.refused);
     this.audit.append([taskRow(event, outcome.after.updatedAt, actor, outcome.after)]);
     return outcome.after;

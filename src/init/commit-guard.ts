@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { InvalidInputError } from '../model/errors.js';
+import { InvalidInputError, BusError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 
 /** The line that marks a pre-commit hook as the guard's. */
@@ -30,7 +30,7 @@ function git(cwd: string, args: string[]): string {
     return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     const said = String((error as { stderr?: unknown }).stderr ?? '').trim().split('\n')[0] ?? '';
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new InvalidInputError('git was not found on PATH: the commit guard needs git');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BusError('git was not found on PATH: the commit guard needs git');
     throw new InvalidInputError(`${quoted(cwd)} is not in a git work tree${said === '' ? '' : ` (git: ${said})`}`);
   }
 }

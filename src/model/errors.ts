@@ -4,6 +4,8 @@
  */
 export class BusError extends Error {
   readonly exitCode: number;
+  /** Bad usage (a wrong flag, argument or value): the CLI follows the message with the usage line. */
+  readonly usage: boolean = false;
   constructor(message: string, exitCode = 1) {
     super(message);
     this.name = new.target.name;
@@ -11,11 +13,31 @@ export class BusError extends Error {
   }
 }
 
+/**
+ * A value given that cannot be used: bad usage, exit code 2 (the CLI follows it with the usage line).
+ * A failure at run time (no such agent, a task already taken) is a BusError, exit code 1.
+ */
+export class BadValueError extends BusError {
+  override readonly usage: boolean = true;
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
 /** A name that breaks one of the naming rules; the message says which. */
-export class InvalidNameError extends BusError {}
+export class InvalidNameError extends BadValueError {}
 
 /** Input that is not a name but still unusable: an empty body, a bad limit, a body over the size cap. */
-export class InvalidInputError extends BusError {}
+export class InvalidInputError extends BadValueError {}
+
+/** What was asked for is not there (no such task, notice, agent, integration): a failure, exit code 1. */
+export class NotFoundError extends BusError {}
+
+/** Text over a size the bus holds (a body, a notice, a result): refused as a failure, exit code 1, nothing stored. */
+export class TooLargeError extends BusError {}
+
+/** What was asked for clashes with what is there (a name taken, a label held): a failure, exit code 1. */
+export class ConflictError extends BusError {}
 
 /** A send to a name nobody holds. Nothing was written. */
 export class UnknownRecipientError extends BusError {

@@ -7,7 +7,7 @@
  * Hooks load this module at every turn: it holds the list and its parsers, and no help text.
  */
 
-import { durationText, parseDuration } from './duration.js';
+import { DURATION_FORMS, durationText, parseDuration } from './duration.js';
 import { MID_TURN_MODES } from './hooks.js';
 
 /** An environment: the process's, a settings file's `env` block, or the bus folder's `.env`. */
@@ -241,7 +241,7 @@ function read(spec: SettingSpec, raw: string | undefined): Reading {
       try {
         value = parseDuration(text);
       } catch {
-        return { value: spec.default, problem: `is not a duration (seconds, or a number with s, m, h or d): the default ${durationText(spec.default)} is used` };
+        return { value: spec.default, problem: `is not a duration (${DURATION_FORMS}): the default ${durationText(spec.default)} is used` };
       }
       return value <= spec.max ? readAs(value) : { value: spec.max, problem: `is longer than ${durationText(spec.max)}: ${durationText(spec.max)} is used` };
     }

@@ -1,6 +1,7 @@
-/** Text shapes shared by the CLI's listings: clock times, relative ages, one-line previews, wrapping. */
+/** Text shapes shared by the CLI's listings: clock times, short ids, one-line previews, wrapping. (Times people read: when.ts.) */
 import stringWidth from 'string-width';
 import { stampToMillis } from '../model/clock.js';
+import { shortId } from '../model/short-id.js';
 
 /** Local wall-clock HH:MM:SS of a stored UTC stamp. */
 export function clockTime(stamp: string): string {
@@ -11,22 +12,14 @@ export function clockTime(stamp: string): string {
   return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
 }
 
-export function relativeAge(stamp: string, nowMillis = Date.now()): string {
-  const millis = stampToMillis(stamp);
-  if (Number.isNaN(millis)) return 'never';
-  const seconds = Math.floor((nowMillis - millis) / 1000);
-  if (seconds < 5) return 'just now';
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  if (seconds < 7 * 86_400) return `${Math.floor(seconds / 86_400)}d ago`;
-  if (seconds < 30 * 86_400) return `${Math.floor(seconds / (7 * 86_400))}w ago`;
-  const date = new Date(millis);
-  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+/** An id as listings show it: its short form (model/short-id.ts), which every command takes back. */
+export function shortIdText(id: string | null | undefined): string {
+  return id ? printable(shortId(id)) : '------------';
 }
 
+/** A thread's id as listings show it. */
 export function shortThread(threadId: string | null | undefined): string {
-  return threadId ? printable(threadId.slice(0, 8)) : '--------';
+  return shortIdText(threadId);
 }
 
 // Control characters other than tab and newline, including C1: a body could

@@ -5,7 +5,8 @@
  */
 import type { CopyStatus, MessageStatus } from '../core/receipts.js';
 import type { ReceiptState } from '../model/receipts.js';
-import { clockTime, displayWidth, pad, padStyled, printable, shortThread } from './format.js';
+import { displayWidth, pad, padStyled, printable, shortIdText, shortThread } from './format.js';
+import { when } from './when.js';
 import type { Style } from './style.js';
 
 const TICKS: Record<ReceiptState, string> = { sent: '✓', delivered: '✓✓', read: '✓✓' };
@@ -15,9 +16,9 @@ export function tickLabel(state: ReceiptState): string {
   return `${TICKS[state]} ${state}`;
 }
 
-/** When and how a copy got where it is: `14:31:02 by hook-stop`, with an earlier delivery when it was another moment or way. */
-export function copyWhen(copy: CopyStatus): string {
-  const at = (stamp: string, via: string | null): string => `${clockTime(stamp)}${via === null ? '' : ` by ${printable(via)}`}`;
+/** When and how a copy got where it is: `2 min ago by hook-stop`, with an earlier delivery when it was another moment or way. */
+export function copyWhen(copy: CopyStatus, now = Date.now()): string {
+  const at = (stamp: string, via: string | null): string => `${when(stamp, now)}${via === null ? '' : ` by ${printable(via)}`}`;
   if (copy.read_at !== null) {
     const read = at(copy.read_at, copy.read_via);
     const delivered = copy.delivered_at !== null && (copy.delivered_at !== copy.read_at || copy.delivered_via !== copy.read_via) ? ` (delivered ${at(copy.delivered_at, copy.delivered_via)})` : '';
@@ -42,9 +43,9 @@ export function copyLine(copy: CopyStatus, width: number, style: Style): string 
 /** A send's receipts as `agent-bus status` prints them. */
 export function statusText(status: MessageStatus, style: Style): string {
   const width = Math.max(0, ...status.copies.map((copy) => displayWidth(printable(copy.to))));
-  const id = status.fanout_id ?? status.message_id;
+  const id = shortIdText(status.fanout_id ?? status.message_id);
   const head =
-    `${style.bold(id)}  ${style.agent(status.from)} → ${printable(status.to)}  ${style.dim(`[${shortThread(status.thread_id)}]`)}  sent ${clockTime(status.sent_at)}`;
+    `${style.bold(id)}  ${style.agent(status.from)} → ${printable(status.to)}  sent ${when(status.sent_at)}  ${style.dim(`(thread ${shortThread(status.thread_id)})`)}`;
   const summary = `  ${pad(tickLabel(status.state), 12)} ${receiptCounts(status)}`;
   return [head, summary, ...status.copies.map((copy) => copyLine(copy, width, style))].join('\n');
 }

@@ -1,5 +1,6 @@
 /** The roster as a table, one block per repo, sessions under their client: `agent-bus agents` and the chat's /agents. */
-import { displayWidth, pad, padStyled, printable, relativeAge, singleLine } from './format.js';
+import { displayWidth, pad, padStyled, printable, singleLine } from './format.js';
+import { when } from './when.js';
 import type { Style } from './style.js';
 import type { AgentView } from '../core/views.js';
 import { standingText } from './presence.js';
@@ -29,7 +30,7 @@ export function wakeText(agent: AgentView): string | null {
 function details(agent: AgentView, now: number, you: string | undefined): string {
   const topic = agent.topic ? `  ${singleLine(agent.topic)}` : '';
   const wake = wakeText(agent);
-  return `${presence(agent, now)}seen ${relativeAge(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${wake === null ? '' : `  wake=${wake}`}${topic}`;
+  return `${presence(agent, now)}seen ${when(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${wake === null ? '' : `  wake=${wake}`}${topic}`;
 }
 
 /** The roster as text; `you` marks the reader's own entry. */

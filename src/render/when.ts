@@ -26,8 +26,10 @@ export function stampMillis(stamp: string): number {
 function span(ms: number): string {
   const seconds = Math.floor(ms / 1000);
   if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
-  return `${Math.floor(seconds / 3600)} h`;
+  // Rounded, so an hour's reservation made a moment ago expires "in 1 h", not "in 59 min".
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.round(seconds / 3600)} h`;
 }
 
 /** The local date and time of a moment: "30 Nov 14:05", or "30 Nov 2025 14:05" in another year than `now`'s. */
@@ -50,4 +52,19 @@ export function whenText(millis: number, now = Date.now()): string {
 /** A stored stamp as people read it (see whenText); "never" for an empty or unreadable one. */
 export function when(stamp: string | null | undefined, now = Date.now()): string {
   return stamp ? whenText(stampMillis(stamp), now) : 'never';
+}
+
+/** When something ends, or ended: "expires in 2 h", "expires 9 Dec 08:00", "expired 3 min ago". */
+export function untilText(stamp: string | null | undefined, now = Date.now()): string {
+  const millis = stamp ? stampMillis(stamp) : Number.NaN;
+  if (!Number.isFinite(millis)) return 'no end';
+  return `${millis > now ? 'expires' : 'expired'} ${whenText(millis, now)}`;
+}
+
+/** How long a state has held: "for 3 min" within a day, "since 30 Nov 14:05" beyond. */
+export function heldText(stamp: string | null | undefined, now = Date.now()): string {
+  const millis = stamp ? stampMillis(stamp) : Number.NaN;
+  if (!Number.isFinite(millis)) return '';
+  if (now - millis >= RELATIVE_WITHIN_MS) return `since ${localDateTime(millis, now)}`;
+  return now - millis < 5000 ? 'just now' : `for ${span(Math.max(0, now - millis))}`;
 }

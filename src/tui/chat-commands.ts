@@ -14,6 +14,7 @@ import type { AgentView } from '../core/views.js';
 import { groupSends, sendLines, type SendRow } from './chat-render.js';
 import { NEWLINE_MARK, restoreMarks } from './paste.js';
 import { quoted } from '../model/quote.js';
+import { isBusError } from '../model/errors.js';
 import type { SendResult } from '../core/mail-ops.js';
 
 const MAX_HISTORY = 1000;
@@ -103,17 +104,18 @@ async function retarget(seat: ChatSeat, wanted: string): Promise<void> {
   seat.say(`[chat] target → ${printable(next)}`);
 }
 
-async function showThread(seat: ChatSeat, prefix: string): Promise<void> {
-  const ids = await seat.client.threadIdsStartingWith(prefix, 6);
-  const [only] = ids;
-  if (only === undefined) seat.say(`[chat] no thread starting ${quoted(prefix)}`);
-  else if (ids.length > 1) {
-    // Each cut as short as tells it from the others, and never under 8 characters.
-    let cut = Math.max(8, prefix.length + 1);
-    while (cut < 64 && new Set(ids.map((id) => id.slice(0, cut))).size < ids.length) cut++;
-    const shown = ids.slice(0, 5).map((id) => printable(id.slice(0, cut)));
-    seat.say(`[chat] ${quoted(prefix)} starts more than one thread (${shown.join(', ')}${ids.length > 5 ? ', …' : ''}); type more of it`);
-  } else seat.say(sendLines(groupSends(await seat.client.thread(only, 500)), seat.style, true));
+/** `/thread ID`: a thread by its id as shown, the start of one, or one of its messages' ids. */
+async function showThread(seat: ChatSeat, given: string): Promise<void> {
+  let messages;
+  try {
+    messages = await seat.client.thread(given, 500);
+  } catch (error) {
+    // No such thread, or a start several share: the bus's own words, on the chat's line.
+    if (!isBusError(error)) throw error;
+    seat.say(`[chat] ${printable(error.message)}`);
+    return;
+  }
+  seat.say(sendLines(groupSends(messages), seat.style, true));
 }
 
 async function showHistory(seat: ChatSeat, argument: string): Promise<void> {

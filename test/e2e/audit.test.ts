@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { send, waitPastInFlightGrace } from '../helpers/agents.js';
-import { readAudit, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { readAudit, runCli, runCliAsync, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 
 interface VerifyReport {
   ok: boolean;
@@ -183,7 +183,7 @@ test('audit: a wrong action or argument is a one-line usage error', () => {
     assert.match(wrong.stderr, /^agent-bus: audit: expected verify, got 'check'/);
     const extra = runCli(['audit', 'verify', 'more'], { env: bus.env });
     assert.equal(extra.code, 2);
-    assert.equal(extra.stderr.trim().split('\n').length, 1);
+    assert.equal(messageLines(extra.stderr).length, 1);
   } finally {
     bus.cleanup();
   }

@@ -209,7 +209,7 @@ test('a listing of plain ASCII never builds the width tables for wide text; one 
     }
     const wide = run(['send', 'wide', '--to', '東京', '--name', '東京']);
     assert.ok(wide.loads.includes('Intl.Segmenter'), 'the trace records a segmenter when one is built');
-    assert.match(wide.stdout, /^\d\d:\d\d:\d\d {2}東京 {14} → 東京 {14} {2}wide \[[0-9a-f]{8}\]\n$/);
+    assert.match(wide.stdout, /^sent [0-9a-f]{12} {2}東京 {14} → 東京 {14} {2}wide {2}\(thread [0-9a-f]{12}\)\n$/);
   } finally {
     bus.cleanup();
   }

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWeb, type RunningWeb } from '../helpers/browser.js';
-import { json, readAudit, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, runCliAsync, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -693,7 +693,7 @@ test('agent-bus web: a bad port, a busy port and a machine set to use a hub are 
   try {
     const bad = runCli(['web', '--no-open', '--port', 'eighty'], { env: bus.env });
     assert.equal(bad.code, 2);
-    assert.equal(bad.stderr.trim().split('\n').length, 1);
+    assert.equal(messageLines(bad.stderr).length, 1);
     assert.match(bad.stderr, /--port must be a port number from 0 to 65535, got 'eighty'/);
     const hubbed = runCli(['web', '--no-open'], { env: { ...bus.env, AGENT_BUS_URL: 'http://hub.example:8787', AGENT_BUS_TOKEN: 'abt_x' } });
     assert.equal(hubbed.code, 2);

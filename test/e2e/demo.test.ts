@@ -18,12 +18,12 @@ test('demo shows mail sent, waiting, read and audited, and leaves nothing behind
   const inbox = out.indexOf('$ agent-bus inbox --name demo/claude');
   const tail = out.indexOf('$ agent-bus tail');
   assert.ok(send >= 0 && agents > send && inbox > agents && tail > inbox, out);
-  assert.match(out.slice(send, agents), /^\d\d:\d\d:\d\d {2}human +→ demo\/claude +hello from \S+ \[[0-9a-f]{8}\]$/m, 'the send line');
+  assert.match(out.slice(send, agents), /^sent [0-9a-f]{12} {2}human +→ demo\/claude +hello from \S+ {2}\(thread [0-9a-f]{12}\)$/m, 'the send line');
   assert.match(out.slice(agents, inbox), /^ {2}demo\/claude +seen just now {2}pending=1$/m, 'the mail waits in its inbox');
   assert.match(out.slice(agents, inbox), /^human +repo=~ {2}seen just now {2}pending=0$/m, 'the human has no repo');
-  assert.match(out.slice(inbox, tail), /^\d\d:\d\d:\d\d {2}human → demo\/claude {2}\[[0-9a-f]{8}\]\n {4}hello from \S+$/m, 'the inbox shows the body');
-  assert.match(out.slice(tail), /^\d\d:\d\d:\d\d {2}send +human +→ demo\/claude +hello from /m, 'the audit log has the send');
-  assert.match(out.slice(tail), /^\d\d:\d\d:\d\d {2}read +human +→ demo\/claude +hello from /m, 'and the read');
+  assert.match(out.slice(inbox, tail), /^just now {2}human → demo\/claude {2}[0-9a-f]{12} {2}\(thread [0-9a-f]{12}\)\n {4}hello from \S+$/m, 'the inbox shows the body');
+  assert.match(out.slice(tail), /^just now {6}send +human +→ demo\/claude +hello from /m, 'the audit log has the send');
+  assert.match(out.slice(tail), /^just now {6}read +human +→ demo\/claude +hello from /m, 'and the read');
   assert.doesNotMatch(out, /dropped|nobody/);
   assert.deepEqual(readdirSync(tmp), [], 'the scratch bus is gone');
   assert.equal(existsSync(bus.db), false, 'the bus of the environment was never opened');

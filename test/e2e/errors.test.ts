@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, withTempBus } from '../helpers/bus-env.js';
+import { runCli, withTempBus, messageLines } from '../helpers/bus-env.js';
 import { noSmallDisk, onSmallDisk } from '../helpers/small-disk.js';
 
 /** An argument far longer than any error should echo (and under the kernel's 128 KiB per argument). */
@@ -17,7 +17,7 @@ const HUGE = 'x'.repeat(100_000);
 function assertShortError(result: { code: number | null; stdout: string; stderr: string }, what: string): void {
   assert.ok(result.code !== 0 && result.code !== null, `${what}: exits non-zero (${result.code})`);
   assert.equal(result.stdout, '', `${what}: nothing on stdout`);
-  const lines = result.stderr.trimEnd().split('\n');
+  const lines = messageLines(result.stderr);
   assert.equal(lines.length, 1, `${what}: one line on stderr: ${result.stderr.slice(0, 300)}`);
   assert.ok(result.stderr.length <= 600, `${what}: a short line (${result.stderr.length} characters): ${result.stderr.slice(0, 300)}`);
   assert.ok(!result.stderr.includes('x'.repeat(201)), `${what}: the input is cut to 200 characters`);
@@ -65,7 +65,7 @@ test('a failed brain refresh and a wake test that fired nothing say why on stder
   const json = runCli(['brain', 'refresh', '--json'], { env: { ...bus.env, BRAIN_URL: 'http://127.0.0.1:9/feed', BRAIN_HTTP_TIMEOUT: '2' } });
   assert.equal(json.code, 1);
   assert.equal((JSON.parse(json.stdout) as { ok: boolean }).ok, false, '--json still answers on stdout');
-  assert.equal(json.stderr.trimEnd().split('\n').length, 1);
+  assert.equal(messageLines(json.stderr).length, 1);
   const wake = runCli(['wake-config', 'test', 'shop/claude'], { env: bus.env });
   assert.equal(wake.code, 1);
   assert.match(wake.stderr, /^agent-bus: wake-config test: nothing fired for 'shop\/claude' \(no-config\)\n$/);
@@ -77,7 +77,7 @@ test('a hook exits 0 whatever goes wrong, with one line on stderr and the client
   for (const client of ['claude', 'codex', 'gemini', 'copilot']) {
     const hook = runCli(['hook-user-prompt', '--client', client], { env: { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_INSTANCE: HUGE }, input: payload });
     assert.equal(hook.code, 0, `${client}: ${hook.stderr}`);
-    assert.equal(hook.stderr.trimEnd().split('\n').length, 1, hook.stderr.slice(0, 300));
+    assert.equal(messageLines(hook.stderr).length, 1, hook.stderr.slice(0, 300));
     assert.match(hook.stderr, /^agent-bus hook: AGENT_BUS_INSTANCE must be a number 1\.\.99/);
     assert.ok(hook.stderr.length <= 600);
   }
@@ -87,7 +87,7 @@ test('a hook exits 0 whatever goes wrong, with one line on stderr and the client
     for (const kind of ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']) {
       const hook = runCli([kind, '--client', 'claude'], { env: { ...bus.env, AGENT_BUS_NAME: 'shop/claude' }, input: payload });
       assert.equal(hook.code, 0, `${kind}: ${hook.stderr}`);
-      assert.equal(hook.stderr.trimEnd().split('\n').length, 1, `${kind}: ${hook.stderr}`);
+      assert.equal(messageLines(hook.stderr).length, 1, `${kind}: ${hook.stderr}`);
       assert.match(hook.stderr, /^agent-bus hook: /);
     }
   }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { spawn } from 'node:child_process';
-import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus } from '../helpers/bus-env.js';
+import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus, messageLines } from '../helpers/bus-env.js';
 import { createToken, remoteWatcher, startHub, untilWaiting, withHub } from '../helpers/hub.js';
 import { hasExited, sleep, waitForExit, waitUntil } from '../helpers/wait.js';
 import { connect } from '../helpers/mcp.js';
@@ -49,7 +49,7 @@ test('the remote CLI sends, reads and lists through the hub; --name is the token
   for (const args of [['send', 'spoofed', '--to', 'lab/codex', '--name', 'lab/codex'], ['inbox', '--name', 'lab/codex']]) {
     const refused = runCli(args, { env: remote.env });
     assert.equal(refused.code, 1, args.join(' '));
-    assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    assert.equal(messageLines(refused.stderr).length, 1, refused.stderr);
     assert.match(refused.stderr, /this token speaks for 'shop\/claude', not 'lab\/codex'; nothing was done/);
   }
   assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), before, 'nothing was sent');
@@ -108,7 +108,7 @@ test('a remote prompt hook shows the mail waiting, a stop hook holds the turn fo
   }
   const cli = runCli(['send', 'hello', '--to', 'lab/codex'], { env: gone.env });
   assert.equal(cli.code, 1);
-  assert.equal(cli.stderr.trim().split('\n').length, 1, cli.stderr);
+  assert.equal(messageLines(cli.stderr).length, 1, cli.stderr);
   assert.match(cli.stderr, new RegExp(`cannot reach the hub at ${hub.url.replace(/[.]/g, '\\.')}: `));
   bus.cleanup();
 });
@@ -250,13 +250,13 @@ test('with a hub set, a command that does not work over the hub yet refuses in o
   for (const args of [['init']]) {
     const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
     assert.notEqual(result.code, 0, args.join(' '));
-    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.equal(messageLines(result.stderr).length, 1, result.stderr);
     assert.match(result.stderr, /does not work over the hub yet.*http:\/\/127\.0\.0\.1:1 \(AGENT_BUS_URL\); unset AGENT_BUS_URL/);
   }
   // serve relays to the hub there, and needs the token to: without one it says so in one line.
   const untokened = runCli(['serve'], { env: remoteMachine('http://127.0.0.1:1', null).env, input: '' });
   assert.notEqual(untokened.code, 0);
-  assert.equal(untokened.stderr.trim().split('\n').length, 1, untokened.stderr);
+  assert.equal(messageLines(untokened.stderr).length, 1, untokened.stderr);
   assert.match(untokened.stderr, /set to use the hub at http:\/\/127\.0\.0\.1:1, but no token is set: set AGENT_BUS_TOKEN/);
   assert.deepEqual(readdirSync(remote.home), [], 'no local bus was made');
   const demo = runCli(['demo'], { env: remote.env });

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { filesUnder, ON_POSTGRES, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { filesUnder, ON_POSTGRES, readAudit, runCli, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { connectHttp, createToken, rawCall, requestsInFlight, slowCall, startHub, withHub } from '../helpers/hub.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -193,7 +193,7 @@ test('the hub listens on loopback unless told otherwise; a port in use is one li
   const port = new URL(hub.url).port;
   const clash = runCli(['serve', '--http', '--port', port], { env: bus.env });
   assert.equal(clash.code, 1);
-  assert.equal(clash.stderr.trim().split('\n').length, 1, clash.stderr);
+  assert.equal(messageLines(clash.stderr).length, 1, clash.stderr);
   assert.match(clash.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
   const bad = runCli(['serve', '--http', '--port', 'eighty'], { env: bus.env });
   assert.equal(bad.code, 2);
@@ -229,7 +229,7 @@ test('token create, list and revoke: the token shown once, bad input refused in 
     ] as const) {
       const result = runCli([...args], { env: bus.env });
       assert.notEqual(result.code, 0, args.join(' '));
-      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.equal(messageLines(result.stderr).length, 1, result.stderr);
       assert.match(result.stderr, pattern);
     }
     assert.equal(bus.rows('SELECT token_id FROM tokens').length, 2, 'a refused create wrote nothing');

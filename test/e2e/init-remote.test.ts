@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
-import { filesUnder, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { filesUnder, runCli, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
 
@@ -117,7 +117,7 @@ test('local and remote wiring replace each other cleanly, keeping what init does
     for (const bad of ['hub.example', 'ftp://hub.example', 'https://user:pw@hub.example']) {
       const refused = runCli(['init', shop, '--remote', bad], { env: bus.env });
       assert.equal(refused.code, 2, bad);
-      assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+      assert.equal(messageLines(refused.stderr).length, 1, refused.stderr);
     }
     assert.deepEqual(written(shop), local, 'nothing written');
     const plain = runCli(['init', shop, '--clients', 'claude', '--remote', 'http://hub.example:8787'], { env: bus.env });

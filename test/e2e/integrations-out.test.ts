@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { agentEnv, register } from '../helpers/agents.js';
-import { json, readAudit, runCli, runCliAsync, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, runCliAsync, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { startHub, withHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -290,7 +290,7 @@ test('integration test posts a test event and prints the status; a receiver that
       const run = runCli(['integration', ...args], { env: bus.env });
       assert.notEqual(run.code, 0, args.join(' '));
       assert.match(run.stderr, pattern, args.join(' '));
-      assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
+      assert.equal(messageLines(run.stderr).length, 1, `one line: ${run.stderr}`);
     }
     assert.deepEqual(json<Array<{ name: string }>>(runCli(['integration', 'list', '--json'], { env: bus.env })).map((row) => row.name), ['pager'], 'nothing set up by the refused ones');
   } finally {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import { agentEnv, register } from '../helpers/agents.js';
-import { json, readAudit, runCli, type TempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { withHub } from '../helpers/hub.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -58,7 +58,7 @@ test("a signed GitHub workflow_run failure becomes an alert in the repo's agents
   // A first-class sender on the roster, marked as an integration; it takes no token (no MCP, no token API).
   assert.equal(json<Array<{ name: string; kind: string }>>(runCli(['agents', '--json'], { env: bus.env })).find((agent) => agent.name === 'github')?.kind, 'integration');
   const token = runCli(['token', 'create', 'github'], { env: bus.env });
-  assert.deepEqual([token.code, token.stderr], [1, "agent-bus: 'github' is an integration: it sends only through its signed deliveries, and takes no token\n"]);
+  assert.deepEqual([token.code, messageLines(token.stderr)], [2, ["agent-bus: 'github' is an integration: it sends only through its signed deliveries, and takes no token"]]);
   const body = workflowFailure('shop');
   const headers = { 'x-github-event': 'workflow_run', 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958', 'x-hub-signature-256': githubSignature(made.secret, body) };
   const first = await post(hub.url, made.path, body, headers);
@@ -154,7 +154,7 @@ test('integration rotate: the old secret is accepted for its grace and refused a
     const run = runCli(['integration', ...args], { env: bus.env });
     assert.notEqual(run.code, 0, args.join(' '));
     assert.match(run.stderr, pattern, args.join(' '));
-    assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
+    assert.equal(messageLines(run.stderr).length, 1, `one line: ${run.stderr}`);
   }
   assert.equal(json<unknown[]>(runCli(['integration', 'list', '--json'], { env: bus.env })).length, 0, 'nothing set up by the refused ones');
 }));

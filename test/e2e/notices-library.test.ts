@@ -126,14 +126,14 @@ test('publishNotice: the env argument decides which bus, not process.env', withB
 }));
 
 test('publishNotice: bad requests reject with the CLI\'s message, and nothing is stored', withBus((bus) => {
-  const cases: Array<{ request: Record<string, unknown>; cli: string[]; message: string; usage?: true }> = [
+  const cases: Array<{ request: Record<string, unknown>; cli: string[]; message: string }> = [
     { request: { channel: 'ops', message: '' }, cli: ['channel', 'publish', 'ops', ''], message: 'message must be non-empty; nothing was published' },
     { request: { channel: 'ops', message: '   ' }, cli: ['channel', 'publish', 'ops', '   '], message: 'message must be non-empty; nothing was published' },
-    { request: { channel: 'ops', message: 'x', severity: 'loud' }, cli: ['channel', 'publish', 'ops', 'x', '--severity', 'loud'], message: "unknown severity 'loud': use info, alert or critical", usage: true },
+    { request: { channel: 'ops', message: 'x', severity: 'loud' }, cli: ['channel', 'publish', 'ops', 'x', '--severity', 'loud'], message: "unknown severity 'loud': use info, alert or critical" },
     {
       request: { channel: 'ops', message: 'x', ttl: '5x' },
       cli: ['channel', 'publish', 'ops', 'x', '--ttl', '5x'],
-      message: "bad TTL '5x': use seconds or a number with s, m, h or d (e.g. 30m, 4h, 1d)",
+      message: "bad TTL '5x' ('x' is no unit): use seconds (90), or numbers with s, m, h, d or w, largest first (30s, 5m, 12h, 90d, 1h30m)",
     },
     { request: { channel: 'ops', message: 'x', ttl: '31d' }, cli: ['channel', 'publish', 'ops', 'x', '--ttl', '31d'], message: "bad TTL '31d': the longest is 30d" },
     {
@@ -142,12 +142,12 @@ test('publishNotice: bad requests reject with the CLI\'s message, and nothing is
       message: "bad channel 'bad name': use up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
     },
   ];
-  for (const { request, cli, message, usage } of cases) {
+  for (const { request, cli, message } of cases) {
     const outcome = publishFrom(bus.env, request);
     assert.deepEqual(outcome, { ok: false, name: 'InvalidInputError', message, invalidInput: true }, JSON.stringify(request));
     const run = runCli(cli, { env: bus.env });
-    // A severity outside the option's choices is bad usage on the command line (exit 2), as in the Python CLI.
-    assert.deepEqual([run.code, run.stderr, run.stdout], [usage ? 2 : 1, `agent-bus: ${message}\n`, ''], cli.join(' '));
+    // A value the bus cannot use is bad usage on the command line: exit 2, the message, then the usage.
+    assert.deepEqual([run.code, run.stderr, run.stdout], [2, `agent-bus: ${message}\nUsage: agent-bus channel [options] ACTION [ARGS...]    (agent-bus channel --help for more)\n`, ''], cli.join(' '));
   }
   assert.deepEqual(storedIds(bus), []);
   assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'notice'), []);

@@ -77,7 +77,7 @@ function noticeAudit(bus: TempBus): Array<Record<string, unknown>> {
 function assertRefused(result: CliResult, pattern: RegExp, label: string): void {
   assert.notEqual(result.code, 0, `${label}: exit code`);
   assert.equal(result.stdout, '', `${label}: stdout`);
-  assert.match(result.stderr, /^agent-bus: [^\n]+\n$/, `${label}: one line on stderr`);
+  assert.match(result.stderr, /^agent-bus: [^\n]+\n(?:Usage: agent-bus [^\n]+\n)?$/, `${label}: one line on stderr (and the usage after bad usage)`);
   assert.match(result.stderr, pattern, `${label}: says why`);
 }
 

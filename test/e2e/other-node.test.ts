@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { addonMismatch } from '../../src/store/sqlite/driver.js';
-import { CLI, ROOT, withTempBus } from '../helpers/bus-env.js';
+import { CLI, ROOT, withTempBus, messageLines } from '../helpers/bus-env.js';
 
 const OTHER_NODE = process.env.AGENT_BUS_TEST_OTHER_NODE ?? '';
 const otherAbi = OTHER_NODE !== '' && existsSync(OTHER_NODE)
@@ -48,6 +48,6 @@ test('under a Node.js of another ABI with the addon as its driver, the CLI exits
   const result = spawnSync(OTHER_NODE, [CLI, 'agents'], { env, encoding: 'utf8', timeout: 30_000 });
   assert.equal(result.status, 1, result.stderr);
   assert.equal(result.stdout, '');
-  assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
+  assert.equal(messageLines(result.stderr).length, 1, result.stderr);
   assert.match(result.stderr, new RegExp(`^agent-bus: the SQLite addon \\(better-sqlite3\\) was built for another Node\\.js \\(module version ${process.versions.modules}; Node\\.js [\\d.]+ needs ${otherAbi}\\): run 'npm rebuild better-sqlite3' in ${ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} with this Node\\.js`));
 }));

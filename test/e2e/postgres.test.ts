@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, databaseUrl, psql, readAudit, runCli, tempBus } from '../helpers/bus-env.js';
+import { CLI, databaseUrl, psql, readAudit, runCli, tempBus, messageLines } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { agentEnv, register } from '../helpers/agents.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
@@ -266,7 +266,7 @@ test('a role that logs in with a password (SCRAM), set up as the README says: th
 
     const refused = runCli(['inbox'], { env: { ...env, AGENT_BUS_DB: `postgres://${role}:Wrong${suffix}@${server.host}/${role}` } });
     assert.equal(refused.code, 1);
-    assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    assert.equal(messageLines(refused.stderr).length, 1, refused.stderr);
     assert.match(refused.stderr, new RegExp(`^agent-bus: cannot log in to PostgreSQL at ${server.host}: password authentication failed for user "${role}"`));
     assert.doesNotMatch(refused.stderr + refused.stdout, new RegExp(`Wrong${suffix}|${password}`));
     // No password at all: what to give, and where.

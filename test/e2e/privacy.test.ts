@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { appendHistory } from '../../src/tui/chat-history.js';
-import { filesUnder, runCli, tempBus, ON_POSTGRES } from '../helpers/bus-env.js';
+import { filesUnder, runCli, tempBus, ON_POSTGRES, messageLines } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 
 function modeOf(path: string): number {
@@ -80,7 +80,7 @@ test('a bus folder or database others can write, or another user owns, is warned
     const open = runCli(['agents'], { env: bus.env });
     assert.equal(open.code, 0);
     assert.match(open.stderr, new RegExp(`^agent-bus: warning: ${bus.folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable by anyone \\(mode 777\\): another user could read or change the bus \\(chmod 700 `));
-    assert.equal(open.stderr.trim().split('\n').length, 1);
+    assert.equal(messageLines(open.stderr).length, 1);
     chmodSync(bus.folder, 0o700);
     chmodSync(bus.db, 0o666);
     assert.match(runCli(['agents'], { env: bus.env }).stderr, /bus\.db is writable by anyone \(mode 666\).*chmod 600 /);

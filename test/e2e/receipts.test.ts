@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { CLI, json, readAudit, runCli, runCliAsync, tempBus, withTempBus, type CliResult, type TempBus } from '../helpers/bus-env.js';
+import { shortId } from '../../src/model/short-id.js';
+import { CLI, json, readAudit, runCli, runCliAsync, tempBus, withTempBus, type CliResult, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 import { waitFor } from '../helpers/wait.js';
@@ -100,9 +101,9 @@ test('status shows each recipient sent ✓, delivered ✓✓ or read, by any id 
   assert.deepEqual([half.state, half.delivered, half.read], ['sent', 1, 1]);
   assert.deepEqual(half.copies.map((copy) => [copy.to, copy.state, copy.read_via]), [['web/claude', 'read', 'inbox'], ['web/codex', 'sent', null]]);
   const plain = cli(bus, ['status', sent.fanout_id as string]);
-  assert.match(plain, new RegExp(`^${sent.fanout_id} {2}human → web {2}\\[[0-9a-f]{8}\\] {2}sent \\d\\d:\\d\\d:\\d\\d\\n`));
+  assert.match(plain, new RegExp(`^${shortId(sent.fanout_id as string)} {2}human → web {2}sent just now {2}\\(thread [0-9a-f]{12}\\)\\n`));
   assert.match(plain, /\n {2}✓ sent {7}2 recipients: 1 delivered, 1 read\n/);
-  assert.match(plain, /\n {2}✓✓ read {6}web\/claude {2}\d\d:\d\d:\d\d by inbox {2}\(claimed it\)\n/);
+  assert.match(plain, /\n {2}✓✓ read {6}web\/claude {2}just now by inbox {2}\(claimed it\)\n/);
   assert.match(plain, /\n {2}✓ sent {7}web\/codex\n$/);
   assert.ok(!plain.includes('\u001b['), 'plain under NO_COLOR');
   const terminal = spawnSync('script', ['-qec', `${process.execPath} ${CLI} status ${sent.fanout_id}`, '/dev/null'], { env: { ...bus.env, NO_COLOR: '', TERM: 'xterm' }, encoding: 'utf8' }).stdout;
@@ -117,13 +118,13 @@ test('status: an unknown or ambiguous id, or none, is one line and a non-zero ex
   while (one[shared] === two[shared]) shared++;
   for (const [args, code, message] of [
     [['status', 'no-such-message'], 1, /^agent-bus: no message with id 'no-such-message'\n$/],
-    [['status', one.slice(0, shared)], 1, /^agent-bus: '[0-9a-f-]+' starts more than one message \(.+\); give more of its id\n$/],
+    [['status', one.slice(0, Math.max(shared, 4))], 2, /^agent-bus: '[0-9a-f-]+' is the start of more than one message: [0-9a-f]{12} '[^']+'(?:, [0-9a-f]{12} '[^']+')+\. Give more of the id\.\n$/],
     [['status'], 2, /missing ID/],
-    [['status', 'x', '--name', 'not a name!'], 1, /./],
+    [['status', 'x', '--name', 'not a name!'], 2, /./],
   ] as const) {
     const result = runCli([...args], { env: bus.env });
     assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
-    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.equal(messageLines(result.stderr).length, 1, result.stderr);
     assert.match(result.stderr, message);
   }
   // --name asks as that agent: only what it sent or received.
@@ -144,11 +145,11 @@ test('send --wait read exits 0 once every copy is read, hearing each move; --wai
   assert.equal(runCli(['inbox', '--name', 'web/codex'], { env: bus.env }).code, 0);
   const result = await done;
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /✓✓ read {6}web\/codex +\d\d:\d\d:\d\d by inbox\n✓✓ read: 2 recipients: 2 delivered, 2 read\n$/);
+  assert.match(result.stdout, /✓✓ read {6}web\/codex +just now by inbox\n✓✓ read: 2 recipients: 2 delivered, 2 read\n$/);
 
   const timedOut = await runCliAsync(['send', 'nobody reads this', '--to', 'web/codex', '--wait', 'delivered', '--timeout', '1s'], { env: bus.env });
   assert.equal(timedOut.code, 4);
-  assert.match(timedOut.stderr, /^agent-bus: not delivered after 1s \(1 recipient: 0 delivered, 0 read\); agent-bus status [0-9a-f-]{36} shows where each copy is\n$/);
+  assert.match(timedOut.stderr, /^agent-bus: not delivered after 1s \(1 recipient: 0 delivered, 0 read\); agent-bus status [0-9a-f]{12} shows where each copy is\n$/);
   const unread = bus.rows<{ n: number | string }>("SELECT COUNT(*) AS n FROM messages WHERE body = 'nobody reads this' AND read_at IS NULL");
   assert.equal(Number(unread[0]?.n), 1, 'sent all the same: only the wait gave up');
 
@@ -180,7 +181,7 @@ test('send --wait or --timeout that make no sense are refused before anything is
   ] as const) {
     const result = runCli(['send', 'never sent', '--to', 'web/claude', ...args], { env: bus.env });
     assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
-    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.equal(messageLines(result.stderr).length, 1, result.stderr);
     assert.match(result.stderr, message);
   }
   assert.deepEqual(bus.rows('SELECT COUNT(*) AS n FROM messages'), before, 'nothing was sent');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { CLI, ENGINE, json, runCli, tempBus, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { CLI, ENGINE, json, runCli, tempBus, withTempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -41,7 +41,7 @@ test('search finds mail newest first with who wrote to whom and its thread; plai
   // A repo-wide send is one result, found by a prefix.
   assert.deepEqual(texts(json<Hit[]>(runCli(['search', 'deploy*', '--json'], { env: bus.env }))), ['the deployment to staging failed']);
   const plain = cli(bus, ['search', '"login form"']);
-  assert.match(plain, /^\d\d:\d\d:\d\d {2}maria → api\/claude {2}\[[0-9a-f]{8}\]\n {4}Login Form redesign ships Friday\n/);
+  assert.match(plain, /^just now {2}maria → api\/claude {2}[0-9a-f]{12} {2}\(thread [0-9a-f]{12}\)\n {4}Login Form redesign ships Friday\n/);
   assert.ok(!plain.includes('\u001b['), 'no colour under NO_COLOR');
   const terminal = spawnSync('script', ['-qec', `${process.execPath} ${CLI} search staging`, '/dev/null'], { env: { ...bus.env, NO_COLOR: '', TERM: 'xterm' }, encoding: 'utf8' }).stdout;
   assert.ok(terminal.includes('\u001b[1mstaging\u001b[22m'), `the match in bold: ${JSON.stringify(terminal)}`);
@@ -65,17 +65,17 @@ test('search --name finds only what that agent may read; filters by sender, reci
 test('a bad query, --since or --limit is one line on stderr and exit 1 or 2, never a stack trace', withTempBus((bus) => {
   corpus(bus);
   for (const [args, code, message] of [
-    [['search', '"login form'], 1, /^agent-bus: the query has an unbalanced quote/],
-    [['search', '*'], 1, /^agent-bus: a prefix needs letters before its \*/],
+    [['search', '"login form'], 2, /^agent-bus: the query has an unbalanced quote/],
+    [['search', '*'], 2, /^agent-bus: a prefix needs letters before its \*/],
     [['search', 'a', 'OR', '(b'], 0, null],
-    [['search', 'login', '--since', 'yesterday-ish'], 1, /^agent-bus: bad --since 'yesterday-ish'/],
+    [['search', 'login', '--since', 'yesterday-ish'], 2, /^agent-bus: bad --since 'yesterday-ish'/],
     [['search', 'login', '--limit', '0'], 2, /--limit must be a whole number of at least 1/],
     [['search'], 2, /QUERY|say what to look for/],
   ] as const) {
     const result = runCli([...args], { env: bus.env });
     assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
     if (message !== null) {
-      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.equal(messageLines(result.stderr).length, 1, result.stderr);
       assert.match(result.stderr, message);
     }
   }

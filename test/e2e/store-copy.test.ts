@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { TABLES } from '../../src/store/ports.js';
-import { json, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, runCli, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { register } from '../helpers/agents.js';
 
 /** A bus with something in every table, made the way users make it (plus the few rows only a running server or watcher writes). */
@@ -117,7 +117,7 @@ test('store copy refuses a target that holds a bus, a missing source, the same s
     for (const args of [['store'], ['store', 'move', 'a', 'b'], ['store', 'copy', 'only-one'], ['store', 'copy', 'a', 'b', 'c']]) {
       const usage = runCli(args, { env: source.env });
       assert.equal(usage.code, 2, args.join(' '));
-      assert.equal(usage.stderr.trimEnd().split('\n').length, 1);
+      assert.equal(messageLines(usage.stderr).length, 1);
     }
   } finally {
     source.cleanup();

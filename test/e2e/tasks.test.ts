@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { shortId } from '../../src/model/short-id.js';
 import { agentEnv, register } from '../helpers/agents.js';
-import { json, readAudit, runCli, runCliAsync, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { json, messageLines, readAudit, runCli, runCliAsync, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { createToken, withHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
 
@@ -35,12 +36,15 @@ test('the task command: add prints the id, take, done with a result from stdin, 
   register(codex);
   const added = runCli(['task', 'add', 'fix the login test', '--to', 'shop/codex', '--body', '-'], { env: claude, input: 'see CI run 4121\nand the flaky fixture' });
   assert.equal(added.code, 0, added.stderr);
+  // The short id, which every task command takes back; the whole one is in --json.
   const id = added.stdout.trim();
-  assert.match(id, /^[0-9a-f-]{36}$/);
-  const shown = runCli(['task', 'show', id.slice(0, 20)], { env: bus.env });
+  assert.match(id, /^[0-9a-f]{12}$/);
+  const full = task(bus, ['show', id]).id;
+  assert.ok(full.length === 36 && full.endsWith(id), `${full} ends with ${id}`);
+  const shown = runCli(['task', 'show', id.slice(0, 6)], { env: bus.env });
   assert.equal(shown.code, 0);
-  assert.match(shown.stdout, new RegExp(`^task ${id}: fix the login test\\n  state    open\\n  for      shop/codex\\n  made by  shop/claude at .+\\n  updated  .+\\n\\n  see CI run 4121\\n  and the flaky fixture\\n$`));
-  assert.match(runCli(['task', 'list'], { env: bus.env }).stdout, new RegExp(`^${id}  open       for shop/codex  fix the login test\\n$`));
+  assert.match(shown.stdout, new RegExp(`^task ${id}: fix the login test\\n  state    open\\n  for      shop/codex\\n  made by  shop/claude, just now\\n  updated  just now\\n\\n  see CI run 4121\\n  and the flaky fixture\\n$`));
+  assert.match(runCli(['task', 'list'], { env: bus.env }).stdout, new RegExp(`^${id}  open       just now      for shop/codex  fix the login test\\n$`));
   const waiting = runCliAsync(['task', 'wait', id, '--timeout', '30s', '--json'], { env: claude });
   assert.equal(task(bus, ['take', id], codex).holder, 'shop/codex');
   const done = runCli(['task', 'done', id, '--result', '-'], { env: codex, input: 'fixed in 3f2c1e' });
@@ -52,7 +56,7 @@ test('the task command: add prints the id, take, done with a result from stdin, 
   // The result is urgent mail for the creator, shown at its next tool call.
   // It is marked as the task's result; the offer the worker got is not.
   const inbox = json<Array<{ from: string; urgent: boolean; body: string; task_result: unknown }>>(runCli(['inbox', '--json'], { env: claude }));
-  assert.deepEqual(inbox.map((message) => [message.from, message.urgent, message.body.split('\n')[1], message.task_result]), [['shop/codex', true, 'result: fixed in 3f2c1e', { id, state: 'done' }]]);
+  assert.deepEqual(inbox.map((message) => [message.from, message.urgent, message.body.split('\n')[1], message.task_result]), [['shop/codex', true, 'result: fixed in 3f2c1e', { id: full, state: 'done' }]]);
   assert.deepEqual(json<Array<{ task_result: unknown }>>(runCli(['inbox', '--json'], { env: codex })).map((message) => message.task_result), [null], 'the offer is not a result');
 
   const failing = task(bus, ['add', 'migrate', '--to', 'shop'], claude);
@@ -66,30 +70,31 @@ test('the task command: add prints the id, take, done with a result from stdin, 
   const pending = task(bus, ['add', 'later', '--to', '*'], claude);
   const timedOut = runCli(['task', 'wait', pending.id, '--timeout', '1s'], { env: claude });
   assert.equal(timedOut.code, 4);
-  assert.equal(timedOut.stderr, `agent-bus: task ${pending.id} is still open after 1s\n`);
+  assert.equal(timedOut.stderr, `agent-bus: task ${shortId(pending.id)} is still open after 1s\n`);
   assert.deepEqual(json<Task[]>(runCli(['task', 'list', '--state', 'all', '--json'], { env: bus.env })).map((row) => row.state), ['done', 'failed', 'open']);
   assert.deepEqual(json<Task[]>(runCli(['task', 'list', '--created', '--json'], { env: codex })), []);
-  assert.deepEqual(json<Task[]>(runCli(['task', 'list', '--mine', '--state', 'done', '--json'], { env: codex })).map((row) => row.id), [id]);
+  assert.deepEqual(json<Task[]>(runCli(['task', 'list', '--mine', '--state', 'done', '--json'], { env: codex })).map((row) => row.id), [full]);
 }));
 
 test('the task command refuses bad input in one line, and makes nothing', withTempBus((bus) => {
   const claude = agentEnv(bus, 'shop/claude', '/repos/shop');
   register(claude);
   for (const [args, code, pattern] of [
-    [['task'], 2, /^agent-bus: task: missing ACTION\. See 'agent-bus task --help'\.\n$/],
-    [['task', 'finish', 'x'], 2, /^agent-bus: task: expected add, take, done, fail, cancel, show, list, wait, got 'finish'\. See 'agent-bus task --help'\.\n$/],
+    [['task'], 2, /^agent-bus: task: missing ACTION\. See 'agent-bus task --help'\.\nUsage: agent-bus task \[options\] ACTION \[ARGS\.\.\.\]/],
+    [['task', 'finish', 'x'], 2, /^agent-bus: task: expected add, take, done, fail, cancel, show, list, wait, got 'finish'\. See 'agent-bus task --help'\.\nUsage: /],
     [['task', 'add', 'no address'], 2, /--to NAME/],
     [['task', 'add', 'x', '--to', 'shop/claud'], 1, /^agent-bus: no agent or group named 'shop\/claud' is on the bus\. Agents in that repo: shop\/claude\. No task was made; list the agents to see who is reachable\.\n$/],
     [['task', 'add', 'x', '--to', 'shop', '--after', 'nope'], 1, /^agent-bus: there is no task 'nope'\n$/],
     [['task', 'take'], 2, /give the task's id/],
     [['task', 'take', 'nope'], 1, /^agent-bus: there is no task 'nope'\n$/],
-    [['task', 'wait', 'x', '--timeout', 'soon'], 2, /task wait: /],
-    [['task', 'list', '--state', 'stuck'], 1, /state must be one of open, taken, done, failed, cancelled, blocked or all/],
+    [['task', 'wait', 'x', '--timeout', 'soon'], 2, /bad --timeout 'soon'/],
+    [['task', 'list', '--state', 'stuck'], 2, /state must be one of open, taken, done, failed, cancelled, blocked or all/],
   ] as const) {
     const run = runCli([...args], { env: claude });
     assert.equal(run.code, code, `${args.join(' ')}: ${run.stderr}`);
     assert.match(run.stderr, pattern, args.join(' '));
-    assert.equal(run.stderr.split('\n').length, 2, `one line: ${run.stderr}`);
+    assert.equal(messageLines(run.stderr).length, 1, `one line: ${run.stderr}`);
+    if (code === 2) assert.match(run.stderr, /\nUsage: agent-bus task /, 'bad usage is followed by the usage line');
   }
   assert.deepEqual(json<Task[]>(runCli(['task', 'list', '--state', 'all', '--json'], { env: bus.env })), []);
   assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'task'), []);

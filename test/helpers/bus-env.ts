@@ -236,3 +236,12 @@ export function withTempBus(work: (bus: TempBus) => void | Promise<void>): () =>
     }
   };
 }
+
+/**
+ * The lines of an error on stderr, less the usage line the CLI adds after bad usage: a usage error
+ * is one line that says what is wrong, then `Usage: agent-bus …`.
+ */
+export function messageLines(stderr: string): string[] {
+  const lines = stderr.trimEnd().split('\n');
+  return lines.length > 1 && /^Usage: agent-bus /.test(lines.at(-1) as string) ? lines.slice(0, -1) : lines;
+}

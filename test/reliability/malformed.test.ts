@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, runCli, tempBus, ON_POSTGRES, type TempBus } from '../helpers/bus-env.js';
+import { CLI, runCli, tempBus, ON_POSTGRES, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { connectHttp, createToken, startHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
 import { COMMANDS } from '../../src/cli/commands.js';
@@ -45,7 +45,7 @@ function problemWith(result: { status: number | null; signal: NodeJS.Signals | n
   if (result.signal !== null) return `killed by ${result.signal} (a hang, or a crash)`;
   if (result.status === null || !allowed.includes(result.status)) return `exit ${String(result.status)}`;
   if (STACK_TRACE.test(result.stderr)) return `a stack trace: ${result.stderr.slice(0, 300)}`;
-  const lines = result.stderr.trim() === '' ? 0 : result.stderr.trim().split('\n').length;
+  const lines = result.stderr.trim() === '' ? 0 : messageLines(result.stderr).length;
   if (lines > 2) return `${lines} lines on stderr: ${result.stderr.slice(0, 300)}`;
   if (result.stderr.length > 1200) return `${result.stderr.length} characters on stderr`;
   return null;

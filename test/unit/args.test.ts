@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commandHelp, parseCommandArgs, UsageError } from '../../src/cli/args.js';
+import { parseCommandArgs, UsageError } from '../../src/cli/args.js';
+import { commandHelp } from '../../src/cli/help.js';
 import { findCommand } from '../../src/cli/commands.js';
 import type { CommandSpec } from '../../src/cli/spec.js';
 

@@ -72,8 +72,8 @@ test('parseTtl: no TTL gives the severity default', () => {
 });
 
 test('parseTtl: bad TTLs throw InvalidInputError naming the value', () => {
-  const format = /^bad TTL '.*': use seconds or a number with s, m, h or d \(e\.g\. 30m, 4h, 1d\)$/;
-  const positive = /^bad TTL '.*': it must be a positive whole number of seconds$/;
+  const format = /^bad TTL '.*' \(.*\): use seconds \(90\), or numbers with s, m, h, d or w, largest first \(30s, 5m, 12h, 90d, 1h30m\)$/;
+  const positive = /^bad TTL '.*': it must be (a positive whole number of seconds|more than nothing)$/;
   const tooLong = /^bad TTL '.*': the longest is 30d$/;
   const cases: Array<[string | number, RegExp]> = [
     ['5x', format],
@@ -94,7 +94,8 @@ test('parseTtl: bad TTLs throw InvalidInputError naming the value', () => {
   for (const [raw, message] of cases) {
     assert.throws(() => parseTtl(raw, 'info'), (error: unknown) => error instanceof InvalidInputError && message.test(error.message), `ttl ${String(raw)}`);
   }
-  assert.throws(() => parseTtl('5x', 'info'), { message: "bad TTL '5x': use seconds or a number with s, m, h or d (e.g. 30m, 4h, 1d)" });
+  assert.throws(() => parseTtl('5x', 'info'), { message: "bad TTL '5x' ('x' is no unit): use seconds (90), or numbers with s, m, h, d or w, largest first (30s, 5m, 12h, 90d, 1h30m)" });
+  assert.equal(parseTtl('1h30m', 'info'), 5400, 'units combined, as every duration');
 });
 
 test('parseSeverity: case-insensitive, info by default, unknown refused', () => {

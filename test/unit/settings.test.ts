@@ -98,9 +98,10 @@ test('a duration takes seconds or s, m, h, d; past its longest it is the longest
   assert.equal(ttl('90'), 90_000);
   assert.equal(ttl('30m'), 1_800_000);
   assert.equal(ttl('48h'), 86_400_000);
-  assert.equal(settingProblem('AGENT_BUS_RESERVATION_TTL', '48h'), 'is longer than 24h: 24h is used');
+  assert.equal(settingProblem('AGENT_BUS_RESERVATION_TTL', '48h'), 'is longer than 1d: 1d is used');
+  assert.equal(ttl('1h30m'), 5_400_000, 'units combined, as every duration');
   assert.equal(ttl('soon'), 3_600_000);
-  assert.equal(settingProblem('AGENT_BUS_RESERVATION_TTL', 'soon'), 'is not a duration (seconds, or a number with s, m, h or d): the default 1h is used');
+  assert.equal(settingProblem('AGENT_BUS_RESERVATION_TTL', 'soon'), 'is not a duration (seconds (90), or numbers with s, m, h, d or w, largest first (30s, 5m, 12h, 90d, 1h30m)): the default 1h is used');
   assert.equal(settingProblem('AGENT_BUS_COLLISION_WINDOW', '10m'), null);
 });
 

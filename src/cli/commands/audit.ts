@@ -6,6 +6,8 @@ import { busPaths } from '../../adapters/paths.js';
 import { quoted } from '../../model/quote.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
+import { shortIdText } from '../../render/format.js';
+import { when } from '../../render/when.js';
 import type { CommandRunner } from '../spec.js';
 
 /** How many of each kind of finding the text report lists before it counts the rest. */
@@ -87,7 +89,7 @@ function textReport(path: string, chain: ChainReport, store: StoreCheck, repaire
   else {
     const fixed = repaired === store.missing.length;
     out.push(`  ${count(store.missing.length, 'message')} with no send row${fixed ? `: ${count(repaired, 'row')} appended, marked recovered` : " (a send stopped between storing and logging): 'agent-bus audit verify --repair' appends them"}`);
-    for (const message of store.missing.slice(0, SHOWN)) out.push(`    ${message.messageId}  ${message.sentAt}  ${message.fromAgent} → ${message.toAgent}`);
+    for (const message of store.missing.slice(0, SHOWN)) out.push(`    ${shortIdText(message.messageId)}  ${when(message.sentAt)}  ${message.fromAgent} → ${message.toAgent}`);
     if (store.missing.length > SHOWN) out.push(`    and ${count(store.missing.length - SHOWN, 'more')}`);
   }
   if (store.unknown.length > 0) {

@@ -9,9 +9,10 @@ import { settingsProject } from '../../clients/profile.js';
 import { clientInEnvironment } from '../../clients/registry/profiles.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { repoRoot } from '../../adapters/identity.js';
-import { InvalidInputError } from '../../model/errors.js';
+import { BusError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
-import { clockTime, printable } from '../../render/format.js';
+import { printable } from '../../render/format.js';
+import { when } from '../../render/when.js';
 import type { CommandIo, CommandRunner } from '../spec.js';
 import { readStdin } from '../context.js';
 import { parsePayload } from '../../hooks/payload.js';
@@ -24,7 +25,7 @@ function statusText(status: BrainStatus): string {
     `channel    ${printable(status.channel)}: ${count(status.entry_count, 'entry', 'entries')}, ${count(status.live_notices, 'live notice', 'live notices')}`,
     `hash       ${status.content_hash ?? '(none)'}`,
     `refresh    every ${status.refresh_every_tool_calls === 1 ? 'tool call' : `${status.refresh_every_tool_calls} tool calls`}, and when a session starts`,
-    `last fetch ${status.last_fetch_at ? clockTime(status.last_fetch_at) : 'never'}${status.last_error ? ` (failed: ${printable(status.last_error)})` : ''}`,
+    `last fetch ${when(status.last_fetch_at)}${status.last_error ? ` (failed: ${printable(status.last_error)})` : ''}`,
   ];
   if (status.subscriptions !== null) {
     lines.push(`subscribed ${printable(subscriptionLabel({ channels: status.subscriptions, all: false }))}, from ${printable(status.subscriptions_from ?? '')}`);
@@ -41,7 +42,8 @@ function parseChannelSetting(channel: string): void {
   try {
     parseChannel(channel);
   } catch (error) {
-    throw new InvalidInputError(`BRAIN_CHANNEL: ${(error as Error).message}`);
+    // A setting that cannot be used is this machine's configuration failing, not bad usage: exit 1.
+    throw new BusError(`BRAIN_CHANNEL: ${(error as Error).message}`);
   }
 }
 

@@ -4,6 +4,7 @@ import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 import type { ForgetResult } from '../../core/roster-ops.js';
 import { quoted } from '../../model/quote.js';
+import { BusError } from '../../model/errors.js';
 
 export const run: CommandRunner = async (args, io) => {
   const name = args.positionals[0];
@@ -17,9 +18,10 @@ export const run: CommandRunner = async (args, io) => {
     if (group !== undefined) {
       const removed = await client.forgetRepo(group);
       if (args.values.json) io.stdout.write(`${JSON.stringify({ group, forgotten: removed })}\n`);
-      else if (removed.length === 0) io.stdout.write(`(no agents in a repo named ${quoted(group)} on the roster)\n`);
+      else if (removed.length === 0) throw new BusError(`no agents in a repo named ${quoted(group)} on the roster: nothing was forgotten ('agent-bus agents' lists them)`);
       else io.stdout.write(`forgot ${removed.length} agent(s): ${removed.join(', ')}\n`);
-      return 0;
+      // Forgetting nobody did nothing, which is never a silent success.
+      return removed.length === 0 ? 1 : 0;
     }
     const target = (name as string).trim();
     return report(target, await client.forget(target), Boolean(args.values.json), io.stdout);
@@ -33,7 +35,7 @@ function report(target: string, result: ForgetResult, json: boolean, stdout: { w
     if (json) {
       stdout.write(`${JSON.stringify({ name: target, forgotten: result.removed, pending_count: result.pending })}\n`);
     } else if (!result.removed) {
-      stdout.write(`(no agent named ${quoted(target)} on the roster)\n`);
+      throw new BusError(`no agent named ${quoted(target)} on the roster: nothing was forgotten ('agent-bus agents' lists them)`);
     } else {
       const rest =
         result.pending > 0
@@ -41,6 +43,6 @@ function report(target: string, result: ForgetResult, json: boolean, stdout: { w
           : 'no undelivered messages.';
       stdout.write(`forgot agent ${quoted(target)}. ${rest}\n`);
     }
-    return 0;
+    return result.removed ? 0 : 1;
   }
 }

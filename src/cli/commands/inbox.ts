@@ -1,7 +1,8 @@
 /** `agent-bus inbox`: read (and by default mark read) an agent's unread mail. */
 import { openClient } from '../../connect.js';
 import { askedName, positiveInt } from '../context.js';
-import { clockTime, oneLine, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { oneLine, printable, shortIdText, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { when } from '../../render/when.js';
 import { makeStyle } from '../../render/style.js';
 import type { MessageView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';
@@ -40,8 +41,8 @@ export const run: CommandRunner = async (args, io) => {
       const claimed =
         message.claimed_by !== null && message.claimed_by !== reader ? style.dim(` [already picked up by ${printable(message.claimed_by)}]`) : '';
       const head =
-        `${style.dim(clockTime(message.sent_at))}  ${style.agent(message.from)} → ${printable(message.to)}${audience(message)}  ` +
-        `${style.dim(`[${shortThread(message.thread_id)}]`)}${claimed}`;
+        `${style.dim(when(message.sent_at))}  ${style.agent(message.from)} → ${printable(message.to)}${audience(message)}  ` +
+        `${shortIdText(message.message_id)}  ${style.dim(`(thread ${shortThread(message.thread_id)})`)}${claimed}`;
       if (args.values.short) out.push(`${head}  ${oneLine(message.body)}`);
       else out.push(head, wrap(message.body, width));
     }

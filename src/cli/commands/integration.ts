@@ -8,6 +8,7 @@ import { quoted } from '../../model/quote.js';
 import { setting } from '../../model/settings.js';
 import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
+import { untilText, when as whenText } from '../../render/when.js';
 import type { CommandRunner } from '../spec.js';
 
 const ACTIONS = ['add', 'list', 'rotate', 'remove', 'test', 'outbox', 'retry'] as const;
@@ -50,13 +51,13 @@ function listLine(row: IntegrationStanding): string {
     return `${row.name}  ${row.kind}  on ${row.on}${row.channel === null ? '' : ` #${row.channel}`}  ${row.url}  (${standing})\n`;
   }
   const where = row.channel === null ? `to ${row.to}` : `to #${row.channel}`;
-  const grace = row.previous_secret_until === null ? '' : `  (old secret until ${row.previous_secret_until})`;
+  const grace = row.previous_secret_until === null ? '' : `  (old secret ${untilText(row.previous_secret_until)})`;
   return `${row.name}  ${row.kind}  ${where}  ${row.severity}  ${row.path}${grace}\n`;
 }
 
 function outboxLine(row: OutboxView): string {
   const status = row.last_status === null ? '' : ` status ${row.last_status}`;
-  const when = row.state === 'queued' ? `next ${row.next_at}` : `at ${row.finished_at}`;
+  const when = row.state === 'queued' ? `next try ${whenText(row.next_at)}` : `${row.state} ${whenText(row.finished_at)}`;
   const error = row.state !== 'delivered' && row.last_error !== null ? `: ${row.last_error}` : '';
   return `${row.event_id}  ${row.integration}  ${row.event}  ${row.state}  ${row.attempts} attempt${row.attempts === 1 ? '' : 's'}${status}  ${when}${error}\n`;
 }

@@ -4,6 +4,8 @@ import { UsageError } from '../args.js';
 import { askedName } from '../context.js';
 import { placeOf, reservationLines } from '../reservation-output.js';
 import type { CommandRunner } from '../spec.js';
+import { BusError } from '../../model/errors.js';
+import { quoted } from '../../model/quote.js';
 
 export const run: CommandRunner = async (args, io) => {
   const all = Boolean(args.values.all);
@@ -12,11 +14,14 @@ export const run: CommandRunner = async (args, io) => {
   if (holder === '') throw new UsageError('release: --holder needs a name');
   const client = openClient(io.env, { cwd: io.cwd, as: askedName(args.values.name, io.env) });
   try {
-    const place = all && args.values.repo === undefined ? null : placeOf(args.values.repo, io.cwd);
+    const place = all && args.values.repo === undefined ? null : placeOf('release', args.values.repo, io.cwd);
     const released = await client.reservations.release({ place, paths: all ? null : args.positionals, holder });
     if (args.values.json) io.stdout.write(`${JSON.stringify({ released })}\n`);
-    else io.stdout.write(released.length === 0 ? '(nothing to release)\n' : `released:\n${reservationLines(released)}`);
-    return 0;
+    else if (released.length > 0) io.stdout.write(`released:\n${reservationLines(released)}`);
+    else if (all) io.stdout.write('(nothing to release)\n');
+    // Paths named that no reservation held: the release did nothing, which is never a silent success.
+    else throw new BusError(`release: no reservation of ${args.positionals.map((path) => quoted(path)).join(', ')} to release ('agent-bus reservations' lists them)`);
+    return released.length === 0 && !all ? 1 : 0;
   } finally {
     await client.close();
   }

@@ -7,7 +7,7 @@ import type { CommandRunner } from '../spec.js';
 
 export const run: CommandRunner = async (args, io) => {
   const ttl = typeof args.values.ttl === 'string' ? parseDuration(args.values.ttl) : undefined;
-  const place = placeOf(args.values.repo, io.cwd);
+  const place = placeOf('reserve', args.values.repo, io.cwd);
   const client = openClient(io.env, { cwd: io.cwd, as: askedName(args.values.name, io.env) });
   try {
     const reserved = await client.reservations.reserve({

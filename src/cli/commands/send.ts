@@ -1,7 +1,7 @@
 /** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone; with --wait, until it is delivered or read. */
 import { openClient } from '../../connect.js';
 import { askedName, readStdin } from '../context.js';
-import { clockTime, displayWidth, oneLine, pad, padStyled, printable, shortThread } from '../../render/format.js';
+import { displayWidth, oneLine, pad, padStyled, printable, shortIdText, shortThread } from '../../render/format.js';
 import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle, type Style } from '../../render/style.js';
 import type { SendResult } from '../../core/mail-ops.js';
@@ -71,8 +71,8 @@ async function report(result: SendResult, from: string, body: string, json: bool
     if (result.recipients.length === 0) io.stdout.write(`${printable(nobodyReachedNote(result.kind, result.to))}\n`);
     else {
       io.stdout.write(
-        `${style.dim(clockTime(result.sent_at))}  ${padStyled(style.agent(from), from, 18)} → ${pad(recipientLabel(result), 18)}  ` +
-          `${oneLine(body)} ${style.dim(`[${shortThread(result.thread_id)}]`)}\n`,
+        `sent ${shortIdText(result.fanout_id ?? result.message_ids[0])}  ${padStyled(style.agent(from), from, 18)} → ${pad(recipientLabel(result), 18)}  ` +
+          `${oneLine(body)}  ${style.dim(`(thread ${shortThread(result.thread_id)})`)}\n`,
       );
     }
   }
@@ -85,7 +85,7 @@ async function report(result: SendResult, from: string, body: string, json: bool
   const { status, reached } = await client.awaitReceipts(id, wait.state, wait.timeoutMs, json ? undefined : progress(io, style));
   if (json) io.stdout.write(`${JSON.stringify({ ...result, wait: { state: wait.state, reached, status } })}\n`);
   else if (reached) io.stdout.write(`${tickLabel(wait.state)}: ${receiptCounts(status)}\n`);
-  else io.stderr.write(`agent-bus: not ${wait.state} after ${wait.timeoutText} (${receiptCounts(status)}); agent-bus status ${id} shows where each copy is\n`);
+  else io.stderr.write(`agent-bus: not ${wait.state} after ${wait.timeoutText} (${receiptCounts(status)}); agent-bus status ${shortIdText(id)} shows where each copy is\n`);
   return reached ? 0 : WAIT_TIMED_OUT;
 }
 

@@ -2,7 +2,8 @@
 import type { AuditRow } from '../../audit/record.js';
 import { openClient } from '../../connect.js';
 import { positiveInt } from '../context.js';
-import { clockTime, oneLine, pad, padStyled, printable, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { oneLine, pad, padStyled, printable, shortIdText, terminalWidth, wrap } from '../../render/format.js';
+import { when } from '../../render/when.js';
 import { makeStyle, type Style } from '../../render/style.js';
 import type { CommandRunner } from '../spec.js';
 
@@ -12,9 +13,10 @@ export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width
   const preview = typeof row.body_preview === 'string' ? row.body_preview : '';
   const status = typeof row.wake_status === 'string' ? ` (${printable(row.wake_status)})` : '';
   const head =
-    `${style.dim(clockTime(String(row.ts ?? '')))}  ${pad(printable(String(row.op ?? '?')), 8)}` +
+    `${style.dim(pad(when(String(row.ts ?? '')), 12))}  ${pad(printable(String(row.op ?? '?')), 8)}` +
     `${padStyled(style.agent(from), from, 18)} → ${padStyled(style.agent(to), to, 18)}`;
-  const thread = style.dim(`[${shortThread(row.thread_id)}]`);
+  // The row's message (or task, or notice): `read`, `thread` and `task show` take it as shown.
+  const thread = style.dim(`[${shortIdText(typeof row.message_id === 'string' ? row.message_id : null)}]`);
   if (full) return `${head}  ${thread}${status}\n${wrap(preview, width)}`;
   return `${head}  ${oneLine(preview)}${status}  ${thread}`;
 }

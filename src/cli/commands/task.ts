@@ -5,7 +5,8 @@
 import { openClient } from '../../connect.js';
 import { askedName, readStdin } from '../context.js';
 import { parseDuration } from '../../model/duration.js';
-import { oneLine, printable } from '../../render/format.js';
+import { oneLine, pad, printable, shortIdText } from '../../render/format.js';
+import { when } from '../../render/when.js';
 import type { TaskView } from '../../core/task-ops.js';
 import { UsageError } from '../args.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
@@ -36,22 +37,22 @@ function idOf(action: Action, rest: string[]): string {
   return id;
 }
 
-/** A task in one line: id, state, who it is for or who holds it, and its title. */
+/** A task in one line: its short id, state, when it was made, who it is for or who holds it, and its title. */
 function line(task: TaskView): string {
   const who = task.holder !== null ? `held by ${task.holder}` : `for ${task.to}`;
-  return `${task.id}  ${task.state.padEnd(9)}  ${who}  ${oneLine(task.title)}`;
+  return `${shortIdText(task.id)}  ${task.state.padEnd(9)}  ${pad(when(task.created_at), 12)}  ${who}  ${oneLine(task.title)}`;
 }
 
 /** One task in full, as `show` prints it. */
 function details(task: TaskView): string {
   const lines = [
-    `task ${task.id}: ${oneLine(task.title)}`,
+    `task ${shortIdText(task.id)}: ${oneLine(task.title)}`,
     `  state    ${task.state}${task.holder === null ? '' : ` (${task.holder})`}`,
     `  for      ${task.to}`,
-    `  made by  ${task.creator} at ${task.created_at}`,
-    `  updated  ${task.updated_at}`,
+    `  made by  ${task.creator}, ${when(task.created_at)}`,
+    `  updated  ${when(task.updated_at)}`,
   ];
-  if (task.after !== undefined && task.after.length > 0) lines.push(`  after    ${task.after.join(', ')}`);
+  if (task.after !== undefined && task.after.length > 0) lines.push(`  after    ${task.after.map(shortIdText).join(', ')}`);
   // Bodies and results are untrusted text: each line printable, indented under its heading.
   if (task.result !== null) lines.push(`  ${task.state === 'done' ? 'result' : 'reason'}   ${task.result.split(/\r?\n/).map(printable).join('\n           ')}`);
   if (task.body !== null) lines.push('', ...task.body.split(/\r?\n/).map((row) => `  ${printable(row)}`));
@@ -78,7 +79,8 @@ export const run: CommandRunner = async (args, io) => {
         if (title === undefined || extra.length > 0) throw new UsageError("task add: give the title as one argument (quote it). See 'agent-bus task --help'.");
         const after = (text(args, 'after') ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
         const task = await client.tasks.create({ title, to: text(args, 'to') as string, body: await textOrStdin(args, 'body', io), after });
-        print(task, task.state === 'blocked' ? `${task.id}  (blocked until ${after.join(', ')} ${after.length === 1 ? 'is' : 'are'} done)` : task.id);
+        // The short id alone, so `id=$(agent-bus task add …)` gives what every task command takes.
+        print(task, task.state === 'blocked' ? `${shortIdText(task.id)}  (blocked until ${after.join(', ')} ${after.length === 1 ? 'is' : 'are'} done)` : shortIdText(task.id));
         return 0;
       }
       case 'take': {
@@ -120,7 +122,7 @@ export const run: CommandRunner = async (args, io) => {
         const { task, closed } = await client.tasks.wait(idOf(action, rest), timeoutMs);
         if (!closed) {
           if (json) io.stdout.write(`${JSON.stringify(task)}\n`);
-          io.stderr.write(`agent-bus: task ${task.id} is still ${task.state} after ${text(args, 'timeout') ?? '10m'}\n`);
+          io.stderr.write(`agent-bus: task ${shortIdText(task.id)} is still ${task.state} after ${text(args, 'timeout') ?? '10m'}\n`);
           return WAIT_TIMED_OUT;
         }
         print(task, `${line(task)}${task.result === null ? '' : `\n${task.state === 'done' ? 'result' : 'reason'}: ${printable(task.result)}`}`);
@@ -133,9 +135,5 @@ export const run: CommandRunner = async (args, io) => {
 };
 
 function parseTimeout(given: string): number {
-  try {
-    return parseDuration(given);
-  } catch (error) {
-    throw new UsageError(`task wait: ${(error as Error).message}`);
-  }
+  return parseDuration(given, { what: '--timeout' });
 }

@@ -6,6 +6,7 @@ import type { TokenRecord } from '../../model/records.js';
 import { setting } from '../../model/settings.js';
 import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
+import { untilText, when } from '../../render/when.js';
 import type { CommandRunner } from '../spec.js';
 import { quoted } from '../../model/quote.js';
 
@@ -60,7 +61,7 @@ export const run: CommandRunner = async (args, io) => {
       } else {
         io.stdout.write(`${made.token}\n`);
         io.stderr.write(
-          `agent-bus: token ${made.record.tokenId} speaks for ${quoted(made.record.agent)}${made.record.expiresAt === null ? '' : ` until ${made.record.expiresAt}`}. ` +
+          `agent-bus: token ${made.record.tokenId} speaks for ${quoted(made.record.agent)}${made.record.expiresAt === null ? '' : `; it ${untilText(made.record.expiresAt)}`}. ` +
             'It is shown this once: give it to the other machine as AGENT_BUS_TOKEN (or agent-bus login).\n',
         );
       }
@@ -77,7 +78,7 @@ export const run: CommandRunner = async (args, io) => {
         return 0;
       }
       const now = Date.now();
-      const rows = tokens.map((token) => [token.tokenId, token.agent, state(token, now), token.scopes || '-', token.createdAt.slice(0, 16), token.lastUsedAt?.slice(0, 16) ?? 'never', token.expiresAt?.slice(0, 16) ?? 'never']);
+      const rows = tokens.map((token) => [token.tokenId, token.agent, state(token, now), token.scopes || '-', when(token.createdAt, now), when(token.lastUsedAt, now), token.expiresAt === null ? 'never' : when(token.expiresAt, now)]);
       const head = ['ID', 'NAME', 'STATE', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES'];
       const widths = head.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
       for (const row of [head, ...rows]) io.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ').trimEnd()}\n`);

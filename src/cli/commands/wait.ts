@@ -7,9 +7,9 @@ import { eachChange } from '../../core/store-changes.js';
 import { AWAITED_STATES, type AwaitedState } from '../../core/presence-ops.js';
 import type { AgentView } from '../../core/views.js';
 import { parseDuration } from '../../model/duration.js';
-import { InvalidInputError } from '../../model/errors.js';
+import { NotFoundError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
-import { relativeAge } from '../../render/format.js';
+import { heldText } from '../../render/when.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 
@@ -24,12 +24,7 @@ export const run: CommandRunner = async (args, io) => {
   if (typeof until !== 'string' || !(AWAITED_STATES as readonly string[]).includes(until)) throw new UsageError(`wait: --until takes ${AWAITED_STATES.join(', ')}. See 'agent-bus wait --help'.`);
   const wanted = until as AwaitedState;
   const timeoutText = typeof args.values.timeout === 'string' ? args.values.timeout : '10m';
-  let timeoutMs: number;
-  try {
-    timeoutMs = parseDuration(timeoutText);
-  } catch (error) {
-    throw new UsageError(`wait: ${(error as Error).message}`);
-  }
+  const timeoutMs = parseDuration(timeoutText, { what: '--timeout' });
   const client = openClient(io.env, { cwd: io.cwd, as: null });
   const feed = client.changes();
   try {
@@ -39,14 +34,14 @@ export const run: CommandRunner = async (args, io) => {
       if (found !== undefined) return (seen = found);
       // A session address leaves the roster when its server closes: it ended.
       if (seen !== null) return { ...seen, state: 'ended', state_since: null, live: false };
-      throw new InvalidInputError(`no agent named ${quoted(name)} is on the bus; list the agents to see who is there`);
+      throw new NotFoundError(`no agent named ${quoted(name)} is on the bus; list the agents to see who is there`);
     };
     let agent = await look();
     const reached = await eachChange({ feed, pollMs: POLL_MS, deadline: Date.now() + timeoutMs, stopped: () => false }, async () => {
       agent = await look();
       return agent.state === wanted ? true : undefined;
     });
-    const said = `${agent.name} is ${agent.state}${agent.state_since === null ? '' : ` (since ${relativeAge(agent.state_since)})`}`;
+    const said = `${agent.name} is ${agent.state}${agent.state_since === null ? '' : ` (${heldText(agent.state_since)})`}`;
     if (args.values.json) io.stdout.write(`${JSON.stringify({ name: agent.name, state: agent.state, state_since: agent.state_since, reached: reached === true })}\n`);
     if (reached !== true) {
       io.stderr.write(`agent-bus: ${said}, not ${wanted}, after ${timeoutText}\n`);

@@ -13,7 +13,7 @@ import type { Bus } from '../../core/bus.js';
 import { BROADCAST, clientAddressOf } from '../../core/names.js';
 import type { Env } from '../../model/settings.js';
 import type { AgentView } from '../../core/views.js';
-import { InvalidInputError } from '../../model/errors.js';
+import { InvalidInputError, NotFoundError } from '../../model/errors.js';
 import { nowStamp } from '../../model/clock.js';
 import { quoted } from '../../model/quote.js';
 import { loadWakeConfig } from '../../wake/config.js';
@@ -166,7 +166,7 @@ export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Pr
   '/api/reservations/release': async ({ bus, actor }, body) => {
     const id = text(body, 'reservation_id', true) as string;
     const held = (await bus.reservations.list()).find((reservation) => reservation.id === id);
-    if (held === undefined) throw new InvalidInputError(`no live reservation ${quoted(id)}: it was released or has expired`);
+    if (held === undefined) throw new NotFoundError(`no live reservation ${quoted(id)}: it was released or has expired`);
     // Anyone's for the person at the bus's own machine; over the hub a token's own (its sessions' too) only.
     const own = held.holder === actor.name || clientAddressOf(held.holder) === actor.name;
     if (!actor.mayReleaseReservations && !own) {

@@ -1,6 +1,7 @@
 /** Mail: sending, and reading threads and the newest mail back. */
 import type { AgentRecord, MessagePriority, MessageRecord, OutboundIntake, OutletRecord, Registration } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
+import type { IdLookup } from '../../model/short-id.js';
 import type { RosterQuery } from './roster.js';
 
 export interface PlannedRow {
@@ -45,8 +46,8 @@ export interface MailPort {
    */
   send(input: SendInput): Promise<MessageRecord[]>;
   thread(threadId: string, limit: number): Promise<MessageRecord[]>;
-  /** Thread ids that begin with `prefix`, in order, at most `limit` of them. */
-  threadIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
+  /** Thread ids that begin with one of `lookup.prefixes`, in order, at most `limit` of them. */
+  threadIdsNamed(lookup: IdLookup, limit: number): Promise<string[]>;
   /** The newest `limit` messages of the bus, oldest first. */
   recentMessages(limit: number): Promise<MessageRecord[]>;
 }
@@ -55,6 +56,6 @@ export const MAIL_ATTEMPTS = {
   // Run again, a send stores its mail twice.
   send: 'once',
   thread: 'retryable',
-  threadIdsStartingWith: 'retryable',
+  threadIdsNamed: 'retryable',
   recentMessages: 'retryable',
 } as const satisfies AttemptsOf<MailPort>;

@@ -1,6 +1,7 @@
 /** Receipts: where each copy of a send has got to (sent, delivered, read), and finding a send by its id. */
 import type { ReceiptRecord, ReceiptWay } from '../../model/receipts.js';
 import type { AttemptsOf } from './attempts.js';
+import type { IdLookup } from '../../model/short-id.js';
 
 export interface ReceiptsPort {
   /**
@@ -15,15 +16,16 @@ export interface ReceiptsPort {
    */
   receipts(id: string): Promise<ReceiptRecord[]>;
   /**
-   * The sends a copy's id or a fan-out's id beginning with `prefix` names, each by the id `receipts`
-   * takes for it (its fan-out's id, else its message id): at most `limit`, in order.
+   * The sends named by a copy's id or a fan-out's id beginning with one of `lookup.prefixes`, or a
+   * copy's id whose short form begins with `lookup.tail`, each by the id `receipts` takes for it (its
+   * fan-out's id, else its message id): at most `limit`, in order.
    */
-  sendIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
+  sendIdsNamed(lookup: IdLookup, limit: number): Promise<string[]>;
 }
 
 export const RECEIPTS_ATTEMPTS = {
   // Run again, it finds the copies delivered already and names none of them.
   recordDelivered: 'once',
   receipts: 'retryable',
-  sendIdsStartingWith: 'retryable',
+  sendIdsNamed: 'retryable',
 } as const satisfies AttemptsOf<ReceiptsPort>;

@@ -1,6 +1,7 @@
 /** Tasks: made, looked up, listed, and moved from state to state; the rules of each move are the core's. */
 import type { TaskRecord, TaskState } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
+import type { IdLookup } from '../../model/short-id.js';
 
 /** A new task, with the tasks it waits for (their full ids). */
 export interface NewTask {
@@ -36,8 +37,8 @@ export type TaskMoveOutcome = { before: TaskRecord; after: TaskRecord } | { refu
 export interface TasksPort {
   /** Write a task in one transaction with its prerequisites' check; the task written, or the refusal. */
   createTask(input: NewTask): Promise<TaskRecord | { refused: string }>;
-  /** Tasks whose id starts with `prefix`, at most `limit`, oldest first. */
-  tasksStartingWith(prefix: string, limit: number): Promise<TaskRecord[]>;
+  /** Tasks whose id begins with one of `lookup.prefixes`, or whose short form begins with `lookup.tail`: at most `limit`, by id. */
+  tasksNamed(lookup: IdLookup, limit: number): Promise<TaskRecord[]>;
   /** Tasks in these states (all when null), oldest first, at most `limit`. */
   tasksIn(states: TaskState[] | null, limit: number): Promise<TaskRecord[]>;
   /** Move one task in one transaction (null: no such task); concurrent moves of one task are decided one at a time. */
@@ -51,7 +52,7 @@ export interface TasksPort {
 export const TASKS_ATTEMPTS = {
   // Run again, it writes a second task with the same id: refused by the key, never twice.
   createTask: 'once',
-  tasksStartingWith: 'retryable',
+  tasksNamed: 'retryable',
   tasksIn: 'retryable',
   // Run again, the move is decided over the task as the first run left it.
   moveTask: 'once',

@@ -4,7 +4,7 @@ import type { AgentRecord, MessageRecord, OutboundIntake, OutletRecord } from '.
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { intakeText } from '../shared/outbox-intake.js';
-import { prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, prefixEnd } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { PostgresPool, Query } from './pool.js';
 import { outletsWith } from './outbox.js';
@@ -114,14 +114,14 @@ export function postgresMail(pool: PostgresPool, committed: () => void): MailPor
       return pool.read<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE thread_id = $1 ORDER BY sent_at, message_id LIMIT $2`, [threadId, limit]);
     },
 
-    async threadIdsStartingWith(prefix, limit) {
+    async threadIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      const rows = await pool.read<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= $1 AND thread_id < $2 ORDER BY thread_id LIMIT $3', [
-        prefix,
-        prefixEnd(prefix),
-        limit,
-      ]);
-      return rows.map((row) => row.thread_id);
+      const found: string[] = [];
+      for (const prefix of lookup.prefixes) {
+        const rows = await pool.read<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= $1 AND thread_id < $2 ORDER BY thread_id LIMIT $3', [prefix, prefixEnd(prefix), limit]);
+        found.push(...rows.map((row) => row.thread_id));
+      }
+      return firstDistinct(found, limit);
     },
 
     async recentMessages(limit) {

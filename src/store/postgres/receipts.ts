@@ -2,7 +2,7 @@
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
-import { prefixEnd } from '../shared/ranges.js';
+import { ID_TAIL_FROM, firstDistinct, prefixEnd } from '../shared/ranges.js';
 import type { PostgresPool } from './pool.js';
 
 const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
@@ -26,16 +26,28 @@ export function postgresReceipts(pool: PostgresPool): ReceiptsPort {
       return pool.read<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE fanout_id = $1 ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
     },
 
-    async sendIdsStartingWith(prefix, limit) {
+    async sendIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      // Ranges rather than LIKE, so the key and the fan-out index answer whatever the prefix holds.
-      const rows = await pool.read<{ id: string }>(
-        `SELECT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= $1 AND message_id < $2
-         UNION SELECT fanout_id FROM messages WHERE fanout_id >= $1 AND fanout_id < $2
-         ORDER BY id LIMIT $3`,
-        [prefix, prefixEnd(prefix), limit],
-      );
-      return rows.map((row) => row.id);
+      // Ranges rather than LIKE, so the key, the fan-out index and the short-form index answer whatever the prefix holds.
+      const found: string[] = [];
+      for (const prefix of lookup.prefixes) {
+        const rows = await pool.read<{ id: string }>(
+          `SELECT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= $1 AND message_id < $2
+           UNION SELECT fanout_id FROM messages WHERE fanout_id >= $1 AND fanout_id < $2
+           ORDER BY id LIMIT $3`,
+          [prefix, prefixEnd(prefix), limit],
+        );
+        found.push(...rows.map((row) => row.id));
+      }
+      if (lookup.tail !== null) {
+        const rows = await pool.read<{ id: string }>(
+          `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages
+           WHERE substr(message_id, ${ID_TAIL_FROM}) >= $1 AND substr(message_id, ${ID_TAIL_FROM}) < $2 ORDER BY id LIMIT $3`,
+          [lookup.tail, prefixEnd(lookup.tail), limit],
+        );
+        found.push(...rows.map((row) => row.id));
+      }
+      return firstDistinct(found, limit);
     },
   };
 }

@@ -413,6 +413,13 @@ export const STEPS: PostgresStep[] = [
     description: "how a session's watcher wakes it, and why a socket was given up",
     sql: `ALTER TABLE watchers ADD COLUMN way ${T}, ADD COLUMN note ${T};`,
   },
+  {
+    step: 29,
+    description: 'the short forms of message and task ids, indexed so the start of one is found by a range',
+    sql: `
+      CREATE INDEX idx_messages_short_id ON messages ((substr(message_id, 25)));
+      CREATE INDEX idx_tasks_short_id ON tasks ((substr(task_id, 25)));`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -12,3 +12,15 @@ export function prefixEnd(prefix: string): string {
 export function namesUnder(repo: string): { from: string; to: string } {
   return { from: `${repo}/`, to: `${repo}0` };
 }
+
+/**
+ * Where a time-ordered id's short form begins in its text (1-based, as SQL's substr counts): after
+ * the four dashes of `xxxxxxxx-xxxx-7xxx-xxxx-`, its last twelve hex digits. Both engines index
+ * `substr(id, ID_TAIL_FROM)` for the message and task ids, so a start of a short id is a range too.
+ */
+export const ID_TAIL_FROM = 25;
+
+/** Distinct values, in order, at most `limit` of them: the union of what each range of a lookup found. */
+export function firstDistinct(values: Iterable<string>, limit: number): string[] {
+  return [...new Set(values)].sort().slice(0, Math.max(0, limit));
+}

@@ -2,7 +2,7 @@
 import type { MessageRecord } from '../../model/records.js';
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
-import { prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, prefixEnd } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { SqliteConnection } from './driver.js';
 import { BatchOutbound, intakeNow } from './outbox.js';
@@ -59,15 +59,13 @@ export function sqliteMail(db: SqliteConnection): MailPort {
       return db.all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE thread_id = ? ORDER BY sent_at, message_id LIMIT ?`, [threadId, limit]);
     },
 
-    async threadIdsStartingWith(prefix, limit) {
+    async threadIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      // A range rather than LIKE, so the thread index answers it whatever the prefix holds.
-      const rows = db.all<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= ? AND thread_id < ? ORDER BY thread_id LIMIT ?', [
-        prefix,
-        prefixEnd(prefix),
-        limit,
-      ]);
-      return rows.map((row) => row.thread_id);
+      // Ranges rather than LIKE, so the thread index answers them whatever the prefix holds.
+      const found = lookup.prefixes.flatMap((prefix) =>
+        db.all<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= ? AND thread_id < ? ORDER BY thread_id LIMIT ?', [prefix, prefixEnd(prefix), limit]),
+      );
+      return firstDistinct(found.map((row) => row.thread_id), limit);
     },
 
     async recentMessages(limit) {

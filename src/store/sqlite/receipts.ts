@@ -2,7 +2,7 @@
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
-import { prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, ID_TAIL_FROM, prefixEnd } from '../shared/ranges.js';
 import type { SqliteConnection } from './driver.js';
 
 const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
@@ -28,17 +28,27 @@ export function sqliteReceipts(db: SqliteConnection): ReceiptsPort {
       return db.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE fanout_id = ? ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
     },
 
-    async sendIdsStartingWith(prefix, limit) {
+    async sendIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      // Ranges rather than LIKE, so the key and the fan-out index answer whatever the prefix holds.
-      return db
-        .all<{ id: string }>(
+      // Ranges rather than LIKE, so the key, the fan-out index and the short-form index answer whatever the prefix holds.
+      const found = lookup.prefixes.flatMap((prefix) =>
+        db.all<{ id: string }>(
           `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= @from AND message_id < @to
            UNION SELECT fanout_id FROM messages WHERE fanout_id >= @from AND fanout_id < @to
            ORDER BY id LIMIT @limit`,
           { from: prefix, to: prefixEnd(prefix), limit },
-        )
-        .map((row) => row.id);
+        ),
+      );
+      if (lookup.tail !== null) {
+        found.push(
+          ...db.all<{ id: string }>(
+            `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages
+             WHERE substr(message_id, ${ID_TAIL_FROM}) >= @from AND substr(message_id, ${ID_TAIL_FROM}) < @to ORDER BY id LIMIT @limit`,
+            { from: lookup.tail, to: prefixEnd(lookup.tail), limit },
+          ),
+        );
+      }
+      return firstDistinct(found.map((row) => row.id), limit);
     },
   };
 }

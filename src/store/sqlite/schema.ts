@@ -507,6 +507,16 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'watchers', { way: 'TEXT', note: 'TEXT' });
     },
   },
+  {
+    step: 29,
+    description: 'the short forms of message and task ids (their last twelve hex digits), indexed so the start of one is found by a range',
+    apply(db) {
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS idx_messages_short_id ON messages(substr(message_id, 25));
+        CREATE INDEX IF NOT EXISTS idx_tasks_short_id ON tasks(substr(task_id, 25));
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

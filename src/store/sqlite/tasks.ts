@@ -1,5 +1,6 @@
 /** Tasks on SQLite: each creation and move is one BEGIN IMMEDIATE, so racing takers are decided one at a time. */
 import type { TaskRecord } from '../../model/records.js';
+import { firstDistinct, ID_TAIL_FROM, prefixEnd } from '../shared/ranges.js';
 import type { TasksPort } from '../ports/tasks.js';
 import { columnList, selectList, TASK_FIELDS, taskOf, taskValues, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
@@ -29,11 +30,19 @@ export function sqliteTasks(db: SqliteConnection): TasksPort {
       });
     },
 
-    async tasksStartingWith(prefix, limit) {
-      // A range on the key: the prefix's rows, and no LIKE to escape.
-      return db
-        .all<Row>(`SELECT ${COLUMNS} FROM tasks WHERE task_id >= @from AND task_id < @to ORDER BY task_id LIMIT @limit`, { from: prefix, to: `${prefix}\u{10FFFF}`, limit })
-        .map(taskOf);
+    async tasksNamed(lookup, limit) {
+      // Ranges on the key and on the short form's index: the prefix's rows, and no LIKE to escape.
+      const ranges = [
+        ...lookup.prefixes.map((prefix) => ({ column: 'task_id', from: prefix })),
+        ...(lookup.tail === null ? [] : [{ column: `substr(task_id, ${ID_TAIL_FROM})`, from: lookup.tail }]),
+      ];
+      const rows = new Map<string, Row>();
+      for (const { column, from } of ranges) {
+        for (const row of db.all<Row>(`SELECT ${COLUMNS} FROM tasks WHERE ${column} >= @from AND ${column} < @to ORDER BY task_id LIMIT @limit`, { from, to: prefixEnd(from), limit })) {
+          rows.set(row.taskId, row);
+        }
+      }
+      return firstDistinct(rows.keys(), limit).map((id) => taskOf(rows.get(id) as Row));
     },
 
     async tasksIn(states, limit) {
