@@ -303,7 +303,7 @@ function sectionTable(section: SettingSection): string {
 }
 
 /** Every setting, a heading and a table per topic, as markdown. */
-export function settingsTables(): string {
+function settingsTables(): string {
   return (Object.keys(SETTING_SECTIONS) as SettingSection[])
     .map((section) => `### ${SETTING_SECTIONS[section].title}\n\n${SETTING_SECTIONS[section].about}\n\n${sectionTable(section)}`)
     .join('\n\n');
