@@ -1,8 +1,8 @@
 /**
  * Every setting agent-bus reads from the environment: its name, its kind and its default, in one
  * place. Readers go through `setting(env, name)`, so each default is written once, a name that is
- * not listed here is a type error, and the value's type follows the kind. The README's table of
- * environment variables is rendered from this list and the help beside it (settings-help.ts);
+ * not listed here is a type error, and the value's type follows the kind. The configuration reference
+ * (docs/configuration.md) is rendered from this list and the help beside it (settings-help.ts);
  * `doctor` reads it to name a variable that is no setting, or a value that cannot be read.
  * Hooks load this module at every turn: it holds the list and its parsers, and no help text.
  */
@@ -67,7 +67,7 @@ interface KindValues {
   switch: boolean | null;
 }
 
-/** Every setting, in the order of the README's table. */
+/** Every setting (the configuration reference groups them by topic: settings-help.ts). */
 export const SETTINGS = {
   AGENT_BUS_NAME: { kind: 'text' },
   AGENT_BUS_REPO: { kind: 'text' },

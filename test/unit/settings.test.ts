@@ -1,11 +1,11 @@
-/** The settings registry: how each kind reads, the README's table it renders, and that every name the source reads is in it. */
+/** The settings registry: how each kind reads, the configuration reference it renders, and that every name the source reads is in it. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
 import { SETTINGS, setting, settingDefault, settingProblem, WAKE_COMMAND_VARIABLES, type SettingName } from '../../src/model/settings.js';
-import { rowSettings, SETTING_HELP, settingsTable } from '../../src/model/settings-help.js';
+import { fillReference, rowSettings, SETTING_HELP } from '../../src/model/settings-help.js';
 import { ROOT } from '../helpers/bus-env.js';
 
 const SRC = join(ROOT, 'src');
@@ -126,11 +126,21 @@ test('a value not read as written says what is used instead; one read as written
   }
 });
 
-test("the README's table of environment variables is the one the registry renders", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = /^## Environment variables\n\n((?:\|.*\n)+)/m.exec(readme);
-  assert.ok(section, 'the README has a table under "## Environment variables"');
-  assert.deepEqual((section[1] as string).trimEnd().split('\n'), settingsTable().split('\n'), 'npm run docs:settings writes the table from src/model/settings-help.ts');
+test('the configuration reference holds the tables the registry renders, every setting in one of them', () => {
+  const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+  assert.deepEqual(page.split('\n'), fillReference(page).split('\n'), 'npm run docs:settings writes docs/configuration.md from src/model/settings-help.ts');
+  const rowNames = new Set(page.split('\n').filter((line) => line.startsWith('| `')).flatMap((line) => [...(line.split(' | ')[0] as string).matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1] as string)));
+  for (const name of [...Object.keys(SETTINGS), ...WAKE_COMMAND_VARIABLES]) assert.ok(rowNames.has(name), `${name} has a row in docs/configuration.md`);
+  assert.ok(rowNames.size > 40, `the rows were read: ${rowNames.size}`);
+});
+
+test('a generated part that is missing, or unknown, is an error rather than a page that silently lacks it', () => {
+  assert.throws(() => fillReference('# nothing generated here\n'), /lacks the generated part\(s\) settings, wake-command, development/);
+  const parts = ['settings', 'wake-command', 'development', 'extra'].map((name) => `<!-- BEGIN ${name}: x -->\n<!-- END ${name} -->`).join('\n');
+  assert.throws(() => fillReference(parts), /no generated part is named extra/);
+  const filled = fillReference(['before', '<!-- BEGIN settings: x -->', 'stale text', '<!-- END settings -->', 'between', '<!-- BEGIN wake-command: x -->', '<!-- END wake-command -->', '<!-- BEGIN development: x -->', '<!-- END development -->', 'after'].join('\n'));
+  assert.ok(!filled.includes('stale text') && filled.startsWith('before\n') && filled.endsWith('\nafter') && filled.includes('\nbetween\n'), 'only the generated parts are written');
+  assert.ok(filled.includes('| `AGENT_BUS_NAME` |') && filled.includes('| `AGENT_BUS_BODY_PREVIEW` |') && filled.includes('| `AGENT_BUS_TEST_PG_URL` |'));
 });
 
 test('each setting has one row, and the defaults a row states are filled in from the registry', () => {
