@@ -148,8 +148,8 @@ export function sessionRow(ts: string, actor: string, from: string, to: string, 
 }
 
 /** A row about a hub token made or revoked: its id and its agent, never the token or its hash. */
-export function tokenRow(ts: string, actor: string, event: 'create' | 'revoke', tokenId: string, agent: string, text: string): AuditRow {
-  return {
+export function tokenRow(ts: string, actor: string, event: 'create' | 'revoke', tokenId: string, agent: string, text: string, expiresAt: string | null = null): AuditRow {
+  const row: AuditRow = {
     ts,
     op: 'token',
     actor,
@@ -161,6 +161,9 @@ export function tokenRow(ts: string, actor: string, event: 'create' | 'revoke', 
     body_sha256: null,
     token_id: tokenId,
   };
+  // When it expires is a field of its own, for machines: the preview is for people.
+  if (expiresAt !== null) row.expires_at = expiresAt;
+  return row;
 }
 
 /** A row about a prune: its cutoff and what it removed (`audit verify` reads the cutoff). */

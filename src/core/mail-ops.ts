@@ -16,8 +16,8 @@ import type { AuditSink } from './audit-sink.js';
 import { nobodyReachedNote, NoSuchRecipient, planSend, rosterQueryFor, unknownRecipient } from './addressing.js';
 import { SendsFollower } from './follow-sends.js';
 import { mailEvents } from './outbound.js';
-import { agentRepo } from './roster.js';
-import { BROADCAST, clientAddressOf, isSessionName, nameProblem } from './names.js';
+import { agentRepo, registrationsFor } from './roster.js';
+import { BROADCAST, clientAddressOf, HUMAN, isSessionName, nameProblem } from './names.js';
 import { searchMail, type SearchHit, type SearchRequest } from './search.js';
 import type { BusSettings } from './settings.js';
 import { messageKind, messageView, type MessageKind, type MessageView } from './views.js';
@@ -75,7 +75,7 @@ export class Mail {
     private readonly store: MailPort & SearchPort & FollowPort & Pick<RosterPort, 'roster' | 'getAgent' | 'agentsOfRepo'> & Pick<ReceiptsPort, 'sendIdsNamed' | 'receipts'>,
     private readonly audit: AuditSink,
     private readonly clock: Clock,
-    private readonly settings: Pick<BusSettings, 'maxBodyBytes' | 'fanoutMaxIdleDays'>,
+    private readonly settings: Pick<BusSettings, 'maxBodyBytes' | 'fanoutMaxIdleDays' | 'personHome'>,
     private readonly afterSend: AfterSend | null,
     /** Names held by running sessions (of a client address, or everywhere): the session send rule asks. */
     private readonly liveNames: (clientAddress?: string) => Promise<Set<string>>,
@@ -99,12 +99,20 @@ export class Mail {
   }
 
   /**
+   * The person is always reachable, on a fresh bus too: mail to `human` files them on the roster (at
+   * their home folder, as a person has no repo) in the send's own transaction, unless they are there.
+   */
+  private personRegistration(to: string): Registration[] {
+    return to === HUMAN ? registrationsFor(HUMAN, this.settings.personHome, false) : [];
+  }
+
+  /**
    * That `to` names someone a send would reach (a name on the roster, a repo with members, or `*`),
    * else the send's own error, with suggestions; `nothingDone` says what was therefore not done.
    */
   async checkAddress(to: string, nothingDone: string): Promise<void> {
     if (to === '') throw new InvalidInputError("to must be non-empty (use '*' for everyone)");
-    if (to === BROADCAST) return;
+    if (to === BROADCAST || to === HUMAN) return;
     if (to.includes('/')) {
       if ((await this.store.getAgent(to)) !== null) return;
       const problem = nameProblem(to);
@@ -124,7 +132,7 @@ export class Mail {
     let records: MessageRecord[];
     try {
       records = await this.store.send({
-        register: request.register ?? [],
+        register: [...(request.register ?? []), ...this.personRegistration(to)],
         from: request.from,
         addressedTo: to,
         body: request.body,
@@ -240,9 +248,13 @@ export class Mail {
     return (await this.store.recentMessages(limit)).map(messageView);
   }
 
-  /** Mail whose body matches a query, newest first, each send once, as `request.reader` may see it. */
-  search(request: SearchRequest): Promise<SearchHit[]> {
-    return searchMail(this.store, request, this.clock);
+  /**
+   * Mail whose body matches a query, newest first, each send once, as `request.reader` may see it.
+   * A thread to search in is named as every thread is (its id as shown, or one of its messages').
+   */
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    const thread = request.thread?.trim() ? await this.resolveThread(request.thread) : null;
+    return searchMail(this.store, { ...request, thread }, this.clock);
   }
 
   /** For a process that lives on: index its sends for search in the background as they commit. */

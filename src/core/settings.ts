@@ -18,6 +18,8 @@ export interface BusSettings {
   reservationTtlMs: number;
   /** How close two agents' writes of one file must be to be a collision, in milliseconds. */
   collisionWindowMs: number;
+  /** Where the person (`human`) is filed when mail reaches them before they have used the bus: their home folder. */
+  personHome: string;
 }
 
 export function busSettings(env: Env = process.env): BusSettings {
@@ -30,5 +32,6 @@ export function busSettings(env: Env = process.env): BusSettings {
     channelMaxNotices: setting(env, 'AGENT_BUS_CHANNEL_MAX_NOTICES'),
     reservationTtlMs: setting(env, 'AGENT_BUS_RESERVATION_TTL'),
     collisionWindowMs: setting(env, 'AGENT_BUS_COLLISION_WINDOW'),
+    personHome: env.HOME && env.HOME !== '' ? env.HOME : '~',
   };
 }

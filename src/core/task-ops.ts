@@ -9,7 +9,7 @@ import { BusError, InvalidInputError, NotFoundError, TooLargeError } from '../mo
 import { stampOf, type Clock } from '../model/clock.js';
 import { timeOrderedId } from '../model/ids.js';
 import { quoted } from '../model/quote.js';
-import { idLookup } from '../model/short-id.js';
+import { idLookup, shortId } from '../model/short-id.js';
 import { longEnoughToLookUp, oneLineHint, pickNamed } from './id-resolve.js';
 import { CLOSED_TASK_STATES, TASK_STATES, type Registration, type TaskRecord, type TaskState } from '../model/records.js';
 import type { Store } from '../store/ports.js';
@@ -120,16 +120,16 @@ function taskRow(event: string, ts: string, actor: string, task: TaskRecord): Au
 /** The mail that offers a task to those who may take it. */
 function offerText(task: TaskRecord, note: string | null): string {
   return [
-    `[agent-bus task ${task.taskId}] ${note === null ? '' : `${note} `}${task.title}`,
+    `[agent-bus task ${shortId(task.taskId)}] ${note === null ? '' : `${note} `}${task.title}`,
     ...(task.body === null ? [] : [task.body]),
-    `Take it with take_task (id ${task.taskId}), or agent-bus task take ${task.taskId}; when it is finished, complete_task with the result, or fail_task with the reason.`,
+    `Take it with take_task (id ${shortId(task.taskId)}), or agent-bus task take ${shortId(task.taskId)}; when it is finished, complete_task with the result, or fail_task with the reason.`,
   ].join('\n');
 }
 
 /** The mail that tells a task's creator how it ended. */
 function resultText(task: TaskRecord): string {
   const what = task.state === 'done' ? 'result' : 'reason';
-  return `[agent-bus task ${task.taskId}] ${task.state}: ${task.title}\n${what}: ${task.result ?? '(none given)'}`;
+  return `[agent-bus task ${shortId(task.taskId)}] ${task.state}: ${task.title}\n${what}: ${task.result ?? '(none given)'}`;
 }
 
 /**
@@ -260,7 +260,7 @@ export class Tasks {
       if (actor !== current.creator && actor !== HUMAN) return { refused: `task ${current.taskId} was made by ${current.creator}: only its creator, or ${HUMAN}, cancels it` };
       return { state: 'cancelled', holder: current.holder, sessionBound: current.sessionBound, result: reason?.trim() ? reason.trim() : `cancelled by ${actor}`, updatedAt: now };
     });
-    if (task.holder !== null && after.holder !== null && after.holder !== actor) await this.tell(actor, after.holder, `[agent-bus task ${after.taskId}] cancelled by ${actor}: ${after.title}; stop working on it.`);
+    if (task.holder !== null && after.holder !== null && after.holder !== actor) await this.tell(actor, after.holder, `[agent-bus task ${shortId(after.taskId)}] cancelled by ${actor}: ${after.title}; stop working on it.`);
     await this.settleDependents(after);
     return taskView(after);
   }
@@ -280,7 +280,7 @@ export class Tasks {
       const state = current.state === 'blocked' ? 'blocked' : 'open';
       return { state, addressedTo: target, holder: null, sessionBound: false, result: null, updatedAt: now };
     });
-    if (task.holder !== null && task.holder !== actor) await this.tell(actor, task.holder, `[agent-bus task ${task.taskId}] reassigned to ${target} by ${actor}: ${task.title}; stop working on it.`);
+    if (task.holder !== null && task.holder !== actor) await this.tell(actor, task.holder, `[agent-bus task ${shortId(task.taskId)}] reassigned to ${target} by ${actor}: ${task.title}; stop working on it.`);
     if (after.state === 'open') await this.offer(after, `(reassigned by ${actor})`);
     return taskView(after);
   }
@@ -348,7 +348,7 @@ export class Tasks {
       if (outcome === null || 'refused' in outcome) continue;
       this.audit.append([taskRow('reopen', now, BUS_NAME, outcome.after)]);
       await this.offer(outcome.after, `(offered again: ${task.holder} is gone)`);
-      await this.tell(BUS_NAME, outcome.after.creator, `[agent-bus task ${task.taskId}] ${task.holder}, who took it, is gone; the task is open again: ${task.title}`);
+      await this.tell(BUS_NAME, outcome.after.creator, `[agent-bus task ${shortId(task.taskId)}] ${task.holder}, who took it, is gone; the task is open again: ${task.title}`);
       reopened.push(taskView(outcome.after));
     }
     return reopened;
@@ -393,7 +393,7 @@ export class Tasks {
       this.audit.append([taskRow(after.state === 'open' ? 'unblock' : 'cancel', now, BUS_NAME, after)]);
       if (after.state === 'open') await this.offer(after, null);
       else {
-        await this.tell(BUS_NAME, after.creator, `[agent-bus task ${after.taskId}] cancelled: ${after.title}; ${after.result}.`, after);
+        await this.tell(BUS_NAME, after.creator, `[agent-bus task ${shortId(after.taskId)}] cancelled: ${after.title}; ${after.result}.`, after);
         await this.settleDependents(after);
       }
     }

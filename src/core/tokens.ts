@@ -87,7 +87,7 @@ export class Tokens {
     };
     await this.store.createToken(record, registrationsFor(record.agent, record.repoPath, true));
     this.audit?.append([
-      tokenRow(record.createdAt, request.actor ?? 'operator', 'create', tokenId, record.agent, `${tokenId} speaks for ${quoted(record.agent)}${record.expiresAt === null ? '' : ` until ${record.expiresAt}`}`),
+      tokenRow(record.createdAt, request.actor ?? 'operator', 'create', tokenId, record.agent, `${tokenId} speaks for ${quoted(record.agent)}${record.expiresAt === null ? '' : ' until it expires'}`, record.expiresAt),
     ]);
     return { record, token: `abt_${tokenId}_${secret}` };
   }

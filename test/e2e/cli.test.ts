@@ -256,7 +256,7 @@ test('tail: summaries, whole previews and JSON lines', withBus((bus) => {
   join_(bus, 'beta', '/repos/beta');
   runCli(['send', 'tail me please', '--to', 'beta'], { env: bus.env });
   const plain = runCli(['tail'], { env: bus.env }).stdout.trimEnd().split('\n');
-  assert.ok(plain.some((line) => /^just now {6}send {4}human {14}→ beta {16}tail me please {2}\[[0-9a-f]{12}\]$/.test(line)), plain.join('\n'));
+  assert.ok(plain.some((line) => /^just now {6}send {8}human {14}→ beta {16}tail me please {2}\[[0-9a-f]{12}\]$/.test(line)), plain.join('\n'));
   for (const line of plain) assert.throws(() => JSON.parse(line));
   const lines = runCli(['tail', '--json', '--limit', '2'], { env: bus.env }).stdout.trimEnd().split('\n');
   assert.equal(lines.length, 2);

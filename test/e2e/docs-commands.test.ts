@@ -43,9 +43,12 @@ function invocations(text: string): Array<{ command: string; options: string[] }
 test('every agent-bus command and option the README and docs/ show is one the CLI has', () => {
   const bus = tempBus();
   try {
+    // The commands a person types (--help), and those the clients run (help hooks).
     const top = runCli(['--help'], { env: bus.env });
+    const hooks = runCli(['help', 'hooks'], { env: bus.env });
     assert.equal(top.code, 0);
-    const commands = new Set([...top.stdout.matchAll(/^ {2}([a-z][a-z-]*)\s/gm)].map((match) => match[1] as string));
+    assert.equal(hooks.code, 0);
+    const commands = new Set([...`${top.stdout}${hooks.stdout}`.matchAll(/^ {2}([a-z][a-z-]*)\s/gm)].map((match) => match[1] as string));
     assert.ok(commands.has('send') && commands.size > 20, `the commands were read from --help: ${[...commands].join(' ')}`);
     const helps = new Map<string, string>();
     const help = (command: string): string => {

@@ -108,7 +108,7 @@ test('the task tools over MCP: create_task, take_task, complete_task and get_tas
     // Each server speaks as its session address; a session of the client address a task is for may take it.
     assert.deepEqual([made.state, made.creator, made.to], ['open', 'shop/claude-1', 'shop/codex']);
     const offered = await worker.call<Array<{ body: string }>>('read_inbox', {});
-    assert.match(offered[0]?.body ?? '', new RegExp(`^\\[agent-bus task ${made.id}\\] write the release notes\\nfor 2\\.4\\n`));
+    assert.match(offered[0]?.body ?? '', new RegExp(`^\\[agent-bus task ${shortId(made.id)}\\] write the release notes\\nfor 2\\.4\\n`));
     assert.deepEqual((await worker.call<{ tasks: Task[] }>('list_tasks', { mine: true })).tasks.map((row) => row.id), [made.id]);
     assert.match(await lead.fails('take_task', { id: made.id }), /is for shop\/codex: shop\/claude-1 may not take it/);
     const taken = await worker.call<Task>('take_task', { id: made.id });

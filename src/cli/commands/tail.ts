@@ -13,7 +13,7 @@ export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width
   const preview = typeof row.body_preview === 'string' ? row.body_preview : '';
   const status = typeof row.wake_status === 'string' ? ` (${printable(row.wake_status)})` : '';
   const head =
-    `${style.dim(pad(when(String(row.ts ?? '')), 12))}  ${pad(printable(String(row.op ?? '?')), 8)}` +
+    `${style.dim(pad(when(String(row.ts ?? '')), 12))}  ${pad(printable(String(row.op ?? '?')), 12)}` +
     `${padStyled(style.agent(from), from, 18)} → ${padStyled(style.agent(to), to, 18)}`;
   // The row's message (or task, or notice): `read`, `thread` and `task show` take it as shown.
   const thread = style.dim(`[${shortIdText(typeof row.message_id === 'string' ? row.message_id : null)}]`);

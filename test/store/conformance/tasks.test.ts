@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TaskRefusedError } from '../../../src/core/task-ops.js';
 import { UnknownRecipientError } from '../../../src/model/errors.js';
+import { shortId } from '../../../src/model/short-id.js';
 import { json, readAudit, runCliAsync, tempBus } from '../../helpers/bus-env.js';
 import { ENGINES, conformance, endedServers, fakeLiveness, startSession, type CoreBus } from './harness.js';
 
@@ -31,7 +32,7 @@ conformance('tasks: offered as mail, taken once by one who may, closed by its ho
   assert.deepEqual([task.state, task.to, task.holder, task.after], ['open', 'shop/codex', null, []]);
   const offered = await mailOf(ctx, 'shop/codex');
   assert.equal(offered.length, 1);
-  assert.match(offered[0]?.[2] ?? '', new RegExp(`^\\[agent-bus task ${task.id}\\] fix the login test\\nsee CI run 4121\\nTake it with take_task`));
+  assert.match(offered[0]?.[2] ?? '', new RegExp(`^\\[agent-bus task ${shortId(task.id)}\\] fix the login test\\nsee CI run 4121\\nTake it with take_task`));
   await refused(ctx.bus.tasks.take(task.id, 'lab/codex', false), /is for shop\/codex: lab\/codex may not take it/);
   await refused(ctx.bus.tasks.complete(task.id, 'shop/codex', 'too soon'), /only a taken task is completed/);
   // By the start of its id; a session of the client address it is for may take it.
@@ -42,7 +43,7 @@ conformance('tasks: offered as mail, taken once by one who may, closed by its ho
   await refused(ctx.bus.tasks.cancel(task.id, 'shop/codex-2'), /only its creator, or human, cancels it/);
   const done = await ctx.bus.tasks.complete(task.id, 'shop/codex-2', 'fixed in 3f2c1e');
   assert.deepEqual([done.state, done.result], ['done', 'fixed in 3f2c1e']);
-  assert.deepEqual(await mailOf(ctx, 'shop/claude'), [['shop/codex-2', true, `[agent-bus task ${task.id}] done: fix the login test\nresult: fixed in 3f2c1e`]]);
+  assert.deepEqual(await mailOf(ctx, 'shop/claude'), [['shop/codex-2', true, `[agent-bus task ${shortId(task.id)}] done: fix the login test\nresult: fixed in 3f2c1e`]]);
   await refused(ctx.bus.tasks.cancel(task.id, 'shop/claude'), /is done already/);
   assert.deepEqual(taskEvents(ctx), [
     ['create', 'open', 'shop/claude'],
@@ -71,7 +72,7 @@ conformance('tasks: to a repo or everyone, anyone there may take it; failing tel
   await refused(ctx.bus.tasks.cancel(everyone.id, 'shop/codex'), /only its creator/);
   const cancelled = await ctx.bus.tasks.cancel(everyone.id, 'human', 'not needed');
   assert.deepEqual([cancelled.state, cancelled.result], ['cancelled', 'not needed']);
-  assert.deepEqual((await mailOf(ctx, 'lab/codex')).map(([from, urgent, body]) => [from, urgent, body]), [['human', true, `[agent-bus task ${everyone.id}] cancelled by human: say hello; stop working on it.`]]);
+  assert.deepEqual((await mailOf(ctx, 'lab/codex')).map(([from, urgent, body]) => [from, urgent, body]), [['human', true, `[agent-bus task ${shortId(everyone.id)}] cancelled by human: say hello; stop working on it.`]]);
   // Listings: by state, mine, created, repo.
   const open = await ctx.bus.tasks.create({ creator: 'shop/codex', title: 'review the diff', to: 'shop/claude' });
   assert.deepEqual((await ctx.bus.tasks.list({ states: ['open', 'taken'] })).map((task) => task.id), [open.id]);
@@ -87,7 +88,7 @@ conformance('tasks: one that waits for others is blocked, offered once they are 
   const test_ = await ctx.bus.tasks.create({ creator: 'shop/claude', title: 'test', to: 'shop/codex' });
   const deploy = await ctx.bus.tasks.create({ creator: 'shop/claude', title: 'deploy', to: 'shop/codex', after: [build.id, test_.id.slice(0, 24)] });
   assert.deepEqual([deploy.state, deploy.after], ['blocked', [build.id, test_.id]]);
-  assert.deepEqual((await mailOf(ctx, 'shop/codex')).map(([, , body]) => body.split('\n')[0]), [`[agent-bus task ${build.id}] build`, `[agent-bus task ${test_.id}] test`], 'a blocked task is not offered');
+  assert.deepEqual((await mailOf(ctx, 'shop/codex')).map(([, , body]) => body.split('\n')[0]), [`[agent-bus task ${shortId(build.id)}] build`, `[agent-bus task ${shortId(test_.id)}] test`], 'a blocked task is not offered');
   await refused(ctx.bus.tasks.take(deploy.id, 'shop/codex', false), /waits for the tasks it is after/);
   await ctx.bus.tasks.take(build.id, 'shop/codex', false);
   await ctx.bus.tasks.complete(build.id, 'shop/codex', null);
@@ -95,7 +96,7 @@ conformance('tasks: one that waits for others is blocked, offered once they are 
   await ctx.bus.tasks.take(test_.id, 'shop/codex', false);
   await ctx.bus.tasks.complete(test_.id, 'shop/codex', 'green');
   assert.equal((await ctx.bus.tasks.get(deploy.id)).state, 'open');
-  assert.deepEqual((await mailOf(ctx, 'shop/codex')).map(([, , body]) => body.split('\n')[0]), [`[agent-bus task ${deploy.id}] deploy`], 'offered once both are done');
+  assert.deepEqual((await mailOf(ctx, 'shop/codex')).map(([, , body]) => body.split('\n')[0]), [`[agent-bus task ${shortId(deploy.id)}] deploy`], 'offered once both are done');
 
   const migrate = await ctx.bus.tasks.create({ creator: 'shop/claude', title: 'migrate', to: 'shop/codex' });
   const backfill = await ctx.bus.tasks.create({ creator: 'human', title: 'backfill', to: 'shop/codex', after: [migrate.id] });
@@ -105,8 +106,8 @@ conformance('tasks: one that waits for others is blocked, offered once they are 
   assert.deepEqual([(await ctx.bus.tasks.get(backfill.id)).state, (await ctx.bus.tasks.get(backfill.id)).result], ['cancelled', `task ${migrate.id} it waited for is failed`]);
   assert.deepEqual([(await ctx.bus.tasks.get(report.id)).state, (await ctx.bus.tasks.get(report.id)).result], ['cancelled', `task ${backfill.id} it waited for is cancelled`], 'the cancel goes down the chain');
   assert.deepEqual((await mailOf(ctx, 'human')).map(([from, , body]) => [from, body.split(':')[0]]), [
-    ['agent-bus', `[agent-bus task ${backfill.id}] cancelled`],
-    ['agent-bus', `[agent-bus task ${report.id}] cancelled`],
+    ['agent-bus', `[agent-bus task ${shortId(backfill.id)}] cancelled`],
+    ['agent-bus', `[agent-bus task ${shortId(report.id)}] cancelled`],
   ]);
   // A task after one that failed, or one that is not there, is never made.
   await refused(ctx.bus.tasks.create({ creator: 'human', title: 'never', to: 'shop/codex', after: [migrate.id] }), /is failed, so this one could never start: no task was made/);
@@ -129,9 +130,9 @@ conformance(
     const listed = await ctx.bus.tasks.list({ states: null });
     assert.deepEqual(listed.map((task) => [task.title, task.state, task.holder]), [['port the parser', 'open', null], ['write the notes', 'taken', 'shop/codex']]);
     assert.deepEqual((await mailOf(ctx, 'shop/claude')).map(([from, urgent, body]) => [from, urgent, body]), [
-      ['agent-bus', true, `[agent-bus task ${bySession.id}] ${session.name}, who took it, is gone; the task is open again: port the parser`],
+      ['agent-bus', true, `[agent-bus task ${shortId(bySession.id)}] ${session.name}, who took it, is gone; the task is open again: port the parser`],
     ]);
-    assert.ok((await mailOf(ctx, 'shop/codex')).some(([, , body]) => body.startsWith(`[agent-bus task ${bySession.id}] (offered again: ${session.name} is gone) port the parser`)), 'offered again');
+    assert.ok((await mailOf(ctx, 'shop/codex')).some(([, , body]) => body.startsWith(`[agent-bus task ${shortId(bySession.id)}] (offered again: ${session.name} is gone) port the parser`)), 'offered again');
     assert.deepEqual(taskEvents(ctx).filter(([event]) => event === 'reopen'), [['reopen', 'open', 'agent-bus']]);
     await ctx.bus.tasks.take(bySession.id, 'shop/codex', false);
   },
