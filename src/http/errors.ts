@@ -3,7 +3,8 @@
  * error_description}` with the status that says what went wrong.
  */
 import type { ServerResponse } from 'node:http';
-import { BusError, isStoreUnavailable } from '../model/errors.js';
+import { BusError, errorKind, isStoreUnavailable } from '../model/errors.js';
+import { ERROR_KIND_KEY } from '../protocol/hub.js';
 
 /** A valid token asking for what it may not: 403. */
 export class ForbiddenError extends BusError {}
@@ -28,7 +29,7 @@ export function unauthorized(res: ServerResponse, description: string): void {
 export function answerRefusal(res: ServerResponse, error: unknown): boolean {
   if (!(error instanceof BusError) || isStoreUnavailable(error)) return false;
   if (error instanceof ForbiddenError) sendJson(res, 403, { error: 'forbidden', error_description: error.message });
-  else sendJson(res, 400, { error: 'invalid_request', error_description: error.message });
+  else sendJson(res, 400, { error: 'invalid_request', error_description: error.message, [ERROR_KIND_KEY]: errorKind(error) });
   return true;
 }
 

@@ -9,10 +9,10 @@ import { z } from 'zod';
 import type { AuditRow } from '../audit/record.js';
 import type { Bus } from '../core/bus.js';
 import { callSessionKey } from '../core/hub-sessions.js';
-import { isStoreUnavailable } from '../model/errors.js';
+import { errorKind, isStoreUnavailable } from '../model/errors.js';
 import { storeProblem } from '../adapters/store-problem.js';
 import { errorLine } from '../model/quote.js';
-import type { ToolArgs, ToolName, ToolResult } from '../protocol/hub.js';
+import { ERROR_KIND_KEY, type ToolArgs, type ToolName, type ToolResult } from '../protocol/hub.js';
 import type { ToolSession } from './tool-session.js';
 
 export interface ToolContext {
@@ -40,7 +40,12 @@ export function toolResult(value: unknown): CallToolResult {
 export function toolError(error: unknown): CallToolResult {
   const message = error instanceof Error ? error.message : String(error);
   const problem = storeProblem(error);
-  return { content: [{ type: 'text', text: errorLine(problem !== null ? `${problem} (${message})` : message) }], isError: true };
+  const kind = errorKind(error);
+  return {
+    content: [{ type: 'text', text: errorLine(problem !== null ? `${problem} (${message})` : message) }],
+    isError: true,
+    ...(kind === null ? {} : { _meta: { [ERROR_KIND_KEY]: kind } }),
+  };
 }
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -73,3 +73,22 @@ export function isStoreUnavailable(error: unknown): boolean {
 export function isBusError(error: unknown): error is BusError {
   return error instanceof Error && typeof (error as Partial<BusError>).exitCode === 'number';
 }
+
+/** What kind of failure an error is, as the CLI exits for it: carried across the hub so a remote command exits as a local one. */
+export interface ErrorKind {
+  exit_code: number;
+  usage: boolean;
+}
+
+/** The kind of one of the bus's errors; null for anything else (a bug, the store out of reach). */
+export function errorKind(error: unknown): ErrorKind | null {
+  return isBusError(error) ? { exit_code: error.exitCode, usage: error.usage } : null;
+}
+
+/** An error of the kind the hub said, with its message; a plain failure when it said none. */
+export function errorOfKind(message: string, kind: unknown): BusError {
+  const said = kind !== null && typeof kind === 'object' ? (kind as Partial<ErrorKind>) : {};
+  if (said.usage === true) return new BadValueError(message);
+  const code = typeof said.exit_code === 'number' && Number.isInteger(said.exit_code) && said.exit_code > 0 && said.exit_code < 64 ? said.exit_code : 1;
+  return new BusError(message, code);
+}

@@ -249,3 +249,9 @@ export interface HubEndpoints {
 export type EndpointPath = keyof HubEndpoints;
 export type EndpointRequest<P extends EndpointPath> = HubEndpoints[P]['request'];
 export type EndpointResponse<P extends EndpointPath> = HubEndpoints[P]['response'];
+
+/**
+ * Where a refusal says its kind (model/errors.ts's ErrorKind): a tool error's `_meta`, and the key
+ * beside a 400's `error_description`. The remote CLI exits with the code a local one would.
+ */
+export const ERROR_KIND_KEY = 'agent-bus/error';

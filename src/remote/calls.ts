@@ -4,11 +4,11 @@
  * /v1/call, an endpoint one POST of its own. The token says who speaks; `as` may name the token's
  * own agent or one of its sessions, and the hub refuses anything else.
  */
-import { BusError } from '../model/errors.js';
+import { BusError, errorOfKind } from '../model/errors.js';
 import { hubRequest, HubUnreachable, refusal, type HubResponse } from './http.js';
 import type { HubAccess } from '../adapters/hub-access.js';
 import type { SurfaceWay } from '../model/receipts.js';
-import { HUB_PATHS, SPEAKER_HEADER, type CallArgs, type CallName, type CallResult, type EndpointPath, type EndpointRequest, type EndpointResponse, type ToolArgs, type ToolName, type ToolResult } from '../protocol/hub.js';
+import { ERROR_KIND_KEY, HUB_PATHS, SPEAKER_HEADER, type CallArgs, type CallName, type CallResult, type EndpointPath, type EndpointRequest, type EndpointResponse, type ToolArgs, type ToolName, type ToolResult } from '../protocol/hub.js';
 
 /** How long a CLI command waits for the hub. */
 const CLI_TIMEOUT_MS = 30_000;
@@ -35,7 +35,7 @@ async function askHub(access: HubAccess, path: string, body: unknown): Promise<H
     throw error;
   }
   if (response.status === 401) throw new BusError(`the hub at ${access.url} refused the token: ${refusal(response)}`);
-  if (response.status === 400) throw new BusError(refusal(response));
+  if (response.status === 400) throw errorOfKind(refusal(response), (response.body as Record<string, unknown> | null)?.[ERROR_KIND_KEY]);
   if (response.status !== 200) throw new BusError(`the hub at ${access.url} said: ${refusal(response)}`);
   return response;
 }
@@ -50,10 +50,10 @@ export async function callHubTool<K extends ToolName>(access: HubAccess, tool: K
   if (via !== null) query.set('via', via);
   const path = query.size === 0 ? HUB_PATHS.mcp : `${HUB_PATHS.mcp}?${query.toString()}`;
   const response = await askHub(access, path, { jsonrpc: '2.0', id: ++ids, method: 'tools/call', params: { name: tool, arguments: args } });
-  const body = response.body as { result?: { content?: Array<{ text?: string }>; isError?: boolean }; error?: { message?: string } } | null;
+  const body = response.body as { result?: { content?: Array<{ text?: string }>; isError?: boolean; _meta?: Record<string, unknown> }; error?: { message?: string } } | null;
   if (body?.error) throw new BusError(`the hub at ${access.url} said: ${body.error.message ?? 'an error'}`);
   const text = body?.result?.content?.[0]?.text ?? '';
-  if (body?.result?.isError) throw new BusError(text);
+  if (body?.result?.isError) throw errorOfKind(text, body.result._meta?.[ERROR_KIND_KEY]);
   const header = response.headers[SPEAKER_HEADER];
   try {
     return { value: JSON.parse(text) as ToolResult<K>, speaker: typeof header === 'string' ? header : (as ?? '') };

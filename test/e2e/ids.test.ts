@@ -170,4 +170,21 @@ test('over the hub, the remote CLI takes the short ids the hub\'s bus printed', 
   const taskId = ok(bus, ['task', 'add', 'over the hub', '--to', 'shop/claude'], remote).trim();
   assert.match(taskId, SHORT);
   assert.match(ok(bus, ['task', 'show', taskId.slice(0, 5)], remote), /over the hub/);
+
+  // The remote CLI exits as a local one would: 1 for what is not there, 2 for bad usage and an ambiguous start.
+  const other = ok(bus, ['task', 'add', 'another', '--to', 'shop/claude'], remote).trim();
+  for (const [id, tail] of [[taskId, 'abcd00000001'], [other, 'abcd00000002']] as const) {
+    const whole = bus.rows<{ task_id: string }>(`SELECT task_id FROM tasks WHERE task_id LIKE '%${id}'`)[0]?.task_id as string;
+    bus.sql(`UPDATE tasks SET task_id = '${whole.slice(0, 24)}${tail}' WHERE task_id = '${whole}'`);
+  }
+  const ambiguous = runCli(['task', 'show', 'abcd'], { env: remote });
+  assert.equal(ambiguous.code, 2, ambiguous.stderr);
+  assert.match(ambiguous.stderr, /^agent-bus: 'abcd' is the start of more than one task: abcd0000000[12] '(?:over the hub|another)', abcd0000000[12] '(?:over the hub|another)'\. );
+  const missing = runCli(['task', 'show', 'ffff0000ffff'], { env: remote });
+  assert.deepEqual([missing.code, missing.stderr], [1, "agent-bus: there is no task 'ffff0000ffff'\n"]);
+  const lost = runCli(['send', 'x', '--to', 'shop/claude', '--thread', 'feedface0000'], { env: remote });
+  assert.equal(lost.code, 1, lost.stderr);
+  const badState = runCli(['task', 'list', '--state', 'stuck'], { env: remote });
+  assert.equal(badState.code, 2, badState.stderr);
+  assert.match(badState.stderr, /\nUsage: agent-bus task /, 'bad usage over the hub is followed by the usage line too');
 }));
