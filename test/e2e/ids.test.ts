@@ -179,7 +179,7 @@ test('over the hub, the remote CLI takes the short ids the hub\'s bus printed', 
   }
   const ambiguous = runCli(['task', 'show', 'abcd'], { env: remote });
   assert.equal(ambiguous.code, 2, ambiguous.stderr);
-  assert.match(ambiguous.stderr, /^agent-bus: 'abcd' is the start of more than one task: abcd0000000[12] '(?:over the hub|another)', abcd0000000[12] '(?:over the hub|another)'\. );
+  assert.match(ambiguous.stderr, /^agent-bus: 'abcd' is the start of more than one task: abcd0000000[12] '(?:over the hub|another)', abcd0000000[12] '(?:over the hub|another)'\. Give more of the id\.\n$/);
   const missing = runCli(['task', 'show', 'ffff0000ffff'], { env: remote });
   assert.deepEqual([missing.code, missing.stderr], [1, "agent-bus: there is no task 'ffff0000ffff'\n"]);
   const lost = runCli(['send', 'x', '--to', 'shop/claude', '--thread', 'feedface0000'], { env: remote });
