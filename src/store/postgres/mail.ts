@@ -4,7 +4,7 @@ import type { AgentRecord, MessageRecord, OutboundIntake, OutletRecord } from '.
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
 import { intakeText } from '../shared/outbox-intake.js';
-import { firstDistinct, prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, idRanges } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { PostgresPool, Query } from './pool.js';
 import { outletsWith } from './outbox.js';
@@ -117,8 +117,8 @@ export function postgresMail(pool: PostgresPool, committed: () => void): MailPor
     async threadIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
       const found: string[] = [];
-      for (const prefix of lookup.prefixes) {
-        const rows = await pool.read<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= $1 AND thread_id < $2 ORDER BY thread_id LIMIT $3', [prefix, prefixEnd(prefix), limit]);
+      for (const { from, to } of idRanges(lookup, 'thread_id', false)) {
+        const rows = await pool.read<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= $1 AND thread_id < $2 ORDER BY thread_id LIMIT $3', [from, to, limit]);
         found.push(...rows.map((row) => row.thread_id));
       }
       return firstDistinct(found, limit);

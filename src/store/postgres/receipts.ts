@@ -2,7 +2,7 @@
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
-import { ID_TAIL_FROM, firstDistinct, prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, idRanges } from '../shared/ranges.js';
 import type { PostgresPool } from './pool.js';
 
 const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
@@ -28,22 +28,16 @@ export function postgresReceipts(pool: PostgresPool): ReceiptsPort {
 
     async sendIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      // Ranges rather than LIKE, so the key, the fan-out index and the short-form index answer whatever the prefix holds.
+      // Ranges rather than LIKE, so the key, the short form's index and the fan-out index answer whatever the start holds.
+      const queries = [
+        ...idRanges(lookup, 'message_id', true).map((range) => ({ range, select: 'COALESCE(fanout_id, message_id)' })),
+        ...idRanges(lookup, 'fanout_id', false).map((range) => ({ range, select: 'fanout_id' })),
+      ];
       const found: string[] = [];
-      for (const prefix of lookup.prefixes) {
+      for (const { range, select } of queries) {
         const rows = await pool.read<{ id: string }>(
-          `SELECT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= $1 AND message_id < $2
-           UNION SELECT fanout_id FROM messages WHERE fanout_id >= $1 AND fanout_id < $2
-           ORDER BY id LIMIT $3`,
-          [prefix, prefixEnd(prefix), limit],
-        );
-        found.push(...rows.map((row) => row.id));
-      }
-      if (lookup.tail !== null) {
-        const rows = await pool.read<{ id: string }>(
-          `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages
-           WHERE substr(message_id, ${ID_TAIL_FROM}) >= $1 AND substr(message_id, ${ID_TAIL_FROM}) < $2 ORDER BY id LIMIT $3`,
-          [lookup.tail, prefixEnd(lookup.tail), limit],
+          `SELECT DISTINCT ${select} AS id FROM messages WHERE ${range.expression} >= $1 AND ${range.expression} < $2 ORDER BY id LIMIT $3`,
+          [range.from, range.to, limit],
         );
         found.push(...rows.map((row) => row.id));
       }

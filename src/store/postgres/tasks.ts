@@ -1,5 +1,5 @@
 /** Tasks on PostgreSQL: a move locks its task's row, and a new task its prerequisites', so racing takers are decided one at a time. */
-import { firstDistinct, ID_TAIL_FROM, prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, idRanges } from '../shared/ranges.js';
 import type { TasksPort } from '../ports/tasks.js';
 import { columnList, selectList, TASK_FIELDS, taskOf, taskValues, valuesList } from '../shared/columns.js';
 import type { PostgresPool } from './pool.js';
@@ -31,13 +31,9 @@ export function postgresTasks(pool: PostgresPool): TasksPort {
 
     async tasksNamed(lookup, limit) {
       // Ranges on the key and on the short form's index.
-      const ranges = [
-        ...lookup.prefixes.map((prefix) => ({ column: 'task_id', from: prefix })),
-        ...(lookup.tail === null ? [] : [{ column: `substr(task_id, ${ID_TAIL_FROM})`, from: lookup.tail }]),
-      ];
       const rows = new Map<string, Row>();
-      for (const { column, from } of ranges) {
-        for (const row of await pool.read<Row>(`SELECT ${COLUMNS} FROM tasks WHERE ${column} >= $1 AND ${column} < $2 ORDER BY task_id LIMIT $3`, [from, prefixEnd(from), limit])) {
+      for (const { expression, from, to } of idRanges(lookup, 'task_id', true)) {
+        for (const row of await pool.read<Row>(`SELECT ${COLUMNS} FROM tasks WHERE ${expression} >= $1 AND ${expression} < $2 ORDER BY task_id LIMIT $3`, [from, to, limit])) {
           rows.set(row.taskId, row);
         }
       }

@@ -1,3 +1,5 @@
+import type { IdLookup } from '../../model/short-id.js';
+
 /**
  * Prefixes as ranges of keys, so an index answers them whatever the prefix holds (a LIKE would need
  * its wildcards escaped, and is not always answered from an index).
@@ -23,4 +25,21 @@ export const ID_TAIL_FROM = 25;
 /** Distinct values, in order, at most `limit` of them: the union of what each range of a lookup found. */
 export function firstDistinct(values: Iterable<string>, limit: number): string[] {
   return [...new Set(values)].sort().slice(0, Math.max(0, limit));
+}
+
+/** A range of one indexed expression's values: `expression >= from AND expression < to`. */
+export interface KeyRange {
+  expression: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * The ranges an id lookup names in `column`: a range of the column for each start of a whole id,
+ * and, where `withTail` (message and task ids, time-ordered), a range of its short form's index.
+ */
+export function idRanges(lookup: IdLookup, column: string, withTail: boolean): KeyRange[] {
+  const ranges = lookup.prefixes.map((prefix) => ({ expression: column, from: prefix, to: prefixEnd(prefix) }));
+  if (withTail && lookup.tail !== null) ranges.push({ expression: `substr(${column}, ${ID_TAIL_FROM})`, from: lookup.tail, to: prefixEnd(lookup.tail) });
+  return ranges;
 }

@@ -2,7 +2,7 @@
 import type { MessageRecord } from '../../model/records.js';
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
-import { firstDistinct, prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, idRanges } from '../shared/ranges.js';
 import { PlanRefused, planSend, SendQueue, type SendOutcome } from '../shared/send-queue.js';
 import type { SqliteConnection } from './driver.js';
 import { BatchOutbound, intakeNow } from './outbox.js';
@@ -62,8 +62,8 @@ export function sqliteMail(db: SqliteConnection): MailPort {
     async threadIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
       // Ranges rather than LIKE, so the thread index answers them whatever the prefix holds.
-      const found = lookup.prefixes.flatMap((prefix) =>
-        db.all<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= ? AND thread_id < ? ORDER BY thread_id LIMIT ?', [prefix, prefixEnd(prefix), limit]),
+      const found = idRanges(lookup, 'thread_id', false).flatMap(({ from, to }) =>
+        db.all<{ thread_id: string }>('SELECT DISTINCT thread_id FROM messages WHERE thread_id >= ? AND thread_id < ? ORDER BY thread_id LIMIT ?', [from, to, limit]),
       );
       return firstDistinct(found.map((row) => row.thread_id), limit);
     },

@@ -2,7 +2,7 @@
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
-import { firstDistinct, ID_TAIL_FROM, prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, idRanges } from '../shared/ranges.js';
 import type { SqliteConnection } from './driver.js';
 
 const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
@@ -30,24 +30,15 @@ export function sqliteReceipts(db: SqliteConnection): ReceiptsPort {
 
     async sendIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      // Ranges rather than LIKE, so the key, the fan-out index and the short-form index answer whatever the prefix holds.
-      const found = lookup.prefixes.flatMap((prefix) =>
-        db.all<{ id: string }>(
-          `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id >= @from AND message_id < @to
-           UNION SELECT fanout_id FROM messages WHERE fanout_id >= @from AND fanout_id < @to
-           ORDER BY id LIMIT @limit`,
-          { from: prefix, to: prefixEnd(prefix), limit },
+      // Ranges rather than LIKE, so the key, the short form's index and the fan-out index answer whatever the start holds.
+      const found = [
+        ...idRanges(lookup, 'message_id', true).flatMap(({ expression, from, to }) =>
+          db.all<{ id: string }>(`SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages WHERE ${expression} >= @from AND ${expression} < @to ORDER BY id LIMIT @limit`, { from, to, limit }),
         ),
-      );
-      if (lookup.tail !== null) {
-        found.push(
-          ...db.all<{ id: string }>(
-            `SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages
-             WHERE substr(message_id, ${ID_TAIL_FROM}) >= @from AND substr(message_id, ${ID_TAIL_FROM}) < @to ORDER BY id LIMIT @limit`,
-            { from: lookup.tail, to: prefixEnd(lookup.tail), limit },
-          ),
-        );
-      }
+        ...idRanges(lookup, 'fanout_id', false).flatMap(({ expression, from, to }) =>
+          db.all<{ id: string }>(`SELECT DISTINCT fanout_id AS id FROM messages WHERE ${expression} >= @from AND ${expression} < @to ORDER BY id LIMIT @limit`, { from, to, limit }),
+        ),
+      ];
       return firstDistinct(found.map((row) => row.id), limit);
     },
   };

@@ -1,6 +1,6 @@
 /** Tasks on SQLite: each creation and move is one BEGIN IMMEDIATE, so racing takers are decided one at a time. */
 import type { TaskRecord } from '../../model/records.js';
-import { firstDistinct, ID_TAIL_FROM, prefixEnd } from '../shared/ranges.js';
+import { firstDistinct, idRanges } from '../shared/ranges.js';
 import type { TasksPort } from '../ports/tasks.js';
 import { columnList, selectList, TASK_FIELDS, taskOf, taskValues, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
@@ -32,13 +32,9 @@ export function sqliteTasks(db: SqliteConnection): TasksPort {
 
     async tasksNamed(lookup, limit) {
       // Ranges on the key and on the short form's index: the prefix's rows, and no LIKE to escape.
-      const ranges = [
-        ...lookup.prefixes.map((prefix) => ({ column: 'task_id', from: prefix })),
-        ...(lookup.tail === null ? [] : [{ column: `substr(task_id, ${ID_TAIL_FROM})`, from: lookup.tail }]),
-      ];
       const rows = new Map<string, Row>();
-      for (const { column, from } of ranges) {
-        for (const row of db.all<Row>(`SELECT ${COLUMNS} FROM tasks WHERE ${column} >= @from AND ${column} < @to ORDER BY task_id LIMIT @limit`, { from, to: prefixEnd(from), limit })) {
+      for (const { expression, from, to } of idRanges(lookup, 'task_id', true)) {
+        for (const row of db.all<Row>(`SELECT ${COLUMNS} FROM tasks WHERE ${expression} >= @from AND ${expression} < @to ORDER BY task_id LIMIT @limit`, { from, to, limit })) {
           rows.set(row.taskId, row);
         }
       }
