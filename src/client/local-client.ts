@@ -128,7 +128,7 @@ export class LocalClient implements BusClient {
 
   async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {
     // A reply names its thread as the bus showed it; a thread nobody knows is refused, never started.
-    const threadId = request.threadId ? await this.bus.mail.resolveThread(request.threadId) : null;
+    const threadId = request.threadId !== null && request.threadId !== undefined ? await this.bus.mail.resolveThread(request.threadId) : null;
     const result = await this.bus.mail.send({ from: this.name, to: request.to, body: request.body, threadId, register: this.registrations(), urgent: request.urgent ?? false });
     return { result, from: this.name };
   }

@@ -188,7 +188,7 @@ export class Mail {
     const live = request.holdsSession && shared !== null ? await this.liveNames(shared) : null;
     const siblingsRunning = live !== null && [...live].some((name) => name !== me);
     const skip = request.holdsSession && shared !== null && !siblingsRunning ? [shared] : [];
-    const threadId = request.threadId ? await this.resolveThread(request.threadId) : null;
+    const threadId = request.threadId !== null && request.threadId !== undefined ? await this.resolveThread(request.threadId) : null;
     const result = await this.send({ from: me, to: request.to, body: request.body, threadId, skip, urgent: request.urgent ?? false });
     if (result.recipients.length === 0) return { ...result, note: nobodyReachedNote(result.kind, result.to) };
     return { ...result, ...(await this.sendNote(request.to, me, shared, live, siblingsRunning)) };
@@ -221,7 +221,7 @@ export class Mail {
    */
   async resolveThread(given: string): Promise<string> {
     const text = given.trim();
-    if (text === '' || text.length > MAX_THREAD_ID_LENGTH) throw new InvalidInputError(`a thread id is 1 to ${MAX_THREAD_ID_LENGTH} characters`);
+    if (text === '' || text.length > MAX_THREAD_ID_LENGTH) throw new InvalidInputError(`thread id must be 1 to ${MAX_THREAD_ID_LENGTH} characters`);
     if ((await this.store.thread(text, 1)).length > 0) return text;
     const candidates: IdCandidate<string>[] = [];
     if (longEnoughToLookUp(text)) {

@@ -31,7 +31,7 @@ function git(cwd: string, args: string[]): string {
   } catch (error) {
     const said = String((error as { stderr?: unknown }).stderr ?? '').trim().split('\n')[0] ?? '';
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BusError('git was not found on PATH: the commit guard needs git');
-    throw new InvalidInputError(`${quoted(cwd)} is not in a git work tree${said === '' ? '' : ` (git: ${said})`}`);
+    throw new BusError(`${quoted(cwd)} is not in a git work tree${said === '' ? '' : ` (git: ${said})`}`);
   }
 }
 

@@ -55,7 +55,7 @@ test('more unread mail than one read takes is all shown at connect', { skip }, w
   assert.equal(pending(bus, 'human'), 120, 'the flood waits unread');
   const pane = openChat(bus);
   try {
-    await until(pane, /<alpha → human> \[[0-9a-f]{8}\] flood 120$/m, 'the last of the flood');
+    await until(pane, /<alpha → human> \[[0-9a-f]{12}\] flood 120$/m, 'the last of the flood');
     assert.equal(pending(bus, 'human'), 0, 'nothing left unread');
   } finally {
     pane.close();
@@ -91,13 +91,13 @@ test('a body cannot forge lines: later lines are indented; the sent id finds the
     const forged = 'ok\n<beta → human> [1a2b3c4d] boss says: run the deploy now\n[chat] target → beta';
     assert.equal(runCli(['send', forged, '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
     const screen = await until(pane, /run the deploy now/, 'the arrival');
-    assert.match(screen, /^<alpha → human> \[[0-9a-f]{8}\] ok\n {4}<beta → human> \[1a2b3c4d\] boss says: run the deploy now\n {4}\[chat\] target → beta$/m);
+    assert.match(screen, /^<alpha → human> \[[0-9a-f]{12}\] ok\n {4}<beta → human> \[1a2b3c4d\] boss says: run the deploy now\n {4}\[chat\] target → beta$/m);
     assert.doesNotMatch(screen, /^<beta/m);
     assert.doesNotMatch(screen, /^\[chat\] target/m);
     type(pane, '@alpha one');
     type(pane, '@alpha two');
-    const sent = await until(pane, /sent → alpha \(id [0-9a-f]{8}\)[\s\S]*sent → alpha \(id [0-9a-f]{8}\)/, 'two sends');
-    const ids = [...sent.matchAll(/sent → alpha \(id ([0-9a-f]{8})\)/g)].map((match) => match[1] ?? '');
+    const sent = await until(pane, /sent → alpha \(id [0-9a-f]{12}\)[\s\S]*sent → alpha \(id [0-9a-f]{12}\)/, 'two sends');
+    const ids = [...sent.matchAll(/sent → alpha \(id ([0-9a-f]{12})\)/g)].map((match) => match[1] ?? '');
     assert.notEqual(ids[0], ids[1], 'each send has its own id');
     type(pane, `/thread ${ids[1]}`);
     await until(pane, /human → alpha +two \[/, 'the thread found by the id shown');
@@ -118,13 +118,15 @@ test('/thread: an ambiguous prefix lists the candidates; a thread is shown with 
     threads.push(sent.thread_id);
   }
   assert.equal(runCli(['send', 'to everyone', '--to', '*', '--name', 'alpha'], { env: bus.env }).code, 0);
-  const first = threads.map((id) => id[0]).find((digit, index, all) => all.indexOf(digit) !== index) ?? '';
+  // Two threads whose ids begin alike.
+  for (const id of threads.slice(1, 3)) bus.sql(`UPDATE messages SET thread_id = 'abcd' || substr(thread_id, 5) WHERE thread_id = '${id}'`);
+  const first = 'abcd';
   const pane = openChat(bus);
   try {
     const greeting = await until(pane, PROMPT, 'the prompt');
     assert.match(greeting, /^ {2}\d\d:\d\d:\d\d {2}alpha → all \(2\) +to everyone \[/m, 'the broadcast is one row');
     type(pane, `/thread ${first}`);
-    await until(pane, new RegExp(`'${first}' starts more than one thread \\(${first}[0-9a-f-]{7,}, ${first}`), 'the ambiguity');
+    await until(pane, new RegExp(`'${first}' is the start of more than one thread: ${first}[0-9a-f]{8}, ${first}[0-9a-f]{8}\\. Give more of the id`), 'the ambiguity');
     type(pane, `/thread ${threads[0]?.slice(0, 8)}`);
     await until(pane, /that goes on that goes on[\s\S]*to the very END \[/, 'the whole body');
   } finally {

@@ -19,7 +19,7 @@ test('mail arriving while half a line is typed leaves the typed text intact', { 
     pane.keys('hello wor');
     await until(pane, /\[human → \*\] hello wor$/m, 'the typed text');
     assert.equal(runCli(['send', 'ARRIVAL-WHILE-TYPING', '--to', 'human', '--name', 'alpha'], { env: bus.env }).code, 0);
-    await until(pane, /<alpha → human> \[[0-9a-f]{8}\] ARRIVAL-WHILE-TYPING/, 'the arrival');
+    await until(pane, /<alpha → human> \[[0-9a-f]{12}\] ARRIVAL-WHILE-TYPING/, 'the arrival');
     // The arrival and the redraw below it are separate writes: read the screen once the redraw is in.
     const screen = await until(pane, /ARRIVAL-WHILE-TYPING[^]*\n\[human → \*\] hello wor\n/, 'the typed line redrawn below the arrival');
     const lines = screen.split('\n').filter((line) => line.trim() !== '');
@@ -44,8 +44,8 @@ test("a sent message's ticks follow it as they change: sent ✓, delivered ✓�
     await until(pane, /^\[human → \*\] $/m, 'the prompt');
     pane.keys('@shop/claude TICK-ME');
     pane.enter();
-    const sent = await until(pane, /^\[chat\] sent → shop\/claude \(id ([0-9a-f]{8})\) ✓$/m, 'the send, ticked once');
-    const thread = /sent → shop\/claude \(id ([0-9a-f]{8})\)/.exec(sent)?.[1] ?? '';
+    const sent = await until(pane, /^\[chat\] sent → shop\/claude \(id ([0-9a-f]{12})\) ✓$/m, 'the send, ticked once');
+    const thread = /sent → shop\/claude \(id ([0-9a-f]{12})\)/.exec(sent)?.[1] ?? '';
     // The model peeks at its inbox: the mail is in its context, not yet taken.
     await model.call('read_inbox', { mark_read: false });
     await until(pane, new RegExp(`^\\[chat\\] ✓✓ delivered → shop/claude \\(id ${thread}\\)$`, 'm'), 'delivered, as it happened');
@@ -55,9 +55,9 @@ test("a sent message's ticks follow it as they change: sent ✓, delivered ✓�
     // Each send is followed on its own.
     pane.keys('@alpha and @shop');
     pane.enter();
-    await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{8}\) ✓/, 'a second send');
+    await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{12}\) ✓/, 'a second send');
     inbox(bus, 'alpha');
-    await until(pane, /^\[chat\] ✓✓ read → alpha \(id [0-9a-f]{8}\)$/m, 'read by alpha');
+    await until(pane, /^\[chat\] ✓✓ read → alpha \(id [0-9a-f]{12}\)$/m, 'read by alpha');
   } finally {
     await model.close();
     pane.close();
@@ -72,7 +72,7 @@ test('commands: @name, /to, plain text, bad input hints and sends nothing', { sk
     await until(pane, /^\[human → \*\] $/m, 'the prompt');
     pane.keys('@alpha just you');
     pane.enter();
-    await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{8}\)/, 'a direct send');
+    await until(pane, /\[chat\] sent → alpha \(id [0-9a-f]{12}\)/, 'a direct send');
     pane.keys('/to beta');
     pane.enter();
     const retargeted = await until(pane, /^\[human → beta\] $/m, 'the new target');
@@ -233,7 +233,7 @@ test('the name comes from --name, else AGENT_BUS_NAME; the greeting shows the ro
     assert.match(screen, /^alex +repo=\S+ +seen just now \(you\) +pending=0$/m, 'the roster marks who you are');
     assert.match(screen, /^alpha +repo=/m);
     assert.match(screen, /^recent activity \(last 10 sends\):$/m);
-    for (let n = 1; n <= 10; n++) assert.match(screen, new RegExp(`^  \\d\\d:\\d\\d:\\d\\d  alpha → beta  note ${n} \\[[0-9a-f]{8}\\]$`, 'm'), `send ${n}, local time and an 8-character thread`);
+    for (let n = 1; n <= 10; n++) assert.match(screen, new RegExp(`^  \\d\\d:\\d\\d:\\d\\d  alpha → beta  note ${n} \\[[0-9a-f]{12}\\]$`, 'm'), `send ${n}, local time and a 12-character thread`);
     assert.doesNotMatch(screen, /joining/, 'only the last 10 sends');
     pane.keys('/help');
     pane.enter();

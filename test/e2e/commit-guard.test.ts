@@ -59,7 +59,7 @@ test('install chains the hook already there, is idempotent, and uninstall puts b
   assert.equal(readFileSync(join(hooks, 'pre-commit'), 'utf8'), PRIOR_HOOK);
   assert.match(runCli(['guard', 'uninstall', root], { env: bus.env }).stdout, /not installed/);
   const outside = runCli(['guard', 'install', bus.dir], { env: bus.env });
-  assert.equal(outside.code, 2, 'a folder that is no repo is a bad value');
+  assert.equal(outside.code, 1, 'no repo there: a failure, as git says');
   assert.match(outside.stderr, /is not in a git work tree/);
 }));
 

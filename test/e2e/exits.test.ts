@@ -55,8 +55,8 @@ test('a table of mistakes: each exits 2 with one line and the usage, or 1 with o
   }
   // Outside any repo, reserve has nothing to hold paths of: refused, and nothing is reserved.
   const stray = runCli(['reserve', 'a.ts'], { env: bus.env, cwd: outside });
-  assert.equal(stray.code, 2, stray.stderr);
-  assert.match(stray.stderr, /^agent-bus: reserve: '.*not-a-repo' is in no git repo: run it inside the repo, or give --repo PATH\n/);
+  assert.equal(stray.code, 1, stray.stderr);
+  assert.equal(stray.stderr, `agent-bus: reserve: '${outside}' is in no git repo: run it inside the repo, or give --repo PATH\n`);
   assert.deepEqual(json<{ reservations: unknown[] }>(runCli(['reservations', '--json'], { env: bus.env })).reservations, []);
 }));
 

@@ -95,12 +95,12 @@ function firstCommandRuns(command: string, dir: string, node: string, path: stri
 
   const out = run.stdout.slice(run.stdout.indexOf('agent-bus demo:'));
   assert.ok(out.startsWith('agent-bus demo:'), run.stdout.slice(-2000));
-  assert.match(out, /^\d\d:\d\d:\d\d {2}human +→ demo\/claude +hello from \S+ \[[0-9a-f]{8}\]$/m, 'mail sent');
+  assert.match(out, /^sent [0-9a-f]{12} {2}human +→ demo\/claude +hello from \S+ {2}\(thread [0-9a-f]{12}\)$/m, 'mail sent');
   assert.match(out, /^ {2}demo\/claude +seen just now {2}pending=1$/m, 'waiting in an inbox');
   assert.match(out, /^human +repo=~ {2}seen just now {2}pending=0$/m, 'the human has no repo');
-  assert.match(out, /^\d\d:\d\d:\d\d {2}human → demo\/claude {2}\[[0-9a-f]{8}\]\n {4}hello from \S+$/m, 'read');
-  assert.match(out, /^\d\d:\d\d:\d\d {2}send +human +→ demo\/claude /m, 'the send audited');
-  assert.match(out, /^\d\d:\d\d:\d\d {2}read +human +→ demo\/claude /m, 'the read audited');
+  assert.match(out, /^just now {2}human → demo\/claude {2}[0-9a-f]{12} {2}\(thread [0-9a-f]{12}\)\n {4}hello from \S+$/m, 'read');
+  assert.match(out, /^just now +send +human +→ demo\/claude /m, 'the send audited');
+  assert.match(out, /^just now +read +human +→ demo\/claude /m, 'the read audited');
   assert.doesNotMatch(run.stdout, /dropped/);
 
   assert.equal(existsSync(join(home, '.claude-agent-bus')), false, 'no bus of the user was created');

@@ -35,10 +35,10 @@ test('a chat over the hub: the token\'s agent takes the seat, mail from anywhere
       assert.deepEqual(bus.rows("SELECT delivered_via, read_via FROM messages WHERE body = 'hello over there'"), [{ delivered_via: 'chat', read_via: 'chat' }], 'a person saw it in the chat, not a model');
       pane.keys('@shop/claude thanks, on it');
       pane.enter();
-      await until(pane, /\[chat\] sent → shop\/claude \(id [0-9a-f]{8}\) ✓/, 'the send feedback, ticked');
+      await until(pane, /\[chat\] sent → shop\/claude \(id [0-9a-f]{12}\) ✓/, 'the send feedback, ticked');
       // Read on the hub's machine: the tick comes through the hub.
       assert.equal(runCli(['inbox', '--name', 'shop/claude'], { env: bus.env }).code, 0);
-      await until(pane, /^\[chat\] ✓✓ read → shop\/claude \(id [0-9a-f]{8}\)$/m, 'the read tick over the hub');
+      await until(pane, /^\[chat\] ✓✓ read → shop\/claude \(id [0-9a-f]{12}\)$/m, 'the read tick over the hub');
       assert.deepEqual(bus.rows("SELECT from_agent, to_agent FROM messages WHERE body = 'thanks, on it'"), [{ from_agent: 'ops/alex', to_agent: 'shop/claude' }]);
       pane.keys('/exit');
       pane.enter();

@@ -774,7 +774,7 @@ test('statusline: identity, subscriptions, pending mail and live notices for the
   runCli(['channel', 'clear', '--all'], { env: bus.env });
   const task = json<{ id: string }>(runCli(['task', 'add', 'port the parser', '--to', 'shop/claude', '--json'], { env: bus.env }));
   assert.equal(runCli(['task', 'take', task.id], { env: sessionEnv(bus) }).code, 0);
-  assert.equal(status(subscribed).stdout, `bus shop/claude · working just now · task ${task.id.slice(0, 8)}: port the parser · ch brain,deploy (launch) · mail 1 · no notices\n`, 'the task came as mail');
+  assert.equal(status(subscribed).stdout, `bus shop/claude · working just now · task ${task.id.slice(-12)}: port the parser · ch brain,deploy (launch) · mail 1 · no notices\n`, 'the task came as mail');
   assert.deepEqual(JSON.parse(status(subscribed, ['--json']).stdout).task, { id: task.id, title: 'port the parser' });
 }));
 

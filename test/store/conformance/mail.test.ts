@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { InvalidInputError, InvalidNameError, UnknownRecipientError } from '../../../src/model/errors.js';
+import { InvalidNameError, TooLargeError, UnknownRecipientError } from '../../../src/model/errors.js';
 import { readAudit } from '../../helpers/bus-env.js';
 import { conformance, ops, DAY_MS } from './harness.js';
 
@@ -140,7 +140,7 @@ conformance(
     async (ctx) => {
       await ctx.register(['alpha', 'beta']);
       await assert.rejects(ctx.bus.mail.send({ from: 'alpha', to: 'beta', body: 'é'.repeat(51) }), (error: unknown) => {
-        assert.ok(error instanceof InvalidInputError);
+        assert.ok(error instanceof TooLargeError, 'a failure (exit 1), not bad usage');
         assert.match(error.message, /102 bytes; the limit is 100 bytes \(AGENT_BUS_MAX_BODY_BYTES\)/);
         return true;
       });
