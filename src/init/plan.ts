@@ -172,9 +172,10 @@ function deconflict(plans: RepoPlan[], options: PlanOptions): RepoPlan[] {
   });
 }
 
-/** `cwd` stands for the repo it is in (its git top level) when no path is given. */
+/** With no path given, `cwd` stands for the repo it is in (its git top level), or with --scan for the folder to search. */
 export function planInit(options: PlanOptions, cwd: string): RepoPlan[] {
-  const paths = (options.paths.length > 0 ? options.paths : [gitTop(cwd) ?? cwd]).map((path) => canonicalPath(resolve(cwd, path)));
+  const here = options.scan ? cwd : (gitTop(cwd) ?? cwd);
+  const paths = (options.paths.length > 0 ? options.paths : [here]).map((path) => canonicalPath(resolve(cwd, path)));
   const repos = options.scan ? [...new Set(paths.flatMap(scanRepos))] : paths;
   return deconflict(repos.map((repo) => planRepo(repo, options)), options);
 }

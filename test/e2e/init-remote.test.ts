@@ -148,6 +148,8 @@ test('wired by init --remote, the MCP entry and the hook commands work against a
       assert.equal(init.code, 0, init.stderr);
       assert.match(init.stdout, /^On the hub: shop\/claude is on its roster \(the token's agent\); shop\/codex is on the hub's roster once a token is made for it \(on the hub: agent-bus token create shop\/codex\)\.$/m);
       assert.equal(runCli(['send', 'before any session', '--to', 'shop/claude'], { env: bus.env }).code, 0, "mail to it waits at the hub");
+      // The next step names the token the session needs, and how this machine's commands reach the hub.
+      assert.match(init.stdout, /start Claude Code there \(or codex\), with AGENT_BUS_TOKEN set\n {2}agent-bus login http:\/\/\S+ +make this machine's commands use the hub\n/);
       const files = written(shop);
       // The MCP entry as Claude Code starts it: its command, args and env, in Claude Code's environment with the token.
       const entry = json(files.get('.mcp.json')).mcpServers['agent-bus'];

@@ -161,8 +161,8 @@ async function hubEnrol(remote: string, env: Env, names: string[]): Promise<stri
   }
 }
 
-/** The next step: which clients are wired, how to start one, and how to look. */
-function nextSteps(wired: RepoPlan[], clients: string[], home: string): string {
+/** The next step: which clients are wired, how to start one, and how to look (at the hub, for --remote). */
+function nextSteps(wired: RepoPlan[], clients: string[], home: string, remote: string | null): string {
   const [first] = wired;
   if (first === undefined) return '';
   const profiles = clients.map((client) => profileFor(client));
@@ -171,7 +171,8 @@ function nextSteps(wired: RepoPlan[], clients: string[], home: string): string {
   const where = wired.length === 1 ? shortPath(first.repo, home) : 'REPO';
   const start = `cd ${where.includes(' ') ? quoted(where) : where} && ${starter.command}`;
   const rows: Array<[string, string]> = [
-    [start, `start ${starter.name} there${others.length > 0 ? ` (or ${others.map((profile) => profile.command).join(', ')})` : ''}`],
+    [start, `start ${starter.name} there${others.length > 0 ? ` (or ${others.map((profile) => profile.command).join(', ')})` : ''}${remote === null ? '' : ', with AGENT_BUS_TOKEN set'}`],
+    ...(remote === null ? [] : [[`agent-bus login ${remote}`, "make this machine's commands use the hub"] as [string, string]]),
     ['agent-bus agents', 'see who is on the bus'],
     ['agent-bus doctor', 'check the wiring'],
   ];
@@ -293,7 +294,7 @@ export const run: CommandRunner = async (args, io) => {
     if (wired.length > 0 && onPath(launcher.command, io.env) === null && (launcher.local === null || launcher.local === 'keep')) {
       io.stdout.write(`note: ${launcher.command} is not on PATH here, and the wired clients run it: install it (npm install -g agent-bus), or re-run with --bin-path PATH\n`);
     }
-    io.stdout.write(nextSteps(wired, clients, home));
+    io.stdout.write(nextSteps(wired, clients, home, remote));
     return failedRepos.size + guardFailed > 0 ? 1 : 0;
   } finally {
     await bus?.close();
