@@ -260,8 +260,13 @@ test('a freshly wired repo is reachable before its first session: mail to <repo>
     assert.match(wired.stdout, /^On the bus: shop\/claude, shop\/codex \(mail to them, or to shop, waits for the first session\)\.$/m);
     // On the roster at once, audited as roster changes are.
     const registered = readAudit(bus.audit).filter((row) => row.op === 'register');
-    assert.deepEqual(registered.map((row) => [row.actor, row.to]), [['agent-bus init', 'shop/claude'], ['agent-bus init', 'shop/codex']]);
+    assert.deepEqual(registered.map((row) => [row.actor, row.to]), [['agent-bus init', 'shop/claude'], ['agent-bus init', 'shop/codex'], ['agent-bus init', 'human']]);
     assert.match(String(registered[0]?.body_preview), /'shop\/claude' put on the roster for /);
+    // The person is on the bus too, on a bus where nobody has spoken yet: an agent mails them and hands them a task.
+    const mailed = runCli(['send', 'done with the review', '--to', 'human', '--name', 'shop/codex'], { env: bus.env, cwd: repo });
+    assert.equal(mailed.code, 0, mailed.stderr);
+    const handed = runCli(['task', 'add', 'approve the deploy', '--to', 'human', '--name', 'shop/codex'], { env: bus.env, cwd: repo });
+    assert.equal(handed.code, 0, handed.stderr);
     // Mail to the repo and to a client: accepted, and waiting.
     for (const to of ['shop', 'shop/claude', 'shop/codex']) {
       const sent = runCli(['send', `for ${to}`, '--to', to], { env: bus.env });

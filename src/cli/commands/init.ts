@@ -13,6 +13,7 @@ import { clientAddressOf, parseNameLenient } from '../../core/names.js';
 import type { Bus } from '../../core/bus.js';
 import { openBus, refuseOverHub } from '../../runtime.js';
 import { UsageError } from '../args.js';
+import { speakerName } from '../context.js';
 import { BusError } from '../../model/errors.js';
 import { setting, type Env } from '../../model/settings.js';
 import type { CommandRunner } from '../spec.js';
@@ -284,6 +285,9 @@ export const run: CommandRunner = async (args, io) => {
         }
         await bus.roster.enrol(names, plan.repo, 'agent-bus init', existsSync);
       }
+      // The person at this machine too, filed at home as people are: the wired agents can mail them (and hand them tasks) at once.
+      const person = speakerName(undefined, io.env);
+      if (wired.length > 0 && parseNameLenient(person)?.client === null) await bus.roster.enrol([person], home, 'agent-bus init', existsSync);
       if (addresses.length > 0) {
         const repos = [...new Set(wired.map((plan) => plan.name))].join(', ');
         io.stdout.write(`On the bus: ${addresses.join(', ')} (mail to ${addresses.length === 1 ? 'it' : 'them'}, or to ${repos}, waits for the first session).\n`);
