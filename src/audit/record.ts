@@ -14,6 +14,7 @@ export type AuditOp =
   | 'claim'
   | 'wake'
   | 'retire'
+  | 'register'
   | 'session'
   | 'notice'
   | 'token'

@@ -68,6 +68,8 @@ export interface ClientProfile {
   readonly id: string;
   /** Its name for people. */
   readonly name: string;
+  /** The command a person types to start it in a repo (init's next step). */
+  readonly command: string;
   /** The config files init owns a part of, under the repo. */
   readonly configFiles: readonly string[];
   /** Its hook events (or its plugin's), in the order init writes them, each with the command it runs. */
@@ -118,6 +120,7 @@ export interface ClientProfile {
 export const UNKNOWN_CLIENT: ClientProfile = {
   id: '',
   name: 'an unknown client',
+  command: '',
   configFiles: [],
   hookEvents: [],
   preToolEvent: true,

@@ -12,7 +12,7 @@ import type { TasksPort } from '../store/ports/tasks.js';
 import type { WakePort, WatcherRow } from '../store/ports/wake.js';
 import type { AuditSink } from './audit-sink.js';
 import { clientAddressOf, repoOf, parseNameLenient } from './names.js';
-import { pendingByName, repoMembers, waitingRepoNames } from './roster.js';
+import { pendingByName, registrationsFor, repoMembers, waitingRepoNames } from './roster.js';
 import { agentView, type AgentView, type WakeFact } from './views.js';
 
 export const MAX_TOPIC_LENGTH = 200;
@@ -179,6 +179,37 @@ export class Roster {
     const value = trimmed === '' ? null : trimmed;
     await this.store.setTopic(name, value);
     return value;
+  }
+
+  /**
+   * Put a repo's client addresses on the roster before any session of theirs has run (`agent-bus
+   * init`), so mail to them, or to their repo, waits for the first session. A name already filed for
+   * this repo is left as it is; one filed for a folder that is gone moves here; one filed for another
+   * repo that is still there stays (the two share an inbox: init says so). Each name filed is
+   * audited as `register`. Returns the names filed.
+   */
+  async enrol(names: string[], repoPath: string, actor: string, exists: (path: string) => boolean): Promise<string[]> {
+    const filed: string[] = [];
+    for (const name of names) {
+      const known = await this.store.getAgent(name);
+      if (known !== null && (known.repoPath === repoPath || exists(known.repoPath))) continue;
+      await this.register(registrationsFor(name, repoPath, true));
+      filed.push(name);
+      this.audit.append([
+        {
+          ts: stampOf(this.clock),
+          op: 'register',
+          actor,
+          message_id: null,
+          from: actor,
+          to: name,
+          thread_id: null,
+          body_preview: known === null ? `${quoted(name)} put on the roster for ${repoPath}` : `${quoted(name)} moved on the roster from ${known.repoPath}, which is gone, to ${repoPath}`,
+          body_sha256: null,
+        },
+      ]);
+    }
+    return filed;
   }
 
   /** Retire a name `agent-bus init` replaced, keeping its unread mail reachable; audited as `retire`. */

@@ -2,12 +2,12 @@
  * `agent-bus init`: which repos to wire, under which names, and what would
  * change in each client's files. Planning writes nothing.
  */
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { wiringFor } from '../clients/registry/wirings.js';
-import { canonicalPath, IGNORE_FILE, repoName } from '../adapters/identity.js';
+import { canonicalPath, IGNORE_FILE, NAME_FILE, repoName } from '../adapters/identity.js';
 import { composeName, slugify } from '../core/names.js';
-import type { ClientWiring, FileChange } from '../clients/wiring.js';
+import type { ClientWiring, FileChange, Launcher } from '../clients/wiring.js';
 import { quoted } from '../model/quote.js';
 
 export type ClientAction = 'write' | 'refresh' | 'skip-handwritten' | 'skip-unreadable';
@@ -28,6 +28,11 @@ export interface RepoPlan {
   previous_name: string | null;
   notes: string[];
   clients: ClientPlan[];
+  /**
+   * The repo's name pinned in its committed .agent-bus-name, where the name init gives it (--name,
+   * --prefix, a rename to tell two repos apart) is not the folder's: every session finds it there.
+   */
+  pin: FileChange | null;
 }
 
 export interface PlanOptions {
@@ -37,7 +42,8 @@ export interface PlanOptions {
   force: boolean;
   prefix: string;
   name?: string | undefined;
-  bin: string;
+  /** How the files written start agent-bus. */
+  launcher: Launcher;
   /** The hub's URL (init --remote), or null to wire this machine's own bus. */
   remote?: string | null;
 }
@@ -47,6 +53,27 @@ const MAX_SCAN_DEPTH = 6;
 
 function isRepo(path: string): boolean {
   return existsSync(join(path, '.git'));
+}
+
+/** The git work tree `start` is in: the nearest folder at or above it holding `.git`; null outside any. */
+export function gitTop(start: string): string | null {
+  for (let folder = canonicalPath(start); ; folder = dirname(folder)) {
+    if (isRepo(folder)) return folder;
+    if (dirname(folder) === folder) return null;
+  }
+}
+
+/** The pin file's change that makes the repo's name `name` wherever it is cloned; null when its folder (or its pin) names it so already. */
+function pinChange(repo: string, name: string): FileChange | null {
+  if (repoName(repo) === name) return null;
+  const path = join(repo, NAME_FILE);
+  let before: string | null = null;
+  try {
+    before = readFileSync(path, 'utf8');
+  } catch {
+    // No pin yet.
+  }
+  return { path, before, after: `${name}\n` };
 }
 
 /** Git repos under `root` (the root itself when it is one); nested repos and symlinks are not followed. */
@@ -87,11 +114,11 @@ function changed(files: FileChange[]): boolean {
 }
 
 export function planRepo(repo: string, options: PlanOptions): RepoPlan {
-  const base: RepoPlan = { repo, name: null, action: 'skip-not-repo', previous_name: null, notes: [], clients: [] };
+  const base: RepoPlan = { repo, name: null, action: 'skip-not-repo', previous_name: null, notes: [], clients: [], pin: null };
   if (!isRepo(repo)) return base;
   if (existsSync(join(repo, IGNORE_FILE))) return { ...base, action: 'skip-ignored' };
   const group = repoNameFor(repo, options);
-  const plan: RepoPlan = { ...base, name: group, action: 'skip-handwritten' };
+  const plan: RepoPlan = { ...base, name: group, action: 'skip-handwritten', pin: pinChange(repo, group) };
   for (const client of options.clients) {
     const wiring = wiringFor(client) as ClientWiring;
     const name = composeName(group, client);
@@ -106,7 +133,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
       plan.notes.push(`${client}: hand-written agent-bus entry left alone${wiring.forceable ? ' (use --force to replace it)' : ''}`);
     } else {
       try {
-        const planned = wiring.plan(repo, name, options.bin, options.remote ?? null);
+        const planned = wiring.plan(repo, options.launcher, options.remote ?? null);
         files = planned.files;
         for (const note of planned.notes ?? []) plan.notes.push(`${client}: ${note}`);
       } catch (error) {
@@ -124,6 +151,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
   const actions = plan.clients.map((client) => client.action);
   plan.action = actions.includes('refresh') ? 'refresh' : actions.includes('write') ? 'write' : actions.includes('skip-unreadable') ? 'skip-unreadable' : 'skip-handwritten';
   plan.previous_name = plan.clients.find((client) => client.previous_name !== null)?.previous_name ?? null;
+  if (!actions.includes('write') && !actions.includes('refresh')) plan.pin = null;
   return plan;
 }
 
@@ -144,12 +172,19 @@ function deconflict(plans: RepoPlan[], options: PlanOptions): RepoPlan[] {
   });
 }
 
+/** With no path given, `cwd` stands for the repo it is in (its git top level), or with --scan for the folder to search. */
 export function planInit(options: PlanOptions, cwd: string): RepoPlan[] {
-  const paths = (options.paths.length > 0 ? options.paths : [cwd]).map((path) => canonicalPath(resolve(cwd, path)));
+  const here = options.scan ? cwd : (gitTop(cwd) ?? cwd);
+  const paths = (options.paths.length > 0 ? options.paths : [here]).map((path) => canonicalPath(resolve(cwd, path)));
   const repos = options.scan ? [...new Set(paths.flatMap(scanRepos))] : paths;
   return deconflict(repos.map((repo) => planRepo(repo, options)), options);
 }
 
 export function repoChanges(plan: RepoPlan): boolean {
-  return plan.clients.some((client) => (client.action === 'write' || client.action === 'refresh') && changed(client.files));
+  return (plan.pin !== null && plan.pin.before !== plan.pin.after) || plan.clients.some((client) => (client.action === 'write' || client.action === 'refresh') && changed(client.files));
+}
+
+/** Whether init wires the repo (it writes, or finds its wiring current): what puts its addresses on the roster. */
+export function wires(plan: RepoPlan): boolean {
+  return plan.clients.some((client) => client.action === 'write' || client.action === 'refresh');
 }

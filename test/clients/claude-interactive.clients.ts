@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { claude } from './drivers.js';
@@ -117,7 +117,7 @@ test('over a hub: the session\'s MCP server is a relay on its machine that wakes
   assert.equal(runCli(['send', 'joining', '--to', 'human'], { env: hubBus.env }).code, 0);
   // The agent's machine: its repo wired to the hub by init --remote (over the local wiring, which it replaces), the token in Claude Code's environment.
   const s = wiredRepo('claude');
-  const init = runCli(['init', '--clients', 'claude', '--bin-path', CLI, '--remote', hub.url], { env: { ...s.bus.env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: s.repo });
+  const init = runCli(['init', '--clients', 'claude', '--remote', hub.url], { env: { ...s.bus.env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: s.repo });
   assert.equal(init.code, 0, init.stderr);
   const model = await claude.startModel(() => ({ text: 'noted' }));
   const mail = mailBody('HUB-SOCKET-WAKE-MARKER please check');

@@ -5,12 +5,14 @@
  * what init wrote.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/bus-env.js';
+import { agentEnv, register } from '../helpers/agents.js';
+import { CLI, json, runCli, tempBus } from '../helpers/bus-env.js';
 import { claude } from './drivers.js';
-import { assertReceiptsHonest, NOTICE_MARKERS } from './harness.js';
+import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS } from './harness.js';
 import { localScenarios, withLocal, type LocalPlan } from './scenarios.js';
 
 /** How many times `needle` occurs in `haystack`. */
@@ -88,3 +90,41 @@ test("subscriptions in layers: init's default brings the brain at the first turn
     await model.close();
   }
 }));
+
+test("with --bin-path and no agent-bus on PATH, Claude Code runs this machine's agent-bus through its personal settings.local.json: the server starts, the hooks deliver, and the committed files hold no path of this machine", { skip: claude.skip }, async () => {
+  const bus = tempBus();
+  try {
+    const repo = join(bus.dir, 'shop');
+    mkdirSync(repo);
+    assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
+    // PATH has node and the system's tools, and no agent-bus.
+    const env: NodeJS.ProcessEnv = { ...bus.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
+    const init = runCli(['init', '--clients', 'claude', '--bin-path', CLI], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: repo });
+    assert.equal(init.code, 0, init.stderr);
+    for (const file of ['.mcp.json', join('.claude', 'settings.json')]) assert.ok(!readFileSync(join(repo, file), 'utf8').includes(CLI), `${file} holds no path of this machine`);
+    assert.deepEqual(JSON.parse(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')), { env: { AGENT_BUS_BIN: CLI } });
+    register(agentEnv(bus, 'human', bus.dir));
+    const machine = { repo, home: env.HOME as string, dir: bus.dir, env };
+    claude.prepare(machine);
+    const mail = mailBody('MAIL-THROUGH-THE-PERSONAL-AGENT-BUS');
+    assert.equal(runCli(['send', mail, '--to', 'shop/claude'], { env: bus.env }).code, 0);
+    let called = false;
+    const model = await claude.startModel(() => {
+      if (called) return { text: 'sent it' };
+      called = true;
+      return { call: 'send_message', input: { to: 'human', body: 'hello through the personal agent-bus' } };
+    });
+    try {
+      const run = await claude.run(machine, model.url, 'anything new?');
+      assert.equal(run.code, 0, run.stderr.slice(-2000));
+      assert.ok(modelSaw(mail, model.requests), 'the prompt hook ran this machine\'s agent-bus and showed the mail');
+      const inbox = json<Array<{ from: string; body: string }>>(runCli(['inbox', '--name', 'human', '--json'], { env: bus.env }));
+      assert.ok(inbox.some((message) => message.body === 'hello through the personal agent-bus' && /^shop\/claude(-\d+)?$/.test(message.from)), JSON.stringify(inbox));
+      assertReceiptsHonest(bus, 'shop/claude', model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+    } finally {
+      await model.close();
+    }
+  } finally {
+    bus.cleanup();
+  }
+});

@@ -33,7 +33,8 @@ localScenarios(copilot, {
 test("Copilot CLI in a repo wired for Claude Code too: it starts the server from Claude Code's .mcp.json, whose entry wins over its own, and that server speaks for Copilot, never as Claude Code", { skip: copilot.skip }, async () => {
   const { bus, repo } = wiredRepo('claude', 'copilot');
   try {
-    assert.match(readFileSync(join(repo, '.mcp.json'), 'utf8'), /"AGENT_BUS_NAME": "shop\/claude"/);
+    // Claude Code's entry: the server for Claude Code (who it is comes from --client and the repo), which Copilot CLI starts too.
+    assert.deepEqual(JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8')).mcpServers['agent-bus'].args, ['serve', '--client', 'claude']);
     let greeted = false;
     const model = await copilot.startModel((request) => {
       if (greeted || !request.offers('send_message')) return { text: 'sent it' };

@@ -9,7 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReceiptWay } from '../../src/model/receipts.js';
 import { agentEnv, register } from '../helpers/agents.js';
-import { CLI, json as cliJson, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json as cliJson, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
 
 /** Where the pinned real clients are installed (npm run test:clients). */
 export const CLIENT_BIN = join(ROOT, 'clients', 'node_modules', '.bin');
@@ -49,21 +50,24 @@ export interface WiredRepo {
 }
 
 /**
- * A git repo named `shop`, wired for `clients` by our own `agent-bus init`, on a
- * private bus where the human and each `shop/<client>` are already known (as after
- * an earlier session), so mail to any of them is accepted before a client starts.
+ * A git repo named `shop`, wired for `clients` by our own `agent-bus init` with agent-bus on PATH
+ * (as an installed one is: the committed files run the bare command), on a private bus where the
+ * human is already known. Init itself puts each `shop/<client>` on the roster, so mail to any of
+ * them is accepted before a client starts.
  */
 export function wiredRepo(...clients: string[]): WiredRepo {
   const bus = tempBus();
+  bus.env.PATH = agentBusOnPath(bus.dir).PATH;
   const repo = join(bus.dir, 'shop');
   mkdirSync(repo);
   // Codex trusts a project only inside a real git repository; the others accept one too.
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
   // Init asks the real Claude Code its version, as it would on a user's machine: the wake hook is wired too.
   const claude = join(CLIENT_BIN, 'claude');
-  assert.equal(runCli(['init', '--clients', clients.join(','), '--bin-path', CLI], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo }).code, 0);
-  const known: Array<[string, string]> = [['human', bus.dir], ...clients.map((client): [string, string] => [`shop/${client}`, repo])];
-  for (const [name, home] of known) register(agentEnv(bus, name, home));
+  const init = runCli(['init', '--clients', clients.join(',')], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo });
+  assert.equal(init.code, 0, init.stderr);
+  assert.match(init.stdout, new RegExp(`^On the bus: ${clients.map((client) => `shop/${client}`).join(', ')} `, 'm'));
+  register(agentEnv(bus, 'human', bus.dir));
   return { bus, repo };
 }
 

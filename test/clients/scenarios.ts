@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
 import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
 import type { ClientDriver, FileEdit, Machine, RunOptions, Script, Turn } from './drivers.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS, publishTestNotices, wiredRepo, type ClientRun, type FakeServer } from './harness.js';
@@ -427,8 +428,9 @@ async function remoteSetup(driver: ClientDriver): Promise<Remote & { close(): Pr
   const repo = join(home, 'shop');
   mkdirSync(repo);
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_TOKEN: token };
-  const init = runCli(['init', '--clients', driver.id, '--bin-path', CLI, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: repo });
+  // agent-bus on PATH, as an installed one is: the committed files run the bare command.
+  const env: NodeJS.ProcessEnv = { PATH: agentBusOnPath(home).PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_TOKEN: token };
+  const init = runCli(['init', '--clients', driver.id, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
   const machine: Machine = { repo, home, dir: home, env };
   driver.prepare(machine);

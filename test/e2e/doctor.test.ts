@@ -27,7 +27,7 @@ function doctor(bus: TempBus, env: NodeJS.ProcessEnv = {}): { code: number | nul
   return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport, text: text.stdout, stderr: result.stderr };
 }
 
-/** A bus with one repo wired for Claude Code, Codex, Gemini CLI and Copilot CLI by the real init, pointing at a copy of the CLI. */
+/** A bus with one repo wired for Claude Code, Codex, Gemini CLI and Copilot CLI by the real init, agent-bus on PATH as a copy of the CLI. */
 const WIRED = ['claude', 'codex', 'gemini', 'copilot'];
 
 function wiredBus(): { bus: TempBus; repo: string; bin: string } {
@@ -38,14 +38,10 @@ function wiredBus(): { bus: TempBus; repo: string; bin: string } {
   mkdirSync(join(bus.dir, 'bin'));
   copyFileSync(CLI, bin);
   chmodSync(bin, 0o755);
-  bus.env.AGENT_BUS_BIN = bin;
+  bus.env.PATH = `${join(bus.dir, 'bin')}:${bus.env.PATH ?? ''}`;
+  // Init alone puts each client on the roster: doctor then knows where it is wired.
   const init = runCli(['init', '--clients', WIRED.join(','), repo], { env: bus.env, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
-  // Each client joins the bus as a session would, so the roster knows where it is wired.
-  for (const client of WIRED) {
-    const sent = runCli(['send', 'hello', '--to', `shop/${client}`, '--name', `shop/${client}`], { env: { ...bus.env, AGENT_BUS_REPO: repo }, cwd: repo });
-    assert.equal(sent.code, 0, sent.stderr);
-  }
   return { bus, repo, bin };
 }
 
@@ -112,10 +108,20 @@ test('doctor: each problem is named with a one-line fix, and it exits 1', () => 
     }
     assert.match(text, /^FAIL {2}permissions: .*\n {8}fix: chmod 600 /m);
     assert.match(text, /\d+ problems/);
-    // The agent-bus a config names is gone.
+    // The agent-bus the committed files run is gone from PATH.
     rmSync(bin);
     const gone = doctor(bus);
-    assert.ok(failing(gone.report).some((finding) => finding.check === 'wiring' && finding.detail.includes(`points at ${bin}, which does not exist`)), JSON.stringify(failing(gone.report)));
+    assert.ok(failing(gone.report).some((finding) => finding.check === 'wiring' && /^shop\/codex .*its files run agent-bus, which is not on PATH here$/.test(finding.detail)), JSON.stringify(failing(gone.report)));
+    // The agent-bus this machine's personal file names is gone.
+    const own = join(bus.dir, 'own', 'agent-bus');
+    mkdirSync(join(bus.dir, 'own'));
+    copyFileSync(CLI, own);
+    chmodSync(own, 0o755);
+    assert.equal(runCli(['init', '--clients', 'claude', '--bin-path', own, repo], { env: bus.env, cwd: repo }).code, 0);
+    assert.equal(failing(doctor(bus).report).some((finding) => finding.detail.startsWith('shop/claude')), false, 'the personal file names one that is there');
+    rmSync(own);
+    const ownGone = doctor(bus);
+    assert.ok(failing(ownGone.report).some((finding) => finding.check === 'wiring' && finding.detail.includes(`points at ${own}, which does not exist`)), JSON.stringify(failing(ownGone.report)));
   } finally {
     bus.cleanup();
   }
@@ -232,6 +238,25 @@ test('doctor: a variable named like a setting that agent-bus does not read, and 
     assert.doesNotMatch(JSON.stringify(report) + text, /secretsecret/, "a variable's value is shown only when it is a setting's that cannot be read");
     assert.match(text, /^warn {2}settings: AGENT_BUS_HTTP_RAT is set, but agent-bus reads no setting of that name\n {8}fix: did you mean AGENT_BUS_HTTP_RATE\?/m);
     assert.match(text, /all is well \(\d+ warnings\)/);
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test("doctor: a repo an older init wired, with this machine's paths in its committed files, is named with the fix", () => {
+  const { bus, repo, bin } = wiredBus();
+  try {
+    const mcpPath = join(repo, '.mcp.json');
+    const mcp = JSON.parse(readFileSync(mcpPath, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> };
+    mcp.mcpServers['agent-bus'] = { ...mcp.mcpServers['agent-bus'], command: bin, args: ['serve'], env: { AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: repo } };
+    writeFileSync(mcpPath, JSON.stringify(mcp));
+    const { code, report } = doctor(bus);
+    assert.equal(code, 1);
+    const claude = failing(report).find((finding) => finding.check === 'wiring' && finding.detail.startsWith('shop/claude'));
+    assert.equal(claude?.detail, `shop/claude (claude in ${repo}): written by an older init, with this machine's paths in files the team commits`);
+    assert.equal(claude?.fix, `agent-bus init --clients claude ${repo}`);
+    assert.equal(runCli(['init', '--clients', 'claude', repo], { env: bus.env, cwd: repo }).code, 0);
+    assert.equal(doctor(bus).code, 0, 'the fix fixes it');
   } finally {
     bus.cleanup();
   }

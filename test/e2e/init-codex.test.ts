@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
-import { CLI, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
-import { agentEnv, register } from '../helpers/agents.js';
+import { runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
 
 function repo(bus: TempBus, ...parts: string[]): string {
   const path = join(bus.dir, ...parts);
@@ -14,7 +14,9 @@ function repo(bus: TempBus, ...parts: string[]): string {
   return path;
 }
 
-const init = (bus: TempBus, args: string[], cwd?: string) => runCli(['init', '--clients', 'codex', '--bin-path', CLI, ...args], { env: bus.env, cwd });
+/** The bus's environment with agent-bus on PATH, as an installed one is: what the committed files run. */
+const onPath = (bus: TempBus): NodeJS.ProcessEnv => ({ ...bus.env, PATH: agentBusOnPath(bus.dir).PATH });
+const init = (bus: TempBus, args: string[], cwd?: string) => runCli(['init', '--clients', 'codex', ...args], { env: onPath(bus), cwd });
 const config = (path: string): string => readFileSync(join(path, '.codex', 'config.toml'), 'utf8');
 
 test('a fresh repo gets the marked table and hooks that carry no agent name', withTempBus((bus) => {
@@ -27,14 +29,10 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
     [
       '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>',
       '[mcp_servers.agent-bus]',
-      `command = ${JSON.stringify(CLI)}`,
-      'args = ["serve"]',
+      'command = "agent-bus"',
+      'args = ["serve", "--client", "codex"]',
       'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_HOME", "AGENT_BUS_AUDIT_LOG", "AGENT_BUS_PG_CONNECT_TIMEOUT", "AGENT_BUS_CHANNELS", "AGENTIHOOKS_BASE_CHANNELS"]',
       'default_tools_approval_mode = "approve"',
-      '',
-      '[mcp_servers.agent-bus.env]',
-      'AGENT_BUS_NAME = "web-app/codex"',
-      `AGENT_BUS_REPO = ${JSON.stringify(one)}`,
       '# <<< agent-bus <<<',
       '',
     ].join('\n'),
@@ -44,9 +42,10 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
   const parsed = JSON.parse(hooks) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool']]) {
     // Codex gives hooks only its own environment: the subscriptions ride in the command.
-    assert.equal(parsed.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala ${CLI} ${subcommand} --client codex || true`, event);
+    assert.equal(parsed.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala agent-bus ${subcommand} --client codex || true`, event);
   }
-  assert.equal(parsed.hooks.Stop?.[0]?.hooks[0]?.command, `${CLI} hook-stop --client codex || true`);
+  assert.equal(parsed.hooks.Stop?.[0]?.hooks[0]?.command, 'agent-bus hook-stop --client codex || true');
+  assert.equal(config(one), config(two), 'the config too is the same in every repo: nothing in it is the repo\'s or the machine\'s');
   assert.equal(parsed.hooks.Stop?.[0]?.matcher, undefined);
   assert.deepEqual(Object.keys(parsed.hooks), ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'Stop'], 'Codex has no notification or session-end event');
   assert.doesNotMatch(hooks, /AGENT_BUS_NAME/);
@@ -57,9 +56,11 @@ test('subscriptions edited in the hook commands are kept by a re-run', withTempB
   assert.equal(init(bus, [], path).code, 0);
   const hooksPath = join(path, '.codex', 'hooks.json');
   writeFileSync(hooksPath, readFileSync(hooksPath, 'utf8').replaceAll('AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala', "AGENT_BUS_DEFAULT_CHANNELS='*'"));
-  assert.equal(init(bus, ['--bin-path', '/opt/agent-bus'], path).code, 0);
+  const rerun = init(bus, ['--bin-path', '/opt/agent-bus'], path);
+  assert.equal(rerun.code, 0);
+  assert.match(rerun.stdout, /Codex reads no personal file in the repo, so its committed files run `agent-bus` from PATH and \/opt\/agent-bus is written nowhere/);
   const parsed = JSON.parse(readFileSync(hooksPath, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
-  assert.equal(parsed.hooks.PreToolUse?.[0]?.hooks[0]?.command, "AGENT_BUS_DEFAULT_CHANNELS='*' /opt/agent-bus hook-pre-tool --client codex || true");
+  assert.equal(parsed.hooks.PreToolUse?.[0]?.hooks[0]?.command, "AGENT_BUS_DEFAULT_CHANNELS='*' agent-bus hook-pre-tool --client codex || true");
   assert.equal(parsed.hooks.PreToolUse?.length, 1);
 }));
 
@@ -76,14 +77,14 @@ test('hooks an older init wrote with AGENT_BUS_CHANNELS are migrated, the value 
   assert.doesNotMatch(text, /\bAGENT_BUS_CHANNELS=/);
   const parsed = JSON.parse(text) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
   for (const event of ['SessionStart', 'UserPromptSubmit', 'PreToolUse']) {
-    assert.equal(parsed.hooks[event]?.[0]?.hooks[0]?.command, `AGENT_BUS_DEFAULT_CHANNELS=brain,deploy ${CLI} ${event === 'SessionStart' ? 'hook-session-start' : event === 'UserPromptSubmit' ? 'hook-user-prompt' : 'hook-pre-tool'} --client codex || true`);
+    assert.equal(parsed.hooks[event]?.[0]?.hooks[0]?.command, `AGENT_BUS_DEFAULT_CHANNELS=brain,deploy agent-bus ${event === 'SessionStart' ? 'hook-session-start' : event === 'UserPromptSubmit' ? 'hook-user-prompt' : 'hook-pre-tool'} --client codex || true`);
   }
   const again = init(bus, [], path);
   assert.match(again.stdout, /nothing to do/);
   assert.doesNotMatch(again.stdout, /approve the changed hooks/);
 }));
 
-test("the user's tables and comments stay byte for byte; re-runs are identical; a rename rewrites only our span", withTempBus((bus) => {
+test("the user's tables and comments stay byte for byte; re-runs are identical; an older init's block is replaced; a rename leaves the config as it is", withTempBus((bus) => {
   const path = repo(bus, 'svc');
   mkdirSync(join(path, '.codex'));
   const mine = '# my codex settings\nmodel = "o3" # inline note\n\n[profiles.fast]\nmodel = "mini"\n\n[mcp_servers.other]\ncommand = "other"\n';
@@ -94,10 +95,20 @@ test("the user's tables and comments stay byte for byte; re-runs are identical; 
   assert.equal((parse(first) as { profiles: { fast: { model: string } } }).profiles.fast.model, 'mini');
   assert.match(init(bus, [], path).stdout, /nothing to do/);
   assert.equal(config(path), first);
+  // An older init's block, naming its agent and this machine's paths: replaced by ours, the rest as it was.
+  writeFileSync(join(path, '.codex', 'config.toml'), first.replace('args = ["serve", "--client", "codex"]', 'args = ["serve"]\n\n[mcp_servers.agent-bus.env]\nAGENT_BUS_NAME = "svc/codex"\nAGENT_BUS_REPO = "/home/someone/svc"'));
+  const hooksPath = join(path, '.codex', 'hooks.json');
+  const hooks = readFileSync(hooksPath, 'utf8');
+  writeFileSync(hooksPath, hooks.replaceAll(' agent-bus hook-', ' /usr/local/bin/agent-bus hook-').replaceAll('"agent-bus hook-', '"/usr/local/bin/agent-bus hook-'));
+  const replaced = init(bus, [], path);
+  assert.equal(replaced.code, 0);
+  assert.equal(config(path), first);
+  assert.equal(readFileSync(hooksPath, 'utf8'), hooks);
+  assert.match(replaced.stdout, /codex: the hook commands changed: approve them again under \/hooks in Codex/, 'Codex approves a hook by its command');
   assert.equal(init(bus, ['--name', 'renamed'], path).code, 0);
   const renamed = config(path);
-  assert.ok(renamed.startsWith(mine));
-  assert.match(renamed, /AGENT_BUS_NAME = "renamed\/codex"/);
+  assert.equal(renamed, first, 'a name is no part of the config: it is pinned in .agent-bus-name');
+  assert.equal(readFileSync(join(path, '.agent-bus-name'), 'utf8'), 'renamed\n');
   assert.equal(renamed.split('# >>> agent-bus').length, 2, 'still one block');
 }));
 
@@ -127,11 +138,10 @@ test("a table of the user's own is left alone even with --force; broken files ar
 test('the Codex hook commands run as written and answer in JSON', withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
-  register(agentEnv(bus, 'live/codex', path));
-  runCli(['send', 'mail for codex', '--to', 'live/codex'], { env: bus.env });
+  assert.equal(runCli(['send', 'mail for codex', '--to', 'live/codex'], { env: bus.env }).code, 0);
   const hooks = JSON.parse(readFileSync(join(path, '.codex', 'hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
   const command = hooks.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command ?? '';
-  const ran = spawnSync('sh', ['-c', command], { env: bus.env, cwd: bus.dir, input: JSON.stringify({ cwd: path, session_id: 't-1', hook_event_name: 'UserPromptSubmit' }), encoding: 'utf8' });
+  const ran = spawnSync('sh', ['-c', command], { env: onPath(bus), cwd: bus.dir, input: JSON.stringify({ cwd: path, session_id: 't-1', hook_event_name: 'UserPromptSubmit' }), encoding: 'utf8' });
   assert.equal(ran.status, 0, ran.stderr);
   const context = (JSON.parse(ran.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
   assert.match(context, /mail for codex/);

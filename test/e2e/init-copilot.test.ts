@@ -8,8 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { agentEnv, register } from '../helpers/agents.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
+
+/** The bus's environment with agent-bus on PATH, as an installed one is: what the committed files run. */
+const onPath = (bus: TempBus): NodeJS.ProcessEnv => ({ ...bus.env, PATH: agentBusOnPath(bus.dir).PATH });
 import { connect } from '../helpers/mcp.js';
 
 function repo(bus: TempBus, name: string): string {
@@ -18,7 +22,7 @@ function repo(bus: TempBus, name: string): string {
   return path;
 }
 
-const init = (bus: TempBus, args: string[], cwd: string, clients = 'copilot') => runCli(['init', '--clients', clients, '--bin-path', CLI, ...args], { env: bus.env, cwd });
+const init = (bus: TempBus, args: string[], cwd: string, clients = 'copilot') => runCli(['init', '--clients', clients, ...args], { env: onPath(bus), cwd });
 
 type Hooks = { version: number; hooks: Record<string, Array<{ matcher: string; hooks: Array<{ type: string; command: string }> }>> };
 
@@ -34,14 +38,14 @@ test("the server is merged into .github/mcp.json and the hooks get a file of the
   const mcp = JSON.parse(readFileSync(join(path, '.github', 'mcp.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
   assert.deepEqual(mcp.mcpServers, {
     mine: { command: 'my-server' },
-    'agent-bus': { command: CLI, args: ['serve'], env: { AGENT_BUS_NAME: 'web/copilot', AGENT_BUS_REPO: path, AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, tools: ['*'] },
+    'agent-bus': { command: 'agent-bus', args: ['serve', '--client', 'copilot'], env: { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, tools: ['*'] },
   });
   const hooks = hooksOf(path);
   assert.equal(hooks.version, 1);
   assert.deepEqual(Object.keys(hooks.hooks), ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'Stop', 'Notification', 'SessionEnd']);
-  assert.deepEqual(hooks.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: `AGENT_BUS_NAME=web/copilot AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala ${CLI} hook-pre-tool --client copilot || true` }] }]);
+  assert.deepEqual(hooks.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: 'AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala agent-bus hook-pre-tool --client copilot || true' }] }]);
   assert.equal(hooks.hooks.Notification?.[0]?.matcher, 'permission_prompt|elicitation_dialog');
-  assert.equal(command(path, 'Stop'), `AGENT_BUS_NAME=web/copilot ${CLI} hook-stop --client copilot || true`);
+  assert.equal(command(path, 'Stop'), 'agent-bus hook-stop --client copilot || true');
   assert.equal(readFileSync(join(path, '.github', 'hooks', 'lint.json'), 'utf8'), '{"version":1,"hooks":{"postToolUse":[{"type":"command","bash":"./lint.sh"}]}}');
   assert.match(init(bus, [], path).stdout, /nothing to do/);
 
@@ -49,7 +53,7 @@ test("the server is merged into .github/mcp.json and the hooks get a file of the
   const file = join(path, '.github', 'hooks', 'agent-bus.json');
   writeFileSync(file, readFileSync(file, 'utf8').replaceAll('AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala', 'AGENT_BUS_DEFAULT_CHANNELS=deploy'));
   assert.equal(init(bus, [], path).code, 0);
-  assert.match(command(path, 'UserPromptSubmit'), / AGENT_BUS_DEFAULT_CHANNELS=deploy /);
+  assert.match(command(path, 'UserPromptSubmit'), /^AGENT_BUS_DEFAULT_CHANNELS=deploy agent-bus /);
   const own = repo(bus, 'own');
   mkdirSync(join(own, '.github', 'hooks'), { recursive: true });
   const theirs = '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"./notify.sh"}]}}';
@@ -62,10 +66,9 @@ test("the server is merged into .github/mcp.json and the hooks get a file of the
 test("the hook commands as written answer Copilot CLI's events in its JSON: mail at the prompt, a reserved file's write refused, notices at a tool call, the turn kept for mail", withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
-  register(agentEnv(bus, 'live/copilot', path));
   register(agentEnv(bus, 'live/codex', path));
   const run = (event: string, payload: Record<string, unknown> = {}): string => {
-    const result = spawnSync('sh', ['-c', command(path, event)], { env: bus.env, cwd: path, input: JSON.stringify({ hook_event_name: event, session_id: 'c-1', timestamp: '2026-12-06T00:00:00.000Z', cwd: path, ...payload }), encoding: 'utf8' });
+    const result = spawnSync('sh', ['-c', command(path, event)], { env: onPath(bus), cwd: path, input: JSON.stringify({ hook_event_name: event, session_id: 'c-1', timestamp: '2026-12-06T00:00:00.000Z', cwd: path, ...payload }), encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
     return result.stdout;
   };
@@ -90,10 +93,10 @@ test("the hook commands as written answer Copilot CLI's events in its JSON: mail
 test("a server Copilot CLI starts from Claude Code's .mcp.json (whose entry wins over its own) speaks for Copilot in that repo; started by Claude Code, the same entry speaks for Claude Code", withTempBus(async (bus) => {
   const path = repo(bus, 'both');
   assert.equal(init(bus, [], path, 'claude,copilot').code, 0);
-  const entry = (JSON.parse(readFileSync(join(path, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { env: Record<string, string> }> }).mcpServers['agent-bus'];
-  assert.equal(entry?.env.AGENT_BUS_NAME, 'both/claude');
+  const entry = (JSON.parse(readFileSync(join(path, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { args: string[]; env?: Record<string, string> }> }).mcpServers['agent-bus'];
+  assert.deepEqual(entry?.args, ['serve', '--client', 'claude']);
   const whoami = async (extra: NodeJS.ProcessEnv): Promise<string> => {
-    const session = await connect({ ...bus.env, ...entry?.env, ...extra }, { cwd: path });
+    const session = await connect({ ...bus.env, ...entry?.env, ...extra }, { cwd: path, args: entry?.args.slice(1) ?? [] });
     try {
       return (await session.call<{ name: string }>('whoami')).name;
     } finally {

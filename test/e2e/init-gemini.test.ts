@@ -7,8 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { agentEnv, register } from '../helpers/agents.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
+
+/** The bus's environment with agent-bus on PATH, as an installed one is: what the committed files run. */
+const onPath = (bus: TempBus): NodeJS.ProcessEnv => ({ ...bus.env, PATH: agentBusOnPath(bus.dir).PATH });
 
 function repo(bus: TempBus, name: string): string {
   const path = join(bus.dir, name);
@@ -16,7 +20,7 @@ function repo(bus: TempBus, name: string): string {
   return path;
 }
 
-const init = (bus: TempBus, args: string[], cwd: string) => runCli(['init', '--clients', 'gemini', '--bin-path', CLI, ...args], { env: bus.env, cwd });
+const init = (bus: TempBus, args: string[], cwd: string) => runCli(['init', '--clients', 'gemini', ...args], { env: onPath(bus), cwd });
 
 type Group = { matcher?: string; hooks: Array<{ type: string; name?: string; command: string }> };
 type Settings = { mcpServers: Record<string, unknown>; hooks: Record<string, Group[]>; [key: string]: unknown };
@@ -40,18 +44,18 @@ test("the server and a hook for each Gemini CLI event are added to .gemini/setti
   assert.deepEqual(settings.ui, mine.ui);
   assert.deepEqual(settings.mcpServers.mine, mine.mcpServers.mine);
   assert.deepEqual(settings.mcpServers['agent-bus'], {
-    command: CLI,
-    args: ['serve'],
-    env: { AGENT_BUS_NAME: 'web/gemini', AGENT_BUS_REPO: path, AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' },
+    command: 'agent-bus',
+    args: ['serve', '--client', 'gemini'],
+    env: { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' },
     trust: true,
   });
   assert.deepEqual(Object.keys(settings.hooks), ['BeforeTool', 'SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent', 'Notification', 'SessionEnd']);
   assert.deepEqual(settings.hooks.BeforeTool?.[0], mine.hooks.BeforeTool[0], "the user's hook is first, as it was");
   assert.deepEqual(settings.hooks.BeforeTool?.[1], {
     matcher: '',
-    hooks: [{ type: 'command', name: 'agent-bus hook-pre-tool', command: `AGENT_BUS_NAME=web/gemini AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala ${CLI} hook-pre-tool --client gemini || true` }],
+    hooks: [{ type: 'command', name: 'agent-bus hook-pre-tool', command: 'AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala agent-bus hook-pre-tool --client gemini || true' }],
   });
-  assert.equal(ours(path, 'AfterAgent'), `AGENT_BUS_NAME=web/gemini ${CLI} hook-stop --client gemini || true`, 'the stop hook shows no notices: no subscriptions');
+  assert.equal(ours(path, 'AfterAgent'), 'agent-bus hook-stop --client gemini || true', 'the stop hook shows no notices: no subscriptions');
   assert.equal(ours(path, 'AfterTool'), ours(path, 'BeforeTool'), 'one pre-tool command for both tool events');
   const before = readFileSync(join(path, '.gemini', 'settings.json'), 'utf8');
   assert.match(init(bus, [], path).stdout, /nothing to do/);
@@ -63,8 +67,9 @@ test('subscriptions edited in the hook commands are kept by the next run; a hand
   assert.equal(init(bus, [], path).code, 0);
   const file = join(path, '.gemini', 'settings.json');
   writeFileSync(file, readFileSync(file, 'utf8').replaceAll('AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala', 'AGENT_BUS_DEFAULT_CHANNELS=deploy,brain'));
-  assert.equal(runCli(['init', '--clients', 'gemini', '--bin-path', CLI, '--name', 'renamed'], { env: bus.env, cwd: path }).code, 0);
-  assert.match(ours(path, 'BeforeAgent'), /^AGENT_BUS_NAME=renamed\/gemini AGENT_BUS_DEFAULT_CHANNELS=deploy,brain /);
+  assert.equal(init(bus, ['--name', 'renamed'], path).code, 0);
+  assert.match(ours(path, 'BeforeAgent'), /^AGENT_BUS_DEFAULT_CHANNELS=deploy,brain agent-bus hook-user-prompt /);
+  assert.equal(readFileSync(join(path, '.agent-bus-name'), 'utf8'), 'renamed\n', 'the name is pinned for every session to find');
   assert.equal((settingsOf(path).mcpServers['agent-bus'] as { env: Record<string, string> }).env.AGENT_BUS_DEFAULT_CHANNELS, 'deploy,brain');
   assert.equal(settingsOf(path).hooks.BeforeAgent?.length, 1, 'our hook replaced, not added again');
 
@@ -87,11 +92,10 @@ test('subscriptions edited in the hook commands are kept by the next run; a hand
 test("the hook commands as written answer Gemini CLI's events: mail before the turn, writes refused before a call, notices after it, the turn kept for mail", withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
-  register(agentEnv(bus, 'live/gemini', path));
   register(agentEnv(bus, 'live/codex', path));
   const base = { session_id: 'g-1', transcript_path: join(path, 'chat.jsonl'), cwd: path, timestamp: '2026-12-06T00:00:00.000Z' };
   const run = (event: string, payload: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): string => {
-    const result = spawnSync('sh', ['-c', ours(path, event)], { env: { ...bus.env, GEMINI_SESSION_ID: 'g-1', ...env }, cwd: path, input: JSON.stringify({ ...base, hook_event_name: event, ...payload }), encoding: 'utf8' });
+    const result = spawnSync('sh', ['-c', ours(path, event)], { env: { ...onPath(bus), GEMINI_SESSION_ID: 'g-1', ...env }, cwd: path, input: JSON.stringify({ ...base, hook_event_name: event, ...payload }), encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
     return result.stdout;
   };

@@ -6,9 +6,15 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
 import { FOLLOW_UP_PROMPT } from '../../src/clients/opencode/plugin.js';
-import { CLI, ROOT, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
-import { agentEnv, register } from '../helpers/agents.js';
+import { ROOT, json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentEnv } from '../helpers/agents.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
+
+/** This process's PATH as the suite started it: the plugin runs `agent-bus` from its process's PATH, which each test sets. */
+const ORIGINAL_PATH = process.env.PATH;
+/** PATH with `agent-bus` first as `target` (the built CLI unless said), for the plugin this process loads. */
+const pathWith = (bus: TempBus, target?: string): string => agentBusOnPath(join(bus.dir, `on-path-${Math.random().toString(36).slice(2)}`), ORIGINAL_PATH, target).PATH;
 
 const FAKE_BIN = join(ROOT, 'test', 'helpers', 'fake-hook-bin.mjs');
 const LOGGING_BIN = join(ROOT, 'test', 'helpers', 'logging-bin.mjs');
@@ -34,7 +40,9 @@ interface Harness {
 
 async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?: number, parents: Record<string, string> = {}): Promise<Harness> {
   const path = repo(bus, `oc-${Math.random().toString(36).slice(2)}`);
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', FAKE_BIN], { env: bus.env, cwd: path }).code, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
+  // The plugin runs `agent-bus` from PATH: here, the stand-in.
+  process.env.PATH = pathWith(bus, FAKE_BIN);
   const scriptPath = join(bus.dir, `script-${Math.random().toString(36).slice(2)}.json`);
   const log = `${scriptPath}.log`;
   writeFileSync(scriptPath, JSON.stringify(script));
@@ -73,20 +81,21 @@ test('opencode.json is merged with its comments kept; the plugin is marked and v
   mkdirSync(join(path, '.opencode'));
   const mine = '{\n  // my model\n  "model": "x/y",\n  "mcp": {\n    /* another server */\n    "other": { "type": "local", "command": ["o"] }\n  },\n}\n';
   writeFileSync(join(path, '.opencode', 'opencode.json'), mine);
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
   const merged = readFileSync(join(path, '.opencode', 'opencode.json'), 'utf8');
   assert.ok(merged.includes('// my model') && merged.includes('/* another server */'), merged);
   const value = parse(merged) as { model: string; mcp: Record<string, { command: string[]; environment?: Record<string, string>; enabled?: boolean }> };
   assert.equal(value.model, 'x/y');
   assert.deepEqual(value.mcp.other?.command, ['o']);
-  assert.deepEqual(value.mcp['agent-bus']?.command, [CLI, 'serve']);
-  assert.deepEqual(value.mcp['agent-bus']?.environment, { AGENT_BUS_NAME: 'web/opencode', AGENT_BUS_REPO: path });
+  assert.deepEqual(value.mcp['agent-bus']?.command, ['agent-bus', 'serve', '--client', 'opencode']);
+  assert.equal(value.mcp['agent-bus']?.environment, undefined, 'no agent named, no repo path: the server finds them from its folder');
   const pluginPath = join(path, '.opencode', 'plugins', 'agent-bus.js');
   assert.ok(readFileSync(pluginPath, 'utf8').startsWith('// Managed by `agent-bus init`'));
   assert.equal(spawnSync(process.execPath, ['--check', pluginPath]).status, 0);
-  assert.match(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).stdout, /nothing to do/);
+  assert.doesNotMatch(readFileSync(pluginPath, 'utf8'), /AGENT_BUS_NAME|const NAME/, 'the plugin names no agent');
+  assert.match(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).stdout, /nothing to do/);
   writeFileSync(pluginPath, '// my own plugin\n');
-  assert.match(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).stdout, /hand-written agent-bus entry left alone/);
+  assert.match(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).stdout, /hand-written agent-bus entry left alone/);
   assert.ok(existsSync(pluginPath) && readFileSync(pluginPath, 'utf8') === '// my own plugin\n');
 }));
 
@@ -112,7 +121,9 @@ test('each hook runs at its moment: session start once, the prompt hook once per
   assert.deepEqual([counts('hook-session-start'), counts('hook-user-prompt'), counts('hook-pre-tool'), counts('hook-stop')], [1, 2, 2, 1]);
   const first = calls()[0];
   assert.equal(first?.subcommand, 'hook-session-start');
-  assert.match(first?.name ?? '', /\/opencode$/, 'the hook speaks as the wired name');
+  assert.equal(first?.name, undefined, 'no agent named: the hook finds it from its client and folder');
+  assert.deepEqual(first?.args, ['--client', 'opencode']);
+  assert.ok(calls().every((call) => call.cwd === calls()[0]?.cwd && call.cwd.includes('/oc-')), 'every hook runs in the session\'s folder');
   assert.ok(calls().every((call) => call.defaultChannels === 'brain,amygdala'), "every hook gets the repo's default subscriptions");
   assert.ok(calls().every((call) => call.channels === undefined), 'and no launch value of its own making');
 }));
@@ -133,13 +144,15 @@ test('an AGENT_BUS_CHANNELS opencode was launched with reaches every hook beside
 
 test('subscriptions edited in the plugin are kept when init regenerates it', withTempBus((bus) => {
   const path = repo(bus, 'edited');
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
   const pluginPath = join(path, '.opencode', 'plugins', 'agent-bus.js');
   writeFileSync(pluginPath, readFileSync(pluginPath, 'utf8').replace('const CHANNELS = "brain,amygdala";', 'const CHANNELS = "deploy,*";'));
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', '/opt/agent-bus'], { env: bus.env, cwd: path }).code, 0);
+  const rerun = runCli(['init', '--clients', 'opencode', '--bin-path', '/opt/agent-bus'], { env: bus.env, cwd: path });
+  assert.equal(rerun.code, 0);
   const regenerated = readFileSync(pluginPath, 'utf8');
   assert.match(regenerated, /^const CHANNELS = "deploy,\*";$/m);
-  assert.match(regenerated, /^const BIN = "\/opt\/agent-bus";$/m);
+  assert.match(regenerated, /^const BIN = "agent-bus";$/m, 'a path of this machine never goes in the committed plugin');
+  assert.match(rerun.stdout, /opencode reads no personal file in the repo, so its committed files run `agent-bus` from PATH and \/opt\/agent-bus is written nowhere/);
 }));
 
 test('mail waiting when the session goes idle starts one follow-up turn, whose first model request takes it; subagents are left alone', withTempBus(async (bus) => {
@@ -215,15 +228,14 @@ test('a watcher that finds nothing (exit 0) starts no turn', withTempBus(async (
 test('a real hook the plugin stopped waiting for finds its output closed: the mail it took is given back, its receipt still sent', withTempBus(async (bus) => {
   const path = repo(bus, 'late');
   // The real agent-bus, through a wrapper that notes when each hook has ended.
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', LOGGING_BIN], { env: bus.env, cwd: path }).code, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
   const agent = agentEnv(bus, 'late/opencode', path);
-  register(agent);
   assert.equal(runCli(['send', 'not shown in time', '--to', 'late/opencode'], { env: bus.env }).code, 0);
   const log = join(bus.dir, 'hooks.log');
   writeFileSync(log, '');
   const saved = { ...process.env };
   // The plugin runs hooks with its own process's environment: this bus, and a time no hook can start in.
-  Object.assign(process.env, bus.env, { AGENT_BUS_HOOK_TIMEOUT_MS: '1', LOGGING_BIN_LOG: log });
+  Object.assign(process.env, bus.env, { AGENT_BUS_HOOK_TIMEOUT_MS: '1', LOGGING_BIN_LOG: log, PATH: pathWith(bus, LOGGING_BIN) });
   try {
     const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
     const client = { session: { get: async () => ({ data: {} }), prompt: async () => undefined } };
@@ -246,12 +258,12 @@ test('a real hook the plugin stopped waiting for finds its output closed: the ma
 test("the plugin hands the pre-tool hook the tool call: an edit of a file another agent holds is refused by throwing the reason, and goes ahead once released", withTempBus(async (bus) => {
   const path = repo(bus, 'guarded');
   mkdirSync(join(path, 'src'));
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
   const held = runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login', '--name', 'guarded/claude'], { env: bus.env, cwd: path });
   assert.equal(held.code, 0, held.stderr);
   // The plugin's hooks run with opencode's environment: this test's bus.
   const saved = { ...process.env };
-  Object.assign(process.env, bus.env);
+  Object.assign(process.env, bus.env, { PATH: pathWith(bus) });
   delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
   try {
     const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
@@ -275,12 +287,11 @@ test("the plugin hands the pre-tool hook the tool call: an edit of a file anothe
 
 test("the plugin reports presence from opencode's events: a turn working, a permission asked waiting and answered working, idle at session.idle, ended at session.deleted", withTempBus(async (bus) => {
   const path = repo(bus, 'present');
-  assert.equal(runCli(['init', '--clients', 'opencode', '--bin-path', CLI], { env: bus.env, cwd: path }).code, 0);
-  register(agentEnv(bus, 'present/opencode', path));
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
   const state = (): string | undefined => json<Array<{ name: string; state: string }>>(runCli(['agents', '--json'], { env: bus.env })).find((row) => row.name === 'present/opencode')?.state;
   const saved = { ...process.env };
   // No watcher at idle: it would outlive the test.
-  Object.assign(process.env, bus.env, { AGENT_BUS_NATIVE_WAKE: '0' });
+  Object.assign(process.env, bus.env, { AGENT_BUS_NATIVE_WAKE: '0', PATH: pathWith(bus) });
   delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
   try {
     const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
@@ -304,4 +315,26 @@ test("the plugin reports presence from opencode's events: a turn working, a perm
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
   }
+}));
+
+test("the shell tool's commands are known as opencode's by the client, not a name: the commit guard finds the agent from it", withTempBus(async (bus) => {
+  const path = join(bus.dir, 'committing');
+  mkdirSync(join(path, 'src'), { recursive: true });
+  assert.equal(spawnSync('git', ['init', '-q', path]).status, 0);
+  assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
+  const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks & { 'shell.env': (input: unknown, output: { env: Record<string, string> }) => Promise<void> }> };
+  const hooks = await module.AgentBus({ client: { session: {} }, directory: path });
+  const output = { env: {} as Record<string, string> };
+  await hooks['shell.env']({}, output);
+  assert.deepEqual(output.env, { AGENT_BUS_CLIENT: 'opencode' });
+  // opencode's own reservation, and a commit of that file from its shell tool: let through; from a person's shell: refused.
+  assert.equal(runCli(['reserve', 'src/app.ts', '--name', 'committing/opencode'], { env: bus.env, cwd: path }).code, 0);
+  writeFileSync(join(path, 'src', 'app.ts'), 'x');
+  assert.equal(spawnSync('git', ['add', 'src/app.ts'], { cwd: path }).status, 0);
+  const check = (env: NodeJS.ProcessEnv) => runCli(['guard', 'check'], { env: { ...bus.env, ...env }, cwd: path });
+  const fromOpencode = check(output.env);
+  assert.equal(fromOpencode.code, 0, fromOpencode.stderr);
+  const fromPerson = check({});
+  assert.equal(fromPerson.code, 1);
+  assert.match(fromPerson.stderr, /src\/app\.ts is reserved by committing\/opencode/);
 }));

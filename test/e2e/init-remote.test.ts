@@ -12,6 +12,7 @@ import { parse as parseToml } from 'smol-toml';
 import { filesUnder, runCli, tempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { connect } from '../helpers/mcp.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
 
 const HUB = 'https://hub.example:8787';
 const CLIENTS = 'claude,codex,opencode,agy,gemini,copilot';
@@ -44,12 +45,13 @@ test('init --remote wires every client to the hub, the token never in a file; a 
     for (const [path, text] of files) assert.ok(!text.includes(secret) && !text.includes('S'.repeat(20)), `${path} holds the token`);
     // Claude Code's server is a relay on this machine (serve, set to use the hub), so it can wake the session through its socket.
     const mcp = json(files.get('.mcp.json')).mcpServers['agent-bus'];
-    assert.deepEqual({ args: mcp.args, env: mcp.env }, { args: ['serve', '--client', 'claude'], env: { AGENT_BUS_URL: HUB, AGENT_BUS_NAME: 'shop/claude' } });
-    assert.match(mcp.command, /agent-bus/);
+    assert.deepEqual({ command: mcp.command, args: mcp.args, env: mcp.env }, { command: 'agent-bus', args: ['serve', '--client', 'claude'], env: { AGENT_BUS_URL: HUB } });
     const settings = json(files.get('.claude/settings.json'));
     const promptHook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
-    assert.match(promptHook, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* hook-user-prompt --client claude \|\| true$/);
-    assert.match(settings.statusLine.command as string, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/claude .* statusline --client claude$/);
+    assert.equal(promptHook, 'AGENT_BUS_URL=https://hub.example:8787 agent-bus hook-user-prompt --client claude || true');
+    assert.equal(settings.statusLine.command, 'AGENT_BUS_URL=https://hub.example:8787 agent-bus statusline --client claude');
+    // Nothing of this machine in what the team commits: the hub's address is the team's.
+    for (const [path, text] of files) assert.doesNotMatch(text, /AGENT_BUS_NAME|AGENT_BUS_REPO|"\/|\/tmp\//, path);
     const codex = parseToml(files.get('.codex/config.toml') ?? '') as Parsed;
     assert.deepEqual({ ...codex.mcp_servers['agent-bus'] }, { url: `${HUB}/mcp`, bearer_token_env_var: 'AGENT_BUS_TOKEN', default_tools_approval_mode: 'approve' });
     assert.match(json(files.get('.codex/hooks.json')).hooks.UserPromptSubmit[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
@@ -68,9 +70,11 @@ test('init --remote wires every client to the hub, the token never in a file; a 
     assert.match(json(files.get('.agents/plugins/agent-bus/hooks.json'))['agent-bus'].Stop[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
     const gemini = json(files.get('.gemini/settings.json'));
     assert.deepEqual(gemini.mcpServers['agent-bus'], { httpUrl: `${HUB}/mcp`, headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' }, trust: true });
-    assert.match(gemini.hooks.BeforeAgent[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/gemini .* hook-user-prompt --client gemini \|\| true$/);
+    assert.equal(gemini.hooks.BeforeAgent[0].hooks[0].command, 'AGENT_BUS_URL=https://hub.example:8787 AGENT_BUS_DEFAULT_CHANNELS=brain,amygdala agent-bus hook-user-prompt --client gemini || true');
     assert.deepEqual(json(files.get('.github/mcp.json')).mcpServers['agent-bus'], { type: 'http', url: `${HUB}/mcp`, headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' }, tools: ['*'] });
-    assert.match(json(files.get('.github/hooks/agent-bus.json')).hooks.Stop[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 AGENT_BUS_NAME=shop\/copilot /);
+    assert.equal(json(files.get('.github/hooks/agent-bus.json')).hooks.Stop[0].hooks[0].command, 'AGENT_BUS_URL=https://hub.example:8787 agent-bus hook-stop --client copilot || true');
+    // The hub is not reached (nothing answers at hub.example): the repo's clients appear there when their sessions connect.
+    assert.match(first.stdout, /^On the hub: could not reach https:\/\/hub\.example:8787 \(.*\); shop\/claude, shop\/codex, shop\/opencode, shop\/agy, shop\/gemini, shop\/copilot are on the hub's roster once a token is made for each \(on the hub: agent-bus token create shop\/claude\)\.$/m);
     const again = runCli(['init', shop, '--clients', CLIENTS, '--remote', HUB], { env });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /nothing to do/);
@@ -136,8 +140,16 @@ test('wired by init --remote, the MCP entry and the hook commands work against a
     try {
       const shop = repo(machine, 'shop');
       const env = { PATH: process.env.PATH, HOME: join(machine.dir, 'home'), NO_COLOR: '1' };
-      const init = runCli(['init', shop, '--clients', 'claude', '--remote', hub.url], { env });
+      // Without a token, init says how the repo gets on the hub's roster; with shop/claude's token, that it is there.
+      const untokened = runCli(['init', shop, '--clients', 'claude', '--remote', hub.url], { env });
+      assert.equal(untokened.code, 0, untokened.stderr);
+      assert.match(untokened.stdout, /^On the hub: shop\/claude is on the hub's roster once a token is made for it \(on the hub: agent-bus token create shop\/claude\)\.$/m);
+      const init = runCli(['init', shop, '--clients', 'claude,codex', '--remote', hub.url], { env: { ...env, AGENT_BUS_TOKEN: token } });
       assert.equal(init.code, 0, init.stderr);
+      assert.match(init.stdout, /^On the hub: shop\/claude is on its roster \(the token's agent\); shop\/codex is on the hub's roster once a token is made for it \(on the hub: agent-bus token create shop\/codex\)\.$/m);
+      assert.equal(runCli(['send', 'before any session', '--to', 'shop/claude'], { env: bus.env }).code, 0, "mail to it waits at the hub");
+      // The next step names the token the session needs, and how this machine's commands reach the hub.
+      assert.match(init.stdout, /start Claude Code there \(or codex\), with AGENT_BUS_TOKEN set\n {2}agent-bus login http:\/\/\S+ +make this machine's commands use the hub\n/);
       const files = written(shop);
       // The MCP entry as Claude Code starts it: its command, args and env, in Claude Code's environment with the token.
       const entry = json(files.get('.mcp.json')).mcpServers['agent-bus'];
@@ -150,8 +162,9 @@ test('wired by init --remote, the MCP entry and the hook commands work against a
       // The prompt hook's command as Claude Code runs it, in a shell with the token in its environment.
       assert.equal(runCli(['send', 'through the wiring', '--to', 'shop/claude'], { env: bus.env }).code, 0);
       const command = json(files.get('.claude/settings.json')).hooks.UserPromptSubmit[0].hooks[0].command as string;
-      const ran = spawnSync('sh', ['-c', command.replace(/ \S*agent-bus(?=\s)/, ` ${process.execPath} ${join(process.cwd(), 'dist', 'bin', 'cli.cjs')}`)], {
-        env: { ...env, AGENT_BUS_TOKEN: token },
+      // As written: the bare agent-bus, found on PATH.
+      const ran = spawnSync('sh', ['-c', command], {
+        env: { ...env, AGENT_BUS_TOKEN: token, PATH: agentBusOnPath(machine.dir).PATH },
         input: '{"session_id":"s-1"}',
         encoding: 'utf8',
         cwd: shop,

@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, readAudit, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
-import { agentEnv, register } from '../helpers/agents.js';
+import { json, readAudit, ROOT, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
+import { agentBusOnPath } from '../helpers/on-path.js';
 
 interface Settings {
   permissions: { allow: string[] };
@@ -25,8 +25,10 @@ function repo(bus: TempBus, ...parts: string[]): string {
 const read = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 /** `claude --version` answers from FAKE_CLAUDE_VERSION (default 2.1.332: wake hooks are written). */
 const FAKE_CLAUDE = join(ROOT, 'test', 'helpers', 'fake-claude.sh');
+/** The bus's environment with agent-bus on PATH, as an installed one is: what the committed files run. */
+const onPath = (bus: TempBus): NodeJS.ProcessEnv => ({ ...bus.env, PATH: agentBusOnPath(bus.dir).PATH });
 const init = (bus: TempBus, args: string[], cwd?: string, extraEnv: NodeJS.ProcessEnv = {}) =>
-  runCli(['init', '--bin-path', CLI, ...args], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: FAKE_CLAUDE, ...extraEnv }, cwd });
+  runCli(['init', ...args], { env: { ...onPath(bus), AGENT_BUS_CLAUDE_BIN: FAKE_CLAUDE, ...extraEnv }, cwd });
 
 test('a single repo is wired at once, and a re-run changes nothing', withBus((bus) => {
   const path = repo(bus, 'acme.dev');
@@ -36,25 +38,25 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
     first.stdout,
     /^ {2}write {2}acme-dev {2}.*acme\.dev {3}\[claude\]\n {6}create {5}\.mcp\.json {2}\(claude\)\n {6}create {5}\.claude\/settings\.json {2}\(claude\)\n\n1 repo\(s\) scanned · clients=claude · write=1 refresh=0/,
   );
-  assert.match(first.stdout, /Applied to 1 repo\(s\)\.\n$/);
-  const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
-  assert.deepEqual(mcp.mcpServers['agent-bus']?.args, ['serve']);
-  assert.equal(mcp.mcpServers['agent-bus']?.command, CLI);
-  assert.deepEqual(mcp.mcpServers['agent-bus']?.env, { AGENT_BUS_NAME: 'acme-dev/claude', AGENT_BUS_REPO: path });
+  assert.match(first.stdout, /\nApplied to 1 repo\(s\)\.\nOn the bus: acme-dev\/claude /);
+  const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> };
+  assert.deepEqual(mcp.mcpServers['agent-bus']?.args, ['serve', '--client', 'claude']);
+  assert.equal(mcp.mcpServers['agent-bus']?.command, 'agent-bus');
+  assert.equal(mcp.mcpServers['agent-bus']?.env, undefined, 'no agent named, no repo path: the server finds them from its folder');
   const settings = read(join(path, '.claude', 'settings.json')) as Settings;
   const tools = ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'message_status', 'search_messages', 'tail_audit', 'set_session', 'channel_publish', 'channel_list', 'channel_acknowledge', 'brain_refresh', 'brain_status', 'reserve_files', 'release_files', 'list_reservations', 'create_task', 'take_task', 'complete_task', 'fail_task', 'cancel_task', 'get_task', 'list_tasks', 'notify_when'];
   assert.deepEqual(settings.permissions.allow, tools.map((tool) => `mcp__agent-bus__${tool}`));
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool'], ['Stop', 'hook-stop']]) {
-    assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `AGENT_BUS_NAME=acme-dev/claude ${CLI} ${subcommand} --client claude || true`, event);
+    assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `agent-bus ${subcommand} --client claude || true`, event);
   }
   // Presence: a permission prompt or a question (never the 60-second idle_prompt), and the session's end.
-  assert.deepEqual(settings.hooks.Notification, [{ matcher: 'permission_prompt|elicitation_dialog', hooks: [{ type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-notification --client claude || true` }] }]);
-  assert.deepEqual(settings.hooks.SessionEnd, [{ matcher: '', hooks: [{ type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} hook-session-end --client claude || true` }] }]);
+  assert.deepEqual(settings.hooks.Notification, [{ matcher: 'permission_prompt|elicitation_dialog', hooks: [{ type: 'command', command: 'agent-bus hook-notification --client claude || true' }] }]);
+  assert.deepEqual(settings.hooks.SessionEnd, [{ matcher: '', hooks: [{ type: 'command', command: 'agent-bus hook-session-end --client claude || true' }] }]);
   assert.deepEqual(settings.env, { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, "the repo's default subscriptions, under a variable a launch value wins over");
-  assert.deepEqual(settings.statusLine, { type: 'command', command: `AGENT_BUS_NAME=acme-dev/claude ${CLI} statusline --client claude` });
+  assert.deepEqual(settings.statusLine, { type: 'command', command: 'agent-bus statusline --client claude' });
   const before = [readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')];
   const again = init(bus, [], path);
-  assert.match(again.stdout, /nothing to do\.\n$/);
+  assert.match(again.stdout, /\nnothing to do\.\n/);
   assert.deepEqual([readFileSync(join(path, '.mcp.json'), 'utf8'), readFileSync(join(path, '.claude', 'settings.json'), 'utf8')], before, 'byte-identical');
   const rerun = read(join(path, '.claude', 'settings.json')) as Settings;
   assert.deepEqual(
@@ -74,7 +76,7 @@ test('Claude Code 2.1.290 or later gets the background wake hook on SessionStart
     ((read(settingsPath) as Settings).hooks.Stop ?? []).flatMap((group) => group.hooks as WakeHook[]).find((hook) => hook.command.includes('hook-watch'));
   assert.deepEqual(wakeHook(), {
     type: 'command',
-    command: `AGENT_BUS_NAME=shop/claude ${CLI} hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2`,
+    command: 'agent-bus hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2',
     asyncRewake: true,
     timeout: 86430,
     rewakeSummary: 'agent-bus: new mail',
@@ -82,19 +84,18 @@ test('Claude Code 2.1.290 or later gets the background wake hook on SessionStart
   assert.equal(wakeHook()?.command.endsWith('|| true'), false, 'never swallowed');
   const atStart = ((read(settingsPath) as Settings).hooks.SessionStart ?? []).flatMap((group) => group.hooks as WakeHook[]).find((hook) => hook.command.includes('hook-watch'));
   assert.deepEqual(atStart, wakeHook(), 'the same hook when a session starts');
-  // (--force: a --bin-path without 'agent-bus' in it reads as hand-written wiring.)
-  const shorter = init(bus, ['--force'], path, { AGENT_BUS_WATCH_HOURS: '2' });
+  const shorter = init(bus, [], path, { AGENT_BUS_WATCH_HOURS: '2' });
   assert.equal(shorter.code, 0);
   assert.match(wakeHook()?.command ?? '', /--max-seconds 7200 ;/);
   assert.equal(wakeHook()?.timeout, 7230, 'the timeout stays above --max-seconds');
-  const old = init(bus, ['--force'], path, { FAKE_CLAUDE_VERSION: '2.1.289' });
+  const old = init(bus, [], path, { FAKE_CLAUDE_VERSION: '2.1.289' });
   assert.match(old.stdout, /claude: no wake hook: Claude Code 2\.1\.289 is older than 2\.1\.290/);
   assert.equal(wakeHook(), undefined, 'an older Claude Code gets none');
-  const missing = init(bus, ['--force'], path, { AGENT_BUS_CLAUDE_BIN: join(bus.dir, 'no-such-claude') });
+  const missing = init(bus, [], path, { AGENT_BUS_CLAUDE_BIN: join(bus.dir, 'no-such-claude') });
   assert.match(missing.stdout, /claude: no wake hook: cannot tell the Claude Code version/);
-  assert.equal(init(bus, ['--force'], path).code, 0);
+  assert.equal(init(bus, [], path).code, 0);
   assert.ok(wakeHook());
-  const off = init(bus, ['--force'], path, { AGENT_BUS_NATIVE_WAKE: '0' });
+  const off = init(bus, [], path, { AGENT_BUS_NATIVE_WAKE: '0' });
   assert.match(off.stdout, /native wake is off/);
   assert.equal(wakeHook(), undefined, 'removed again');
   assert.equal((read(settingsPath) as Settings).hooks.Stop?.length, 1, 'hook-stop stays');
@@ -106,11 +107,11 @@ test("the wake hook's command turns hook-watch's 10, and only that, into Claude 
   assert.equal(init(bus, [], path).code, 0);
   const hooks = (read(join(path, '.claude', 'settings.json')) as Settings).hooks.Stop ?? [];
   const command = hooks.flatMap((group) => group.hooks).find((hook) => hook.command.includes('hook-watch'))?.command ?? '';
-  const env = { ...bus.env, CLAUDE_CODE_ENTRYPOINT: 'cli', AGENT_BUS_REPO: path };
+  // As Claude Code runs it: in the repo, nothing of agent-bus's naming in its environment (init put shop/claude on the roster).
+  const env = { ...onPath(bus), CLAUDE_CODE_ENTRYPOINT: 'cli' };
   const run = (commandLine: string, extra: NodeJS.ProcessEnv = {}) =>
     spawnSync('sh', ['-c', commandLine], { env: { ...env, ...extra }, cwd: path, input: '{"session_id":"s-1"}', encoding: 'utf8', timeout: 30_000 });
   // Mail waiting: the watcher takes it and exits 10; the command exits 2 and Claude Code wakes the model.
-  register(agentEnv(bus, 'shop/claude', path));
   assert.equal(runCli(['send', 'wake me', '--to', 'shop/claude'], { env: bus.env }).code, 0);
   const woke = run(command);
   assert.equal(woke.status, 2, woke.stderr);
@@ -119,8 +120,9 @@ test("the wake hook's command turns hook-watch's 10, and only that, into Claude 
   const idle = run(command.replace('--max-seconds 86400', '--max-seconds 1'));
   assert.equal(idle.status, 0, idle.stderr);
   // An agent-bus too old to know hook-watch exits 2 from its parser: that must not wake anyone.
-  const older = run(command.replace(CLI, join(ROOT, 'test', 'helpers', 'old-agent-bus.sh')));
-  assert.equal(older.status, 0, `${older.stderr} | ${command.replace(CLI, join(ROOT, 'test', 'helpers', 'old-agent-bus.sh'))}`);
+  const olderCommand = command.replace(/^agent-bus /, `${join(ROOT, 'test', 'helpers', 'old-agent-bus.sh')} `);
+  const older = run(olderCommand);
+  assert.equal(older.status, 0, `${older.stderr} | ${olderCommand}`);
 }));
 
 test('subscriptions an older init wrote as AGENT_BUS_CHANNELS are renamed in place, the value kept; files init does not own are only warned about', withBus((bus) => {
@@ -157,10 +159,11 @@ test('subscriptions a user edited and a status line of their own survive a re-ru
   assert.deepEqual((read(settingsPath) as Settings).env, { OTHER: '1', AGENT_BUS_DEFAULT_CHANNELS: 'brain,deploy' });
   const mine = { ...(read(settingsPath) as Settings), statusLine: { type: 'command', command: 'my-status' } };
   writeFileSync(settingsPath, JSON.stringify(mine));
-  assert.equal(init(bus, ['--force', '--bin-path', '/opt/agent-bus'], path).code, 0);
+  assert.equal(init(bus, ['--bin-path', '/opt/agent-bus'], path).code, 0);
   const after = read(settingsPath) as Settings;
   assert.deepEqual(after.statusLine, { type: 'command', command: 'my-status' }, 'a status line of the user\'s own is left alone');
-  assert.match(after.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? '', /^AGENT_BUS_NAME=shop\/claude \/opt\/agent-bus hook-pre-tool/, 'our hooks follow the new binary');
+  assert.equal(after.hooks.PreToolUse?.[0]?.hooks[0]?.command, '"${AGENT_BUS_BIN:-agent-bus}" hook-pre-tool --client claude || true', 'our hooks run the agent-bus the personal file names');
+  assert.deepEqual(read(join(path, '.claude', 'settings.local.json')), { env: { AGENT_BUS_BIN: '/opt/agent-bus' } });
   assert.equal(after.hooks.PreToolUse?.length, 1);
 }));
 
@@ -188,7 +191,7 @@ test('what is not ours is kept; hand-written entries need --force; unparseable f
   assert.equal(init(bus, ['--force'], path).code, 0);
   const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string }> };
   assert.equal(mcp.mcpServers.other?.command, 'other-server');
-  assert.equal(mcp.mcpServers['agent-bus']?.command, CLI);
+  assert.equal(mcp.mcpServers['agent-bus']?.command, 'agent-bus');
   const settings = read(join(path, '.claude', 'settings.json')) as Settings & { model: string };
   assert.equal(settings.model, 'opus');
   assert.deepEqual(settings.permissions.allow.slice(0, 2), ['Bash(ls)', 'mcp__agent-bus__whoami']);
@@ -199,8 +202,8 @@ test('what is not ours is kept; hand-written entries need --force; unparseable f
     [
       'say done',
       'agent-bus hook-stop --client codex || true',
-      `AGENT_BUS_NAME=shop/claude ${CLI} hook-stop --client claude || true`,
-      `AGENT_BUS_NAME=shop/claude ${CLI} hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2`,
+      'agent-bus hook-stop --client claude || true',
+      'agent-bus hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2',
     ],
     'an untagged old agent-bus hook is replaced; others stay',
   );
@@ -250,8 +253,18 @@ test('bad init usage exits 2 with one line', withBus((bus) => {
   const named = init(bus, ['--scan', '--name', 'y', bus.dir]);
   assert.equal(named.code, 2);
   assert.match(named.stderr, /--name only applies to single-repo init/);
-  const notRepo = init(bus, [], bus.dir);
+  const notRepo = init(bus, [bus.dir], bus.dir);
+  assert.equal(notRepo.code, 1, 'a path that is not a repo wires nothing: never a silent 0');
   assert.match(notRepo.stdout, /skip-not-repo/);
+  assert.equal(notRepo.stderr, `agent-bus: ${bus.dir} is not a git repository: run git init there first, or give a repo's path\n`);
+  // The help: one or two real examples at its end, and no line wider than 100 columns.
+  const help = runCli(['init', '--help'], { env: bus.env });
+  assert.equal(help.code, 0);
+  const lines = help.stdout.trimEnd().split('\n');
+  assert.ok(lines.every((line) => line.length <= 100), lines.filter((line) => line.length > 100).join('\n'));
+  const examples = lines.slice(lines.findIndex((line) => /^Examples:/.test(line)) + 1);
+  assert.ok(examples.length >= 1 && examples.length <= 2, examples.join('\n'));
+  assert.ok(examples.every((line) => /^ {2}agent-bus init( |$)/.test(line)), examples.join('\n'));
 }));
 
 test('old bare-name wiring is renamed, the old name retired, and its unread mail still reaches the repo', withBus((bus) => {
@@ -275,12 +288,10 @@ test('old bare-name wiring is renamed, the old name retired, and its unread mail
 test('the hook commands init writes run as written and deliver mail', withBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
-  runCli(['send', 'joining', '--to', 'live/claude'], { env: { ...bus.env, AGENT_BUS_NAME: 'live/claude', AGENT_BUS_REPO: path } });
-  runCli(['inbox', '--name', 'live/claude'], { env: bus.env });
-  runCli(['send', 'through the wiring', '--to', 'live/claude'], { env: bus.env });
+  assert.equal(runCli(['send', 'through the wiring', '--to', 'live/claude'], { env: bus.env }).code, 0);
   const settings = read(join(path, '.claude', 'settings.json')) as Settings;
   const command = settings.hooks.Stop?.[0]?.hooks[0]?.command ?? '';
-  const ran = spawnSync('sh', ['-c', command], { env: bus.env, cwd: path, input: JSON.stringify({ cwd: path, session_id: 'x', stop_hook_active: false }), encoding: 'utf8' });
+  const ran = spawnSync('sh', ['-c', command], { env: onPath(bus), cwd: path, input: JSON.stringify({ cwd: path, session_id: 'x', stop_hook_active: false }), encoding: 'utf8' });
   assert.equal(ran.status, 0, ran.stderr);
   assert.match((JSON.parse(ran.stdout) as { decision: string; reason: string }).reason, /through the wiring/);
 }));

@@ -11,6 +11,7 @@ import { DEFAULT_CLIENT, profileFor } from '../../clients/registry/profiles.js';
 import { settingsProject } from '../../clients/profile.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { wiringFor } from '../../clients/registry/wirings.js';
+import { LOCAL_BIN_VARIABLE } from '../../clients/wiring.js';
 import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../adapters/paths.js';
@@ -26,7 +27,7 @@ import { loadWakeConfig } from '../../wake/config.js';
 import { withWakeWays } from '../../wake/ways.js';
 import { wakeText } from '../../render/roster.js';
 import { version } from '../main.js';
-import { binPath } from './init.js';
+import { launcherFor, onPath } from './init.js';
 import type { CommandRunner } from '../spec.js';
 
 type Level = 'ok' | 'warn' | 'fail';
@@ -70,7 +71,7 @@ export const run: CommandRunner = async (args, io) => {
     if (bus !== null) {
       try {
         findings.push(...(await auditHealth(bus, paths)));
-        findings.push(...(await wiringHealth(bus, io.env)));
+        findings.push(...(await wiringHealth(bus, io.env, io.cwd)));
         add(await sessionsHealth(bus));
         add(await wakeWaysHealth(bus, io.env));
         const outbound = await outboundHealth(bus);
@@ -111,7 +112,7 @@ function versions(driver: SqliteDriverName | null): Finding {
 
 /** What looks like a setting but is none (a typo, most likely). */
 const SETTING_PREFIX = /^(AGENT_BUS|BRAIN)_/;
-const WHERE_SETTINGS_ARE = 'the README\'s "Environment variables" lists every setting and what it takes';
+const WHERE_SETTINGS_ARE = 'docs/configuration.md lists every setting and what it takes';
 
 /**
  * The settings in the environment: a variable named like one that agent-bus does not read, and a
@@ -202,14 +203,18 @@ function permissionsHealth(paths: BusPaths): Finding[] {
 /** A path to an agent-bus a config names: the command of a server or a hook. */
 const BIN_IN_TEXT = /(\/[^\s"'`\\;|&]+\/(?:agent-bus|cli\.cjs))(?=["'`\s\\;|&]|$)/g;
 
-async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
+/** What an older init left in files a team commits: the agent and its repo named outright. */
+const OLDER_INIT_IN_TEXT = /\bAGENT_BUS_(?:REPO|NAME)\b/;
+
+async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]> {
   const wired = new Map<string, { repo: string; client: string; name: string }>();
   for (const agent of await bus.roster.agents()) {
     if (agent.client === null || wiringFor(agent.client) === undefined || agent.kind === 'session') continue;
     wired.set(`${agent.repo_path}\u0000${agent.client}`, { repo: agent.repo_path, client: agent.client, name: agent.name });
   }
   if (wired.size === 0) return [{ check: 'wiring', level: 'ok', detail: 'no repo is wired yet (agent-bus init wires one)' }];
-  const bin = binPath(undefined, env);
+  // What init would write now, keeping this machine's agent-bus where a personal file names it.
+  const launcher = { ...launcherFor(undefined, env, cwd), local: 'keep' as const };
   const findings: Finding[] = [];
   for (const { repo, client, name } of [...wired.values()].sort((a, b) => (a.repo + a.client < b.repo + b.client ? -1 : 1))) {
     const wiring = wiringFor(client);
@@ -229,8 +234,16 @@ async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
       findings.push({ check: 'wiring', level: 'fail', detail: `${what}: no agent-bus server in ${wiring.files(repo).join(' or ')}`, fix: rewire });
       continue;
     }
-    const texts = wiring.files(repo).map((path) => (existsSync(path) ? readFileSync(path, 'utf8') : ''));
-    const missingBins = [...new Set(texts.flatMap((text) => [...text.matchAll(BIN_IN_TEXT)].map((match) => match[1] as string)))].filter((path) => !existsSync(path));
+    let planned;
+    try {
+      planned = wiring.plan(repo, launcher, null);
+    } catch (error) {
+      findings.push({ check: 'wiring', level: 'fail', detail: `${what}: ${(error as Error).message}`, fix: `fix the file by hand, then ${rewire}` });
+      continue;
+    }
+    const committed = wiring.files(repo).map((path) => (existsSync(path) ? readFileSync(path, 'utf8') : ''));
+    const personal = planned.files.filter((file) => file.personal).map((file) => file.before ?? '');
+    const missingBins = [...new Set([...committed, ...personal].flatMap((text) => [...text.matchAll(BIN_IN_TEXT)].map((match) => match[1] as string)))].filter((path) => !existsSync(path));
     if (missingBins.length > 0) {
       findings.push({ check: 'wiring', level: 'fail', detail: `${what}: points at ${missingBins[0]}, which does not exist`, fix: `${rewire} (or --bin-path to say where agent-bus is)` });
       continue;
@@ -240,13 +253,29 @@ async function wiringHealth(bus: Bus, env: Env): Promise<Finding[]> {
       continue;
     }
     // Wired for a hub: what init writes depends on the hub's URL, which its files name.
-    const remote = texts.some((text) => text.includes('AGENT_BUS_URL='));
-    if (!remote) {
-      const planned = wiring.plan(repo, seen.previousName ?? name, bin, null);
-      if (planned.files.some((file) => file.after !== (file.before ?? ''))) {
-        findings.push({ check: 'wiring', level: 'fail', detail: `${what}: differs from what init writes (a hook missing, or another agent-bus)`, fix: rewire });
-        continue;
-      }
+    const remote = committed.some((text) => text.includes('AGENT_BUS_URL'));
+    if (!remote && planned.files.some((file) => file.after !== (file.before ?? ''))) {
+      const older = committed.some((text) => OLDER_INIT_IN_TEXT.test(text) || [...text.matchAll(BIN_IN_TEXT)].length > 0);
+      findings.push({
+        check: 'wiring',
+        level: 'fail',
+        detail: older
+          ? `${what}: written by an older init, with this machine's paths in files the team commits`
+          : `${what}: differs from what init writes (a hook missing, or another agent-bus)`,
+        fix: rewire,
+      });
+      continue;
+    }
+    // The committed files run the bare command: it must be found, unless this machine's personal file names its own.
+    const ownBin = planned.files.some((file) => file.personal && (file.before ?? '').includes(LOCAL_BIN_VARIABLE));
+    if (!ownBin && onPath(launcher.command, env) === null) {
+      findings.push({
+        check: 'wiring',
+        level: 'fail',
+        detail: `${what}: its files run ${launcher.command}, which is not on PATH here`,
+        fix: `install it (npm install -g agent-bus)${wiring.personalFile === undefined ? ', or put it on PATH' : `, or ${rewire} --bin-path PATH (kept in ${wiring.personalFile})`}`,
+      });
+      continue;
     }
     findings.push({ check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place` });
   }

@@ -17,6 +17,7 @@ const dialect: HookDialect = {
 export const agyProfile: ClientProfile = {
   id: 'agy',
   name: 'Antigravity CLI',
+  command: 'agy',
   // A workspace plugin of its own: agy starts MCP servers only when configured per user or bundled with a plugin.
   configFiles: ['.agents/plugins/agent-bus/plugin.json', '.agents/plugins/agent-bus/mcp_config.json', '.agents/plugins/agent-bus/hooks.json'],
   hookEvents: [

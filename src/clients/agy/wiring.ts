@@ -5,13 +5,16 @@
  * nothing of the user's under `.agents/` is touched. agy has no prompt-submit
  * event: the prompt hook runs before each model call (PreInvocation), so it
  * also carries the notices (critical and alert ones at every model call).
+ * The plugin is committed with the repo: it runs the bare `agent-bus` and names
+ * no agent (the hooks find it from the workspace agy names, the server from the
+ * folder agy starts it in). agy reads no personal file in the repo.
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isObject, jsonText, readJsonConfig, shellQuote, subscriptionsInCommand, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
 import type { HookCommand } from '../profile.js';
-import { configPaths, hubMcpUrl, hubPrefix, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hubMcpUrl, hubPrefix, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { agyProfile as profile } from './profile.js';
 
 /** The plugin's folder, which holds its config files. */
@@ -23,9 +26,9 @@ function pluginFolder(repo: string): string {
 const NOTICE_EVENT = profile.hookEvents.find(([, command]) => command === 'hook-user-prompt')?.[0] as string;
 
 /** The repo's default subscriptions ride on the command as AGENT_BUS_DEFAULT_CHANNELS, so a launch AGENT_BUS_CHANNELS wins. */
-function hookCommand(bin: string, name: string, subcommand: HookCommand, channels: string | null, remote: string | null): string {
-  const subscribe = channels === null ? '' : ` ${DEFAULT_VARIABLE}=${shellQuote(channels)}`;
-  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)}${subscribe} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
+function hookCommand(command: string, subcommand: HookCommand, channels: string | null, remote: string | null): string {
+  const subscribe = channels === null ? '' : `${DEFAULT_VARIABLE}=${shellQuote(channels)} `;
+  return `${hubPrefix(remote, shellQuote)}${subscribe}${shellQuote(command)} ${subcommand} --client ${profile.id} || true`;
 }
 
 /** The subscriptions in our PreInvocation command (an earlier run's, perhaps edited), else the default. */
@@ -37,10 +40,10 @@ function currentChannels(hooksPath: string): string {
 }
 
 /** Our hooks, one command per event of the profile; the notices' hook carries the subscriptions. */
-function hooks(bin: string, name: string, channels: string, remote: string | null): JsonObject {
+function hooks(command: string, channels: string, remote: string | null): JsonObject {
   const events: JsonObject = {};
-  for (const [event, command] of profile.hookEvents) {
-    events[event] = [{ type: 'command', command: hookCommand(bin, name, command, event === NOTICE_EVENT ? channels : null, remote) }];
+  for (const [event, subcommand] of profile.hookEvents) {
+    events[event] = [{ type: 'command', command: hookCommand(command, subcommand, event === NOTICE_EVENT ? channels : null, remote) }];
   }
   return events;
 }
@@ -61,11 +64,10 @@ export const agyWiring: ClientWiring = {
     const entry = mcp.kind === 'ok' && isObject(mcp.value.mcpServers) ? mcp.value.mcpServers['agent-bus'] : undefined;
     if (entry === undefined) return { status: 'absent', previousName: null };
     const managed = isObject(entry) && ((Array.isArray(entry.args) && entry.args[0] === 'serve') || (typeof entry.serverUrl === 'string' && entry.serverUrl.endsWith('/mcp')));
-    const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
-    return { status: managed ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+    return { status: managed ? 'managed' : 'handwritten', previousName: isObject(entry) ? legacyName(entry.env) : null };
   },
 
-  plan(repo, name, bin, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null): WiringPlan {
     const [pluginPath, mcpPath, hooksPath] = this.files(repo) as [string, string, string];
     const current = (path: string): string | null => {
       const read = readJsonConfig(path);
@@ -82,16 +84,17 @@ export const agyWiring: ClientWiring = {
             mcpServers: {
               'agent-bus': remote
                 ? { serverUrl: hubMcpUrl(remote), headers: { Authorization: 'Bearer $AGENT_BUS_TOKEN' } }
-                : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo } },
+                : { command: launcher.command, args: serveArgs(profile) },
             },
           }),
         },
         {
           path: hooksPath,
           before: current(hooksPath),
-          after: jsonText({ 'agent-bus': hooks(bin, name, currentChannels(hooksPath), remote) }),
+          after: jsonText({ 'agent-bus': hooks(launcher.command, currentChannels(hooksPath), remote) }),
         },
       ],
+      notes: noPersonalFileNote(profile, launcher),
     };
   },
 };

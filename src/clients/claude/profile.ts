@@ -6,6 +6,7 @@ import { claudeWrites } from '../writes.js';
 export const claudeProfile: ClientProfile = {
   id: 'claude',
   name: 'Claude Code',
+  command: 'claude',
   configFiles: ['.mcp.json', '.claude/settings.json'],
   hookEvents: [
     ['SessionStart', 'hook-session-start'],

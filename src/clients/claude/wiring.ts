@@ -3,14 +3,19 @@
  * and in `.claude/settings.json` the hooks of its profile, the tools
  * pre-approved, the default subscriptions in `env` (kept once the user edits
  * them) and, unless the user has one, the status line. Everything else in
- * those files is left as it was.
+ * those files is left as it was. Both are committed: they run the bare
+ * `agent-bus` and name no agent. This machine's own agent-bus, where one is
+ * given, goes in `.claude/settings.local.json` (personal, git-ignored) as
+ * AGENT_BUS_BIN, whose `env` Claude Code gives the hooks and the MCP server;
+ * the committed commands then run it where it is set.
  */
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../../core/subscriptions.js';
 import { setting, settingDefault } from '../../model/settings.js';
-import { approvedToolNames, configPaths, hubPrefix, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { join } from 'node:path';
+import { approvedToolNames, configPaths, hubPrefix, legacyName, LOCAL_BIN_VARIABLE, SERVER_KEY, type ClientWiring, type FileChange, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import type { SettingsFiles } from '../profile.js';
 import { settingsLayers } from '../subscription-source.js';
 import { claudeProfile as profile } from './profile.js';
@@ -67,7 +72,7 @@ export function wakeHookVerdict(env: NodeJS.ProcessEnv): { wanted: boolean; note
  * turns, and only that, into the 2 that makes Claude Code start a turn (an agent-bus too old to know
  * hook-watch exits 2 from its parser: that must not wake anyone). Never `|| true`: it would swallow the wake.
  */
-export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv, remote: string | null = null): JsonObject {
+export function wakeHookGroup(run: string, env: NodeJS.ProcessEnv, remote: string | null = null): JsonObject {
   // A watcher that gives up at once wakes no one: 0 hours is the default here.
   const hours = setting(env, 'AGENT_BUS_WATCH_HOURS');
   const seconds = Math.round((hours > 0 ? hours : settingDefault('AGENT_BUS_WATCH_HOURS')) * 3600);
@@ -76,7 +81,7 @@ export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv,
     hooks: [
       {
         type: 'command',
-        command: `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} hook-watch --client ${profile.id} --max-seconds ${seconds} ; [ $? -ne 10 ] || exit 2`,
+        command: `${hubPrefix(remote, shellQuote)}${run} hook-watch --client ${profile.id} --max-seconds ${seconds} ; [ $? -ne 10 ] || exit 2`,
         asyncRewake: true,
         timeout: seconds + 30,
         rewakeSummary: 'agent-bus: new mail',
@@ -85,8 +90,34 @@ export function wakeHookGroup(bin: string, name: string, env: NodeJS.ProcessEnv,
   };
 }
 
-function hookCommand(bin: string, name: string, subcommand: string, remote: string | null = null): string {
-  return `${hubPrefix(remote, shellQuote)}AGENT_BUS_NAME=${shellQuote(name)} ${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
+/**
+ * How a committed command line runs agent-bus: the bare command, or, where this machine's personal
+ * file names its own agent-bus, that one when AGENT_BUS_BIN is set (Claude Code sets it from the
+ * personal file's env) and the bare command elsewhere.
+ */
+function runWord(command: string, local: string | null): string {
+  return local === null ? shellQuote(command) : `"\${${LOCAL_BIN_VARIABLE}:-${command}}"`;
+}
+
+/**
+ * The MCP entry's command and arguments. With a personal agent-bus, a shell picks it at start: Claude
+ * Code expands `${…}` in .mcp.json from its launch environment only, never from a settings file's env,
+ * which reaches the server's own environment.
+ */
+function serverCommand(command: string, local: string | null): { command: string; args: string[] } {
+  if (local === null) return { command, args: ['serve', '--client', profile.id] };
+  return { command: 'sh', args: ['-c', `bin=$${LOCAL_BIN_VARIABLE}; [ -n "$bin" ] || bin=${shellQuote(command)}; exec "$bin" serve --client ${profile.id}`] };
+}
+
+function hookCommand(run: string, subcommand: string, remote: string | null = null): string {
+  return `${hubPrefix(remote, shellQuote)}${run} ${subcommand} --client ${profile.id} || true`;
+}
+
+/** Whether an MCP entry runs init's `serve` for Claude Code: directly, through the shell that picks a personal agent-bus, or as an older init wrote it. */
+function runsServe(entry: JsonObject): boolean {
+  if (!Array.isArray(entry.args)) return false;
+  if (entry.command === 'sh' && entry.args[0] === '-c' && typeof entry.args[1] === 'string') return new RegExp(`\\bserve --client ${profile.id}$`).test(entry.args[1]);
+  return entry.args[0] === 'serve';
 }
 
 /**
@@ -94,8 +125,8 @@ function hookCommand(bin: string, name: string, subcommand: string, remote: stri
  * Claude Code's environment ($AGENT_BUS_TOKEN, or what `agent-bus login` saved). Being Claude Code's
  * child, it can wake an idle session through its inbox socket, so no watcher need wait beside it.
  */
-function remoteEntry(remote: string, bin: string, name: string): JsonObject {
-  return { command: bin, args: ['serve', '--client', profile.id], env: { AGENT_BUS_URL: remote, AGENT_BUS_NAME: name }, description: DESCRIPTION };
+function remoteEntry(remote: string, command: string, local: string | null): JsonObject {
+  return { ...serverCommand(command, local), env: { AGENT_BUS_URL: remote }, description: DESCRIPTION };
 }
 
 /** An older init's entry for a hub: Claude Code's own HTTP connection to /mcp (replaced by the relay). */
@@ -132,9 +163,36 @@ function maskingNotes(repo: string): string[] {
   return notes;
 }
 
+/** The personal settings file, which git ignores: this machine's agent-bus goes there, never in a committed file. */
+export const PERSONAL_FILE = '.claude/settings.local.json';
+
+/** This machine's agent-bus as the personal file names it, if it does. */
+function personalBin(value: JsonObject | null): string | null {
+  const env = value !== null && isObject(value.env) ? value.env : {};
+  const bin = env[LOCAL_BIN_VARIABLE];
+  return typeof bin === 'string' && bin.trim() !== '' ? bin : null;
+}
+
+/**
+ * The personal file with this machine's agent-bus set in its `env` (or taken out: null), the rest of
+ * it as it was; no change when it holds nothing of ours and nothing is to be written.
+ */
+function personalChange(path: string, read: ReturnType<typeof readJsonConfig>, local: string | null): FileChange | null {
+  if (read.kind === 'unreadable') return null;
+  const value: JsonObject = read.kind === 'ok' ? structuredClone(read.value) : {};
+  const env = isObject(value.env) ? value.env : {};
+  if (local === null && !(LOCAL_BIN_VARIABLE in env)) return null;
+  if (local === null) delete env[LOCAL_BIN_VARIABLE];
+  else env[LOCAL_BIN_VARIABLE] = local;
+  if (Object.keys(env).length > 0) value.env = env;
+  else delete value.env;
+  return { path, before: read.kind === 'ok' ? read.text : null, after: jsonText(value), personal: true };
+}
+
 export const claudeWiring: ClientWiring = {
   profile,
   forceable: true,
+  personalFile: PERSONAL_FILE,
   files: (repo) => configPaths(profile, repo),
 
   inspect(repo): WiringInspection {
@@ -150,24 +208,24 @@ export const claudeWiring: ClientWiring = {
     // Init's entry runs `serve` from an agent-bus, or says init wrote it (a --bin-path may be named otherwise).
     const managed =
       isRemoteEntry(entry) ||
-      (isObject(entry) &&
-        typeof entry.command === 'string' &&
-        (entry.command.includes('agent-bus') || entry.description === DESCRIPTION) &&
-        Array.isArray(entry.args) &&
-        entry.args[0] === 'serve');
-    const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
-    const previousName = typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null;
-    return { status: managed ? 'managed' : 'handwritten', previousName };
+      (isObject(entry) && typeof entry.command === 'string' && (entry.command.includes('agent-bus') || entry.description === DESCRIPTION) && runsServe(entry));
+    return { status: managed ? 'managed' : 'handwritten', previousName: isObject(entry) ? legacyName(entry.env) : null };
   },
 
-  plan(repo, name, bin, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null): WiringPlan {
     const [mcpPath, settingsPath] = this.files(repo) as [string, string];
+    const personalPath = join(repo, PERSONAL_FILE);
     const mcpRead = readJsonConfig(mcpPath);
     const settingsRead = readJsonConfig(settingsPath);
+    const personalRead = readJsonConfig(personalPath);
     if (mcpRead.kind === 'unreadable' || settingsRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
+    if (personalRead.kind === 'unreadable' && launcher.local !== 'keep') throw new Error(`${personalPath}: ${personalRead.reason}, left alone`);
+    // This machine's agent-bus: the one given, else the one the personal file names already.
+    const local = launcher.local === 'keep' ? personalBin(personalRead.kind === 'ok' ? personalRead.value : null) : launcher.local;
+    const run = runWord(launcher.command, local);
     const mcp: JsonObject = mcpRead.kind === 'ok' ? structuredClone(mcpRead.value) : {};
     const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
-    servers[SERVER_KEY] = remote ? remoteEntry(remote, bin, name) : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, description: DESCRIPTION };
+    servers[SERVER_KEY] = remote ? remoteEntry(remote, launcher.command, local) : { ...serverCommand(launcher.command, local), description: DESCRIPTION };
     mcp.mcpServers = servers;
 
     const settings: JsonObject = settingsRead.kind === 'ok' ? structuredClone(settingsRead.value) : {};
@@ -182,27 +240,31 @@ export const claudeWiring: ClientWiring = {
     }
     for (const [event, subcommand, matcher = ''] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-      kept.push({ matcher, hooks: [{ type: 'command', command: hookCommand(bin, name, subcommand, remote) }] });
+      kept.push({ matcher, hooks: [{ type: 'command', command: hookCommand(run, subcommand, remote) }] });
       hooks[event] = kept;
     }
     // Waking an idle session: watched from its start and after every turn. (In print mode a background
     // SessionStart hook holds back the first request, but the watcher exits at once there.)
     const verdict = wakeHookVerdict(process.env);
     if (verdict.wanted) {
-      for (const event of ['SessionStart', 'Stop']) (hooks[event] as unknown[]).push(wakeHookGroup(bin, name, process.env, remote));
+      for (const event of ['SessionStart', 'Stop']) (hooks[event] as unknown[]).push(wakeHookGroup(run, process.env, remote));
     }
     settings.hooks = hooks;
     const subscriptions = repoSubscriptions(isObject(settings.env) ? settings.env : {});
     settings.env = subscriptions.env;
     const notes = [...subscriptions.notes, ...maskingNotes(repo)];
     if (settings.statusLine === undefined || isOurStatusLine(settings.statusLine)) {
-      settings.statusLine = { type: 'command', command: hookCommand(bin, name, 'statusline', remote).replace(/ \|\| true$/, '') };
+      settings.statusLine = { type: 'command', command: hookCommand(run, 'statusline', remote).replace(/ \|\| true$/, '') };
     }
+    const personal = personalRead.kind === 'unreadable' ? null : personalChange(personalPath, personalRead, local);
+    if (local !== null) notes.push(`this machine's agent-bus, ${local}, is in ${PERSONAL_FILE} (personal, not committed); the committed files run ${launcher.command} where it is unset`);
+    if (personalRead.kind === 'unreadable') notes.push(`${personalPath}: ${personalRead.reason}, left alone`);
 
     return {
       files: [
         { path: mcpPath, before: mcpRead.kind === 'ok' ? mcpRead.text : null, after: jsonText(mcp) },
         { path: settingsPath, before: settingsRead.kind === 'ok' ? settingsRead.text : null, after: jsonText(settings) },
+        ...(personal === null ? [] : [personal]),
       ],
       notes: verdict.note === null ? notes : [verdict.note, ...notes],
     };

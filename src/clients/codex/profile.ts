@@ -19,6 +19,7 @@ const dialect: HookDialect = {
 export const codexProfile: ClientProfile = {
   id: 'codex',
   name: 'Codex',
+  command: 'codex',
   configFiles: ['.codex/config.toml', '.codex/hooks.json'],
   // Codex's turn events are Claude Code's, by name and by order; it has no notification or session-end event.
   hookEvents: claudeProfile.hookEvents.filter(([, command]) => command !== 'hook-notification' && command !== 'hook-session-end'),

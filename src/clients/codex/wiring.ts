@@ -4,14 +4,15 @@
  * ever rewritten (the user's other tables and comments stay byte for byte),
  * and the hooks of its profile in `.codex/hooks.json`. Codex approves a hook
  * by its definition, so the commands carry no agent name (the hook finds its
- * agent from the payload's cwd) and are identical in every repo.
+ * agent from the payload's cwd) and are identical in every repo. Both files are
+ * committed: they run the bare `agent-bus` and the server, too, finds its agent
+ * from the folder Codex starts it in. Codex reads no personal file in the repo.
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
-import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, subscriptionsInHooks, type JsonObject } from '../config-files.js';
+import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import type { HookCommand } from '../profile.js';
-import { configPaths, hubMcpUrl, hubPrefix, NOTICE_HOOKS, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hookCommand, hubMcpUrl, isServeFor, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { codexProfile as profile } from './profile.js';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
@@ -60,18 +61,14 @@ function quote(value: string): string {
   return JSON.stringify(value);
 }
 
-export function codexBlock(bin: string, name: string, repo: string): string {
+export function codexBlock(command: string): string {
   return [
     BLOCK_START,
     '[mcp_servers.agent-bus]',
-    `command = ${quote(bin)}`,
-    'args = ["serve"]',
+    `command = ${quote(command)}`,
+    `args = [${serveArgs(profile).map(quote).join(', ')}]`,
     `env_vars = [${PASSED_THROUGH.map(quote).join(', ')}]`,
     'default_tools_approval_mode = "approve"',
-    '',
-    '[mcp_servers.agent-bus.env]',
-    `AGENT_BUS_NAME = ${quote(name)}`,
-    `AGENT_BUS_REPO = ${quote(repo)}`,
     BLOCK_END,
     '',
   ].join('\n');
@@ -90,10 +87,14 @@ export function codexRemoteBlock(remote: string): string {
   ].join('\n');
 }
 
-/** Codex gives hooks only its own environment, and approves a hook by its command: the notice hooks carry the subscriptions, none names its agent. */
-function hookCommand(bin: string, subcommand: HookCommand, channels: string, remote: string | null): string {
-  const subscribe = NOTICE_HOOKS.has(subcommand) ? `${DEFAULT_VARIABLE}=${shellQuote(channels)} ` : '';
-  return `${hubPrefix(remote, shellQuote)}${subscribe}${shellQuote(bin)} ${subcommand} --client ${profile.id} || true`;
+/** The commands of our hook groups in a hooks file, in order. */
+function ourCommands(value: JsonObject): string[] {
+  const hooks = isObject(value.hooks) ? value.hooks : {};
+  return Object.values(hooks)
+    .flatMap((groups) => (Array.isArray(groups) ? groups : []))
+    .filter((group) => isOurHookGroup(group, profile.id))
+    .flatMap((group) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : []))
+    .map((hook) => (isObject(hook) && typeof hook.command === 'string' ? hook.command : ''));
 }
 
 export const codexWiring: ClientWiring = {
@@ -113,17 +114,16 @@ export const codexWiring: ClientWiring = {
     if (outside !== undefined) return { status: 'handwritten', previousName: null };
     const ours = serverTable(parseToml(config.text) as JsonObject);
     if (ours === undefined) return { status: 'absent', previousName: null };
-    const env = isObject(ours) && isObject(ours.env) ? ours.env : {};
-    return { status: 'managed', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+    return { status: 'managed', previousName: isObject(ours) ? legacyName(ours.env) : null };
   },
 
-  plan(repo, name, bin, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null): WiringPlan {
     const [configPath, hooksPath] = this.files(repo) as [string, string];
     const config = readToml(configPath);
     const hooksRead = readJsonConfig(hooksPath);
     if (config.kind === 'unreadable' || hooksRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
     const before = config.kind === 'ok' ? config.text : null;
-    const block = remote ? codexRemoteBlock(remote) : codexBlock(bin, name, repo);
+    const block = remote ? codexRemoteBlock(remote) : codexBlock(launcher.command);
     let after: string;
     if (before === null || before.trim() === '') after = block;
     else {
@@ -139,7 +139,7 @@ export const codexWiring: ClientWiring = {
       throw new Error(`${configPath}: adding the agent-bus table would not give valid TOML (${(error as Error).message}); nothing written`);
     }
     const server = serverTable(parsed);
-    const readBack = remote ? isObject(server) && server.url === hubMcpUrl(remote) : isObject(server) && isObject(server.env) && server.env.AGENT_BUS_NAME === name;
+    const readBack = remote ? isObject(server) && server.url === hubMcpUrl(remote) : isObject(server) && server.command === launcher.command && isServeFor(profile, server.args, server.env);
     if (!readBack) {
       throw new Error(`${configPath}: the agent-bus table did not read back as written; nothing written`);
     }
@@ -151,16 +151,24 @@ export const codexWiring: ClientWiring = {
     const channels = found?.channels ?? DEFAULT_SUBSCRIPTIONS;
     for (const [event, subcommand] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, profile.id)) : [];
-      kept.push({ hooks: [{ type: 'command', command: hookCommand(bin, subcommand, channels, remote) }] });
+      // Codex gives hooks only its own environment: the notice hooks carry the subscriptions.
+      kept.push({ hooks: [{ type: 'command', command: hookCommand(profile, launcher.command, subcommand, channels, remote) }] });
       hooks[event] = kept;
     }
     hooksValue.hooks = hooks;
+    const hooksAfter = jsonText(hooksValue);
+    const notes = noPersonalFileNote(profile, launcher);
+    // Codex approves a hook by its command: a changed one waits for approval again.
+    if (found?.legacy) notes.push(`subscriptions now set as ${DEFAULT_VARIABLE}, so a launch value wins over them: approve the changed hooks under /hooks in Codex`);
+    else if (hooksRead.kind === 'ok' && ourCommands(hooksRead.value).length > 0 && ourCommands(hooksRead.value).join('\n') !== ourCommands(hooksValue).join('\n')) {
+      notes.push('the hook commands changed: approve them again under /hooks in Codex');
+    }
     return {
       files: [
         { path: configPath, before, after },
-        { path: hooksPath, before: hooksRead.kind === 'ok' ? hooksRead.text : null, after: jsonText(hooksValue) },
+        { path: hooksPath, before: hooksRead.kind === 'ok' ? hooksRead.text : null, after: hooksAfter },
       ],
-      notes: found?.legacy ? [`subscriptions now set as ${DEFAULT_VARIABLE}, so a launch value wins over them: approve the changed hooks under /hooks in Codex`] : [],
+      notes,
     };
   },
 };

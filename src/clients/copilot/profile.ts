@@ -24,6 +24,7 @@ const dialect: HookDialect = {
 export const copilotProfile: ClientProfile = {
   id: 'copilot',
   name: 'Copilot CLI',
+  command: 'copilot',
   configFiles: ['.github/mcp.json', '.github/hooks/agent-bus.json'],
   hookEvents: [
     ['SessionStart', 'hook-session-start'],

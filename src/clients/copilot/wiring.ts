@@ -2,11 +2,13 @@
  * What `agent-bus init` writes for GitHub Copilot CLI: our server in the repo's `.github/mcp.json`
  * (merged: the user's other servers stay), and our hooks in a file of their own,
  * `.github/hooks/agent-bus.json`, in the shape Copilot shares with Claude Code (PascalCase events,
- * `matcher` and `hooks`), which gives them Claude Code's payloads.
+ * `matcher` and `hooks`), which gives them Claude Code's payloads. Both are committed: they run the
+ * bare `agent-bus` and name no agent (the server and the hooks find it from the session's folder).
+ * Copilot CLI reads no personal file in the repo that agent-bus writes.
  */
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import { configPaths, hubMcpUrl, namedHookCommand, noticeEvents, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hookCommand, hubMcpUrl, isServeFor, legacyName, noPersonalFileNote, noticeEvents, serveArgs, SERVER_KEY, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { copilotProfile as profile } from './profile.js';
 
 /** The hub's endpoint, the token from the environment Copilot CLI was started with. */
@@ -17,7 +19,7 @@ function remoteEntry(remote: string): JsonObject {
 function isOurEntry(entry: unknown): boolean {
   if (!isObject(entry)) return false;
   if (entry.type === 'http') return typeof entry.url === 'string' && entry.url.endsWith('/mcp') && isObject(entry.headers) && entry.headers.Authorization === 'Bearer ${AGENT_BUS_TOKEN}';
-  return Array.isArray(entry.args) && entry.args[0] === 'serve' && isObject(entry.env) && typeof entry.env.AGENT_BUS_NAME === 'string';
+  return isServeFor(profile, entry.args, entry.env);
 }
 
 /** A hooks file init wrote: every group in it is one of ours. */
@@ -42,12 +44,11 @@ export const copilotWiring: ClientWiring = {
     const hooks = readJsonConfig(hooksPath);
     const entry = mcp.kind === 'ok' && isObject(mcp.value.mcpServers) ? mcp.value.mcpServers[SERVER_KEY] : undefined;
     if (entry === undefined && hooks.kind !== 'ok') return { status: 'absent', previousName: null };
-    const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
     const ours = (entry === undefined || isOurEntry(entry)) && (hooks.kind !== 'ok' || isOurHooksFile(hooks.value));
-    return { status: ours ? (entry === undefined ? 'absent' : 'managed') : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+    return { status: ours ? (entry === undefined ? 'absent' : 'managed') : 'handwritten', previousName: isObject(entry) ? legacyName(entry.env) : null };
   },
 
-  plan(repo, name, bin, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null): WiringPlan {
     const [mcpPath, hooksPath] = this.files(repo) as [string, string];
     const mcpRead = readJsonConfig(mcpPath);
     const hooksRead = readJsonConfig(hooksPath);
@@ -58,18 +59,19 @@ export const copilotWiring: ClientWiring = {
     const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
     servers[SERVER_KEY] = remote
       ? remoteEntry(remote)
-      : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo, [DEFAULT_VARIABLE]: channels }, tools: ['*'] };
+      : { command: launcher.command, args: serveArgs(profile), env: { [DEFAULT_VARIABLE]: channels }, tools: ['*'] };
     mcp.mcpServers = servers;
 
     const hooks: JsonObject = {};
     for (const [event, subcommand, matcher = ''] of profile.hookEvents) {
-      hooks[event] = [{ matcher, hooks: [{ type: 'command', command: namedHookCommand(profile, bin, name, subcommand, channels, remote) }] }];
+      hooks[event] = [{ matcher, hooks: [{ type: 'command', command: hookCommand(profile, launcher.command, subcommand, channels, remote) }] }];
     }
     return {
       files: [
         { path: mcpPath, before: mcpRead.kind === 'ok' ? mcpRead.text : null, after: jsonText(mcp) },
         { path: hooksPath, before: hooksRead.kind === 'ok' ? hooksRead.text : null, after: jsonText({ version: 1, hooks }) },
       ],
+      notes: noPersonalFileNote(profile, launcher),
     };
   },
 };

@@ -20,6 +20,7 @@ const dialect: HookDialect = {
 export const geminiProfile: ClientProfile = {
   id: 'gemini',
   name: 'Gemini CLI',
+  command: 'gemini',
   configFiles: ['.gemini/settings.json'],
   hookEvents: [
     ['SessionStart', 'hook-session-start'],

@@ -3,11 +3,13 @@
  * under `mcpServers` (trusted, so its tools need no confirmation) and the hooks of its profile under
  * `hooks`. Every other setting, server and hook in the file is left as it was. Gemini CLI starts a
  * stdio server with little of its own environment (no secrets, no session id): the server's env
- * block names the agent and the repo's default subscriptions.
+ * block carries the repo's default subscriptions. The file is committed: it runs the bare
+ * `agent-bus` and names no agent (the server and the hooks find it from the session's folder).
+ * Gemini CLI reads no personal settings file in the repo.
  */
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import { configPaths, hubMcpUrl, namedHookCommand, noticeEvents, SERVER_KEY, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hookCommand, hubMcpUrl, isServeFor, legacyName, noPersonalFileNote, noticeEvents, serveArgs, SERVER_KEY, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { geminiProfile as profile } from './profile.js';
 
 /** Gemini CLI expands $AGENT_BUS_TOKEN in a header from its own environment: no file holds the token. */
@@ -19,10 +21,10 @@ function isRemoteEntry(entry: unknown): boolean {
   return isObject(entry) && typeof entry.httpUrl === 'string' && entry.httpUrl.endsWith('/mcp') && isObject(entry.headers) && entry.headers.Authorization === 'Bearer $AGENT_BUS_TOKEN';
 }
 
-/** An entry init wrote: `serve` naming its agent, or a hub's endpoint with the token from the environment. */
+/** An entry init wrote: `serve` for Gemini CLI (or an older init's, naming its agent), or a hub's endpoint with the token from the environment. */
 function isOurEntry(entry: unknown): boolean {
   if (isRemoteEntry(entry)) return true;
-  return isObject(entry) && Array.isArray(entry.args) && entry.args[0] === 'serve' && isObject(entry.env) && typeof entry.env.AGENT_BUS_NAME === 'string';
+  return isObject(entry) && isServeFor(profile, entry.args, entry.env);
 }
 
 export const geminiWiring: ClientWiring = {
@@ -37,11 +39,10 @@ export const geminiWiring: ClientWiring = {
     const servers = read.kind === 'ok' && isObject(read.value.mcpServers) ? read.value.mcpServers : {};
     const entry = servers[SERVER_KEY];
     if (entry === undefined) return { status: 'absent', previousName: null };
-    const env = isObject(entry) && isObject(entry.env) ? entry.env : {};
-    return { status: isOurEntry(entry) ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+    return { status: isOurEntry(entry) ? 'managed' : 'handwritten', previousName: isObject(entry) ? legacyName(entry.env) : null };
   },
 
-  plan(repo, name, bin, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null): WiringPlan {
     const [settingsPath] = this.files(repo) as [string];
     const read = readJsonConfig(settingsPath);
     if (read.kind === 'unreadable') throw new Error('a config file cannot be parsed');
@@ -53,7 +54,7 @@ export const geminiWiring: ClientWiring = {
     const servers = isObject(settings.mcpServers) ? settings.mcpServers : {};
     servers[SERVER_KEY] = remote
       ? remoteEntry(remote)
-      : { command: bin, args: ['serve'], env: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo, [DEFAULT_VARIABLE]: channels }, trust: true };
+      : { command: launcher.command, args: serveArgs(profile), env: { [DEFAULT_VARIABLE]: channels }, trust: true };
     settings.mcpServers = servers;
 
     for (const event of new Set(profile.hookEvents.map(([event]) => event))) {
@@ -62,10 +63,10 @@ export const geminiWiring: ClientWiring = {
     for (const [event, subcommand] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
       // Gemini CLI asks again about a project hook whose name or command changed: both stay as they are from run to run.
-      kept.push({ matcher: '', hooks: [{ type: 'command', name: `agent-bus ${subcommand}`, command: namedHookCommand(profile, bin, name, subcommand, channels, remote) }] });
+      kept.push({ matcher: '', hooks: [{ type: 'command', name: `agent-bus ${subcommand}`, command: hookCommand(profile, launcher.command, subcommand, channels, remote) }] });
       hooks[event] = kept;
     }
     settings.hooks = hooks;
-    return { files: [{ path: settingsPath, before: read.kind === 'ok' ? read.text : null, after: jsonText(settings) }] };
+    return { files: [{ path: settingsPath, before: read.kind === 'ok' ? read.text : null, after: jsonText(settings) }], notes: noPersonalFileNote(profile, launcher) };
   },
 };

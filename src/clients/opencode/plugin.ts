@@ -18,7 +18,9 @@
  *   and `hook-session-end`, which note where the session stands (presence).
  * The subscriptions (CHANNELS) are the one line a user edits; init keeps it.
  * They reach the hooks as AGENT_BUS_DEFAULT_CHANNELS, so an AGENT_BUS_CHANNELS
- * opencode was started with wins over them.
+ * opencode was started with wins over them. The plugin is committed with the
+ * repo: it runs the bare `agent-bus` and names no agent; each hook finds its
+ * agent from `--client opencode` and the session's folder.
  */
 /** The follow-up turn's prompt: the mail itself is taken into that turn's system prompt by the stop hook. */
 export const FOLLOW_UP_PROMPT = '[agent-bus] Messages you must act on arrived as you finished; they are in your context now.';
@@ -40,8 +42,8 @@ export function pluginChannels(source: string): string | null {
   }
 }
 
-/** The plugin's source, with the binary, agent name and subscriptions embedded as JSON string literals. */
-export function opencodePluginSource(bin: string, name: string, channels: string, remote: string | null = null): string {
+/** The plugin's source, with the command and subscriptions embedded as JSON string literals. */
+export function opencodePluginSource(bin: string, channels: string, remote: string | null = null): string {
   return `${PLUGIN_MARKER}
 // agent-bus for opencode: shows new mail and notices to the model and asks for a follow-up turn when mail waits.
 import { spawn } from 'node:child_process';
@@ -50,7 +52,6 @@ import { spawn } from 'node:child_process';
 // unless opencode was started with AGENT_BUS_CHANNELS, which wins.
 const CHANNELS = ${JSON.stringify(channels)};
 const BIN = ${JSON.stringify(bin)};
-const NAME = ${JSON.stringify(name)};
 // The hub this repo's sessions reach (init --remote), or null for this machine's bus. The token is $AGENT_BUS_TOKEN.
 const HUB = ${JSON.stringify(remote)};
 const TIMEOUT_MS = Number(process.env.AGENT_BUS_HOOK_TIMEOUT_MS) || 10000;
@@ -85,8 +86,8 @@ export const AgentBus = async ({ client, directory }) => {
     try {
       child = spawn(BIN, ['hook-watch', '--client', 'opencode'], {
         cwd: directory,
-        // The watcher waits as long as this process runs: named, since it may be gone before the watcher looks.
-        env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS, AGENT_BUS_WATCH_CLIENT_PID: String(process.pid) },
+        // The watcher waits as long as this process runs.
+        env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_DEFAULT_CHANNELS: CHANNELS, AGENT_BUS_WATCH_CLIENT_PID: String(process.pid) },
         stdio: ['pipe', 'ignore', 'pipe'],
       });
     } catch {
@@ -123,7 +124,7 @@ export const AgentBus = async ({ client, directory }) => {
       try {
         child = spawn(BIN, [subcommand, '--client', 'opencode', ...flags], {
           cwd: directory,
-          env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_NAME: NAME, AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
+          env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
           stdio: ['pipe', 'pipe', 'ignore'],
         });
       } catch {
@@ -188,10 +189,11 @@ export const AgentBus = async ({ client, directory }) => {
         // The model request goes ahead without mail.
       }
     },
-    // The shell tool's commands (a git commit's guard among them) speak as this agent.
+    // The shell tool's commands (a git commit's guard among them) are known as this client's: the guard
+    // finds its agent, as the hooks do, from the client and the repo.
     'shell.env': async (_input, output) => {
       if (!output?.env) return;
-      output.env.AGENT_BUS_NAME = NAME;
+      output.env.AGENT_BUS_CLIENT = 'opencode';
       if (HUB) output.env.AGENT_BUS_URL = HUB;
     },
     'tool.execute.before': async (input, output) => {

@@ -9,6 +9,7 @@ import type { ClientProfile } from '../profile.js';
 export const opencodeProfile: ClientProfile = {
   id: 'opencode',
   name: 'opencode',
+  command: 'opencode',
   configFiles: ['.opencode/opencode.json', '.opencode/plugins/agent-bus.js'],
   hookEvents: [
     ['experimental.chat.system.transform', 'hook-session-start'],
@@ -24,7 +25,7 @@ export const opencodeProfile: ClientProfile = {
   writtenFiles: opencodeWrites,
   dialect: { ...commonDialect, preTool: plain, denyTool: decisionDenied },
   sessionVariable: null,
-  // Its plugin gives the shell tool's commands AGENT_BUS_NAME instead (shell.env).
+  // Its plugin gives the shell tool's commands AGENT_BUS_CLIENT instead (shell.env): the guard derives the agent from it.
   shell: null,
   manySessionsPerProcess: false,
   wake: { kind: 'watch', startedBy: 'plugin', interactive: null, socket: null },

@@ -2,12 +2,14 @@
  * What `agent-bus init` writes for opencode: the MCP server merged into
  * `.opencode/opencode.json` (comments and the rest of the file kept), and the
  * generated plugin `.opencode/plugins/agent-bus.js`, which carries the
- * subscriptions (kept across runs once the user edits them).
+ * subscriptions (kept across runs once the user edits them). Both are committed:
+ * they run the bare `agent-bus` and name no agent (the server and the hooks find
+ * it from the session's folder). opencode reads no personal file in the repo.
  */
 import { readFileSync } from 'node:fs';
 import { applyEdits, modify, parse, type ParseError } from 'jsonc-parser';
 import { isObject } from '../config-files.js';
-import { configPaths, hubMcpUrl, type ClientWiring, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hubMcpUrl, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { opencodePluginSource, pluginChannels, PLUGIN_MARKERS } from './plugin.js';
 import { DEFAULT_SUBSCRIPTIONS } from '../../core/subscriptions.js';
 import { opencodeProfile as profile } from './profile.js';
@@ -47,11 +49,10 @@ export const opencodeWiring: ClientWiring = {
     const managed =
       (isObject(entry) && Array.isArray(entry.command) && entry.command[1] === 'serve') ||
       (isObject(entry) && entry.type === 'remote' && typeof entry.url === 'string' && entry.url.endsWith('/mcp') && entry.oauth === false);
-    const env = isObject(entry) && isObject(entry.environment) ? entry.environment : {};
-    return { status: managed ? 'managed' : 'handwritten', previousName: typeof env.AGENT_BUS_NAME === 'string' ? env.AGENT_BUS_NAME : null };
+    return { status: managed ? 'managed' : 'handwritten', previousName: isObject(entry) ? legacyName(entry.environment) : null };
   },
 
-  plan(repo, name, bin, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null): WiringPlan {
     const [configPath, pluginPath] = this.files(repo) as [string, string];
     const config = readText(configPath);
     if (config.kind === 'unreadable') throw new Error('a config file cannot be read');
@@ -61,7 +62,7 @@ export const opencodeWiring: ClientWiring = {
     // For a hub: opencode expands {env:AGENT_BUS_TOKEN} (not ${…}), and oauth:false keeps it from starting an OAuth flow.
     const entry = remote
       ? { type: 'remote', url: hubMcpUrl(remote), oauth: false, headers: { Authorization: 'Bearer {env:AGENT_BUS_TOKEN}' }, enabled: true }
-      : { type: 'local', command: [bin, 'serve'], environment: { AGENT_BUS_NAME: name, AGENT_BUS_REPO: repo }, enabled: true };
+      : { type: 'local', command: [launcher.command, ...serveArgs(profile)], enabled: true };
     // An edit, not a rewrite: the user's comments and layout stay where they are.
     const after = applyEdits(base, modify(base, ['mcp', 'agent-bus'], entry, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } }));
     const plugin = readText(pluginPath);
@@ -71,9 +72,10 @@ export const opencodeWiring: ClientWiring = {
         {
           path: pluginPath,
           before: plugin.kind === 'ok' ? plugin.text : null,
-          after: opencodePluginSource(bin, name, (plugin.kind === 'ok' ? pluginChannels(plugin.text) : null) ?? DEFAULT_SUBSCRIPTIONS, remote),
+          after: opencodePluginSource(launcher.command, (plugin.kind === 'ok' ? pluginChannels(plugin.text) : null) ?? DEFAULT_SUBSCRIPTIONS, remote),
         },
       ],
+      notes: noPersonalFileNote(profile, launcher),
     };
   },
 };
