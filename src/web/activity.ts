@@ -48,7 +48,10 @@ export class Activity {
     const arrived = this.arrived ?? [];
     this.arrived = null;
     const shown = new Set(value.rows.map(rowKey));
+    // Older rows are there to show only when this many came.
+    byId('activity-more').hidden = value.rows.length < this.limit;
     show(this.list, ...value.rows.reverse().map((row) => this.item(row)));
+    if (value.rows.length === 0 && arrived.length === 0) show(this.list, el('li', { class: 'muted empty' }, isFiltered(this.filter) ? 'Nothing matches.' : 'Nothing has happened on the bus yet.'));
     for (const row of arrived) if (!shown.has(rowKey(row))) this.push(row);
   }
 
@@ -56,6 +59,7 @@ export class Activity {
   push(row: AuditRow): void {
     if (!matchesActivity(row, this.filter)) return;
     this.arrived?.push(row);
+    this.list.querySelector(':scope > li.empty')?.remove();
     this.list.prepend(this.item(row));
     while (this.list.childElementCount > KEPT) this.list.lastElementChild?.remove();
   }
@@ -79,6 +83,10 @@ export class Activity {
       thread ? threadLink(thread, this.openThread) : null,
     );
   }
+}
+
+function isFiltered(filter: ActivityFilter): boolean {
+  return Object.values(filter).some((value) => typeof value === 'string' && value !== '');
 }
 
 function field(row: AuditRow, key: string): string {

@@ -80,39 +80,41 @@ function nextStep(): HTMLElement {
   return el(
     'div',
     { class: 'next-step', id: 'roster-next-step' },
-    el('p', {}, 'Put a repo on the bus: in the repo, run ', el('code', {}, 'agent-bus init'), ', then start Claude Code (or another client it wired) there.'),
+    el('p', {}, 'Put a repo on the bus: in the repo, run ', el('code', { class: 'command' }, 'agent-bus init'), ', then start Claude Code (or another client it wired) there.'),
     el('p', { class: 'muted' }, 'Its agents show here, with where each one stands.'),
   );
 }
 
-/** Where its turn stands (presence), and since when; a session its hooks have said nothing of shows whether it runs. */
-function stateOf(agent: Agent): Array<HTMLElement | string> {
-  if (agent.state !== 'unknown') {
-    const state = el('span', { class: `state ${agent.state}` }, agent.state);
-    return agent.state_since === null ? [state] : [state, el('span', { class: 'muted since' }, ' since ', moment(agent.state_since))];
-  }
-  if (agent.live === null) return [];
-  return [agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended')];
+/** Where its turn stands (presence); a session its hooks have said nothing of shows whether it runs. */
+function stateOf(agent: Agent): HTMLSpanElement | null {
+  if (agent.state !== 'unknown') return el('span', { class: `state ${agent.state}` }, agent.state);
+  if (agent.live === null) return null;
+  return agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended');
 }
 
 /** How it is woken when mail comes while it is idle, where a watcher says: its MCP server through the inbox socket, or a watcher process. */
 function wakeOf(agent: Agent): HTMLSpanElement | null {
   const { wake } = agent;
   if (wake === null) return null;
-  if (wake.way === 'socket-refused') return el('span', { class: 'muted wake', title: `the inbox socket was given up: ${wake.note ?? 'no reason noted'}` }, 'wake: watcher (socket given up)');
-  return el('span', { class: 'muted wake' }, `wake: ${wake.way === 'queue' ? `${agent.client ?? 'client'} queue` : wake.way}`);
+  if (wake.way === 'socket-refused') return el('span', { class: 'wake', title: `the inbox socket was given up: ${wake.note ?? 'no reason noted'}` }, 'wake: watcher (socket given up)');
+  return el('span', { class: 'wake' }, `wake: ${wake.way === 'queue' ? `${agent.client ?? 'client'} queue` : wake.way}`);
 }
 
+/** A name with its presence and unread mail, then, smaller, what else is known of it. */
 function agentItem(agent: Agent): HTMLLIElement {
+  const details: Array<HTMLElement | null> = [
+    agent.state !== 'unknown' && agent.state_since !== null ? el('span', { class: 'since' }, 'since ', moment(agent.state_since)) : null,
+    agent.task === null ? null : el('span', { class: 'task-in-hand', title: `task ${taskRef(agent.task)}` }, `task: ${agent.task.title}`),
+    wakeOf(agent),
+    el('span', { class: 'seen' }, 'seen ', moment(agent.last_seen)),
+  ];
   return el(
     'li',
     { class: agent.kind === 'session' ? 'agent session' : 'agent' },
     el('span', { class: 'name' }, agent.name),
-    ...stateOf(agent),
-    agent.task === null ? null : el('span', { class: 'task-in-hand', title: `task ${taskRef(agent.task)}` }, `task: ${agent.task.title}`),
+    stateOf(agent),
     agent.pending_count > 0 ? el('span', { class: 'badge', title: 'unread mail' }, `${agent.pending_count} unread`) : null,
-    wakeOf(agent),
-    el('span', { class: 'muted seen' }, 'seen ', moment(agent.last_seen)),
+    el('span', { class: 'details muted' }, ...details.filter((detail) => detail !== null).flatMap((detail, index) => (index === 0 ? [detail] : [' · ', detail]))),
     agent.topic ? el('span', { class: 'topic' }, agent.topic) : null,
   );
 }

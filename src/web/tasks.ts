@@ -49,7 +49,7 @@ export class Tasks {
     show(
       byId('tasks-summary'),
       ...(this.tasks.length === 0
-        ? ['No tasks yet. Hand one to an agent with ', el('code', {}, 'agent-bus task add "what to do" --to NAME'), ', or with New task below.']
+        ? ['No tasks yet. Hand one to an agent with ', el('code', { class: 'command' }, 'agent-bus task add "what to do" --to NAME'), ', or with New task below.']
         : [`${waiting.length} not closed, of ${this.tasks.length}.`]),
     );
     show(

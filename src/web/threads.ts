@@ -43,7 +43,7 @@ export class Threads {
     if (!current) return;
     const older = [...this.list.querySelectorAll('li')].slice(pages.reduce((sum, page) => sum + page.threads.length, 0));
     rebuild(this.list, () => show(this.list, ...pages.flatMap((page) => this.items(page.threads)), ...(this.cursors.length >= PAGES_KEPT_LIVE ? older : [])));
-    if (pages[0]?.threads.length === 0) show(this.list, el('li', { class: 'muted' }, 'No mail yet. Write to an agent under Compose, or with ', el('code', {}, 'agent-bus send "hello" --to NAME'), '.'));
+    if (pages[0]?.threads.length === 0) show(this.list, el('li', { class: 'muted' }, 'No mail yet. Write to an agent under Compose, or with ', el('code', { class: 'command' }, 'agent-bus send "hello" --to NAME'), '.'));
     if (this.cursors.length < PAGES_KEPT_LIVE) this.setNext(pages.at(-1)?.next ?? null);
     if (this.open !== null) await this.show(this.open, false);
   }

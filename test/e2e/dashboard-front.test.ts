@@ -396,6 +396,14 @@ for (const [size, viewport] of [
       const lowest = await page.evaluate(() => Math.max(...[...document.querySelectorAll('#needs, #roster')].map((node) => node.getBoundingClientRect().bottom)));
       const pictures = await page.locator('#pictures').boundingBox();
       assert.ok(pictures !== null && pictures.y >= lowest, `the pictures start at ${pictures?.y} px, above the end of the first screen's panels at ${lowest} px`);
+      // Listed, the mail is only looked at: nothing is marked delivered or read. Opened, its thread
+      // shows, drawn for human, which marks human's copy delivered by the page.
+      const copy = (): Array<{ delivered_via: string | null; read_at: string | null }> => bus.rows("SELECT delivered_via, read_at FROM messages WHERE body LIKE 'the build is green%'");
+      assert.deepEqual(copy(), [{ delivered_via: null, read_at: null }]);
+      await needs.getByRole('button', { name: /may I merge the login branch/ }).click();
+      await page.locator('#thread-sends li.send', { hasText: 'may I merge the login branch?' }).waitFor();
+      await page.locator('#thread-sends .copies [data-state="delivered"]', { hasText: 'human: delivered' }).waitFor({ timeout: 5_000 });
+      assert.deepEqual(copy(), [{ delivered_via: 'web', read_at: null }]);
       // A waiting task opens from the first screen.
       await needs.getByRole('button', { name: 'write the release notes' }).click();
       await page.locator('#task-title', { hasText: 'write the release notes' }).waitFor();
@@ -421,8 +429,10 @@ test('an empty bus says how to wire a repo, and an empty board how to add a task
     await board.locator('code').waitFor();
     assert.equal(await board.locator('code').textContent(), 'agent-bus task add "what to do" --to NAME');
     assert.match(await board.innerText(), /No tasks yet\. Hand one to an agent with agent-bus task add "what to do" --to NAME, or with New task below\./);
+    await page.locator('#thread-list code', { hasText: 'agent-bus send "hello" --to NAME' }).waitFor();
+    assert.match(await page.locator('#activity-list').innerText(), /^Nothing has happened on the bus yet\.$/);
     // The hints are text: the commands are code elements holding nothing but their words.
-    assert.equal(await page.locator('#roster-list code *, #tasks-summary code *').count(), 0);
+    assert.equal(await page.locator('#roster-list code *, #tasks-summary code *, #thread-list code *').count(), 0);
     // Nothing needs a person, and each list says so.
     for (const list of ['#waiting-list', '#my-mail-list', '#held-list', '#collision-list']) assert.match(await page.locator(list).innerText(), /^(None|No tasks yet)/, list);
     // An agent arrives: the roster shows it in place of the hint. A task is made: the board's hint goes.
@@ -432,6 +442,8 @@ test('an empty bus says how to wire a repo, and an empty board how to add a task
     cli(bus, ['task', 'add', 'write the release notes', '--to', 'shop/claude']);
     await page.locator('#tasks-summary', { hasText: '1 not closed, of 1.' }).waitFor({ timeout: 5_000 });
     await page.locator('#waiting-list li', { hasText: 'write the release notes' }).waitFor();
+    await page.locator('#activity-list li.op-task').waitFor();
+    assert.equal(await page.locator('#activity-list li.empty').count(), 0, 'Activity still says nothing happened');
     assert.deepEqual(opened.errors, []);
   } finally {
     await opened.close();

@@ -539,9 +539,11 @@ test('Activity filters by agent, op and thread, for rows already there and rows 
     await page.getByLabel('Agent', { exact: true }).fill('');
     await page.getByLabel('Op', { exact: true }).selectOption('read');
     await page.locator('#activity-list li', { hasText: 'codex again' }).waitFor({ state: 'detached' });
-    assert.equal(await page.locator('#activity-list li').count(), 0);
+    await page.locator('#activity-list li.empty', { hasText: 'Nothing matches.' }).waitFor();
+    assert.equal(await page.locator('#activity-list li.row').count(), 0);
     cli(bus, ['inbox', '--name', 'repo-a/claude']);
     await page.locator('#activity-list li.op-read').first().waitFor();
+    assert.equal(await page.locator('#activity-list li.empty').count(), 0, 'the row came, and the list still says nothing matches');
     await page.getByLabel('Op', { exact: true }).selectOption('');
     await page.getByLabel('Thread', { exact: true }).fill(thread.slice(0, 8));
     await page.locator('#activity-list li.op-send', { hasText: 'for claude' }).waitFor();
