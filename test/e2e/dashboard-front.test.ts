@@ -458,10 +458,8 @@ test('the page says times as people read them, never a raw stamp, and keeps them
   const context = await browser.newContext({ viewport: DESKTOP });
   try {
     const page = await context.newPage();
-    // The page's clock is one the test moves: the words of every moment follow it, with no request.
+    // The page's clock is one the test moves: the words of every moment follow it, with no answer from the server.
     await page.clock.install();
-    const asked: string[] = [];
-    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
     await page.goto(web.url);
     await page.locator('#live.on').waitFor({ timeout: 10_000 });
     await page.locator('#task-board button.task', { hasText: 'update the changelog' }).waitFor();
@@ -486,11 +484,11 @@ test('the page says times as people read them, never a raw stamp, and keeps them
     for (const words of moments) assert.match(words, /^(just now|now|\d+ (s|min|h) ago|in \d+ (s|min|h)|\d{1,2} [A-Z][a-z]{2}( \d{4})? \d\d:\d\d)$/, `a moment said as ${JSON.stringify(words)}`);
     const mail = page.locator('#my-mail-list li', { hasText: 'may I merge' }).locator('time');
     assert.match((await mail.textContent()) ?? '', /^(just now|\d+ s ago)$/);
-    const before = asked.length;
+    // From here the server answers nothing the page asks: the words change all the same.
+    await page.route('**/api/**', (route) => route.abort());
     await page.clock.fastForward('02:30');
     await page.waitForFunction(() => document.querySelector('#my-mail-list time')?.textContent === '2 min ago', undefined, { timeout: 5_000 });
     assert.equal(await page.locator('#task-history li time').first().textContent(), '2 min ago');
-    assert.deepEqual(asked.slice(before), [], 'the page asked the server to say its times again');
     // A day on, a moment is its local date and time.
     await page.clock.fastForward('25:00:00');
     await page.waitForFunction(() => /^\d{1,2} [A-Z][a-z]{2}( \d{4})? \d\d:\d\d$/.test(document.querySelector('#my-mail-list time')?.textContent ?? ''), undefined, { timeout: 5_000 });
