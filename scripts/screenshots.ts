@@ -1,8 +1,10 @@
 /**
  * `npm run screenshots`: the dashboard's pictures in docs/, taken from a real
  * `agent-bus web` over a scratch bus with a small fleet on it (two running
- * MCP server sessions, mail, a claimed repo-wide message, notices, a brain
- * feed and wake.json), in headless Chromium at desktop and phone widths.
+ * MCP server sessions, one of them working, mail, a claimed repo-wide message,
+ * tasks, a reservation and a collision, notices, a brain feed and wake.json),
+ * in headless Chromium: the first screen at desktop size in both themes, and
+ * on a phone.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,8 +24,8 @@ const env: NodeJS.ProcessEnv = {
   NO_COLOR: '1',
 };
 
-function cli(args: string[], extra: NodeJS.ProcessEnv = {}): string {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...env, ...extra }, cwd: scratch, encoding: 'utf8' });
+function cli(args: string[], extra: NodeJS.ProcessEnv = {}, input = '{}'): string {
+  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...env, ...extra }, cwd: scratch, input, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`agent-bus ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
 }
@@ -32,7 +34,7 @@ const servers: ChildProcess[] = [];
 try {
   // Two running Claude Code sessions in webapp: each MCP server claims a session address.
   const webapp = join(scratch, 'webapp');
-  mkdirSync(webapp, { recursive: true });
+  mkdirSync(join(webapp, '.git'), { recursive: true });
   for (let index = 0; index < 2; index++) {
     const { AGENT_BUS_NAME: _name, ...serverEnv } = env;
     servers.push(spawn(process.execPath, [CLI, 'serve', '--client', 'claude'], { env: serverEnv, cwd: webapp, stdio: ['pipe', 'ignore', 'ignore'] }));
@@ -64,6 +66,22 @@ try {
   writeFileSync(join(scratch, 'bus', 'wake.json'), JSON.stringify({ 'webapp/codex': 'true', 'api-server': 'true', docs: false }, null, 2));
   say('maria', 'webapp/codex', 'When the focus test is merged, please tag the release candidate.');
   say('maria', 'api-server/codex', 'Please check the 401 handling in the mobile client too.');
+  // What needs a person: tasks waiting, mail to maria not read yet, a reservation and a collision.
+  const notes = cli(['task', 'add', 'Write the release notes for 2.4', '--to', 'docs/opencode']).trim();
+  cli(['task', 'add', 'Tag the 2.4 release candidate', '--to', 'webapp/codex', '--after', notes]);
+  const focus = cli(['task', 'add', 'Fix the focus bug on the login form', '--to', 'webapp']).trim();
+  cli(['task', 'take', focus, '--name', 'webapp/claude-1']);
+  const done = cli(['task', 'add', 'Review the /v2/session change', '--to', 'api-server/claude']).trim();
+  cli(['task', 'take', done, '--name', 'api-server/claude']);
+  cli(['task', 'done', done, '--result', 'Approved; the client handles the 401.', '--name', 'api-server/claude']);
+  say('webapp/claude-1', 'maria', 'The focus fix is ready and its test passes: may I merge it into main?', review);
+  cli(['reserve', 'src/login/form.tsx', '--reason', 'fixing the focus bug', '--ttl', '2h', '--name', 'webapp/claude-1', '--repo', webapp]);
+  // The working session's prompt hook says it is working; two agents editing one file make a collision.
+  cli(['hook-user-prompt', '--client', 'claude'], { AGENT_BUS_NAME: 'webapp/claude-1', AGENT_BUS_REPO: webapp });
+  for (const name of ['webapp/claude-2', 'webapp/codex']) {
+    const edit = { session_id: `s-${name}`, cwd: webapp, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(webapp, 'src/api/client.ts'), old_string: 'a', new_string: 'b' } };
+    cli(['hook-pre-tool', '--client', 'claude'], { AGENT_BUS_NAME: name, AGENT_BUS_REPO: webapp }, JSON.stringify(edit));
+  }
 
   const web = spawn(process.execPath, [CLI, 'web', '--no-open', '--port', '0'], { env, cwd: scratch, stdio: ['ignore', 'pipe', 'inherit'] });
   servers.push(web);
@@ -78,10 +96,11 @@ try {
   });
   const browser = await launchBrowser();
   try {
-    const shots: Array<{ file: string; width: number; height: number; dark: boolean; full: boolean }> = [
-      { file: 'dashboard-desktop.png', width: 1440, height: 900, dark: false, full: true },
-      { file: 'dashboard-dark.png', width: 1440, height: 900, dark: true, full: false },
-      { file: 'dashboard-phone.png', width: 375, height: 812, dark: false, full: false },
+    // The first screen, as a person opening the dashboard sees it.
+    const shots: Array<{ file: string; width: number; height: number; dark: boolean }> = [
+      { file: 'dashboard-desktop.png', width: 1280, height: 800, dark: false },
+      { file: 'dashboard-dark.png', width: 1280, height: 800, dark: true },
+      { file: 'dashboard-phone.png', width: 390, height: 844, dark: false },
     ];
     for (const shot of shots) {
       const context = await browser.newContext({ viewport: { width: shot.width, height: shot.height }, colorScheme: shot.dark ? 'dark' : 'light', deviceScaleFactor: shot.width < 500 ? 2 : 1 });
@@ -89,12 +108,9 @@ try {
       await page.goto(url);
       await page.locator('#live.on').waitFor();
       await page.locator('#thread-list button.thread').first().waitFor();
-      if (shot.file === 'dashboard-desktop.png') {
-        await page.locator('#thread-list button.thread', { hasText: 'Test added' }).click();
-        await page.locator('#thread-sends li.send').first().waitFor();
-      }
+      await page.locator('#collision-list li.collision').waitFor();
       await page.waitForTimeout(300);
-      await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', shot.file), fullPage: shot.full });
+      await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', shot.file) });
       await context.close();
       process.stdout.write(`docs/${shot.file}\n`);
     }

@@ -1,8 +1,9 @@
 /** Activity: the audit log as it happens, filtered by agent, op and thread. */
 import { matchesActivity, type ActivityFilter } from '../core/activity-filter.js';
 import { getJson } from './api.js';
-import { byId, el, Latest, show } from './dom.js';
-import { clock, shortId } from './time.js';
+import { byId, el, Latest, show, type Child } from './dom.js';
+import { threadRef } from './ids.js';
+import { moment } from './time.js';
 import type { AuditRow } from './types.js';
 
 const STEP = 100;
@@ -47,7 +48,10 @@ export class Activity {
     const arrived = this.arrived ?? [];
     this.arrived = null;
     const shown = new Set(value.rows.map(rowKey));
+    // Older rows are there to show only when this many came.
+    byId('activity-more').hidden = value.rows.length < this.limit;
     show(this.list, ...value.rows.reverse().map((row) => this.item(row)));
+    if (value.rows.length === 0 && arrived.length === 0) show(this.list, el('li', { class: 'muted empty' }, isFiltered(this.filter) ? 'Nothing matches.' : 'Nothing has happened on the bus yet.'));
     for (const row of arrived) if (!shown.has(rowKey(row))) this.push(row);
   }
 
@@ -55,6 +59,7 @@ export class Activity {
   push(row: AuditRow): void {
     if (!matchesActivity(row, this.filter)) return;
     this.arrived?.push(row);
+    this.list.querySelector(':scope > li.empty')?.remove();
     this.list.prepend(this.item(row));
     while (this.list.childElementCount > KEPT) this.list.lastElementChild?.remove();
   }
@@ -62,7 +67,7 @@ export class Activity {
   private item(row: AuditRow): HTMLLIElement {
     const reservation = reservationWords(row);
     if (reservation !== null) {
-      return el('li', { class: `row op-${row.op}` }, el('time', { datetime: row.ts }, clock(row.ts)), el('span', { class: 'op' }, row.op), el('span', { class: 'who' }, reservation.who), el('span', { class: 'what' }, ` ${reservation.what}`));
+      return el('li', { class: `row op-${row.op}` }, moment(row.ts), el('span', { class: 'op' }, row.op), el('span', { class: 'who' }, reservation.who), el('span', { class: 'what' }, ' ', ...reservation.what));
     }
     const to = row.addressed_to ?? row.to;
     const thread = row.thread_id;
@@ -70,7 +75,7 @@ export class Activity {
     return el(
       'li',
       { class: `row op-${row.op}` },
-      el('time', { datetime: row.ts }, clock(row.ts)),
+      moment(row.ts),
       el('span', { class: 'op' }, row.op),
       el('span', { class: 'who' }, row.from || row.actor, to ? ` → ${to}` : ''),
       status ? el('span', { class: 'muted' }, ` ${status}`) : null,
@@ -78,6 +83,10 @@ export class Activity {
       thread ? threadLink(thread, this.openThread) : null,
     );
   }
+}
+
+function isFiltered(filter: ActivityFilter): boolean {
+  return Object.values(filter).some((value) => typeof value === 'string' && value !== '');
 }
 
 function field(row: AuditRow, key: string): string {
@@ -90,27 +99,27 @@ function field(row: AuditRow, key: string): string {
  * `reserve`, `release` and `expire` name the holder (from), the repo (to) and the path (the preview);
  * `deny` and `collision` the writer (actor), the other agent (to) and the file (the preview).
  */
-function reservationWords(row: AuditRow): { who: string; what: string } | null {
+function reservationWords(row: AuditRow): { who: string; what: Child[] } | null {
   const path = row.body_preview ?? '';
   const repo = field(row, 'repo');
   switch (row.op) {
     case 'reserve': {
       const reason = field(row, 'reason');
       const until = field(row, 'expires_at');
-      return { who: row.from, what: `reserved ${path} in ${row.to} (${field(row, 'mode') || 'exclusive'}${until ? `, until ${clock(until)}` : ''})${reason ? `: ${reason}` : ''}` };
+      return { who: row.from, what: [`reserved ${path} in ${row.to} (${field(row, 'mode') || 'exclusive'}`, ...(until ? [', ends ', moment(until)] : []), `)${reason ? `: ${reason}` : ''}`] };
     }
     case 'release':
-      return { who: row.actor, what: row.actor === row.from ? `released ${path} in ${row.to}` : `released ${row.from}'s ${path} in ${row.to}` };
+      return { who: row.actor, what: [row.actor === row.from ? `released ${path} in ${row.to}` : `released ${row.from}'s ${path} in ${row.to}`] };
     case 'expire':
-      return { who: row.from, what: `no longer holds ${path} in ${row.to}: expired or its session ended` };
+      return { who: row.from, what: [`no longer holds ${path} in ${row.to}: expired or its session ended`] };
     case 'deny': {
       const reserved = field(row, 'reserved');
       const until = field(row, 'until');
-      return { who: row.actor, what: `was refused a write of ${path}${repo ? ` in ${repo}` : ''}: ${row.to} holds ${reserved || path}${until ? ` until ${clock(until)}` : ''}` };
+      return { who: row.actor, what: [`was refused a write of ${path}${repo ? ` in ${repo}` : ''}: ${row.to} holds ${reserved || path}`, ...(until ? [' (ends ', moment(until), ')'] : [])] };
     }
     case 'collision': {
       const otherAt = field(row, 'other_at');
-      return { who: row.actor, what: `wrote ${path}${repo ? ` in ${repo}` : ''}, which ${row.to} wrote too${otherAt ? ` at ${clock(otherAt)}` : ''}` };
+      return { who: row.actor, what: [`wrote ${path}${repo ? ` in ${repo}` : ''}, which ${row.to} also wrote`, ...(otherAt ? [' ', moment(otherAt)] : [])] };
     }
     default:
       return null;
@@ -123,7 +132,7 @@ function rowKey(row: AuditRow): string {
 }
 
 function threadLink(thread: string, open: (id: string) => void): HTMLButtonElement {
-  const button = el('button', { type: 'button', class: 'link', 'aria-label': `open thread ${shortId(thread)}` }, `[${shortId(thread)}]`);
+  const button = el('button', { type: 'button', class: 'link', 'aria-label': `open thread ${threadRef(thread)}` }, `[${threadRef(thread)}]`);
   button.addEventListener('click', () => open(thread));
   return button;
 }

@@ -2,19 +2,24 @@
  * The dashboard's page: sign in if need be, draw every view, then keep them
  * current from the server's event stream. `audit` rows go straight into
  * Activity; a `change` of the store makes the views read again, at most a
- * few times a second however busy the bus is.
+ * few times a second however busy the bus is. First on the page: what needs
+ * a person (tasks waiting, their unread mail, reservations, collisions) and
+ * who is there; the pictures of the day come below.
  */
 import { Activity } from './activity.js';
 import { ApiError, getJson, postJson } from './api.js';
 import { Brain } from './brain.js';
+import { Collisions } from './collisions.js';
 import { Compose } from './compose.js';
 import { byId, show } from './dom.js';
+import { MyMail } from './my-mail.js';
 import { Notices } from './notices.js';
 import { loadPictures } from './pictures.js';
 import { Reservations } from './reservations.js';
 import { Tasks } from './tasks.js';
 import { Roster } from './roster.js';
 import { Threads } from './threads.js';
+import { keepMomentsCurrent } from './time.js';
 import type { AuditRow, Me } from './types.js';
 import { Wake } from './wake.js';
 import { Integrations } from './integrations.js';
@@ -53,7 +58,8 @@ async function start(): Promise<void> {
   }
   byId('signin').hidden = true;
   byId('board').hidden = false;
-  show(byId('whoami'), `${me.place === 'hub' ? 'On the hub' : 'On this machine'} as ${me.name}`, me.store ? ` · ${me.store}` : '', ` · agent-bus ${me.version}`);
+  show(byId('whoami'), `${me.place === 'hub' ? 'On the hub' : 'On this machine'} as ${me.name}`);
+  show(byId('about'), me.store ? `The bus: ${me.store} · ` : '', `agent-bus ${me.version}`);
   show(byId('compose-as'), `Mail goes from ${me.name}.`);
   const signOut = byId<HTMLButtonElement>('signout');
   signOut.hidden = false;
@@ -71,7 +77,11 @@ async function start(): Promise<void> {
   const brain = new Brain();
   const wake = new Wake();
   const integrations = new Integrations();
-  const everything = (): Promise<unknown> => Promise.allSettled([roster.load(), activity.load(), threads.load(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
+  const myMail = new MyMail(me.name, (threadId) => void threads.show(threadId));
+  const collisions = new Collisions();
+  const everything = (): Promise<unknown> =>
+    Promise.allSettled([roster.load(), myMail.load(), tasks.load(), reservations.load(), collisions.load(), activity.load(), threads.load(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
+  keepMomentsCurrent();
   await everything();
 
   let pending: number | undefined;
@@ -82,7 +92,7 @@ async function start(): Promise<void> {
     pending = window.setTimeout(() => {
       pending = undefined;
       lastRead = Date.now();
-      void Promise.allSettled([roster.load(), threads.load(), compose.refresh(), notices.load(), reservations.load(), tasks.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
+      void Promise.allSettled([roster.load(), myMail.load(), tasks.load(), reservations.load(), collisions.load(), threads.load(), compose.refresh(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
     }, wait);
   };
   const live = byId('live');

@@ -1,7 +1,7 @@
 /** The brain: its source, last fetch, content hash, entries and warnings; a refresh on demand. */
 import { ApiError, getJson, postJson } from './api.js';
-import { byId, el, show } from './dom.js';
-import { ago } from './time.js';
+import { byId, el, show, type Child } from './dom.js';
+import { moment } from './time.js';
 
 interface BrainStatus {
   enabled: boolean;
@@ -25,14 +25,14 @@ export class Brain {
 
   async load(): Promise<void> {
     const status = await getJson<BrainStatus>('/api/brain');
-    const facts: Array<[string, string]> = [
+    const facts: Array<[string, Child]> = [
       ['Enabled', `${status.enabled ? 'yes' : 'no'} (${status.enabled_because})`],
       ['Source', `${status.source_type}: ${status.source_location}`],
       ['Channel', status.channel],
       ['Entries', `${status.entry_count} (${status.live_notices} live notices)`],
       ['Content hash', status.content_hash === null ? 'none yet' : status.content_hash.slice(0, 16)],
-      ['Last fetch', status.last_fetch_at === null ? 'never' : ago(status.last_fetch_at)],
-      ['Last good fetch', status.last_ok_at === null ? 'never' : ago(status.last_ok_at)],
+      ['Last fetch', status.last_fetch_at === null ? 'never' : moment(status.last_fetch_at)],
+      ['Last good fetch', status.last_ok_at === null ? 'never' : moment(status.last_ok_at)],
     ];
     if (status.last_error) facts.push(['Last error', status.last_error]);
     show(byId('brain-facts'), ...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));

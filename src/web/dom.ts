@@ -3,7 +3,7 @@
  * from the bus is ever parsed as HTML: a body holding `<script>` shows as
  * those characters.
  */
-type Child = Node | string | number | null | undefined | false;
+export type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | null | undefined>;
 
 const SVG = 'http://www.w3.org/2000/svg';

@@ -4,7 +4,7 @@
  */
 import { ApiError, getJson, postJson } from './api.js';
 import { byId, el, show } from './dom.js';
-import { clock } from './time.js';
+import { moment } from './time.js';
 import type { AuditRow, Integration, OutboxEvent } from './types.js';
 
 interface IntegrationsAnswer {
@@ -31,7 +31,7 @@ export class Integrations {
         : answer.in
             .slice()
             .reverse()
-            .map((row) => el('li', {}, el('time', { datetime: row.ts }, clock(row.ts)), ' ', el('span', { class: 'name' }, String(row.op === 'integration' ? row.integration : row.actor)), ' ', el('span', { class: 'badge' }, row.op === 'integration' ? String(row.event) : row.op === 'send' ? 'mail' : 'notice'), ' ', el('span', { class: 'muted' }, String(row.body_preview ?? ''))))),
+            .map((row) => el('li', {}, moment(row.ts), ' ', el('span', { class: 'name' }, String(row.op === 'integration' ? row.integration : row.actor)), ' ', el('span', { class: 'badge' }, row.op === 'integration' ? String(row.event) : row.op === 'send' ? 'mail' : 'notice'), ' ', el('span', { class: 'muted' }, String(row.body_preview ?? ''))))),
     );
     show(byId('integration-out'), ...(answer.out.length === 0 ? [el('li', { class: 'muted' }, 'No events out yet.')] : answer.out.map((event) => this.event(event))));
   }
@@ -57,7 +57,7 @@ export class Integrations {
       { class: `outbox ${event.state}`, 'data-event': event.event_id },
       el('div', { class: 'row' }, el('span', { class: 'name' }, event.integration), el('span', { class: 'badge state' }, event.state), el('span', { class: 'muted' }, `${event.event}, ${event.attempts} attempt${event.attempts === 1 ? '' : 's'}${event.last_status === null ? '' : `, status ${event.last_status}`}`)),
       event.state !== 'delivered' && event.last_error !== null ? el('p', { class: 'error-text' }, event.last_error) : null,
-      el('div', { class: 'row times' }, when === null ? null : el('time', { datetime: when }, clock(when)), retry),
+      el('div', { class: 'row times' }, when === null ? null : moment(when), retry),
     );
   }
 

@@ -1,7 +1,14 @@
-/** Pictures: mail per hour over the last day, and who wrote to whom, drawn as a graph. */
+/** Pictures: mail per hour over the last day, in the browser's own hours, and who wrote to whom, drawn as a graph. */
+import { stampMillis } from '../render/when.js';
 import { getJson } from './api.js';
 import { byId, el, hueOf, show, svg } from './dom.js';
 import type { MailDay } from './types.js';
+
+/** An hour of the day (`YYYY-MM-DDTHH`, UTC) as the browser's clock says it: "14:00". */
+function localHour(hour: string): string {
+  const start = new Date(stampMillis(`${hour}:00:00Z`));
+  return Number.isNaN(start.getTime()) ? hour.slice(11) : `${String(start.getHours()).padStart(2, '0')}:00`;
+}
 
 /** The busiest names drawn in the graph; the rest are summed up in words. */
 const NODES = 24;
@@ -21,17 +28,17 @@ function drawHours(day: MailDay): void {
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height + 20}`, role: 'img', 'aria-label': `${total} sends in the last 24 hours; the busiest hour had ${top === 1 && total === 0 ? 0 : top}` });
   day.hours.forEach((hour, index) => {
     const tall = (hour.sends / top) * height;
-    const rect = svg('rect', { x: (index * bar + 1).toFixed(1), y: (height - tall).toFixed(1), width: (bar - 2).toFixed(1), height: Math.max(tall, hour.sends > 0 ? 1 : 0).toFixed(1), class: 'bar' }, svg('title', {}, `${hour.hour}:00 UTC: ${hour.sends}`));
+    const rect = svg('rect', { x: (index * bar + 1).toFixed(1), y: (height - tall).toFixed(1), width: (bar - 2).toFixed(1), height: Math.max(tall, hour.sends > 0 ? 1 : 0).toFixed(1), class: 'bar' }, svg('title', {}, `from ${localHour(hour.hour)}: ${hour.sends}`));
     chart.append(rect);
-    if (index % 6 === 0) chart.append(svg('text', { x: (index * bar).toFixed(1), y: height + 15, class: 'axis' }, `${hour.hour.slice(11)}h`));
+    if (index % 6 === 0) chart.append(svg('text', { x: (index * bar).toFixed(1), y: height + 15, class: 'axis' }, localHour(hour.hour)));
   });
   // The same numbers as a table, for a screen reader.
   const table = el(
     'table',
     { class: 'visually-hidden' },
-    el('caption', {}, 'Sends per hour, UTC'),
+    el('caption', {}, 'Sends per hour'),
     el('tr', {}, el('th', { scope: 'col' }, 'Hour'), el('th', { scope: 'col' }, 'Sends')),
-    ...day.hours.map((hour) => el('tr', {}, el('td', {}, `${hour.hour.slice(11)}:00`), el('td', {}, hour.sends))),
+    ...day.hours.map((hour) => el('tr', {}, el('td', {}, localHour(hour.hour)), el('td', {}, hour.sends))),
   );
   show(byId('mail-chart'), chart, table, el('p', { class: 'muted' }, `${total} sends`));
 }

@@ -1,21 +1,21 @@
 /** Receipts on the page as the CLI and chat show them: sent ✓, delivered ✓✓, read ✓✓ (in the colour of done), with when and how. */
-import { el } from './dom.js';
-import { clock } from './time.js';
+import { el, type Child } from './dom.js';
+import { moment } from './time.js';
 import type { ReceiptState, ThreadCopy } from './types.js';
 
 const TICKS: Record<ReceiptState, string> = { sent: '✓', delivered: '✓✓', read: '✓✓' };
 
-/** `✓✓ read`: the tick (for the eye; the word says it) and the state. */
-export function tick(state: ReceiptState, label: string = state): HTMLSpanElement {
-  return el('span', { class: `receipt ${state}`, 'data-state': state }, el('span', { class: 'tick', 'aria-hidden': 'true' }, TICKS[state]), ` ${label}`);
+/** `✓✓ read`: the tick (for the eye; the word says it) and the state, or what `label` says of it. */
+export function tick(state: ReceiptState, ...label: Child[]): HTMLSpanElement {
+  return el('span', { class: `receipt ${state}`, 'data-state': state }, el('span', { class: 'tick', 'aria-hidden': 'true' }, TICKS[state]), ' ', ...(label.length === 0 ? [state] : label));
 }
 
-/** When and how a copy got where it is: `read 14:31:02 by hook-stop`. */
-export function copyWhen(copy: ThreadCopy): string {
+/** When and how a copy got where it is: `read 3 min ago by hook-stop`. */
+export function copyWhen(copy: ThreadCopy): Child[] {
   const by = (via: string | null): string => (via === null ? '' : ` by ${via}`);
-  if (copy.readAt !== null) return `read ${clock(copy.readAt)}${by(copy.readVia)}`;
-  if (copy.deliveredAt !== null) return `delivered ${clock(copy.deliveredAt)}${by(copy.deliveredVia)}`;
-  return 'sent';
+  if (copy.readAt !== null) return ['read ', moment(copy.readAt), by(copy.readVia)];
+  if (copy.deliveredAt !== null) return ['delivered ', moment(copy.deliveredAt), by(copy.deliveredVia)];
+  return ['sent'];
 }
 
 /** A whole send's state: the least advanced of its copies. */

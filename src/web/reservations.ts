@@ -1,11 +1,28 @@
 /**
  * Reservations: every live one with its holder, repo, paths, mode, since, until and reason, its
  * time left counting down; the person at the bus's own machine releases anyone's, a token its own.
+ * First thing on the page, each in a line: who holds what, and for how long yet.
  */
 import { ApiError, getJson, postJson } from './api.js';
 import { byId, el, show } from './dom.js';
-import { clock, millisOf, remaining } from './time.js';
+import { millisOf, moment, remaining } from './time.js';
 import type { Reservation } from './types.js';
+
+/** Reservations listed first thing on the page; the rest are in the Reservations panel. */
+const HELD_SHOWN = 5;
+
+/** A reservation in a line: who holds which path of which repo, how, and the time it has left. */
+function line(reservation: Reservation, now: number): HTMLLIElement {
+  return el(
+    'li',
+    { class: `held ${reservation.mode}`, 'data-reservation': reservation.id },
+    el('span', { class: 'who' }, reservation.holder),
+    ' holds ',
+    el('code', {}, reservation.path),
+    ` in ${reservation.repo} `,
+    el('span', { class: 'muted' }, `· ${reservation.mode} · `, el('span', { class: 'ttl', 'data-until': reservation.until }, remaining(millisOf(reservation.until) - now)), ' left'),
+  );
+}
 
 export class Reservations {
   private reservations: Reservation[] = [];
@@ -14,6 +31,8 @@ export class Reservations {
   private mayReleaseAny = false;
   private me = '';
   private readonly list = byId('reservation-list');
+  /** The same reservations, a line each, among what needs a person. */
+  private readonly held = byId('held-list');
   private readonly result = byId('reservation-result');
 
   constructor() {
@@ -38,11 +57,19 @@ export class Reservations {
     const now = Date.now() + this.skew;
     const live = this.reservations.filter((reservation) => millisOf(reservation.until) > now);
     show(byId('reservations-summary'), live.length === 0 ? '' : `${live.length} live, in ${new Set(live.map((reservation) => reservation.repo)).size} repo(s).`);
+    show(byId('held-count'), String(live.length));
     if (live.length === 0) {
       show(this.list, el('li', { class: 'muted' }, 'No live reservations.'));
+      show(this.held, el('li', { class: 'muted' }, 'None: no file is reserved.'));
       return;
     }
     show(this.list, ...live.map((reservation) => this.item(reservation, now)));
+    const rest = live.length - HELD_SHOWN;
+    show(
+      this.held,
+      ...live.slice(0, HELD_SHOWN).map((reservation) => line(reservation, now)),
+      rest > 0 ? el('li', { class: 'muted' }, `and ${rest} more under Reservations below`) : null,
+    );
   }
 
   private item(reservation: Reservation, now: number): HTMLLIElement {
@@ -60,8 +87,8 @@ export class Reservations {
       el(
         'div',
         { class: 'row times' },
-        el('span', { class: 'muted' }, 'since ', el('time', { class: 'since', datetime: reservation.since }, clock(reservation.since))),
-        el('span', { class: 'muted' }, 'until ', el('time', { class: 'until', datetime: reservation.until }, clock(reservation.until))),
+        el('span', { class: 'muted' }, 'since ', moment(reservation.since, { class: 'since' })),
+        el('span', { class: 'muted' }, 'ends ', moment(reservation.until, { class: 'until' })),
         el('span', { class: 'ttl', 'data-until': reservation.until, title: 'time left' }, remaining(millisOf(reservation.until) - now)),
         release,
       ),
@@ -71,7 +98,7 @@ export class Reservations {
   private tick(): void {
     const now = Date.now() + this.skew;
     let expired = false;
-    for (const ttl of this.list.querySelectorAll<HTMLElement>('.ttl')) {
+    for (const ttl of [...this.list.querySelectorAll<HTMLElement>('.ttl'), ...this.held.querySelectorAll<HTMLElement>('.ttl')]) {
       const left = millisOf(ttl.dataset.until ?? '') - now;
       if (left <= 0) expired = true;
       else ttl.textContent = remaining(left);

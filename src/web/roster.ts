@@ -1,7 +1,12 @@
-/** The roster: repos and their names, sessions running or ended, unread counts; a page of repos at a time. */
+/**
+ * The roster: repos and their names with where each one's turn stands (working, waiting, idle; a
+ * session running or ended) and when it was last seen, unread counts; a page of repos at a time.
+ * An empty bus says how to put a repo on it.
+ */
 import { getJson } from './api.js';
 import { byId, el, Latest, rebuild, show } from './dom.js';
-import { ago } from './time.js';
+import { taskRef } from './ids.js';
+import { moment } from './time.js';
 import type { Agent, RosterPage } from './types.js';
 
 const PAGE = 40;
@@ -39,13 +44,19 @@ export class Roster {
     if (!current) return;
     this.total = page.totalRepos;
     const last = Math.min(page.totalRepos, this.offset + page.repos.length);
+    const empty = page.totalAgents === 0 && this.filter === '';
     show(
       byId('roster-summary'),
-      page.totalAgents === 0 ? 'Nobody is on the bus yet.' : `${page.totalAgents} names in ${page.totalRepos} repos` + (page.totalRepos > PAGE ? ` (repos ${this.offset + 1}–${last})` : ''),
+      page.totalAgents === 0 ? (empty ? 'Nobody is on the bus yet.' : 'No name or topic matches.') : `${page.totalAgents} names in ${page.totalRepos} repos` + (page.totalRepos > PAGE ? ` (repos ${this.offset + 1}–${last})` : ''),
     );
+    byId('roster-pager').hidden = page.totalRepos <= PAGE;
     byId<HTMLButtonElement>('roster-prev').disabled = this.offset === 0;
     byId<HTMLButtonElement>('roster-next').disabled = last >= page.totalRepos;
     const list = byId('roster-list');
+    if (empty) {
+      show(list, nextStep());
+      return;
+    }
     rebuild(list, () =>
       show(
         list,
@@ -64,12 +75,19 @@ export class Roster {
   }
 }
 
-/** Where its turn stands (presence), with how long; a session its hooks have said nothing of shows whether it runs. */
+/** What to do on a bus nobody is on yet: wire a repo, and start a client in it. */
+function nextStep(): HTMLElement {
+  return el(
+    'div',
+    { class: 'next-step', id: 'roster-next-step' },
+    el('p', {}, 'Put a repo on the bus: in the repo, run ', el('code', { class: 'command' }, 'agent-bus init'), ', then start Claude Code (or another client it wired) there.'),
+    el('p', { class: 'muted' }, 'Its agents show here, with where each one stands.'),
+  );
+}
+
+/** Where its turn stands (presence); a session its hooks have said nothing of shows whether it runs. */
 function stateOf(agent: Agent): HTMLSpanElement | null {
-  if (agent.state !== 'unknown') {
-    const since = agent.state_since === null ? '' : ` ${ago(agent.state_since).replace(/ ago$/, '')}`;
-    return el('span', { class: `state ${agent.state}`, title: agent.state_since === null ? agent.state : `${agent.state} since ${agent.state_since}` }, `${agent.state}${since}`);
-  }
+  if (agent.state !== 'unknown') return el('span', { class: `state ${agent.state}` }, agent.state);
   if (agent.live === null) return null;
   return agent.live ? el('span', { class: 'state running' }, 'running') : el('span', { class: 'state ended' }, 'ended');
 }
@@ -78,20 +96,25 @@ function stateOf(agent: Agent): HTMLSpanElement | null {
 function wakeOf(agent: Agent): HTMLSpanElement | null {
   const { wake } = agent;
   if (wake === null) return null;
-  if (wake.way === 'socket-refused') return el('span', { class: 'muted wake', title: `the inbox socket was given up: ${wake.note ?? 'no reason noted'}` }, 'wake: watcher (socket given up)');
-  return el('span', { class: 'muted wake' }, `wake: ${wake.way === 'queue' ? `${agent.client ?? 'client'} queue` : wake.way}`);
+  if (wake.way === 'socket-refused') return el('span', { class: 'wake', title: `the inbox socket was given up: ${wake.note ?? 'no reason noted'}` }, 'wake: watcher (socket given up)');
+  return el('span', { class: 'wake' }, `wake: ${wake.way === 'queue' ? `${agent.client ?? 'client'} queue` : wake.way}`);
 }
 
+/** A name with its presence and unread mail, then, smaller, what else is known of it. */
 function agentItem(agent: Agent): HTMLLIElement {
+  const details: Array<HTMLElement | null> = [
+    agent.state !== 'unknown' && agent.state_since !== null ? el('span', { class: 'since' }, 'since ', moment(agent.state_since)) : null,
+    agent.task === null ? null : el('span', { class: 'task-in-hand', title: `task ${taskRef(agent.task)}` }, `task: ${agent.task.title}`),
+    wakeOf(agent),
+    el('span', { class: 'seen' }, 'seen ', moment(agent.last_seen)),
+  ];
   return el(
     'li',
     { class: agent.kind === 'session' ? 'agent session' : 'agent' },
     el('span', { class: 'name' }, agent.name),
     stateOf(agent),
-    agent.task === null ? null : el('span', { class: 'task-in-hand', title: agent.task.id }, `task: ${agent.task.title}`),
     agent.pending_count > 0 ? el('span', { class: 'badge', title: 'unread mail' }, `${agent.pending_count} unread`) : null,
-    wakeOf(agent),
-    el('span', { class: 'muted seen' }, `seen ${ago(agent.last_seen)}`),
+    el('span', { class: 'details muted' }, ...details.filter((detail) => detail !== null).flatMap((detail, index) => (index === 0 ? [detail] : [' · ', detail]))),
     agent.topic ? el('span', { class: 'topic' }, agent.topic) : null,
   );
 }

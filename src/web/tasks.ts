@@ -1,13 +1,20 @@
 /**
  * Tasks: a board with a column per state, read again whenever the bus moves; a task opened shows its
  * facts and its history (the audit log's task rows), and may be reassigned or cancelled; a form makes one.
+ * The tasks still waiting (open, blocked, taken) are listed first thing on the page too; an empty
+ * board says how to add a task.
  */
 import { ApiError, getJson, postJson } from './api.js';
-import { byId, el, show } from './dom.js';
-import { clock } from './time.js';
+import { byId, el, show, type Child } from './dom.js';
+import { shortId, taskRef } from './ids.js';
+import { moment } from './time.js';
 import type { AuditRow, Task } from './types.js';
 
 const COLUMNS = ['blocked', 'open', 'taken', 'done', 'failed', 'cancelled'] as const;
+/** The states of a task not closed yet, in the order the waiting list shows them: nobody has it, it waits for others, someone has it. */
+const WAITING = ['open', 'blocked', 'taken'] as const;
+/** Waiting tasks listed first thing on the page; the rest are on the board. */
+const WAITING_SHOWN = 5;
 
 export class Tasks {
   private tasks: Task[] = [];
@@ -37,8 +44,14 @@ export class Tasks {
   }
 
   private render(): void {
-    const live = this.tasks.filter((task) => task.state === 'open' || task.state === 'taken' || task.state === 'blocked').length;
-    show(byId('tasks-summary'), this.tasks.length === 0 ? 'No tasks yet.' : `${live} not closed, of ${this.tasks.length}.`);
+    const waiting = this.tasks.filter((task) => (WAITING as readonly string[]).includes(task.state));
+    this.renderWaiting(waiting);
+    show(
+      byId('tasks-summary'),
+      ...(this.tasks.length === 0
+        ? ['No tasks yet. Hand one to an agent with ', el('code', { class: 'command' }, 'agent-bus task add "what to do" --to NAME'), ', or with New task below.']
+        : [`${waiting.length} not closed, of ${this.tasks.length}.`]),
+    );
     show(
       this.board,
       ...COLUMNS.map((state) => {
@@ -56,7 +69,29 @@ export class Tasks {
   private card(task: Task): HTMLLIElement {
     const open = el('button', { type: 'button', class: 'task', 'data-task': task.id }, task.title);
     open.addEventListener('click', () => void this.show(task.id, true));
-    return el('li', { 'data-task': task.id }, open, el('p', { class: 'muted' }, task.holder === null ? `for ${task.to}` : `held by ${task.holder}`, ` · ${clock(task.updated_at)}`));
+    return el('li', { 'data-task': task.id }, open, el('p', { class: 'muted' }, task.holder === null ? `for ${task.to}` : `held by ${task.holder}`, ' · ', moment(task.updated_at), ' · ', el('span', { class: 'id' }, taskRef(task))));
+  }
+
+  /** The tasks not closed, longest waiting first by state: what someone may have to act on. */
+  private renderWaiting(waiting: Task[]): void {
+    const ordered = WAITING.flatMap((state) => waiting.filter((task) => task.state === state).sort((a, b) => a.updated_at.localeCompare(b.updated_at)));
+    show(byId('waiting-count'), String(waiting.length));
+    const list = byId('waiting-list');
+    if (ordered.length === 0) {
+      show(list, el('li', { class: 'muted' }, this.tasks.length === 0 ? 'No tasks yet.' : 'None: every task is closed.'));
+      return;
+    }
+    const rest = ordered.length - WAITING_SHOWN;
+    show(
+      list,
+      ...ordered.slice(0, WAITING_SHOWN).map((task) => {
+        const open = el('button', { type: 'button', class: 'link task', 'data-task': task.id }, task.title);
+        open.addEventListener('click', () => void this.show(task.id, true));
+        const who = task.state === 'taken' ? `taken by ${task.holder ?? '?'}` : `${task.state}, for ${task.to}`;
+        return el('li', { class: `waiting ${task.state}`, 'data-task': task.id }, open, el('span', { class: 'muted' }, `${who} · `, moment(task.updated_at), ' · ', el('span', { class: 'id' }, taskRef(task))));
+      }),
+      rest > 0 ? el('li', { class: 'muted' }, `and ${rest} more on the board below`) : null,
+    );
   }
 
   /** One task's facts and history, in place of the board. */
@@ -67,26 +102,29 @@ export class Tasks {
     if (!focus && this.open !== id) return;
     this.open = task.id;
     show(byId('task-title'), task.title);
-    const facts: Array<[string, string]> = [
-      ['State', task.state],
-      ['For', task.to],
-      ['Holder', task.holder ?? '—'],
-      ['Made by', `${task.creator} at ${clock(task.created_at)}`],
-      ['Id', task.id],
+    const facts: Array<[string, Child[]]> = [
+      ['State', [task.state]],
+      ['For', [task.to]],
+      ['Holder', [task.holder ?? '—']],
+      ['Made by', [`${task.creator}, `, moment(task.created_at)]],
+      ['Id', [el('span', { class: 'id' }, taskRef(task))]],
     ];
-    if (task.after !== undefined && task.after.length > 0) facts.push(['After', task.after.join(', ')]);
-    if (task.result !== null) facts.push([task.state === 'done' ? 'Result' : 'Reason', task.result]);
-    show(byId('task-facts'), ...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+    if (task.after !== undefined && task.after.length > 0) facts.push(['After', [task.after.map((id) => shortId(id)).join(', ')]]);
+    if (task.result !== null) facts.push([task.state === 'done' ? 'Result' : 'Reason', [task.result]]);
+    show(byId('task-facts'), ...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, ...value)]));
     show(byId('task-body'), task.body ?? '');
     show(
       byId('task-history'),
-      ...history.map((row) => el('li', {}, el('time', { datetime: String(row.ts) }, clock(String(row.ts))), ` ${String(row.event)} by ${row.actor} → ${String(row.state)}${row.holder ? ` (${String(row.holder)})` : ''}`)),
+      ...history.map((row) => el('li', {}, moment(String(row.ts)), ` ${String(row.event)} by ${row.actor} → ${String(row.state)}${row.holder ? ` (${String(row.holder)})` : ''}`)),
     );
     const closed = task.state === 'done' || task.state === 'failed' || task.state === 'cancelled';
     byId<HTMLFormElement>('task-reassign-form').hidden = closed;
     this.board.hidden = true;
     this.view.hidden = false;
-    if (focus) byId('task-title').focus();
+    if (focus) {
+      byId('task-title').focus({ preventScroll: true });
+      byId('tasks').scrollIntoView({ block: 'start' });
+    }
   }
 
   private close(): void {
@@ -103,7 +141,7 @@ export class Tasks {
     const body = byId<HTMLTextAreaElement>('task-new-body');
     try {
       const made = await postJson<Task>('/api/tasks', { title: title.value, to: to.value.trim(), body: body.value || null });
-      this.said('ok', `Task ${made.id.slice(0, 8)} made for ${made.to}.`);
+      this.said('ok', `Task ${taskRef(made)} made for ${made.to}.`);
       title.value = '';
       body.value = '';
     } catch (error) {

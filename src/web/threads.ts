@@ -1,7 +1,8 @@
 /** Threads: the list, newest first and paged; a thread whole, oldest first, with each recipient's receipt. */
 import { getJson } from './api.js';
 import { byId, el, Latest, rebuild, show } from './dom.js';
-import { ago, clock, shortId } from './time.js';
+import { shortId, threadRef } from './ids.js';
+import { moment } from './time.js';
 import { copyWhen, sendState, tick } from './receipts.js';
 import type { ThreadSend, ThreadSummary } from './types.js';
 
@@ -42,6 +43,7 @@ export class Threads {
     if (!current) return;
     const older = [...this.list.querySelectorAll('li')].slice(pages.reduce((sum, page) => sum + page.threads.length, 0));
     rebuild(this.list, () => show(this.list, ...pages.flatMap((page) => this.items(page.threads)), ...(this.cursors.length >= PAGES_KEPT_LIVE ? older : [])));
+    if (pages[0]?.threads.length === 0) show(this.list, el('li', { class: 'muted' }, 'No mail yet. Write to an agent under Compose, or with ', el('code', { class: 'command' }, 'agent-bus send "hello" --to NAME'), '.'));
     if (this.cursors.length < PAGES_KEPT_LIVE) this.setNext(pages.at(-1)?.next ?? null);
     if (this.open !== null) await this.show(this.open, false);
   }
@@ -66,7 +68,7 @@ export class Threads {
         'button',
         { type: 'button', class: 'thread', 'data-thread': thread.threadId, 'data-key': thread.threadId },
         el('span', { class: 'who' }, `${thread.last.from} → ${thread.last.to}`),
-        el('span', { class: 'muted' }, ` ${thread.sends} message${thread.sends === 1 ? '' : 's'} · ${ago(thread.lastSentAt)}`),
+        el('span', { class: 'muted' }, ` ${thread.sends} message${thread.sends === 1 ? '' : 's'} · `, moment(thread.lastSentAt)),
         thread.unread > 0 ? el('span', { class: 'badge' }, `${thread.unread} unread`) : null,
         el('span', { class: 'preview' }, thread.last.preview),
       );
@@ -83,7 +85,7 @@ export class Threads {
     if (!current || this.open !== threadId) return;
     const first = value.sends[0];
     this.replyTo = first === undefined ? '' : first.from;
-    show(byId('thread-title'), `Thread ${shortId(threadId)}`, first ? ` · started by ${first.from}` : '');
+    show(byId('thread-title'), `Thread ${threadRef(threadId)}`, first ? ` · started by ${first.from}` : '');
     show(
       byId('thread-sends'),
       ...value.sends.map((send) => sendItem(send)),
@@ -114,7 +116,9 @@ function sendItem(send: ThreadSend): HTMLLIElement {
       { class: 'head' },
       el('strong', {}, send.from),
       ` → ${send.to}`,
-      el('time', { datetime: send.sentAt, class: 'muted' }, ` ${clock(send.sentAt)}`),
+      ' ',
+      moment(send.sentAt, { class: 'muted' }),
+      send.copies.length === 1 && send.copyCount === 1 ? el('span', { class: 'muted id' }, ` ${shortId(send.copies[0]?.messageId)}`) : null,
       ' ',
       send.urgent ? el('span', { class: 'urgent', title: "shown at the recipient's next tool call" }, 'urgent') : null,
       send.urgent ? ' ' : null,
@@ -125,7 +129,7 @@ function sendItem(send: ThreadSend): HTMLLIElement {
     el(
       'ul',
       { class: 'copies', 'aria-label': 'receipt per recipient' },
-      ...send.copies.map((copy) => el('li', { 'data-to': copy.to }, tick(copy.state, `${copy.to}: ${copyWhen(copy)}`))),
+      ...send.copies.map((copy) => el('li', { 'data-to': copy.to }, tick(copy.state, `${copy.to}: `, ...copyWhen(copy)))),
       more > 0 ? el('li', {}, `and ${more} more recipients`) : null,
     ),
   );

@@ -1,26 +1,41 @@
-/** Times as people read them: stored stamps are UTC, shown in the browser's own zone. */
+/**
+ * Times on the page, in the language every listing of agent-bus speaks (render/when.ts): a moment
+ * is "3 min ago" or "in 2 h" within a day and its local date and time beyond, never a raw stamp.
+ * A moment is a <time> element holding its stamp, so the page keeps its words current as it lives.
+ * Countdowns (a notice's or a reservation's time left) are durations, said as such.
+ */
+import { localDateTime, stampMillis, when } from '../render/when.js';
+import { el } from './dom.js';
+
+/** How often the page says its moments again: "just now" becomes "5 s ago", then "1 min ago". */
+const REFRESH_MS = 1_000;
+
+/** Milliseconds since the epoch of a stored stamp (UTC, microseconds); NaN for what is no time. */
 export function millisOf(stamp: string): number {
-  // Stamps carry microseconds; Date reads milliseconds.
-  return Date.parse(stamp.length > 23 ? `${stamp.slice(0, 23)}Z` : stamp.endsWith('Z') ? stamp : `${stamp}Z`);
+  return stampMillis(stamp);
 }
 
-export function clock(stamp: string): string {
-  const millis = millisOf(stamp);
-  if (Number.isNaN(millis)) return stamp;
-  return new Date(millis).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+/** A moment: its words ("3 min ago"), its local date and time on hover, its stamp in `datetime`. */
+export function moment(stamp: string, attributes: Record<string, string> = {}): HTMLTimeElement {
+  const millis = stampMillis(stamp);
+  return el('time', { ...attributes, datetime: stamp, 'data-when': '', title: Number.isFinite(millis) ? localDateTime(millis) : null }, when(stamp));
 }
 
-export function ago(stamp: string, now = Date.now()): string {
-  const millis = millisOf(stamp);
-  if (Number.isNaN(millis)) return stamp;
-  const seconds = Math.max(0, Math.round((now - millis) / 1000));
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
+/** Say every moment on the page again, now and every second after: only the words that changed are touched. */
+export function keepMomentsCurrent(): void {
+  const refresh = (): void => {
+    if (document.hidden) return;
+    const now = Date.now();
+    for (const node of document.querySelectorAll<HTMLTimeElement>('time[data-when]')) {
+      const words = when(node.dateTime, now);
+      if (node.textContent !== words) node.textContent = words;
+    }
+  };
+  window.setInterval(refresh, REFRESH_MS);
+  document.addEventListener('visibilitychange', refresh);
 }
 
-/** A remaining time as a countdown: 1h 02m, 4m 05s, 9s. */
+/** A time left as a countdown: 1h 02m, 4m 05s, 9s. */
 export function remaining(ms: number): string {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   const hours = Math.floor(seconds / 3600);
@@ -29,8 +44,4 @@ export function remaining(ms: number): string {
   if (hours > 0) return `${hours}h ${String(minutes).padStart(2, '0')}m`;
   if (minutes > 0) return `${minutes}m ${String(rest).padStart(2, '0')}s`;
   return `${rest}s`;
-}
-
-export function shortId(id: string | null | undefined): string {
-  return id === null || id === undefined ? '' : id.slice(0, 8);
 }

@@ -6,7 +6,7 @@ export type { AuditRow } from '../audit/record.js';
 export type { MailDay, RosterPage, ThreadCopy, ThreadSend, ThreadSummary } from '../core/overview.js';
 export type { MessageStatus } from '../core/receipts.js';
 export type { ReceiptState } from '../model/receipts.js';
-export type { AgentView as Agent } from '../core/views.js';
+export type { AgentView as Agent, MessageView as Message } from '../core/views.js';
 export type { ListedNotice as Notice } from '../core/notice-ops.js';
 export type { ReservationView as Reservation } from '../core/reservation-ops.js';
 export type { TaskView as Task } from '../core/task-ops.js';

@@ -1,7 +1,7 @@
 /** Wake: the entries of wake.json and the recent wake rows with their statuses. */
 import { getJson } from './api.js';
 import { byId, el, show } from './dom.js';
-import { clock } from './time.js';
+import { moment } from './time.js';
 import type { AuditRow } from './types.js';
 
 interface WakeAnswer {
@@ -27,7 +27,7 @@ export class Wake {
         ? [el('li', { class: 'muted' }, 'No wakes yet.')]
         : wake.rows
             .reverse()
-            .map((row) => el('li', {}, el('time', { datetime: row.ts }, clock(row.ts)), ` ${row.to} `, el('span', { class: 'badge' }, String(row.wake_status ?? '')), el('span', { class: 'muted' }, ` ${String(row.wake_driver ?? '')}`)))),
+            .map((row) => el('li', {}, moment(row.ts), ` ${row.to} `, el('span', { class: 'badge' }, String(row.wake_status ?? '')), el('span', { class: 'muted' }, ` ${String(row.wake_driver ?? '')}`)))),
     );
   }
 }

@@ -39,6 +39,8 @@ const WAKE_ROWS = 50;
 const COMPLETIONS = 20;
 const TASK_HISTORY_ROWS = 100;
 const INTEGRATION_ROWS = 30;
+/** Unread messages of the signed-in person's the page lists at most. */
+const INBOX_ROWS = 50;
 
 function whole(query: Query, key: string, fallback: number, max: number): number {
   const raw = query.get(key);
@@ -98,6 +100,9 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
     const pool = [BROADCAST, ...repos, ...roster.map((agent) => agent.name).filter((name) => !repos.includes(name))];
     return { names: pool.filter((name) => name.toLowerCase().includes(wanted)).slice(0, COMPLETIONS) };
   },
+  // The signed-in person's unread mail, looked at and not taken: a copy is marked delivered only once
+  // its thread is opened on the page (/api/thread), and read only by a read (agent-bus inbox).
+  '/api/inbox': async ({ bus, actor }) => ({ name: actor.name, messages: await bus.inbox.read({ reader: actor.name, markRead: false, via: null, limit: INBOX_ROWS }) }),
   '/api/notices': async ({ bus }) => ({ now: nowStamp(), notices: await bus.notices.list({}), channels: await bus.notices.channels() }),
   // Every repo's, as `agent-bus reservations` lists them: those expired or whose session is gone are ended first.
   '/api/reservations': async ({ bus }) => ({ now: nowStamp(), reservations: await bus.reservations.list() }),
