@@ -102,12 +102,12 @@ export default tseslint.config(
   }),
   {
     // The page runs in a browser: from the rest of agent-bus it takes types (erased by the build),
-    // the one rule it shares with the server and the one way times are written, never code that needs Node.js.
+    // the one rule it shares with the server and the one way times and ids are written, never code that needs Node.js.
     files: ['src/web/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./(?!core/activity-filter\\.js$|render/when\\.js$)', allowTypeImports: true, message: 'The page imports only types from the server side (and core/activity-filter.js, render/when.js).' }] },
+        { patterns: [{ regex: '^\\.\\./(?!core/activity-filter\\.js$|render/when\\.js$|model/short-id\\.js$)', allowTypeImports: true, message: 'The page imports only types from the server side (and core/activity-filter.js, render/when.js, model/short-id.js).' }] },
       ],
     },
   },
