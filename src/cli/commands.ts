@@ -237,7 +237,7 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (with --scan, folders to search); default: this repo' }],
     options: [
-      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated (listed above)', default: 'claude' },
+      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, agy', default: 'claude' },
       { name: 'scan', type: 'boolean', description: 'treat PATHS as roots and find the git repos under them' },
       { name: 'apply', type: 'boolean', description: 'write the plan (needed with --scan or several paths)' },
       { name: 'force', type: 'boolean', description: 'replace hand-written agent-bus entries' },
@@ -477,7 +477,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'brain',
     group: 'channels',
     warmup: { args: ['brain', 'status'] },
-    summary: 'The brain adapter: read its source into the brain channel, or show its state.',
+    summary: 'The brain: read its source into the brain channel now, or show how it stands.',
     details: [
       'The brain is a source of notices: a folder of markdown files with YAML front matter (BRAIN_SOURCE_PATH,',
       'default brain-feed in the bus folder) or an HTTP feed (BRAIN_URL/feed). It is reconciled into the',
@@ -566,7 +566,7 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Session-start hook: print the notices due to a new session.',
     details: 'Reads the hook payload (JSON) on stdin; the session id in it keys once-per-session notices.',
     positionals: [],
-    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: "the client (claude, codex, …): whose hook format to answer in, and whose agent this is" }],
     examples: ['agent-bus hook-session-start --client claude'],
   },
   {
@@ -582,7 +582,7 @@ export const COMMANDS: CommandSpec[] = [
       'be reached lets the tool run.',
     ].join('\n'),
     positionals: [],
-    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: "the client (claude, codex, …): whose hook format to answer in, and whose agent this is" }],
     examples: ['agent-bus hook-pre-tool --client claude'],
   },
   {
@@ -614,10 +614,10 @@ export const COMMANDS: CommandSpec[] = [
     group: 'hooks',
     // Hooks speak for a named agent with mail waiting, so the run takes their whole path.
     warmup: { args: ['hook-user-prompt', '--client', 'claude'] },
-    summary: "Prompt hook: print new mail and the notices due, in the client's dialect.",
+    summary: "Prompt hook: print new mail and the notices due, in the client's own format.",
     details: 'Reads the hook payload (JSON) on stdin. Identity as for serve; silent in repos not on the bus.',
     positionals: [],
-    options: [{ name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' }],
+    options: [{ name: 'client', type: 'string', value: 'ID', description: "the client (claude, codex, …): whose hook format to answer in, and whose agent this is" }],
     examples: ['agent-bus hook-user-prompt --client claude'],
   },
   {
@@ -628,7 +628,7 @@ export const COMMANDS: CommandSpec[] = [
     details: 'Reads the hook payload (JSON) on stdin; prints {"decision":"block","reason":…} (or its client\'s form) when blocking.',
     positionals: [],
     options: [
-      { name: 'client', type: 'string', value: 'ID', description: 'client id: picks the output dialect and derives the name' },
+      { name: 'client', type: 'string', value: 'ID', description: "the client (claude, codex, …): whose hook format to answer in, and whose agent this is" },
       { name: 'peek', type: 'boolean', description: 'only say whether it would block: take no mail, record no receipt' },
     ],
     examples: ['agent-bus hook-stop --client claude'],

@@ -19,7 +19,7 @@ export function brainTools(kit: ToolKit): void {
   );
   tool(
     'brain_status',
-    { description: "The brain adapter's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
+    { description: "The brain's source, entry and live notice counts, content hash, refresh cadence, last fetch and warnings.", inputSchema: {} },
     // A client's settings files (Claude Code's) say what its sessions subscribe to. Other clients give the
     // repo's default to their hooks alone, so their servers know a launch value or the user's default, and else nothing.
     async () => {

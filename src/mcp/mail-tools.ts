@@ -30,14 +30,14 @@ export function mailTools(kit: ToolKit): void {
   );
   tool(
     'read_thread',
-    { description: 'A whole conversation across participants, in the order it was sent.', inputSchema: { thread_id: z.string().min(1), limit: limitArg() } },
+    { description: "A whole conversation across participants, in the order it was sent. thread_id: the thread's id (whole, its short form, or the start of either), or the id of any of its messages.", inputSchema: { thread_id: z.string().min(1), limit: limitArg() } },
     async ({ thread_id, limit }) => bus.mail.thread(thread_id, limitOf(limit, 100)),
   );
   tool(
     'message_status',
     {
       description:
-        "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-pre-tool, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), or the start of one.",
+        "Where mail you sent or received has got to: each recipient's copy is sent, delivered (put in front of its model or person) or read, with when and how (hook-user-prompt, hook-stop, hook-pre-tool, hook-watch, read_inbox, chat, web, inbox); state is the least advanced copy's. message_id: any id send_message returned (one of message_ids, or fanout_id for the whole send), its short form as a listing shows it, or the start of either.",
       inputSchema: { message_id: z.string().min(1) },
     },
     async ({ message_id }) => bus.receipts.status(message_id, session.name),
