@@ -37,9 +37,15 @@ export interface SettingHelp {
 
 /** The reference's rows; within a topic, in its order. */
 export const SETTING_HELP = [
-  { names: ['AGENT_BUS_NAME'], section: 'identity', usedBy: 'server, hooks, CLI', meaning: "the agent's full name; wins over everything else (the CLI defaults to `human`)" },
+  { names: ['AGENT_BUS_NAME'], section: 'identity', usedBy: 'server, hooks, CLI', meaning: "the agent's full name; wins over everything else (the CLI defaults to `human`, the person `init` puts on the roster)" },
   { names: ['AGENT_BUS_REPO'], section: 'identity', usedBy: 'server, hooks, CLI', meaning: 'the folder of the repo this agent works in; default: the git top level of the folder it runs in' },
-  { names: ['AGENT_BUS_CLIENT'], section: 'identity', usedBy: 'server, hooks', meaning: 'client id, same as `--client`: derives `<repo>/<client>` when `AGENT_BUS_NAME` is unset' },
+  {
+    names: ['AGENT_BUS_CLIENT'],
+    section: 'identity',
+    usedBy: 'server, hooks, guard',
+    meaning:
+      "client id, same as `--client`: derives `<repo>/<client>` when `AGENT_BUS_NAME` is unset; the commit guard reads it to tell which agent commits (opencode's plugin sets it for its shell tool)",
+  },
   { names: ['AGENT_BUS_SESSION'], section: 'identity', usedBy: 'server', meaning: 'a label this session asks for: it becomes `<repo>/<client>-<label>`' },
   { names: ['AGENT_BUS_INSTANCE'], section: 'identity', usedBy: 'server', meaning: '1..99: the session number this session asks for' },
   { names: ['AGENT_BUS_SESSIONS'], section: 'identity', usedBy: 'server', meaning: '`0` turns session addresses off: every session of a client shares `<repo>/<client>`' },
@@ -222,9 +228,9 @@ export const SETTING_HELP = [
   {
     names: ['AGENT_BUS_URL', 'AGENT_BUS_TOKEN'],
     section: 'hub',
-    usedBy: 'CLI, hooks, hook-watch',
+    usedBy: 'CLI, hooks, hook-watch, serve',
     meaning:
-      'the hub to talk to and the token to show it; with a URL set, no local bus is opened (see [the other machine](hub.md#the-other-machine-the-cli-and-hooks-over-the-hub))',
+      'the hub to talk to and the token to show it; with a URL set, no local bus is opened and `serve` relays to the hub (see [the other machine](hub.md#the-other-machine-the-cli-and-hooks-over-the-hub)); `init --remote` writes the URL into the committed files, never the token',
   },
   {
     names: ['AGENT_BUS_HTTP_RATE'],
@@ -254,7 +260,13 @@ export const SETTING_HELP = [
     meaning: 'how long a session held over the hub may go unheard before it counts as ended; default {AGENT_BUS_HUB_SESSION_IDLE_MINUTES}',
   },
   { names: ['AGENT_BUS_PG_POOL'], section: 'hub', usedBy: 'hub', meaning: 'PostgreSQL connections a hub holds at most; default {AGENT_BUS_PG_POOL}' },
-  { names: ['AGENT_BUS_BIN'], section: 'cli', usedBy: 'init', meaning: 'the agent-bus path to write into configs (same as `--bin-path`)' },
+  {
+    names: ['AGENT_BUS_BIN'],
+    section: 'cli',
+    usedBy: "init, guard install, Claude Code's hooks and server",
+    meaning:
+      "this machine's agent-bus, as a path (same as `--bin-path`): init writes it into Claude Code's personal, git-ignored `.claude/settings.local.json`, whose `env` hands it to the hooks and the MCP server, and the commands init committed run it where it is set (`agent-bus` from `PATH` elsewhere); `guard install` writes it into the git hook. A bare name (no `/`) is the command the committed files run",
+  },
   {
     names: ['AGENT_BUS_CLAUDE_BIN', 'AGENT_BUS_CLIENT_VERSION_TIMEOUT'],
     section: 'cli',
