@@ -107,7 +107,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./(?!core/activity-filter\\.js$|render/when\\.js$|model/short-id\\.js$)', allowTypeImports: true, message: 'The page imports only types from the server side (and core/activity-filter.js, render/when.js, model/short-id.js).' }] },
+        { patterns: [{ regex: '^\\.\\./(?!core/activity-filter\\.js$|model/when\\.js$|model/short-id\\.js$)', allowTypeImports: true, message: 'The page imports only types from the server side (and core/activity-filter.js, model/when.js, model/short-id.js).' }] },
       ],
     },
   },

@@ -1,7 +1,7 @@
 /** How the CLI prints notices and channels. */
 import type { ChannelView, NoticeView, PublishResult } from '../core/notice-ops.js';
 import { oneLine, pad, printable } from '../render/format.js';
-import { untilText } from '../render/when.js';
+import { untilText } from '../model/when.js';
 import type { Style } from '../render/style.js';
 import { quoted } from '../model/quote.js';
 

@@ -2,7 +2,7 @@
 import { gitRoot, repoName, repoRoot } from '../adapters/identity.js';
 import { quoted } from '../model/quote.js';
 import { BusError } from '../model/errors.js';
-import { untilText, when } from '../render/when.js';
+import { untilText, when } from '../model/when.js';
 import type { ReservationPlace } from '../client/bus-client.js';
 import type { ReservationView } from '../core/reservation-ops.js';
 import { resolve } from 'node:path';

@@ -9,6 +9,7 @@ import { BusError, InvalidInputError } from '../model/errors.js';
 import { formatStamp, stampOf, type Clock } from '../model/clock.js';
 import { timeOrderedId } from '../model/ids.js';
 import { quoted } from '../model/quote.js';
+import { remainingText } from '../model/when.js';
 import type { ReservationRecord } from '../model/records.js';
 import type { Store } from '../store/ports.js';
 import type { Collision, ReserveDecision } from '../store/ports/reservations.js';
@@ -93,9 +94,9 @@ export function viewOf(row: ReservationRecord): ReservationView {
   return { id: row.reservationId, repo: row.repo, holder: row.holder, path: row.pattern, mode: row.mode, since: row.createdAt, until: row.expiresAt, reason: row.reason };
 }
 
-/** One line naming the holder, the path, until when, and why. */
-export function describeHold(holder: string, path: string, until: string, reason: string | null): string {
-  return `${quoted(path)} is reserved by ${holder} until ${until}${reason ? ` (${reason})` : ''}`;
+/** One line naming the holder, the path, how long it still holds, and why. */
+export function describeHold(holder: string, path: string, until: string, reason: string | null, nowMs: number): string {
+  return `${quoted(path)} is reserved by ${holder} ${remainingText(until, nowMs)}${reason ? ` (${reason})` : ''}`;
 }
 
 function reservationRow(event: 'reserve' | 'release' | 'expire', ts: string, actor: string, row: ReservationRecord): AuditRow {
@@ -153,7 +154,7 @@ export class Reservations {
           for (const other of others) {
             if (mode === 'shared' && other.mode === 'shared') continue;
             if (!patternsOverlap(pattern, other.pattern)) continue;
-            const refused = `${describeHold(other.holder, other.pattern, other.expiresAt, other.reason)}, which overlaps ${quoted(pattern)}: nothing was reserved`;
+            const refused = `${describeHold(other.holder, other.pattern, other.expiresAt, other.reason, nowMicros / 1000)}, which overlaps ${quoted(pattern)}: nothing was reserved`;
             return { grant: [], renew: [], drop: [], refused, granted: [], conflict: other };
           }
         }

@@ -36,6 +36,7 @@ import { loadRefresh } from '../brain/load.js';
 import { createRequire } from 'node:module';
 
 import { clientOf, type HookKind } from './run-kind.js';
+import { remainingText } from '../model/when.js';
 
 export { clientOf, type HookKind } from './run-kind.js';
 
@@ -375,7 +376,7 @@ const HELD_SHOWN = 10;
 /** Others' reservations in the agent's repo, for a client whose edits the pre-tool hook cannot check. */
 function heldNote(held: ReservationView[]): string | null {
   if (held.length === 0) return null;
-  const lines = held.slice(0, HELD_SHOWN).map((row) => `  ${row.path} — ${row.holder} until ${row.until}${row.reason ? ` (${row.reason})` : ''}`);
+  const lines = held.slice(0, HELD_SHOWN).map((row) => `  ${row.path} — ${row.holder} ${remainingText(row.until)}${row.reason ? ` (${row.reason})` : ''}`);
   const more = held.length > HELD_SHOWN ? [`  … and ${held.length - HELD_SHOWN} more (list_reservations)`] : [];
   return ['[agent-bus] Files other agents have reserved in this repo: do not edit them; ask the holder with send_message.', ...lines, ...more].join('\n');
 }

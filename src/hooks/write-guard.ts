@@ -10,6 +10,7 @@ import type { HeldFile } from '../core/reservation-ops.js';
 import { stampToMillis } from '../model/clock.js';
 import type { ClientProfile } from '../clients/profile.js';
 import type { PlannedWrites } from './planned-writes.js';
+import { remainingText } from '../model/when.js';
 
 
 export interface WriteCheck {
@@ -32,9 +33,9 @@ function ago(fromStamp: string, nowMs: number): string {
   return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
 }
 
-/** A hold in one line: the file, who holds it, until when, why, and whether it is shared. */
-export function holdLine(held: HeldFile): string {
-  return `${held.file} is reserved by ${held.holder} until ${held.until}${held.reason ? ` (${held.reason})` : ''}${held.mode === 'shared' ? ', shared' : ''}`;
+/** A hold in one line: the file, who holds it, how long it still holds, why, and whether it is shared. */
+export function holdLine(held: HeldFile, nowMs = Date.now()): string {
+  return `${held.file} is reserved by ${held.holder} ${remainingText(held.until, nowMs)}${held.reason ? ` (${held.reason})` : ''}${held.mode === 'shared' ? ', shared' : ''}`;
 }
 
 export async function checkWrites(bus: Bus, call: WriteCall): Promise<WriteCheck> {

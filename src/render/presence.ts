@@ -1,6 +1,6 @@
 /** Where an agent's turn stands, for people: `working for 3 min  task 8a9b0c1d2e3f: port the parser`. */
 import { oneLine, shortIdText } from './format.js';
-import { heldText } from './when.js';
+import { heldText } from '../model/when.js';
 import type { PresenceState } from '../model/records.js';
 
 export interface Standing {

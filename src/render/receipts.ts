@@ -6,7 +6,7 @@
 import type { CopyStatus, MessageStatus } from '../core/receipts.js';
 import type { ReceiptState } from '../model/receipts.js';
 import { displayWidth, pad, padStyled, printable, shortIdText, shortThread } from './format.js';
-import { when } from './when.js';
+import { when } from '../model/when.js';
 import type { Style } from './style.js';
 
 const TICKS: Record<ReceiptState, string> = { sent: '✓', delivered: '✓✓', read: '✓✓' };

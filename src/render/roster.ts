@@ -1,6 +1,6 @@
 /** The roster as a table, one block per repo, sessions under their client: `agent-bus agents` and the chat's /agents. */
 import { displayWidth, pad, padStyled, printable, singleLine } from './format.js';
-import { when } from './when.js';
+import { when } from '../model/when.js';
 import type { Style } from './style.js';
 import type { AgentView } from '../core/views.js';
 import { standingText } from './presence.js';

@@ -1,5 +1,5 @@
 /** Pictures: mail per hour over the last day, in the browser's own hours, and who wrote to whom, drawn as a graph. */
-import { stampMillis } from '../render/when.js';
+import { stampMillis } from '../model/when.js';
 import { getJson } from './api.js';
 import { byId, el, hueOf, show, svg } from './dom.js';
 import type { MailDay } from './types.js';

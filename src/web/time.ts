@@ -1,10 +1,10 @@
 /**
- * Times on the page, in the language every listing of agent-bus speaks (render/when.ts): a moment
+ * Times on the page, in the language every listing of agent-bus speaks (model/when.ts): a moment
  * is "3 min ago" or "in 2 h" within a day and its local date and time beyond, never a raw stamp.
  * A moment is a <time> element holding its stamp, so the page keeps its words current as it lives.
  * Countdowns (a notice's or a reservation's time left) are durations, said as such.
  */
-import { localDateTime, stampMillis, when } from '../render/when.js';
+import { localDateTime, stampMillis, when } from '../model/when.js';
 import { el } from './dom.js';
 
 /** How often the page says its moments again: "just now" becomes "5 s ago", then "1 min ago". */

@@ -81,7 +81,7 @@ test("a commit of another agent's reserved file is refused, one line per file, u
   git(bus, root, ['add', 'src']);
   const refused = git(bus, root, ['commit', '-qm', 'both']);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^agent-bus guard: src\/auth\.ts is reserved by shop\/codex until \S+ \(rewriting login\): not committed$/m);
+  assert.match(refused.stderr, /^agent-bus guard: src\/auth\.ts is reserved by shop\/codex for another \d+ (?:s|min|h) \(rewriting login\): not committed$/m);
   assert.doesNotMatch(refused.stderr, /free\.ts/);
   assert.match(refused.stderr, /AGENT_BUS_GUARD=off or git commit --no-verify skips this check/);
   assert.deepEqual(committed(bus, root), [], 'nothing committed');
@@ -104,7 +104,7 @@ test("a commit of another agent's reserved file is refused, one line per file, u
   git(bus, root, ['reset', '-q', '--soft', 'HEAD~1']);
   const told = git(bus, root, ['commit', '-qm', 'warn'], { AGENT_BUS_RESERVATIONS: 'warn' });
   assert.equal(told.code, 0, told.stderr);
-  assert.match(told.stderr, /src\/auth\.ts is reserved by shop\/codex until \S+ \(rewriting login\): committed all the same/);
+  assert.match(told.stderr, /src\/auth\.ts is reserved by shop\/codex for another \d+ (?:s|min|h) \(rewriting login\): committed all the same/);
   git(bus, root, ['reset', '-q', '--soft', 'HEAD~1']);
   // Released: the same commit goes through.
   assert.equal(runCli(['release', '--all', '--holder', 'shop/codex'], { env: bus.env, cwd: root }).code, 0);
@@ -145,7 +145,7 @@ test("over the hub: the guard asks the hub, as the token's agent, and the hub au
     git(remote, root, ['add', 'src']);
     const refused = git(remote, root, ['commit', '-qm', 'both']);
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, /src\/auth\.ts is reserved by shop\/codex until \S+ \(theirs\): not committed/);
+    assert.match(refused.stderr, /src\/auth\.ts is reserved by shop\/codex for another \d+ (?:s|min|h) \(theirs\): not committed/);
     assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'deny').map((row) => [row.actor, row.to]), [['shop/claude', 'shop/codex']]);
     // The token's agent's own reservation is its own.
     assert.equal(runCli(['release', '--all'], { env: { ...remote.env, AGENT_BUS_TOKEN: theirs.token }, cwd: root }).code, 0);

@@ -251,7 +251,7 @@ test('with a hub set, a command that does not work over the hub yet refuses in o
     const result = runCli(args, { env: { ...remote.env, AGENT_BUS_CHAT_FORCE: '1' }, input: '{}' });
     assert.notEqual(result.code, 0, args.join(' '));
     assert.equal(messageLines(result.stderr).length, 1, result.stderr);
-    assert.match(result.stderr, /does not work over the hub yet.*http:\/\/127\.0\.0\.1:1 \(AGENT_BUS_URL\); unset AGENT_BUS_URL/);
+    assert.match(result.stderr, /^agent-bus: this machine is set to use the hub at http:\/\/127\.0\.0\.1:1: wire the repo for it with agent-bus init --remote http:\/\/127\.0\.0\.1:1, or unset AGENT_BUS_URL/);
   }
   // serve relays to the hub there, and needs the token to: without one it says so in one line.
   const untokened = runCli(['serve'], { env: remoteMachine('http://127.0.0.1:1', null).env, input: '' });

@@ -270,7 +270,7 @@ test("the plugin hands the pre-tool hook the tool call: an edit of a file anothe
     const hooks = await module.AgentBus({ client: { session: {} }, directory: path });
     await assert.rejects(
       hooks['tool.execute.before']({ sessionID: 's-1', tool: 'edit' }, { args: { filePath: join(path, 'src', 'auth.ts'), oldString: 'a', newString: 'b' } }),
-      /^Error: \[agent-bus\] src\/auth\.ts is reserved by guarded\/claude until \S+ \(rewriting login\): this edit was refused/,
+      /^Error: \[agent-bus\] src\/auth\.ts is reserved by guarded\/claude for another \d+ (?:s|min|h) \(rewriting login\): this edit was refused/,
     );
     const patch = ['*** Begin Patch', '*** Update File: src/auth.ts', '@@', '-a', '+b', '*** End Patch'].join('\n');
     await assert.rejects(hooks['tool.execute.before']({ sessionID: 's-1', tool: 'apply_patch' }, { args: { patchText: patch } }), /reserved by guarded\/claude/);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -180,6 +180,13 @@ test('with --bin-path, the path lands only in Claude Code\'s personal file, whic
     const again = runCli(['init', '--clients', ALL.join(',')], { env, cwd: repo });
     assert.match(again.stdout, /nothing to do\./);
     assert.deepEqual(written(repo), files, 'unchanged');
+    // A teammate's machine, with no personal file and agent-bus on PATH: its init leaves the committed files as they are.
+    const personal = join(repo, '.claude', 'settings.local.json');
+    rmSync(personal);
+    const teammate = runCli(['init', '--clients', ALL.join(',')], { env: onPath(bus), cwd: repo });
+    assert.equal(teammate.code, 0, teammate.stderr);
+    for (const [path, text] of files) if (path !== '.claude/settings.local.json') assert.equal(readFileSync(join(repo, path), 'utf8'), text, `${path} does not change with the machine`);
+    writeFileSync(personal, files.get('.claude/settings.local.json') ?? '');
     assert.equal(runCli(['init', '--clients', 'claude', '--bin-path', 'agent-bus'], { env, cwd: repo }).code, 0);
     assert.deepEqual(JSON.parse(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')), {});
     assert.equal(serverOf(repo, 'claude').command, 'agent-bus', 'back to the bare command');
@@ -372,7 +379,7 @@ test('init says the next step: the clients wired, how to start one there, agents
     assert.doesNotMatch(result.stdout, /not on PATH/, 'agent-bus is on PATH here');
     // Without agent-bus on PATH, init says the clients will not find it.
     const bare = runCli(['init', '--clients', 'claude'], { env: { ...env, PATH: process.env.PATH }, cwd: repo });
-    assert.match(bare.stdout, /^note: agent-bus is not on PATH here, and the wired clients run it: install it \(npm install -g agent-bus\), or re-run with --bin-path PATH$/m);
+    assert.match(bare.stdout, /^note: agent-bus is not on PATH here, and the wired clients run it: install it \(npm install -g agent-bus\), or \(for Claude Code\) re-run with --bin-path PATH$/m);
   } finally {
     bus.cleanup();
   }

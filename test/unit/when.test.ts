@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatStamp } from '../../src/model/clock.js';
-import { localDateTime, stampMillis, when, whenText } from '../../src/render/when.js';
+import { localDateTime, stampMillis, when, whenText } from '../../src/model/when.js';
 
 const now = new Date(2026, 11, 7, 12, 0, 0).getTime();
 const at = (seconds: number): number => now + seconds * 1000;

@@ -7,7 +7,7 @@ import { quoted } from '../../model/quote.js';
 import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import { shortIdText } from '../../render/format.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import type { CommandRunner } from '../spec.js';
 
 /** How many of each kind of finding the text report lists before it counts the rest. */

@@ -12,7 +12,7 @@ import { repoRoot } from '../../adapters/identity.js';
 import { BusError } from '../../model/errors.js';
 import { UsageError } from '../args.js';
 import { printable } from '../../render/format.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import type { CommandIo, CommandRunner } from '../spec.js';
 import { readStdin } from '../context.js';
 import { parsePayload } from '../../hooks/payload.js';

@@ -2,7 +2,7 @@
 import { openClient } from '../../connect.js';
 import { askedName, positiveInt } from '../context.js';
 import { oneLine, printable, shortIdText, shortThread, terminalWidth, wrap } from '../../render/format.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import { makeStyle } from '../../render/style.js';
 import type { MessageView } from '../../core/views.js';
 import type { CommandRunner } from '../spec.js';

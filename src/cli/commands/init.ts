@@ -11,7 +11,8 @@ import { DEFAULT_CLIENT, profileFor } from '../../clients/registry/profiles.js';
 import type { Launcher } from '../../clients/wiring.js';
 import { clientAddressOf, parseNameLenient } from '../../core/names.js';
 import type { Bus } from '../../core/bus.js';
-import { openBus, refuseOverHub } from '../../runtime.js';
+import { openBus } from '../../runtime.js';
+import { hubAccess } from '../../adapters/hub-access.js';
 import { UsageError } from '../args.js';
 import { speakerName } from '../context.js';
 import { BusError } from '../../model/errors.js';
@@ -163,7 +164,7 @@ async function hubEnrol(remote: string, env: Env, names: string[]): Promise<stri
 }
 
 /** The next step: which clients are wired, how to start one, and how to look (at the hub, for --remote). */
-function nextSteps(wired: RepoPlan[], clients: string[], home: string, remote: string | null): string {
+function nextSteps(wired: RepoPlan[], clients: string[], home: string, remote: string | null, loggedIn: boolean): string {
   const [first] = wired;
   if (first === undefined) return '';
   const profiles = clients.map((client) => profileFor(client));
@@ -173,7 +174,8 @@ function nextSteps(wired: RepoPlan[], clients: string[], home: string, remote: s
   const start = `cd ${where.includes(' ') ? quoted(where) : where} && ${starter.command}`;
   const rows: Array<[string, string]> = [
     [start, `start ${starter.name} there${others.length > 0 ? ` (or ${others.map((profile) => profile.command).join(', ')})` : ''}${remote === null ? '' : ', with AGENT_BUS_TOKEN set'}`],
-    ...(remote === null ? [] : [[`agent-bus login ${remote}`, "make this machine's commands use the hub"] as [string, string]]),
+    // A machine already using that hub needs no login.
+    ...(remote === null || loggedIn ? [] : [[`agent-bus login ${remote}`, "make this machine's commands use the hub"] as [string, string]]),
     ['agent-bus agents', 'see who is on the bus'],
     ['agent-bus doctor', 'check the wiring'],
   ];
@@ -191,7 +193,8 @@ export const run: CommandRunner = async (args, io) => {
   }
   const clients = parseClients(typeof args.values.clients === 'string' ? args.values.clients : undefined);
   // A machine set to use a hub wires its repos with --remote: said before anything else.
-  if (remote === null) refuseOverHub(io.env);
+  const hub = hubAccess(io.env);
+  if (remote === null && hub !== null) throw new BusError(`this machine is set to use the hub at ${hub.url}: wire the repo for it with agent-bus init --remote ${hub.url}, or ${hub.from === 'env' ? 'unset AGENT_BUS_URL' : 'run agent-bus logout'} to wire it for this machine's own bus`);
   // Before anything is opened or written: with no path given, this folder must be in a repo.
   if (args.positionals.length === 0 && !scan && gitTop(io.cwd) === null) {
     throw new BusError(`no git repository at ${io.cwd} or above it: run git init there first, or give the repo's path (agent-bus init PATH)`);
@@ -296,9 +299,11 @@ export const run: CommandRunner = async (args, io) => {
       io.stdout.write(`${await hubEnrol(remote, io.env, addresses)}\n`);
     }
     if (wired.length > 0 && onPath(launcher.command, io.env) === null && (launcher.local === null || launcher.local === 'keep')) {
-      io.stdout.write(`note: ${launcher.command} is not on PATH here, and the wired clients run it: install it (npm install -g agent-bus), or re-run with --bin-path PATH\n`);
+      // --bin-path helps Claude Code alone: the other clients read no personal file in the repo.
+      const binPath = clients.includes('claude') ? ", or (for Claude Code) re-run with --bin-path PATH" : '';
+      io.stdout.write(`note: ${launcher.command} is not on PATH here, and the wired clients run it: install it (npm install -g agent-bus)${binPath}\n`);
     }
-    io.stdout.write(nextSteps(wired, clients, home, remote));
+    io.stdout.write(nextSteps(wired, clients, home, remote, remote !== null && hubAccess(io.env)?.url === remote.replace(/\/+$/, '')));
     return failedRepos.size + guardFailed > 0 ? 1 : 0;
   } finally {
     await bus?.close();

@@ -8,7 +8,7 @@ import { quoted } from '../../model/quote.js';
 import { setting } from '../../model/settings.js';
 import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
-import { untilText, when as whenText } from '../../render/when.js';
+import { remainingText, untilText, when as whenText } from '../../model/when.js';
 import type { CommandRunner } from '../spec.js';
 
 const ACTIONS = ['add', 'list', 'rotate', 'remove', 'test', 'outbox', 'retry'] as const;
@@ -41,7 +41,7 @@ function secretNote(made: IntegrationWithSecret, rotated: boolean): string {
     return `agent-bus: ${made.name} posts ${made.on} to ${made.url}; each post is signed with this secret (X-Agent-Bus-Signature). It is shown this once.\n`;
   }
   const signing = made.kind === 'github' ? "GitHub's webhook secret" : 'the key of X-Agent-Bus-Signature';
-  const grace = rotated && made.previous_secret_until !== null ? ` The old secret is accepted until ${made.previous_secret_until}.` : '';
+  const grace = rotated && made.previous_secret_until !== null ? ` The old secret is still accepted ${remainingText(made.previous_secret_until)}.` : '';
   return `agent-bus: point the service at <hub>${made.path} and give it this secret as ${signing}. It is shown this once.${grace}\n`;
 }
 

@@ -6,6 +6,7 @@ import { openBus } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 import { speakerName } from '../context.js';
+import { when } from '../../model/when.js';
 
 export const run: CommandRunner = async (args, io) => {
   if (args.positionals.length > 0) throw new UsageError(`prune: unexpected argument; give the age with --older-than. See 'agent-bus prune --help'.`);
@@ -36,7 +37,8 @@ function describe(report: PruneReport): string {
   const what =
     `${plural(report.messages, 'message')} in ${plural(report.threads, 'thread')}, ` +
     `${plural(report.notices, 'expired notice')} and ${plural(report.receipts, 'receipt')}, ${plural(report.sessions, 'ended session')}`;
-  const head = report.dry_run ? `would remove ${what} (read mail older than ${report.older_than}); nothing was removed` : `removed ${what} (read mail older than ${report.older_than})`;
+  const cutoff = `read mail from before ${when(report.older_than)}`;
+  const head = report.dry_run ? `would remove ${what} (${cutoff}); nothing was removed` : `removed ${what} (${cutoff})`;
   const space = report.reclaimed === null ? '' : `; the database went from ${megabytes(report.reclaimed.before)} to ${megabytes(report.reclaimed.after)}`;
   return `${head}${space}`;
 }

@@ -2,7 +2,7 @@
 import { openClient } from '../../connect.js';
 import { positiveInt } from '../context.js';
 import { printable, shortIdText, shortThread } from '../../render/format.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import { makeStyle } from '../../render/style.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchHit } from '../../core/search.js';
 import type { CommandRunner, CommandIo } from '../spec.js';

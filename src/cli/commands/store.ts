@@ -31,7 +31,7 @@ export const run: CommandRunner = async (args, io) => {
   const toStore = openStoreAt(target, io.env);
   try {
     const report = await copyBus(fromStore, toStore, (table, rows, done) => {
-      if (!args.values.json && done) io.stdout.write(`  ${table.padEnd(18)}${rows} row${rows === 1 ? '' : 's'}\n`);
+      if (!args.values.json && done) io.stdout.write(`  ${table.padEnd(24)}${rows} row${rows === 1 ? '' : 's'}\n`);
     });
     const total = report.tables.reduce((sum, table) => sum + table.rows, 0);
     if (args.values.json) io.stdout.write(`${JSON.stringify(report)}\n`);

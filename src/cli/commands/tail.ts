@@ -3,9 +3,15 @@ import type { AuditRow } from '../../audit/record.js';
 import { openClient } from '../../connect.js';
 import { positiveInt } from '../context.js';
 import { oneLine, pad, padStyled, printable, shortIdText, terminalWidth, wrap } from '../../render/format.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import { makeStyle, type Style } from '../../render/style.js';
 import type { CommandRunner } from '../spec.js';
+
+/** The op as a person reads it: a task's row says what happened to the task (`task take`, `task done`). */
+function opLabel(row: AuditRow): string {
+  const op = String(row.op ?? '?');
+  return op === 'task' && typeof row.event === 'string' ? `task ${row.event}` : op;
+}
 
 export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width: number): string {
   const from = typeof row.from === 'string' ? row.from : '';
@@ -13,7 +19,7 @@ export function renderAuditRow(row: AuditRow, style: Style, full: boolean, width
   const preview = typeof row.body_preview === 'string' ? row.body_preview : '';
   const status = typeof row.wake_status === 'string' ? ` (${printable(row.wake_status)})` : '';
   const head =
-    `${style.dim(pad(when(String(row.ts ?? '')), 12))}  ${pad(printable(String(row.op ?? '?')), 12)}` +
+    `${style.dim(pad(when(String(row.ts ?? '')), 12))}  ${pad(printable(opLabel(row)), 12)}` +
     `${padStyled(style.agent(from), from, 18)} → ${padStyled(style.agent(to), to, 18)}`;
   // The row's message (or task, or notice): `read`, `thread` and `task show` take it as shown.
   const thread = style.dim(`[${shortIdText(typeof row.message_id === 'string' ? row.message_id : null)}]`);

@@ -6,7 +6,7 @@ import { openClient } from '../../connect.js';
 import { askedName, readStdin } from '../context.js';
 import { parseDuration } from '../../model/duration.js';
 import { oneLine, pad, printable, shortIdText } from '../../render/format.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import type { TaskView } from '../../core/task-ops.js';
 import { UsageError } from '../args.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';

@@ -2,7 +2,7 @@
 import { openClient } from '../../connect.js';
 import { printable, shortIdText, shortThread, terminalWidth, wrap } from '../../render/format.js';
 import { makeStyle } from '../../render/style.js';
-import { when } from '../../render/when.js';
+import { when } from '../../model/when.js';
 import { positiveInt } from '../context.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';

@@ -6,7 +6,7 @@ import type { TokenRecord } from '../../model/records.js';
 import { setting } from '../../model/settings.js';
 import { openBusHere } from '../../runtime.js';
 import { UsageError } from '../args.js';
-import { untilText, when } from '../../render/when.js';
+import { untilText, when } from '../../model/when.js';
 import type { CommandRunner } from '../spec.js';
 import { quoted } from '../../model/quote.js';
 

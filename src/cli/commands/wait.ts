@@ -9,7 +9,7 @@ import type { AgentView } from '../../core/views.js';
 import { parseDuration } from '../../model/duration.js';
 import { NotFoundError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
-import { heldText } from '../../render/when.js';
+import { heldText } from '../../model/when.js';
 import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 

@@ -91,12 +91,23 @@ export function wakeHookGroup(run: string, env: NodeJS.ProcessEnv, remote: strin
 }
 
 /**
- * How a committed command line runs agent-bus: the bare command, or, where this machine's personal
- * file names its own agent-bus, that one when AGENT_BUS_BIN is set (Claude Code sets it from the
- * personal file's env) and the bare command elsewhere.
+ * How a committed command line runs agent-bus: the bare command, or, where some machine's personal
+ * file names its own agent-bus (`indirect`), that one when AGENT_BUS_BIN is set (Claude Code sets it
+ * from the personal file's env) and the bare command elsewhere.
  */
-function runWord(command: string, local: string | null): string {
-  return local === null ? shellQuote(command) : `"\${${LOCAL_BIN_VARIABLE}:-${command}}"`;
+function runWord(command: string, indirect: boolean): string {
+  return indirect ? `"\${${LOCAL_BIN_VARIABLE}:-${command}}"` : shellQuote(command);
+}
+
+/**
+ * Whether the committed .mcp.json already picks a personal agent-bus: once a teammate's init with
+ * --bin-path has written that form, every init keeps it, so the committed files do not change with
+ * the machine init runs on (the form runs the bare command wherever AGENT_BUS_BIN is unset).
+ */
+function picksPersonalBin(mcp: ReturnType<typeof readJsonConfig>): boolean {
+  if (mcp.kind !== 'ok' || !isObject(mcp.value.mcpServers)) return false;
+  const entry = mcp.value.mcpServers[SERVER_KEY];
+  return isObject(entry) && entry.command === 'sh' && runsServe(entry) && String((entry.args as unknown[])[1]).includes(`$${LOCAL_BIN_VARIABLE}`);
 }
 
 /**
@@ -104,8 +115,8 @@ function runWord(command: string, local: string | null): string {
  * Code expands `${…}` in .mcp.json from its launch environment only, never from a settings file's env,
  * which reaches the server's own environment.
  */
-function serverCommand(command: string, local: string | null): { command: string; args: string[] } {
-  if (local === null) return { command, args: ['serve', '--client', profile.id] };
+function serverCommand(command: string, indirect: boolean): { command: string; args: string[] } {
+  if (!indirect) return { command, args: ['serve', '--client', profile.id] };
   return { command: 'sh', args: ['-c', `bin=$${LOCAL_BIN_VARIABLE}; [ -n "$bin" ] || bin=${shellQuote(command)}; exec "$bin" serve --client ${profile.id}`] };
 }
 
@@ -125,8 +136,8 @@ function runsServe(entry: JsonObject): boolean {
  * Claude Code's environment ($AGENT_BUS_TOKEN, or what `agent-bus login` saved). Being Claude Code's
  * child, it can wake an idle session through its inbox socket, so no watcher need wait beside it.
  */
-function remoteEntry(remote: string, command: string, local: string | null): JsonObject {
-  return { ...serverCommand(command, local), env: { AGENT_BUS_URL: remote }, description: DESCRIPTION };
+function remoteEntry(remote: string, command: string, indirect: boolean): JsonObject {
+  return { ...serverCommand(command, indirect), env: { AGENT_BUS_URL: remote }, description: DESCRIPTION };
 }
 
 /** An older init's entry for a hub: Claude Code's own HTTP connection to /mcp (replaced by the relay). */
@@ -222,10 +233,12 @@ export const claudeWiring: ClientWiring = {
     if (personalRead.kind === 'unreadable' && launcher.local !== 'keep') throw new Error(`${personalPath}: ${personalRead.reason}, left alone`);
     // This machine's agent-bus: the one given, else the one the personal file names already.
     const local = launcher.local === 'keep' ? personalBin(personalRead.kind === 'ok' ? personalRead.value : null) : launcher.local;
-    const run = runWord(launcher.command, local);
+    // No --bin-path keeps the committed form as it is; --bin-path agent-bus asks for the bare one.
+    const indirect = local !== null || (launcher.local === 'keep' && picksPersonalBin(mcpRead));
+    const run = runWord(launcher.command, indirect);
     const mcp: JsonObject = mcpRead.kind === 'ok' ? structuredClone(mcpRead.value) : {};
     const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
-    servers[SERVER_KEY] = remote ? remoteEntry(remote, launcher.command, local) : { ...serverCommand(launcher.command, local), description: DESCRIPTION };
+    servers[SERVER_KEY] = remote ? remoteEntry(remote, launcher.command, indirect) : { ...serverCommand(launcher.command, indirect), description: DESCRIPTION };
     mcp.mcpServers = servers;
 
     const settings: JsonObject = settingsRead.kind === 'ok' ? structuredClone(settingsRead.value) : {};

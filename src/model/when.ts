@@ -68,3 +68,10 @@ export function heldText(stamp: string | null | undefined, now = Date.now()): st
   if (now - millis >= RELATIVE_WITHIN_MS) return `since ${localDateTime(millis, now)}`;
   return now - millis < 5000 ? 'just now' : `for ${span(Math.max(0, now - millis))}`;
 }
+
+/** How long something still holds: "for another 59 min"; a day or more off, "until 9 Dec 08:00". */
+export function remainingText(stamp: string, now = Date.now()): string {
+  const millis = stampMillis(stamp);
+  if (!Number.isFinite(millis) || millis <= now) return 'until just now';
+  return millis - now >= RELATIVE_WITHIN_MS ? `until ${localDateTime(millis, now)}` : `for another ${span(millis - now)}`;
+}
