@@ -10,9 +10,10 @@ import { ROOT, json, readAudit, runCli, type TempBus, withTempBus } from '../hel
 import { agentEnv } from '../helpers/agents.js';
 import { agentBusOnPath } from '../helpers/on-path.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
+import { pathWithoutAgentBus } from '../helpers/clean-path.js';
 
 /** This process's PATH as the suite started it: the plugin runs `agent-bus` from its process's PATH, which each test sets. */
-const ORIGINAL_PATH = process.env.PATH;
+const ORIGINAL_PATH = pathWithoutAgentBus();
 /** PATH with `agent-bus` first as `target` (the built CLI unless said), for the plugin this process loads. */
 const pathWith = (bus: TempBus, target?: string): string => agentBusOnPath(join(bus.dir, `on-path-${Math.random().toString(36).slice(2)}`), ORIGINAL_PATH, target).PATH;
 

@@ -16,6 +16,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { filesUnder, json, readAudit, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { agentBusOnPath } from '../helpers/on-path.js';
+import { pathWithoutAgentBus } from '../helpers/clean-path.js';
 
 const ALL = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'agy'];
 /** `claude --version` answers 2.1.332: the wake hook is written too. */
@@ -316,7 +317,7 @@ test('doctor counts a freshly wired repo as wired, each client in place, before 
       ['claude', 'codex', 'gemini'].map((client) => ['ok', `shop/${client} (${client} in ${repo}): server and hooks in place`]),
     );
     // Without agent-bus on PATH, the committed files cannot start it here: said, with the fix.
-    const run = runCli(['doctor', '--json'], { env: { ...env, PATH: process.env.PATH } });
+    const run = runCli(['doctor', '--json'], { env: { ...env, PATH: pathWithoutAgentBus() } });
     assert.equal(run.code, 1);
     const bare = JSON.parse(run.stdout) as { checks: Array<{ check: string; level: string; detail: string; fix?: string }> };
     const codex = bare.checks.find((finding) => finding.check === 'wiring' && finding.detail.startsWith('shop/codex'));
@@ -378,7 +379,7 @@ test('init says the next step: the clients wired, how to start one there, agents
     );
     assert.doesNotMatch(result.stdout, /not on PATH/, 'agent-bus is on PATH here');
     // Without agent-bus on PATH, init says the clients will not find it.
-    const bare = runCli(['init', '--clients', 'claude'], { env: { ...env, PATH: process.env.PATH }, cwd: repo });
+    const bare = runCli(['init', '--clients', 'claude'], { env: { ...env, PATH: pathWithoutAgentBus() }, cwd: repo });
     assert.match(bare.stdout, /^note: agent-bus is not on PATH here, and the wired clients run it: install it \(npm install -g agent-bus\), or \(for Claude Code\) re-run with --bin-path PATH$/m);
   } finally {
     bus.cleanup();

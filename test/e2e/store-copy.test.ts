@@ -78,7 +78,7 @@ test('a SQLite bus copied to PostgreSQL and back holds the same rows, every tabl
     for (const table of TABLES) assert.ok((before[table.name] ?? []).length > 0, `the source has rows in ${table.name}`);
     const copied = runCli(['store', 'copy', sqlite.db, postgres.db], { env: sqlite.env });
     assert.equal(copied.code, 0, copied.stderr);
-    assert.match(copied.stdout, /^ {2}agents {12}4 rows$/m);
+    assert.match(copied.stdout, /^ {2}agents {18}4 rows$/m);
     assert.match(copied.stdout, /copied \d+ rows from .*bus\.db to postgres:\/\/postgres@127\.0\.0\.1:\d+\/agent_bus_t_\w+; every table's count matches\n$/);
     assert.deepEqual(contents(postgres), before, 'PostgreSQL holds exactly what SQLite held');
     const written = (bus: TempBus, order: string) => bus.rows<{ message_id: string }>(`SELECT message_id FROM messages ORDER BY ${order}`).map((row) => row.message_id);

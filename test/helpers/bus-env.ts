@@ -8,6 +8,7 @@ import { setting } from '../../src/model/settings.js';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathWithoutAgentBus } from './clean-path.js';
 
 export const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 export const CLI = join(ROOT, 'dist', 'bin', 'cli.cjs');
@@ -116,7 +117,8 @@ export function tempBus(extraEnv: NodeJS.ProcessEnv = {}, options: { engine?: En
   if (database) mkdirSync(folder, { mode: 0o700 });
   const db = database ? database.url : join(folder, 'bus.db');
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
+    // Whether agent-bus is on PATH is each test's to say, never the machine's.
+    PATH: pathWithoutAgentBus(),
     HOME: join(dir, 'home'),
     AGENT_BUS_DB: db,
     AGENT_BUS_AUDIT_LOG: audit,
