@@ -12,6 +12,10 @@
  *   11. the MCP server's resident memory when idle
  *   12. the MCP server's time from spawn to ready
  *
+ * and ids (bench/ids.ts):
+ *   short-id-lookup, pg-short-id-lookup: `status` by the start of a message's short id on a bus of
+ *     1,000,000 messages, p50 (a scan of the key's index: no index holds a message id's random half)
+ *
  * and, by id among the rest, file reservations (bench/reservations.ts):
  *   pretool-reservations: the pre-tool hook on an allowed `Edit` with 1,000 live reservations in its
  *     repo and 10,000 in others, relative to `node -e 0` (and the same Edit with none, in the same runs)
@@ -83,6 +87,7 @@ import { hubRoundTrip, hubSendThroughput, integrationDelivery, remoteHookStartup
 import { largeBus } from './seed.js';
 import { dashboardViews } from './dashboard.js';
 import { searchIndexCost, searchLargeBus } from './search.js';
+import { shortIdLookup } from './ids.js';
 import { auditChainCost } from './audit.js';
 import { preToolReservations, reservationRace, reserveFilesMcp } from './reservations.js';
 import { preToolNoUrgent } from './midturn.js';
@@ -459,6 +464,7 @@ const SECTIONS: Section[] = [
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
   { id: 'dashboard-views', title: 'dashboard: slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 300_000, measure: (ws) => dashboardViews(ws) },
   { id: 'search-1m', title: 'search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 300_000, measure: (ws) => searchLargeBus(ws) },
+  { id: 'short-id-lookup', title: 'status by the start of a short id, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 250 }, timeoutMs: 300_000, measure: (ws) => shortIdLookup(ws) },
   { id: 'search-index-cost', title: 'sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 300_000, measure: (ws) => searchIndexCost(ws, BODY) },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },
   { id: 'tail-follow-delay', title: "'tail -f --json' delay", unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 60_000, measure: tailFollowDelay },
@@ -509,6 +515,7 @@ const SECTIONS: Section[] = [
   { id: 'pg-broadcast-fanout', title: "PostgreSQL: send to '*' with 1,000 agents", unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: (ws) => broadcastFanout(ws, 'postgres') },
   { id: 'pg-large-inbox-read', title: 'PostgreSQL: readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 5 }, timeoutMs: 900_000, measure: (ws) => largeInboxRead(ws, 'postgres') },
   { id: 'pg-dashboard-views', title: 'PostgreSQL: dashboard slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 900_000, measure: (ws) => dashboardViews(ws, 'postgres') },
+  { id: 'pg-short-id-lookup', title: 'PostgreSQL: status by the start of a short id, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 500 }, timeoutMs: 900_000, measure: (ws) => shortIdLookup(ws, 'postgres') },
   { id: 'pg-search-1m', title: 'PostgreSQL: search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 50 }, timeoutMs: 900_000, measure: (ws) => searchLargeBus(ws, 'postgres') },
   { id: 'pg-search-index-cost', title: 'PostgreSQL: sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 600_000, measure: (ws) => searchIndexCost(ws, BODY, 'postgres') },
   { id: 'pg-task-race', title: 'PostgreSQL: 16 processes racing to take 50 tasks: double takes', unit: 'double takes', goal: { direction: '<=', target: 0 }, timeoutMs: 300_000, measure: (ws) => taskRace(ws, 'postgres') },

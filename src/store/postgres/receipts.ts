@@ -2,7 +2,7 @@
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
-import { firstDistinct, idRanges } from '../shared/ranges.js';
+import { firstDistinct, ID_TAIL_FROM, idRanges, prefixEnd } from '../shared/ranges.js';
 import type { PostgresPool } from './pool.js';
 
 const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
@@ -30,7 +30,9 @@ export function postgresReceipts(pool: PostgresPool): ReceiptsPort {
       if (limit <= 0) return [];
       // Ranges rather than LIKE, so the key, the short form's index and the fan-out index answer whatever the start holds.
       const queries = [
-        ...idRanges(lookup, 'message_id', true).map((range) => ({ range, select: 'COALESCE(fanout_id, message_id)' })),
+        ...idRanges(lookup, 'message_id', false).map((range) => ({ range, select: 'COALESCE(fanout_id, message_id)' })),
+        // A start of a copy's short form: no index holds it (one would cost every send a random page), so a scan.
+        ...(lookup.tail === null ? [] : [{ range: { expression: `substr(message_id, ${ID_TAIL_FROM})`, from: lookup.tail, to: prefixEnd(lookup.tail) }, select: 'COALESCE(fanout_id, message_id)' }]),
         ...idRanges(lookup, 'fanout_id', false).map((range) => ({ range, select: 'fanout_id' })),
       ];
       const found: string[] = [];

@@ -415,10 +415,8 @@ export const STEPS: PostgresStep[] = [
   },
   {
     step: 29,
-    description: 'the short forms of message and task ids, indexed so the start of one is found by a range',
-    sql: `
-      CREATE INDEX idx_messages_short_id ON messages ((substr(message_id, 25)));
-      CREATE INDEX idx_tasks_short_id ON tasks ((substr(task_id, 25)));`,
+    description: 'the short forms of task ids, indexed so the start of one is found by a range',
+    sql: `CREATE INDEX idx_tasks_short_id ON tasks ((substr(task_id, 25)));`,
   },
 ];
 

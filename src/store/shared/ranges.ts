@@ -17,8 +17,10 @@ export function namesUnder(repo: string): { from: string; to: string } {
 
 /**
  * Where a time-ordered id's short form begins in its text (1-based, as SQL's substr counts): after
- * the four dashes of `xxxxxxxx-xxxx-7xxx-xxxx-`, its last twelve hex digits. Both engines index
- * `substr(id, ID_TAIL_FROM)` for the message and task ids, so a start of a short id is a range too.
+ * the four dashes of `xxxxxxxx-xxxx-7xxx-xxxx-`, its last twelve hex digits. Tasks index
+ * `substr(task_id, ID_TAIL_FROM)`, so a start of a task's short id is a range; a message's is found by
+ * a scan of its key's index (an index of the random half of every message id would cost each send a
+ * random page of it), which a lookup by id, never a hot path, can afford.
  */
 export const ID_TAIL_FROM = 25;
 

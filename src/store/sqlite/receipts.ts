@@ -2,7 +2,7 @@
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
-import { firstDistinct, idRanges } from '../shared/ranges.js';
+import { firstDistinct, ID_TAIL_FROM, idRanges, prefixEnd } from '../shared/ranges.js';
 import type { SqliteConnection } from './driver.js';
 
 const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
@@ -30,11 +30,21 @@ export function sqliteReceipts(db: SqliteConnection): ReceiptsPort {
 
     async sendIdsNamed(lookup, limit) {
       if (limit <= 0) return [];
-      // Ranges rather than LIKE, so the key, the short form's index and the fan-out index answer whatever the start holds.
+      // Ranges rather than LIKE, so the key and the fan-out index answer whatever the start holds.
       const found = [
-        ...idRanges(lookup, 'message_id', true).flatMap(({ expression, from, to }) =>
+        ...idRanges(lookup, 'message_id', false).flatMap(({ expression, from, to }) =>
           db.all<{ id: string }>(`SELECT DISTINCT COALESCE(fanout_id, message_id) AS id FROM messages WHERE ${expression} >= @from AND ${expression} < @to ORDER BY id LIMIT @limit`, { from, to, limit }),
         ),
+        // A start of a copy's short form: the key's index scanned (it holds the ids alone), then each copy's send.
+        ...(lookup.tail === null
+          ? []
+          : db
+              .all<{ message_id: string }>(`SELECT message_id FROM messages WHERE substr(message_id, ${ID_TAIL_FROM}) >= @from AND substr(message_id, ${ID_TAIL_FROM}) < @to LIMIT @limit`, {
+                from: lookup.tail,
+                to: prefixEnd(lookup.tail),
+                limit,
+              })
+              .flatMap((row) => db.all<{ id: string }>('SELECT COALESCE(fanout_id, message_id) AS id FROM messages WHERE message_id = ?', [row.message_id]))),
         ...idRanges(lookup, 'fanout_id', false).flatMap(({ expression, from, to }) =>
           db.all<{ id: string }>(`SELECT DISTINCT fanout_id AS id FROM messages WHERE ${expression} >= @from AND ${expression} < @to ORDER BY id LIMIT @limit`, { from, to, limit }),
         ),
