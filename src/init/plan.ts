@@ -5,7 +5,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { wiringFor } from '../clients/registry/wirings.js';
-import { canonicalPath, IGNORE_FILE, NAME_FILE, repoName } from '../adapters/identity.js';
+import { canonicalPath, gitRoot, IGNORE_FILE, NAME_FILE, repoName } from '../adapters/identity.js';
 import { composeName, slugify } from '../core/names.js';
 import type { ClientWiring, FileChange, Launcher } from '../clients/wiring.js';
 import { quoted } from '../model/quote.js';
@@ -53,14 +53,6 @@ const MAX_SCAN_DEPTH = 6;
 
 function isRepo(path: string): boolean {
   return existsSync(join(path, '.git'));
-}
-
-/** The git work tree `start` is in: the nearest folder at or above it holding `.git`; null outside any. */
-export function gitTop(start: string): string | null {
-  for (let folder = canonicalPath(start); ; folder = dirname(folder)) {
-    if (isRepo(folder)) return folder;
-    if (dirname(folder) === folder) return null;
-  }
 }
 
 /** The pin file's change that makes the repo's name `name` wherever it is cloned; null when its folder (or its pin) names it so already. */
@@ -174,7 +166,7 @@ function deconflict(plans: RepoPlan[], options: PlanOptions): RepoPlan[] {
 
 /** With no path given, `cwd` stands for the repo it is in (its git top level), or with --scan for the folder to search. */
 export function planInit(options: PlanOptions, cwd: string): RepoPlan[] {
-  const here = options.scan ? cwd : (gitTop(cwd) ?? cwd);
+  const here = options.scan ? cwd : (gitRoot(cwd) ?? cwd);
   const paths = (options.paths.length > 0 ? options.paths : [here]).map((path) => canonicalPath(resolve(cwd, path)));
   const repos = options.scan ? [...new Set(paths.flatMap(scanRepos))] : paths;
   return deconflict(repos.map((repo) => planRepo(repo, options)), options);

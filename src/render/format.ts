@@ -17,11 +17,6 @@ export function shortIdText(id: string | null | undefined): string {
   return id ? printable(shortId(id)) : '------------';
 }
 
-/** A thread's id as listings show it. */
-export function shortThread(threadId: string | null | undefined): string {
-  return shortIdText(threadId);
-}
-
 // Control characters other than tab and newline, including C1: a body could
 // otherwise move the cursor, rewrite the screen or set the clipboard. And the
 // bidirectional embeddings, overrides and isolates, which can make text read

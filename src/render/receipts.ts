@@ -5,7 +5,7 @@
  */
 import type { CopyStatus, MessageStatus } from '../core/receipts.js';
 import type { ReceiptState } from '../model/receipts.js';
-import { displayWidth, pad, padStyled, printable, shortIdText, shortThread } from './format.js';
+import { displayWidth, pad, padStyled, printable, shortIdText } from './format.js';
 import { when } from '../model/when.js';
 import type { Style } from './style.js';
 
@@ -45,7 +45,7 @@ export function statusText(status: MessageStatus, style: Style): string {
   const width = Math.max(0, ...status.copies.map((copy) => displayWidth(printable(copy.to))));
   const id = shortIdText(status.fanout_id ?? status.message_id);
   const head =
-    `${style.bold(id)}  ${style.agent(status.from)} → ${printable(status.to)}  sent ${when(status.sent_at)}  ${style.dim(`(thread ${shortThread(status.thread_id)})`)}`;
+    `${style.bold(id)}  ${style.agent(status.from)} → ${printable(status.to)}  sent ${when(status.sent_at)}  ${style.dim(`(thread ${shortIdText(status.thread_id)})`)}`;
   const summary = `  ${pad(tickLabel(status.state), 12)} ${receiptCounts(status)}`;
   return [head, summary, ...status.copies.map((copy) => copyLine(copy, width, style))].join('\n');
 }

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { renderRoster } from '../render/roster.js';
-import { printable, shortThread } from '../render/format.js';
+import { printable, shortIdText } from '../render/format.js';
 import type { Style } from '../render/style.js';
 import type { BusClient } from '../client/bus-client.js';
 import { nobodyReachedNote } from '../core/addressing.js';
@@ -84,7 +84,7 @@ async function send(seat: ChatSeat, to: string, body: string): Promise<void> {
       say(`[chat] ${printable(nobodyReachedNote(result.kind, to))}`);
       return;
     }
-    if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortThread(result.thread_id)}) ✓`);
+    if (result.kind === 'direct') say(`[chat] sent → ${printable(to)} (id ${shortIdText(result.thread_id)}) ✓`);
     else say(`[chat] ${result.kind === 'broadcast' ? 'broadcast' : `to ${printable(to)}`} → ${result.recipients.map(printable).join(', ')} (${result.recipients.length} msg) ✓`);
     seat.follow(result, result.kind === 'broadcast' ? 'all' : to);
   } catch (error) {

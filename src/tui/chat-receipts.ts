@@ -5,7 +5,7 @@
  */
 import type { SendResult } from '../core/mail-ops.js';
 import type { MessageStatus } from '../core/receipts.js';
-import { printable, shortThread } from '../render/format.js';
+import { printable, shortIdText } from '../render/format.js';
 import { tickLabel } from '../render/receipts.js';
 import type { Style } from '../render/style.js';
 import type { BusClient } from '../client/bus-client.js';
@@ -68,5 +68,5 @@ export class SentReceipts {
 function receiptLine(status: MessageStatus, followed: Followed, style: Style): string {
   const counts = status.recipients === 1 ? '' : `: ${status.delivered} of ${status.recipients} delivered, ${status.read} read`;
   const label = tickLabel(status.state);
-  return `[chat] ${status.state === 'read' ? style.bold(label) : label} → ${printable(followed.to)}${counts} (id ${shortThread(followed.threadId)})`;
+  return `[chat] ${status.state === 'read' ? style.bold(label) : label} → ${printable(followed.to)}${counts} (id ${shortIdText(followed.threadId)})`;
 }

@@ -3,7 +3,7 @@
  * body's later lines are indented under its first, so no body can pass for a
  * line of its own (a forged arrival or a `[chat]` reply).
  */
-import { clockTime, displayWidth, oneLine, padStyled, printable, shortThread, singleLine } from '../render/format.js';
+import { clockTime, displayWidth, oneLine, padStyled, printable, shortIdText, singleLine } from '../render/format.js';
 import type { Style } from '../render/style.js';
 import type { NoticeView } from '../core/notice-ops.js';
 import type { MessageView } from '../core/views.js';
@@ -60,14 +60,14 @@ export function sendLines(rows: SendRow[], style: Style, full = false): string {
       const from = padStyled(style.agent(first.from), printable(first.from), fromWidth);
       const to = padStyled(first.kind === 'direct' ? style.agent(first.to) : printable(target(row)), printable(target(row)), toWidth);
       const body = full ? indentedBody(first.body) : oneLine(first.body);
-      return `  ${style.dim(clockTime(first.sent_at))}  ${from} → ${to}  ${body} ${style.dim(`[${shortThread(first.thread_id)}]`)}`;
+      return `  ${style.dim(clockTime(first.sent_at))}  ${from} → ${to}  ${body} ${style.dim(`[${shortIdText(first.thread_id)}]`)}`;
     })
     .join('\n');
 }
 
 /** `<alpha → human> [c7a3b2f0] body` */
 export function arrivalLine(message: MessageView, reader: string, style: Style): string {
-  return `<${style.agent(message.from)} → ${style.agent(reader)}> ${style.dim(`[${shortThread(message.thread_id)}]`)} ${indentedBody(message.body)}`;
+  return `<${style.agent(message.from)} → ${style.agent(reader)}> ${style.dim(`[${shortIdText(message.thread_id)}]`)} ${indentedBody(message.body)}`;
 }
 
 /** `[CRITICAL] #deploy from operator: Title — body` */

@@ -4,7 +4,8 @@
  */
 import { getJson } from './api.js';
 import { byId, el, Latest, show } from './dom.js';
-import { millisOf, moment } from './time.js';
+import { moment } from './time.js';
+import { stampMillis } from '../model/when.js';
 import type { AuditRow } from './types.js';
 
 /** How far back a collision is still worth a person's look. */
@@ -21,7 +22,7 @@ export class Collisions {
     const { current, value } = await this.latest.take(() => getJson<{ rows: AuditRow[] }>('/api/activity', { op: 'collision', limit: ASKED }));
     if (!current) return;
     const since = Date.now() - WITHIN_MS;
-    const recent = value.rows.filter((row) => row.op === 'collision' && millisOf(row.ts) >= since).reverse();
+    const recent = value.rows.filter((row) => row.op === 'collision' && stampMillis(row.ts) >= since).reverse();
     show(byId('collision-count'), String(recent.length));
     if (recent.length === 0) {
       show(this.list, el('li', { class: 'muted' }, 'None in the last day.'));

@@ -1,7 +1,8 @@
 /** Notices: live ones by channel and severity, their TTL counting down; publish and clear. */
 import { ApiError, getJson, postJson } from './api.js';
 import { byId, el, show } from './dom.js';
-import { millisOf, remaining } from './time.js';
+import { remaining } from './time.js';
+import { stampMillis } from '../model/when.js';
 import type { Notice } from './types.js';
 
 const SEVERITY_ORDER = { critical: 0, alert: 1, info: 2 } as const;
@@ -28,14 +29,14 @@ export class Notices {
 
   async load(): Promise<void> {
     const answer = await getJson<{ now: string; notices: Notice[] }>('/api/notices');
-    this.skew = millisOf(answer.now) - Date.now();
+    this.skew = stampMillis(answer.now) - Date.now();
     this.notices = answer.notices.sort((a, b) => (a.channel ?? '').localeCompare(b.channel ?? '') || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.created_at.localeCompare(b.created_at));
     this.render();
   }
 
   private render(): void {
     const now = Date.now() + this.skew;
-    const live = this.notices.filter((notice) => millisOf(notice.expires_at) > now);
+    const live = this.notices.filter((notice) => stampMillis(notice.expires_at) > now);
     if (live.length === 0) {
       show(this.list, el('li', { class: 'muted' }, 'No live notices.'));
       return;
@@ -50,7 +51,7 @@ export class Notices {
           { class: `notice ${notice.severity}`, 'data-notice': notice.notice_id },
           el('span', { class: `severity ${notice.severity}` }, notice.severity),
           el('span', { class: 'channel' }, notice.channel ?? 'everyone'),
-          el('span', { class: 'ttl', 'data-expires': notice.expires_at }, remaining(millisOf(notice.expires_at) - now)),
+          el('span', { class: 'ttl', 'data-expires': notice.expires_at }, remaining(stampMillis(notice.expires_at) - now)),
           el('p', { class: 'body' }, notice.title ? `${notice.title}: ${notice.message}` : notice.message),
           el('span', { class: 'muted' }, `from ${notice.source} · shown to ${notice.delivered_to}, acknowledged by ${notice.acknowledged_by}`),
           clear,
@@ -63,7 +64,7 @@ export class Notices {
     const now = Date.now() + this.skew;
     let expired = false;
     for (const ttl of this.list.querySelectorAll<HTMLElement>('.ttl')) {
-      const left = millisOf(ttl.dataset.expires ?? '') - now;
+      const left = stampMillis(ttl.dataset.expires ?? '') - now;
       if (left <= 0) expired = true;
       else ttl.textContent = remaining(left);
     }

@@ -5,7 +5,8 @@
  */
 import { ApiError, getJson, postJson } from './api.js';
 import { byId, el, show } from './dom.js';
-import { millisOf, moment, remaining } from './time.js';
+import { moment, remaining } from './time.js';
+import { stampMillis } from '../model/when.js';
 import type { Reservation } from './types.js';
 
 /** Reservations listed first thing on the page; the rest are in the Reservations panel. */
@@ -20,7 +21,7 @@ function line(reservation: Reservation, now: number): HTMLLIElement {
     ' holds ',
     el('code', {}, reservation.path),
     ` in ${reservation.repo} `,
-    el('span', { class: 'muted' }, `· ${reservation.mode} · `, el('span', { class: 'ttl', 'data-until': reservation.until }, remaining(millisOf(reservation.until) - now)), ' left'),
+    el('span', { class: 'muted' }, `· ${reservation.mode} · `, el('span', { class: 'ttl', 'data-until': reservation.until }, remaining(stampMillis(reservation.until) - now)), ' left'),
   );
 }
 
@@ -48,14 +49,14 @@ export class Reservations {
 
   async load(): Promise<void> {
     const answer = await getJson<{ now: string; reservations: Reservation[] }>('/api/reservations');
-    this.skew = millisOf(answer.now) - Date.now();
+    this.skew = stampMillis(answer.now) - Date.now();
     this.reservations = answer.reservations.sort((a, b) => a.repo.localeCompare(b.repo) || a.until.localeCompare(b.until) || a.path.localeCompare(b.path));
     this.render();
   }
 
   private render(): void {
     const now = Date.now() + this.skew;
-    const live = this.reservations.filter((reservation) => millisOf(reservation.until) > now);
+    const live = this.reservations.filter((reservation) => stampMillis(reservation.until) > now);
     show(byId('reservations-summary'), live.length === 0 ? '' : `${live.length} live, in ${new Set(live.map((reservation) => reservation.repo)).size} repo(s).`);
     show(byId('held-count'), String(live.length));
     if (live.length === 0) {
@@ -89,7 +90,7 @@ export class Reservations {
         { class: 'row times' },
         el('span', { class: 'muted' }, 'since ', moment(reservation.since, { class: 'since' })),
         el('span', { class: 'muted' }, 'ends ', moment(reservation.until, { class: 'until' })),
-        el('span', { class: 'ttl', 'data-until': reservation.until, title: 'time left' }, remaining(millisOf(reservation.until) - now)),
+        el('span', { class: 'ttl', 'data-until': reservation.until, title: 'time left' }, remaining(stampMillis(reservation.until) - now)),
         release,
       ),
     );
@@ -99,7 +100,7 @@ export class Reservations {
     const now = Date.now() + this.skew;
     let expired = false;
     for (const ttl of [...this.list.querySelectorAll<HTMLElement>('.ttl'), ...this.held.querySelectorAll<HTMLElement>('.ttl')]) {
-      const left = millisOf(ttl.dataset.until ?? '') - now;
+      const left = stampMillis(ttl.dataset.until ?? '') - now;
       if (left <= 0) expired = true;
       else ttl.textContent = remaining(left);
     }

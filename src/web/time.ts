@@ -10,11 +10,6 @@ import { el } from './dom.js';
 /** How often the page says its moments again: "just now" becomes "5 s ago", then "1 min ago". */
 const REFRESH_MS = 1_000;
 
-/** Milliseconds since the epoch of a stored stamp (UTC, microseconds); NaN for what is no time. */
-export function millisOf(stamp: string): number {
-  return stampMillis(stamp);
-}
-
 /** A moment: its words ("3 min ago"), its local date and time on hover, its stamp in `datetime`. */
 export function moment(stamp: string, attributes: Record<string, string> = {}): HTMLTimeElement {
   const millis = stampMillis(stamp);

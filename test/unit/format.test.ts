@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatStamp, nowStamp, stampToMillis } from '../../src/model/clock.js';
-import { displayWidth, fitWidth, oneLine, pad, shortThread, wrap } from '../../src/render/format.js';
+import { displayWidth, fitWidth, oneLine, pad, shortIdText, wrap } from '../../src/render/format.js';
 import { bodyPreview, bodySha256 } from '../../src/audit/record.js';
 import { createHash } from 'node:crypto';
 
@@ -34,8 +34,8 @@ test('previews, one-liners and wrapping', () => {
   assert.equal(oneLine('a\nb\r\n  c'), 'a b c');
   assert.equal(Array.from(oneLine('x'.repeat(100))).length, 72);
   assert.ok(oneLine('x'.repeat(100)).endsWith('…'));
-  assert.equal(shortThread('c7a3b2f0-1111-4222-9333-444455556666'), 'c7a3b2f01111', 'a random id: its first twelve hex digits');
-  assert.equal(shortThread('0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b'), '0c1d2e3f4a5b', 'a time-ordered id: its random last twelve');
+  assert.equal(shortIdText('c7a3b2f0-1111-4222-9333-444455556666'), 'c7a3b2f01111', 'a random id: its first twelve hex digits');
+  assert.equal(shortIdText('0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b'), '0c1d2e3f4a5b', 'a time-ordered id: its random last twelve');
   const wrapped = wrap(`${'word '.repeat(40)}\n\nhttps://example.com/${'p'.repeat(120)}`, 40);
   for (const line of wrapped.split('\n')) if (!line.includes('https')) assert.ok(line.length <= 40, line);
   assert.ok(wrapped.includes(`https://example.com/${'p'.repeat(120)}`), 'long words are never broken');

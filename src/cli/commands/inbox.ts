@@ -1,7 +1,7 @@
 /** `agent-bus inbox`: read (and by default mark read) an agent's unread mail. */
 import { openClient } from '../../connect.js';
 import { askedName, positiveInt } from '../context.js';
-import { oneLine, printable, shortIdText, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { oneLine, printable, shortIdText, terminalWidth, wrap } from '../../render/format.js';
 import { when } from '../../model/when.js';
 import { makeStyle } from '../../render/style.js';
 import type { MessageView } from '../../core/views.js';
@@ -42,7 +42,7 @@ export const run: CommandRunner = async (args, io) => {
         message.claimed_by !== null && message.claimed_by !== reader ? style.dim(` [already picked up by ${printable(message.claimed_by)}]`) : '';
       const head =
         `${style.dim(when(message.sent_at))}  ${style.agent(message.from)} → ${printable(message.to)}${audience(message)}  ` +
-        `${shortIdText(message.message_id)}  ${style.dim(`(thread ${shortThread(message.thread_id)})`)}${claimed}`;
+        `${shortIdText(message.message_id)}  ${style.dim(`(thread ${shortIdText(message.thread_id)})`)}${claimed}`;
       if (args.values.short) out.push(`${head}  ${oneLine(message.body)}`);
       else out.push(head, wrap(message.body, width));
     }

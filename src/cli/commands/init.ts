@@ -3,7 +3,8 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, relative, resolve } from 'node:path';
 import { writeAtomic } from '../../clients/config-files.js';
-import { gitTop, planInit, repoChanges, wires, type RepoPlan } from '../../init/plan.js';
+import { planInit, repoChanges, wires, type RepoPlan } from '../../init/plan.js';
+import { gitRoot } from '../../adapters/identity.js';
 import { guardPlace, installGuard } from '../../init/commit-guard.js';
 import { ensureIgnored } from '../../init/git-ignore.js';
 import { WIRINGS } from '../../clients/registry/wirings.js';
@@ -196,7 +197,7 @@ export const run: CommandRunner = async (args, io) => {
   const hub = hubAccess(io.env);
   if (remote === null && hub !== null) throw new BusError(`this machine is set to use the hub at ${hub.url}: wire the repo for it with agent-bus init --remote ${hub.url}, or ${hub.from === 'env' ? 'unset AGENT_BUS_URL' : 'run agent-bus logout'} to wire it for this machine's own bus`);
   // Before anything is opened or written: with no path given, this folder must be in a repo.
-  if (args.positionals.length === 0 && !scan && gitTop(io.cwd) === null) {
+  if (args.positionals.length === 0 && !scan && gitRoot(io.cwd) === null) {
     throw new BusError(`no git repository at ${io.cwd} or above it: run git init there first, or give the repo's path (agent-bus init PATH)`);
   }
   const flag = typeof args.values['bin-path'] === 'string' ? args.values['bin-path'] : undefined;

@@ -3,7 +3,7 @@ import { openClient } from '../../connect.js';
 import { parseName } from '../../core/names.js';
 import { NotFoundError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
-import { shortIdText, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { shortIdText, terminalWidth, wrap } from '../../render/format.js';
 import { statusText } from '../../render/receipts.js';
 import { makeStyle } from '../../render/style.js';
 import { UsageError } from '../args.js';
@@ -28,7 +28,7 @@ export const run: CommandRunner = async (args, io) => {
     }
     const style = await makeStyle(io.stdout, io.env);
     io.stdout.write(`${statusText(status, style)}\n\n${wrap(message.body, terminalWidth(io.stdout))}\n`);
-    io.stdout.write(style.dim(`\nreply: agent-bus send "…" --to ${message.from} --thread ${shortThread(status.thread_id)}   (id ${shortIdText(message.message_id)})\n`));
+    io.stdout.write(style.dim(`\nreply: agent-bus send "…" --to ${message.from} --thread ${shortIdText(status.thread_id)}   (id ${shortIdText(message.message_id)})\n`));
     return 0;
   } finally {
     await client.close();

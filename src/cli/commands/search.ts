@@ -1,7 +1,7 @@
 /** `agent-bus search`: mail found by its words, newest first, the matching words in bold on a terminal. */
 import { openClient } from '../../connect.js';
 import { positiveInt } from '../context.js';
-import { printable, shortIdText, shortThread } from '../../render/format.js';
+import { printable, shortIdText } from '../../render/format.js';
 import { when } from '../../model/when.js';
 import { makeStyle } from '../../render/style.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchHit } from '../../core/search.js';
@@ -46,7 +46,7 @@ async function report(hits: SearchHit[], json: boolean, io: CommandIo): Promise<
   const style = await makeStyle(io.stdout, io.env);
   for (const hit of hits) {
     const shown = hit.snippet.map((part) => (part.match ? style.bold(printable(part.text)) : printable(part.text))).join('');
-    io.stdout.write(`${style.dim(when(hit.sent_at))}  ${style.agent(hit.from)} → ${printable(hit.to)}  ${shortIdText(hit.message_id)}  ${style.dim(`(thread ${shortThread(hit.thread_id)})`)}\n    ${shown}\n`);
+    io.stdout.write(`${style.dim(when(hit.sent_at))}  ${style.agent(hit.from)} → ${printable(hit.to)}  ${shortIdText(hit.message_id)}  ${style.dim(`(thread ${shortIdText(hit.thread_id)})`)}\n    ${shown}\n`);
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 /** `agent-bus send`: mail from the human (or --name) to a name, a repo or everyone; with --wait, until it is delivered or read. */
 import { openClient } from '../../connect.js';
 import { askedName, readStdin } from '../context.js';
-import { displayWidth, oneLine, pad, padStyled, printable, shortIdText, shortThread } from '../../render/format.js';
+import { displayWidth, oneLine, pad, padStyled, printable, shortIdText } from '../../render/format.js';
 import { nobodyReachedNote } from '../../core/addressing.js';
 import { makeStyle, type Style } from '../../render/style.js';
 import type { SendResult } from '../../core/mail-ops.js';
@@ -72,7 +72,7 @@ async function report(result: SendResult, from: string, body: string, json: bool
     else {
       io.stdout.write(
         `sent ${shortIdText(result.fanout_id ?? result.message_ids[0])}  ${padStyled(style.agent(from), from, 18)} → ${pad(recipientLabel(result), 18)}  ` +
-          `${oneLine(body)}  ${style.dim(`(thread ${shortThread(result.thread_id)})`)}\n`,
+          `${oneLine(body)}  ${style.dim(`(thread ${shortIdText(result.thread_id)})`)}\n`,
       );
     }
   }

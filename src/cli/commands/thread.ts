@@ -1,6 +1,6 @@
 /** `agent-bus thread`: a whole conversation, in the order it was sent, by a thread's id or one of its messages'. */
 import { openClient } from '../../connect.js';
-import { printable, shortIdText, shortThread, terminalWidth, wrap } from '../../render/format.js';
+import { printable, shortIdText, terminalWidth, wrap } from '../../render/format.js';
 import { makeStyle } from '../../render/style.js';
 import { when } from '../../model/when.js';
 import { positiveInt } from '../context.js';
@@ -20,7 +20,7 @@ export const run: CommandRunner = async (args, io) => {
     }
     const style = await makeStyle(io.stdout, io.env);
     const width = terminalWidth(io.stdout);
-    const out = [style.bold(`thread ${shortThread(messages[0]?.thread_id)}`)];
+    const out = [style.bold(`thread ${shortIdText(messages[0]?.thread_id)}`)];
     for (const message of messages) {
       out.push('', `${style.dim(when(message.sent_at))}  ${style.agent(message.from)} → ${printable(message.to)}  ${shortIdText(message.message_id)}`, wrap(message.body, width));
     }
