@@ -82,7 +82,6 @@ async function start(): Promise<void> {
   const everything = (): Promise<unknown> =>
     Promise.allSettled([roster.load(), myMail.load(), tasks.load(), reservations.load(), collisions.load(), activity.load(), threads.load(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
   keepMomentsCurrent();
-  await everything();
 
   let pending: number | undefined;
   let lastRead = 0;
@@ -115,6 +114,9 @@ async function start(): Promise<void> {
     changed();
   });
   events.addEventListener('change', changed);
+  // The stream is asked for before the first reads: what changes while they are under way (a click
+  // on the page can make it) comes as an event, not between the reads and the stream's start.
+  await everything();
 }
 
 void start();

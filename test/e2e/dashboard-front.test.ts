@@ -356,8 +356,13 @@ async function outsideFirstScreen(page: Page, locators: Record<string, ReturnTyp
   const height = page.viewportSize()?.height ?? 0;
   const outside: string[] = [];
   for (const [what, locator] of Object.entries(locators)) {
-    await locator.waitFor({ timeout: 5_000 });
-    const box = await locator.boundingBox();
+    // The page reads its views again as the bus moves (and once when its event stream opens): a list
+    // drawn anew between finding an item and measuring it is measured again.
+    let box: Awaited<ReturnType<typeof locator.boundingBox>> = null;
+    for (let attempt = 0; attempt < 20 && box === null; attempt++) {
+      await locator.waitFor({ timeout: 5_000 });
+      box = await locator.boundingBox();
+    }
     if (box === null || box.y < 0 || box.y + box.height > height) outside.push(`${what} at ${box === null ? 'no box' : `${Math.round(box.y)}–${Math.round(box.y + box.height)} px`} (the window is ${height} px high)`);
   }
   return outside;
