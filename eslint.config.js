@@ -22,7 +22,8 @@ const LOWER = {
   render: ['model', 'core'],
   client: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'remote', 'render'],
   hooks: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'remote', 'render'],
-  mcp: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients'],
+  // The stdio server answers its client's hooks (mcp_tool) with the hooks' own logic.
+  mcp: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'hooks'],
   // The hub serves MCP and answers remote hooks and watchers: the one surface that uses two others.
   http: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'hooks', 'mcp'],
   tui: ['model', 'core', 'adapters', 'client', 'render'],

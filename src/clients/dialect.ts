@@ -47,6 +47,19 @@ export const commonDialect: HookDialect = {
   denyTool: permissionDenied,
 };
 
+/**
+ * Every answer as JSON: what a client reads from a hook that answers in JSON only (Codex parses
+ * output that starts with '{' as JSON and drops what it does not expect), and what an MCP tool
+ * answering a client's hook returns (plain text there is ignored).
+ */
+export const jsonDialect: HookDialect = {
+  prompt: additionalContext('UserPromptSubmit'),
+  stop: blockDecision,
+  sessionStart: additionalContext('SessionStart'),
+  preTool: additionalContext('PreToolUse'),
+  denyTool: permissionDenied,
+};
+
 /** The printer a hook of this kind answers with. */
 export function printerFor(dialect: HookDialect, kind: HookKind): (text: string | null) => string {
   switch (kind) {

@@ -7,7 +7,7 @@
  */
 import { checkWrites, type WriteCheck } from './write-guard.js';
 import { plannedWrites, type PlannedWrites } from './planned-writes.js';
-import { printerFor } from '../clients/dialect.js';
+import { printerFor, type HookDialect } from '../clients/dialect.js';
 import { preToolPartOf, sessionFromEnvironment, type PreToolPart } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { isBusError, isStoreUnavailable } from '../model/errors.js';
@@ -148,23 +148,8 @@ export async function runHook(run: HookRun): Promise<number> {
       run.write(nothing);
       return 0;
     }
-    const preToolPart = run.kind === 'pre-tool' ? preToolPartOf(profile, payload) : 'both';
     await answerHook(bus, {
-      kind: run.kind,
-      client: clientOf(run),
-      name: identity.name,
-      repoPath: identity.repoPath,
-      sessionKey: payloadSessionKey(payload) ?? sessionFromEnvironment(profile, run.env),
-      threadId: payloadSessionKey(payload),
-      subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
-      peek: run.peek ?? false,
-      env: run.env,
-      preToolPart,
-      stopKeepLimit: run.kind === 'stop' && profile.stopKeepsCounted ? setting(run.env, 'AGENT_BUS_STOP_KEEPS') : null,
-      writes: run.kind === 'pre-tool' && preToolPart !== 'context' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
-      midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
-      notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
-      local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
+      ...turnOfPayload(payload, { kind: run.kind, client: clientOf(run), name: identity.name, repoPath: identity.repoPath, env: run.env, cwd: run.cwd, peek: run.peek ?? false }),
       write,
       warn: run.warn,
     });
@@ -184,12 +169,58 @@ export async function runHook(run: HookRun): Promise<number> {
   }
 }
 
+/** Who a hook on this machine speaks for, and where: what its payload does not say. */
+export interface LocalHookContext {
+  kind: HookKind;
+  client: string | null;
+  /** The agent the hook speaks for (a client address, or the session address its server holds). */
+  name: string;
+  repoPath: string;
+  env: Env;
+  /** The folder the hook runs in, where the payload names none. */
+  cwd: string;
+  peek: boolean;
+  /** The address whose mail the turn reads, where it is known already (the session's own server): no lookup. */
+  reader?: string;
+}
+
+/**
+ * A hook's turn on the agent's own machine, from its payload: one reading for a hook's own process
+ * and for the session's MCP server answering the client's hook call.
+ */
+export function turnOfPayload(payload: Payload, context: LocalHookContext): Omit<HookTurn, 'write' | 'warn'> {
+  const { kind, env } = context;
+  const profile = profileFor(context.client);
+  const preToolPart = kind === 'pre-tool' ? preToolPartOf(profile, payload) : 'both';
+  const folder = payloadDirectory(payload) ?? context.cwd;
+  return {
+    kind,
+    client: context.client,
+    name: context.name,
+    repoPath: context.repoPath,
+    ...(context.reader === undefined ? {} : { reader: context.reader }),
+    sessionKey: payloadSessionKey(payload) ?? sessionFromEnvironment(profile, env),
+    threadId: payloadSessionKey(payload),
+    subscriptions: parseSubscriptions(env, () => busDotEnv(env)),
+    peek: context.peek,
+    env,
+    preToolPart,
+    stopKeepLimit: kind === 'stop' && profile.stopKeepsCounted ? setting(env, 'AGENT_BUS_STOP_KEEPS') : null,
+    writes: kind === 'pre-tool' && preToolPart !== 'context' ? plannedWrites(profile, payload, () => context.repoPath, folder, env) : null,
+    midTurn: setting(env, 'AGENT_BUS_MIDTURN') as MidTurn,
+    notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
+    local: { table: systemProcessTable(env), sessionsOn: sessionsEnabled(env), payload, cwd: context.cwd },
+  };
+}
+
 /** One hook's turn, once it is known who asks: on this machine, or on the hub for a remote agent. */
 export interface HookTurn {
   kind: HookKind;
   client: string | null;
   /** The agent the hook speaks for. */
   name: string;
+  /** The address whose mail the turn reads, where it is known already (the session's own server holds it): no lookup. */
+  reader?: string;
   repoPath: string;
   /** The client's id for the conversation: whose notice receipts and counters count. */
   sessionKey: string | null;
@@ -227,12 +258,14 @@ export interface HookTurn {
    * (this says what to confirm once it is printed) instead of being marked delivered now.
    */
   defer?: (pending: PendingDelivery) => void;
+  /** How the answer is printed, where not in the client's own hook dialect (an MCP tool's answer is always JSON). */
+  dialect?: HookDialect;
   write(text: string): void;
   warn(text: string): void;
 }
 
 export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
-  const print = printerFor(profileFor(turn.client).dialect, turn.kind);
+  const print = printerFor(dialectOf(turn), turn.kind);
   const { sessionKey, local } = turn;
   const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
   if (turn.kind === 'notification' || turn.kind === 'session-end') {
@@ -249,7 +282,7 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
     // Before a tool call: a write of another's reserved file is refused or warned of, and recorded.
     const writes = turn.kind === 'pre-tool' && part !== 'context' && turn.writes ? await guardWrites(bus, turn, turn.writes) : null;
     const deny = writes?.deny ?? null;
-    const refuse = profileFor(turn.client).dialect.denyTool;
+    const refuse = dialectOf(turn).denyTool;
     if (deny !== null && refuse !== undefined) {
       turn.write(refuse(deny));
       return;
@@ -292,7 +325,7 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
 /** The prompt or stop hook's work for `reader`: the wake route, the mail, the notices. */
 async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<void> {
   const profile = profileFor(turn.client);
-  const { dialect } = profile;
+  const dialect = dialectOf(turn);
   const { sessionKey, local } = turn;
   const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
   // A client whose idle sessions the sender queues a turn for: its hooks note where the thread is.
@@ -399,9 +432,15 @@ function unavailable(run: HookRun, nothing: string, error: unknown): number {
   return 0;
 }
 
+/** How the turn's answer is printed: as asked, else in its client's dialect. */
+function dialectOf(turn: HookTurn): HookDialect {
+  return turn.dialect ?? profileFor(turn.client).dialect;
+}
+
 /** The address whose mail the turn reads: on the hub, the hook speaks as the session address already. */
 function readerOf(bus: Bus, turn: HookTurn): Promise<string> {
   const { local } = turn;
+  if (turn.reader !== undefined) return Promise.resolve(turn.reader);
   return local === null ? Promise.resolve(turn.name) : bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table));
 }
 

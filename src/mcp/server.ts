@@ -17,6 +17,7 @@ import { busPaths } from '../adapters/paths.js';
 import type { Env } from '../model/settings.js';
 import { ServerSession } from './session.js';
 import { buildTools } from './tools.js';
+import { hookTool } from './hook-tool.js';
 
 export interface ServeOptions {
   env: Env;
@@ -107,6 +108,8 @@ export async function serve(options: ServeOptions): Promise<number> {
 
   const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });
   buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touched: new Map(), env });
+  // The client's hooks, where it calls them as tools of this server (mcp_tool): no process per hook.
+  hookTool(server, { bus, session, env, client: options.client ?? identity.client ?? null, cwd: options.cwd, log });
 
   // Waking is a courtesy: a store that cannot be reached now leaves the session to its watcher.
   const waker = await (options.wake?.({ bus, env, client: options.client ?? identity.client ?? undefined, reader: () => session.name, log }) ?? Promise.resolve(null)).catch(tolerate(null));

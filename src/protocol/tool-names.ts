@@ -36,3 +36,9 @@ export const TOOL_NAMES = [
 
 /** A tool of the protocol's map that the list lacks makes this line fail to compile. */
 export const EVERY_TOOL_LISTED: [Exclude<ToolName, (typeof TOOL_NAMES)[number]>] extends [never] ? true : never = true;
+
+/**
+ * The tool a session's own stdio server answers its client's hooks with (Claude Code's and Codex's
+ * `mcp_tool` hooks): not one of the bus's tools a model uses, and never served over the hub.
+ */
+export const HOOK_TOOL = 'client_hook';

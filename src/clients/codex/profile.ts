@@ -3,18 +3,10 @@
  * JSON it expects), so every hook answers in JSON. One process serves all its threads; an idle thread
  * is woken by the sender, which queues it a turn (`codex queue`).
  */
-import { additionalContext, blockDecision, permissionDenied, type HookDialect } from '../dialect.js';
+import { jsonDialect } from '../dialect.js';
 import { codexWrites } from '../writes.js';
 import { claudeProfile } from '../claude/profile.js';
 import type { ClientProfile } from '../profile.js';
-
-const dialect: HookDialect = {
-  prompt: additionalContext('UserPromptSubmit'),
-  stop: blockDecision,
-  sessionStart: additionalContext('SessionStart'),
-  preTool: additionalContext('PreToolUse'),
-  denyTool: permissionDenied,
-};
 
 export const codexProfile: ClientProfile = {
   id: 'codex',
@@ -25,7 +17,7 @@ export const codexProfile: ClientProfile = {
   hookEvents: claudeProfile.hookEvents.filter(([, command]) => command !== 'hook-notification' && command !== 'hook-session-end'),
   preToolEvent: true,
   writtenFiles: codexWrites,
-  dialect,
+  dialect: jsonDialect,
   sessionVariable: null,
   // Its shell commands get the thread's id, which its hooks know as the session's.
   shell: { markers: ['CODEX_THREAD_ID'], sessionVariable: 'CODEX_THREAD_ID' },
