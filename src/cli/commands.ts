@@ -234,6 +234,9 @@ export const COMMANDS: CommandSpec[] = [
       'Re-running refreshes what init wrote and adds nothing twice; hand-written entries are kept',
       'unless --force, and a file that cannot be parsed is never touched. With no PATHS, the repo this',
       'folder is in; outside any git repo, exit 1 and nothing written.',
+      'Claude Code (2.1.332 and later) and Codex (0.171 and later) get hooks that their session\'s own',
+      'agent-bus server answers, with no process per tool call; older versions get command hooks.',
+      'Re-run init after upgrading a client to switch.',
     ].join('\n'),
     positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (with --scan, folders to search); default: this repo' }],
     options: [
@@ -245,6 +248,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'name', type: 'string', value: 'NAME', description: "the repo's name (one repo only), pinned in .agent-bus-name" },
       { name: 'bin-path', type: 'string', value: 'PATH', description: "this machine's agent-bus, for personal files only" },
       { name: 'remote', type: 'string', value: 'URL', description: 'wire the clients to a hub; the token comes from $AGENT_BUS_TOKEN' },
+      { name: 'hooks', type: 'string', value: 'KIND', description: "command or mcp: the hooks Claude Code and Codex run (default: mcp where the installed version runs them)" },
       { name: 'guard', type: 'boolean', description: "also install the commit guard (see agent-bus guard)" },
       json,
     ],

@@ -6,8 +6,12 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { HOOK_TOOL } from '../protocol/tool-names.js';
 
 export type JsonObject = Record<string, unknown>;
+
+/** The name of agent-bus's MCP server in every client's config. */
+export const SERVER_KEY = 'agent-bus';
 
 export type ConfigRead = { kind: 'missing' } | { kind: 'ok'; value: JsonObject; text: string } | { kind: 'unreadable'; reason: string };
 
@@ -62,11 +66,17 @@ export function isOurHookGroup(group: unknown, client: string): boolean {
   if (!isObject(group) || !Array.isArray(group.hooks)) return false;
   const tagged = new RegExp(`\\bhook-(user-prompt|stop|session-start|session-end|pre-tool|notification|watch) --client ${client}\\b`);
   return group.hooks.some((hook) => {
+    if (isOurMcpHook(hook)) return true;
     if (!isObject(hook) || typeof hook.command !== 'string') return false;
     const command = hook.command;
     if (tagged.test(command)) return true;
     return command.includes('agent-bus') && /\bhook-(user-prompt|stop)\b/.test(command) && !command.includes('--client');
   });
+}
+
+/** Whether a hook entry is an `mcp_tool` hook init wrote: a call of agent-bus's server's hook tool (any client's). */
+export function isOurMcpHook(hook: unknown): boolean {
+  return isObject(hook) && hook.type === 'mcp_tool' && hook.server === SERVER_KEY && hook.tool === HOOK_TOOL;
 }
 
 /**
@@ -90,10 +100,17 @@ export function subscriptionsInHooks(hooks: unknown, events: string[]): { channe
     for (const group of groups) {
       const handlers = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [group];
       for (const handler of handlers) {
-        const found = isObject(handler) ? subscriptionsInCommand(handler.command) : null;
+        const found = isObject(handler) ? (subscriptionsInInput(handler) ?? subscriptionsInCommand(handler.command)) : null;
         if (found !== null) return found;
       }
     }
   }
   return null;
+}
+
+/** The subscriptions an `mcp_tool` hook of ours carries in its input (and perhaps edited since), or null. */
+function subscriptionsInInput(handler: JsonObject): { channels: string; legacy: boolean } | null {
+  if (!isOurMcpHook(handler) || !isObject(handler.input)) return null;
+  const channels = handler.input.default_channels;
+  return typeof channels === 'string' ? { channels, legacy: false } : null;
 }

@@ -114,6 +114,17 @@ export interface ClientProfile {
   readonly approvedToolName: ((server: string, tool: string) => string) | null;
   /** Its settings files that may set a session's subscriptions; null when only the environment does. */
   readonly settings: SettingsFiles | null;
+  /**
+   * Where the client can call a tool of the session's own MCP server as a hook (`mcp_tool`), with no
+   * process: from which of its versions, the executable asked for its version, and the hook commands
+   * that stay commands (an event it will not route to a server, or one that comes once its server is
+   * gone). Absent: command hooks only.
+   */
+  readonly hookTools?: {
+    readonly minVersion: readonly number[];
+    readonly executable: { readonly variable: SettingOfKind<'text'>; readonly fallback: string };
+    readonly commandOnly: readonly HookCommand[];
+  } | null;
 }
 
 /** A client agent-bus has no profile for: the common dialect, and none of the facts above. */

@@ -2,11 +2,11 @@
 import { join } from 'node:path';
 import { DEFAULT_VARIABLE } from '../core/subscriptions.js';
 import { TOOL_NAMES } from '../protocol/tool-names.js';
-import { shellQuote } from './config-files.js';
+import { SERVER_KEY, shellQuote } from './config-files.js';
 import type { ClientProfile, HookCommand } from './profile.js';
+import type { HooksChoice } from './hook-entries.js';
 
-/** The name of agent-bus's MCP server in every client's config. */
-export const SERVER_KEY = 'agent-bus';
+export { SERVER_KEY };
 
 export type WiringStatus = 'absent' | 'managed' | 'handwritten' | 'unreadable';
 
@@ -63,8 +63,9 @@ export interface ClientWiring {
    * The complete new text of every file, computed before anything is written (never half-wired).
    * `remote`: the hub's URL (`init --remote`): the client connects to the hub over HTTP with the
    * token from $AGENT_BUS_TOKEN, and its hooks reach the hub; no file written holds a token.
+   * `hooks`: the kind of hook to write (init --hooks), where the client has a choice.
    */
-  plan(repo: string, launcher: Launcher, remote?: string | null): WiringPlan;
+  plan(repo: string, launcher: Launcher, remote?: string | null, hooks?: HooksChoice): WiringPlan;
 }
 
 /** The client's config files in `repo` (its profile's, in order). */

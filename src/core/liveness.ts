@@ -79,3 +79,25 @@ export function livenessFrom(table: ProcessTable): SessionLiveness {
     row.endedAt === null &&
     !processEnded({ pid: row.serverPid, started: row.serverStarted, bootId: row.bootId, pidNs: row.pidNs }, table, current);
 }
+
+/**
+ * Whether a row's server has ended while the client that started it runs on: a session whose hooks,
+ * where its server answers them, reach nothing (the client skips them), so its mail waits unread.
+ */
+export function clientOutlivesServer(row: SessionRecord, table: ProcessTable): boolean {
+  if (row.endedAt !== null) return false;
+  const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
+  const recorded = { bootId: row.bootId, pidNs: row.pidNs };
+  if (!processEnded({ pid: row.serverPid, started: row.serverStarted, ...recorded }, table, current)) return false;
+  let lineage: LineageEntry[];
+  try {
+    lineage = JSON.parse(row.lineage) as LineageEntry[];
+  } catch {
+    return false;
+  }
+  const client = Array.isArray(lineage) ? clientProcessOf(lineage) : null;
+  if (client === null) return false;
+  // Only a client the table sees running counts: one it cannot tell about is not evidence.
+  const info = table.get(client[0]);
+  return info !== undefined && info !== null && info.started === client[1] && info.state !== 'Z' && info.state !== 'X';
+}

@@ -2,6 +2,7 @@
  * `agent-bus init`: which repos to wire, under which names, and what would
  * change in each client's files. Planning writes nothing.
  */
+import type { HooksChoice } from '../clients/hook-entries.js';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { wiringFor } from '../clients/registry/wirings.js';
@@ -46,6 +47,8 @@ export interface PlanOptions {
   launcher: Launcher;
   /** The hub's URL (init --remote), or null to wire this machine's own bus. */
   remote?: string | null;
+  /** The kind of hook to write where a client has a choice (init --hooks); auto unless said. */
+  hooks?: HooksChoice;
 }
 
 const SKIPPED_FOLDERS = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'vendor', 'build', 'dist', '.next', '.nuxt']);
@@ -125,7 +128,7 @@ export function planRepo(repo: string, options: PlanOptions): RepoPlan {
       plan.notes.push(`${client}: hand-written agent-bus entry left alone${wiring.forceable ? ' (use --force to replace it)' : ''}`);
     } else {
       try {
-        const planned = wiring.plan(repo, options.launcher, options.remote ?? null);
+        const planned = wiring.plan(repo, options.launcher, options.remote ?? null, options.hooks ?? 'auto');
         files = planned.files;
         for (const note of planned.notes ?? []) plan.notes.push(`${client}: ${note}`);
       } catch (error) {

@@ -56,15 +56,22 @@ export interface WiredRepo {
  * them is accepted before a client starts.
  */
 export function wiredRepo(...clients: string[]): WiredRepo {
+  return wiredRepoWith({}, ...clients);
+}
+
+/** wiredRepo, with the kind of hook init is asked for (--hooks): command hooks, as an older client gets. */
+export function wiredRepoWith(options: { hooks?: 'command' | 'mcp' }, ...clients: string[]): WiredRepo {
+  const hookKind = options.hooks === undefined ? [] : ['--hooks', options.hooks];
   const bus = tempBus();
   bus.env.PATH = agentBusOnPath(bus.dir).PATH;
   const repo = join(bus.dir, 'shop');
   mkdirSync(repo);
   // Codex trusts a project only inside a real git repository; the others accept one too.
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
-  // Init asks the real Claude Code its version, as it would on a user's machine: the wake hook is wired too.
-  const claude = join(CLIENT_BIN, 'claude');
-  const init = runCli(['init', '--clients', clients.join(',')], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: claude }, cwd: repo });
+  // Init asks the real Claude Code and Codex their versions, as it would on a user's machine: the wake
+  // hook is wired too, and both get the hooks their session's server answers.
+  const versions = { AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude'), AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') };
+  const init = runCli(['init', '--clients', clients.join(','), ...hookKind], { env: { ...bus.env, ...versions }, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
   assert.match(init.stdout, new RegExp(`^On the bus: ${clients.map((client) => `shop/${client}`).join(', ')} `, 'm'));
   register(agentEnv(bus, 'human', bus.dir));

@@ -314,7 +314,7 @@ test('doctor counts a freshly wired repo as wired, each client in place, before 
     const wiring = report.checks.filter((finding) => finding.check === 'wiring');
     assert.deepEqual(
       wiring.map((finding) => [finding.level, finding.detail]),
-      ['claude', 'codex', 'gemini'].map((client) => ['ok', `shop/${client} (${client} in ${repo}): server and hooks in place`]),
+      ['claude', 'codex', 'gemini'].map((client) => ['ok', `shop/${client} (${client} in ${repo}): server and hooks in place (command hooks)`]),
     );
     // Without agent-bus on PATH, the committed files cannot start it here: said, with the fix.
     const run = runCli(['doctor', '--json'], { env: { ...env, PATH: pathWithoutAgentBus() } });

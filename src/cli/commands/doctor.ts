@@ -12,6 +12,10 @@ import { settingsProject } from '../../clients/profile.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
 import { wiringFor } from '../../clients/registry/wirings.js';
 import { LOCAL_BIN_VARIABLE } from '../../clients/wiring.js';
+import { hookToolsSince, supportsHookTools, type HookWay } from '../../clients/hook-entries.js';
+import { HOOK_TOOL } from '../../protocol/tool-names.js';
+import { clientOutlivesServer } from '../../core/liveness.js';
+import { systemProcessTable } from '../../adapters/procs.js';
 import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../adapters/paths.js';
@@ -72,7 +76,7 @@ export const run: CommandRunner = async (args, io) => {
       try {
         findings.push(...(await auditHealth(bus, paths)));
         findings.push(...(await wiringHealth(bus, io.env, io.cwd)));
-        add(await sessionsHealth(bus));
+        add(await sessionsHealth(bus, io.env));
         add(await wakeWaysHealth(bus, io.env));
         const outbound = await outboundHealth(bus);
         if (outbound !== null) add(outbound);
@@ -206,6 +210,32 @@ const BIN_IN_TEXT = /(\/[^\s"'`\\;|&]+\/(?:agent-bus|cli\.cjs))(?=["'`\s\\;|&]|$
 /** What an older init left in files a team commits: the agent and its repo named outright. */
 const OLDER_INIT_IN_TEXT = /\bAGENT_BUS_(?:REPO|NAME)\b/;
 
+/** The kind of hook a client's files hold: calls of the server's hook tool, or commands. */
+function hookWayIn(texts: string[]): HookWay {
+  return texts.some((text) => text.includes('"mcp_tool"') && text.includes(HOOK_TOOL)) ? 'mcp' : 'command';
+}
+
+/** A wired client whose files are as init writes them: which kind of hook it runs, and whether its installed version runs that kind. */
+function hookKindFinding(what: string, client: string, way: HookWay, env: Env, rewire: string): Finding {
+  const profile = profileFor(client);
+  const since = hookToolsSince(profile);
+  if (since === null) return { check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place (command hooks)` };
+  const { supported, version } = supportsHookTools(profile, env);
+  if (way === 'mcp') {
+    if (supported === false && version !== null) {
+      return {
+        check: 'wiring',
+        level: 'warn',
+        detail: `${what}: its hooks are answered by its server, which ${profile.name} ${version} does not do (${since} and later): its hooks do not run`,
+        fix: `upgrade ${profile.name} to ${since} or later, or ${rewire} --hooks command`,
+      };
+    }
+    return { check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place (hooks answered by the server, no process)` };
+  }
+  const upgrade = supported === true ? `; ${profile.name} ${version} can answer them in its server, with no process: ${rewire}` : '';
+  return { check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place (command hooks${upgrade})` };
+}
+
 async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]> {
   const wired = new Map<string, { repo: string; client: string; name: string }>();
   for (const agent of await bus.roster.agents()) {
@@ -234,14 +264,16 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
       findings.push({ check: 'wiring', level: 'fail', detail: `${what}: no agent-bus server in ${wiring.files(repo).join(' or ')}`, fix: rewire });
       continue;
     }
+    // The kind of hook the files hold is theirs to keep: what init would write is compared in that kind.
+    const committed = wiring.files(repo).map((path) => (existsSync(path) ? readFileSync(path, 'utf8') : ''));
+    const way = hookWayIn(committed);
     let planned;
     try {
-      planned = wiring.plan(repo, launcher, null);
+      planned = wiring.plan(repo, launcher, null, way);
     } catch (error) {
       findings.push({ check: 'wiring', level: 'fail', detail: `${what}: ${(error as Error).message}`, fix: `fix the file by hand, then ${rewire}` });
       continue;
     }
-    const committed = wiring.files(repo).map((path) => (existsSync(path) ? readFileSync(path, 'utf8') : ''));
     const personal = planned.files.filter((file) => file.personal).map((file) => file.before ?? '');
     const missingBins = [...new Set([...committed, ...personal].flatMap((text) => [...text.matchAll(BIN_IN_TEXT)].map((match) => match[1] as string)))].filter((path) => !existsSync(path));
     if (missingBins.length > 0) {
@@ -277,7 +309,7 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
       });
       continue;
     }
-    findings.push({ check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place` });
+    findings.push(hookKindFinding(what, client, way, env, rewire));
   }
   return findings;
 }
@@ -296,9 +328,21 @@ async function wakeWaysHealth(bus: Bus, env: Env): Promise<Finding> {
   };
 }
 
-async function sessionsHealth(bus: Bus): Promise<Finding> {
+async function sessionsHealth(bus: Bus, env: Env): Promise<Finding> {
   const stale = await bus.sessions.stale();
   if (stale.length === 0) return { check: 'sessions', level: 'ok', detail: 'every open session has a running process' };
+  // A client running on without its server: hooks its server answers reach nothing, and its mail waits.
+  const table = systemProcessTable(env);
+  const cut = stale.filter((row) => clientOutlivesServer(row, table));
+  if (cut.length > 0) {
+    const names = cut.slice(0, 3).map((row) => row.name).join(', ');
+    return {
+      check: 'sessions',
+      level: 'warn',
+      detail: `${cut.length} session(s) whose client runs on without its agent-bus server (${names}${cut.length > 3 ? ', …' : ''}): their hooks reach nothing, so their mail waits unread`,
+      fix: 'reconnect the server in the client (/mcp in Claude Code) or restart the session; the mail is delivered at its next hook',
+    };
+  }
   const names = stale.slice(0, 3).map((row) => row.name).join(', ');
   return {
     check: 'sessions',

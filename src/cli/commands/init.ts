@@ -1,4 +1,5 @@
 /** `agent-bus init`: wire repos for the clients asked for, or show the plan; put the repos' addresses on the roster. */
+import type { HooksChoice } from '../../clients/hook-entries.js';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, relative, resolve } from 'node:path';
@@ -99,6 +100,13 @@ function render(plans: RepoPlan[], clients: string[], home: string): string {
       `handwritten-skip=${count('skip-handwritten')} unreadable-skip=${count('skip-unreadable')} ignored=${count('skip-ignored')} not-repo=${count('skip-not-repo')}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The kind of hook asked for (--hooks): command or mcp, else whichever the installed client supports. */
+function hooksChoice(given: string | boolean | undefined): HooksChoice {
+  if (typeof given !== 'string') return 'auto';
+  if (given === 'command' || given === 'mcp') return given;
+  throw new UsageError(`--hooks must be command or mcp, got ${quoted(given)}`);
 }
 
 /** The hub's URL as init writes it: http or https, no credentials, no trailing slash. */
@@ -211,6 +219,7 @@ export const run: CommandRunner = async (args, io) => {
     name,
     launcher,
     remote,
+    hooks: hooksChoice(args.values.hooks),
   };
   const plans = planInit(options, io.cwd);
   // Wired to a hub, the repos need nothing of this machine's bus (there may be none).

@@ -9,7 +9,6 @@
  * AGENT_BUS_BIN, whose `env` Claude Code gives the hooks and the MCP server;
  * the committed commands then run it where it is set.
  */
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, shellQuote, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE, LAUNCH_VARIABLES } from '../../core/subscriptions.js';
@@ -19,6 +18,9 @@ import { approvedToolNames, configPaths, hubPrefix, legacyName, LOCAL_BIN_VARIAB
 import type { SettingsFiles } from '../profile.js';
 import { settingsLayers } from '../subscription-source.js';
 import { claudeProfile as profile } from './profile.js';
+import { atLeast, clientVersion, type VersionAnswer } from '../client-version.js';
+import { hookWayFor, mcpHookEntry, type HooksChoice } from '../hook-entries.js';
+import { HOOK_TOOL } from '../../protocol/tool-names.js';
 
 /** Claude Code's settings files, whose `env` blocks it applies over the launch environment. */
 const settingsFiles = profile.settings as SettingsFiles;
@@ -33,29 +35,9 @@ function isOurStatusLine(value: unknown): boolean {
 /** Claude Code starts a turn when an asyncRewake hook exits 2; older versions lack the option. */
 export const MIN_REWAKE_VERSION = [2, 1, 290] as const;
 
-let versionAnswer: { version: string | null; problem: string | null } | undefined;
-
-/** `claude --version` (or AGENT_BUS_CLAUDE_BIN), asked once per process and bounded by AGENT_BUS_CLIENT_VERSION_TIMEOUT. */
-function claudeVersion(env: NodeJS.ProcessEnv): { version: string | null; problem: string | null } {
-  if (versionAnswer) return versionAnswer;
-  const bin = setting(env, 'AGENT_BUS_CLAUDE_BIN');
-  const seconds = setting(env, 'AGENT_BUS_CLIENT_VERSION_TIMEOUT');
-  const { spawnSync } = createRequire(import.meta.filename)('node:child_process') as typeof import('node:child_process');
-  const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: seconds * 1000, env });
-  const version = /(\d+)\.(\d+)\.(\d+)/.exec(result.stdout ?? '')?.[0] ?? null;
-  const why = result.error ? (result.error as NodeJS.ErrnoException).code ?? result.error.message : `exit ${result.status}`;
-  versionAnswer = version !== null ? { version, problem: null } : { version: null, problem: `cannot tell the Claude Code version ('${bin} --version': ${why})` };
-  return versionAnswer;
-}
-
-function atLeast(version: string, minimum: readonly number[]): boolean {
-  const parts = version.split('.').map(Number);
-  for (let index = 0; index < minimum.length; index++) {
-    const have = parts[index] ?? 0;
-    const want = minimum[index] ?? 0;
-    if (have !== want) return have > want;
-  }
-  return true;
+/** `claude --version` (or AGENT_BUS_CLAUDE_BIN). */
+function claudeVersion(env: NodeJS.ProcessEnv): VersionAnswer {
+  return clientVersion(setting(env, 'AGENT_BUS_CLAUDE_BIN'), profile.name, env);
 }
 
 /** Whether init writes the wake hook, and if not, why (for init's output). */
@@ -174,6 +156,11 @@ function maskingNotes(repo: string): string[] {
   return notes;
 }
 
+/** The hook tool as Claude Code names it in a permission rule. */
+export function hiddenToolName(): string {
+  return (profile.approvedToolName as (server: string, tool: string) => string)(SERVER_KEY, HOOK_TOOL);
+}
+
 /** The personal settings file, which git ignores: this machine's agent-bus goes there, never in a committed file. */
 export const PERSONAL_FILE = '.claude/settings.local.json';
 
@@ -223,7 +210,7 @@ export const claudeWiring: ClientWiring = {
     return { status: managed ? 'managed' : 'handwritten', previousName: isObject(entry) ? legacyName(entry.env) : null };
   },
 
-  plan(repo, launcher: Launcher, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null, choice: HooksChoice = 'auto'): WiringPlan {
     const [mcpPath, settingsPath] = this.files(repo) as [string, string];
     const personalPath = join(repo, PERSONAL_FILE);
     const mcpRead = readJsonConfig(mcpPath);
@@ -246,14 +233,22 @@ export const claudeWiring: ClientWiring = {
     const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as unknown[])] : [];
     for (const tool of approvedToolNames(profile)) if (!allow.includes(tool)) allow.push(tool);
     permissions.allow = allow;
+    // The hook tool is the hooks' own: hidden from the model, which a hook's call does not ask.
+    const deny = Array.isArray(permissions.deny) ? [...(permissions.deny as unknown[])] : [];
+    const hidden = hiddenToolName();
+    if (!deny.includes(hidden)) deny.push(hidden);
+    permissions.deny = deny;
     settings.permissions = permissions;
     const hooks = isObject(settings.hooks) ? settings.hooks : {};
     for (const event of new Set(profile.hookEvents.map(([event]) => event))) {
       if (Array.isArray(hooks[event])) hooks[event] = (hooks[event] as unknown[]).filter((block) => !isOurHookGroup(block, profile.id));
     }
+    const { way, note: wayNote } = hookWayFor(profile, choice, process.env, remote);
+    const commandOnly = profile.hookTools?.commandOnly ?? [];
     for (const [event, subcommand, matcher = ''] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-      kept.push({ matcher, hooks: [{ type: 'command', command: hookCommand(run, subcommand, remote) }] });
+      const entry = way === 'mcp' && !commandOnly.includes(subcommand) ? mcpHookEntry(subcommand, null) : { type: 'command', command: hookCommand(run, subcommand, remote) };
+      kept.push({ matcher, hooks: [entry] });
       hooks[event] = kept;
     }
     // Waking an idle session: watched from its start and after every turn. (In print mode a background
@@ -265,7 +260,7 @@ export const claudeWiring: ClientWiring = {
     settings.hooks = hooks;
     const subscriptions = repoSubscriptions(isObject(settings.env) ? settings.env : {});
     settings.env = subscriptions.env;
-    const notes = [...subscriptions.notes, ...maskingNotes(repo)];
+    const notes = [...(wayNote === null ? [] : [wayNote]), ...subscriptions.notes, ...maskingNotes(repo)];
     if (settings.statusLine === undefined || isOurStatusLine(settings.statusLine)) {
       settings.statusLine = { type: 'command', command: hookCommand(run, 'statusline', remote).replace(/ \|\| true$/, '') };
     }

@@ -12,8 +12,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import { configPaths, hookCommand, hubMcpUrl, isServeFor, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hookCommand, NOTICE_HOOKS, hubMcpUrl, isServeFor, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { codexProfile as profile } from './profile.js';
+import { hookWayFor, mcpHookEntry, type HooksChoice } from '../hook-entries.js';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
 export const BLOCK_END = '# <<< agent-bus <<<';
@@ -87,14 +88,14 @@ export function codexRemoteBlock(remote: string): string {
   ].join('\n');
 }
 
-/** The commands of our hook groups in a hooks file, in order. */
+/** Our hooks in a hooks file, in order: each command, or an mcp_tool entry as its JSON (Codex approves either by its definition). */
 function ourCommands(value: JsonObject): string[] {
   const hooks = isObject(value.hooks) ? value.hooks : {};
   return Object.values(hooks)
     .flatMap((groups) => (Array.isArray(groups) ? groups : []))
     .filter((group) => isOurHookGroup(group, profile.id))
     .flatMap((group) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : []))
-    .map((hook) => (isObject(hook) && typeof hook.command === 'string' ? hook.command : ''));
+    .map((hook) => (isObject(hook) && typeof hook.command === 'string' ? hook.command : JSON.stringify(hook)));
 }
 
 export const codexWiring: ClientWiring = {
@@ -117,7 +118,7 @@ export const codexWiring: ClientWiring = {
     return { status: 'managed', previousName: isObject(ours) ? legacyName(ours.env) : null };
   },
 
-  plan(repo, launcher: Launcher, remote = null): WiringPlan {
+  plan(repo, launcher: Launcher, remote = null, choice: HooksChoice = 'auto'): WiringPlan {
     const [configPath, hooksPath] = this.files(repo) as [string, string];
     const config = readToml(configPath);
     const hooksRead = readJsonConfig(hooksPath);
@@ -149,15 +150,17 @@ export const codexWiring: ClientWiring = {
     // The subscriptions are edited in the hook commands: an earlier run's (or the user's) value is kept.
     const found = subscriptionsInHooks(hooks, ['UserPromptSubmit', 'SessionStart', 'PreToolUse']);
     const channels = found?.channels ?? DEFAULT_SUBSCRIPTIONS;
+    const { way, note: wayNote } = hookWayFor(profile, choice, process.env, remote);
     for (const [event, subcommand] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, profile.id)) : [];
-      // Codex gives hooks only its own environment: the notice hooks carry the subscriptions.
-      kept.push({ hooks: [{ type: 'command', command: hookCommand(profile, launcher.command, subcommand, channels, remote) }] });
+      // Codex gives hooks only its own environment, and its server a few variables: the notice hooks carry the subscriptions.
+      const entry = way === 'mcp' ? mcpHookEntry(subcommand, NOTICE_HOOKS.has(subcommand) ? channels : null) : { type: 'command', command: hookCommand(profile, launcher.command, subcommand, channels, remote) };
+      kept.push({ hooks: [entry] });
       hooks[event] = kept;
     }
     hooksValue.hooks = hooks;
     const hooksAfter = jsonText(hooksValue);
-    const notes = noPersonalFileNote(profile, launcher);
+    const notes = [...(wayNote === null ? [] : [wayNote]), ...noPersonalFileNote(profile, launcher)];
     // Codex approves a hook by its command: a changed one waits for approval again.
     if (found?.legacy) notes.push(`subscriptions now set as ${DEFAULT_VARIABLE}, so a launch value wins over them: approve the changed hooks under /hooks in Codex`);
     else if (hooksRead.kind === 'ok' && ourCommands(hooksRead.value).length > 0 && ourCommands(hooksRead.value).join('\n') !== ourCommands(hooksValue).join('\n')) {
