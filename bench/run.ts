@@ -50,6 +50,12 @@
  *   install-no-compiler: a global install from a packed tarball on a Node.js with SQLite built in and
  *     no compiler on PATH, and a send and a read through it
  *
+ * and hooks the session's own server answers (bench/mcp-hooks.ts):
+ *   hook-tool-answer: the server's own time to answer a pre-tool hook, measured inside it, with 1,000 live
+ *     reservations of others and 1,000 unread urgent messages to others, p50
+ *   hook-tool-gap: the real Claude Code's median gap per tool call with those hooks, relative to none
+ *     (command hooks beside it, in the same run; it needs `npm run test:clients`'s install)
+ *
  * and waking the real Claude Code (bench/claude-wake.ts; it needs tmux and `npm run test:clients`'s install):
  *   claude-socket-wake: a send to the model request of an idle interactive session that carries the mail,
  *     p50 of 5, through the session's inbox socket, with the watcher's figure from the same run beside it
@@ -61,6 +67,7 @@
  * `npm run bench -- 3 5` (numbers or ids) runs only some sections.
  */
 import { claudeWake, claudeWakeProcesses } from './claude-wake.js';
+import { hookToolAnswer, hookToolGap } from './mcp-hooks.js';
 import { livenessFrom } from '../src/core/liveness.js';
 import { systemProcessTable } from '../src/adapters/procs.js';
 import { spawnSync } from 'node:child_process';
@@ -503,6 +510,8 @@ const SECTIONS: Section[] = [
   { id: 'claude-socket-wake', title: 'send to an idle interactive Claude Code\'s model request carrying the mail, through its inbox socket, p50 of 5 (the watcher\'s beside it)', unit: 'ms (p50)', goal: { direction: '<=', target: 400 }, timeoutMs: 600_000, measure: () => claudeWake() },
   { id: 'claude-idle-processes', title: 'processes of ours per idle interactive Claude Code session, woken through its socket', unit: 'processes', goal: { direction: '<=', target: 1 }, timeoutMs: 600_000, measure: () => claudeWakeProcesses() },
   { id: 'chat-arrival', title: 'send to chat screen (50 sends), p50', unit: 'ms (p50)', goal: { direction: '<=', target: 100 }, timeoutMs: 120_000, measure: chatArrival },
+  { id: 'hook-tool-answer', title: "the server's own answer to a pre-tool hook (client_hook), 1,000 reservations and 1,000 urgent to others", unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: hookToolAnswer },
+  { id: 'hook-tool-gap', title: 'real Claude Code: gap per tool call with hooks the server answers, vs none (command hooks beside it)', unit: '× (median ratio)', goal: { direction: '<=', target: 1.5 }, timeoutMs: 900_000, measure: () => hookToolGap() },
   { id: 'mcp-round-trip', title: 'MCP send_message round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 120_000, measure: mcpRoundTrip },
   { id: 'reserve-files-mcp', title: 'MCP reserve_files round trip (stdio)', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 180_000, measure: reserveFilesMcp },
   { id: 'mcp-idle-memory', title: 'MCP server resident memory, idle', unit: 'MiB', goal: { direction: '<=', target: 60 }, timeoutMs: 60_000, measure: mcpIdleMemory },

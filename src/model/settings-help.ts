@@ -204,7 +204,7 @@ export const SETTING_HELP = [
     names: ['AGENT_BUS_CODEX_BIN'],
     section: 'wake',
     usedBy: 'senders',
-    meaning: "the Codex executable that queues a turn (default: the one the session's hooks recorded)",
+    meaning: "the Codex executable that queues a turn (default: the one the session's hooks recorded), and the one init asks for its version (default `codex`)",
   },
   {
     names: ['AGENT_BUS_RESERVATIONS'],
