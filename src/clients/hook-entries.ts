@@ -82,8 +82,8 @@ export function hookToolsSince(profile: ClientProfile): string | null {
  */
 export function hookWayFor(profile: ClientProfile, choice: HooksChoice, env: NodeJS.ProcessEnv, remote: string | null = null): { way: HookWay; note: string | null } {
   const since = hookToolsSince(profile);
-  // Wired to a hub, the session's server relays to it; its hooks stay commands that ask the hub.
-  if (remote !== null) return { way: 'command', note: choice === 'mcp' ? 'wired to a hub: command hooks, which ask the hub' : null };
+  // Wired to a hub, only a client whose server is agent-bus's relay can route hooks to it.
+  if (remote !== null && profile.hookTools?.overHub !== true) return { way: 'command', note: choice === 'mcp' ? `wired to a hub, ${profile.name} speaks to it itself: command hooks, which ask the hub` : null };
   if (since === null) return { way: 'command', note: choice === 'mcp' ? `${profile.name} cannot call a server's tool as a hook: command hooks` : null };
   if (choice === 'command') return { way: 'command', note: null };
   const { supported, version, problem } = supportsHookTools(profile, env);

@@ -12,7 +12,7 @@ import { setting, type Env } from '../model/settings.js';
 import { parseSubscriptions } from '../core/subscriptions.js';
 import type { HookKind } from './run-kind.js';
 import type { MidTurn } from '../model/hooks.js';
-import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload } from './payload.js';
+import { payloadDirectory, payloadSessionKey, payloadTimeoutMs, readPayload, type Payload } from './payload.js';
 import { plannedWrites } from './planned-writes.js';
 import { repoRoot } from '../adapters/identity.js';
 import { postToHub } from '../remote/calls.js';
@@ -38,6 +38,28 @@ function nothingFor(kind: HookKind, client: string | null): string {
 
 export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
+  const request = hookRequestOf(payload, run);
+  const answered = await askHub(access, request, run);
+  if (answered === null) {
+    run.write(nothingFor(run.kind, run.client));
+    return 0;
+  }
+  // Printed first, then confirmed; a client that is gone makes the print throw, and the mail is given back.
+  try {
+    run.write(answered.output);
+  } catch (error) {
+    await answered.confirm(false);
+    throw error;
+  }
+  await answered.confirm(true);
+  return 0;
+}
+
+/**
+ * What the hub is asked, from the client's payload read on the agent's machine: one reading for a
+ * hook's own process and for the session's relay answering the client's hook call (`json`).
+ */
+export function hookRequestOf(payload: Payload, run: Omit<RemoteHookRun, 'write' | 'warn'> & { json?: boolean }): HookRequest {
   const request: HookRequest = {
     kind: run.kind,
     client: run.client,
@@ -46,6 +68,7 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     // What this session subscribes to is this machine's setting: the hub has no way to know it.
     subscriptions: parseSubscriptions(run.env, () => busDotEnv(run.env)),
     ...(run.peek ? { peek: true } : {}),
+    ...(run.json ? { json: true } : {}),
     ...(run.kind === 'pre-tool' ? { midturn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn } : {}),
     ...(run.kind === 'notification' && typeof payload.notification_type === 'string' ? { notification: payload.notification_type } : {}),
   };
@@ -59,6 +82,15 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     const writes = part === 'context' ? null : plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
     if (writes !== null) request.writes = writes;
   }
+  return request;
+}
+
+/** The hub's answer, and how to confirm the mail it holds once the answer is shown (or not); null when no answer came. */
+export async function askHub(
+  access: HubAccess,
+  request: HookRequest,
+  run: { env: Env; warn(text: string): void },
+): Promise<{ output: string; confirm(printed: boolean): Promise<void> } | null> {
   const timeoutMs = setting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS');
   let answered: HookAnswer | null = null;
   try {
@@ -69,19 +101,10 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
   } catch (error) {
     if (setting(run.env, 'AGENT_BUS_DEBUG')) run.warn(`agent-bus hook: ${(error as Error).message}`);
   }
-  if (answered === null) {
-    run.write(nothingFor(run.kind, run.client));
-    return 0;
-  }
-  // Printed first, then confirmed; a client that is gone makes the print throw, and the mail is given back.
-  const confirm = (printed: boolean): Promise<void> =>
-    answered === null || answered.delivery === null ? Promise.resolve() : confirmDelivered(access, { delivery: answered.delivery, session_key: request.session_key, printed }, timeoutMs, run);
-  try {
-    run.write(answered.output);
-  } catch (error) {
-    await confirm(false);
-    throw error;
-  }
-  await confirm(true);
-  return 0;
+  if (answered === null) return null;
+  const { output, delivery } = answered;
+  return {
+    output,
+    confirm: (printed) => (delivery === null ? Promise.resolve() : confirmDelivered(access, { delivery, session_key: request.session_key, printed }, timeoutMs, run)),
+  };
 }

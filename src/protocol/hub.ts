@@ -184,6 +184,8 @@ export interface HookRequest {
   midturn?: MidTurn;
   /** A notification hook's type, from its payload (Claude Code's `notification_type`). */
   notification?: string;
+  /** Answer in JSON whatever the client's dialect: the hook is a tool call of the session's server (`mcp_tool`), whose plain text is ignored. */
+  json?: boolean;
 }
 
 /** The hook's output in its dialect, and the mail it holds until the hook confirms it printed it. */

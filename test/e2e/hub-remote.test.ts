@@ -14,6 +14,7 @@ import { CLI, ON_POSTGRES, runCli, runCliAsync, tempBus, messageLines } from '..
 import { createToken, remoteWatcher, startHub, untilWaiting, withHub } from '../helpers/hub.js';
 import { hasExited, sleep, waitForExit, waitUntil } from '../helpers/wait.js';
 import { connect } from '../helpers/mcp.js';
+import { repoIn } from '../helpers/reservations.js';
 
 /** Every remote machine's HOME, removed when the file's tests are done. */
 const homes: string[] = [];
@@ -542,4 +543,43 @@ test("a remote Gemini CLI's pre-tool hook, which runs before and after each call
   assert.equal(await stop(), '', 'past the limit the turn ends');
   assert.equal(receipt(bus, 'and this')?.read_at, null);
   assert.equal((await post(hub.url, '/v1/hook', token, { kind: 'stop', client: 'gemini', session_key: null, stop_keeps: -1 })).status, 400);
+}));
+
+test("a relay answers its client's hook calls (client_hook) through the hub, in JSON: the mail at a prompt, delivered once shown; another's reserved file refused, its path read on this machine; a model's call refused; the tool listed beside the hub's", withHub({}, async (bus, hub) => {
+  const claude = createToken(bus, 'shop/claude');
+  const codex = createToken(bus, 'shop/codex');
+  const remote = tempBus({ AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: claude.token });
+  try {
+    const root = repoIn(remote);
+    const held = runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login'], { env: { ...remote.env, AGENT_BUS_TOKEN: codex.token }, cwd: root });
+    assert.equal(held.code, 0, held.stderr);
+    const relay = await connect({ ...remote.env, CLAUDE_CODE_SESSION_ID: 'relayed-1' }, { args: ['--client', 'claude'], cwd: root });
+    try {
+      const tools = (await relay.client.listTools()).tools.map((tool) => tool.name);
+      assert.ok(tools.includes('client_hook') && tools.includes('send_message'), `the hook tool beside the hub's: ${tools.join(', ')}`);
+      const me = await relay.call<{ name: string }>('whoami');
+      const sent = runCli(['send', 'waiting at the hub', '--to', me.name, '--json'], { env: bus.env });
+      const id = (JSON.parse(sent.stdout) as { message_ids: string[] }).message_ids[0] as string;
+      const hook = async (input: Record<string, unknown>, meta?: Record<string, unknown>) => {
+        const result = await relay.client.callTool({ name: 'client_hook', arguments: { session_id: 'relayed-1', cwd: root, ...input }, ...(meta === undefined ? {} : { _meta: meta }) });
+        return { isError: result.isError === true, text: (result.content as Array<{ text: string }>)[0]?.text ?? '' };
+      };
+      const refused = await hook({ kind: 'prompt', hook_event_name: 'UserPromptSubmit' }, { 'claudecode/toolUseId': 'toolu_1' });
+      assert.equal(refused.isError, true);
+      assert.equal(JSON.parse(runCli(['status', id, '--json'], { env: bus.env }).stdout).state, 'sent', "a model's call took nothing");
+      const prompt = await hook({ kind: 'prompt', hook_event_name: 'UserPromptSubmit' });
+      const context = (JSON.parse(prompt.text) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
+      assert.match(context, /waiting at the hub/, 'the mail, in JSON (plain text would be ignored)');
+      await waitUntil(() => JSON.parse(runCli(['status', id, '--json'], { env: bus.env }).stdout).state === 'read', 'the mail confirmed shown');
+      const denied = await hook({ kind: 'pre-tool', hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: JSON.stringify({ file_path: `${root}/src/auth.ts` }) });
+      const answer = JSON.parse(denied.text) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+      assert.equal(answer.hookSpecificOutput?.permissionDecision, 'deny');
+      assert.match(answer.hookSpecificOutput?.permissionDecisionReason ?? '', /src\/auth\.ts is reserved by shop\/codex/);
+      assert.equal((await hook({ kind: 'pre-tool', hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: JSON.stringify({ file_path: `${root}/src/free.ts` }) })).text, '{}');
+    } finally {
+      await relay.close();
+    }
+  } finally {
+    remote.cleanup();
+  }
 }));

@@ -10,6 +10,7 @@ import { registrationsFor } from '../../core/roster.js';
 import type { Env } from '../../model/settings.js';
 import type { Subscriptions } from '../../core/subscriptions.js';
 import { answerHook, type HookKind } from '../../hooks/run.js';
+import { jsonDialect } from '../../clients/dialect.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js';
 import { optionalText, plannedWritesArg, sessionKeyArg } from './request-args.js';
@@ -80,6 +81,8 @@ export async function answerRemoteHook(
     preToolPart: kind === 'pre-tool' ? preToolPartArg(request.pre_tool_part) : ('both' as const),
     stopKeepLimit: kind === 'stop' ? stopKeepsArg(request.stop_keeps) : null,
     notification: kind === 'notification' ? optionalText(request.notification, 'notification', 64) : null,
+    // A hook the session's server relays (mcp_tool) is answered in JSON, the only form it reads.
+    ...(request.json === true ? { dialect: jsonDialect } : {}),
   };
   // A client address's session reads as the session address its session id holds.
   const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);
