@@ -56,7 +56,7 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
     if (part !== 'both') request.pre_tool_part = part;
     // The payload's paths mean something on this machine only: the hub is told the repo's files.
     const folder = payloadDirectory(payload) ?? run.cwd;
-    const writes = part === 'context' ? null : plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
+    const writes = part === 'context' ? null : await plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
     if (writes !== null) request.writes = writes;
   }
   const timeoutMs = setting(run.env, 'AGENT_BUS_HOOK_TIMEOUT_MS');

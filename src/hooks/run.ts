@@ -161,7 +161,7 @@ export async function runHook(run: HookRun): Promise<number> {
       env: run.env,
       preToolPart,
       stopKeepLimit: run.kind === 'stop' && profile.stopKeepsCounted ? setting(run.env, 'AGENT_BUS_STOP_KEEPS') : null,
-      writes: run.kind === 'pre-tool' && preToolPart !== 'context' ? plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
+      writes: run.kind === 'pre-tool' && preToolPart !== 'context' ? await plannedWrites(profile, payload, () => identity.repoPath, payloadDirectory(payload) ?? run.cwd, run.env) : null,
       midTurn: setting(run.env, 'AGENT_BUS_MIDTURN') as MidTurn,
       notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
       local: { table: systemProcessTable(run.env), sessionsOn: sessionsEnabled(run.env), payload, cwd: run.cwd },
