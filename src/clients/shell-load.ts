@@ -15,9 +15,28 @@ export const SHELL_BUNDLE = 'shell-writes.cjs';
 /** The commands shell-writes.ts reads the written files of, by name. */
 export const WRITING_COMMANDS = ['tee', 'sed', 'perl', 'cp', 'mv', 'install', 'rm', 'truncate', 'git', 'apply_patch', 'applypatch'] as const;
 
+/** Redirections that write no file of a repo, so common (`npm test 2>&1 | tail`) that a `>` in them alone should not load the parser. */
+const HARMLESS_REDIRECTS = ['2>&1', '1>&2', '>&2', '>/dev/null', '> /dev/null'];
+const WORD_ENDS = new Set([' ', '\t', '\n', ';', '|', '&', ')', '"', "'"]);
+
+/** The text with each harmless redirection taken out where it ends a word (`>&2x` would write a file named 2x: kept). */
+function withoutHarmless(command: string): string {
+  let text = command;
+  for (const redirect of HARMLESS_REDIRECTS) {
+    let at = text.indexOf(redirect);
+    while (at >= 0) {
+      const next = text[at + redirect.length];
+      if (next === undefined || WORD_ENDS.has(next)) text = text.slice(0, at) + text.slice(at + redirect.length);
+      else at += 1;
+      at = text.indexOf(redirect, at);
+    }
+  }
+  return text;
+}
+
 /** Whether a command may write a file shell-writes.ts can name: a `>` or one of its commands is in the text (`bash -c '…'` included). */
 export function mayWrite(command: string): boolean {
-  return command.includes('>') || WRITING_COMMANDS.some((name) => command.includes(name));
+  return WRITING_COMMANDS.some((name) => command.includes(name)) || withoutHarmless(command).includes('>');
 }
 
 let loading: Promise<ShellModule> | null = null;

@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { basename, dirname, isAbsolute, join, normalize, posix, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { patchFiles } from './writes.js';
@@ -648,6 +649,10 @@ let parser: Promise<TreeParser> | null = null;
 /** tree-sitter and its bash grammar, made once per process. */
 function bashParser(): Promise<TreeParser> {
   parser ??= (async () => {
+    // WebAssembly is compiled by its baseline compiler only: V8 would otherwise optimise the grammar's
+    // code on other threads, and a hook's process waits for that at its exit, some 400 ms of processor
+    // time for a parse that takes milliseconds.
+    setFlagsFromString('--liftoff-only');
     const require = createRequire(import.meta.filename);
     const main = require.resolve('@vscode/tree-sitter-wasm');
     const wasm = dirname(main);
