@@ -69,6 +69,9 @@ if (addonInstalled) await build({ ...common, entryPoints: ['src/store/sqlite/add
 else console.log('better-sqlite3 is not installed (an optional dependency): SQLite is Node.js\'s own, node:sqlite');
 // The brain's refresh (a YAML parser, an HTTP client): hooks load it only when a refresh is due.
 await build({ ...common, entryPoints: ['src/brain/refresh.ts'], outfile: `${outdir}/brain-refresh.cjs` });
+// What reads a shell command's written files (and tree-sitter's bash grammar, whose WebAssembly stays in
+// node_modules): a pre-tool hook loads it only for a shell command that may write one.
+await build({ ...common, entryPoints: ['src/clients/shell-writes.ts'], outfile: `${outdir}/shell-writes.cjs` });
 // The PostgreSQL engine and its driver: loaded only when AGENT_BUS_DB is a postgres:// URL.
 // The driver asks whether it runs in a Cloudflare Worker by touching the global Response, which
 // loads Node's fetch (undici) at every start: ten milliseconds of a hook's budget. It never does.

@@ -13,7 +13,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { askHub, hookRequestOf } from '../hooks/remote-hook.js';
 import { clientOf } from '../hooks/run-kind.js';
-import { HOOK_KINDS, HOOK_TOOL, hookEnv, hookToolListing, isModelCall, MODEL_CALL_REFUSAL, payloadOfInput } from '../mcp/hook-input.js';
+import { HOOK_KINDS, HOOK_TOOL, hookEnv, hookToolListing, isModelCall, MODEL_CALL_REFUSAL, payloadOfInput } from '../hooks/tool-input.js';
 import type { HookKind } from '../model/hooks.js';
 import type { HubAccess } from '../adapters/hub-access.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
@@ -60,7 +60,7 @@ async function answerFromHub(options: RelayOptions, args: Record<string, unknown
   const kind = args.kind as HookKind;
   if (!(HOOK_KINDS as readonly string[]).includes(kind)) return nothing;
   const env = hookEnv(options.env, args.default_channels);
-  const request = hookRequestOf(payloadOfInput(args), { kind, client: clientOf({ client: options.client, env }), env, cwd: process.cwd(), json: true });
+  const request = await hookRequestOf(payloadOfInput(args), { kind, client: clientOf({ client: options.client, env }), env, cwd: process.cwd(), json: true });
   const answered = await askHub(options.access, request, { env, warn: options.log });
   if (answered === null) return nothing;
   const text = answered.output.trim();

@@ -1,12 +1,16 @@
 /**
  * Which files a tool call is about to write, read from a pre-tool hook's payload in the client's own
  * terms: absolute paths, or paths relative to the session's folder. Data and small parsers only, so
- * the hooks' bundles stay small. A call this cannot read names no file (and is let through).
+ * the hooks' bundles stay small; a shell command's files are read by shell-writes.ts, loaded only for
+ * one. A call this cannot read names no file (and is let through).
  */
+import { isAbsolute, join } from 'node:path';
+import { shellCommandWrites } from './shell-load.js';
+
 type Payload = Record<string, unknown>;
 
-/** The files a tool call writes, by the client's payload. */
-export type WrittenFiles = (payload: Payload) => string[];
+/** The files a tool call writes, by the client's payload (a shell command's once its parser is loaded). */
+export type WrittenFiles = (payload: Payload) => string[] | Promise<string[]>;
 
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
@@ -27,38 +31,37 @@ export function patchFiles(patch: string): string[] {
   return [...new Set(files)];
 }
 
-/** Claude Code: Edit, Write and MultiEdit name `file_path`; NotebookEdit `notebook_path`. */
+/** The files a shell tool's command (`tool_input.command`) writes, relative to the session's folder (`workdir` is where it runs, if given). */
+async function shellToolWrites(payload: Payload): Promise<string[]> {
+  const given = input(payload);
+  const command = text(given.command);
+  if (command === null) return [];
+  const folder = text(payload.cwd);
+  const workdir = text(given.workdir);
+  const runsIn = workdir === null ? folder : isAbsolute(workdir) || folder === null ? workdir : join(folder, workdir);
+  const files = await shellCommandWrites(command, runsIn ?? process.cwd());
+  return workdir === null ? files : files.map((file) => (isAbsolute(file) ? file : join(workdir, file)));
+}
+
+/** Claude Code: Edit, Write and MultiEdit name `file_path`; NotebookEdit `notebook_path`; Bash runs `command`. */
 export const claudeWrites: WrittenFiles = (payload) => {
   const tool = text(payload.tool_name);
+  if (tool === 'Bash') return shellToolWrites(payload);
   if (tool === null || !['Edit', 'Write', 'MultiEdit', 'NotebookEdit'].includes(tool)) return [];
   const given = input(payload);
   const file = text(tool === 'NotebookEdit' ? given.notebook_path : given.file_path);
   return file === null ? [] : [file];
 };
 
-/** A shell command that runs apply_patch (`apply_patch <<'EOF'`, `… | apply_patch`), and the folder it first changes to (`cd DIR &&`). */
-const SHELL_PATCH = /(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s;&|)<])/m;
-const CD_FIRST = /^\s*cd\s+(?:'([^']+)'|"([^"]+)"|([^\s;&|'"]+))\s*&&/;
-
-/** The files of the patch a shell command runs apply_patch on, relative paths under the folder it changes to first. */
-function shellPatchFiles(command: string): string[] {
-  if (!SHELL_PATCH.test(command)) return [];
-  const cd = CD_FIRST.exec(command);
-  const dir = cd ? (cd[1] ?? cd[2] ?? cd[3] ?? '').replace(/\/+$/, '') : '';
-  return patchFiles(command).map((file) => (dir === '' || file.startsWith('/') ? file : `${dir}/${file}`));
-}
-
 /**
  * Codex: `apply_patch` (its hooks may name it Edit or Write), the patch in `command`, paths relative to
- * `cwd`; and its shell tool (`Bash` to hooks) running `apply_patch <<'EOF' … EOF`, which Codex applies
- * as a patch: how a model without the apply_patch tool edits files.
+ * `cwd`; and its shell tool (`Bash` to hooks), whose command is read as Claude Code's is, including
+ * `apply_patch <<'EOF' … EOF`, which Codex applies as a patch: how a model without the apply_patch
+ * tool edits files.
  */
 export const codexWrites: WrittenFiles = (payload) => {
   const tool = text(payload.tool_name);
-  if (tool === 'Bash') {
-    const command = text(input(payload).command);
-    return command === null ? [] : shellPatchFiles(command);
-  }
+  if (tool === 'Bash') return shellToolWrites(payload);
   if (tool === null || !['apply_patch', 'Edit', 'Write'].includes(tool)) return [];
   const given = input(payload);
   const patch = text(given.command) ?? text(given.patch) ?? text(given.input);

@@ -13,12 +13,13 @@ export type { PlannedWrites } from '../protocol/hub.js';
 /**
  * The files a tool call is about to write, relative to the repo, read from its payload on the
  * agent's own machine (where the paths mean something); null when it writes none, or the check is off.
- * `repoPath` is asked only when the call writes something (most tool calls write nothing).
+ * `repoPath` is asked only when the call writes something (most tool calls write nothing). A shell
+ * command's files take its parser, loaded only then: hence a promise.
  */
-export function plannedWrites(profile: ClientProfile, payload: Record<string, unknown>, repoPath: () => string, cwd: string, env: Env): PlannedWrites | null {
+export async function plannedWrites(profile: ClientProfile, payload: Record<string, unknown>, repoPath: () => string, cwd: string, env: Env): Promise<PlannedWrites | null> {
   const mode = setting(env, 'AGENT_BUS_RESERVATIONS');
   if (mode === 'off' || profile.writtenFiles === null) return null;
-  const written = profile.writtenFiles(payload);
+  const written = await profile.writtenFiles(payload);
   if (written.length === 0) return null;
   const root = repoPath();
   const files = [...new Set(written.map((file) => repoRelative(file, root, cwd)).filter((file): file is string => file !== null))];

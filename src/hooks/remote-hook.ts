@@ -38,7 +38,7 @@ function nothingFor(kind: HookKind, client: string | null): string {
 
 export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
-  const request = hookRequestOf(payload, run);
+  const request = await hookRequestOf(payload, run);
   const answered = await askHub(access, request, run);
   if (answered === null) {
     run.write(nothingFor(run.kind, run.client));
@@ -59,7 +59,7 @@ export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Prom
  * What the hub is asked, from the client's payload read on the agent's machine: one reading for a
  * hook's own process and for the session's relay answering the client's hook call (`json`).
  */
-export function hookRequestOf(payload: Payload, run: Omit<RemoteHookRun, 'write' | 'warn'> & { json?: boolean }): HookRequest {
+export async function hookRequestOf(payload: Payload, run: Omit<RemoteHookRun, 'write' | 'warn'> & { json?: boolean }): Promise<HookRequest> {
   const request: HookRequest = {
     kind: run.kind,
     client: run.client,
@@ -79,7 +79,7 @@ export function hookRequestOf(payload: Payload, run: Omit<RemoteHookRun, 'write'
     if (part !== 'both') request.pre_tool_part = part;
     // The payload's paths mean something on this machine only: the hub is told the repo's files.
     const folder = payloadDirectory(payload) ?? run.cwd;
-    const writes = part === 'context' ? null : plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
+    const writes = part === 'context' ? null : await plannedWrites(profileFor(run.client), payload, () => repoRoot(folder), folder, run.env);
     if (writes !== null) request.writes = writes;
   }
   return request;

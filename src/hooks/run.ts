@@ -149,7 +149,7 @@ export async function runHook(run: HookRun): Promise<number> {
       return 0;
     }
     await answerHook(bus, {
-      ...turnOfPayload(payload, { kind: run.kind, client: clientOf(run), name: identity.name, repoPath: identity.repoPath, env: run.env, cwd: run.cwd, peek: run.peek ?? false }),
+      ...(await turnOfPayload(payload, { kind: run.kind, client: clientOf(run), name: identity.name, repoPath: identity.repoPath, env: run.env, cwd: run.cwd, peek: run.peek ?? false })),
       write,
       warn: run.warn,
     });
@@ -188,7 +188,7 @@ export interface LocalHookContext {
  * A hook's turn on the agent's own machine, from its payload: one reading for a hook's own process
  * and for the session's MCP server answering the client's hook call.
  */
-export function turnOfPayload(payload: Payload, context: LocalHookContext): Omit<HookTurn, 'write' | 'warn'> {
+export async function turnOfPayload(payload: Payload, context: LocalHookContext): Promise<Omit<HookTurn, 'write' | 'warn'>> {
   const { kind, env } = context;
   const profile = profileFor(context.client);
   const preToolPart = kind === 'pre-tool' ? preToolPartOf(profile, payload) : 'both';
@@ -206,7 +206,7 @@ export function turnOfPayload(payload: Payload, context: LocalHookContext): Omit
     env,
     preToolPart,
     stopKeepLimit: kind === 'stop' && profile.stopKeepsCounted ? setting(env, 'AGENT_BUS_STOP_KEEPS') : null,
-    writes: kind === 'pre-tool' && preToolPart !== 'context' ? plannedWrites(profile, payload, () => context.repoPath, folder, env) : null,
+    writes: kind === 'pre-tool' && preToolPart !== 'context' ? await plannedWrites(profile, payload, () => context.repoPath, folder, env) : null,
     midTurn: setting(env, 'AGENT_BUS_MIDTURN') as MidTurn,
     notification: typeof payload.notification_type === 'string' ? payload.notification_type : null,
     local: { table: systemProcessTable(env), sessionsOn: sessionsEnabled(env), payload, cwd: context.cwd },

@@ -15,7 +15,7 @@ import { answerHook, turnOfPayload } from '../hooks/run.js';
 import { isStoreUnavailable } from '../model/errors.js';
 import { errorLine } from '../model/quote.js';
 import type { Env } from '../model/settings.js';
-import { ANSWER_MS_KEY, HOOK_TOOL, HOOK_TOOL_DESCRIPTION, hookEnv, hookInputSchema, isModelCall, MODEL_CALL_REFUSAL, payloadOfInput } from './hook-input.js';
+import { ANSWER_MS_KEY, HOOK_TOOL, HOOK_TOOL_DESCRIPTION, hookEnv, hookInputSchema, isModelCall, MODEL_CALL_REFUSAL, payloadOfInput } from '../hooks/tool-input.js';
 import type { ServerSession } from './session.js';
 
 export { ANSWER_MS_KEY, HOOK_TOOL };
@@ -46,7 +46,7 @@ export function hookTool(server: McpServer, context: HookToolContext): void {
       await session.ensure(callSessionKey(extra._meta));
       const env = hookEnv(context.env, args.default_channels);
       const payload = payloadOfInput(args as Record<string, unknown>);
-      const turn = turnOfPayload(payload, { kind: args.kind, client: context.client, name: session.name, reader: session.name, repoPath: session.repoPath, env, cwd: context.cwd, peek: false });
+      const turn = await turnOfPayload(payload, { kind: args.kind, client: context.client, name: session.name, reader: session.name, repoPath: session.repoPath, env, cwd: context.cwd, peek: false });
       await answerHook(bus, { ...turn, dialect: jsonDialect, write: (part) => (text += part), warn: context.log });
       session.noteStoreProblem(null);
     } catch (error) {

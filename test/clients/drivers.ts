@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasToolResult, startFakeAnthropic, toolResults, type Reply } from './fake-anthropic.js';
 import { hasToolMessage, startFakeChat, toolMessages, type ChatBody, type ChatReply } from './fake-chat.js';
-import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesReply } from './fake-responses.js';
+import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesBody, type ResponsesReply } from './fake-responses.js';
 import { functionResponses, hasFunctionResponse, offeredTools, startFakeGemini, type GeminiReply } from './fake-gemini.js';
 import { CLIENT_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
 
@@ -30,10 +30,11 @@ export interface FileEdit {
 
 /**
  * What a scenario's fake model answers: a call of one of our MCP tools (by its plain name), an edit
- * of a file through the client's own editing tool (each driver names it in its client's terms), or
- * a line of text.
+ * of a file through the client's own editing tool (each driver names it in its client's terms), a
+ * command run through the client's own shell tool (where the driver has one: `shellTool`), or a line
+ * of text.
  */
-export type Turn = { call: string; input: Record<string, unknown> } | { edit: FileEdit } | { text: string };
+export type Turn = { call: string; input: Record<string, unknown> } | { edit: FileEdit } | { shell: string } | { text: string };
 
 /** How a run differs from a plain one. */
 export interface RunOptions {
@@ -73,6 +74,8 @@ export interface ClientDriver {
   turns(requests: readonly string[], tool: string): string[];
   /** The client's own tool a `{ edit }` turn calls, by the name the model calls it. */
   editTool: string;
+  /** The client's own shell tool a `{ shell }` turn calls, by the name its hooks give it; none where the driver has no shell turn. */
+  shellTool?: string;
   /** The texts of the tool results a model request carries, in order. */
   toolResults(raw: string): string[];
 }
@@ -115,10 +118,12 @@ export const claude: ClientDriver = {
       const turn = script({ index, afterTool: hasToolResult(body), offers: () => true });
       if ('call' in turn) return { tool: `mcp__agent-bus__${turn.call}`, input: turn.input };
       if ('edit' in turn) return { tool: 'Edit', input: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new } };
+      if ('shell' in turn) return { tool: 'Bash', input: { command: turn.shell, description: 'Run the command' } };
       return turn;
     }),
   turns: (requests) => [...requests],
   editTool: 'Edit',
+  shellTool: 'Bash',
   toolResults,
 };
 
@@ -150,12 +155,26 @@ export const codex: ClientDriver = {
       const turn = script({ index, afterTool: hasToolOutput(body), offers: () => true });
       if ('call' in turn) return { namespace: 'mcp__agent_bus', name: turn.call, input: turn.input };
       if ('edit' in turn) return { custom: 'apply_patch', input: applyPatch(turn.edit) };
+      if ('shell' in turn) return codexShellCall(body, turn.shell);
       return turn;
     }),
   turns: (requests) => [...requests],
   editTool: 'apply_patch',
+  shellTool: 'Bash',
   toolResults: toolOutputs,
 };
+
+/**
+ * A command through the shell tool this Codex request offers, in that tool's arguments: `exec_command`
+ * (`cmd`), `shell_command` (`command`, a string) or `shell` (`command`, an argv).
+ */
+function codexShellCall(body: ResponsesBody, command: string): ResponsesReply {
+  const offered = new Set((body.tools ?? []).map((tool) => tool.name ?? ''));
+  if (offered.has('exec_command')) return { namespace: null, name: 'exec_command', input: { cmd: command } };
+  if (offered.has('shell_command')) return { namespace: null, name: 'shell_command', input: { command } };
+  if (offered.has('shell')) return { namespace: null, name: 'shell', input: { command: ['bash', '-lc', command] } };
+  throw new Error(`the scenario ran a command, and this request offers no shell tool: ${[...offered].join(', ')}`);
+}
 
 /** An edit as the patch Codex's apply_patch takes. */
 function applyPatch(edit: FileEdit): string {
@@ -210,6 +229,7 @@ export const opencode: ClientDriver = {
         if (!(body.tools ?? []).some((entry) => entry.function?.name === 'edit')) throw new Error('the scenario edited a file, and this request does not offer edit');
         return { tool: 'edit', input: { filePath: turn.edit.file, oldString: turn.edit.old, newString: turn.edit.new } };
       }
+      if ('shell' in turn) throw new Error('this driver has no shell turn');
       if (!('call' in turn)) return turn;
       const tool = offered(body, turn.call);
       if (tool === undefined) throw new Error(`the scenario called ${turn.call}, which this request does not offer`);
@@ -244,6 +264,7 @@ export const gemini: ClientDriver = {
       const turn = script({ index, afterTool: hasFunctionResponse(body), offers: (tool) => offeredTools(body).includes(`mcp_agent-bus_${tool}`) });
       if ('call' in turn) return { call: `mcp_agent-bus_${turn.call}`, args: turn.input };
       if ('edit' in turn) return { call: 'replace', args: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new, instruction: 'edit the line' } };
+      if ('shell' in turn) throw new Error('this driver has no shell turn');
       return turn;
     }),
   turns: (requests) => [...requests],
@@ -288,6 +309,7 @@ export const copilot: ClientDriver = {
       const turn = script({ index, afterTool: hasToolResult(body), offers: (tool) => name(tool) !== undefined });
       if ('call' in turn) return { tool: name(turn.call) ?? `agent-bus-${turn.call}`, input: turn.input };
       if ('edit' in turn) return { tool: 'edit', input: { path: turn.edit.file, old_str: turn.edit.old, new_str: turn.edit.new } };
+      if ('shell' in turn) throw new Error('this driver has no shell turn');
       return turn;
     }),
   turns: (requests) => [...requests],

@@ -16,7 +16,7 @@ export type ResponsesReply = { namespace: string | null; name: string; input: Re
 export type FakeResponses = FakeServer;
 
 type Item = { type?: string; role?: string; output?: unknown };
-export type ResponsesBody = { input?: Item[]; model?: string };
+export type ResponsesBody = { input?: Item[]; model?: string; tools?: Array<{ type?: string; name?: string }> };
 
 function send(res: http.ServerResponse, data: { type: string } & Record<string, unknown>): void {
   res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);

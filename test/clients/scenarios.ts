@@ -117,6 +117,17 @@ function editsOnce(edit: FileEdit): Script {
   };
 }
 
+/** A model that runs one command through its client's shell tool in the agent's turn, then says it is done. */
+function runsOnce(command: string): Script {
+  let asked = false;
+  return (request) => {
+    if (!request.offers('send_message')) return { text: 'a title' };
+    if (asked) return { text: 'done' };
+    asked = true;
+    return { shell: command };
+  };
+}
+
 /** `src/<name>` in `repo`, written with one line, `export const version = 1;`: the edit a model makes of it, and the file as it then is. */
 function sourceFile(repo: string, name: string): { file: string; edit: FileEdit; edited: string } {
   const file = join(repo, 'src', name);
@@ -301,6 +312,27 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
       assert.equal(auditRows(s.bus, 'deny').length, 1, 'no new refusal');
     });
     assertReceiptsHonest(s.bus, s.agent, requests, { noneExpected: true });
+  }));
+
+  test(`${label}: another agent's reservation refuses a shell command that redirects into the file, which stays untouched, and the model is told who holds it`, { skip: skip || (driver.shellTool === undefined ? `${label}'s driver runs no shell command` : false) }, local(async (s) => {
+    const holder = driver.id === 'claude' ? 'shop/codex' : 'shop/claude';
+    const { file } = sourceFile(s.machine.repo, 'auth.ts');
+    const original = readFileSync(file, 'utf8');
+    const held = runCli(['reserve', 'src/auth.ts', '--name', holder, '--reason', 'rewriting login', '--json'], { env: s.bus.env, cwd: s.machine.repo });
+    assert.equal(held.code, 0, held.stderr);
+    const who = holder.replace('/', '\\/');
+    const refusal = new RegExp(`\\[agent-bus\\] src\\/auth\\.ts is reserved by ${who} for another \\d+ (?:min|h) \\(rewriting login\\): this edit was refused`);
+    // A command the client would run without asking (it writes no file outside the work tree), so only the hook stands in its way.
+    await withModel(driver, runsOnce('cd src && echo "export const version = 3;" >> auth.ts'), async (model) => {
+      ranCleanly(await s.run(model, 'update the login', {}, { edits: true }));
+      assert.equal(readFileSync(file, 'utf8'), original, 'the refused command left the file untouched');
+      const results = resultsIn(driver, model.requests);
+      assert.ok(results.length > 0, `the model's ${driver.shellTool ?? ''} call came back with a result (${model.requests.length} requests)`);
+      assert.ok(results.some((result) => refusal.test(result)), `the tool's result told the model who holds the file: ${JSON.stringify(results)}`);
+      const denials = auditRows(s.bus, 'deny');
+      assert.equal(denials.length, 1, JSON.stringify(denials));
+      assert.deepEqual([denials[0]?.to, denials[0]?.reserved], [holder, 'src/auth.ts']);
+    });
   }));
 
   const launch = plan.launchChannels;

@@ -214,3 +214,31 @@ test('a listing of plain ASCII never builds the width tables for wide text; one 
     bus.cleanup();
   }
 });
+
+test("a shell command's parser is a bundle of its own, loaded by the pre-tool hook only for a shell command that may write a file", () => {
+  const hook = readFileSync(join(BIN, 'commands', 'hook-pre-tool.cjs'), 'utf8');
+  // The reader's own words (its table of git's options) and tree-sitter's stay out of the hook's bundle.
+  for (const heavy of ['--pathspec-from-file', 'tree-sitter-bash.wasm', 'tree-sitter-wasm']) assert.ok(!hook.includes(heavy), `hook-pre-tool must not bundle ${heavy}`);
+  assert.ok(readFileSync(join(BIN, 'shell-writes.cjs'), 'utf8').includes('--pathspec-from-file'), 'the shell bundle has the reader');
+  const bus = tempBus();
+  const trace = join(bus.dir, 'loads.txt');
+  try {
+    const run = (toolName: string, toolInput: Record<string, unknown>): string[] => {
+      writeFileSync(trace, '');
+      const result = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'helpers', 'trace-loads.mjs'), join(BIN, 'cli.cjs'), 'hook-pre-tool', '--client', 'claude'], {
+        env: { ...bus.env, AGENT_BUS_NAME: 'shop/claude', AGENT_BUS_REPO: bus.dir, AGENT_BUS_TRACE_LOADS: trace },
+        input: JSON.stringify({ session_id: 's-1', cwd: bus.dir, hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput }),
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 0, result.stderr);
+      return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    };
+    const loadsParser = (files: string[]): boolean => files.some((file) => file.endsWith('shell-writes.cjs'));
+    const writing = run('Bash', { command: 'echo x > out.txt' });
+    assert.ok(loadsParser(writing) && writing.some((file) => file.includes('tree-sitter-wasm')), `a writing command loads the parser: ${writing.join(', ')}`);
+    assert.ok(!loadsParser(run('Bash', { command: 'ls -la && cat README.md' })), 'a command that names no writer is answered without it');
+    assert.ok(!loadsParser(run('Edit', { file_path: join(bus.dir, 'a.ts'), old_string: 'a', new_string: 'b' })), 'an edit never loads it');
+  } finally {
+    bus.cleanup();
+  }
+});

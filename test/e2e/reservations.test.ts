@@ -3,6 +3,7 @@
  * on a real bus: conflicts name the holder, several paths are all or none, release, and the audit.
  */
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, runCliAsync, tempBus, withTempBus, type TempBus, messageLines } from '../helpers/bus-env.js';
@@ -186,6 +187,52 @@ test("pre-tool: Codex's shell running apply_patch on a patch (what Codex applies
   assert.equal(preTool(bus, root, 'shop/codex', 'Bash', { command: `cat <<'EOF'\n${patch}\nEOF\n` }, {}, 'codex').stdout, '');
   assert.equal(preTool(bus, root, 'shop/codex', 'Bash', { command: `apply_patch <<'EOF'\n${patch}\nEOF\n` }, {}, 'codex').stdout, '', 'auth.ts at the root is not src/auth.ts');
   assert.equal(readAudit(bus.audit).filter((row) => row.op === 'deny').length, 2);
+}));
+
+test("pre-tool: a shell command that writes another agent's reserved file is refused as an edit is, naming holder and reason; one that cannot be read, or writes elsewhere, goes ahead", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  writeFileSync(join(root, 'src', 'auth.ts'), 'a');
+  assert.equal(runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login', '--name', 'shop/codex'], { env: bus.env, cwd: root }).code, 0);
+  const shell = (command: string, client = 'claude', name = 'shop/claude', extra: NodeJS.ProcessEnv = {}): PreToolAnswer | null => {
+    const { stdout } = preTool(bus, root, name, 'Bash', { command }, extra, client);
+    return stdout === '' ? null : (JSON.parse(stdout) as PreToolAnswer);
+  };
+  const refusing = [
+    'echo x > src/auth.ts',
+    'npm run gen 2>> src/auth.ts',
+    "cd src && sed -i 's/a/b/' auth.ts",
+    "bash -c 'cp README.md src/auth.ts'",
+    'cat src/auth.ts | tee -a src/auth.ts',
+    'git checkout -- src/auth.ts',
+    '(cd src; rm -f auth.ts)',
+    "cat > src/auth.ts <<'EOF'\nexport const a = 'b';\nEOF",
+  ];
+  for (const command of refusing) {
+    const answer = shell(command);
+    assert.equal(answer?.hookSpecificOutput?.permissionDecision, 'deny', command);
+    assert.match(answer?.hookSpecificOutput?.permissionDecisionReason ?? '', /^\[agent-bus\] src\/auth\.ts is reserved by shop\/codex for another \d+ (?:s|min|h) \(rewriting login\): this edit was refused and the file is untouched\. Ask shop\/codex with send_message to release it, or work on other files\.$/, command);
+  }
+  // Codex's shell tool, which its hooks name Bash, the same.
+  assert.equal(runCli(['reserve', 'src/db.ts', '--name', 'shop/claude'], { env: bus.env, cwd: root }).code, 0);
+  assert.match(shell('rm src/db.ts', 'codex', 'shop/codex')?.hookSpecificOutput?.permissionDecisionReason ?? '', /src\/db\.ts is reserved by shop\/claude/);
+  // Reads, other files, paths outside the repo, a branch, and what cannot be read for certain go ahead.
+  const allowed = [
+    'cat src/auth.ts',
+    '(cd src; cat auth.ts) > copy.txt',
+    'cat src/auth.ts > /dev/null',
+    `cp src/auth.ts ${join(bus.dir, 'outside.ts')}`,
+    'git checkout main',
+    `python -c "open('src/auth.ts','w').write('x')"`,
+    'echo x > $TARGET',
+    "echo 'unterminated > src/auth.ts",
+  ];
+  for (const command of allowed) assert.equal(shell(command), null, command);
+  assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'deny').map((row) => row.reserved), [...refusing.map(() => 'src/auth.ts'), 'src/db.ts']);
+  // warn: the command goes ahead, and the model is told who holds the file.
+  const warned = shell('echo x >> src/auth.ts', 'claude', 'shop/claude', { AGENT_BUS_RESERVATIONS: 'warn' });
+  assert.equal(warned?.hookSpecificOutput?.permissionDecision, undefined);
+  assert.match(warned?.hookSpecificOutput?.additionalContext ?? '', /src\/auth\.ts is reserved by shop\/codex .*coordinate with shop\/codex/);
+  assert.equal(readFileSync(join(root, 'src', 'auth.ts'), 'utf8'), 'a', 'the hook itself runs nothing');
 }));
 
 test('pre-tool: two agents writing one file within the window are both alerted, once per pair and file', withTempBus(async (bus) => {

@@ -8,7 +8,7 @@
  * path its payload lacks as ""; Codex keeps each value's type.
  */
 import { z } from 'zod';
-import type { Payload } from '../hooks/payload.js';
+import type { Payload } from './payload.js';
 import type { HookKind } from '../model/hooks.js';
 import type { Env } from '../model/settings.js';
 import { DEFAULT_VARIABLE } from '../core/subscriptions.js';
