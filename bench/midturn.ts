@@ -1,13 +1,14 @@
 /**
  * Urgent mail between tool calls: `hook-pre-tool` looks for it before every tool call of every agent.
  * Measured with no urgent mail for the agent among 1,000 plain unread messages to it and 1,000 urgent
- * ones to others (some of them its repo-mates), as a ratio to a bare `node -e 0` in the same run, and
- * the same hook with AGENT_BUS_MIDTURN=off, which makes no look at all.
+ * ones to others (some of them its repo-mates), against the floor (bench/hooks.ts: a bare Node.js that
+ * opens the same database with the same driver) in the same rounds, and the same hook with
+ * AGENT_BUS_MIDTURN=off, which makes no look at all.
  */
 import { openBus } from '../src/runtime.js';
 import { registrationsFor } from '../src/core/roster.js';
 import { CLI, median, round, timedQuiet, type Workspace } from './util.js';
-import { floorArgs, floorDetails, floorText, holdBusOpen, type HookFigure } from './hooks.js';
+import { floorArgs, holdBusOpen, overFloor, type HookFigure } from './hooks.js';
 
 const AGENT = 'bench-repo/claude';
 const PLAIN_TO_AGENT = 1_000;
@@ -59,18 +60,20 @@ export async function preToolNoUrgent(ws: Workspace): Promise<HookFigure> {
   }
   const hook = median(times.hook);
   const node = median(times.node);
-  const ratio = hook / node;
+  const figure = overFloor(times.hook, times.floor);
+  const offAbove = median(times.off) - median(times.floor);
   return {
-    value: round(ratio, 3),
-    shown: `${ratio.toFixed(2)}× (${hook.toFixed(1)} vs ${node.toFixed(1)} ms; ${(median(times.off) / node).toFixed(2)}× with AGENT_BUS_MIDTURN=off${floorText(times.floor, times.node)})`,
+    value: figure.value,
+    shown: `${figure.shown}; ${offAbove >= 0 ? '+' : ''}${offAbove.toFixed(1)} ms with AGENT_BUS_MIDTURN=off`,
     details: {
       runs: RUNS,
       plainToAgent: PLAIN_TO_AGENT,
       urgentToOthers: URGENT_TO_OTHERS,
-      hookMedianMs: round(hook),
+      ...figure.details,
       offMedianMs: round(median(times.off)),
+      offDifferenceMs: round(offAbove),
       nodeMedianMs: round(node),
-      ...floorDetails(times.floor),
+      ratioToNode: round(hook / node, 3),
     },
   };
 }

@@ -20,7 +20,9 @@ function addonDriver() {
   const { dirname, join } = process.getBuiltinModule('node:path');
   const { Script } = process.getBuiltinModule('node:vm');
   const bundle = join(dirname(process.argv[1]), '..', 'dist', 'bin', 'sqlite-addon.cjs');
-  const script = new Script(Module.wrap(readFileSync(bundle).toString('utf8')), { filename: bundle, cachedData: readFileSync(`${bundle}.v8cache`) });
+  // The cache this Node.js's V8 recorded, named as src/adapters/bundles.ts names it.
+  const cachedData = readFileSync(`${bundle}.${process.versions.v8}-${process.arch}.v8cache`);
+  const script = new Script(Module.wrap(readFileSync(bundle).toString('utf8')), { filename: bundle, cachedData });
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(bundle), module, bundle, dirname(bundle));
   return module.exports.addonDriver;

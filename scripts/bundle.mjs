@@ -164,7 +164,9 @@ await Promise.all([
 ]);
 
 // Record each bundle's code cache from a representative run on a scratch bus: each command's spec
-// (src/cli/commands.ts, read above) names its run.
+// (src/cli/commands.ts, read above) names its run. A cache is named for the V8 that recorded it
+// (src/adapters/bundles.ts): another Node.js records its own on its first run of a command.
+const codeCache = (file) => `${file}.${process.versions.v8}-${process.arch}.v8cache`;
 const warmups = { _dispatch: { args: ['--help'] }, ...Object.fromEntries(COMMANDS.map((command) => [command.name, command.warmup])) };
 const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-build-'));
 try {
@@ -205,7 +207,7 @@ try {
       encoding: 'utf8',
       input: '{}',
     });
-    if (addonRun.status !== 0 || !existsSync(resolve(outdir, 'sqlite-addon.cjs.v8cache'))) throw new Error(`warm-up of the better-sqlite3 driver failed (${addonRun.status}): ${addonRun.stderr}`);
+    if (addonRun.status !== 0 || !existsSync(codeCache(resolve(outdir, 'sqlite-addon.cjs')))) throw new Error(`warm-up of the better-sqlite3 driver failed (${addonRun.status}): ${addonRun.stderr}`);
   }
   // The remote hooks: each run against a stand-in hub that answers as a hub does, so the cache covers the whole request.
   const hub = createServer((req, res) => {
@@ -228,7 +230,7 @@ try {
         child.on('close', done);
       });
       if (status !== 0) throw new Error(`warm-up of the remote '${name}' bundle failed (${status})`);
-      if (!existsSync(resolve(outdir, 'commands', `${name}.remote.cjs.v8cache`))) throw new Error(`the remote '${name}' bundle wrote no code cache`);
+      if (!existsSync(codeCache(resolve(outdir, 'commands', `${name}.remote.cjs`)))) throw new Error(`the remote '${name}' bundle wrote no code cache`);
     }
   } finally {
     hub.close();

@@ -3,7 +3,7 @@
  * The `agent-bus` launcher: picks the bundle for the command line (each
  * command ships as one bundle with the dispatcher inside) and runs it.
  */
-import { bundleFor, loadCommandBundle, writeCodeCache } from './cli/command-loader.js';
+import { bundleFor, keepCodeCache, loadCommandBundle, writeCodeCache } from './cli/command-loader.js';
 import { fdOutput, isReaderGone } from './cli/output.js';
 import { hubSet } from './adapters/hub-set.js';
 import { setting } from './model/settings.js';
@@ -23,6 +23,8 @@ void loaded.bundle
       process.exitCode = code;
       // Set by the build only, which runs each command once to record its code cache.
       if (setting(process.env, 'AGENT_BUS_BUILD_CODE_CACHE') === '1') writeCodeCache(loaded);
+      // A Node.js the build did not record a cache for records its own, once, after a run that went well.
+      else if (code === 0) keepCodeCache(loaded);
     },
     (error: unknown) => {
       // A reader that goes away early (`agent-bus tail | head`) is not an error.

@@ -8,7 +8,7 @@ import { loadBundle, type LoadedBundle } from '../adapters/bundles.js';
 import type { CommandIo } from './spec.js';
 import { REMOTE_HOOK_KINDS } from './remote-hooks.js';
 
-export { CODE_CACHE_SUFFIX, writeCodeCache } from '../adapters/bundles.js';
+export { CODE_CACHE_SUFFIX, codeCachePath, keepCodeCache, writeCodeCache } from '../adapters/bundles.js';
 
 /** The bundle for everything that is not a command: help, --version, mistakes. */
 export const DISPATCH_BUNDLE = '_dispatch';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { ROOT, runCli, tempBus } from '../helpers/bus-env.js';
+import { codeCachePath } from '../../src/adapters/bundles.js';
 import { register } from '../helpers/agents.js';
 
 const BIN = join(ROOT, 'dist', 'bin');
@@ -14,7 +15,9 @@ test('every command has its own bundle and code cache', () => {
   const files = new Set(readdirSync(join(BIN, 'commands')));
   for (const command of [...COMMANDS, { name: '_dispatch' }]) {
     assert.ok(files.has(`${command.name}.cjs`), `${command.name}.cjs`);
-    assert.ok(files.has(`${command.name}.cjs.v8cache`), `${command.name}.cjs.v8cache`);
+    // Named for the V8 that recorded it: this Node.js's, which built the bundle.
+    const cache = codeCachePath(`${command.name}.cjs`);
+    assert.ok(files.has(cache), cache);
   }
 });
 
@@ -24,14 +27,22 @@ test('a corrupt or missing code cache falls back to compiling the bundle', () =>
   const bus = tempBus();
   try {
     cpSync(BIN, copy, { recursive: true });
-    writeFileSync(join(copy, 'commands', 'send.cjs.v8cache'), Buffer.from('not a code cache at all'));
-    rmSync(join(copy, 'commands', 'inbox.cjs.v8cache'));
-    assert.ok(!existsSync(join(copy, 'commands', 'inbox.cjs.v8cache')));
+    const corrupt = codeCachePath(join(copy, 'commands', 'send.cjs'));
+    const missing = codeCachePath(join(copy, 'commands', 'inbox.cjs'));
+    writeFileSync(corrupt, Buffer.from('not a code cache at all'));
+    rmSync(missing);
+    assert.ok(!existsSync(missing));
     const sent = spawnSync(process.execPath, [join(copy, 'cli.cjs'), 'send', 'cached?', '--to', 'alpha', '--name', 'alpha'], { env: bus.env, encoding: 'utf8' });
     assert.equal(sent.status, 0, sent.stderr);
     const read = spawnSync(process.execPath, [join(copy, 'cli.cjs'), 'inbox', '--name', 'alpha', '--json'], { env: bus.env, encoding: 'utf8' });
     assert.equal(read.status, 0, read.stderr);
     assert.equal((JSON.parse(read.stdout) as Array<{ body: string }>)[0]?.body, 'cached?');
+    // A missing cache is recorded by the first run that goes well (as on a Node.js the build did not record one for);
+    // one V8 refused is this version's, refused for a flag: it is left as it is, not written at every start.
+    assert.ok(existsSync(missing), 'the run recorded the missing cache');
+    assert.notEqual(readFileSync(missing).length, 0);
+    assert.equal(readFileSync(corrupt, 'utf8'), 'not a code cache at all');
+    assert.deepEqual(readdirSync(join(copy, 'commands')).filter((name) => name.endsWith('.partial')), []);
   } finally {
     rmSync(copy, { recursive: true, force: true });
     bus.cleanup();
