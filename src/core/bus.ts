@@ -92,7 +92,7 @@ export class Bus {
     this.clock = clock;
     this.sessions = new Sessions(store, audit, clock, settings, options.liveness);
     const isRunning = this.sessions.isRunning.bind(this.sessions);
-    this.roster = new Roster(store, audit, clock, isRunning);
+    this.roster = new Roster(store, audit, clock, isRunning, this.sessions.clientRunsOn.bind(this.sessions));
     this.mail = new Mail(store, audit, clock, settings, options.afterSend ?? null, (clientAddress) => this.sessions.liveNames(clientAddress));
     this.inbox = new Inbox(store, audit, clock);
     this.receipts = new Receipts(store);

@@ -69,15 +69,19 @@ export function processEnded(
   return info.started !== recorded.started || info.state === 'Z' || info.state === 'X';
 }
 
-/** Whether a session row's server is still running. */
-export type SessionLiveness = (row: SessionRecord) => boolean;
+/**
+ * Whether a session row's server is still running; and, where the judge can tell, whether a row's
+ * client runs on though its server has ended (clientOutlivesServer).
+ */
+export type SessionLiveness = ((row: SessionRecord) => boolean) & { clientRunsOn?: (row: SessionRecord) => boolean };
 
 /** Liveness judged from a process table (read lazily, once per judge). */
 export function livenessFrom(table: ProcessTable): SessionLiveness {
   const current = { bootId: table.bootId(), pidNs: table.pidNamespace() };
-  return (row) =>
+  const running = (row: SessionRecord): boolean =>
     row.endedAt === null &&
     !processEnded({ pid: row.serverPid, started: row.serverStarted, bootId: row.bootId, pidNs: row.pidNs }, table, current);
+  return Object.assign(running, { clientRunsOn: (row: SessionRecord) => clientOutlivesServer(row, table) });
 }
 
 /**

@@ -96,6 +96,8 @@ export class Roster {
     private readonly clock: Clock,
     /** Whether a session row's server is running (the sessions' own judge). */
     private readonly isRunning: (row: SessionRecord) => boolean,
+    /** Whether a session row's client runs on without its server (the sessions' own judge). */
+    private readonly clientRunsOn: (row: SessionRecord) => boolean = () => false,
   ) {}
 
   async register(registrations: Registration[]): Promise<void> {
@@ -139,8 +141,10 @@ export class Roster {
     const integrations = new Set((await this.store.integrations()).map((row) => row.name));
     const watched = new Map((await this.store.watchers()).map((row) => [row.agent, watcherFact(row)]));
     return agents.map((agent) => {
-      const facts = presenceOf(agent, noted.get(agent.name), holders.get(agent.name), live.has(agent.name));
-      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null }, integrations.has(agent.name), watched.get(agent.name) ?? null);
+      const holder = holders.get(agent.name);
+      const facts = presenceOf(agent, noted.get(agent.name), holder, live.has(agent.name));
+      const serverGone = holder !== undefined && !live.has(agent.name) && this.clientRunsOn(holder);
+      return agentView(agent, pending.get(agent.name) ?? 0, live.has(agent.name), { ...facts, task: inHand.get(agent.name) ?? null }, integrations.has(agent.name), watched.get(agent.name) ?? null, serverGone);
     });
   }
 

@@ -71,6 +71,16 @@ export class Sessions {
     return this.liveness(row);
   }
 
+  /**
+   * Whether a session's client runs on though its server has ended: hooks its server answers reach
+   * nothing then, and its mail waits. A hub's session has no process to judge: never.
+   */
+  clientRunsOn(row: SessionRecord): boolean {
+    if (isHubSession(row) || this.isRunning(row)) return false;
+    this.liveness ??= this.makeLiveness();
+    return this.liveness.clientRunsOn?.(row) ?? false;
+  }
+
   /** Every session row of a client address (or of every client), ended or not. */
   rows(clientAddress?: string): Promise<SessionRecord[]> {
     return this.store.sessionRows(clientAddress);

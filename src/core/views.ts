@@ -77,6 +77,11 @@ export interface AgentView {
   task: { id: string; title: string } | null;
   /** How it is woken when mail comes while it is idle, where that is known; null otherwise. */
   wake: WakeFact | null;
+  /**
+   * A session whose client runs on without its agent-bus server: hooks its server answers reach
+   * nothing, so its mail waits for the next hook that does (true); null for names that are not sessions.
+   */
+  server_gone: boolean | null;
 }
 
 /**
@@ -98,7 +103,7 @@ export interface PresenceFacts {
 
 const NOTHING_KNOWN: PresenceFacts = { state: 'unknown', since: null, task: null };
 
-export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN, integration = false, wake: WakeFact | null = null): AgentView {
+export function agentView(agent: AgentRecord, pending: number, live: boolean | null, presence: PresenceFacts = NOTHING_KNOWN, integration = false, wake: WakeFact | null = null, serverGone = false): AgentView {
   const parsed = parseNameLenient(agent.name);
   const isSession = parsed !== null && parsed.handle !== null;
   return {
@@ -116,5 +121,6 @@ export function agentView(agent: AgentRecord, pending: number, live: boolean | n
     state_since: presence.since,
     task: presence.task,
     wake,
+    server_gone: isSession ? serverGone : null,
   };
 }

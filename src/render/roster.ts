@@ -30,7 +30,8 @@ export function wakeText(agent: AgentView): string | null {
 function details(agent: AgentView, now: number, you: string | undefined): string {
   const topic = agent.topic ? `  ${singleLine(agent.topic)}` : '';
   const wake = wakeText(agent);
-  return `${presence(agent, now)}seen ${when(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${wake === null ? '' : `  wake=${wake}`}${topic}`;
+  const cut = agent.server_gone === true ? '  (its server is gone: its hooks reach nothing)' : '';
+  return `${presence(agent, now)}seen ${when(agent.last_seen, now)}${agent.name === you ? ' (you)' : ''}  pending=${agent.pending_count}${wake === null ? '' : `  wake=${wake}`}${cut}${topic}`;
 }
 
 /** The roster as text; `you` marks the reader's own entry. */

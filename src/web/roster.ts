@@ -114,6 +114,9 @@ function agentItem(agent: Agent): HTMLLIElement {
     el('span', { class: 'name' }, agent.name),
     stateOf(agent),
     agent.pending_count > 0 ? el('span', { class: 'badge', title: 'unread mail' }, `${agent.pending_count} unread`) : null,
+    agent.server_gone === true
+      ? el('span', { class: 'badge server-gone', title: 'its client runs on without its agent-bus server: hooks the server answers reach nothing, so its mail waits; reconnect the server (/mcp in Claude Code) or restart the session' }, 'server gone: hooks unheard')
+      : null,
     el('span', { class: 'details muted' }, ...details.filter((detail) => detail !== null).flatMap((detail, index) => (index === 0 ? [detail] : [' · ', detail]))),
     agent.topic ? el('span', { class: 'topic' }, agent.topic) : null,
   );

@@ -76,7 +76,7 @@ test('whoami, list_agents and the tool list have the documented shapes', () =>
     assert.equal(me.mcp_client, 'agent-bus-tests');
     assert.deepEqual(me.group_members.map((member) => [member.name, member.live]), [['repo-a/claude', null], ['repo-a/claude-1', true]]);
     const rows = await alpha.call<Array<Record<string, unknown>>>('list_agents');
-    assert.deepEqual(Object.keys(rows[0] ?? {}), ['name', 'kind', 'group', 'client', 'topic', 'repo_path', 'registered_at', 'last_seen', 'pending_count', 'live', 'state', 'state_since', 'task', 'wake']);
+    assert.deepEqual(Object.keys(rows[0] ?? {}), ['name', 'kind', 'group', 'client', 'topic', 'repo_path', 'registered_at', 'last_seen', 'pending_count', 'live', 'state', 'state_since', 'task', 'wake', 'server_gone']);
     const structured = await alpha.client.callTool({ name: 'list_agents', arguments: { group: 'repo-a' } });
     assert.deepEqual((structured.structuredContent as { result: unknown[] }).result.length, 2, 'structured content beside the text');
     assert.deepEqual(await alpha.call('list_agents', { group: 'nowhere' }), []);

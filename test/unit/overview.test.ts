@@ -55,6 +55,7 @@ test('roster pages are repos in order, a filter matching names or topics', () =>
     state_since: null,
     task: null,
     wake: null,
+    server_gone: live === null ? null : false,
   });
   const agents = [agent('b/claude', null, 2), agent('b/claude-1', 'billing', 1, true), agent('a/claude'), agent('c/codex', 'docs', 0, false)];
   const page = rosterPage(agents, 0, 2);

@@ -14,8 +14,6 @@ import { wiringFor } from '../../clients/registry/wirings.js';
 import { LOCAL_BIN_VARIABLE } from '../../clients/wiring.js';
 import { hookToolsSince, supportsHookTools, type HookWay } from '../../clients/hook-entries.js';
 import { HOOK_TOOL } from '../../protocol/tool-names.js';
-import { clientOutlivesServer } from '../../core/liveness.js';
-import { systemProcessTable } from '../../adapters/procs.js';
 import type { Bus } from '../../core/bus.js';
 import { readLog } from '../../core/audit-check.js';
 import { busPaths, type BusPaths } from '../../adapters/paths.js';
@@ -76,7 +74,7 @@ export const run: CommandRunner = async (args, io) => {
       try {
         findings.push(...(await auditHealth(bus, paths)));
         findings.push(...(await wiringHealth(bus, io.env, io.cwd)));
-        add(await sessionsHealth(bus, io.env));
+        add(await sessionsHealth(bus));
         add(await wakeWaysHealth(bus, io.env));
         const outbound = await outboundHealth(bus);
         if (outbound !== null) add(outbound);
@@ -328,12 +326,11 @@ async function wakeWaysHealth(bus: Bus, env: Env): Promise<Finding> {
   };
 }
 
-async function sessionsHealth(bus: Bus, env: Env): Promise<Finding> {
+async function sessionsHealth(bus: Bus): Promise<Finding> {
   const stale = await bus.sessions.stale();
   if (stale.length === 0) return { check: 'sessions', level: 'ok', detail: 'every open session has a running process' };
   // A client running on without its server: hooks its server answers reach nothing, and its mail waits.
-  const table = systemProcessTable(env);
-  const cut = stale.filter((row) => clientOutlivesServer(row, table));
+  const cut = stale.filter((row) => bus.sessions.clientRunsOn(row));
   if (cut.length > 0) {
     const names = cut.slice(0, 3).map((row) => row.name).join(', ');
     return {
