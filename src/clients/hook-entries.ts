@@ -78,12 +78,11 @@ export function hookToolsSince(profile: ClientProfile): string | null {
 
 /**
  * The kind of hook init writes for a client, and what to say of the choice: `mcp` where the client
- * runs them (auto: its version says so), else command hooks.
+ * runs them (auto: its version says so), else command hooks. Wired to a hub or not: its server is
+ * agent-bus's own either way (over a hub, the relay, which asks the hub).
  */
-export function hookWayFor(profile: ClientProfile, choice: HooksChoice, env: NodeJS.ProcessEnv, remote: string | null = null): { way: HookWay; note: string | null } {
+export function hookWayFor(profile: ClientProfile, choice: HooksChoice, env: NodeJS.ProcessEnv): { way: HookWay; note: string | null } {
   const since = hookToolsSince(profile);
-  // Wired to a hub, only a client whose server is agent-bus's relay can route hooks to it.
-  if (remote !== null && profile.hookTools?.overHub !== true) return { way: 'command', note: choice === 'mcp' ? `wired to a hub, ${profile.name} speaks to it itself: command hooks, which ask the hub` : null };
   if (since === null) return { way: 'command', note: choice === 'mcp' ? `${profile.name} cannot call a server's tool as a hook: command hooks` : null };
   if (choice === 'command') return { way: 'command', note: null };
   const { supported, version, problem } = supportsHookTools(profile, env);

@@ -124,8 +124,6 @@ export interface ClientProfile {
     readonly minVersion: readonly number[];
     readonly executable: { readonly variable: SettingOfKind<'text'>; readonly fallback: string };
     readonly commandOnly: readonly HookCommand[];
-    /** Wired to a hub, whether its server is still agent-bus's (the relay, which answers hooks through the hub) rather than the hub's own endpoint. */
-    readonly overHub: boolean;
   } | null;
 }
 

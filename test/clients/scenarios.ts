@@ -463,8 +463,11 @@ async function remoteSetup(driver: ClientDriver): Promise<Remote & { close(): Pr
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
   // agent-bus on PATH, as an installed one is: the committed files run the bare command.
   const env: NodeJS.ProcessEnv = { PATH: agentBusOnPath(home).PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_TOKEN: token };
-  const init = runCli(['init', '--clients', driver.id, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') }, cwd: repo });
+  const init = runCli(['init', '--clients', driver.id, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude'), AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') }, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
+  // Claude Code's and Codex's hooks are answered by their server, the relay, which asks the hub.
+  const hooksFile = { claude: '.claude/settings.json', codex: '.codex/hooks.json' }[driver.id as 'claude' | 'codex'];
+  if (hooksFile !== undefined) assert.match(readFileSync(join(repo, hooksFile), 'utf8'), /"type": "mcp_tool"/);
   const machine: Machine = { repo, home, dir: home, env };
   driver.prepare(machine);
   return {

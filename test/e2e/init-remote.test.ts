@@ -53,7 +53,10 @@ test('init --remote wires every client to the hub, the token never in a file; a 
     // Nothing of this machine in what the team commits: the hub's address is the team's.
     for (const [path, text] of files) assert.doesNotMatch(text, /AGENT_BUS_NAME|AGENT_BUS_REPO|"\/|\/tmp\//, path);
     const codex = parseToml(files.get('.codex/config.toml') ?? '') as Parsed;
-    assert.deepEqual({ ...codex.mcp_servers['agent-bus'] }, { url: `${HUB}/mcp`, bearer_token_env_var: 'AGENT_BUS_TOKEN', default_tools_approval_mode: 'approve' });
+    // Codex's server is the same relay: the token passes through from Codex's environment, never written.
+    const codexServer = { ...codex.mcp_servers['agent-bus'] } as Record<string, unknown>;
+    assert.deepEqual([codexServer.command, codexServer.args, { ...(codexServer.env as object) }], ['agent-bus', ['serve', '--client', 'codex'], { AGENT_BUS_URL: HUB }]);
+    assert.ok((codexServer.env_vars as string[]).includes('AGENT_BUS_TOKEN'));
     assert.match(json(files.get('.codex/hooks.json')).hooks.UserPromptSubmit[0].hooks[0].command, /^AGENT_BUS_URL=https:\/\/hub\.example:8787 /);
     assert.deepEqual(json(files.get('.opencode/opencode.json')).mcp['agent-bus'], {
       type: 'remote',
@@ -107,8 +110,8 @@ test('local and remote wiring replace each other cleanly, keeping what init does
     assert.ok(stopCommands.includes('my-own-stop-hook'));
     assert.equal(stopCommands.filter((command) => / hook-stop --client claude/.test(command)).length, 1, 'one stop hook of ours');
     assert.ok(stopCommands.every((command) => !/hook-stop --client claude/.test(command) || command.startsWith('AGENT_BUS_URL=')));
-    assert.match(remote.get('.codex/config.toml') ?? '', /^url = "https:\/\/hub\.example:8787\/mcp"$/m);
-    assert.doesNotMatch(remote.get('.codex/config.toml') ?? '', /^command = /m);
+    assert.match(remote.get('.codex/config.toml') ?? '', /^env = \{ AGENT_BUS_URL = "https:\/\/hub\.example:8787" \}$/m);
+    assert.match(remote.get('.codex/config.toml') ?? '', /^command = "agent-bus"$/m);
     // An older init's entry for the hub (Claude Code's own HTTP connection) is init's to replace with the relay.
     const older = json(remote.get('.mcp.json'));
     older.mcpServers['agent-bus'] = { type: 'http', url: `${HUB}/mcp`, headers: { Authorization: 'Bearer ${AGENT_BUS_TOKEN}' } };

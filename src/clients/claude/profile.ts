@@ -38,5 +38,5 @@ export const claudeProfile: ClientProfile = {
     markers: ['CLAUDE_PROJECT_DIR', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
   },
   // It refuses an mcp_tool hook at SessionStart (no MCP client yet), and at SessionEnd its server is gone.
-  hookTools: { minVersion: [2, 1, 332], executable: { variable: 'AGENT_BUS_CLAUDE_BIN', fallback: 'claude' }, commandOnly: ['hook-session-start', 'hook-session-end'], overHub: true },
+  hookTools: { minVersion: [2, 1, 332], executable: { variable: 'AGENT_BUS_CLAUDE_BIN', fallback: 'claude' }, commandOnly: ['hook-session-start', 'hook-session-end'] },
 };

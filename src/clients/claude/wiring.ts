@@ -243,7 +243,7 @@ export const claudeWiring: ClientWiring = {
     for (const event of new Set(profile.hookEvents.map(([event]) => event))) {
       if (Array.isArray(hooks[event])) hooks[event] = (hooks[event] as unknown[]).filter((block) => !isOurHookGroup(block, profile.id));
     }
-    const { way, note: wayNote } = hookWayFor(profile, choice, process.env, remote);
+    const { way, note: wayNote } = hookWayFor(profile, choice, process.env);
     const commandOnly = profile.hookTools?.commandOnly ?? [];
     for (const [event, subcommand, matcher = ''] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];

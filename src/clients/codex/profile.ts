@@ -31,6 +31,6 @@ export const codexProfile: ClientProfile = {
   // Its config approves the server's tools as a whole (default_tools_approval_mode).
   approvedToolName: null,
   settings: null,
-  // Every event it has reaches the server, SessionStart too. Wired to a hub, it speaks to the hub's endpoint itself: command hooks there.
-  hookTools: { minVersion: [0, 171, 0], executable: { variable: 'AGENT_BUS_CODEX_BIN', fallback: 'codex' }, commandOnly: [], overHub: false },
+  // Every event it has reaches the server, SessionStart too.
+  hookTools: { minVersion: [0, 171, 0], executable: { variable: 'AGENT_BUS_CODEX_BIN', fallback: 'codex' }, commandOnly: [] },
 };

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { isObject, isOurHookGroup, jsonText, readJsonConfig, subscriptionsInHooks, type JsonObject } from '../config-files.js';
 import { DEFAULT_SUBSCRIPTIONS, DEFAULT_VARIABLE } from '../../core/subscriptions.js';
-import { configPaths, hookCommand, NOTICE_HOOKS, hubMcpUrl, isServeFor, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
+import { configPaths, hookCommand, NOTICE_HOOKS, isServeFor, legacyName, noPersonalFileNote, serveArgs, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { codexProfile as profile } from './profile.js';
 import { hookWayFor, mcpHookEntry, type HooksChoice } from '../hook-entries.js';
 
@@ -75,13 +75,19 @@ export function codexBlock(command: string): string {
   ].join('\n');
 }
 
-/** The block for a hub: Codex sends $AGENT_BUS_TOKEN as the bearer token (it refuses one written inline). */
-export function codexRemoteBlock(remote: string): string {
+/**
+ * The block for a hub: `serve` on this machine, set to use the hub, is a relay to its /mcp (the token
+ * from $AGENT_BUS_TOKEN, passed through, or what `agent-bus login` saved), and answers the session's
+ * hooks through the hub with no process.
+ */
+export function codexRemoteBlock(command: string, remote: string): string {
   return [
     BLOCK_START,
     '[mcp_servers.agent-bus]',
-    `url = ${quote(hubMcpUrl(remote))}`,
-    'bearer_token_env_var = "AGENT_BUS_TOKEN"',
+    `command = ${quote(command)}`,
+    `args = [${serveArgs(profile).map(quote).join(', ')}]`,
+    `env = { AGENT_BUS_URL = ${quote(remote)} }`,
+    `env_vars = [${['AGENT_BUS_TOKEN', ...PASSED_THROUGH].map(quote).join(', ')}]`,
     'default_tools_approval_mode = "approve"',
     BLOCK_END,
     '',
@@ -124,7 +130,7 @@ export const codexWiring: ClientWiring = {
     const hooksRead = readJsonConfig(hooksPath);
     if (config.kind === 'unreadable' || hooksRead.kind === 'unreadable') throw new Error('a config file cannot be parsed');
     const before = config.kind === 'ok' ? config.text : null;
-    const block = remote ? codexRemoteBlock(remote) : codexBlock(launcher.command);
+    const block = remote ? codexRemoteBlock(launcher.command, remote) : codexBlock(launcher.command);
     let after: string;
     if (before === null || before.trim() === '') after = block;
     else {
@@ -140,7 +146,7 @@ export const codexWiring: ClientWiring = {
       throw new Error(`${configPath}: adding the agent-bus table would not give valid TOML (${(error as Error).message}); nothing written`);
     }
     const server = serverTable(parsed);
-    const readBack = remote ? isObject(server) && server.url === hubMcpUrl(remote) : isObject(server) && server.command === launcher.command && isServeFor(profile, server.args, server.env);
+    const readBack = isObject(server) && server.command === launcher.command && isServeFor(profile, server.args, server.env) && (!remote || (isObject(server.env) && server.env.AGENT_BUS_URL === remote));
     if (!readBack) {
       throw new Error(`${configPath}: the agent-bus table did not read back as written; nothing written`);
     }
@@ -150,7 +156,7 @@ export const codexWiring: ClientWiring = {
     // The subscriptions are edited in the hook commands: an earlier run's (or the user's) value is kept.
     const found = subscriptionsInHooks(hooks, ['UserPromptSubmit', 'SessionStart', 'PreToolUse']);
     const channels = found?.channels ?? DEFAULT_SUBSCRIPTIONS;
-    const { way, note: wayNote } = hookWayFor(profile, choice, process.env, remote);
+    const { way, note: wayNote } = hookWayFor(profile, choice, process.env);
     for (const [event, subcommand] of profile.hookEvents) {
       const kept = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]).filter((group) => !isOurHookGroup(group, profile.id)) : [];
       // Codex gives hooks only its own environment, and its server a few variables: the notice hooks carry the subscriptions.
