@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, runCli } from '../helpers/bus-env.js';
 import { claude, codex, type ClientDriver } from './drivers.js';
-import { wiredRepo, type WiredRepo } from './harness.js';
+import { wiredRepo, wiredRepoWith, type WiredRepo } from './harness.js';
 
 /** agent-bus on the repo's PATH replaced by a wrapper that notes each run as it starts: the returned log, a subcommand a line. */
 function countRuns(s: WiredRepo): string {
@@ -67,6 +67,34 @@ for (const driver of [claude, codex] as ClientDriver[]) {
       assert.equal(runs.filter((command) => command === 'serve').length, 1, 'one server for the session');
       // Claude Code will not route SessionStart to a server: it stays a command, once per session.
       assert.equal(runs.filter((command) => command === 'hook-session-start').length, driver.id === 'claude' ? 1 : 0);
+    } finally {
+      await model.close();
+      s.bus.cleanup();
+    }
+  });
+}
+
+for (const driver of [claude, codex] as ClientDriver[]) {
+  test(`${driver.label} with command hooks (as an older version gets them): the same mail at the prompt and stop, a process per hook`, { skip: driver.skip }, async () => {
+    const s = wiredRepoWith({ hooks: 'command' }, driver.id);
+    const model = await driver.startModel(({ index }) => {
+      if (index === 2) sendTo(s, 'COMMAND-MAIL-AT-STOP', `shop/${driver.id}`);
+      return index <= 2 ? { call: 'list_agents', input: {} } : { text: 'done' };
+    });
+    try {
+      const hooks = readFileSync(join(s.repo, driver.id === 'claude' ? '.claude/settings.json' : '.codex/hooks.json'), 'utf8');
+      assert.doesNotMatch(hooks, /mcp_tool/, 'command hooks, as asked');
+      const log = countRuns(s);
+      const machine = { repo: s.repo, home: s.bus.env.HOME as string, dir: s.bus.dir, env: s.bus.env };
+      driver.prepare(machine);
+      const first = sendTo(s, 'COMMAND-MAIL-AT-PROMPT', `shop/${driver.id}`);
+      const run = await driver.run(machine, model.url, 'hello');
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(model.requests[0]?.includes('COMMAND-MAIL-AT-PROMPT'));
+      assert.equal(stateOf(s, first), 'read');
+      assert.ok(model.requests.at(-1)?.includes('COMMAND-MAIL-AT-STOP'), 'the stop held the agent for the mail');
+      const runs = runsIn(log);
+      for (const command of ['hook-user-prompt', 'hook-pre-tool', 'hook-stop']) assert.ok(runs.includes(command), `${command} ran as a process (${runs.join(', ')})`);
     } finally {
       await model.close();
       s.bus.cleanup();
