@@ -12,6 +12,8 @@ import { jsonDialect } from '../clients/dialect.js';
 import type { Bus } from '../core/bus.js';
 import { callSessionKey } from '../core/hub-sessions.js';
 import { answerHook, turnOfPayload } from '../hooks/run.js';
+import { payloadSessionKey } from '../hooks/payload.js';
+import { profileFor } from '../clients/registry/profiles.js';
 import { isStoreUnavailable } from '../model/errors.js';
 import { errorLine } from '../model/quote.js';
 import type { Env } from '../model/settings.js';
@@ -46,7 +48,12 @@ export function hookTool(server: McpServer, context: HookToolContext): void {
       await session.ensure(callSessionKey(extra._meta));
       const env = hookEnv(context.env, args.default_channels);
       const payload = payloadOfInput(args as Record<string, unknown>);
-      const turn = await turnOfPayload(payload, { kind: args.kind, client: context.client, name: session.name, reader: session.name, repoPath: session.repoPath, env, cwd: context.cwd, peek: false });
+      // The server's own session needs no lookup. Where one client process hosts several conversations
+      // (Codex), a hook of another is looked up as a command hook's would be; elsewhere a new id is the
+      // same session's (Claude Code's /clear).
+      const own = !profileFor(context.client).manySessionsPerProcess || session.speaksFor(payloadSessionKey(payload));
+      const name = own ? session.name : (session.clientAddress ?? session.name);
+      const turn = await turnOfPayload(payload, { kind: args.kind, client: context.client, name, ...(own ? { reader: session.name } : {}), repoPath: session.repoPath, env, cwd: context.cwd, peek: false });
       await answerHook(bus, { ...turn, dialect: jsonDialect, write: (part) => (text += part), warn: context.log });
       session.noteStoreProblem(null);
     } catch (error) {

@@ -24,6 +24,8 @@ type AgentIdentity = Extract<Identity, { kind: 'agent' }>;
 export class ServerSession implements ToolSession {
   private current: string;
   private key: SessionRowKey | null = null;
+  /** The client's id for the conversation this server's session started with, where it had one. */
+  private conversationKey: string | null = null;
   private started = false;
   private starting: Promise<void> | null = null;
   private readonly startWarnings: string[];
@@ -74,6 +76,14 @@ export class ServerSession implements ToolSession {
     return this.key;
   }
 
+  /**
+   * Whether a hook of conversation `key` is this server's session's: the same conversation, or one
+   * of the two unknown. Another's (a client that ran one server for several) is looked up instead.
+   */
+  speaksFor(key: string | null): boolean {
+    return key === null || this.conversationKey === null || key === this.conversationKey;
+  }
+
   private get wantsSession(): boolean {
     return this.identity.client !== null && sessionsEnabled(this.env) && parseNameLenient(this.identity.name)?.client != null;
   }
@@ -111,6 +121,7 @@ export class ServerSession implements ToolSession {
 
   private async startSession(sessionKey: string | null): Promise<void> {
     const { repoPath } = this.identity;
+    this.conversationKey = sessionKey;
     if (!this.wantsSession) {
       await this.bus.roster.register(registrationsFor(this.identity.name, repoPath, true));
       this.started = true;

@@ -109,3 +109,23 @@ test('client_hook at a stop: held once for unread mail, in the client\'s own for
     await session.close();
   }
 }));
+
+test("Codex: client_hook binds the server to the first hook's thread; a hook of another thread is looked up, never given that session's own mail", withTempBus(async (bus) => {
+  const root = repoIn(bus);
+  const session = await connect(bus.env, { cwd: root, args: ['--client', 'codex'] });
+  try {
+    // Codex's hook calls carry the thread id in their metadata, and its payload's session_id.
+    const first = await hook(session, { kind: 'session-start', session_id: 'thread-1', cwd: root, hook_event_name: 'SessionStart' }, { threadId: 'thread-1', progressToken: 1 });
+    assert.equal(first.isError, false);
+    const { name } = await session.call<{ name: string }>('whoami');
+    assert.equal(name, 'shop/codex-1');
+    const id = send(bus, 'for thread one alone', name);
+    const other = await hook(session, { kind: 'prompt', session_id: 'thread-2', cwd: root, hook_event_name: 'UserPromptSubmit' }, { threadId: 'thread-2', progressToken: 2 });
+    assert.deepEqual(other.answer, {}, "another thread's hook reads no session's own mail");
+    assert.equal(statusOf(bus, id), 'sent');
+    const own = await hook(session, { kind: 'prompt', session_id: 'thread-1', cwd: root, hook_event_name: 'UserPromptSubmit' }, { threadId: 'thread-1', progressToken: 3 });
+    assert.match(own.answer.hookSpecificOutput?.additionalContext ?? '', /for thread one alone/);
+  } finally {
+    await session.close();
+  }
+}));
