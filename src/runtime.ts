@@ -1,10 +1,11 @@
 /** Wires the bus together from the environment: where the store and the audit log live. */
 import { AuditLog } from './audit/log.js';
 import { Bus } from './core/bus.js';
+import { HookBus } from './core/hook-bus.js';
 import { busPaths } from './adapters/paths.js';
 import { hubAccess } from './adapters/hub-access.js';
 import { BusError } from './model/errors.js';
-import { busSettings } from './core/settings.js';
+import { busSettings, type BusSettings } from './core/settings.js';
 import { setting, type Env } from './model/settings.js';
 import { livenessFrom } from './core/liveness.js';
 import { exposureWarning } from './adapters/privacy.js';
@@ -67,6 +68,31 @@ export interface BusHere {
  * (the hooks, the watcher, the status line). `poolMax`: PostgreSQL connections it may hold.
  */
 export function openBusHere(env: Env = process.env, options: BusHere = {}): Bus {
+  const { store, audit, settings } = busParts(env, options);
+  const bus: Bus = new Bus(store, audit, settings, {
+    liveness: () => livenessFrom(systemProcessTable(env)),
+    // A send wakes its recipients once it has committed (most sends wake nobody, and pay nothing for it).
+    afterSend: (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, env, actor, records) : undefined),
+    post: postOutbound,
+  });
+  return bus;
+}
+
+/**
+ * What a hook's own process calls of this machine's bus (core/hook-bus.ts), opened as openBusHere
+ * opens the whole of it: the hook commands' bundles carry none of the rest.
+ */
+export function openHookBusHere(env: Env = process.env): HookBus {
+  const { store, audit, settings } = busParts(env, {});
+  const bus: HookBus = new HookBus(store, audit, settings, {
+    liveness: () => livenessFrom(systemProcessTable(env)),
+    afterSend: (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, env, actor, records) : undefined),
+  });
+  return bus;
+}
+
+/** The store, the audit log and the settings of the bus at `env`, as every process of the bus opens them. */
+function busParts(env: Env, options: BusHere): { store: Store; audit: AuditLog; settings: BusSettings } {
   const paths = busPaths(env);
   const exposed = exposureWarning(paths);
   if (exposed !== null) process.stderr.write(`agent-bus: ${exposed}\n`);
@@ -76,13 +102,7 @@ export function openBusHere(env: Env = process.env, options: BusHere = {}): Bus 
   audit.observe = options.auditObserve ?? null;
   // The retention days may be kept in the bus folder's .env, as the prune command reads them.
   const settings = { ...busSettings(env), retentionDays: retentionDaysOf(env) };
-  const bus: Bus = new Bus(store, audit, settings, {
-    liveness: () => livenessFrom(systemProcessTable(env)),
-    // A send wakes its recipients once it has committed (most sends wake nobody, and pay nothing for it).
-    afterSend: (actor, records) => (mayWake(env, records) ? wakeRecipients(bus.wakes, env, actor, records) : undefined),
-    post: postOutbound,
-  });
-  return bus;
+  return { store, audit, settings };
 }
 
 /**

@@ -3,7 +3,7 @@
  * brain channel in one transaction. Loaded by the hooks only when a refresh
  * is due (it carries the YAML parser and, for an HTTP feed, node:http).
  */
-import type { Bus } from '../core/bus.js';
+import type { HookBus } from '../core/hook-bus.js';
 import { formatStamp } from '../model/clock.js';
 import { sha256Hex } from '../model/ids.js';
 import { buildNotice, MAX_NOTICE_BODY_BYTES } from '../core/notice-ops.js';
@@ -59,7 +59,7 @@ function noticeOf(entry: BrainEntry, settings: BrainSettings, micros: number, wa
   }
 }
 
-export async function refreshBrain(bus: Bus, settings: BrainSettings): Promise<RefreshResult> {
+export async function refreshBrain(bus: HookBus, settings: BrainSettings): Promise<RefreshResult> {
   // A BRAIN_CHANNEL that is no channel name is one clear error, before anything is read or written.
   try {
     parseChannel(settings.channel);

@@ -2,11 +2,11 @@
 import { clientOf, runHook, type HookKind } from '../hooks/run.js';
 import { runRemoteHook } from '../hooks/remote-hook.js';
 import { hubAccess } from '../adapters/hub-access.js';
-import type { Bus } from '../core/bus.js';
+import type { HookBus } from '../core/hook-bus.js';
 import type { CommandIo, ParsedArgs } from './spec.js';
 
 /** `openBus`: this machine's bus, opened only when no hub is set (the command's, from runtime.ts). */
-export async function runHookCommand(kind: HookKind, args: ParsedArgs, io: CommandIo, openBus: (env: CommandIo['env']) => Bus): Promise<number> {
+export async function runHookCommand(kind: HookKind, args: ParsedArgs, io: CommandIo, openBus: (env: CommandIo['env']) => HookBus): Promise<number> {
   const client = typeof args.values.client === 'string' ? args.values.client : undefined;
   const write = (text: string): void => {
     if (text !== '') io.stdout.write(text);

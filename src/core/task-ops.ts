@@ -19,31 +19,16 @@ import type { ChangeFeed } from '../store/ports/changes.js';
 import type { Mail } from './mail-ops.js';
 import { BROADCAST, BUS_NAME, clientAddressOf, HUMAN, repoOf } from './names.js';
 import { eachChange } from './store-changes.js';
+import { LIST_LIMIT, TaskReminders, taskView, type TaskView } from './task-reminders.js';
+
+export { taskView, type TaskView } from './task-reminders.js';
 
 /** The longest title a task keeps: it is shown in one line in lists, mail and the dashboard. */
 export const MAX_TITLE_LENGTH = 200;
 /** The most prerequisites one task waits for. */
 export const MAX_PREREQUISITES = 50;
-/** The most tasks a listing reads. */
-const LIST_LIMIT = 1_000;
 /** The fallback look of a wait when no hint comes. */
 const POLL_MS = 2_000;
-
-/** A task as tools and commands show it. */
-export interface TaskView {
-  id: string;
-  title: string;
-  body: string | null;
-  creator: string;
-  to: string;
-  state: TaskState;
-  holder: string | null;
-  result: string | null;
-  created_at: string;
-  updated_at: string;
-  /** The tasks it waits for (when asked for one task). */
-  after?: string[];
-}
 
 /** A move of a task refused: it is in another state, or the asker may not make it. */
 export class TaskRefusedError extends BusError {}
@@ -69,21 +54,6 @@ export interface TaskQuery {
   repo?: string | null;
 }
 
-export function taskView(task: TaskRecord, after?: string[]): TaskView {
-  return {
-    id: task.taskId,
-    title: task.title,
-    body: task.body,
-    creator: task.creator,
-    to: task.addressedTo,
-    state: task.state,
-    holder: task.holder,
-    result: task.result,
-    created_at: task.createdAt,
-    updated_at: task.updatedAt,
-    ...(after === undefined ? {} : { after }),
-  };
-}
 
 /** Whether `name` may take a task addressed to `to`: everyone for `*`, the repo's agents for a repo, the name or its sessions for a name. */
 export function mayTake(name: string, to: string): boolean {
@@ -161,7 +131,12 @@ export class Tasks {
     private readonly settings: { maxBodyBytes: number },
     /** Names held by running sessions: a task a session took is offered again once its holder is not among them. */
     private readonly liveNames: () => Promise<Set<string>>,
-  ) {}
+  ) {
+    this.reminders = new TaskReminders(store, clock);
+  }
+
+  /** The tasks an agent holds, and the stop hook's reminders of them. */
+  private readonly reminders: TaskReminders;
 
   /** Make a task: offered at once, or blocked until the tasks it waits for are done. */
   async create(request: CreateTaskRequest, register: Registration[] = []): Promise<TaskView> {
@@ -313,8 +288,8 @@ export class Tasks {
   }
 
   /** The tasks an agent holds and has not closed. */
-  async heldBy(holder: string): Promise<TaskView[]> {
-    return (await this.store.tasksIn(['taken'], LIST_LIMIT)).filter((task) => task.holder === holder).map((task) => taskView(task));
+  heldBy(holder: string): Promise<TaskView[]> {
+    return this.reminders.heldBy(holder);
   }
 
   /**
@@ -322,11 +297,8 @@ export class Tasks {
    * (the reminder is counted as it is handed out), so a stop hook that reminds never holds an
    * agent in a loop.
    */
-  async remindersFor(holder: string): Promise<TaskView[]> {
-    const held = await this.heldBy(holder);
-    const due: TaskView[] = [];
-    for (const task of held) if ((await this.store.tick(holder, `task-reminded:${task.id}`, stampOf(this.clock))) === 1) due.push(task);
-    return due;
+  remindersFor(holder: string): Promise<TaskView[]> {
+    return this.reminders.remindersFor(holder);
   }
 
   /**

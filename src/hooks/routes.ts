@@ -5,7 +5,7 @@
  * when `codex` on PATH is a wrapper script), and that process.
  */
 import { readlinkSync } from 'node:fs';
-import type { Bus } from '../core/bus.js';
+import type { HookBus } from '../core/hook-bus.js';
 import { formatStamp, nowMicros } from '../model/clock.js';
 import { clientProcessOf, lineageOf, type ProcessTable } from '../adapters/procs.js';
 
@@ -20,7 +20,7 @@ function executableOf(pid: number): string | null {
   }
 }
 
-export async function recordWakeRoute(bus: Bus, clientId: string, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
+export async function recordWakeRoute(bus: HookBus, clientId: string, agent: string, threadId: string, repoPath: string, table: ProcessTable, turnState: 'busy' | 'idle'): Promise<void> {
   const client = clientProcessOf(lineageOf(process.pid, table));
   const micros = nowMicros();
   await bus.sessions.recordRoute(

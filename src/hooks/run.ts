@@ -28,7 +28,7 @@ import { noticeBlock, renderNotice } from './notice-text.js';
 import { noticeCaps, type NoticeMoment } from '../core/notices.js';
 import { parseSubscriptions, type Subscriptions } from '../core/subscriptions.js';
 import { busDotEnv } from '../adapters/dot-env.js';
-import type { Bus } from '../core/bus.js';
+import type { HookBus } from '../core/hook-bus.js';
 import type { DeliveryRequest, PendingDelivery } from '../core/inbox-ops.js';
 import type { MessageView } from '../core/views.js';
 import { brainSettings } from '../brain/settings.js';
@@ -50,13 +50,13 @@ export interface HookRun {
   write(text: string): void;
   warn(text: string): void;
   /** Open this machine's bus (the hook's command has asked already whether a hub is set). */
-  openBus(): Bus;
+  openBus(): HookBus;
 }
 
 
 /** The notices due to this session at this moment, rendered; info ones shown get their receipt. */
 async function noticesText(
-  bus: Bus,
+  bus: HookBus,
   run: { env: Env; subscriptions: Subscriptions },
   moment: NoticeMoment,
   session: string,
@@ -100,7 +100,7 @@ function startBrainWriter(run: HookTurn, { payload, cwd }: { payload: Payload; c
  * BRAIN_REFRESH_TOOL_CALLS tool calls after that (a counter per session, in
  * the store). Returns the notices a refresh published anew, to show now.
  */
-async function brainTurn(bus: Bus, run: { env: Env; warn(text: string): void }, session: string, kind: HookKind): Promise<string[]> {
+async function brainTurn(bus: HookBus, run: { env: Env; warn(text: string): void }, session: string, kind: HookKind): Promise<string[]> {
   const settings = brainSettings(run.env);
   if (!settings.enabled) return [];
   let due = kind === 'session-start';
@@ -264,7 +264,7 @@ export interface HookTurn {
   warn(text: string): void;
 }
 
-export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
+export async function answerHook(bus: HookBus, turn: HookTurn): Promise<void> {
   const print = printerFor(dialectOf(turn), turn.kind);
   const { sessionKey, local } = turn;
   const noticeRun = { env: turn.env, subscriptions: turn.subscriptions };
@@ -323,7 +323,7 @@ export async function answerHook(bus: Bus, turn: HookTurn): Promise<void> {
 }
 
 /** The prompt or stop hook's work for `reader`: the wake route, the mail, the notices. */
-async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<void> {
+async function answerTurn(bus: HookBus, turn: HookTurn, reader: string): Promise<void> {
   const profile = profileFor(turn.client);
   const dialect = dialectOf(turn);
   const { sessionKey, local } = turn;
@@ -373,7 +373,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
   }
   let keptWorking = false;
   // Tasks it took and has not closed: each named once, so the reminder never holds it in a loop.
-  const reminder = heldTasksReminder(await bus.tasks.remindersFor(reader));
+  const reminder = heldTasksReminder(await bus.taskReminders.remindersFor(reader));
   await deliverTurn(bus, turn, { reader, via: 'hook-stop', actionableOnly: true }, (messages) => {
     const reason = joined(stopReason(messages, reader, shared), reminder);
     keptWorking = reason !== null;
@@ -392,7 +392,7 @@ async function answerTurn(bus: Bus, turn: HookTurn, reader: string): Promise<voi
  * of turns since the agent last began working (its presence's `since`: a person's prompt starts a new
  * one). Null where nothing is counted.
  */
-async function countKeptTurn(bus: Bus, turn: HookTurn, reader: string, shared: string | null): Promise<{ turn: number; limit: number } | null> {
+async function countKeptTurn(bus: HookBus, turn: HookTurn, reader: string, shared: string | null): Promise<{ turn: number; limit: number } | null> {
   const limit = turn.stopKeepLimit ?? 0;
   if (limit <= 0) return null;
   const waiting = await bus.inbox.read({ reader, markRead: false, actionableOnly: true, via: null });
@@ -415,7 +415,7 @@ function heldNote(held: ReservationView[]): string | null {
 }
 
 /** A turn's mail shown: marked delivered once `show` has printed it here, or handed over unmarked when the printing is elsewhere. */
-async function deliverTurn(bus: Bus, turn: HookTurn, request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<void> {
+async function deliverTurn(bus: HookBus, turn: HookTurn, request: DeliveryRequest, show: (messages: MessageView[]) => void | Promise<void>): Promise<void> {
   if (turn.defer === undefined) {
     await bus.inbox.deliver(request, show);
     return;
@@ -438,13 +438,13 @@ function dialectOf(turn: HookTurn): HookDialect {
 }
 
 /** The address whose mail the turn reads: on the hub, the hook speaks as the session address already. */
-function readerOf(bus: Bus, turn: HookTurn): Promise<string> {
+function readerOf(bus: HookBus, turn: HookTurn): Promise<string> {
   const { local } = turn;
   if (turn.reader !== undefined) return Promise.resolve(turn.reader);
   return local === null ? Promise.resolve(turn.name) : bus.sessions.readerFor(turn.name, turn.sessionKey, hookSessionFacts(turn.name, local.sessionsOn, local.table));
 }
 
 /** The pre-tool hook's check of the files a tool call writes. */
-function guardWrites(bus: Bus, turn: HookTurn, writes: PlannedWrites): Promise<WriteCheck> {
+function guardWrites(bus: HookBus, turn: HookTurn, writes: PlannedWrites): Promise<WriteCheck> {
   return checkWrites(bus, { profile: profileFor(turn.client), writes, name: turn.name, reader: () => readerOf(bus, turn) });
 }

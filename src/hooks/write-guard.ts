@@ -4,7 +4,7 @@
  * (warn, a shared reservation, or a client that cannot be refused); an allowed write is recorded, and
  * another agent's write of the same file within the collision window alerts both.
  */
-import type { Bus } from '../core/bus.js';
+import type { HookBus } from '../core/hook-bus.js';
 import { BUS_NAME, repoOf } from '../core/names.js';
 import type { HeldFile } from '../core/reservation-ops.js';
 import { stampToMillis } from '../model/clock.js';
@@ -38,7 +38,7 @@ export function holdLine(held: HeldFile, nowMs = Date.now()): string {
   return `${held.file} is reserved by ${held.holder} ${remainingText(held.until, nowMs)}${held.reason ? ` (${held.reason})` : ''}${held.mode === 'shared' ? ', shared' : ''}`;
 }
 
-export async function checkWrites(bus: Bus, call: WriteCall): Promise<WriteCheck> {
+export async function checkWrites(bus: HookBus, call: WriteCall): Promise<WriteCheck> {
   const { files, mode } = call.writes;
   const repo = repoOf(call.name);
   const { me, held } = await bus.reservations.heldAgainst(call.name, call.reader, repo, files);

@@ -49,6 +49,9 @@ test('a corrupt or missing code cache falls back to compiling the bundle', () =>
   }
 });
 
+/** The Bus's services no hook calls: tasks (beyond the reminder of held ones), webhooks in and out, tokens, the dashboard's pages, retention, the audit check. */
+const BEYOND_HOOKS = ['Tasks', 'Integrations', 'OutboundDelivery', 'Overview', 'Tokens', 'Retention', 'AuditCheck', 'Health', 'Receipts'];
+
 test("the hooks' bundles carry the store, the core and the dialects, nothing heavier", () => {
   for (const hook of ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool']) {
     const source = readFileSync(join(BIN, 'commands', `${hook}.cjs`), 'utf8');
@@ -62,7 +65,15 @@ test("the hooks' bundles carry the store, the core and the dialects, nothing hea
     assert.ok(!source.includes('A first look: mail sent'), `${hook} must not bundle the other commands' specs`);
     // The addon driver (better-sqlite3's JavaScript, by its constructor's parameter) is a bundle of its own.
     assert.ok(!source.includes('filenameGiven'), `${hook} must not bundle better-sqlite3`);
+    // A hook composes what it calls of the bus (core/hook-bus.ts), not the whole Bus: none of the services it never calls.
+    assert.ok(source.includes('HookBus=class') && !/\bBus=class/.test(source), `${hook} composes the hook's bus alone`);
+    for (const service of BEYOND_HOOKS) assert.ok(!source.includes(`${service}=class`), `${hook} must not bundle ${service}`);
+    for (const text of ['No task was made', 'x-hub-signature-256', 'takes no token']) assert.ok(!source.includes(text), `${hook} must not bundle the code that says ${text}`);
   }
+  // The markers mean what they say: a command that runs the whole bus carries each.
+  const whole = readFileSync(join(BIN, 'commands', 'task.cjs'), 'utf8');
+  for (const service of BEYOND_HOOKS) assert.ok(whole.includes(`${service}=class`), `task.cjs bundles ${service}`);
+  for (const text of ['No task was made', 'x-hub-signature-256', 'takes no token']) assert.ok(whole.includes(text), `task.cjs bundles ${text}`);
   // Where better-sqlite3 is installed (an optional dependency), its driver has a bundle of its own; where not, none is built.
   if (existsSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'))) {
     assert.ok(readFileSync(join(BIN, 'sqlite-addon.cjs'), 'utf8').includes('filenameGiven'), 'the addon driver has a bundle of its own');
