@@ -5,6 +5,7 @@
  * eight in a row). Its workspace MCP config is `.github/mcp.json`; it also reads `.mcp.json`, whose
  * entry wins, so a server it starts from Claude Code's entry knows Copilot started it by
  * COPILOT_AGENT_SESSION_ID. Nothing can start a turn in an idle session from outside: wake.json does.
+ * No hookTools: Copilot CLI (1.0.102) skips an `mcp_tool` hook entry as an invalid hook type.
  */
 import { blockDecision, type HookDialect } from '../dialect.js';
 import type { ClientProfile } from '../profile.js';
