@@ -52,7 +52,8 @@ export function hookTool(server: McpServer, context: HookToolContext): void {
       // (Codex), a hook of another is looked up as a command hook's would be; elsewhere a new id is the
       // same session's (Claude Code's /clear).
       const own = !profileFor(context.client).manySessionsPerProcess || session.speaksFor(payloadSessionKey(payload));
-      const name = own ? session.name : (session.clientAddress ?? session.name);
+      // The hook speaks for the client address, as a command hook does (a write is its client's), and reads as the session.
+      const name = session.clientAddress ?? session.name;
       const turn = await turnOfPayload(payload, { kind: args.kind, client: context.client, name, ...(own ? { reader: session.name } : {}), repoPath: session.repoPath, env, cwd: context.cwd, peek: false });
       await answerHook(bus, { ...turn, dialect: jsonDialect, write: (part) => (text += part), warn: context.log });
       session.noteStoreProblem(null);

@@ -76,6 +76,8 @@ test('client_hook before a tool call: a reserved file refused with its holder, i
     }
     const free = await hook(session, { kind: 'pre-tool', session_id: 'sess-1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: JSON.stringify({ file_path: join(root, 'src/other.ts') }) });
     assert.deepEqual(free.answer, {});
+    // The write is the client's, as a command hook records it: a collision's mail then reaches an address that stays.
+    assert.deepEqual(bus.rows("SELECT agent FROM edits WHERE path = 'src/other.ts'"), [{ agent: 'shop/claude' }]);
     const plain = send(bus, 'not urgent', name);
     const urgent = send(bus, 'the build is broken', name, ['--urgent']);
     const { answer } = await hook(session, { kind: 'pre-tool', session_id: 'sess-1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: JSON.stringify({ command: 'ls' }) });

@@ -155,7 +155,7 @@ const OPS: { [K in CallName]: Operation<K> } = {
     },
     run: async (context, { session_key, message_id, status }) => {
       const reader = await readerOf(context, session_key);
-      const message = await waitingMessage(context, reader, message_id);
+      const message = await postedMessage(context, reader, message_id);
       if (message === null) return false;
       context.bus.wakes.notePosted(reader, viewRecord(message), status, context.bus.clock.nowMicros());
       return true;
@@ -189,6 +189,22 @@ async function readerOf({ bus, env, token }: CallContext, sessionKey: string | n
 /** The message, when it is among the oldest mail waiting for `reader`: a relay may name no other. */
 async function waitingMessage({ bus }: CallContext, reader: string, messageId: string): Promise<MessageView | null> {
   return (await bus.inbox.read({ reader, markRead: false, limit: NUDGE_LOOKAHEAD, via: null })).find((message) => message.message_id === messageId) ?? null;
+}
+
+/**
+ * The message a post woke the session for: waiting still, or already taken by the turn the post began
+ * (a prompt hook its server answers can take it before the post is noted), as long as it is the reader's.
+ */
+async function postedMessage(context: CallContext, reader: string, messageId: string): Promise<MessageView | null> {
+  const waiting = await waitingMessage(context, reader, messageId);
+  if (waiting !== null) return waiting;
+  let threadId: string;
+  try {
+    threadId = (await context.bus.receipts.status(messageId, reader)).thread_id;
+  } catch {
+    return null; // Not a message of the reader's.
+  }
+  return (await context.bus.mail.thread(threadId, 1_000)).find((message) => message.message_id === messageId) ?? null;
 }
 
 /** Parse and run one call: its arguments are checked before anything is done. */
