@@ -127,7 +127,8 @@ export function hooksHelp(): string {
       'agent-bus init writes these into each client\'s settings: the client runs them at a turn boundary, before ' +
         'a tool call, or for its status line, with the hook payload (JSON) on standard input. Each reads its agent ' +
         'from the repo it runs in and --client, answers in that client\'s own format, and never breaks the turn: ' +
-        'on any failure it prints one line and exits 0.',
+        'on any failure it prints one line and exits 0. Claude Code (2.1.332 and later) and Codex (0.171 and later) ' +
+        'get the same answers from the session\'s own agent-bus server instead, with no process (see docs/clients.md).',
       HELP_WIDTH,
     ),
     '',
