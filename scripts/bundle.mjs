@@ -59,7 +59,9 @@ const lazyStringWidth = {
 };
 common.plugins = [lazyStringWidth];
 
-await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/cli.cjs` });
+// The launcher (src/cli.ts) and the file node runs (src/launch.ts), which loads the launcher with its code cache.
+await build({ ...common, entryPoints: ['src/cli.ts'], outfile: `${outdir}/launcher.cjs` });
+await build({ ...common, entryPoints: ['src/launch.ts'], outfile: `${outdir}/cli.cjs` });
 // The better-sqlite3 driver: loaded only where it is the SQLite driver in use (Node.js 20, or
 // AGENT_BUS_SQLITE_DRIVER=better-sqlite3). better-sqlite3 is an optional dependency: where npm could
 // not build it (no compiler, on a Node.js with SQLite built in) it is not installed, and there is no
@@ -191,6 +193,15 @@ try {
     const result = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), ...args], { env: { ...env, ...hookEnv }, cwd: scratch, encoding: 'utf8', input });
     if (result.status !== (warmup.exitsWith ?? 0) && !warmup.refused) throw new Error(`warm-up of '${name}' failed (${result.status}): ${result.stderr}`);
   }
+  // The launcher's cache: a hook's run (with mail, as the hooks' warm-ups have) compiles what it runs of the launcher.
+  spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'send', 'mail for the hook', '--to', 'warmup/claude', '--name', 'warmup/claude'], { env, cwd: scratch });
+  const launcherRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
+    env: { ...env, AGENT_BUS_BUILD_CODE_CACHE: 'launcher', AGENT_BUS_NAME: 'warmup/claude', AGENT_BUS_REPO: scratch, AGENT_BUS_CHANNELS: 'warmup' },
+    cwd: scratch,
+    encoding: 'utf8',
+    input: JSON.stringify({ session_id: 'warmup-session', cwd: scratch }),
+  });
+  if (launcherRun.status !== 0 || !existsSync(codeCache(resolve(outdir, 'launcher.cjs')))) throw new Error(`warm-up of the launcher failed (${launcherRun.status}): ${launcherRun.stderr}`);
   // The PostgreSQL engine's bundle: a hook run against a server that refuses it compiles its start-up and connect paths.
   const engineRun = spawnSync(process.execPath, [resolve(outdir, 'cli.cjs'), 'hook-user-prompt', '--client', 'claude'], {
     env: { ...env, AGENT_BUS_BUILD_CODE_CACHE: 'engine', AGENT_BUS_DB: 'postgres://warmup@127.0.0.1:1/warmup', AGENT_BUS_HOME: scratch, AGENT_BUS_NAME: 'warmup/claude' },

@@ -1,7 +1,7 @@
-#!/usr/bin/env node
 /**
  * The `agent-bus` launcher: picks the bundle for the command line (each
- * command ships as one bundle with the dispatcher inside) and runs it.
+ * command ships as one bundle with the dispatcher inside) and runs it. Bundled as dist/bin/launcher.cjs,
+ * which the file node runs (launch.ts, dist/bin/cli.cjs) loads with its code cache.
  */
 import { bundleFor, keepCodeCache, loadCommandBundle, writeCodeCache } from './cli/command-loader.js';
 import { fdOutput, isReaderGone } from './cli/output.js';

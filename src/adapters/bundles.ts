@@ -12,13 +12,9 @@ import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { setting } from '../model/settings.js';
+import { codeCachePath } from './code-cache.js';
 
-export const CODE_CACHE_SUFFIX = '.v8cache';
-
-/** The code cache of the bundle at `path` for this Node.js: `<bundle>.<V8 version>-<arch>.v8cache`. */
-export function codeCachePath(path: string): string {
-  return `${path}.${process.versions.v8}-${process.arch}${CODE_CACHE_SUFFIX}`;
-}
+export { CODE_CACHE_SUFFIX, codeCachePath } from './code-cache.js';
 
 export interface LoadedBundle<T = unknown> {
   bundle: T;

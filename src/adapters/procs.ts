@@ -5,7 +5,7 @@
  * a process we cannot see. Linux reads /proc; elsewhere one `ps` per lookup,
  * bounded by AGENT_BUS_PROCESS_LOOKUP_TIMEOUT.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { accessSync, constants, readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setting, type Env } from '../model/settings.js';
 import type { ProcessInfo, ProcessTable } from '../core/liveness.js';
@@ -119,7 +119,8 @@ let procFsAvailable: boolean | undefined;
 export function systemProcessTable(env: Env = process.env): ProcessTable {
   if (procFsAvailable === undefined) {
     try {
-      readFileSync('/proc/self/stat');
+      // Whether it may be read, not a read: the kernel writes the file out at each read, a third of a millisecond of a hook's start.
+      accessSync('/proc/self/stat', constants.R_OK);
       procFsAvailable = true;
     } catch {
       procFsAvailable = false;

@@ -280,7 +280,7 @@ export const SETTING_HELP = [
     names: ['AGENT_BUS_BUILD_CODE_CACHE'],
     section: 'cli',
     usedBy: 'build',
-    meaning: "set by `npm run build` while it records the code caches (`1`: a command's, `engine`: the PostgreSQL engine's); not for use otherwise",
+    meaning: "set by `npm run build` while it records the code caches (`1`: a command's, `engine`: the PostgreSQL engine's, `launcher`: the launcher's); not for use otherwise",
   },
 ] as const satisfies readonly SettingHelp[];
 

@@ -19,6 +19,9 @@ test('every command has its own bundle and code cache', () => {
     const cache = codeCachePath(`${command.name}.cjs`);
     assert.ok(files.has(cache), cache);
   }
+  // The launcher too: the file node runs (cli.cjs) is a few lines that load it with its cache.
+  assert.ok(existsSync(codeCachePath(join(BIN, 'launcher.cjs'))), 'the launcher has its code cache');
+  assert.ok(readFileSync(join(BIN, 'cli.cjs')).length < 4096, 'the file node runs is the launcher\'s loader alone');
 });
 
 test('a corrupt or missing code cache falls back to compiling the bundle', () => {
@@ -31,6 +34,8 @@ test('a corrupt or missing code cache falls back to compiling the bundle', () =>
     const missing = codeCachePath(join(copy, 'commands', 'inbox.cjs'));
     writeFileSync(corrupt, Buffer.from('not a code cache at all'));
     rmSync(missing);
+    const launcher = codeCachePath(join(copy, 'launcher.cjs'));
+    rmSync(launcher);
     assert.ok(!existsSync(missing));
     const sent = spawnSync(process.execPath, [join(copy, 'cli.cjs'), 'send', 'cached?', '--to', 'alpha', '--name', 'alpha'], { env: bus.env, encoding: 'utf8' });
     assert.equal(sent.status, 0, sent.stderr);
@@ -40,9 +45,11 @@ test('a corrupt or missing code cache falls back to compiling the bundle', () =>
     // A missing cache is recorded by the first run that goes well (as on a Node.js the build did not record one for);
     // one V8 refused is this version's, refused for a flag: it is left as it is, not written at every start.
     assert.ok(existsSync(missing), 'the run recorded the missing cache');
+    assert.ok(existsSync(launcher), "the run recorded the launcher's missing cache");
     assert.notEqual(readFileSync(missing).length, 0);
     assert.equal(readFileSync(corrupt, 'utf8'), 'not a code cache at all');
     assert.deepEqual(readdirSync(join(copy, 'commands')).filter((name) => name.endsWith('.partial')), []);
+    assert.deepEqual(readdirSync(copy).filter((name) => name.endsWith('.partial')), []);
   } finally {
     rmSync(copy, { recursive: true, force: true });
     bus.cleanup();

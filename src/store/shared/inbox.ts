@@ -2,6 +2,7 @@
  * The inbox query (QUERIES.md, "The inbox"), written once for both engines: each binds the same
  * parameters under its own placeholders.
  */
+import { lazy } from './lazy.js';
 import type { InboxQuery, ReadOutcome, ReaderIdentity } from '../ports/inbox.js';
 import { MESSAGE_FIELDS, selectList } from './columns.js';
 
@@ -33,7 +34,7 @@ export type InboxPlaceholders = { readonly [Party in keyof InboxParties]: string
  */
 export type LeaseRule = { includeLeased: false; now: string } | { includeLeased: true };
 
-const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
+const MESSAGE_COLUMNS = lazy(() => selectList(MESSAGE_FIELDS));
 
 /**
  * The reader's unread mail, in three disjoint parts: its own; for a session, mail at its client
@@ -50,12 +51,12 @@ export function inboxUnion(at: InboxPlaceholders, leases: LeaseRule): string {
   const noOwnOrSharedCopy = `(m.fanout_id IS NULL OR NOT EXISTS (
     SELECT 1 FROM messages s WHERE s.fanout_id = m.fanout_id AND s.to_group = ${at.repo} AND s.to_agent IN (${at.me}, ${at.sharedOrMe})))`;
   return `
-  SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.to_agent = ${at.me} AND ${unread}
+  SELECT ${MESSAGE_COLUMNS()} FROM messages m WHERE m.to_agent = ${at.me} AND ${unread}
   UNION ALL
-  SELECT ${MESSAGE_COLUMNS} FROM messages m
+  SELECT ${MESSAGE_COLUMNS()} FROM messages m
    WHERE m.to_agent = ${at.shared} AND ${unread} AND m.from_agent <> ${at.me} AND ${noOwnCopy}
   UNION ALL
-  SELECT ${MESSAGE_COLUMNS} FROM messages m
+  SELECT ${MESSAGE_COLUMNS()} FROM messages m
    WHERE m.to_agent = ${at.bareRepo} AND ${unread}
      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.name = ${at.bareRepo}) AND ${noOwnOrSharedCopy}`;
 }

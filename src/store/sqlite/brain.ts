@@ -1,11 +1,12 @@
 /** The brain's channel, state and markers on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { BrainState } from '../../model/records.js';
 import type { BrainPort } from '../ports/brain.js';
 import { BRAIN_FIELDS, columnList, selectList, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 import { channelNotices, deleteNotice, insertNotice } from './notices.js';
 
-const BRAIN_COLUMNS = selectList(BRAIN_FIELDS);
+const BRAIN_COLUMNS = lazy(() => selectList(BRAIN_FIELDS));
 
 function writeBrainState(db: SqliteConnection, state: BrainState): void {
   db.run(
@@ -36,7 +37,7 @@ export function sqliteBrain(db: SqliteConnection): BrainPort {
     },
 
     async brainState(channel) {
-      return db.get<BrainState>(`SELECT ${BRAIN_COLUMNS} FROM brain_state WHERE channel = ?`, [channel]) ?? null;
+      return db.get<BrainState>(`SELECT ${BRAIN_COLUMNS()} FROM brain_state WHERE channel = ?`, [channel]) ?? null;
     },
 
     async recordMarker(key, session, now) {

@@ -1,4 +1,5 @@
 /** The inbox on SQLite: reads and leases answer an empty inbox without the write lock; the rest is one BEGIN IMMEDIATE. */
+import { lazy } from '../shared/lazy.js';
 import { readRecord, type ReceiptWay } from '../../model/receipts.js';
 import type { MessageRecord } from '../../model/records.js';
 import type { FanoutCopy, InboxDecision, InboxPort, InboxQuery, InboxSelection, ReaderIdentity, LeaseOutcome } from '../ports/inbox.js';
@@ -6,14 +7,14 @@ import { FANOUT_COPY_FIELDS, MESSAGE_FIELDS, selectList } from '../shared/column
 import { INBOX_FILTERS, inboxFilterOf, inboxParties, inboxSelect, inboxUnion, midTurnLook, nothingRead, type InboxFilter, type InboxPlaceholders } from '../shared/inbox.js';
 import type { Params, SqliteConnection } from './driver.js';
 
-const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
-const FANOUT_COPY_COLUMNS = selectList(FANOUT_COPY_FIELDS);
+const MESSAGE_COLUMNS = lazy(() => selectList(MESSAGE_FIELDS));
+const FANOUT_COPY_COLUMNS = lazy(() => selectList(FANOUT_COPY_FIELDS));
 
 const AT: InboxPlaceholders = { me: '@me', repo: '@repo', shared: '@shared', sharedOrMe: '@sharedOrMe', bareRepo: '@bareRepo' };
-const INBOX = Object.fromEntries(INBOX_FILTERS.map((filter) => [filter, inboxSelect(AT, { now: '@now', filter, limit: '@limit' })])) as Record<InboxFilter, string>;
+const INBOX = lazy(() => Object.fromEntries(INBOX_FILTERS.map((filter) => [filter, inboxSelect(AT, { now: '@now', filter, limit: '@limit' })])) as Record<InboxFilter, string>);
 const MID_TURN_AT = { name: '@name', repo: '@repo', sessionsFrom: '@sessionsFrom', sessionsTo: '@sessionsTo' };
-const MID_TURN = { urgent: midTurnLook(MID_TURN_AT, true), any: midTurnLook(MID_TURN_AT, false) };
-const PENDING = `SELECT COUNT(*) AS n FROM (${inboxUnion(AT, { includeLeased: true })})`;
+const MID_TURN = lazy(() => ({ urgent: midTurnLook(MID_TURN_AT, true), any: midTurnLook(MID_TURN_AT, false) }));
+const PENDING = lazy(() => `SELECT COUNT(*) AS n FROM (${inboxUnion(AT, { includeLeased: true })})`);
 
 /** Mark a copy (@id) read at @now by @via, and delivered where it was not yet (a first delivery keeps its time and way). */
 const MARK_READ = `UPDATE messages SET read_at = @now, read_via = @via,
@@ -21,14 +22,14 @@ const MARK_READ = `UPDATE messages SET read_at = @now, read_via = @via,
   WHERE message_id = @id AND read_at IS NULL`;
 
 function selectInbox(db: SqliteConnection, query: InboxQuery, limit = query.limit): MessageRecord[] {
-  return db.all<MessageRecord>(INBOX[inboxFilterOf(query)], { ...inboxParties(query.reader), now: query.now, limit });
+  return db.all<MessageRecord>(INBOX()[inboxFilterOf(query)], { ...inboxParties(query.reader), now: query.now, limit });
 }
 
 /** Every copy, in the reader's repo, of the fan-outs among `rows`. */
 function copiesOf(db: SqliteConnection, rows: MessageRecord[], repo: string): FanoutCopy[] {
   const fanouts = [...new Set(rows.map((row) => row.fanoutId).filter((id): id is string => id !== null))];
   const copies: FanoutCopy[] = [];
-  for (const fanout of fanouts) copies.push(...db.all<FanoutCopy>(`SELECT ${FANOUT_COPY_COLUMNS} FROM messages WHERE fanout_id = ? AND to_group = ?`, [fanout, repo]));
+  for (const fanout of fanouts) copies.push(...db.all<FanoutCopy>(`SELECT ${FANOUT_COPY_COLUMNS()} FROM messages WHERE fanout_id = ? AND to_group = ?`, [fanout, repo]));
   return copies;
 }
 
@@ -117,21 +118,21 @@ export function sqliteInbox(db: SqliteConnection): InboxPort {
             marked: JSON.stringify(marked),
           });
         }
-        return db.all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY sent_at, message_id`, [JSON.stringify(marked)]);
+        return db.all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS()} FROM messages WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY sent_at, message_id`, [JSON.stringify(marked)]);
       });
     },
 
     async pendingCount(reader) {
-      return db.get<{ n: number }>(PENDING, { ...inboxParties(reader) })?.n ?? 0;
+      return db.get<{ n: number }>(PENDING(), { ...inboxParties(reader) })?.n ?? 0;
     },
 
     async midTurnMailMayWait({ name, repo, urgentOnly }) {
-      return db.get(urgentOnly ? MID_TURN.urgent : MID_TURN.any, { name, repo, sessionsFrom: `${name}-`, sessionsTo: `${name}.` }) !== undefined;
+      return db.get(urgentOnly ? MID_TURN().urgent : MID_TURN().any, { name, repo, sessionsFrom: `${name}-`, sessionsTo: `${name}.` }) !== undefined;
     },
 
     async fanoutCopies(fanoutId, repo) {
       return db
-        .all<FanoutCopy & { leased: number }>(`SELECT ${FANOUT_COPY_COLUMNS}, lease_until IS NOT NULL AS leased FROM messages WHERE fanout_id = ? AND to_group = ?`, [fanoutId, repo])
+        .all<FanoutCopy & { leased: number }>(`SELECT ${FANOUT_COPY_COLUMNS()}, lease_until IS NOT NULL AS leased FROM messages WHERE fanout_id = ? AND to_group = ?`, [fanoutId, repo])
         .map((copy) => ({ ...copy, leased: Boolean(copy.leased) }));
     },
   };

@@ -1,11 +1,12 @@
 /** Integrations on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { IntegrationRecord } from '../../model/records.js';
 import type { IntegrationsPort } from '../ports/integrations.js';
 import { columnList, INTEGRATION_FIELDS, selectList, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 import { registerNow } from './roster.js';
 
-const COLUMNS = selectList(INTEGRATION_FIELDS);
+const COLUMNS = lazy(() => selectList(INTEGRATION_FIELDS));
 
 export function sqliteIntegrations(db: SqliteConnection): IntegrationsPort {
   return {
@@ -19,11 +20,11 @@ export function sqliteIntegrations(db: SqliteConnection): IntegrationsPort {
     },
 
     async integration(name) {
-      return db.get<IntegrationRecord>(`SELECT ${COLUMNS} FROM integrations WHERE name = ?`, [name]) ?? null;
+      return db.get<IntegrationRecord>(`SELECT ${COLUMNS()} FROM integrations WHERE name = ?`, [name]) ?? null;
     },
 
     async integrations() {
-      return db.all<IntegrationRecord>(`SELECT ${COLUMNS} FROM integrations ORDER BY name`);
+      return db.all<IntegrationRecord>(`SELECT ${COLUMNS()} FROM integrations ORDER BY name`);
     },
 
     async rotateIntegration(name, secret, previousUntil) {

@@ -1,4 +1,5 @@
 /** Mail on SQLite: sends in batches, one write transaction each; threads and the newest mail read back. */
+import { lazy } from '../shared/lazy.js';
 import type { MessageRecord } from '../../model/records.js';
 import type { MailPort, SendInput } from '../ports/mail.js';
 import { MESSAGE_FIELDS, selectList } from '../shared/columns.js';
@@ -8,7 +9,7 @@ import type { SqliteConnection } from './driver.js';
 import { BatchOutbound, intakeNow } from './outbox.js';
 import { candidates, registerNow } from './roster.js';
 
-const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
+const MESSAGE_COLUMNS = lazy(() => selectList(MESSAGE_FIELDS));
 
 function sendNow(db: SqliteConnection, input: SendInput, outbound: BatchOutbound): MessageRecord[] {
   registerNow(db, input.register, input.sentAt);
@@ -56,7 +57,7 @@ export function sqliteMail(db: SqliteConnection): MailPort {
 
     async thread(threadId, limit) {
       if (limit <= 0) return [];
-      return db.all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE thread_id = ? ORDER BY sent_at, message_id LIMIT ?`, [threadId, limit]);
+      return db.all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS()} FROM messages WHERE thread_id = ? ORDER BY sent_at, message_id LIMIT ?`, [threadId, limit]);
     },
 
     async threadIdsNamed(lookup, limit) {
@@ -72,7 +73,7 @@ export function sqliteMail(db: SqliteConnection): MailPort {
       if (limit <= 0) return [];
       // Insertion order: the newest rows without an index on sent_at that every send would pay for.
       return db
-        .all<MessageRecord & { seq?: number }>(`SELECT * FROM (SELECT ${MESSAGE_COLUMNS}, rowid AS seq FROM messages ORDER BY rowid DESC LIMIT ?) ORDER BY seq`, [limit])
+        .all<MessageRecord & { seq?: number }>(`SELECT * FROM (SELECT ${MESSAGE_COLUMNS()}, rowid AS seq FROM messages ORDER BY rowid DESC LIMIT ?) ORDER BY seq`, [limit])
         .map(({ seq: _seq, ...message }) => message);
     },
   };

@@ -1,4 +1,5 @@
 /** Notices on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { NoticeCandidate, NoticeRecord, Severity } from '../../model/notices.js';
 import type { ChannelCount, DueNoticesQuery, NoticeListing, NoticesPort } from '../ports/notices.js';
 import { columnList, NOTICE_FIELDS, selectList, valuesList } from '../shared/columns.js';
@@ -6,8 +7,8 @@ import { isCriticalOnly, severityRankSql } from '../shared/notices.js';
 import type { Params, SqliteConnection } from './driver.js';
 import { intakeNow, outletsNow } from './outbox.js';
 
-const NOTICE_COLUMNS = selectList(NOTICE_FIELDS, 'n');
-const SEVERITY_RANK = severityRankSql('n.severity');
+const NOTICE_COLUMNS = lazy(() => selectList(NOTICE_FIELDS, 'n'));
+const SEVERITY_RANK = lazy(() => severityRankSql('n.severity'));
 
 /** Store a notice (inside the caller's transaction). */
 export function insertNotice(db: SqliteConnection, notice: NoticeRecord): void {
@@ -22,7 +23,7 @@ export function deleteNotice(db: SqliteConnection, noticeId: string): void {
 
 /** A channel's notices, oldest first. */
 export function channelNotices(db: SqliteConnection, channel: string | null): NoticeRecord[] {
-  return db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS ? ORDER BY n.created_at, n.notice_id`, [channel]);
+  return db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n WHERE n.channel IS ? ORDER BY n.created_at, n.notice_id`, [channel]);
 }
 
 // What is due for one session (QUERIES.md, "Notices due to a session"). Candidates are read channel by
@@ -61,8 +62,8 @@ function countDue(db: SqliteConnection, query: DueNoticesQuery): Record<Severity
 function readDue(db: SqliteConnection, query: DueNoticesQuery, limit: number): NoticeCandidate[] {
   const { from, params } = due(query);
   return db.all<NoticeCandidate>(
-    `SELECT ${NOTICE_COLUMNS}, r.delivered_at AS "deliveredAt" ${from}
-     ORDER BY ${SEVERITY_RANK}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
+    `SELECT ${NOTICE_COLUMNS()}, r.delivered_at AS "deliveredAt" ${from}
+     ORDER BY ${SEVERITY_RANK()}, n.priority DESC, n.created_at, n.notice_id LIMIT @limit`,
     { ...params, limit },
   );
 }
@@ -73,10 +74,10 @@ export function sqliteNotices(db: SqliteConnection): NoticesPort {
       return db.immediate(() => {
         const notice = input.notice;
         // Expired notices are nobody's any more: they go at the next publish, with their receipts.
-        const expired = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.expires_at <= ?`, [input.expireBefore]);
+        const expired = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n WHERE n.expires_at <= ?`, [input.expireBefore]);
         for (const old of expired) deleteNotice(db, old.noticeId);
         insertNotice(db, notice);
-        const live = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS @channel`, { channel: notice.channel });
+        const live = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n WHERE n.channel IS @channel`, { channel: notice.channel });
         const evicted = input.evict(live);
         for (const victim of evicted) deleteNotice(db, victim.noticeId);
         if (input.outbound !== undefined) {
@@ -119,11 +120,11 @@ export function sqliteNotices(db: SqliteConnection): NoticesPort {
         params.channel = filter.channel;
       }
       return db.all<NoticeListing>(
-        `SELECT ${NOTICE_COLUMNS},
+        `SELECT ${NOTICE_COLUMNS()},
            (SELECT COUNT(*) FROM notice_receipts r WHERE r.notice_id = n.notice_id AND r.delivered_at IS NOT NULL) AS "deliveredTo",
            (SELECT COUNT(*) FROM notice_receipts r WHERE r.notice_id = n.notice_id AND r.acknowledged_at IS NOT NULL) AS "acknowledgedBy"
          FROM notices n ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-         ORDER BY n.channel IS NOT NULL, n.channel, ${SEVERITY_RANK}, n.priority DESC, n.created_at`,
+         ORDER BY n.channel IS NOT NULL, n.channel, ${SEVERITY_RANK()}, n.priority DESC, n.created_at`,
         params,
       );
     },
@@ -139,7 +140,7 @@ export function sqliteNotices(db: SqliteConnection): NoticesPort {
 
     async acknowledgeNotice(noticeId, session, now) {
       return db.immediate(() => {
-        const notice = db.get<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.notice_id = ?`, [noticeId]) ?? null;
+        const notice = db.get<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n WHERE n.notice_id = ?`, [noticeId]) ?? null;
         if (notice === null) return null;
         db.run(
           `INSERT INTO notice_receipts (notice_id, session, acknowledged_at) VALUES (@id, @session, @now)
@@ -153,9 +154,9 @@ export function sqliteNotices(db: SqliteConnection): NoticesPort {
     async clearNotices(target) {
       return db.immediate(() => {
         let removed: NoticeRecord[];
-        if (target.kind === 'id') removed = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.notice_id = ?`, [target.noticeId]);
-        else if (target.kind === 'channel') removed = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n WHERE n.channel IS ?`, [target.channel]);
-        else removed = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS} FROM notices n`);
+        if (target.kind === 'id') removed = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n WHERE n.notice_id = ?`, [target.noticeId]);
+        else if (target.kind === 'channel') removed = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n WHERE n.channel IS ?`, [target.channel]);
+        else removed = db.all<NoticeRecord>(`SELECT ${NOTICE_COLUMNS()} FROM notices n`);
         for (const notice of removed) deleteNotice(db, notice.noticeId);
         return removed;
       });

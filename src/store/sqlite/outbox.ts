@@ -1,4 +1,5 @@
 /** The outbox on SQLite: events queued in their sends' and publishes' transactions, taken under a lease, settled. */
+import { lazy } from '../shared/lazy.js';
 import { timeOrderedId } from '../../model/ids.js';
 import type { MessageRecord, OutboundIntake, OutboxRecord, OutletRecord } from '../../model/records.js';
 import type { SendInput } from '../ports/mail.js';
@@ -7,9 +8,9 @@ import { columnList, MESSAGE_FIELDS, OUTBOX_FIELDS, selectList, valuesList } fro
 import { INTAKE_ROUND, intakeMessageIds, intakeText, LANE_LOOKAHEAD, outboxRows, parseIntake } from '../shared/outbox-intake.js';
 import type { SqliteConnection } from './driver.js';
 
-const COLUMNS = selectList(OUTBOX_FIELDS);
-const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS);
-const INSERT = `INSERT INTO integration_outbox (${columnList(OUTBOX_FIELDS)}) VALUES (${valuesList(OUTBOX_FIELDS, (field) => `@${field}`)})`;
+const COLUMNS = lazy(() => selectList(OUTBOX_FIELDS));
+const MESSAGE_COLUMNS = lazy(() => selectList(MESSAGE_FIELDS));
+const INSERT_SQL = lazy(() => `INSERT INTO integration_outbox (${columnList(OUTBOX_FIELDS)}) VALUES (${valuesList(OUTBOX_FIELDS, (field) => `@${field}`)})`);
 
 /** The outbound integrations, inside the caller's transaction: what a send's or a publish's outbound rule reads. */
 export function outletsNow(db: SqliteConnection): OutletRecord[] {
@@ -17,7 +18,7 @@ export function outletsNow(db: SqliteConnection): OutletRecord[] {
 }
 
 export function queueNow(db: SqliteConnection, entries: OutboxRecord[]): void {
-  for (const entry of entries) db.run(INSERT, { ...entry });
+  for (const entry of entries) db.run(INSERT_SQL(), { ...entry });
 }
 
 /** A transaction's events, inside it: one intake row for them all. */
@@ -49,7 +50,7 @@ export function expandIntake(db: SqliteConnection, rounds = Number.POSITIVE_INFI
       const entries = rows.flatMap((row) => parseIntake(row.events));
       const messages = new Map(
         db
-          .all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE message_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(intakeMessageIds(entries))])
+          .all<MessageRecord>(`SELECT ${MESSAGE_COLUMNS()} FROM messages WHERE message_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(intakeMessageIds(entries))])
           .map((record) => [record.messageId, record]),
       );
       queueNow(db, outboxRows(entries, live, messages));
@@ -80,7 +81,7 @@ export function sqliteOutbox(db: SqliteConnection): OutboxPort {
                  SELECT event_id FROM integration_outbox
                  WHERE integration = @integration AND state = 'queued' AND next_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
                  ORDER BY next_at, event_id LIMIT @limit)
-               RETURNING ${COLUMNS}`,
+               RETURNING ${COLUMNS()}`,
               { integration: lane.name, now, leaseUntil, limit },
             ),
           );
@@ -115,7 +116,7 @@ export function sqliteOutbox(db: SqliteConnection): OutboxPort {
       if (filter.limit <= 0) return [];
       expandIntake(db);
       return db.all<OutboxRecord>(
-        `SELECT ${COLUMNS} FROM integration_outbox
+        `SELECT ${COLUMNS()} FROM integration_outbox
          WHERE (@integration IS NULL OR integration = @integration) AND (@state IS NULL OR state = @state)
          ORDER BY created_at DESC, event_id DESC LIMIT @limit`,
         { integration: filter.integration ?? null, state: filter.state ?? null, limit: filter.limit },

@@ -1,11 +1,12 @@
 /** Receipts on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
 import type { ReceiptsPort } from '../ports/receipts.js';
 import { RECEIPT_FIELDS, selectList } from '../shared/columns.js';
 import { firstDistinct, ID_TAIL_FROM, idRanges, prefixEnd } from '../shared/ranges.js';
 import type { SqliteConnection } from './driver.js';
 
-const RECEIPT_COLUMNS = selectList(RECEIPT_FIELDS);
+const RECEIPT_COLUMNS = lazy(() => selectList(RECEIPT_FIELDS));
 
 export function sqliteReceipts(db: SqliteConnection): ReceiptsPort {
   return {
@@ -24,8 +25,8 @@ export function sqliteReceipts(db: SqliteConnection): ReceiptsPort {
 
     async receipts(id) {
       const own = db.get<{ fanoutId: string | null }>('SELECT fanout_id AS "fanoutId" FROM messages WHERE message_id = ?', [id]);
-      if (own !== undefined && own.fanoutId === null) return db.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE message_id = ?`, [id]);
-      return db.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS} FROM messages WHERE fanout_id = ? ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
+      if (own !== undefined && own.fanoutId === null) return db.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS()} FROM messages WHERE message_id = ?`, [id]);
+      return db.all<ReceiptRecord>(`SELECT ${RECEIPT_COLUMNS()} FROM messages WHERE fanout_id = ? ORDER BY to_agent, message_id`, [own?.fanoutId ?? id]);
     },
 
     async sendIdsNamed(lookup, limit) {

@@ -1,11 +1,12 @@
 /** File reservations and edits on SQLite: each request decided and written under the one writer lock. */
+import { lazy } from '../shared/lazy.js';
 import type { ReservationRecord } from '../../model/records.js';
 import { UNMATCHED_GLOB_CHARS, type Collision, type ReservationsPort } from '../ports/reservations.js';
 import { columnList, RESERVATION_FIELDS, RESERVATION_INSERT_FIELDS, reservationOf, reservationValues, selectList, valuesList } from '../shared/columns.js';
 import { anchorsAbove } from '../../model/reservation-anchor.js';
 import type { SqliteConnection } from './driver.js';
 
-const COLUMNS = selectList(RESERVATION_FIELDS);
+const COLUMNS = lazy(() => selectList(RESERVATION_FIELDS));
 type Row = Parameters<typeof reservationOf>[0];
 
 /**
@@ -23,23 +24,23 @@ const MAY_COVER_SQLITE = [
  * Of those, only the rows anchored at one of `@anchors` (a file, or a folder above it) and those an older
  * agent-bus wrote without an anchor: two searches of the anchor's index (an OR of both reads the repo's every row).
  */
-const narrowed = (anchor: string): string => `SELECT ${COLUMNS} FROM reservations WHERE repo = @repo AND ${anchor} AND expires_at > @now AND (${MAY_COVER_SQLITE})`;
-const COVERING = `${narrowed('anchor IN (SELECT value FROM json_each(@anchors))')} UNION ALL ${narrowed('anchor IS NULL')} ORDER BY "createdAt", "reservationId"`;
+const narrowed = (anchor: string): string => `SELECT ${COLUMNS()} FROM reservations WHERE repo = @repo AND ${anchor} AND expires_at > @now AND (${MAY_COVER_SQLITE})`;
+const COVERING = lazy(() => `${narrowed('anchor IN (SELECT value FROM json_each(@anchors))')} UNION ALL ${narrowed('anchor IS NULL')} ORDER BY "createdAt", "reservationId"`);
 
 export function sqliteReservations(db: SqliteConnection): ReservationsPort {
   // One statement for a repo and one for all: an `@repo IS NULL OR` would keep SQLite off the repo's index.
   const current = (repo: string | null, now: string): ReservationRecord[] =>
     (repo === null
-      ? db.all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE expires_at > @now ORDER BY created_at, reservation_id`, { now })
-      : db.all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE repo = @repo AND expires_at > @now ORDER BY created_at, reservation_id`, { repo, now })
+      ? db.all<Row>(`SELECT ${COLUMNS()} FROM reservations WHERE expires_at > @now ORDER BY created_at, reservation_id`, { now })
+      : db.all<Row>(`SELECT ${COLUMNS()} FROM reservations WHERE repo = @repo AND expires_at > @now ORDER BY created_at, reservation_id`, { repo, now })
     ).map(reservationOf);
 
   const endNow = (repo: string | null, now: string, gone: string[]): ReservationRecord[] => {
     const ended = db
-      .all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND expires_at <= @now ORDER BY created_at, reservation_id`, { repo, now })
+      .all<Row>(`SELECT ${COLUMNS()} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND expires_at <= @now ORDER BY created_at, reservation_id`, { repo, now })
       .map(reservationOf);
     for (const id of gone) {
-      const row = db.get<Row>(`SELECT ${COLUMNS} FROM reservations WHERE reservation_id = ?`, [id]);
+      const row = db.get<Row>(`SELECT ${COLUMNS()} FROM reservations WHERE reservation_id = ?`, [id]);
       if (row !== undefined && !ended.some((one) => one.reservationId === id)) ended.push(reservationOf(row));
     }
     for (const row of ended) db.run('DELETE FROM reservations WHERE reservation_id = ?', [row.reservationId]);
@@ -63,7 +64,7 @@ export function sqliteReservations(db: SqliteConnection): ReservationsPort {
     async releaseReservations({ repo, holder, patterns }) {
       return db.immediate(() => {
         const rows = db
-          .all<Row>(`SELECT ${COLUMNS} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND (@holder IS NULL OR holder = @holder) ORDER BY created_at, reservation_id`, { repo, holder })
+          .all<Row>(`SELECT ${COLUMNS()} FROM reservations WHERE (@repo IS NULL OR repo = @repo) AND (@holder IS NULL OR holder = @holder) ORDER BY created_at, reservation_id`, { repo, holder })
           .map(reservationOf)
           .filter((row) => patterns === null || patterns.includes(row.pattern));
         for (const row of rows) db.run('DELETE FROM reservations WHERE reservation_id = ?', [row.reservationId]);
@@ -79,7 +80,7 @@ export function sqliteReservations(db: SqliteConnection): ReservationsPort {
       // GLOB is case-sensitive and knows no folding of other letters: a folding file system reads them all.
       if (foldCase) return current(repo, now);
       return db
-        .all<Row>(COVERING, {
+        .all<Row>(COVERING(), {
           repo,
           now,
           files: JSON.stringify(files),

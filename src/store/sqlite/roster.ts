@@ -1,4 +1,5 @@
 /** The roster on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { AgentRecord, Registration } from '../../model/records.js';
 import type { RosterPort, RosterQuery } from '../ports/roster.js';
 import { AGENT_FIELDS, selectList, SESSION_FIELDS } from '../shared/columns.js';
@@ -6,8 +7,8 @@ import { namesUnder } from '../shared/ranges.js';
 import { walkRoster } from '../shared/roster-walk.js';
 import type { SqliteConnection } from './driver.js';
 
-const AGENT_COLUMNS = selectList(AGENT_FIELDS);
-const SESSION_COLUMNS = selectList(SESSION_FIELDS);
+const AGENT_COLUMNS = lazy(() => selectList(AGENT_FIELDS));
+const SESSION_COLUMNS = lazy(() => selectList(SESSION_FIELDS));
 
 /** Put names on the roster (inside the caller's transaction): the owner's registration updates the repo path too. */
 export function registerNow(db: SqliteConnection, registrations: Registration[], now: string): void {
@@ -38,7 +39,7 @@ export function repoRows(db: SqliteConnection, repo: string): AgentRecord[] {
   // The range is every name that begins `repo/`, through the primary key.
   const { from, to } = namesUnder(repo);
   return db.all<AgentRecord>(
-    `SELECT ${AGENT_COLUMNS} FROM agents
+    `SELECT ${AGENT_COLUMNS()} FROM agents
       WHERE group_name = @repo OR name = @repo OR (group_name IS NULL AND name >= @from AND name < @to) ORDER BY name`,
     { repo, from, to },
   );
@@ -48,9 +49,9 @@ export function repoRows(db: SqliteConnection, repo: string): AgentRecord[] {
 export function candidates(db: SqliteConnection, query: RosterQuery): AgentRecord[] {
   switch (query.kind) {
     case 'all':
-      return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`);
+      return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS()} FROM agents ORDER BY name`);
     case 'name':
-      return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [query.name]);
+      return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS()} FROM agents WHERE name = ?`, [query.name]);
     case 'repo':
       return repoRows(db, query.repo);
   }
@@ -70,7 +71,7 @@ export function sqliteRoster(db: SqliteConnection): RosterPort {
     },
 
     async getAgent(name) {
-      return db.get<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`, [name]) ?? null;
+      return db.get<AgentRecord>(`SELECT ${AGENT_COLUMNS()} FROM agents WHERE name = ?`, [name]) ?? null;
     },
 
     async agentsOfRepo(repo) {
@@ -80,12 +81,12 @@ export function sqliteRoster(db: SqliteConnection): RosterPort {
     async roster(orphansOf) {
       return db.deferred(() =>
         walkRoster(orphansOf, {
-          agents: () => db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`),
+          agents: () => db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS()} FROM agents ORDER BY name`),
           unreadCounts: () => db.all('SELECT to_agent AS "toAgent", COUNT(*) AS n FROM messages WHERE read_at IS NULL GROUP BY to_agent ORDER BY to_agent'),
           unreadTo: (name) =>
             db.all('SELECT to_agent AS "toAgent", message_id AS "messageId", fanout_id AS "fanoutId" FROM messages WHERE to_agent = ? AND read_at IS NULL ORDER BY message_id', [name]),
           copyHolders: (fanoutId) => db.all<{ toAgent: string }>('SELECT to_agent AS "toAgent" FROM messages WHERE fanout_id = ?', [fanoutId]).map((copy) => copy.toAgent),
-          sessionHolders: () => db.all(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL`),
+          sessionHolders: () => db.all(`SELECT ${SESSION_COLUMNS()} FROM sessions WHERE ended_at IS NULL`),
         }),
       );
     },
@@ -103,7 +104,7 @@ export function sqliteRoster(db: SqliteConnection): RosterPort {
     },
 
     async agentsAt(repoPath) {
-      return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE repo_path = ? ORDER BY name`, [repoPath]);
+      return db.all<AgentRecord>(`SELECT ${AGENT_COLUMNS()} FROM agents WHERE repo_path = ? ORDER BY name`, [repoPath]);
     },
 
     async setTopic(name, topic) {

@@ -2,6 +2,7 @@
  * Search on SQLite: an FTS5 index (message_search, its rowid the message's) brought up to date at
  * each search, a batch a transaction. A send pays nothing for it.
  */
+import { lazy } from '../shared/lazy.js';
 import { partiesVisibleTo, type SearchFilter, type SearchTerm } from '../../model/search.js';
 import type { PositionedMessage } from '../ports/follow.js';
 import type { SearchPort } from '../ports/search.js';
@@ -32,8 +33,8 @@ function partyTokenSql(party: string): string {
 /** Messages indexed in one transaction, at most. */
 const INDEX_BATCH = 20_000;
 /** What the search index reads of a message (messages' columns): its body, then its parties. */
-const INDEXED_TEXT = `body || ' ' || ${partyTokenSql(partySql('from_agent'))} || ' ' || ${partyTokenSql(partySql('to_agent'))}
-  || CASE WHEN to_group IS NULL THEN '' ELSE ' ' || ${partyTokenSql('to_group')} END`;
+const INDEXED_TEXT = lazy(() => `body || ' ' || ${partyTokenSql(partySql('from_agent'))} || ' ' || ${partyTokenSql(partySql('to_agent'))}
+  || CASE WHEN to_group IS NULL THEN '' ELSE ' ' || ${partyTokenSql('to_group')} END`);
 
 /**
  * A prefix is asked of the index as the words it starts, when they are this many at most. FTS5 answers
@@ -46,7 +47,7 @@ const MAX_PREFIX_WORDS = 32;
 const SEARCH_WORDS = 'temp.message_search_words';
 
 /** A message's columns read through the search index (messages as m). */
-const SEARCHED_COLUMNS = selectList(MESSAGE_FIELDS, 'm');
+const SEARCHED_COLUMNS = lazy(() => selectList(MESSAGE_FIELDS, 'm'));
 
 /**
  * The indexed words `prefix` starts, one seek into the vocabulary each (words are in byte order, so
@@ -102,7 +103,7 @@ function searchNow(db: SqliteConnection, terms: SearchTerm[], filter: SearchFilt
   const where = ['message_search MATCH @query', ...searchConditions(filter, { bind, startsWith: (column, prefix) => `substr(${column}, 1, length(${prefix})) = ${prefix}` })];
   if (filter.before !== null) where.push(`s.rowid < ${bind(filter.before)}`);
   return db.all<PositionedMessage>(
-    `SELECT s.rowid AS position, ${SEARCHED_COLUMNS} FROM message_search s JOIN messages m ON m.rowid = s.rowid
+    `SELECT s.rowid AS position, ${SEARCHED_COLUMNS()} FROM message_search s JOIN messages m ON m.rowid = s.rowid
       WHERE ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT @limit`,
     params,
   );
@@ -138,7 +139,7 @@ function indexForSearch(db: SqliteConnection): void {
         else db.run('DELETE FROM message_search WHERE rowid > ? AND rowid <= ?', [parties, messages]);
       }
       const upTo = Math.min(parties + INDEX_BATCH, newestPosition(db));
-      db.run(`INSERT INTO message_search (rowid, body) SELECT rowid, ${INDEXED_TEXT} FROM messages WHERE rowid > ? AND rowid <= ?`, [parties, upTo]);
+      db.run(`INSERT INTO message_search (rowid, body) SELECT rowid, ${INDEXED_TEXT()} FROM messages WHERE rowid > ? AND rowid <= ?`, [parties, upTo]);
       db.run("INSERT OR REPLACE INTO search_index (name, position) SELECT name, ? FROM (SELECT 'messages' AS name UNION ALL SELECT 'parties')", [upTo]);
     });
   }

@@ -1,12 +1,13 @@
 /** Sessions, their routes and their counters on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { ClientRoute, SessionRowKey, SessionRecord } from '../../model/records.js';
 import type { AddressMove, SessionsPort } from '../ports/sessions.js';
 import { ROUTE_FIELDS, selectList, SESSION_FIELDS } from '../shared/columns.js';
 import type { Params, SqliteConnection } from './driver.js';
 import { registerNow, repoRows } from './roster.js';
 
-const SESSION_COLUMNS = selectList(SESSION_FIELDS);
-const ROUTE_COLUMNS = selectList(ROUTE_FIELDS);
+const SESSION_COLUMNS = lazy(() => selectList(SESSION_FIELDS));
+const ROUTE_COLUMNS = lazy(() => selectList(ROUTE_FIELDS));
 
 const SESSION_KEY = 'server_pid = @serverPid AND server_started = @serverStarted AND client_address = @clientAddress';
 
@@ -15,7 +16,7 @@ function keyParams(key: SessionRowKey): Params {
 }
 
 function rowsOf(db: SqliteConnection, clientAddress: string): SessionRecord[] {
-  return db.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE client_address = ?`, [clientAddress]);
+  return db.all<SessionRecord>(`SELECT ${SESSION_COLUMNS()} FROM sessions WHERE client_address = ?`, [clientAddress]);
 }
 
 /** Give up an address no running session holds (QUERIES.md, "Giving up an address"). */
@@ -35,7 +36,7 @@ function giveUpAddress(db: SqliteConnection, name: string, clientAddress: string
 export function sqliteSessions(db: SqliteConnection): SessionsPort {
   return {
     async sessionRows(clientAddress) {
-      if (clientAddress === undefined) return db.all<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions`);
+      if (clientAddress === undefined) return db.all<SessionRecord>(`SELECT ${SESSION_COLUMNS()} FROM sessions`);
       return rowsOf(db, clientAddress);
     },
 
@@ -111,7 +112,7 @@ export function sqliteSessions(db: SqliteConnection): SessionsPort {
     },
 
     async route(threadId) {
-      return db.get<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE thread_id = ?`, [threadId]) ?? null;
+      return db.get<ClientRoute>(`SELECT ${ROUTE_COLUMNS()} FROM client_routes WHERE thread_id = ?`, [threadId]) ?? null;
     },
 
     async saveRoute(route) {
@@ -139,8 +140,8 @@ export function sqliteSessions(db: SqliteConnection): SessionsPort {
     },
 
     async routes(agent) {
-      if (agent === undefined) return db.all<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes ORDER BY updated_at`);
-      return db.all<ClientRoute>(`SELECT ${ROUTE_COLUMNS} FROM client_routes WHERE agent = ? ORDER BY updated_at`, [agent]);
+      if (agent === undefined) return db.all<ClientRoute>(`SELECT ${ROUTE_COLUMNS()} FROM client_routes ORDER BY updated_at`);
+      return db.all<ClientRoute>(`SELECT ${ROUTE_COLUMNS()} FROM client_routes WHERE agent = ? ORDER BY updated_at`, [agent]);
     },
 
     async markQueued(threadId, now) {

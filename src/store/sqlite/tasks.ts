@@ -1,16 +1,17 @@
 /** Tasks on SQLite: each creation and move is one BEGIN IMMEDIATE, so racing takers are decided one at a time. */
+import { lazy } from '../shared/lazy.js';
 import type { TaskRecord } from '../../model/records.js';
 import { firstDistinct, idRanges } from '../shared/ranges.js';
 import type { TasksPort } from '../ports/tasks.js';
 import { columnList, selectList, TASK_FIELDS, taskOf, taskValues, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 
-const COLUMNS = selectList(TASK_FIELDS);
+const COLUMNS = lazy(() => selectList(TASK_FIELDS));
 type Row = Parameters<typeof taskOf>[0];
 
 export function sqliteTasks(db: SqliteConnection): TasksPort {
   const byId = (id: string): TaskRecord | undefined => {
-    const row = db.get<Row>(`SELECT ${COLUMNS} FROM tasks WHERE task_id = ?`, [id]);
+    const row = db.get<Row>(`SELECT ${COLUMNS()} FROM tasks WHERE task_id = ?`, [id]);
     return row === undefined ? undefined : taskOf(row);
   };
   const prerequisites = (id: string): TaskRecord[] =>
@@ -34,7 +35,7 @@ export function sqliteTasks(db: SqliteConnection): TasksPort {
       // Ranges on the key and on the short form's index: the prefix's rows, and no LIKE to escape.
       const rows = new Map<string, Row>();
       for (const { expression, from, to } of idRanges(lookup, 'task_id', true)) {
-        for (const row of db.all<Row>(`SELECT ${COLUMNS} FROM tasks WHERE ${expression} >= @from AND ${expression} < @to ORDER BY task_id LIMIT @limit`, { from, to, limit })) {
+        for (const row of db.all<Row>(`SELECT ${COLUMNS()} FROM tasks WHERE ${expression} >= @from AND ${expression} < @to ORDER BY task_id LIMIT @limit`, { from, to, limit })) {
           rows.set(row.taskId, row);
         }
       }
@@ -42,9 +43,9 @@ export function sqliteTasks(db: SqliteConnection): TasksPort {
     },
 
     async tasksIn(states, limit) {
-      if (states === null) return db.all<Row>(`SELECT ${COLUMNS} FROM tasks ORDER BY created_at, task_id LIMIT ?`, [limit]).map(taskOf);
+      if (states === null) return db.all<Row>(`SELECT ${COLUMNS()} FROM tasks ORDER BY created_at, task_id LIMIT ?`, [limit]).map(taskOf);
       return db
-        .all<Row>(`SELECT ${COLUMNS} FROM tasks WHERE state IN (SELECT value FROM json_each(@states)) ORDER BY created_at, task_id LIMIT @limit`, { states: JSON.stringify(states), limit })
+        .all<Row>(`SELECT ${COLUMNS()} FROM tasks WHERE state IN (SELECT value FROM json_each(@states)) ORDER BY created_at, task_id LIMIT @limit`, { states: JSON.stringify(states), limit })
         .map(taskOf);
     },
 

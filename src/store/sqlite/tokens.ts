@@ -1,11 +1,12 @@
 /** The hub's tokens on SQLite. */
+import { lazy } from '../shared/lazy.js';
 import type { TokenRecord } from '../../model/records.js';
 import type { TokensPort } from '../ports/tokens.js';
 import { columnList, selectList, TOKEN_FIELDS, valuesList } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 import { registerNow } from './roster.js';
 
-const TOKEN_COLUMNS = selectList(TOKEN_FIELDS);
+const TOKEN_COLUMNS = lazy(() => selectList(TOKEN_FIELDS));
 
 export function sqliteTokens(db: SqliteConnection): TokensPort {
   return {
@@ -17,11 +18,11 @@ export function sqliteTokens(db: SqliteConnection): TokensPort {
     },
 
     async tokenById(tokenId) {
-      return db.get<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = ?`, [tokenId]) ?? null;
+      return db.get<TokenRecord>(`SELECT ${TOKEN_COLUMNS()} FROM tokens WHERE token_id = ?`, [tokenId]) ?? null;
     },
 
     async listTokens() {
-      return db.all<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at, token_id`);
+      return db.all<TokenRecord>(`SELECT ${TOKEN_COLUMNS()} FROM tokens ORDER BY created_at, token_id`);
     },
 
     async revokeTokens(idOrAgent, now) {
