@@ -4,6 +4,7 @@
  * (ClientProfile.hookTools) gets them from the version on; an older one, or one asked for
  * (`init --hooks command`), command hooks.
  */
+import { HOOK_COMMAND_KINDS } from '../model/hooks.js';
 import { setting } from '../model/settings.js';
 import { HOOK_TOOL } from '../protocol/tool-names.js';
 import { atLeast, clientVersion } from './client-version.js';
@@ -16,16 +17,6 @@ export const HOOKS_CHOICES: readonly HooksChoice[] = ['auto', 'command', 'mcp'];
 
 /** The kind of hook a client's files hold. */
 export type HookWay = 'command' | 'mcp';
-
-/** The hook each command is, as `client_hook` takes it. */
-const KIND_OF: Record<HookCommand, string> = {
-  'hook-session-start': 'session-start',
-  'hook-user-prompt': 'prompt',
-  'hook-pre-tool': 'pre-tool',
-  'hook-stop': 'stop',
-  'hook-notification': 'notification',
-  'hook-session-end': 'session-end',
-};
 
 /**
  * The payload fields each hook passes on: only those its event's payload holds, since Codex skips a
@@ -49,7 +40,7 @@ const TIMEOUT_SECONDS = 10;
  * On failure the client goes on ("continue"): a server that is not connected never blocks a turn.
  */
 export function mcpHookEntry(command: HookCommand, channels: string | null): JsonObject {
-  const input: JsonObject = { kind: KIND_OF[command] };
+  const input: JsonObject = { kind: HOOK_COMMAND_KINDS[command] };
   if (channels !== null) input.default_channels = channels;
   for (const field of FIELDS[command]) input[field] = `\${${field}}`;
   return { type: 'mcp_tool', server: SERVER_KEY, tool: HOOK_TOOL, input, timeout: TIMEOUT_SECONDS, onFailure: 'continue' };

@@ -6,12 +6,13 @@
  * process at every turn, so a profile imports nothing but its dialect's parts:
  * the wiring code and its config-file parsers stay out of the hooks' bundles.
  */
+import type { HOOK_COMMAND_KINDS } from '../model/hooks.js';
 import type { Env, SettingOfKind } from '../model/settings.js';
 import { commonDialect, type HookDialect } from './dialect.js';
 import type { WrittenFiles } from './writes.js';
 
 /** The agent-bus commands a client's hook events run. */
-export type HookCommand = 'hook-session-start' | 'hook-user-prompt' | 'hook-pre-tool' | 'hook-stop' | 'hook-notification' | 'hook-session-end';
+export type HookCommand = keyof typeof HOOK_COMMAND_KINDS;
 
 /** One of a client's hook events, the command it runs, and (where the client filters an event's kinds) its matcher. */
 export type HookEvent = readonly [event: string, command: HookCommand, matcher?: string];

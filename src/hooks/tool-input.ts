@@ -9,14 +9,13 @@
  */
 import { z } from 'zod';
 import type { Payload } from './payload.js';
-import type { HookKind } from '../model/hooks.js';
+import { HOOK_KINDS } from '../model/hooks.js';
 import type { Env } from '../model/settings.js';
 import { DEFAULT_VARIABLE } from '../core/subscriptions.js';
 import { HOOK_TOOL } from '../protocol/tool-names.js';
 
-export { HOOK_TOOL };
+export { HOOK_KINDS, HOOK_TOOL };
 
-export const HOOK_KINDS = ['prompt', 'pre-tool', 'stop', 'notification', 'session-start', 'session-end'] as const satisfies readonly HookKind[];
 
 /** The payload fields a hook entry passes on: each a string (Claude Code), or of its own type (Codex). */
 export const HOOK_INPUT_FIELDS = [

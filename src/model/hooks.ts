@@ -1,5 +1,16 @@
 /** The hooks a client runs at its turn boundaries, as every layer names them. */
-export type HookKind = 'prompt' | 'stop' | 'session-start' | 'pre-tool' | 'notification' | 'session-end';
+export const HOOK_KINDS = ['prompt', 'pre-tool', 'stop', 'notification', 'session-start', 'session-end'] as const;
+export type HookKind = (typeof HOOK_KINDS)[number];
+
+/** The agent-bus command that runs each hook, and the hook it is. */
+export const HOOK_COMMAND_KINDS = {
+  'hook-user-prompt': 'prompt',
+  'hook-stop': 'stop',
+  'hook-session-start': 'session-start',
+  'hook-pre-tool': 'pre-tool',
+  'hook-notification': 'notification',
+  'hook-session-end': 'session-end',
+} as const satisfies Record<string, HookKind>;
 
 /** Which mail the pre-tool hook shows a busy agent between its tool calls (AGENT_BUS_MIDTURN). */
 export type MidTurn = 'urgent' | 'all' | 'off';

@@ -16,9 +16,8 @@ import { hubSpeaker, type HubMemory, type SessionsRead } from './hub-session.js'
 import { optionalText, plannedWritesArg, sessionKeyArg } from './request-args.js';
 import type { TokenRecord } from '../../model/records.js';
 import type { HookAnswer } from '../../protocol/hub.js';
-import { MID_TURN_MODES, type MidTurn } from '../../model/hooks.js';
+import { HOOK_KINDS, MID_TURN_MODES, type MidTurn } from '../../model/hooks.js';
 
-const KINDS: readonly HookKind[] = ['prompt', 'stop', 'session-start', 'pre-tool', 'notification', 'session-end'];
 
 function subscriptionsOf(value: unknown): Subscriptions {
   if (value === undefined || value === null) return { all: false, channels: [] };
@@ -67,7 +66,7 @@ export async function answerRemoteHook(
   const { registered } = memory;
   const request = (body ?? {}) as Record<string, unknown>;
   const kind = request.kind as HookKind;
-  if (!KINDS.includes(kind)) throw new InvalidInputError(`kind must be one of ${KINDS.join(', ')}`);
+  if (!(HOOK_KINDS as readonly string[]).includes(kind)) throw new InvalidInputError(`kind must be one of ${HOOK_KINDS.join(', ')}`);
   const turn = {
     client: optionalText(request.client, 'client', 64),
     sessionKey: sessionKeyArg(request.session_key),
