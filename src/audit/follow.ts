@@ -79,6 +79,8 @@ export function followLines(path: string, onLine: (line: string) => void, option
       let newline = data.indexOf(0x0a);
       while (newline >= 0) {
         onLine(data.subarray(0, newline).toString('utf8'));
+        // A handler may close the follower (its reader went away): what is left stays unread.
+        if (closed) return;
         data = data.subarray(newline + 1);
         newline = data.indexOf(0x0a);
       }

@@ -121,6 +121,28 @@ test('following sees appends, a truncation and a rotated file', async () => {
   }
 });
 
+test('a follower closed from inside its own line handler reads no further, whatever is left to read', async () => {
+  const { dir, cleanup } = scratch();
+  const path = join(dir, 'audit.log');
+  writeFileSync(path, '');
+  const lines: string[] = [];
+  // `tail -f | head -1`: the first line written fails (the reader went), and the follower is closed mid-chunk.
+  const follower = followLines(path, (line) => {
+    lines.push(line);
+    follower.close();
+  }, { pollMs: 5000 });
+  try {
+    appendFileSync(path, 'one\ntwo\nthree\n');
+    await waitFor(() => lines.length > 0, 'the first line');
+    appendFileSync(path, 'four\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(lines, ['one'], 'nothing after the close');
+  } finally {
+    follower.close();
+    cleanup();
+  }
+});
+
 test('following a log that does not exist yet picks it up when it appears', async () => {
   const { dir, cleanup } = scratch();
   const path = join(dir, 'later.log');
