@@ -17,6 +17,8 @@ export interface FollowOptions {
 }
 
 export interface Follower {
+  /** Read what has been written since the last look, now. */
+  flush(): void;
   close(): void;
 }
 
@@ -112,6 +114,7 @@ export function followLines(path: string, onLine: (line: string) => void, option
   drain();
 
   return {
+    flush: drain,
     close(): void {
       closed = true;
       clearInterval(poll);

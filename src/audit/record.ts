@@ -26,7 +26,8 @@ export type AuditOp =
   | 'deny'
   | 'collision'
   | 'task'
-  | 'integration';
+  | 'integration'
+  | 'spawn';
 
 export interface AuditRow {
   ts: string;

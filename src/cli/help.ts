@@ -15,10 +15,11 @@ const GROUP_TITLES: Record<CommandGroup, string> = {
   start: 'Getting started',
   mail: 'Mail',
   coordination: 'Coordination (presence, reservations, tasks)',
+  fleet: 'The fleet (agents the bus starts)',
   channels: 'Channels and the brain',
   hub: 'The hub (agents on other machines)',
   maintenance: 'Maintenance',
-  hooks: 'Run by the clients (agent-bus help hooks)',
+  hooks: 'Run by the clients and the bus (agent-bus help hooks)',
 };
 
 /** Topics `agent-bus help TOPIC` knows that are not commands. */

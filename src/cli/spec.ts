@@ -47,7 +47,7 @@ export type CommandRunner = (args: ParsedArgs, io: CommandIo) => Promise<number>
  * Where a command sits in `agent-bus --help`, in the order the groups are shown. `hooks`: the commands
  * a client runs (its hooks, its status line), listed only under `agent-bus help hooks`.
  */
-export const COMMAND_GROUPS = ['start', 'mail', 'coordination', 'channels', 'hub', 'maintenance', 'hooks'] as const;
+export const COMMAND_GROUPS = ['start', 'mail', 'coordination', 'fleet', 'channels', 'hub', 'maintenance', 'hooks'] as const;
 export type CommandGroup = (typeof COMMAND_GROUPS)[number];
 
 export interface CommandSpec {

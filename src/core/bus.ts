@@ -15,6 +15,7 @@ import { Receipts } from './receipt-ops.js';
 import { Retention } from './retention.js';
 import type { BusSettings } from './settings.js';
 import { Tasks } from './task-ops.js';
+import { Fleet } from './fleet-ops.js';
 import { Tokens } from './tokens.js';
 import { Integrations } from './integration-ops.js';
 import { OutboundDelivery, type Post } from './outbound-delivery.js';
@@ -44,6 +45,8 @@ export class Bus extends HookBus {
   readonly overview: Overview;
   /** Whether the store answers, where it is, how it stands. */
   readonly health: Health;
+  /** The agents the bus started: their requests, slots and exit records. */
+  readonly fleet: Fleet;
 
   constructor(store: Store, audit: AuditSink, settings: BusSettings, options: BusOptions) {
     super(store, audit, settings, options);
@@ -57,5 +60,6 @@ export class Bus extends HookBus {
     this.tasks = new Tasks(store, audit, clock, this.mail, settings, () => this.sessions.liveNames());
     this.overview = new Overview(store, clock, () => this.roster.agents(), (reader, messages, via) => this.inbox.recordShown(reader, messages, via));
     this.health = new Health(store, store.location);
+    this.fleet = new Fleet(store, audit, clock);
   }
 }

@@ -264,3 +264,45 @@ export interface EditRecord {
   agent: string;
   at: string;
 }
+
+/** Where a spawned agent is: waiting for a slot, started, or ended (with how). */
+export type SpawnState = 'queued' | 'running' | 'exited';
+
+/** How a spawned agent's process ended. */
+export type ExitCategory = 'finished' | 'failed' | 'signal' | 'oom' | 'stopped' | 'start-failed';
+
+/** A session the bus started (`spawn`, `task add --run`), watched by its supervisor until it exits. */
+export interface SpawnRecord {
+  spawnId: string;
+  /** Its address: `<repo>/<client>-<label>`. */
+  name: string;
+  client: string;
+  label: string;
+  repo: string;
+  /** The folder it runs in (the repo's root, or its worktree). */
+  folder: string;
+  /** The machine its supervisor runs on. */
+  machine: string;
+  prompt: string;
+  model: string | null;
+  yolo: boolean;
+  taskId: string | null;
+  /** Who asked for it. */
+  spawnedBy: string;
+  /** 1 for an agent a person spawned, 2 for one that agent spawned, … */
+  depth: number;
+  state: SpawnState;
+  /** The supervisor watching it: `<host>/<pid>/<random>`. */
+  supervisor: string | null;
+  pid: number | null;
+  logPath: string;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  exitCode: number | null;
+  exitSignal: string | null;
+  exitCategory: ExitCategory | null;
+  /** What the exit record says beyond its code: a start that failed, the reason of a stop. */
+  exitNote: string | null;
+  stopRequestedAt: string | null;
+}

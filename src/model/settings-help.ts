@@ -23,6 +23,7 @@ export const SETTING_SECTIONS = {
   coordination: { title: 'Reservations and the commit guard', about: 'Holding files: [Reservations](coordination.md#reservations-and-collisions).' },
   hub: { title: 'The hub and other machines', about: 'Agents on other machines: [The hub](hub.md#the-hub-agents-on-other-machines).' },
   cli: { title: 'init and the command line', about: 'Wiring repos and the CLI itself: [Commands](commands.md).' },
+  fleet: { title: 'The fleet', about: 'Agents the bus starts and watches: [The fleet](fleet.md).' },
 } as const;
 
 export type SettingSection = keyof typeof SETTING_SECTIONS;
@@ -203,8 +204,8 @@ export const SETTING_HELP = [
   {
     names: ['AGENT_BUS_CODEX_BIN'],
     section: 'wake',
-    usedBy: 'senders',
-    meaning: "the Codex executable that queues a turn (default: the one the session's hooks recorded), and the one init asks for its version (default `codex`)",
+    usedBy: 'senders, init, spawn',
+    meaning: "the Codex executable that queues a turn (default: the one the session's hooks recorded), the one init asks for its version and the one spawn starts (default `codex`)",
   },
   {
     names: ['AGENT_BUS_RESERVATIONS'],
@@ -270,9 +271,23 @@ export const SETTING_HELP = [
   {
     names: ['AGENT_BUS_CLAUDE_BIN', 'AGENT_BUS_CLIENT_VERSION_TIMEOUT'],
     section: 'cli',
-    usedBy: 'init',
-    meaning: 'the Claude Code asked for its version (default `{AGENT_BUS_CLAUDE_BIN}`) / seconds to wait for it ({AGENT_BUS_CLIENT_VERSION_TIMEOUT})',
+    usedBy: 'init, spawn',
+    meaning: 'the Claude Code asked for its version and started by spawn (default `{AGENT_BUS_CLAUDE_BIN}`) / seconds to wait for its version ({AGENT_BUS_CLIENT_VERSION_TIMEOUT})',
   },
+  {
+    names: ['AGENT_BUS_OPENCODE_BIN', 'AGENT_BUS_GEMINI_BIN', 'AGENT_BUS_COPILOT_BIN'],
+    section: 'fleet',
+    usedBy: 'spawn',
+    meaning: 'the executable spawn starts for opencode, Gemini CLI and Copilot CLI (default `opencode`, `gemini`, `copilot` on PATH; Claude Code and Codex: AGENT_BUS_CLAUDE_BIN, AGENT_BUS_CODEX_BIN)',
+  },
+  { names: ['AGENT_BUS_MAX_SPAWNED'], section: 'fleet', usedBy: 'spawn', meaning: 'how many spawned agents run at once on a machine; more wait in a queue (default {AGENT_BUS_MAX_SPAWNED})' },
+  {
+    names: ['AGENT_BUS_MAX_SPAWN_DEPTH', 'AGENT_BUS_SPAWN_DEPTH'],
+    section: 'fleet',
+    usedBy: 'spawn',
+    meaning: 'how deep spawned agents may spawn others (default {AGENT_BUS_MAX_SPAWN_DEPTH}: a person spawns an agent, which may spawn one more) / set by the bus in each agent it starts: its own depth',
+  },
+  { names: ['AGENT_BUS_STOP_GRACE'], section: 'fleet', usedBy: 'stop', meaning: 'how long `stop` waits after its polite signal before it kills (default {AGENT_BUS_STOP_GRACE})' },
   { names: ['AGENT_BUS_CHAT_FORCE'], section: 'cli', usedBy: 'chat', meaning: 'run `agent-bus chat` even when standard input is not a terminal (scripts, benchmarks)' },
   { names: ['NO_COLOR'], section: 'cli', usedBy: 'CLI', meaning: 'any value turns colour off' },
   { names: ['AGENT_BUS_DEBUG'], section: 'cli', usedBy: 'CLI', meaning: 'print a stack trace with unexpected errors' },

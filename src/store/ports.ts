@@ -12,6 +12,7 @@ export type { Attempts, AttemptsOf } from './ports/attempts.js';
 export * from './ports/brain.js';
 export * from './ports/changes.js';
 export * from './ports/copy.js';
+export * from './ports/fleet.js';
 export * from './ports/follow.js';
 export * from './ports/inbox.js';
 export * from './ports/mail.js';

@@ -11,8 +11,8 @@ import { parseCommandArgs } from '../../src/cli/args.js';
 import { COMMANDS, findCommand } from '../../src/cli/commands.js';
 import { runCli, withTempBus } from '../helpers/bus-env.js';
 
-const GROUP_ORDER = ['Getting started', 'Mail', 'Coordination', 'Channels and the brain', 'The hub', 'Maintenance'];
-const INTERNAL = COMMANDS.filter((command) => command.name.startsWith('hook-') || command.name === 'statusline');
+const GROUP_ORDER = ['Getting started', 'Mail', 'Coordination', 'The fleet', 'Channels and the brain', 'The hub', 'Maintenance'];
+const INTERNAL = COMMANDS.filter((command) => command.group === 'hooks');
 
 function assertNarrow(text: string, what: string): void {
   for (const line of text.split('\n')) assert.ok(stringWidth(line) <= 100, `${what}: a line of ${stringWidth(line)} columns: ${line}`);

@@ -15,6 +15,7 @@ import { SEARCH_ATTEMPTS, type SearchPort } from './search.js';
 import { SESSIONS_ATTEMPTS, type SessionsPort } from './sessions.js';
 import { RESERVATIONS_ATTEMPTS, type ReservationsPort } from './reservations.js';
 import { TASKS_ATTEMPTS, type TasksPort } from './tasks.js';
+import { FLEET_ATTEMPTS, type FleetPort } from './fleet.js';
 import { PRESENCE_ATTEMPTS, type PresencePort } from './presence.js';
 import { TOKENS_ATTEMPTS, type TokensPort } from './tokens.js';
 import { INTEGRATIONS_ATTEMPTS, type IntegrationsPort } from './integrations.js';
@@ -37,6 +38,7 @@ export interface Store
     OutboxPort,
     ReservationsPort,
     TasksPort,
+    FleetPort,
     PresencePort,
     ChangesPort,
     CopyPort,
@@ -64,6 +66,7 @@ export const STORE_ATTEMPTS = {
   ...OUTBOX_ATTEMPTS,
   ...RESERVATIONS_ATTEMPTS,
   ...TASKS_ATTEMPTS,
+  ...FLEET_ATTEMPTS,
   ...PRESENCE_ATTEMPTS,
   ...CHANGES_ATTEMPTS,
   ...COPY_ATTEMPTS,

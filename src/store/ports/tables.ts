@@ -73,6 +73,11 @@ export const TABLES: TableModel[] = [
   { name: 'task_prerequisites', columns: ['task_id', 'prerequisite_id'], key: ['task_id', 'prerequisite_id'] },
   { name: 'presence', columns: ['name', 'state', 'since'], key: ['name'] },
   { name: 'presence_watches', columns: ['watcher', 'name', 'state', 'created_at'], key: ['watcher', 'name', 'state'] },
+  {
+    name: 'spawns',
+    columns: ['spawn_id', 'name', 'client', 'label', 'repo', 'folder', 'machine', 'prompt', 'model', 'yolo', 'task_id', 'spawned_by', 'depth', 'state', 'supervisor', 'pid', 'log_path', 'created_at', 'started_at', 'ended_at', 'exit_code', 'exit_signal', 'exit_category', 'exit_note', 'stop_requested_at'],
+    key: ['spawn_id'],
+  },
 ];
 
 export type TableRow = Record<string, unknown>;

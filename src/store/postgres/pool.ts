@@ -17,7 +17,7 @@ import { migrate } from './migrate.js';
 export type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
 /** Advisory lock spaces: the first key of pg_advisory_xact_lock(int, int). */
-export const LOCK = { inbox: 1, notices: 2, channel: 3, client: 4, wakes: 5, searchIndex: 6, reservations: 7, edits: 8 } as const;
+export const LOCK = { inbox: 1, notices: 2, channel: 3, client: 4, wakes: 5, searchIndex: 6, reservations: 7, edits: 8, fleet: 9 } as const;
 
 /** An advisory lock: its space, and the bus's own name it is taken on (a repo, a session, a channel). */
 export type AdvisoryLock = [number, string];

@@ -418,6 +418,41 @@ export const STEPS: PostgresStep[] = [
     description: 'the short forms of task ids, indexed so the start of one is found by a range',
     sql: `CREATE INDEX idx_tasks_short_id ON tasks ((substr(task_id, 25)));`,
   },
+  {
+    step: 30,
+    description: 'the fleet: each agent the bus started, from its request through its supervisor and process to its exit record',
+    sql: `
+        CREATE TABLE spawns (
+          spawn_id ${T} PRIMARY KEY,
+          name ${T} NOT NULL,
+          client ${T} NOT NULL,
+          label ${T} NOT NULL,
+          repo ${T} NOT NULL,
+          folder ${T} NOT NULL,
+          machine ${T} NOT NULL,
+          prompt ${T} NOT NULL,
+          model ${T},
+          yolo INTEGER NOT NULL DEFAULT 0,
+          task_id ${T},
+          spawned_by ${T} NOT NULL,
+          depth INTEGER NOT NULL,
+          state ${T} NOT NULL,
+          supervisor ${T},
+          pid INTEGER,
+          log_path ${T} NOT NULL,
+          created_at ${T} NOT NULL,
+          started_at ${T},
+          ended_at ${T},
+          exit_code INTEGER,
+          exit_signal ${T},
+          exit_category ${T},
+          exit_note ${T},
+          stop_requested_at ${T}
+        );
+        CREATE INDEX idx_spawns_name ON spawns(name, created_at);
+        CREATE INDEX idx_spawns_machine_state ON spawns(machine, state);
+    `,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

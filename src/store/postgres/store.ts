@@ -25,6 +25,7 @@ import { postgresSessions } from './sessions.js';
 import { postgresReservations } from './reservations.js';
 import { postgresTasks } from './tasks.js';
 import { postgresPresence } from './presence.js';
+import { postgresFleet } from './fleet.js';
 import { postgresTokens } from './tokens.js';
 import { postgresIntegrations } from './integrations.js';
 import { postgresOutbox } from './outbox.js';
@@ -51,6 +52,7 @@ function postgresPorts(url: string, options: PostgresOptions): Store {
     ...postgresReservations(pool),
     ...postgresTasks(pool),
     ...postgresPresence(pool),
+    ...postgresFleet(pool),
     ...postgresChanges(connectionConfig(url, options)),
     ...postgresCopy(pool),
     ...postgresMaintenance(pool),

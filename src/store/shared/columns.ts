@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, SessionRecord, TaskRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, SessionRecord, SpawnRecord, TaskRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 import { patternAnchor } from '../../model/reservation-anchor.js';
 
@@ -210,6 +210,45 @@ export function taskOf(row: Omit<TaskRecord, 'sessionBound'> & { sessionBound: n
 /** A task's values for an INSERT, the flag as a number. */
 export function taskValues(task: TaskRecord): Record<string, string | number | null> {
   return { ...task, sessionBound: task.sessionBound ? 1 : 0 };
+}
+
+export const SPAWN_FIELDS = {
+  spawnId: 'spawn_id',
+  name: 'name',
+  client: 'client',
+  label: 'label',
+  repo: 'repo',
+  folder: 'folder',
+  machine: 'machine',
+  prompt: 'prompt',
+  model: 'model',
+  // 0 or 1 in both engines: read back through spawnOf.
+  yolo: 'yolo',
+  taskId: 'task_id',
+  spawnedBy: 'spawned_by',
+  depth: 'depth',
+  state: 'state',
+  supervisor: 'supervisor',
+  pid: 'pid',
+  logPath: 'log_path',
+  createdAt: 'created_at',
+  startedAt: 'started_at',
+  endedAt: 'ended_at',
+  exitCode: 'exit_code',
+  exitSignal: 'exit_signal',
+  exitCategory: 'exit_category',
+  exitNote: 'exit_note',
+  stopRequestedAt: 'stop_requested_at',
+} as const satisfies Fields<SpawnRecord>;
+
+/** A spawn as both engines read it: the flag is a number there. */
+export function spawnRecordOf(row: Omit<SpawnRecord, 'yolo'> & { yolo: number | boolean }): SpawnRecord {
+  return { ...row, yolo: Boolean(row.yolo) };
+}
+
+/** A spawn's values for an INSERT, the flag as a number. */
+export function spawnValues(spawn: SpawnRecord): Record<string, string | number | null> {
+  return { ...spawn, yolo: spawn.yolo ? 1 : 0 };
 }
 
 export const EDIT_FIELDS = {

@@ -516,6 +516,43 @@ export const STEPS: MigrationStep[] = [
       db.exec('CREATE INDEX IF NOT EXISTS idx_tasks_short_id ON tasks(substr(task_id, 25))');
     },
   },
+  {
+    step: 30,
+    description: 'the fleet: each agent the bus started, from its request through its supervisor and process to its exit record',
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS spawns (
+          spawn_id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          client TEXT NOT NULL,
+          label TEXT NOT NULL,
+          repo TEXT NOT NULL,
+          folder TEXT NOT NULL,
+          machine TEXT NOT NULL,
+          prompt TEXT NOT NULL,
+          model TEXT,
+          yolo INTEGER NOT NULL DEFAULT 0,
+          task_id TEXT,
+          spawned_by TEXT NOT NULL,
+          depth INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          supervisor TEXT,
+          pid INTEGER,
+          log_path TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          started_at TEXT,
+          ended_at TEXT,
+          exit_code INTEGER,
+          exit_signal TEXT,
+          exit_category TEXT,
+          exit_note TEXT,
+          stop_requested_at TEXT
+        );
+        CREATE INDEX IF NOT EXISTS idx_spawns_name ON spawns(name, created_at);
+        CREATE INDEX IF NOT EXISTS idx_spawns_machine_state ON spawns(machine, state);
+      `);
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

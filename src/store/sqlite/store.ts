@@ -23,6 +23,7 @@ import { sqliteSessions } from './sessions.js';
 import { sqliteReservations } from './reservations.js';
 import { sqliteTasks } from './tasks.js';
 import { sqlitePresence } from './presence.js';
+import { sqliteFleet } from './fleet.js';
 import { sqliteTokens } from './tokens.js';
 import { sqliteIntegrations } from './integrations.js';
 import { sqliteOutbox } from './outbox.js';
@@ -46,6 +47,7 @@ function sqlitePorts(location: string, db: SqliteConnection): Store {
     ...sqliteReservations(db),
     ...sqliteTasks(db),
     ...sqlitePresence(db),
+    ...sqliteFleet(db),
     ...sqliteChanges(db, location),
     ...sqliteCopy(db),
     ...sqliteMaintenance(db),

@@ -1,0 +1,58 @@
+/** `agent-bus spawn CLIENT`: start an agent headless in a repo, with a prompt; print its address and return. */
+import { busPaths } from '../../adapters/paths.js';
+import { gitRoot, repoName } from '../../adapters/identity.js';
+import { speakerName } from '../../client/speaker.js';
+import { exitText, spawnView } from '../../core/fleet-ops.js';
+import { startAgent, taskPrompt } from '../../fleet/start.js';
+import { BusError } from '../../model/errors.js';
+import { quoted } from '../../model/quote.js';
+import { setting } from '../../model/settings.js';
+import { openBusHere, refuseOverHub } from '../../runtime.js';
+import { UsageError } from '../args.js';
+import { readStdin } from '../context.js';
+import type { CommandRunner } from '../spec.js';
+import { resolve } from 'node:path';
+
+export const run: CommandRunner = async (args, io) => {
+  const [client] = args.positionals as [string];
+  const given = typeof args.values.prompt === 'string' ? args.values.prompt : null;
+  const taskId = typeof args.values.task === 'string' ? args.values.task.trim() : null;
+  if (given === null && taskId === null) throw new UsageError('spawn: give the agent its prompt: --prompt TEXT (- reads it from standard input), or --task ID');
+  const prompt = given === '-' ? await readStdin(io.stdin(), 'spawn: --prompt') : given;
+  const start = typeof args.values.repo === 'string' ? resolve(io.cwd, args.values.repo) : io.cwd;
+  const root = gitRoot(start);
+  if (root === null) throw new BusError(`spawn: ${quoted(start)} is in no git repo: run it inside the repo, or give --repo PATH`);
+  refuseOverHub(io.env);
+  const bus = openBusHere(io.env);
+  try {
+    const task = taskId === null ? null : await bus.tasks.get(taskId);
+    const spawn = await startAgent(
+      { bus, env: io.env, busFolder: busPaths(io.env).folder, cli: { node: process.execPath, script: process.argv[1] as string } },
+      {
+        client,
+        repo: repoName(root),
+        folder: root,
+        prompt: task === null ? (prompt as string) : taskPrompt(task, prompt),
+        label: typeof args.values.label === 'string' ? args.values.label : null,
+        model: typeof args.values.model === 'string' ? args.values.model : null,
+        yolo: Boolean(args.values.yolo),
+        task,
+        spawnedBy: speakerName(undefined, io.env),
+      },
+    );
+    if (args.values.json) io.stdout.write(`${JSON.stringify(spawnView(spawn))}\n`);
+    else io.stdout.write(`${spawn.name}\n`);
+    if (spawn.state === 'exited') {
+      // It ended before spawn returned: a start that failed is a failure, one that ran and finished is said as it is.
+      if (spawn.exitCategory === 'start-failed') throw new BusError(`spawn: ${spawn.name} could not start: ${spawn.exitNote ?? exitText(spawn)}; its log is ${spawn.logPath}`);
+      io.stderr.write(`${spawn.name} has already ended: ${exitText(spawn)}; its log: agent-bus logs ${spawn.name}\n`);
+    } else if (spawn.state === 'queued') {
+      io.stderr.write(`queued: ${setting(io.env, 'AGENT_BUS_MAX_SPAWNED')} spawned agents run on this machine (AGENT_BUS_MAX_SPAWNED); it starts when one ends\n`);
+    } else if (!args.values.json) {
+      io.stderr.write(`started ${spawn.client} (pid ${spawn.pid ?? '?'}) in ${spawn.folder}${spawn.yolo ? ', with --yolo' : ''}; follow it: agent-bus logs ${spawn.name} -f; stop it: agent-bus stop ${spawn.name}\n`);
+    }
+    return 0;
+  } finally {
+    await bus.close();
+  }
+};

@@ -1,0 +1,243 @@
+/**
+ * The fleet's rules: a spawn request made into a named, queued record; a slot taken under the
+ * machine's limit; an exit recorded once with its category; a stop asked for. Where a process runs
+ * and how it is watched is fleet/'s; this decides what the store keeps and what the audit log says.
+ */
+import { textRow, type AuditRow } from '../audit/record.js';
+import { BusError, InvalidInputError } from '../model/errors.js';
+import { timeOrderedId } from '../model/ids.js';
+import { quoted } from '../model/quote.js';
+import type { ExitCategory, SpawnRecord } from '../model/records.js';
+import { shortId } from '../model/short-id.js';
+import { stampOf, type Clock } from '../model/clock.js';
+import type { SpawnExit, Store } from '../store/ports.js';
+import type { AuditSink } from './audit-sink.js';
+import { composeName, handleProblem, normaliseLabel } from './names.js';
+
+/** The clients the bus can start, each in its own headless mode. */
+export const SPAWNABLE_CLIENTS = ['claude', 'codex', 'opencode', 'gemini', 'copilot'] as const;
+export type SpawnableClient = (typeof SPAWNABLE_CLIENTS)[number];
+
+export interface SpawnRequest {
+  client: string;
+  repo: string;
+  folder: string;
+  machine: string;
+  prompt: string;
+  label: string | null;
+  model: string | null;
+  yolo: boolean;
+  taskId: string | null;
+  spawnedBy: string;
+  /** The depth of whoever asks: 0 for a person, the spawned agent's own depth for an agent. */
+  askerDepth: number;
+  maxDepth: number;
+  /** Where its output goes, given its name and id. */
+  logPathFor(name: string, spawnId: string): string;
+}
+
+/** A spawn refused before anything was kept: a depth too deep, a label taken, a client unknown. */
+export class SpawnRefusedError extends BusError {}
+
+/** What an exit was: finished, failed, killed by a signal, out of memory, stopped, or never started. */
+export function exitCategoryOf(exit: { code: number | null; signal: string | null; stopRequested: boolean; startFailed?: boolean }): ExitCategory {
+  if (exit.startFailed) return 'start-failed';
+  if (exit.stopRequested) return 'stopped';
+  // 137 is 128 + SIGKILL, as a shell reports a process the kernel's OOM killer ended.
+  if (exit.code === 137) return 'oom';
+  if (exit.signal !== null) return exit.signal === 'SIGKILL' ? 'oom' : 'signal';
+  return exit.code === 0 ? 'finished' : 'failed';
+}
+
+/** An exit as a person reads it: `exit 0 (finished)`, `SIGTERM (stopped)`. */
+export function exitText(spawn: Pick<SpawnRecord, 'exitCode' | 'exitSignal' | 'exitCategory'>): string {
+  const how = spawn.exitSignal !== null ? spawn.exitSignal : spawn.exitCode !== null ? `exit ${spawn.exitCode}` : 'no exit code';
+  return `${how} (${spawn.exitCategory ?? 'unknown'})`;
+}
+
+/** A label that reads as a word and never as a session number: a letter, then four letters or digits. */
+export function generatedLabel(random: () => number = Math.random): string {
+  const letters = 'abcdefghjkmnpqrstuvwxyz';
+  const chars = `${letters}23456789`;
+  let label = letters[Math.floor(random() * letters.length)] as string;
+  for (let index = 0; index < 4; index++) label += chars[Math.floor(random() * chars.length)] as string;
+  return label;
+}
+
+function spawnRow(event: string, ts: string, actor: string, spawn: SpawnRecord, extra: Record<string, unknown> = {}): AuditRow {
+  return textRow('spawn', ts, actor, { id: spawn.spawnId, from: spawn.spawnedBy, to: spawn.name, threadId: null, body: `${event}: ${spawn.prompt}` }, {
+    event,
+    client: spawn.client,
+    machine: spawn.machine,
+    yolo: spawn.yolo,
+    ...(spawn.taskId === null ? {} : { task_id: spawn.taskId }),
+    ...extra,
+  });
+}
+
+export class Fleet {
+  constructor(
+    private readonly store: Store,
+    private readonly audit: AuditSink,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Keep a spawn request, queued, under a name no spawn of this bus has had. */
+  async request(request: SpawnRequest): Promise<SpawnRecord> {
+    if (!(SPAWNABLE_CLIENTS as readonly string[]).includes(request.client)) {
+      throw new InvalidInputError(`spawn: ${quoted(request.client)} is no client the bus can start: one of ${SPAWNABLE_CLIENTS.join(', ')}`);
+    }
+    if (request.prompt.trim() === '') throw new InvalidInputError('spawn: the prompt is empty: give --prompt TEXT (or - to read it from standard input)');
+    if (request.askerDepth >= request.maxDepth) {
+      throw new SpawnRefusedError(
+        `spawn: ${request.spawnedBy} is a spawned agent at depth ${request.askerDepth}, and spawned agents go ${request.maxDepth} deep at most (AGENT_BUS_MAX_SPAWN_DEPTH): nothing was started`,
+      );
+    }
+    let label: string;
+    if (request.label !== null) {
+      label = normaliseLabel(request.label);
+      const problem = handleProblem(label);
+      if (problem !== null) throw new InvalidInputError(`spawn: --label: ${problem}`);
+      if ((await this.store.spawnOf(composeName(request.repo, request.client, label))) !== null) {
+        throw new SpawnRefusedError(`spawn: ${composeName(request.repo, request.client, label)} was spawned before: pick another --label, or 'agent-bus resume' it`);
+      }
+    } else {
+      label = generatedLabel();
+      while ((await this.store.spawnOf(composeName(request.repo, request.client, label))) !== null) label = generatedLabel();
+    }
+    const name = composeName(request.repo, request.client, label);
+    const spawnId = timeOrderedId();
+    const now = stampOf(this.clock);
+    const spawn: SpawnRecord = {
+      spawnId,
+      name,
+      client: request.client,
+      label,
+      repo: request.repo,
+      folder: request.folder,
+      machine: request.machine,
+      prompt: request.prompt,
+      model: request.model,
+      yolo: request.yolo,
+      taskId: request.taskId,
+      spawnedBy: request.spawnedBy,
+      depth: request.askerDepth + 1,
+      state: 'queued',
+      supervisor: null,
+      pid: null,
+      logPath: request.logPathFor(name, spawnId),
+      createdAt: now,
+      startedAt: null,
+      endedAt: null,
+      exitCode: null,
+      exitSignal: null,
+      exitCategory: null,
+      exitNote: null,
+      stopRequestedAt: null,
+    };
+    await this.store.addSpawn(spawn);
+    this.audit.append([spawnRow('request', now, request.spawnedBy, spawn)]);
+    return spawn;
+  }
+
+  /** Take a slot on the spawn's machine for it, if one is free: whether it may start now. */
+  async claimSlot(spawnId: string, supervisor: string, max: number): Promise<boolean> {
+    return this.store.claimSpawnSlot(spawnId, supervisor, max, stampOf(this.clock));
+  }
+
+  /** The process it started as. */
+  async started(spawn: SpawnRecord, pid: number): Promise<void> {
+    await this.store.noteSpawnPid(spawn.spawnId, pid);
+    this.audit.append([spawnRow('start', stampOf(this.clock), spawn.name, spawn, { pid })]);
+  }
+
+  /** Record how it ended, once: the record as it now stands, or null when another recorded it first. */
+  async exited(spawnId: string, exit: Omit<SpawnExit, 'endedAt'>): Promise<SpawnRecord | null> {
+    const endedAt = stampOf(this.clock);
+    if (!(await this.store.recordSpawnExit(spawnId, { ...exit, endedAt }))) return null;
+    const after = await this.store.spawnById(spawnId);
+    if (after === null) return null;
+    this.audit.append([spawnRow('exit', endedAt, after.name, after, { exit_code: exit.exitCode, exit_signal: exit.exitSignal, category: exit.exitCategory })]);
+    return after;
+  }
+
+  /** Ask for a spawn to stop: the record, or an error when it has ended already. */
+  async requestStop(spawn: SpawnRecord, actor: string): Promise<SpawnRecord> {
+    const now = stampOf(this.clock);
+    if (!(await this.store.requestSpawnStop(spawn.spawnId, now))) throw new BusError(`stop: ${spawn.name} has ended already: ${exitText(spawn)}`);
+    this.audit.append([spawnRow('stop', now, actor, spawn)]);
+    return (await this.store.spawnById(spawn.spawnId)) ?? spawn;
+  }
+
+  async list(): Promise<SpawnRecord[]> {
+    return this.store.spawns();
+  }
+
+  async byId(spawnId: string): Promise<SpawnRecord | null> {
+    return this.store.spawnById(spawnId);
+  }
+
+  /** A spawned agent by its name (the latest of that name), or by its id or the id's short form. */
+  async find(nameOrId: string): Promise<SpawnRecord> {
+    const wanted = nameOrId.trim();
+    const byName = await this.store.spawnOf(wanted);
+    if (byName !== null) return byName;
+    const all = await this.store.spawns();
+    const byId = all.filter((spawn) => spawn.spawnId === wanted || shortId(spawn.spawnId) === wanted);
+    if (byId.length === 1) return byId[0] as SpawnRecord;
+    throw new BusError(`no spawned agent named ${quoted(wanted)} ('agent-bus agents' lists them)`);
+  }
+}
+
+/** A spawned agent as listings and `--json` show it. */
+export interface SpawnView {
+  name: string;
+  spawn_id: string;
+  client: string;
+  repo: string;
+  folder: string;
+  machine: string;
+  state: SpawnRecord['state'];
+  pid: number | null;
+  yolo: boolean;
+  model: string | null;
+  task: string | null;
+  spawned_by: string;
+  depth: number;
+  log: string;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  exit_code: number | null;
+  exit_signal: string | null;
+  exit_category: ExitCategory | null;
+  exit_note: string | null;
+  stop_requested_at: string | null;
+}
+
+export function spawnView(spawn: SpawnRecord): SpawnView {
+  return {
+    name: spawn.name,
+    spawn_id: spawn.spawnId,
+    client: spawn.client,
+    repo: spawn.repo,
+    folder: spawn.folder,
+    machine: spawn.machine,
+    state: spawn.state,
+    pid: spawn.pid,
+    yolo: spawn.yolo,
+    model: spawn.model,
+    task: spawn.taskId,
+    spawned_by: spawn.spawnedBy,
+    depth: spawn.depth,
+    log: spawn.logPath,
+    created_at: spawn.createdAt,
+    started_at: spawn.startedAt,
+    ended_at: spawn.endedAt,
+    exit_code: spawn.exitCode,
+    exit_signal: spawn.exitSignal,
+    exit_category: spawn.exitCategory,
+    exit_note: spawn.exitNote,
+    stop_requested_at: spawn.stopRequestedAt,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * How each client is started by the bus: its executable (a setting may name another), and the
+ * command line of its own headless mode for a prompt, in its safe mode that lets it edit inside its
+ * folder and call the bus's tools without a permission prompt nobody would answer (or, with --yolo,
+ * its own bypass). The words are the client's flags and the prompt as one argument: nothing here
+ * ever goes through a shell.
+ */
+import type { SpawnableClient } from '../core/fleet-ops.js';
+import { setting, type Env, type SettingOfKind } from '../model/settings.js';
+
+export interface LaunchRequest {
+  prompt: string;
+  model: string | null;
+  yolo: boolean;
+  /** The agent's address, for a client whose MCP servers do not inherit its environment. */
+  name: string;
+}
+
+export interface ClientLaunch {
+  /** The setting naming its executable, and the name looked up on PATH otherwise. */
+  executable: { variable: SettingOfKind<'text'>; fallback: string };
+  /** The arguments of one headless run of `request`. */
+  headless(request: LaunchRequest): string[];
+  /** Variables its run needs besides the agent's own. */
+  env?: (request: LaunchRequest) => Record<string, string>;
+}
+
+const modelArgs = (model: string | null, flag = '--model'): string[] => (model === null ? [] : [flag, model]);
+
+export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
+  claude: {
+    executable: { variable: 'AGENT_BUS_CLAUDE_BIN', fallback: 'claude' },
+    // acceptEdits lets it edit in its folder; the bus's tools are allowed by server name.
+    headless: ({ prompt, model, yolo }) => [
+      '-p',
+      prompt,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      ...(yolo ? ['--dangerously-skip-permissions'] : ['--permission-mode', 'acceptEdits', '--allowedTools', 'mcp__agent-bus']),
+      ...modelArgs(model),
+    ],
+  },
+  codex: {
+    executable: { variable: 'AGENT_BUS_CODEX_BIN', fallback: 'codex' },
+    // Codex gives its MCP servers a short list of its variables: the agent's name goes in as the server's own.
+    headless: ({ prompt, model, yolo, name }) => [
+      'exec',
+      '--json',
+      ...(yolo ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']),
+      '-c',
+      `mcp_servers.agent-bus.env.AGENT_BUS_NAME=${JSON.stringify(name)}`,
+      ...modelArgs(model),
+      prompt,
+    ],
+  },
+  opencode: {
+    executable: { variable: 'AGENT_BUS_OPENCODE_BIN', fallback: 'opencode' },
+    headless: ({ prompt, model }) => ['run', '--format', 'json', ...modelArgs(model), prompt],
+  },
+  gemini: {
+    executable: { variable: 'AGENT_BUS_GEMINI_BIN', fallback: 'gemini' },
+    headless: ({ prompt, model, yolo }) => ['-p', prompt, '--approval-mode', yolo ? 'yolo' : 'auto_edit', ...modelArgs(model)],
+  },
+  copilot: {
+    executable: { variable: 'AGENT_BUS_COPILOT_BIN', fallback: 'copilot' },
+    headless: ({ prompt, model, yolo }) => ['-p', prompt, ...(yolo ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'agent-bus']), '-s', ...modelArgs(model)],
+    // In -p mode Copilot CLI runs a repo's hooks and servers only when told to.
+    env: () => ({ GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true', GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP: 'true' }),
+  },
+};
+
+/** The executable to start for `client`: the setting's, else its usual name. */
+export function executableOf(client: SpawnableClient, env: Env): string {
+  const { variable, fallback } = LAUNCHES[client].executable;
+  return setting(env, variable) || fallback;
+}

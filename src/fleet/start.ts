@@ -1,0 +1,113 @@
+/**
+ * Asking for an agent on this machine: the request kept (queued), the task handed to it, and its
+ * supervisor started detached, so the asker returns at once and nothing it holds (its output, its
+ * terminal) is held by the agent. A client whose executable cannot be found is refused here, with
+ * the exit record and its log line kept, never a silent "started".
+ */
+import { spawn as startProcess } from 'node:child_process';
+import { hostname } from 'node:os';
+import type { Bus } from '../core/bus.js';
+import { SpawnRefusedError, SPAWNABLE_CLIENTS, type SpawnableClient } from '../core/fleet-ops.js';
+import { BusError, InvalidInputError } from '../model/errors.js';
+import { quoted } from '../model/quote.js';
+import type { SpawnRecord } from '../model/records.js';
+import { shortId } from '../model/short-id.js';
+import { setting, type Env } from '../model/settings.js';
+import type { TaskView } from '../core/task-ops.js';
+import { findExecutable } from './executable.js';
+import { executableOf } from './launch.js';
+import { logNote, logPathFor } from './logs.js';
+
+export interface StartRequest {
+  client: string;
+  repo: string;
+  folder: string;
+  prompt: string;
+  label: string | null;
+  model: string | null;
+  yolo: boolean;
+  /** A task the agent is to hold from its start. */
+  task: TaskView | null;
+  spawnedBy: string;
+}
+
+export interface StartContext {
+  bus: Bus;
+  env: Env;
+  busFolder: string;
+  /** The program to run the supervisor with: `node` and the CLI's own file. */
+  cli: { node: string; script: string };
+}
+
+/** The prompt of an agent started for a task: the task, its id, and how it is closed. */
+export function taskPrompt(task: TaskView, extra: string | null): string {
+  const id = shortId(task.id);
+  return [
+    `You hold agent-bus task ${id}: ${task.title}`,
+    ...(task.body ? ['', task.body] : []),
+    ...(extra ? ['', extra] : []),
+    '',
+    `When it is finished, call complete_task with id ${id} and the result. If you cannot finish it, call fail_task with id ${id} and the reason.`,
+  ].join('\n');
+}
+
+/** Wait until the supervisor has either started the agent, left it queued, or recorded that it could not start. */
+async function settled(bus: Bus, spawnId: string, waitMs: number): Promise<SpawnRecord> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const spawn = await bus.fleet.byId(spawnId);
+    if (spawn === null) throw new BusError(`spawn: the request ${spawnId} is gone from the store`);
+    if (spawn.state === 'exited' || (spawn.state === 'running' && spawn.pid !== null) || Date.now() >= deadline) return spawn;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export function clientOf(word: string): SpawnableClient {
+  if (!(SPAWNABLE_CLIENTS as readonly string[]).includes(word)) throw new InvalidInputError(`spawn: ${quoted(word)} is no client the bus can start: one of ${SPAWNABLE_CLIENTS.join(', ')}`);
+  return word as SpawnableClient;
+}
+
+export async function startAgent(context: StartContext, request: StartRequest): Promise<SpawnRecord> {
+  const { bus, env, busFolder } = context;
+  const client = clientOf(request.client);
+  const spawn = await bus.fleet.request({
+    client,
+    repo: request.repo,
+    folder: request.folder,
+    machine: hostname(),
+    prompt: request.prompt,
+    label: request.label,
+    model: request.model,
+    yolo: request.yolo,
+    taskId: request.task?.id ?? null,
+    spawnedBy: request.spawnedBy,
+    askerDepth: setting(env, 'AGENT_BUS_SPAWN_DEPTH'),
+    maxDepth: setting(env, 'AGENT_BUS_MAX_SPAWN_DEPTH'),
+    logPathFor: (name, spawnId) => logPathFor(busFolder, name, spawnId),
+  });
+  const refuse = async (note: string, error: BusError): Promise<never> => {
+    logNote(spawn.logPath, busFolder, `could not start: ${note}`);
+    await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
+    throw error;
+  };
+  const wanted = executableOf(client, env);
+  if (findExecutable(wanted, env.PATH, request.folder) === null) {
+    const note = `no executable ${quoted(wanted)} on PATH (${env.PATH ?? ''})`;
+    await refuse(note, new BusError(`spawn: cannot start ${client}: ${note}; its log is ${spawn.logPath}`));
+  }
+  if (request.task !== null) {
+    try {
+      await bus.tasks.take(request.task.id, spawn.name, false);
+    } catch (error) {
+      const note = `it could not take task ${shortId(request.task.id)}: ${(error as Error).message}`;
+      await refuse(note, error instanceof BusError ? error : new SpawnRefusedError(note));
+    }
+  }
+  // A machine at its limit queues it: said at once, rather than after a wait for a start that is not coming.
+  const running = (await bus.fleet.list()).filter((other) => other.machine === spawn.machine && other.state === 'running').length;
+  const queued = running >= setting(env, 'AGENT_BUS_MAX_SPAWNED');
+  const supervisor = startProcess(context.cli.node, [context.cli.script, 'supervise', spawn.spawnId], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv, cwd: request.folder });
+  supervisor.on('error', () => undefined);
+  supervisor.unref();
+  return queued ? spawn : settled(bus, spawn.spawnId, 3_000);
+}

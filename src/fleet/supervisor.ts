@@ -1,0 +1,168 @@
+/**
+ * The supervisor of one spawned agent (`agent-bus supervise ID`, started detached by `spawn`): it
+ * waits for a slot on its machine, starts the client with its output in the agent's log, records its
+ * exit the moment it comes (with its code or signal and a category), fails a task the agent held and
+ * left open, and then exits: nothing of the bus stays behind an agent that has ended. A stop (the
+ * store's request, or a signal to the supervisor) is a polite signal to the agent's process group,
+ * then a kill after the grace period.
+ */
+import { spawn as startProcess, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import { workerName } from '../adapters/procs.js';
+import type { Bus } from '../core/bus.js';
+import { exitCategoryOf, exitText, type SpawnableClient } from '../core/fleet-ops.js';
+import { eachChange } from '../core/store-changes.js';
+import type { SpawnRecord } from '../model/records.js';
+import { setting, type Env } from '../model/settings.js';
+import { agentEnvironment } from './environment.js';
+import { findExecutable } from './executable.js';
+import { executableOf, LAUNCHES } from './launch.js';
+import { lastLines, logNote, openLog } from './logs.js';
+
+/** How often a supervisor looks at the store when no change is signalled: a slot freed, a stop asked. */
+const POLL_MS = 1_000;
+/** How many of the log's last lines a failed task's reason carries. */
+const REASON_LINES = 10;
+
+export interface SupervisorRun {
+  bus: Bus;
+  env: Env;
+  /** The bus folder, where the logs are. */
+  busFolder: string;
+  spawnId: string;
+}
+
+/** What an agent that would not start left: its exit record, its log's line, and its task failed. */
+async function startFailed(run: SupervisorRun, spawn: SpawnRecord, note: string): Promise<void> {
+  logNote(spawn.logPath, run.busFolder, `could not start: ${note}`);
+  const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
+  if (after !== null) await failOpenTask(run, after);
+}
+
+/** The task the agent held, failed with the exit's reason when its process ended and left it open. */
+async function failOpenTask(run: SupervisorRun, spawn: SpawnRecord): Promise<void> {
+  if (spawn.taskId === null) return;
+  const task = await run.bus.tasks.get(spawn.taskId).catch(() => null);
+  if (task === null || task.state !== 'taken' || task.holder !== spawn.name) return;
+  const lines = lastLines(spawn.logPath, REASON_LINES).filter((line) => !line.startsWith('[agent-bus] '));
+  const reason =
+    `${spawn.name} ended (${exitText(spawn)}${spawn.exitNote === null ? '' : `: ${spawn.exitNote}`}) without closing the task.` +
+    (lines.length > 0 ? `\nThe last lines of its log:\n${lines.join('\n')}` : '\nIts log is empty.');
+  await run.bus.tasks.fail(spawn.taskId, spawn.name, reason);
+}
+
+/** Wait for a slot; the spawn once it may start, or null when it is not to start (stopped, gone, started by another). */
+async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => boolean): Promise<SpawnRecord | null> {
+  const max = setting(run.env, 'AGENT_BUS_MAX_SPAWNED');
+  const feed = run.bus.changes();
+  try {
+    const outcome = await eachChange({ feed, pollMs: POLL_MS, stopped: () => false }, async () => {
+      const spawn = await run.bus.fleet.byId(run.spawnId);
+      if (spawn === null || spawn.state !== 'queued') return { spawn: null };
+      if (spawn.stopRequestedAt !== null || stopSignalled()) {
+        logNote(spawn.logPath, run.busFolder, 'stopped while it waited for a slot');
+        await run.bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started' });
+        return { spawn: null };
+      }
+      if (await run.bus.fleet.claimSlot(spawn.spawnId, me, max)) return { spawn: (await run.bus.fleet.byId(run.spawnId)) ?? spawn };
+      return undefined;
+    });
+    return outcome?.spawn ?? null;
+  } finally {
+    await feed.close().catch(() => undefined);
+  }
+}
+
+/** Signal the agent's whole process group (its servers and hooks with it), or the process alone where there is no group. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+export async function supervise(run: SupervisorRun): Promise<number> {
+  const me = workerName();
+  let stopSignalled = false;
+  let stopChild: (() => void) | null = null;
+  const onSignal = (): void => {
+    stopSignalled = true;
+    stopChild?.();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
+
+  const spawn = await awaitSlot(run, me, () => stopSignalled);
+  if (spawn === null) return 0;
+  const client = spawn.client as SpawnableClient;
+  const launch = LAUNCHES[client];
+  const wanted = executableOf(client, run.env);
+  const executable = findExecutable(wanted, run.env.PATH, spawn.folder);
+  if (executable === null) {
+    await startFailed(run, spawn, `no executable ${JSON.stringify(wanted)} on PATH (${run.env.PATH ?? ''})`);
+    return 1;
+  }
+  const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name };
+  const args = launch.headless(request);
+  const env = agentEnvironment(run.env, spawn, launch.env?.(request) ?? {});
+  const log = openLog(spawn.logPath, run.busFolder);
+  logNote(spawn.logPath, run.busFolder, `starting ${spawn.name}: ${executable} ${args.map((arg) => JSON.stringify(arg)).join(' ')} (in ${spawn.folder})`);
+
+  const grace = setting(run.env, 'AGENT_BUS_STOP_GRACE');
+  let child: ChildProcess;
+  try {
+    // Its own process group: a stop reaches the servers and hooks it started, and the supervisor's own signals do not.
+    child = startProcess(executable, args, { cwd: spawn.folder, env, stdio: ['ignore', log, log], detached: true });
+  } catch (error) {
+    closeSync(log);
+    await startFailed(run, spawn, (error as Error).message);
+    return 1;
+  }
+  closeSync(log);
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, error }));
+    child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
+  });
+  let stopping = false;
+  let killTimer: NodeJS.Timeout | null = null;
+  stopChild = () => {
+    if (stopping) return;
+    stopping = true;
+    signalGroup(child, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
+  };
+  if (stopSignalled) stopChild();
+  if (child.pid !== undefined) await run.bus.fleet.started(spawn, child.pid);
+
+  // A stop asked through the store (from another process, or another machine's hub) reaches this one.
+  let exited = false;
+  const feed = run.bus.changes();
+  const watchingStops = eachChange({ feed, pollMs: POLL_MS, stopped: () => exited || stopping }, async () => {
+    const now = await run.bus.fleet.byId(spawn.spawnId).catch(() => null);
+    if (now?.stopRequestedAt) stopChild?.();
+    return undefined;
+  }).catch(() => undefined);
+
+  const outcome = await ended;
+  exited = true;
+  if (killTimer !== null) clearTimeout(killTimer);
+  feed.interrupt();
+  await watchingStops;
+  await feed.close().catch(() => undefined);
+  if (outcome.error !== null) {
+    await startFailed(run, spawn, outcome.error.message);
+    return 1;
+  }
+  // What it started may outlive it (a server, a hook): the group goes with it.
+  signalGroup(child, 'SIGTERM');
+  const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
+  const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
+  logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? `exit ${outcome.code}`} (${category})`);
+  if (after !== null) await failOpenTask(run, after);
+  return 0;
+}

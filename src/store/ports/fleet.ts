@@ -1,0 +1,48 @@
+/** The fleet: the agents the bus started, each from its request to its exit record. */
+import type { ExitCategory, SpawnRecord } from '../../model/records.js';
+import type { AttemptsOf } from './attempts.js';
+
+/** A spawned agent's exit, as its supervisor records it. */
+export interface SpawnExit {
+  endedAt: string;
+  exitCode: number | null;
+  exitSignal: string | null;
+  exitCategory: ExitCategory;
+  exitNote: string | null;
+}
+
+export interface FleetPort {
+  /** Keep a new spawn request (queued). */
+  addSpawn(record: SpawnRecord): Promise<void>;
+  /**
+   * Start a queued spawn if its machine runs fewer than `max` agents: marked running with its
+   * supervisor, in one transaction, so two supervisors racing for the last slot never both get it.
+   * Whether it did (a spawn no longer queued is never started).
+   */
+  claimSpawnSlot(spawnId: string, supervisor: string, max: number, now: string): Promise<boolean>;
+  /** Note the process a running spawn runs as. */
+  noteSpawnPid(spawnId: string, pid: number): Promise<void>;
+  /** Record a spawn's exit, once: whether this call recorded it (a second exit of one spawn changes nothing). */
+  recordSpawnExit(spawnId: string, exit: SpawnExit): Promise<boolean>;
+  /** Ask for a spawn to be stopped: whether it was queued or running, and so is asked now. */
+  requestSpawnStop(spawnId: string, now: string): Promise<boolean>;
+  /** Every spawn, oldest first. */
+  spawns(): Promise<SpawnRecord[]>;
+  /** One spawn by its id, or null. */
+  spawnById(spawnId: string): Promise<SpawnRecord | null>;
+  /** The latest spawn of this name, or null. */
+  spawnOf(name: string): Promise<SpawnRecord | null>;
+}
+
+export const FLEET_ATTEMPTS = {
+  // Run again, the same row is found there and nothing is added.
+  addSpawn: 'retryable',
+  // Run again, it finds the spawn running and says it was not claimed: run once.
+  claimSpawnSlot: 'once',
+  noteSpawnPid: 'retryable',
+  recordSpawnExit: 'once',
+  requestSpawnStop: 'once',
+  spawns: 'retryable',
+  spawnById: 'retryable',
+  spawnOf: 'retryable',
+} as const satisfies AttemptsOf<FleetPort>;

@@ -1,0 +1,59 @@
+/** The fleet on SQLite: a slot is claimed inside the write lock, so the count it checks is the one it changes. */
+import type { FleetPort } from '../ports/fleet.js';
+import { columnList, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList } from '../shared/columns.js';
+import type { SqliteConnection } from './driver.js';
+
+type SpawnRow = Parameters<typeof spawnRecordOf>[0];
+
+export function sqliteFleet(db: SqliteConnection): FleetPort {
+  const select = `SELECT ${selectList(SPAWN_FIELDS)} FROM spawns`;
+  return {
+    async addSpawn(record) {
+      db.immediate(() => db.run(`INSERT OR IGNORE INTO spawns (${columnList(SPAWN_FIELDS)}) VALUES (${valuesList(SPAWN_FIELDS, (field) => `@${field}`)})`, spawnValues(record)));
+    },
+
+    async claimSpawnSlot(spawnId, supervisor, max, now) {
+      return db.immediate(() => {
+        const spawn = db.get<{ machine: string; state: string }>('SELECT machine, state FROM spawns WHERE spawn_id = ?', [spawnId]);
+        if (spawn?.state !== 'queued') return false;
+        const running = db.get<{ n: number }>("SELECT COUNT(*) AS n FROM spawns WHERE machine = ? AND state = 'running'", [spawn.machine])?.n ?? 0;
+        if (running >= max) return false;
+        db.run("UPDATE spawns SET state = 'running', supervisor = ?, started_at = ? WHERE spawn_id = ?", [supervisor, now, spawnId]);
+        return true;
+      });
+    },
+
+    async noteSpawnPid(spawnId, pid) {
+      db.immediate(() => db.run('UPDATE spawns SET pid = ? WHERE spawn_id = ?', [pid, spawnId]));
+    },
+
+    async recordSpawnExit(spawnId, exit) {
+      return db.immediate(
+        () =>
+          db.run(
+            "UPDATE spawns SET state = 'exited', ended_at = @endedAt, exit_code = @exitCode, exit_signal = @exitSignal, exit_category = @exitCategory, exit_note = @exitNote WHERE spawn_id = @spawnId AND state <> 'exited'",
+            { spawnId, ...exit },
+          ).changes > 0,
+      );
+    },
+
+    async requestSpawnStop(spawnId, now) {
+      return db.immediate(() => db.run("UPDATE spawns SET stop_requested_at = COALESCE(stop_requested_at, ?) WHERE spawn_id = ? AND state <> 'exited'", [now, spawnId]).changes > 0);
+    },
+
+    async spawns() {
+      return db.all<SpawnRow>(`${select} ORDER BY created_at, spawn_id`).map(spawnRecordOf);
+    },
+
+    async spawnById(spawnId) {
+      const row = db.get<SpawnRow>(`${select} WHERE spawn_id = ?`, [spawnId]);
+      return row === undefined ? null : spawnRecordOf(row);
+    },
+
+    async spawnOf(name) {
+      const row = db.get<SpawnRow>(`${select} WHERE name = ? ORDER BY created_at DESC, spawn_id DESC LIMIT 1`, [name]);
+      return row === undefined ? null : spawnRecordOf(row);
+    },
+  };
+}
+

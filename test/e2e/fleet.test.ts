@@ -1,0 +1,188 @@
+/**
+ * The fleet through the real CLI: `spawn` starts a client (a stand-in here, named by the client's
+ * executable setting) under a detached supervisor and returns at once with the agent's address; the
+ * agent's output is in a private log `logs` reads; its exit is recorded with its code and category,
+ * in `agents` and the audit log; `stop` ends it within the grace period; a missing executable is one
+ * clear line and a kept log; the machine's limit queues the rest; a task handed over comes back, and
+ * one left open fails with the exit's reason.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, ROOT, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const FAKE_AGENT = join(ROOT, 'test', 'helpers', 'fake-agent.mjs');
+
+interface Spawned {
+  name: string;
+  spawn_id: string;
+  state: string;
+  pid: number | null;
+  log: string;
+  exit_code: number | null;
+  exit_signal: string | null;
+  exit_category: string | null;
+  exit_note: string | null;
+  yolo: boolean;
+  task: string | null;
+}
+
+function repoIn(bus: TempBus): string {
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  return repo;
+}
+
+/** The bus's environment with the stand-in as Claude Code and Codex, doing `steps`. */
+function agentEnv(bus: TempBus, steps: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...bus.env, AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, AGENT_BUS_CODEX_BIN: FAKE_AGENT, FAKE_AGENT: steps, FAKE_AGENT_CLI: CLI, ...extra };
+}
+
+function spawned(bus: TempBus, name: string): Spawned {
+  const agents = json<Array<{ name: string; spawned: Spawned | null }>>(runCli(['agents', '--json'], { env: bus.env }));
+  const found = agents.find((agent) => agent.name === name)?.spawned;
+  assert.ok(found, `${name} is among the agents, marked spawned: ${JSON.stringify(agents)}`);
+  return found;
+}
+
+async function exited(bus: TempBus, name: string, timeoutMs = 10_000): Promise<Spawned> {
+  await waitUntil(() => spawned(bus, name).state === 'exited', `${name}'s exit recorded`, timeoutMs, 100);
+  return spawned(bus, name);
+}
+
+test('spawn returns at once with the address; the agent runs as that name, its log is private, and its exit is recorded with its code', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const env = agentEnv(bus, 'say:working on it,sleep:1500,exit:3');
+  const started = Date.now();
+  const result = runCli(['spawn', 'claude', '--prompt', 'fix the login test', '--label', 'fixer'], { env, cwd: repo });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, 'shop/claude-fixer\n');
+  assert.ok(Date.now() - started < 1500, 'spawn returned before the agent ended');
+  assert.match(result.stderr, /started claude \(pid \d+\)/);
+  const running = spawned(bus, 'shop/claude-fixer');
+  assert.equal(running.state, 'running');
+  assert.ok(running.pid !== null);
+  const after = await exited(bus, 'shop/claude-fixer');
+  assert.equal(after.exit_code, 3);
+  assert.equal(after.exit_category, 'failed');
+  assert.equal(statSync(after.log).mode & 0o777, 0o600, 'the log is private');
+  assert.equal(statSync(join(after.log, '..')).mode & 0o777, 0o700, 'in a private folder');
+  const logs = runCli(['logs', 'shop/claude-fixer'], { env: bus.env });
+  assert.equal(logs.code, 0, logs.stderr);
+  // The client's safe mode, its prompt as one argument, and the name and depth the bus gave it.
+  assert.match(logs.stdout, /fake-agent args \["-p","fix the login test","--output-format","stream-json","--verbose","--permission-mode","acceptEdits","--allowedTools","mcp__agent-bus"\]/);
+  assert.match(logs.stdout, /fake-agent name shop\/claude-fixer depth 1\n/);
+  assert.match(logs.stdout, /working on it\n/);
+  assert.match(logs.stdout, /\[agent-bus\] exited: exit 3 \(failed\)\n$/);
+  assert.equal(runCli(['logs', 'shop/claude-fixer', '--lines', '1'], { env: bus.env }).stdout, '[agent-bus] exited: exit 3 (failed)\n');
+  const audit = readFileSync(bus.audit, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const events = audit.filter((row) => row.op === 'spawn').map((row) => `${row.event}:${row.to}`);
+  assert.deepEqual(events, ['request:shop/claude-fixer', 'start:shop/claude-fixer', 'exit:shop/claude-fixer']);
+  assert.equal(audit.find((row) => row.event === 'exit')?.exit_code, 3);
+  // A label once spawned is not taken again.
+  const again = runCli(['spawn', 'claude', '--prompt', 'again', '--label', 'fixer'], { env, cwd: repo });
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /^agent-bus: spawn: shop\/claude-fixer was spawned before/);
+}));
+
+test('a generated label reads as a word, never as a session number; --yolo passes the bypass and is shown', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const result = runCli(['spawn', 'codex', '--prompt', 'tidy up', '--yolo', '--json'], { env: agentEnv(bus, 'exit:0'), cwd: repo });
+  assert.equal(result.code, 0, result.stderr);
+  const made = json<Spawned>(result);
+  assert.match(made.name, /^shop\/codex-[a-z][a-z0-9]{4}$/);
+  assert.equal(made.yolo, true);
+  const after = await exited(bus, made.name);
+  assert.equal(after.exit_category, 'finished');
+  assert.equal(after.yolo, true);
+  const log = runCli(['logs', made.name], { env: bus.env }).stdout;
+  assert.match(log, /"exec","--json","--dangerously-bypass-approvals-and-sandbox","-c","mcp_servers\.agent-bus\.env\.AGENT_BUS_NAME=\\"shop\/codex-[a-z0-9]+\\"","tidy up"/);
+}));
+
+test('a client whose executable is missing: exit 1 with one line naming it and the PATH searched; the log and the exit record are kept', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const env = { ...bus.env, AGENT_BUS_CLAUDE_BIN: 'no-such-claude' };
+  const result = runCli(['spawn', 'claude', '--prompt', 'hello', '--label', 'ghost'], { env, cwd: repo });
+  assert.equal(result.code, 1);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0] as string, /^agent-bus: spawn: cannot start claude: no executable 'no-such-claude' on PATH \(.+\); its log is \/.+\.log$/);
+  assert.ok(lines[0]?.includes(bus.env.PATH as string), 'the PATH searched is named');
+  const record = spawned(bus, 'shop/claude-ghost');
+  assert.equal(record.state, 'exited');
+  assert.equal(record.exit_category, 'start-failed');
+  assert.match(readFileSync(record.log, 'utf8'), /could not start: no executable 'no-such-claude'/);
+  // Bad input is refused before anything is kept.
+  const unknown = runCli(['spawn', 'vim', '--prompt', 'x'], { env, cwd: repo });
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /'vim' is no client the bus can start: one of claude, codex, opencode, gemini, copilot/);
+  const noPrompt = runCli(['spawn', 'claude'], { env, cwd: repo });
+  assert.equal(noPrompt.code, 2);
+  assert.match(noPrompt.stderr, /give the agent its prompt/);
+  const deep = runCli(['spawn', 'claude', '--prompt', 'x'], { env: { ...agentEnv(bus, 'exit:0'), AGENT_BUS_SPAWN_DEPTH: '2', AGENT_BUS_NAME: 'shop/claude-deep' }, cwd: repo });
+  assert.equal(deep.code, 1);
+  assert.match(deep.stderr, /spawned agents go 2 deep at most \(AGENT_BUS_MAX_SPAWN_DEPTH\): nothing was started/);
+}));
+
+test('stop: a polite signal, then the kill after the grace period; the exit is recorded as stopped', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const env = agentEnv(bus, 'sleep:60000');
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'wait', '--label', 'polite'], { env, cwd: repo }).code, 0);
+  await waitUntil(() => /fake-agent name/.test(runCli(['logs', 'shop/claude-polite'], { env: bus.env }).stdout), 'the agent running');
+  const stop = runCli(['stop', 'shop/claude-polite'], { env: bus.env });
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.match(stop.stdout, /^stopped shop\/claude-polite: exit 143 \(stopped\) after \d+\.\ds\n$/);
+  const stubborn = agentEnv(bus, 'ignore-term,sleep:60000', { AGENT_BUS_STOP_GRACE: '1s' });
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'wait', '--label', 'stubborn'], { env: stubborn, cwd: repo }).code, 0);
+  await waitUntil(() => /fake-agent name/.test(runCli(['logs', 'shop/claude-stubborn'], { env: bus.env }).stdout), 'the agent running');
+  const started = Date.now();
+  const kill = runCli(['stop', 'shop/claude-stubborn'], { env: { ...bus.env, AGENT_BUS_STOP_GRACE: '1s' } });
+  assert.equal(kill.code, 0, kill.stderr);
+  assert.match(kill.stdout, /SIGKILL \(stopped\)/);
+  assert.ok(Date.now() - started < 8000, 'within the grace period and a little');
+  assert.match(runCli(['logs', 'shop/claude-stubborn'], { env: bus.env }).stdout, /fake-agent ignores SIGTERM/);
+  const twice = runCli(['stop', 'shop/claude-stubborn'], { env: bus.env });
+  assert.equal(twice.code, 1);
+  assert.match(twice.stderr, /has ended already: SIGKILL \(stopped\)/);
+  assert.equal(runCli(['stop', 'shop/claude-nobody'], { env: bus.env }).code, 1);
+}));
+
+test('beyond AGENT_BUS_MAX_SPAWNED a spawn queues, is shown queued, and starts when a slot frees', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const env = agentEnv(bus, 'sleep:2500', { AGENT_BUS_MAX_SPAWNED: '2' });
+  for (const label of ['one', 'two']) assert.equal(runCli(['spawn', 'claude', '--prompt', 'work', '--label', label], { env, cwd: repo }).code, 0);
+  const third = runCli(['spawn', 'claude', '--prompt', 'work', '--label', 'three'], { env: { ...env, FAKE_AGENT: 'exit:0' }, cwd: repo });
+  assert.equal(third.code, 0, third.stderr);
+  assert.match(third.stderr, /^queued: 2 spawned agents run on this machine/);
+  assert.equal(spawned(bus, 'shop/claude-three').state, 'queued');
+  assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude-three +claude +queued/);
+  const after = await exited(bus, 'shop/claude-three', 15_000);
+  assert.equal(after.exit_category, 'finished');
+  const [one, two] = [spawned(bus, 'shop/claude-one'), spawned(bus, 'shop/claude-two')];
+  assert.equal(one.state === 'exited' || two.state === 'exited', true, 'it started only once another had ended');
+}));
+
+test('a task handed to a spawned agent: closed by the agent, its result comes back; left open at its exit, it fails with the reason', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  runCli(['init', '--clients', 'claude'], { env: bus.env, cwd: repo });
+  const made = json<{ id: string }>(runCli(['task', 'add', 'make the tests pass', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
+  const result = runCli(['spawn', 'claude', '--task', made.id, '--label', 'worker'], { env: agentEnv(bus, 'done,exit:0'), cwd: repo });
+  assert.equal(result.code, 0, result.stderr);
+  const waited = runCli(['task', 'wait', made.id, '--timeout', '20s'], { env: bus.env });
+  assert.equal(waited.code, 0, waited.stderr + waited.stdout);
+  const done = json<{ state: string; result: string; holder: string }>(runCli(['task', 'show', made.id, '--json'], { env: bus.env }));
+  assert.deepEqual([done.state, done.result, done.holder], ['done', 'all green', 'shop/claude-worker']);
+
+  const second = json<{ id: string }>(runCli(['task', 'add', 'a task left open', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
+  assert.equal(runCli(['spawn', 'claude', '--task', second.id, '--label', 'quitter'], { env: agentEnv(bus, 'say:giving up here,exit:2'), cwd: repo }).code, 0);
+  const failed = runCli(['task', 'wait', second.id, '--timeout', '20s'], { env: bus.env });
+  assert.equal(failed.code, 5, failed.stderr + failed.stdout);
+  const shown = json<{ state: string; result: string }>(runCli(['task', 'show', second.id, '--json'], { env: bus.env }));
+  assert.equal(shown.state, 'failed');
+  assert.match(shown.result, /^shop\/claude-quitter ended \(exit 2 \(failed\)\) without closing the task\.\nThe last lines of its log:\n/);
+  assert.match(shown.result, /giving up here/);
+  // The creator is told, as for any failed task.
+  assert.match(runCli(['inbox'], { env: bus.env }).stdout, /failed: a task left open/);
+}));
