@@ -12,7 +12,7 @@ export interface LaunchRequest {
   prompt: string;
   model: string | null;
   yolo: boolean;
-  /** The agent's address, for a client whose MCP servers do not inherit its environment. */
+  /** The agent's address. */
   name: string;
 }
 
@@ -43,16 +43,8 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
   },
   codex: {
     executable: { variable: 'AGENT_BUS_CODEX_BIN', fallback: 'codex' },
-    // Codex gives its MCP servers a short list of its variables: the agent's name goes in as the server's own.
-    headless: ({ prompt, model, yolo, name }) => [
-      'exec',
-      '--json',
-      ...(yolo ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']),
-      '-c',
-      `mcp_servers.agent-bus.env.AGENT_BUS_NAME=${JSON.stringify(name)}`,
-      ...modelArgs(model),
-      prompt,
-    ],
+    // Codex passes its server the variables init's env_vars names, AGENT_BUS_NAME among them.
+    headless: ({ prompt, model, yolo }) => ['exec', '--json', ...(yolo ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']), ...modelArgs(model), prompt],
   },
   opencode: {
     executable: { variable: 'AGENT_BUS_OPENCODE_BIN', fallback: 'opencode' },

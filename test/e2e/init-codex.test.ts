@@ -31,7 +31,7 @@ test('a fresh repo gets the marked table and hooks that carry no agent name', wi
       '[mcp_servers.agent-bus]',
       'command = "agent-bus"',
       'args = ["serve", "--client", "codex"]',
-      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_HOME", "AGENT_BUS_AUDIT_LOG", "AGENT_BUS_PG_CONNECT_TIMEOUT", "AGENT_BUS_CHANNELS", "AGENTIHOOKS_BASE_CHANNELS"]',
+      'env_vars = ["AGENT_BUS_SESSION", "AGENT_BUS_INSTANCE", "AGENT_BUS_DB", "AGENT_BUS_HOME", "AGENT_BUS_AUDIT_LOG", "AGENT_BUS_PG_CONNECT_TIMEOUT", "AGENT_BUS_CHANNELS", "AGENTIHOOKS_BASE_CHANNELS", "AGENT_BUS_NAME"]',
       'default_tools_approval_mode = "approve"',
       '# <<< agent-bus <<<',
       '',

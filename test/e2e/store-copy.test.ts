@@ -49,6 +49,8 @@ function populate(bus: TempBus): void {
   bus.sql("INSERT INTO edits (repo, path, agent, at) VALUES ('shop', 'src/a.ts', 'shop/codex', '2026-12-01T00:00:00.000000Z')");
   bus.sql("INSERT INTO collisions (repo, path, first_agent, second_agent, at) VALUES ('shop', 'src/a.ts', 'shop/claude', 'shop/codex', '2026-12-01T00:00:00.000000Z')");
   bus.sql("INSERT INTO presence_watches (watcher, name, state, created_at) VALUES ('shop/claude', 'shop/codex', 'idle', '2026-12-01T00:00:00.000000Z')");
+  // A spawned agent's record: one whose client could not start, kept with its exit.
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'a spawn', '--label', 'copied'], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: 'no-such-claude' }, cwd: repo }).code, 1);
   // An integration, and a delivery it took.
   assert.equal(runCli(['integration', 'add', 'github', '--kind', 'github', '--to', '{repo}'], { env: bus.env }).code, 0);
   bus.sql("INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ('github', 'd-1', '2026-12-01T00:00:00.000000Z')");

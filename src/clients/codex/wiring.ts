@@ -18,8 +18,11 @@ import { hookWayFor, mcpHookEntry, type HooksChoice } from '../hook-entries.js';
 
 export const BLOCK_START = '# >>> agent-bus: managed by `agent-bus init`, regenerated on every run >>>';
 export const BLOCK_END = '# <<< agent-bus <<<';
-/** Codex starts MCP servers with a minimal environment: these pass through (a launch subscription too, for brain_status). */
-export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_HOME', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_PG_CONNECT_TIMEOUT', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS'];
+/**
+ * Codex starts MCP servers with a minimal environment: these pass through (a launch subscription too,
+ * for brain_status; the name `spawn` gives an agent it starts).
+ */
+export const PASSED_THROUGH = ['AGENT_BUS_SESSION', 'AGENT_BUS_INSTANCE', 'AGENT_BUS_DB', 'AGENT_BUS_HOME', 'AGENT_BUS_AUDIT_LOG', 'AGENT_BUS_PG_CONNECT_TIMEOUT', 'AGENT_BUS_CHANNELS', 'AGENTIHOOKS_BASE_CHANNELS', 'AGENT_BUS_NAME'];
 
 type TomlRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
 
