@@ -5,6 +5,7 @@
  * the token's agent (or the session `as` names) speaks, on this machine the speaker the command
  * line or the environment names.
  */
+import type { SpawnView } from '../core/fleet-ops.js';
 import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
@@ -124,6 +125,8 @@ export interface BusClient {
   /** Put the speaker on the roster (a chat connecting); over a hub, the hub has. */
   register(): Promise<void>;
   agents(): Promise<AgentView[]>;
+  /** The agents the bus started, each name's latest spawn (over a hub: none yet, the fleet is one machine's). */
+  spawned(): Promise<SpawnView[]>;
   send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }): Promise<{ result: SendResult; from: string }>;
   /** The speaker's unread mail; read (marked read, and delivered by `way`) unless `markRead` is false. */
   readInbox(request: { markRead: boolean; limit: number; way: SurfaceWay }): Promise<{ reader: string; messages: MessageView[] }>;

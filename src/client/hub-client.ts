@@ -3,6 +3,7 @@
  * answers for the token's agent, or for `as` when it names the agent or one of its sessions; what
  * only the hub's own machine may do is refused there, or here before anything is asked.
  */
+import type { SpawnView } from '../core/fleet-ops.js';
 import type { AuditRow } from '../audit/record.js';
 import type { ChangeFeed } from '../core/store-changes.js';
 import { BusError } from '../model/errors.js';
@@ -94,6 +95,10 @@ export class HubClient implements BusClient {
 
   async agents(): Promise<AgentView[]> {
     return (await callHubTool(this.access, 'list_agents', {})).value;
+  }
+
+  async spawned(): Promise<SpawnView[]> {
+    return [];
   }
 
   async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {

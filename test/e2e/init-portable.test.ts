@@ -59,9 +59,11 @@ function stringsOf(path: string, text: string): string[] {
 function machineSpecific(repo: string, home: string, path: string, text: string): string[] {
   const problems: string[] = [];
   for (const value of stringsOf(path, text)) if (value.startsWith('/')) problems.push(`${path}: a string value is an absolute path: ${value}`);
-  for (const needle of [home, repo, '$HOME', '${HOME}', '~/', 'AGENT_BUS_REPO', 'AGENT_BUS_NAME', ROOT]) {
+  for (const needle of [home, repo, '$HOME', '${HOME}', '~/', 'AGENT_BUS_REPO', ROOT]) {
     if (text.includes(needle)) problems.push(`${path} holds ${needle}`);
   }
+  // A name set outright pins every session to it; passing the variable through (Codex's env_vars) sets none.
+  if (/AGENT_BUS_NAME"?\s*[=:]/.test(text)) problems.push(`${path} sets AGENT_BUS_NAME`);
   return problems;
 }
 
@@ -452,7 +454,7 @@ test('re-running init over an older init\'s wiring replaces the machine paths an
     assert.equal(settings.model, 'opus');
     assert.deepEqual(settings.hooks.Stop?.map((group) => group.hooks[0]?.command), ['say done', 'agent-bus hook-stop --client claude || true', 'agent-bus hook-watch --client claude --max-seconds 86400 ; [ $? -ne 10 ] || exit 2']);
     assert.match(files.get('.codex/config.toml') ?? '', /^model = "o3"\n/);
-    assert.doesNotMatch(files.get('.codex/config.toml') ?? '', /AGENT_BUS_NAME|AGENT_BUS_REPO/);
+    assert.doesNotMatch(files.get('.codex/config.toml') ?? '', /AGENT_BUS_NAME"?\s*[=:]|AGENT_BUS_REPO/);
     assert.ok(!files.has('.agent-bus-name'), 'the names were the folder\'s: nothing to pin');
   } finally {
     bus.cleanup();
