@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 // The tiers of src/ (docs/DESIGN.md): each folder may import only the folders it lists, static and
 // dynamic imports alike, so the code keeps the shape the design gives it. Lower tiers first:
-//   model → store, audit → core → adapters → protocol, brain, clients, wake, remote, render → client
+//   model → store, audit → core → adapters → protocol, brain, clients, wake, fleet, remote, render → client
 //   → the surfaces (hooks, mcp, http, tui, init, cli) → runtime.ts, connect.ts → the entry points.
 // The entry points (cli.ts, cli/commands/*, index.ts) may import anything; runtime.ts and connect.ts
 // compose the program and are imported by the entry points alone. test/unit/architecture.test.ts fails
@@ -19,17 +19,19 @@ const LOWER = {
   clients: ['model', 'core', 'adapters', 'protocol'],
   wake: ['model', 'audit', 'core', 'adapters', 'clients'],
   remote: ['model', 'audit', 'core', 'adapters', 'protocol'],
+  // Spawned agents: the client's command line (clients/), the supervisor over the core's fleet.
+  fleet: ['model', 'audit', 'core', 'adapters', 'clients'],
   render: ['model', 'core'],
   client: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'remote', 'render'],
   hooks: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'remote', 'render'],
   // The stdio server answers its client's hooks (mcp_tool) with the hooks' own logic.
-  mcp: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'hooks'],
+  mcp: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'fleet', 'hooks'],
   // The hub serves MCP and answers remote hooks and watchers: the one surface that uses two others.
   http: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'hooks', 'mcp'],
   tui: ['model', 'core', 'adapters', 'client', 'render'],
   init: ['model', 'core', 'adapters', 'clients'],
   // The CLI's shared modules (the commands themselves are entry points).
-  cli: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'remote', 'render', 'client', 'hooks'],
+  cli: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'fleet', 'remote', 'render', 'client', 'hooks'],
 };
 const FOLDERS = [...Object.keys(LOWER), 'web'];
 const COMPOSERS = ['runtime', 'connect'];

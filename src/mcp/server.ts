@@ -107,7 +107,16 @@ export async function serve(options: ServeOptions): Promise<number> {
   for (const warning of session.warnings) log(`agent-bus: warning: ${warning}`);
 
   const server = new McpServer({ name: 'agent-bus', version: options.version }, { instructions: instructionsFor(session.name) });
-  buildTools(server, { bus, session, auditPath: busPaths(env).audit, tailAudit, touched: new Map(), env });
+  buildTools(server, {
+    bus,
+    session,
+    auditPath: busPaths(env).audit,
+    tailAudit,
+    touched: new Map(),
+    env,
+    // spawn_agent starts a supervisor with this program, as `agent-bus spawn` does.
+    fleet: { busFolder: busPaths(env).folder, cli: { node: process.execPath, script: process.argv[1] as string } },
+  });
   // The client's hooks, where it calls them as tools of this server (mcp_tool): no process per hook.
   hookTool(server, { bus, session, env, client: options.client ?? identity.client ?? null, cwd: options.cwd, log });
 

@@ -24,6 +24,11 @@ export interface ToolContext {
   touched: Map<string, number>;
   /** The server's environment: where the brain's settings come from. */
   env: Record<string, string | undefined>;
+  /**
+   * Where spawn_agent starts a process: this machine, for a session's own server (the program to run
+   * its supervisor with); null over the hub, which never starts a process for a request.
+   */
+  fleet?: { busFolder: string; cli: { node: string; script: string } } | null;
 }
 
 export type Extra = { _meta?: Record<string, unknown> | undefined };

@@ -8,6 +8,7 @@ import { mailTools } from './mail-tools.js';
 import { noticeTools } from './notice-tools.js';
 import { reservationTools } from './reservation-tools.js';
 import { taskTools } from './task-tools.js';
+import { fleetTools } from './fleet-tools.js';
 import { rosterTools } from './roster-tools.js';
 import { toolKit, type ToolContext } from './tool-kit.js';
 
@@ -20,5 +21,6 @@ export function buildTools(server: McpServer, context: ToolContext): void {
   noticeTools(kit);
   reservationTools(kit);
   taskTools(kit);
+  fleetTools(kit);
   brainTools(kit);
 }

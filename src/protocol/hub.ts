@@ -14,6 +14,7 @@
  * `?as=NAME` (the token's agent or one of its sessions) and `?via=WAY` (the surface of the asking
  * machine that shows what `read_inbox` takes).
  */
+import type { SpawnView } from '../core/fleet-ops.js';
 import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
@@ -102,6 +103,12 @@ export interface HubTools {
   get_task: { args: { id: string }; result: TaskView };
   notify_when: { args: { name: string; state: string }; result: { name: string; state: string; now: string; notified: boolean } };
   list_tasks: { args: { state?: string | null; mine?: boolean | null; created?: boolean | null; repo?: string | null }; result: { tasks: TaskView[] } };
+  spawn_agent: {
+    args: { client: string; prompt?: string | null; repo?: string | null; label?: string | null; task?: string | null; model?: string | null };
+    result: SpawnView;
+  };
+  stop_agent: { args: { name: string }; result: SpawnView };
+  agent_logs: { args: { name: string; lines?: number | null }; result: { name: string; state: string; lines: string[] } };
 }
 
 export type ToolName = keyof HubTools;

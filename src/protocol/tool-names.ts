@@ -32,6 +32,9 @@ export const TOOL_NAMES = [
   'get_task',
   'list_tasks',
   'notify_when',
+  'spawn_agent',
+  'stop_agent',
+  'agent_logs',
 ] as const satisfies readonly ToolName[];
 
 /** A tool of the protocol's map that the list lacks makes this line fail to compile. */

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
+import { connect } from '../helpers/mcp.js';
+import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'helpers', 'fake-agent.mjs');
 
@@ -185,4 +187,67 @@ test('a task handed to a spawned agent: closed by the agent, its result comes ba
   assert.match(shown.result, /giving up here/);
   // The creator is told, as for any failed task.
   assert.match(runCli(['inbox'], { env: bus.env }).stdout, /failed: a task left open/);
+}));
+
+test('task add --run: the task made and an agent spawned to hold it, in the folder the bus knows for the repo', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  runCli(['init', '--clients', 'claude'], { env: bus.env, cwd: repo });
+  const elsewhere = join(bus.dir, 'elsewhere');
+  mkdirSync(elsewhere);
+  const made = runCli(['task', 'add', 'tidy the docs', '--to', 'shop', '--run', 'claude', '--label', 'tidier', '--json'], { env: agentEnv(bus, 'done,exit:0'), cwd: elsewhere });
+  assert.equal(made.code, 0, made.stderr);
+  const task = JSON.parse(made.stdout) as { id: string; state: string; holder: string; spawned: Spawned };
+  assert.equal(task.spawned.name, 'shop/claude-tidier');
+  assert.equal(task.spawned.task, task.id);
+  assert.deepEqual([task.state, task.holder], ['taken', 'shop/claude-tidier']);
+  const waited = runCli(['task', 'wait', task.id, '--timeout', '20s'], { env: bus.env });
+  assert.equal(waited.code, 0, waited.stderr + waited.stdout);
+  assert.match(runCli(['logs', 'shop/claude-tidier'], { env: bus.env }).stdout, /fake-agent done 0/);
+  // A repo the bus knows no folder of: refused, and no task is made.
+  const unknown = runCli(['task', 'add', 'orphan', '--to', 'nowhere', '--run', 'claude'], { env: agentEnv(bus, 'exit:0'), cwd: elsewhere });
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no agent or group named 'nowhere'|knows no folder of repo 'nowhere'/);
+  assert.deepEqual(json<unknown[]>(runCli(['task', 'list', '--state', 'all', '--json'], { env: bus.env })).filter((row) => (row as { title: string }).title === 'orphan'), []);
+  // A client that cannot start: the task stands, offered, and the line says so.
+  const failed = runCli(['task', 'add', 'no client', '--to', 'shop', '--run', 'claude'], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: 'no-such-claude' }, cwd: elsewhere });
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /^agent-bus: spawn: cannot start claude: .*; task [0-9a-f]{12} was made, and is offered to shop\n$/);
+}));
+
+test('the MCP tools: an agent spawns a helper of another client, reads its output and stops it; over the hub they are refused', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const mcp = await connect({ ...agentEnv(bus, 'say:helper here,sleep:60000'), AGENT_BUS_NAME: 'shop/claude-lead' }, { cwd: repo });
+  try {
+    const spawned = await mcp.call<Spawned>('spawn_agent', { client: 'codex', prompt: 'write the changelog', label: 'helper' });
+    assert.equal(spawned.name, 'shop/codex-helper');
+    assert.equal(spawned.state, 'running');
+    await waitUntil(async () => (await mcp.call<{ lines: string[] }>('agent_logs', { name: 'shop/codex-helper' })).lines.includes('helper here'), 'the helper has said its line');
+    const logs = await mcp.call<{ name: string; state: string; lines: string[] }>('agent_logs', { name: 'shop/codex-helper', lines: 2 });
+    assert.deepEqual([logs.name, logs.state, logs.lines.length], ['shop/codex-helper', 'running', 2]);
+    // It is one level deeper, and spawned by the agent that asked.
+    assert.match((await mcp.call<{ lines: string[] }>('agent_logs', { name: 'shop/codex-helper', lines: 10 })).lines.join('\n'), /fake-agent name shop\/codex-helper depth 1/);
+    const stopped = await mcp.call<Spawned>('stop_agent', { name: 'shop/codex-helper' });
+    assert.deepEqual([stopped.state, stopped.exit_category], ['exited', 'stopped']);
+    assert.match(await mcp.fails('spawn_agent', { client: 'codex' }), /give the agent a prompt, or a task to hold/);
+    assert.match(await mcp.fails('stop_agent', { name: 'shop/codex-helper' }), /has ended already/);
+    const audit = readFileSync(bus.audit, 'utf8');
+    assert.match(audit, /"op":"spawn","actor":"shop\/claude-lead"[^\n]*"event":"request"/);
+  } finally {
+    await mcp.close();
+  }
+}));
+
+test('over the hub, spawn_agent, stop_agent and agent_logs are refused: the hub never starts a process for a request', withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const remote = await connectHttp(hub.url, token);
+  try {
+    for (const [tool, args] of [['spawn_agent', { client: 'claude', prompt: 'x' }], ['stop_agent', { name: 'shop/claude-x' }], ['agent_logs', { name: 'shop/claude-x' }]] as const) {
+      const answer = await remote.call(tool, args);
+      assert.equal(answer.isError, true, tool);
+      assert.match(answer.text, /spawning over the hub needs a runner/, tool);
+    }
+    assert.equal(readFileSync(bus.audit, 'utf8').includes('"op":"spawn"'), false, 'nothing was asked for');
+  } finally {
+    await remote.close();
+  }
 }));

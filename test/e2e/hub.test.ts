@@ -31,10 +31,10 @@ test('another machine with only a URL and a token sends and reads over MCP; the 
     const tools = (await remoteAlice.client.listTools()).tools.map((tool) => tool.name);
     for (const tool of ['whoami', 'send_message', 'read_inbox', 'list_agents', 'read_thread', 'set_session', 'tail_audit']) assert.ok(tools.includes(tool), tool);
     for (const tool of (await remoteAlice.client.listTools()).tools) {
-      // search_messages' `from` filters the mail found by its sender, and notify_when's `name` is the agent to
-      // watch; whose search or watch it is comes from the token.
+      // search_messages' `from` filters the mail found by its sender, notify_when's `name` is the agent to
+      // watch, stop_agent's and agent_logs' the agent to act on; whose search, watch or act it is comes from the token.
       const args = Object.keys((tool.inputSchema as { properties?: object }).properties ?? {}).filter(
-        (arg) => !(tool.name === 'search_messages' && arg === 'from') && !(tool.name === 'notify_when' && arg === 'name'),
+        (arg) => !(tool.name === 'search_messages' && arg === 'from') && !(['notify_when', 'stop_agent', 'agent_logs'].includes(tool.name) && arg === 'name'),
       );
       assert.ok(!args.some((arg) => /^(from|sender|name|agent|token)$/.test(arg)), `${tool.name} takes no identity: ${args.join(', ')}`);
     }

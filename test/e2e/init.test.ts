@@ -44,7 +44,7 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   assert.equal(mcp.mcpServers['agent-bus']?.command, 'agent-bus');
   assert.equal(mcp.mcpServers['agent-bus']?.env, undefined, 'no agent named, no repo path: the server finds them from its folder');
   const settings = read(join(path, '.claude', 'settings.json')) as Settings;
-  const tools = ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'message_status', 'search_messages', 'tail_audit', 'set_session', 'channel_publish', 'channel_list', 'channel_acknowledge', 'brain_refresh', 'brain_status', 'reserve_files', 'release_files', 'list_reservations', 'create_task', 'take_task', 'complete_task', 'fail_task', 'cancel_task', 'get_task', 'list_tasks', 'notify_when'];
+  const tools = ['whoami', 'list_agents', 'send_message', 'read_inbox', 'read_thread', 'message_status', 'search_messages', 'tail_audit', 'set_session', 'channel_publish', 'channel_list', 'channel_acknowledge', 'brain_refresh', 'brain_status', 'reserve_files', 'release_files', 'list_reservations', 'create_task', 'take_task', 'complete_task', 'fail_task', 'cancel_task', 'get_task', 'list_tasks', 'notify_when', 'spawn_agent', 'stop_agent', 'agent_logs'];
   assert.deepEqual(settings.permissions.allow, tools.map((tool) => `mcp__agent-bus__${tool}`));
   for (const [event, subcommand] of [['SessionStart', 'hook-session-start'], ['UserPromptSubmit', 'hook-user-prompt'], ['PreToolUse', 'hook-pre-tool'], ['Stop', 'hook-stop']]) {
     assert.equal(settings.hooks[event as string]?.[0]?.hooks[0]?.command, `agent-bus ${subcommand} --client claude || true`, event);

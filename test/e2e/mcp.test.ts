@@ -65,7 +65,7 @@ test('whoami, list_agents and the tool list have the documented shapes', () =>
   withServers(async (bus, open) => {
     const alpha = await open(claudeEnv(bus, 'k-1'));
     const tools = (await alpha.client.listTools()).tools.map((tool) => tool.name).sort();
-    assert.deepEqual(tools, ['brain_refresh', 'brain_status', 'cancel_task', 'channel_acknowledge', 'channel_list', 'channel_publish', 'client_hook', 'complete_task', 'create_task', 'fail_task', 'get_task', 'list_agents', 'list_reservations', 'list_tasks', 'message_status', 'notify_when', 'read_inbox', 'read_thread', 'release_files', 'reserve_files', 'search_messages', 'send_message', 'set_session', 'tail_audit', 'take_task', 'whoami']);
+    assert.deepEqual(tools, ['agent_logs', 'brain_refresh', 'brain_status', 'cancel_task', 'channel_acknowledge', 'channel_list', 'channel_publish', 'client_hook', 'complete_task', 'create_task', 'fail_task', 'get_task', 'list_agents', 'list_reservations', 'list_tasks', 'message_status', 'notify_when', 'read_inbox', 'read_thread', 'release_files', 'reserve_files', 'search_messages', 'send_message', 'set_session', 'spawn_agent', 'stop_agent', 'tail_audit', 'take_task', 'whoami']);
     const info = alpha.client.getServerVersion();
     assert.equal(info?.name, 'agent-bus');
     assert.match(alpha.client.getInstructions() ?? '', /You are 'repo-a\/claude-1'.*'repo\/client-N'.*'\*': everyone/s);

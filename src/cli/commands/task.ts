@@ -9,6 +9,8 @@ import { oneLine, pad, printable, shortIdText } from '../../render/format.js';
 import { when } from '../../model/when.js';
 import type { TaskView } from '../../core/task-ops.js';
 import { UsageError } from '../args.js';
+import { addTaskAndRun } from '../task-run.js';
+import { openBusHere, refuseOverHub } from '../../runtime.js';
 import type { CommandIo, CommandRunner, ParsedArgs } from '../spec.js';
 
 /** The exit status of a wait whose task failed or was cancelled; 4 when it ran out of time, as `send --wait`. */
@@ -78,6 +80,24 @@ export const run: CommandRunner = async (args, io) => {
         const [title, ...extra] = rest;
         if (title === undefined || extra.length > 0) throw new UsageError("task add: give the title as one argument (quote it). See 'agent-bus task --help'.");
         const after = (text(args, 'after') ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+        const runWith = text(args, 'run');
+        if (runWith !== null) {
+          if (after.length > 0) throw new UsageError('task add: --run starts an agent at once, and a task with --after waits: spawn --task ID once it is open');
+          refuseOverHub(io.env);
+          const bus = openBusHere(io.env);
+          const made = await addTaskAndRun(
+            bus,
+            { client: runWith, title, to: text(args, 'to') as string, body: await textOrStdin(args, 'body', io), after, repoPath: text(args, 'repo'), label: text(args, 'label'), yolo: Boolean(args.values.yolo), as },
+            io.env,
+            io.cwd,
+          ).finally(() => bus.close());
+          if (json) io.stdout.write(`${JSON.stringify({ ...made.task, spawned: made.spawned })}\n`);
+          else {
+            io.stdout.write(`${shortIdText(made.task.id)}\n`);
+            io.stderr.write(`${made.spawned.name} holds it (${made.spawned.state}); follow it: agent-bus logs ${made.spawned.name} -f\n`);
+          }
+          return 0;
+        }
         const task = await client.tasks.create({ title, to: text(args, 'to') as string, body: await textOrStdin(args, 'body', io), after });
         // The short id alone, so `id=$(agent-bus task add …)` gives what every task command takes.
         print(task, task.state === 'blocked' ? `${shortIdText(task.id)}  (blocked until ${after.join(', ')} ${after.length === 1 ? 'is' : 'are'} done)` : shortIdText(task.id));
