@@ -501,6 +501,20 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['agent-bus logs shop/claude-k7q2m -f'],
   },
   {
+    name: 'resume',
+    group: 'fleet',
+    warmup: { args: ['resume', 'warmup/nobody'], refused: true },
+    summary: 'Start a spawned agent that has ended again, on its own session (the client\'s resume), with a new prompt.',
+    details: [
+      'The same name, repo, folder and client; the session is the one its hooks saw (else the one its output',
+      'named), continued with the client\'s own resume (claude --resume, codex exec resume, opencode run --session,',
+      'gemini --resume, copilot --resume). The prompt defaults to going on where it left off.',
+    ].join('\n'),
+    positionals: [{ name: 'NAME', required: true, description: 'its address, or its spawn id' }],
+    options: [{ name: 'prompt', type: 'string', value: 'TEXT', description: 'what it is to do now (- reads it from standard input)' }, json],
+    examples: ['agent-bus resume shop/claude-k7q2m --prompt "now run the tests"'],
+  },
+  {
     name: 'supervise',
     group: 'hooks',
     warmup: { args: ['supervise', 'warming-the-code-cache'] },

@@ -134,10 +134,61 @@ export class Fleet {
       exitCategory: null,
       exitNote: null,
       stopRequestedAt: null,
+      sessionKey: null,
     };
     await this.store.addSpawn(spawn);
     this.audit.append([spawnRow('request', now, request.spawnedBy, spawn)]);
     return spawn;
+  }
+
+  /**
+   * Ask for an ended agent to be started again on its own session: a new spawn of the same name,
+   * repo, folder, client and task, queued, which its client resumes by the session's id.
+   */
+  async resume(previous: SpawnRecord, request: { prompt: string; spawnedBy: string; machine: string; logPathFor(name: string, spawnId: string): string }): Promise<SpawnRecord> {
+    if (previous.state !== 'exited') throw new BusError(`resume: ${previous.name} is ${previous.state}: only an agent that has ended is resumed ('agent-bus stop' it first)`);
+    if (previous.sessionKey === null) {
+      throw new BusError(`resume: no session of ${previous.name} is known (its hooks never named one, nor did its output): 'agent-bus spawn' a new one instead`);
+    }
+    if (request.prompt.trim() === '') throw new InvalidInputError('resume: the prompt is empty');
+    const spawnId = timeOrderedId();
+    const now = stampOf(this.clock);
+    const spawn: SpawnRecord = {
+      ...previous,
+      spawnId,
+      machine: request.machine,
+      prompt: request.prompt,
+      spawnedBy: request.spawnedBy,
+      state: 'queued',
+      supervisor: null,
+      pid: null,
+      logPath: request.logPathFor(previous.name, spawnId),
+      createdAt: now,
+      startedAt: null,
+      endedAt: null,
+      exitCode: null,
+      exitSignal: null,
+      exitCategory: null,
+      exitNote: null,
+      stopRequestedAt: null,
+    };
+    await this.store.addSpawn(spawn);
+    this.audit.append([spawnRow('resume', now, request.spawnedBy, spawn, { session: previous.sessionKey })]);
+    return spawn;
+  }
+
+  /** The client's own id of the agent's conversation as its hooks saw it (its session's row, else Codex's route), or null. */
+  async hooksSession(spawn: SpawnRecord): Promise<string | null> {
+    const rows = (await this.store.sessionRows(`${spawn.repo}/${spawn.client}`)).filter((row) => row.name === spawn.name && row.sessionKey);
+    const latest = rows.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))[0];
+    if (latest?.sessionKey) return latest.sessionKey;
+    const routes = (await this.store.routes(spawn.name)).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+    return routes[0]?.threadId ?? null;
+  }
+
+  /** Note the client's own id of the agent's conversation, as its hooks or its output named it. */
+  async noteSession(spawnId: string, sessionKey: string): Promise<void> {
+    await this.store.noteSpawnSession(spawnId, sessionKey);
   }
 
   /** Take a slot on the spawn's machine for it, if one is free: whether it may start now. */
@@ -213,6 +264,8 @@ export interface SpawnView {
   exit_category: ExitCategory | null;
   exit_note: string | null;
   stop_requested_at: string | null;
+  /** The client's own id of its conversation, where known (what `resume` continues). */
+  session: string | null;
 }
 
 export function spawnView(spawn: SpawnRecord): SpawnView {
@@ -239,5 +292,6 @@ export function spawnView(spawn: SpawnRecord): SpawnView {
     exit_category: spawn.exitCategory,
     exit_note: spawn.exitNote,
     stop_requested_at: spawn.stopRequestedAt,
+    session: spawn.sessionKey,
   };
 }

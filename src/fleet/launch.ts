@@ -14,15 +14,19 @@ export interface LaunchRequest {
   yolo: boolean;
   /** The agent's address. */
   name: string;
+  /** The client's own id of the conversation to continue (a resume), or null for a new one. */
+  resume: string | null;
 }
 
 export interface ClientLaunch {
   /** The setting naming its executable, and the name looked up on PATH otherwise. */
   executable: { variable: SettingOfKind<'text'>; fallback: string };
-  /** The arguments of one headless run of `request`. */
+  /** The arguments of one headless run of `request`, a new conversation or the one it resumes. */
   headless(request: LaunchRequest): string[];
   /** Variables its run needs besides the agent's own. */
   env?: (request: LaunchRequest) => Record<string, string>;
+  /** The conversation's id in what its headless run prints, where it prints one (its first match's group). */
+  sessionInOutput: RegExp | null;
 }
 
 const modelArgs = (model: string | null, flag = '--model'): string[] => (model === null ? [] : [flag, model]);
@@ -31,34 +35,55 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
   claude: {
     executable: { variable: 'AGENT_BUS_CLAUDE_BIN', fallback: 'claude' },
     // acceptEdits lets it edit in its folder; the bus's tools are allowed by server name.
-    headless: ({ prompt, model, yolo }) => [
+    headless: ({ prompt, model, yolo, resume }) => [
       '-p',
       prompt,
+      ...(resume === null ? [] : ['--resume', resume]),
       '--output-format',
       'stream-json',
       '--verbose',
       ...(yolo ? ['--dangerously-skip-permissions'] : ['--permission-mode', 'acceptEdits', '--allowedTools', 'mcp__agent-bus']),
       ...modelArgs(model),
     ],
+    sessionInOutput: /"session_id":"([^"]+)"/,
   },
   codex: {
     executable: { variable: 'AGENT_BUS_CODEX_BIN', fallback: 'codex' },
-    // Codex passes its server the variables init's env_vars names, AGENT_BUS_NAME among them.
-    headless: ({ prompt, model, yolo }) => ['exec', '--json', ...(yolo ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']), ...modelArgs(model), prompt],
+    // Codex passes its server the variables init's env_vars names, AGENT_BUS_NAME among them. Its
+    // `exec resume` takes no sandbox flag of its own: those go before it.
+    headless: ({ prompt, model, yolo, resume }) => [
+      'exec',
+      '--json',
+      ...(yolo ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']),
+      ...modelArgs(model),
+      ...(resume === null ? [] : ['resume', resume]),
+      prompt,
+    ],
+    sessionInOutput: /"thread_id":"([^"]+)"/,
   },
   opencode: {
     executable: { variable: 'AGENT_BUS_OPENCODE_BIN', fallback: 'opencode' },
-    headless: ({ prompt, model }) => ['run', '--format', 'json', ...modelArgs(model), prompt],
+    headless: ({ prompt, model, resume }) => ['run', '--format', 'json', ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), prompt],
+    sessionInOutput: /"sessionID":"([^"]+)"/,
   },
   gemini: {
     executable: { variable: 'AGENT_BUS_GEMINI_BIN', fallback: 'gemini' },
-    headless: ({ prompt, model, yolo }) => ['-p', prompt, '--approval-mode', yolo ? 'yolo' : 'auto_edit', ...modelArgs(model)],
+    headless: ({ prompt, model, yolo, resume }) => ['-p', prompt, ...(resume === null ? [] : ['--resume', resume]), '--approval-mode', yolo ? 'yolo' : 'auto_edit', ...modelArgs(model)],
+    sessionInOutput: null,
   },
   copilot: {
     executable: { variable: 'AGENT_BUS_COPILOT_BIN', fallback: 'copilot' },
-    headless: ({ prompt, model, yolo }) => ['-p', prompt, ...(yolo ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'agent-bus']), '-s', ...modelArgs(model)],
+    headless: ({ prompt, model, yolo, resume }) => [
+      '-p',
+      prompt,
+      ...(resume === null ? [] : [`--resume=${resume}`]),
+      ...(yolo ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'agent-bus']),
+      '-s',
+      ...modelArgs(model),
+    ],
     // In -p mode Copilot CLI runs a repo's hooks and servers only when told to.
     env: () => ({ GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true', GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP: 'true' }),
+    sessionInOutput: null,
   },
 };
 

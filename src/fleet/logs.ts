@@ -37,6 +37,23 @@ export function logNote(path: string, busFolder: string, text: string): void {
   }
 }
 
+/** The first match of `pattern`'s group in a log's first megabyte (a client names its conversation early), or null. */
+export function firstMatch(path: string, pattern: RegExp, maxBytes = 1 << 20): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.alloc(maxBytes);
+    const read = readSync(fd, buffer, 0, maxBytes, 0);
+    return pattern.exec(buffer.subarray(0, read).toString('utf8'))?.[1] ?? null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The last `count` lines of a log (fewer when it has fewer); none when it does not exist. */
 export function lastLines(path: string, count: number, maxBytes = 1 << 20): string[] {
   let fd: number;

@@ -85,28 +85,44 @@ export async function startAgent(context: StartContext, request: StartRequest): 
     maxDepth: setting(env, 'AGENT_BUS_MAX_SPAWN_DEPTH'),
     logPathFor: (name, spawnId) => logPathFor(busFolder, name, spawnId),
   });
+  return launch(context, spawn, request.task, 'spawn');
+}
+
+/** Resume an agent that has ended, on its own session: the same name, folder and task, a new prompt. */
+export async function resumeAgent(context: StartContext, previous: SpawnRecord, prompt: string, spawnedBy: string): Promise<SpawnRecord> {
+  const spawn = await context.bus.fleet.resume(previous, { prompt, spawnedBy, machine: hostname(), logPathFor: (name, spawnId) => logPathFor(context.busFolder, name, spawnId) });
+  return launch(context, spawn, null, 'resume');
+}
+
+/**
+ * Start a kept request's supervisor, detached; the spawn as it then stands (running, queued, or
+ * ended already). A missing executable, or a task it cannot take, is its exit record and the error.
+ */
+async function launch(context: StartContext, spawn: SpawnRecord, task: TaskView | null, what: 'spawn' | 'resume'): Promise<SpawnRecord> {
+  const { bus, env, busFolder } = context;
+  const client = clientOf(spawn.client);
   const refuse = async (note: string, error: BusError): Promise<never> => {
     logNote(spawn.logPath, busFolder, `could not start: ${note}`);
     await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
     throw error;
   };
   const wanted = executableOf(client, env);
-  if (findExecutable(wanted, env.PATH, request.folder) === null) {
+  if (findExecutable(wanted, env.PATH, spawn.folder) === null) {
     const note = `no executable ${quoted(wanted)} on PATH (${env.PATH ?? ''})`;
-    await refuse(note, new BusError(`spawn: cannot start ${client}: ${note}; its log is ${spawn.logPath}`));
+    await refuse(note, new BusError(`${what}: cannot start ${client}: ${note}; its log is ${spawn.logPath}`));
   }
-  if (request.task !== null) {
+  if (task !== null) {
     try {
-      await bus.tasks.take(request.task.id, spawn.name, false);
+      await bus.tasks.take(task.id, spawn.name, false);
     } catch (error) {
-      const note = `it could not take task ${shortId(request.task.id)}: ${(error as Error).message}`;
+      const note = `it could not take task ${shortId(task.id)}: ${(error as Error).message}`;
       await refuse(note, error instanceof BusError ? error : new SpawnRefusedError(note));
     }
   }
   // A machine at its limit queues it: said at once, rather than after a wait for a start that is not coming.
   const running = (await bus.fleet.list()).filter((other) => other.machine === spawn.machine && other.state === 'running').length;
   const queued = running >= setting(env, 'AGENT_BUS_MAX_SPAWNED');
-  const supervisor = startProcess(context.cli.node, [context.cli.script, 'supervise', spawn.spawnId], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv, cwd: request.folder });
+  const supervisor = startProcess(context.cli.node, [context.cli.script, 'supervise', spawn.spawnId], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv, cwd: spawn.folder });
   supervisor.on('error', () => undefined);
   supervisor.unref();
   return queued ? spawn : settled(bus, spawn.spawnId, 3_000);

@@ -17,7 +17,7 @@ import { setting, type Env } from '../model/settings.js';
 import { agentEnvironment } from './environment.js';
 import { findExecutable } from './executable.js';
 import { executableOf, LAUNCHES } from './launch.js';
-import { lastLines, logNote, openLog } from './logs.js';
+import { firstMatch, lastLines, logNote, openLog } from './logs.js';
 
 /** How often a supervisor looks at the store when no change is signalled: a slot freed, a stop asked. */
 const POLL_MS = 1_000;
@@ -107,7 +107,7 @@ export async function supervise(run: SupervisorRun): Promise<number> {
     await startFailed(run, spawn, `no executable ${JSON.stringify(wanted)} on PATH (${run.env.PATH ?? ''})`);
     return 1;
   }
-  const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name };
+  const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name, resume: spawn.sessionKey };
   const args = launch.headless(request);
   const env = agentEnvironment(run.env, spawn, launch.env?.(request) ?? {});
   const log = openLog(spawn.logPath, run.busFolder);
@@ -160,6 +160,10 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   }
   // What it started may outlive it (a server, a hook): the group goes with it.
   signalGroup(child, 'SIGTERM');
+  // The conversation it ran, for a resume: as its hooks saw it, else as its output named it.
+  const pattern = launch.sessionInOutput;
+  const session = (await run.bus.fleet.hooksSession(spawn).catch(() => null)) ?? (pattern === null ? null : firstMatch(spawn.logPath, pattern));
+  if (session !== null) await run.bus.fleet.noteSession(spawn.spawnId, session);
   const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
   const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
   logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? `exit ${outcome.code}`} (${category})`);

@@ -305,4 +305,9 @@ export interface SpawnRecord {
   /** What the exit record says beyond its code: a start that failed, the reason of a stop. */
   exitNote: string | null;
   stopRequestedAt: string | null;
+  /**
+   * The client's own id of the conversation (its hooks' session id, else what its output named):
+   * given at the request, the session a resume continues; recorded at the exit, the one it ran.
+   */
+  sessionKey: string | null;
 }

@@ -251,3 +251,29 @@ test('over the hub, spawn_agent, stop_agent and agent_logs are refused: the hub 
     await remote.close();
   }
 }));
+
+test('resume: an agent that ended starts again on its own session, with a new prompt; one still running, or with no session known, is refused', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'first part', '--label', 'worker'], { env: agentEnv(bus, 'exit:0'), cwd: repo }).code, 0);
+  const first = await exited(bus, 'shop/claude-worker');
+  const session = (first as Spawned & { session: string | null }).session;
+  assert.match(session ?? '', /^fake-session-\d+$/, 'the session its output named is kept');
+  const resumed = runCli(['resume', 'shop/claude-worker', '--prompt', 'second part'], { env: agentEnv(bus, 'sleep:60000'), cwd: repo });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(resumed.stdout, 'shop/claude-worker\n');
+  assert.match(resumed.stderr, new RegExp(`resumed claude session ${session}`));
+  await waitUntil(() => /"--resume"/.test(runCli(['logs', 'shop/claude-worker'], { env: bus.env }).stdout), 'the resumed run');
+  assert.match(runCli(['logs', 'shop/claude-worker'], { env: bus.env }).stdout, new RegExp(`fake-agent args \\["-p","second part","--resume","${session}"`));
+  const still = runCli(['resume', 'shop/claude-worker'], { env: agentEnv(bus, 'exit:0'), cwd: repo });
+  assert.equal(still.code, 1);
+  assert.match(still.stderr, /is running: only an agent that has ended is resumed/);
+  assert.equal(runCli(['stop', 'shop/claude-worker'], { env: bus.env }).code, 0);
+  const audit = readFileSync(bus.audit, 'utf8');
+  assert.match(audit, /"event":"resume"[^\n]*"session":"fake-session-/);
+  // A client that never named its session cannot be resumed.
+  assert.equal(runCli(['spawn', 'gemini', '--prompt', 'x', '--label', 'quiet'], { env: { ...agentEnv(bus, 'exit:0'), AGENT_BUS_GEMINI_BIN: FAKE_AGENT }, cwd: repo }).code, 0);
+  await exited(bus, 'shop/gemini-quiet');
+  const unknown = runCli(['resume', 'shop/gemini-quiet'], { env: bus.env, cwd: repo });
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no session of shop\/gemini-quiet is known/);
+}));

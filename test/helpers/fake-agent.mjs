@@ -12,6 +12,9 @@ const args = process.argv.slice(2);
 const say = (line) => process.stdout.write(`${line}\n`);
 say(`fake-agent args ${JSON.stringify(args)}`);
 say(`fake-agent name ${process.env.AGENT_BUS_NAME ?? ''} depth ${process.env.AGENT_BUS_SPAWN_DEPTH ?? ''}`);
+// As Claude Code's stream-json names its conversation (a resumed one keeps its id).
+const resumed = args[args.indexOf('--resume') + 1];
+say(JSON.stringify({ type: 'system', session_id: args.includes('--resume') ? resumed : `fake-session-${process.pid}` }));
 let ignoreTerm = false;
 process.on('SIGTERM', () => {
   if (ignoreTerm) return say('fake-agent ignores SIGTERM');

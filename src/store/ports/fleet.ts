@@ -22,6 +22,8 @@ export interface FleetPort {
   claimSpawnSlot(spawnId: string, supervisor: string, max: number, now: string): Promise<boolean>;
   /** Note the process a running spawn runs as. */
   noteSpawnPid(spawnId: string, pid: number): Promise<void>;
+  /** Note the client's own id of the spawn's conversation. */
+  noteSpawnSession(spawnId: string, sessionKey: string): Promise<void>;
   /** Record a spawn's exit, once: whether this call recorded it (a second exit of one spawn changes nothing). */
   recordSpawnExit(spawnId: string, exit: SpawnExit): Promise<boolean>;
   /** Ask for a spawn to be stopped: whether it was queued or running, and so is asked now. */
@@ -40,6 +42,7 @@ export const FLEET_ATTEMPTS = {
   // Run again, it finds the spawn running and says it was not claimed: run once.
   claimSpawnSlot: 'once',
   noteSpawnPid: 'retryable',
+  noteSpawnSession: 'retryable',
   recordSpawnExit: 'once',
   requestSpawnStop: 'once',
   spawns: 'retryable',

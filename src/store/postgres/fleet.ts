@@ -31,6 +31,10 @@ export function postgresFleet(pool: PostgresPool): FleetPort {
       await pool.transaction([], (query) => query('UPDATE spawns SET pid = $2 WHERE spawn_id = $1', [spawnId, pid]));
     },
 
+    async noteSpawnSession(spawnId, sessionKey) {
+      await pool.transaction([], (query) => query('UPDATE spawns SET session_key = $2 WHERE spawn_id = $1', [spawnId, sessionKey]));
+    },
+
     async recordSpawnExit(spawnId, exit) {
       return pool.transaction([], async (query) => {
         const result = await query(

@@ -453,6 +453,11 @@ export const STEPS: PostgresStep[] = [
         CREATE INDEX idx_spawns_machine_state ON spawns(machine, state);
     `,
   },
+  {
+    step: 31,
+    description: "a spawned agent's session: the client's own id of its conversation, which a resume continues",
+    sql: `ALTER TABLE spawns ADD COLUMN session_key ${T};`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

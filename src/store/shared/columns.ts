@@ -239,6 +239,7 @@ export const SPAWN_FIELDS = {
   exitCategory: 'exit_category',
   exitNote: 'exit_note',
   stopRequestedAt: 'stop_requested_at',
+  sessionKey: 'session_key',
 } as const satisfies Fields<SpawnRecord>;
 
 /** A spawn as both engines read it: the flag is a number there. */

@@ -27,6 +27,10 @@ export function sqliteFleet(db: SqliteConnection): FleetPort {
       db.immediate(() => db.run('UPDATE spawns SET pid = ? WHERE spawn_id = ?', [pid, spawnId]));
     },
 
+    async noteSpawnSession(spawnId, sessionKey) {
+      db.immediate(() => db.run('UPDATE spawns SET session_key = ? WHERE spawn_id = ?', [sessionKey, spawnId]));
+    },
+
     async recordSpawnExit(spawnId, exit) {
       return db.immediate(
         () =>

@@ -553,6 +553,13 @@ export const STEPS: MigrationStep[] = [
       `);
     },
   },
+  {
+    step: 31,
+    description: "a spawned agent's session: the client's own id of its conversation, which a resume continues",
+    apply(db) {
+      addColumns(db, 'spawns', { session_key: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;
