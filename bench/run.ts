@@ -18,6 +18,11 @@
  *   short-id-lookup, pg-short-id-lookup: `status` by the start of a message's short id on a bus of
  *     1,000,000 messages, p50 (a scan of the key's index: no index holds a message id's random half)
  *
+ * and the fleet (bench/fleet.ts), with a stand-in client:
+ *   spawn-overhead: `agent-bus spawn` to the client's first line, above the same client started bare
+ *     (median of alternating rounds; goal ≤ 100 ms)
+ *   spawn-exit-record: a spawned agent's last moment to its recorded exit, p50 (goal ≤ 1 s)
+ *
  * and, by id among the rest, file reservations (bench/reservations.ts):
  *   pretool-reservations: the pre-tool hook on an allowed `Edit` with 1,000 live reservations in its
  *     repo and 10,000 in others, at most 5 ms above the floor (and the same Edit with none, in the same runs)
@@ -98,6 +103,7 @@ import { largeBus } from './seed.js';
 import { dashboardViews } from './dashboard.js';
 import { searchIndexCost, searchLargeBus } from './search.js';
 import { shortIdLookup } from './ids.js';
+import { spawnExitRecord, spawnOverhead } from './fleet.js';
 import { auditChainCost } from './audit.js';
 import { preToolReservations, reservationRace, reserveFilesMcp } from './reservations.js';
 import { preToolNoUrgent } from './midturn.js';
@@ -474,6 +480,8 @@ const SECTIONS: Section[] = [
   { id: 'large-inbox-read', title: 'readInbox, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 2 }, timeoutMs: 300_000, measure: largeInboxRead },
   { id: 'dashboard-views', title: 'dashboard: slowest view and page ready, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 300_000, measure: (ws) => dashboardViews(ws) },
   { id: 'search-1m', title: 'search, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 20 }, timeoutMs: 300_000, measure: (ws) => searchLargeBus(ws) },
+  { id: 'spawn-overhead', title: "spawn to the client's first line, above the client's bare start (a stand-in client)", unit: 'ms (median, above bare)', goal: { direction: '<=', target: 100 }, timeoutMs: 180_000, measure: (ws) => spawnOverhead(ws) },
+  { id: 'spawn-exit-record', title: "a spawned agent's exit to its exit record", unit: 'ms (p50)', goal: { direction: '<=', target: 1_000 }, timeoutMs: 180_000, measure: (ws) => spawnExitRecord(ws) },
   { id: 'short-id-lookup', title: 'status by the start of a short id, 1M messages, 10k agents', unit: 'ms (p50)', goal: { direction: '<=', target: 250 }, timeoutMs: 300_000, measure: (ws) => shortIdLookup(ws) },
   { id: 'search-index-cost', title: 'sends/s with the search index kept vs none', unit: '× (ratio)', goal: { direction: '>=', target: 0.85 }, timeoutMs: 300_000, measure: (ws) => searchIndexCost(ws, BODY) },
   { id: 'cli-inbox-startup', title: "'agent-bus inbox' vs 'node -e 0'", unit: '× (median ratio)', goal: { direction: '<=', target: 1.3 }, timeoutMs: 120_000, measure: cliStartup },

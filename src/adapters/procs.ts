@@ -145,6 +145,13 @@ export function workerName(): string {
   return `${hostname()}/${process.pid}/${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/** Whether a supervisor (`<host>/<pid>/<random>`) is known to be gone: true or false on its own machine, null elsewhere. */
+export function supervisorGone(supervisor: string): boolean | null {
+  const [host, pid] = supervisor.split('/');
+  if (host !== hostname() || !/^\d+$/.test(pid ?? '')) return null;
+  return workerGone(supervisor);
+}
+
 /** Whether a worker lease's holder is known to be gone: a process of this host that no longer runs. Elsewhere, unknown: no. */
 export function workerGone(holder: string): boolean {
   const [host, pid] = holder.split('/');

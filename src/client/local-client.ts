@@ -5,6 +5,7 @@
  * this machine's own bus).
  */
 import { spawnView, type SpawnView } from '../core/fleet-ops.js';
+import { supervisorGone } from '../adapters/procs.js';
 import type { SpawnRecord } from '../model/records.js';
 import type { Bus } from '../core/bus.js';
 import { receivedCounts } from '../core/notice-ops.js';
@@ -131,7 +132,7 @@ export class LocalClient implements BusClient {
   async spawned(): Promise<SpawnView[]> {
     const latest = new Map<string, SpawnRecord>();
     for (const spawn of await this.bus.fleet.list()) latest.set(spawn.name, spawn);
-    return [...latest.values()].map(spawnView);
+    return [...latest.values()].map((spawn) => spawnView(spawn, supervisorGone));
   }
 
   async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {

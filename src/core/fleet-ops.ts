@@ -266,9 +266,16 @@ export interface SpawnView {
   stop_requested_at: string | null;
   /** The client's own id of its conversation, where known (what `resume` continues). */
   session: string | null;
+  /** Its supervisor, `<host>/<pid>/<random>`, once it has one. */
+  supervisor: string | null;
+  /**
+   * A running agent whose supervisor is known to be gone (a process of this machine that no longer
+   * runs): its exit will not be recorded by it, and `stop` ends it itself. Null where it cannot be told.
+   */
+  supervisor_gone: boolean | null;
 }
 
-export function spawnView(spawn: SpawnRecord): SpawnView {
+export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: string) => boolean | null = () => null): SpawnView {
   return {
     name: spawn.name,
     spawn_id: spawn.spawnId,
@@ -293,5 +300,7 @@ export function spawnView(spawn: SpawnRecord): SpawnView {
     exit_note: spawn.exitNote,
     stop_requested_at: spawn.stopRequestedAt,
     session: spawn.sessionKey,
+    supervisor: spawn.supervisor,
+    supervisor_gone: spawn.state === 'running' && spawn.supervisor !== null ? supervisorGone(spawn.supervisor) : null,
   };
 }

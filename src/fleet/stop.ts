@@ -9,6 +9,7 @@ import { exitText } from '../core/fleet-ops.js';
 import { BusError } from '../model/errors.js';
 import type { SpawnRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
+import { failOpenTask } from './task-close.js';
 
 /** How much longer than the grace period a stop waits for the exit record. */
 const RECORD_SLACK_MS = 5_000;
@@ -19,20 +20,47 @@ function localPid(supervisor: string | null): number | null {
   return host === hostname() && /^\d+$/.test(pid ?? '') ? Number(pid) : null;
 }
 
+/** Send `name` to `pid` (a negative one: its process group): whether it was there to get it. */
+function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * An agent whose supervisor is gone (killed, or its machine's process ended it): `stop` ends its
+ * process group itself, the polite signal and then the kill, and records the exit, whose code no
+ * one is left to read.
+ */
+async function stopOrphan(bus: Bus, spawn: SpawnRecord, pid: number, grace: number): Promise<SpawnRecord> {
+  let last: NodeJS.Signals = 'SIGTERM';
+  if (signal(-pid, 'SIGTERM') || signal(pid, 'SIGTERM')) {
+    const deadline = Date.now() + grace;
+    while (Date.now() < deadline && signal(pid, 0)) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (signal(pid, 0)) {
+      last = 'SIGKILL';
+      if (!signal(-pid, 'SIGKILL')) signal(pid, 'SIGKILL');
+    }
+  }
+  const note = 'its supervisor was gone: stop ended it, and its exit code is unknown';
+  const after = await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: last, exitCategory: 'stopped', exitNote: note });
+  if (after === null) return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
+  await failOpenTask(bus, after);
+  return after;
+}
+
 /** Stop the agent `nameOrId` as `actor`: its exit record once it is there. */
 export async function stopAgent(bus: Bus, env: Env, nameOrId: string, actor: string): Promise<SpawnRecord> {
   const spawn = await bus.fleet.find(nameOrId);
   if (spawn.state === 'exited') throw new BusError(`stop: ${spawn.name} has ended already: ${exitText(spawn)}`);
   await bus.fleet.requestStop(spawn, actor);
   const pid = localPid(spawn.supervisor);
-  if (pid !== null) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // Gone: the listing says what became of it.
-    }
-  }
-  const deadline = Date.now() + setting(env, 'AGENT_BUS_STOP_GRACE') + RECORD_SLACK_MS;
+  const grace = setting(env, 'AGENT_BUS_STOP_GRACE');
+  if (pid !== null && !signal(pid, 'SIGTERM') && spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, spawn, spawn.pid, grace);
+  const deadline = Date.now() + grace + RECORD_SLACK_MS;
   for (;;) {
     const now = await bus.fleet.byId(spawn.spawnId);
     if (now?.state === 'exited') return now;

@@ -10,19 +10,18 @@ import { spawn as startProcess, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { workerName } from '../adapters/procs.js';
 import type { Bus } from '../core/bus.js';
-import { exitCategoryOf, exitText, type SpawnableClient } from '../core/fleet-ops.js';
+import { exitCategoryOf, type SpawnableClient } from '../core/fleet-ops.js';
 import { eachChange } from '../core/store-changes.js';
 import type { SpawnRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
 import { agentEnvironment } from './environment.js';
 import { findExecutable } from './executable.js';
 import { executableOf, LAUNCHES } from './launch.js';
-import { firstMatch, lastLines, logNote, openLog } from './logs.js';
+import { firstMatch, logNote, openLog } from './logs.js';
+import { failOpenTask } from './task-close.js';
 
 /** How often a supervisor looks at the store when no change is signalled: a slot freed, a stop asked. */
 const POLL_MS = 1_000;
-/** How many of the log's last lines a failed task's reason carries. */
-const REASON_LINES = 10;
 
 export interface SupervisorRun {
   bus: Bus;
@@ -36,19 +35,7 @@ export interface SupervisorRun {
 async function startFailed(run: SupervisorRun, spawn: SpawnRecord, note: string): Promise<void> {
   logNote(spawn.logPath, run.busFolder, `could not start: ${note}`);
   const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
-  if (after !== null) await failOpenTask(run, after);
-}
-
-/** The task the agent held, failed with the exit's reason when its process ended and left it open. */
-async function failOpenTask(run: SupervisorRun, spawn: SpawnRecord): Promise<void> {
-  if (spawn.taskId === null) return;
-  const task = await run.bus.tasks.get(spawn.taskId).catch(() => null);
-  if (task === null || task.state !== 'taken' || task.holder !== spawn.name) return;
-  const lines = lastLines(spawn.logPath, REASON_LINES).filter((line) => !line.startsWith('[agent-bus] '));
-  const reason =
-    `${spawn.name} ended (${exitText(spawn)}${spawn.exitNote === null ? '' : `: ${spawn.exitNote}`}) without closing the task.` +
-    (lines.length > 0 ? `\nThe last lines of its log:\n${lines.join('\n')}` : '\nIts log is empty.');
-  await run.bus.tasks.fail(spawn.taskId, spawn.name, reason);
+  if (after !== null) await failOpenTask(run.bus, after);
 }
 
 /** Wait for a slot; the spawn once it may start, or null when it is not to start (stopped, gone, started by another). */
@@ -167,6 +154,6 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
   const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
   logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? `exit ${outcome.code}`} (${category})`);
-  if (after !== null) await failOpenTask(run, after);
+  if (after !== null) await failOpenTask(run.bus, after);
   return 0;
 }

@@ -10,7 +10,8 @@ function standing(spawn: SpawnView, presence: string | null, now: number): strin
   if (spawn.state === 'queued') return 'queued';
   if (spawn.state === 'running') {
     const since = spawn.started_at === null ? '' : ` ${durationText(now - stampToMillis(spawn.started_at))}`;
-    return `${presence !== null && presence !== 'unknown' ? presence : 'running'}${since}${spawn.stop_requested_at === null ? '' : ', stopping'}`;
+    const note = spawn.supervisor_gone === true ? ', supervisor gone' : spawn.stop_requested_at === null ? '' : ', stopping';
+    return `${presence !== null && presence !== 'unknown' ? presence : 'running'}${since}${note}`;
   }
   const how = spawn.exit_signal ?? (spawn.exit_code === null ? '' : `exit ${spawn.exit_code}`);
   const ran = spawn.started_at !== null && spawn.ended_at !== null ? ` after ${durationText(stampToMillis(spawn.ended_at) - stampToMillis(spawn.started_at))}` : '';

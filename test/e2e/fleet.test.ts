@@ -277,3 +277,35 @@ test('resume: an agent that ended starts again on its own session, with a new pr
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /no session of shop\/gemini-quiet is known/);
 }));
+
+test('a supervisor killed under its agent: agents says so, and stop ends the agent itself and records the exit', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  runCli(['init', '--clients', 'claude'], { env: bus.env, cwd: repo });
+  const held = json<{ id: string }>(runCli(['task', 'add', 'a task its agent keeps', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
+  assert.equal(runCli(['spawn', 'claude', '--task', held.id, '--label', 'orphan'], { env: agentEnv(bus, 'sleep:60000'), cwd: repo }).code, 0);
+  const running = spawned(bus, 'shop/claude-orphan') as Spawned & { supervisor: string; supervisor_gone: boolean | null };
+  assert.equal(running.supervisor_gone, false);
+  const supervisorPid = Number(running.supervisor.split('/')[1]);
+  process.kill(supervisorPid, 'SIGKILL');
+  await waitUntil(() => (spawned(bus, 'shop/claude-orphan') as Spawned & { supervisor_gone: boolean | null }).supervisor_gone === true, 'the supervisor seen gone');
+  assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude-orphan +claude +running \d+s, supervisor gone/);
+  const agentPid = running.pid as number;
+  assert.doesNotThrow(() => process.kill(agentPid, 0), 'the agent runs on without its supervisor');
+  const stop = runCli(['stop', 'shop/claude-orphan'], { env: { ...bus.env, AGENT_BUS_STOP_GRACE: '2s' } });
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.match(stop.stdout, /^stopped shop\/claude-orphan: SIGTERM \(stopped\)/);
+  const after = spawned(bus, 'shop/claude-orphan');
+  assert.deepEqual([after.state, after.exit_category, after.exit_note], ['exited', 'stopped', 'its supervisor was gone: stop ended it, and its exit code is unknown']);
+  // Its task fails with the exit, as at any exit.
+  const task = json<{ state: string; result: string }>(runCli(['task', 'show', held.id, '--json'], { env: bus.env }));
+  assert.equal(task.state, 'failed');
+  assert.match(task.result, /^shop\/claude-orphan ended \(SIGTERM \(stopped\): its supervisor was gone/);
+  await waitUntil(() => {
+    try {
+      process.kill(agentPid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  }, 'the agent ended');
+}));

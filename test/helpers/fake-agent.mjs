@@ -5,11 +5,14 @@
 //   ignore-term   keep running through SIGTERM (the stop's kill must end it)
 //   done          close the task its prompt names through the real CLI, as the agent
 //   say:TEXT      print TEXT
+//   stamp         print the time it is about to go on (epoch milliseconds), for the fleet's benchmark
 //   exit:CODE     exit with CODE (the last step; 0 when no step says)
+// Its first line says when it started (epoch milliseconds).
 import { spawnSync } from 'node:child_process';
 
 const args = process.argv.slice(2);
 const say = (line) => process.stdout.write(`${line}\n`);
+say(`fake-agent started ${Date.now()}`);
 say(`fake-agent args ${JSON.stringify(args)}`);
 say(`fake-agent name ${process.env.AGENT_BUS_NAME ?? ''} depth ${process.env.AGENT_BUS_SPAWN_DEPTH ?? ''}`);
 // As Claude Code's stream-json names its conversation (a resumed one keeps its id).
@@ -27,6 +30,7 @@ for (const step of (process.env.FAKE_AGENT ?? '').split(',').filter(Boolean)) {
   if (what === 'sleep') await new Promise((resolve) => setTimeout(resolve, Number(value)));
   else if (what === 'ignore-term') ignoreTerm = true;
   else if (what === 'say') say(value);
+  else if (what === 'stamp') say(`fake-agent stamp ${Date.now()}`);
   else if (what === 'done') {
     const id = /agent-bus task ([0-9a-f]+)/.exec(prompt)?.[1];
     const result = spawnSync(process.execPath, [process.env.FAKE_AGENT_CLI, 'task', 'done', id, '--result', 'all green'], { encoding: 'utf8' });
