@@ -475,9 +475,10 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'task', type: 'string', value: 'ID', description: 'a task for it to hold and close' },
       { name: 'model', type: 'string', value: 'MODEL', description: "the client's --model" },
       { name: 'yolo', type: 'boolean', description: "the client's own bypass of every permission (shown in agents and the audit)" },
+      { name: 'worktree', type: 'boolean', description: 'its own git worktree of the repo, on a new branch agent/<label> (the repo needs a commit)' },
       json,
     ],
-    examples: ['agent-bus spawn claude --prompt "make the login test pass"', 'agent-bus spawn codex --task 7f3a --label fixer'],
+    examples: ['agent-bus spawn claude --prompt "make the login test pass"', 'agent-bus spawn codex --task 7f3a --label fixer --worktree'],
   },
   {
     name: 'stop',
@@ -485,7 +486,7 @@ export const COMMANDS: CommandSpec[] = [
     warmup: { args: ['stop', 'warmup/nobody'], refused: true },
     summary: 'End a spawned agent: a polite signal, then a kill after AGENT_BUS_STOP_GRACE; its exit is recorded.',
     positionals: [{ name: 'NAME', required: true, description: 'its address, or its spawn id as agents --json shows it' }],
-    options: [json],
+    options: [{ name: 'clean', type: 'boolean', description: 'then remove its worktree, unless something in it is uncommitted (then say what)' }, json],
     examples: ['agent-bus stop shop/claude-k7q2m'],
   },
   {

@@ -7,7 +7,10 @@
 import { spawn as startProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import type { Bus } from '../core/bus.js';
-import { SpawnRefusedError, SPAWNABLE_CLIENTS, type SpawnableClient } from '../core/fleet-ops.js';
+import { generatedLabel, SpawnRefusedError, SPAWNABLE_CLIENTS, type SpawnableClient } from '../core/fleet-ops.js';
+import { composeName, handleProblem, normaliseLabel } from '../core/names.js';
+import { profileFor } from '../clients/registry/profiles.js';
+import { addWorktree } from './worktree.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 import type { SpawnRecord } from '../model/records.js';
@@ -29,6 +32,8 @@ export interface StartRequest {
   /** A task the agent is to hold from its start. */
   task: TaskView | null;
   spawnedBy: string;
+  /** Its own `git worktree` of the repo, on a new branch `agent/<label>`. */
+  worktree?: boolean;
 }
 
 export interface StartContext {
@@ -67,16 +72,38 @@ export function clientOf(word: string): SpawnableClient {
   return word as SpawnableClient;
 }
 
+/** A label for a worktree's agent, chosen before the worktree is made: the one given, or a generated one no spawn of the repo has had. */
+async function worktreeLabel(bus: Bus, request: StartRequest, client: SpawnableClient): Promise<string> {
+  if (request.label !== null) {
+    const label = normaliseLabel(request.label);
+    const problem = handleProblem(label);
+    if (problem !== null) throw new InvalidInputError(`spawn: --label: ${problem}`);
+    if ((await bus.fleet.list()).some((spawn) => spawn.name === composeName(request.repo, client, label))) {
+      throw new SpawnRefusedError(`spawn: ${composeName(request.repo, client, label)} was spawned before: pick another --label, or 'agent-bus resume' it`);
+    }
+    return label;
+  }
+  const taken = new Set((await bus.fleet.list()).map((spawn) => spawn.name));
+  let label = generatedLabel();
+  while (taken.has(composeName(request.repo, client, label))) label = generatedLabel();
+  return label;
+}
+
 export async function startAgent(context: StartContext, request: StartRequest): Promise<SpawnRecord> {
   const { bus, env, busFolder } = context;
   const client = clientOf(request.client);
+  let { label, folder } = request;
+  if (request.worktree) {
+    label = await worktreeLabel(bus, request, client);
+    folder = addWorktree(busFolder, request.folder, request.repo, label, profileFor(client).configFiles);
+  }
   const spawn = await bus.fleet.request({
     client,
     repo: request.repo,
-    folder: request.folder,
+    folder,
     machine: hostname(),
     prompt: request.prompt,
-    label: request.label,
+    label,
     model: request.model,
     yolo: request.yolo,
     taskId: request.task?.id ?? null,

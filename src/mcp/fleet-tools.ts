@@ -27,10 +27,10 @@ export function fleetTools(kit: ToolKit): void {
     'spawn_agent',
     {
       description:
-        "Start another coding agent headless on this machine: client is claude, codex, opencode, gemini or copilot; it works in repo (a folder; default yours) on prompt, or holds task (an id) and closes it, its result coming back to the task's creator. Returns its address (<repo>/<client>-<label>) at once; read its output with agent_logs, end it with stop_agent.",
-      inputSchema: { client: z.string().min(1), prompt: optionalText(), repo: optionalText(), label: optionalText(), task: optionalText(), model: optionalText() },
+        "Start another coding agent headless on this machine: client is claude, codex, opencode, gemini or copilot; it works in repo (a folder; default yours; worktree: its own git worktree on a new branch) on prompt, or holds task (an id) and closes it, its result coming back to the task's creator. Returns its address (<repo>/<client>-<label>) at once; read its output with agent_logs, end it with stop_agent.",
+      inputSchema: { client: z.string().min(1), prompt: optionalText(), repo: optionalText(), label: optionalText(), task: optionalText(), model: optionalText(), worktree: z.boolean().nullish() },
     },
-    async ({ client, prompt, repo, label, task, model }) => {
+    async ({ client, prompt, repo, label, task, model, worktree }) => {
       const fleet = here();
       if (!prompt?.trim() && !task?.trim()) throw new InvalidInputError('spawn_agent: give the agent a prompt, or a task to hold');
       const start = repo?.trim() ? resolve(session.repoPath, repo) : session.repoPath;
@@ -49,6 +49,7 @@ export function fleetTools(kit: ToolKit): void {
           yolo: false,
           task: held,
           spawnedBy: session.name,
+          worktree: worktree === true,
         },
       );
       return spawnView(spawn);

@@ -104,7 +104,7 @@ export interface HubTools {
   notify_when: { args: { name: string; state: string }; result: { name: string; state: string; now: string; notified: boolean } };
   list_tasks: { args: { state?: string | null; mine?: boolean | null; created?: boolean | null; repo?: string | null }; result: { tasks: TaskView[] } };
   spawn_agent: {
-    args: { client: string; prompt?: string | null; repo?: string | null; label?: string | null; task?: string | null; model?: string | null };
+    args: { client: string; prompt?: string | null; repo?: string | null; label?: string | null; task?: string | null; model?: string | null; worktree?: boolean | null };
     result: SpawnView;
   };
   stop_agent: { args: { name: string }; result: SpawnView };

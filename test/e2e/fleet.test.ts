@@ -7,7 +7,8 @@
  * one left open fails with the exit's reason.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
@@ -308,4 +309,44 @@ test('a supervisor killed under its agent: agents says so, and stop ends the age
       return true;
     }
   }, 'the agent ended');
+}));
+
+test('--worktree: two agents in one repo edit separate checkouts on branches of their own; stop --clean removes a clean one and keeps one with work in it', withTempBus(async (bus) => {
+  const repo = join(bus.dir, 'shop');
+  mkdirSync(repo);
+  const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=a@b.c', '-c', 'user.name=t', ...args], { cwd: repo, encoding: 'utf8' });
+  git('init', '-q');
+  // A repo with no commit cannot have a worktree: refused, and nothing is started.
+  const empty = runCli(['spawn', 'claude', '--prompt', 'x', '--worktree'], { env: agentEnv(bus, 'exit:0'), cwd: repo });
+  assert.equal(empty.code, 1);
+  assert.match(empty.stderr, /--worktree needs a repo with at least one commit/);
+  writeFileSync(join(repo, 'README.md'), 'shop\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'first');
+  runCli(['init', '--clients', 'claude'], { env: bus.env, cwd: repo });
+  for (const label of ['left', 'right']) {
+    const made = runCli(['spawn', 'claude', '--prompt', 'edit', '--label', label, '--worktree'], { env: agentEnv(bus, `write:${label}.txt,exit:0`), cwd: repo });
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(made.stdout, `shop/claude-${label}\n`, 'the address keeps the repo');
+  }
+  const [left, right] = [await exited(bus, 'shop/claude-left'), await exited(bus, 'shop/claude-right')];
+  const leftFolder = (left as Spawned & { folder: string }).folder;
+  const rightFolder = (right as Spawned & { folder: string }).folder;
+  assert.notEqual(leftFolder, rightFolder);
+  assert.match(readFileSync(join(leftFolder, 'left.txt'), 'utf8'), new RegExp(`written by shop/claude-left in ${leftFolder}`));
+  assert.ok(!existsSync(join(leftFolder, 'right.txt')) && !existsSync(join(repo, 'left.txt')) && !existsSync(join(repo, 'right.txt')), 'each edited its own checkout, the repo none');
+  assert.ok(existsSync(join(leftFolder, '.mcp.json')), "the client's wiring is there, so the agent is on the bus");
+  assert.match(git('branch', '--list', 'agent/*').stdout, /agent\/left[\s\S]*agent\/right/);
+  // One with work left in it is kept, and the line says what; one whose work is committed is removed, its branch kept.
+  const kept = runCli(['stop', 'shop/claude-left', '--clean'], { env: bus.env });
+  assert.equal(kept.code, 0, kept.stderr);
+  assert.match(kept.stdout, /kept its worktree .*: 1 uncommitted change \(left\.txt\)/);
+  assert.ok(existsSync(leftFolder));
+  spawnSync('git', ['-c', 'user.email=a@b.c', '-c', 'user.name=t', 'add', 'right.txt'], { cwd: rightFolder });
+  spawnSync('git', ['-c', 'user.email=a@b.c', '-c', 'user.name=t', 'commit', '-q', '-m', 'right'], { cwd: rightFolder });
+  const removed = runCli(['stop', 'shop/claude-right', '--clean'], { env: bus.env });
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.match(removed.stdout, /removed its worktree .* \(its branch agent\/right stays\)/);
+  assert.ok(!existsSync(rightFolder));
+  assert.match(git('log', '--oneline', 'agent/right').stdout, / right\n/);
 }));

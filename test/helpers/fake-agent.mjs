@@ -5,10 +5,12 @@
 //   ignore-term   keep running through SIGTERM (the stop's kill must end it)
 //   done          close the task its prompt names through the real CLI, as the agent
 //   say:TEXT      print TEXT
+//   write:FILE    write FILE in the folder it runs in, saying where it ran
 //   stamp         print the time it is about to go on (epoch milliseconds), for the fleet's benchmark
 //   exit:CODE     exit with CODE (the last step; 0 when no step says)
 // Its first line says when it started (epoch milliseconds).
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const say = (line) => process.stdout.write(`${line}\n`);
@@ -30,6 +32,7 @@ for (const step of (process.env.FAKE_AGENT ?? '').split(',').filter(Boolean)) {
   if (what === 'sleep') await new Promise((resolve) => setTimeout(resolve, Number(value)));
   else if (what === 'ignore-term') ignoreTerm = true;
   else if (what === 'say') say(value);
+  else if (what === 'write') writeFileSync(value, `written by ${process.env.AGENT_BUS_NAME} in ${process.cwd()}\n`);
   else if (what === 'stamp') say(`fake-agent stamp ${Date.now()}`);
   else if (what === 'done') {
     const id = /agent-bus task ([0-9a-f]+)/.exec(prompt)?.[1];

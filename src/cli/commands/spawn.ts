@@ -38,6 +38,7 @@ export const run: CommandRunner = async (args, io) => {
         yolo: Boolean(args.values.yolo),
         task,
         spawnedBy: speakerName(undefined, io.env),
+        worktree: Boolean(args.values.worktree),
       },
     );
     if (args.values.json) io.stdout.write(`${JSON.stringify(spawnView(spawn))}\n`);
