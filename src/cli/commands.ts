@@ -3,6 +3,7 @@
  * code lives in its own bundle (src/cli/commands/<name>.ts), loaded only when
  * that command runs.
  */
+import { DEFAULT_MAX_RESTARTS } from '../model/fleet.js';
 import { settingDefault } from '../model/settings.js';
 import type { CommandSpec } from './spec.js';
 
@@ -476,6 +477,8 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'model', type: 'string', value: 'MODEL', description: "the client's --model" },
       { name: 'yolo', type: 'boolean', description: "the client's own bypass of every permission (shown in agents and the audit)" },
       { name: 'worktree', type: 'boolean', description: 'its own git worktree of the repo, on a new branch agent/<label> (the repo needs a commit)' },
+      { name: 'restart', type: 'string', value: 'on-failure', description: 'start it again on its own session when it crashes, waiting 1s, 2s, 4s… between' },
+      { name: 'max-restarts', type: 'string', value: 'N', description: `with --restart: at most N times (default ${DEFAULT_MAX_RESTARTS}); then its spawner is told, once` },
       json,
     ],
     examples: ['agent-bus spawn claude --prompt "make the login test pass"', 'agent-bus spawn codex --task 7f3a --label fixer --worktree'],

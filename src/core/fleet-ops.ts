@@ -13,6 +13,7 @@ import { stampOf, type Clock } from '../model/clock.js';
 import type { SpawnExit, Store } from '../store/ports.js';
 import type { AuditSink } from './audit-sink.js';
 import { composeName, handleProblem, normaliseLabel } from './names.js';
+import { DEFAULT_MAX_RESTARTS } from '../model/fleet.js';
 
 /** The clients the bus can start, each in its own headless mode. */
 export const SPAWNABLE_CLIENTS = ['claude', 'codex', 'opencode', 'gemini', 'copilot'] as const;
@@ -34,6 +35,21 @@ export interface SpawnRequest {
   maxDepth: number;
   /** Where its output goes, given its name and id. */
   logPathFor(name: string, spawnId: string): string;
+  /** Whether a crash starts it again on its own session, and at most how many times. */
+  restartPolicy?: 'on-failure' | null;
+  maxRestarts?: number;
+}
+
+export { DEFAULT_MAX_RESTARTS };
+
+/** Whether an exit is a crash a restart policy answers: not a finish, a stop, or a start that failed. */
+export function isCrash(category: ExitCategory | null): boolean {
+  return category === 'failed' || category === 'signal' || category === 'oom';
+}
+
+/** How long a crashed agent waits before its next restart: a second, doubling, at most a minute. */
+export function restartCooldownMs(restartsBefore: number): number {
+  return Math.min(60_000, 1_000 * 2 ** restartsBefore);
 }
 
 /** A spawn refused before anything was kept: a depth too deep, a label taken, a client unknown. */
@@ -135,6 +151,9 @@ export class Fleet {
       exitNote: null,
       stopRequestedAt: null,
       sessionKey: null,
+      restartPolicy: request.restartPolicy ?? null,
+      maxRestarts: request.restartPolicy ? (request.maxRestarts ?? DEFAULT_MAX_RESTARTS) : 0,
+      restarts: 0,
     };
     await this.store.addSpawn(spawn);
     this.audit.append([spawnRow('request', now, request.spawnedBy, spawn)]);
@@ -145,9 +164,10 @@ export class Fleet {
    * Ask for an ended agent to be started again on its own session: a new spawn of the same name,
    * repo, folder, client and task, queued, which its client resumes by the session's id.
    */
-  async resume(previous: SpawnRecord, request: { prompt: string; spawnedBy: string; machine: string; logPathFor(name: string, spawnId: string): string }): Promise<SpawnRecord> {
+  async resume(previous: SpawnRecord, request: { prompt: string; spawnedBy: string; machine: string; logPathFor(name: string, spawnId: string): string; restart?: boolean }): Promise<SpawnRecord> {
     if (previous.state !== 'exited') throw new BusError(`resume: ${previous.name} is ${previous.state}: only an agent that has ended is resumed ('agent-bus stop' it first)`);
-    if (previous.sessionKey === null) {
+    // A restart with no session known starts a new one, with the first prompt.
+    if (previous.sessionKey === null && !request.restart) {
       throw new BusError(`resume: no session of ${previous.name} is known (its hooks never named one, nor did its output): 'agent-bus spawn' a new one instead`);
     }
     if (request.prompt.trim() === '') throw new InvalidInputError('resume: the prompt is empty');
@@ -171,9 +191,10 @@ export class Fleet {
       exitCategory: null,
       exitNote: null,
       stopRequestedAt: null,
+      restarts: request.restart ? previous.restarts + 1 : 0,
     };
     await this.store.addSpawn(spawn);
-    this.audit.append([spawnRow('resume', now, request.spawnedBy, spawn, { session: previous.sessionKey })]);
+    this.audit.append([spawnRow(request.restart ? 'restart' : 'resume', now, request.spawnedBy, spawn, { session: previous.sessionKey, restarts: spawn.restarts })]);
     return spawn;
   }
 
@@ -268,6 +289,10 @@ export interface SpawnView {
   session: string | null;
   /** Its supervisor, `<host>/<pid>/<random>`, once it has one. */
   supervisor: string | null;
+  /** `on-failure` when a crash starts it again; the most restarts, and how many came before this run. */
+  restart: 'on-failure' | null;
+  max_restarts: number;
+  restarts: number;
   /**
    * A running agent whose supervisor is known to be gone (a process of this machine that no longer
    * runs): its exit will not be recorded by it, and `stop` ends it itself. Null where it cannot be told.
@@ -301,6 +326,9 @@ export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: strin
     stop_requested_at: spawn.stopRequestedAt,
     session: spawn.sessionKey,
     supervisor: spawn.supervisor,
+    restart: spawn.restartPolicy,
+    max_restarts: spawn.maxRestarts,
+    restarts: spawn.restarts,
     supervisor_gone: spawn.state === 'running' && spawn.supervisor !== null ? supervisorGone(spawn.supervisor) : null,
   };
 }

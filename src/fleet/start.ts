@@ -34,6 +34,9 @@ export interface StartRequest {
   spawnedBy: string;
   /** Its own `git worktree` of the repo, on a new branch `agent/<label>`. */
   worktree?: boolean;
+  /** Started again on its own session when it crashes, at most `maxRestarts` times. */
+  restartPolicy?: 'on-failure' | null;
+  maxRestarts?: number;
 }
 
 export interface StartContext {
@@ -111,6 +114,8 @@ export async function startAgent(context: StartContext, request: StartRequest): 
     askerDepth: setting(env, 'AGENT_BUS_SPAWN_DEPTH'),
     maxDepth: setting(env, 'AGENT_BUS_MAX_SPAWN_DEPTH'),
     logPathFor: (name, spawnId) => logPathFor(busFolder, name, spawnId),
+    restartPolicy: request.restartPolicy ?? null,
+    ...(request.maxRestarts === undefined ? {} : { maxRestarts: request.maxRestarts }),
   });
   return launch(context, spawn, request.task, 'spawn');
 }

@@ -10,14 +10,16 @@ import { spawn as startProcess, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { workerName } from '../adapters/procs.js';
 import type { Bus } from '../core/bus.js';
-import { exitCategoryOf, type SpawnableClient } from '../core/fleet-ops.js';
+import { exitCategoryOf, exitText, isCrash, restartCooldownMs, type SpawnableClient } from '../core/fleet-ops.js';
+import { BUS_NAME } from '../core/names.js';
+import { hostname } from 'node:os';
 import { eachChange } from '../core/store-changes.js';
 import type { SpawnRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
 import { agentEnvironment } from './environment.js';
 import { findExecutable } from './executable.js';
 import { executableOf, LAUNCHES } from './launch.js';
-import { firstMatch, logNote, openLog } from './logs.js';
+import { firstMatch, logNote, logPathFor, openLog } from './logs.js';
 import { failOpenTask } from './task-close.js';
 
 /** How often a supervisor looks at the store when no change is signalled: a slot freed, a stop asked. */
@@ -75,6 +77,18 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 export async function supervise(run: SupervisorRun): Promise<number> {
+  let spawnId: string | null = run.spawnId;
+  let code = 0;
+  // Each run of the agent (the first, then a restart after a crash) under this one supervisor.
+  while (spawnId !== null) {
+    const outcome = await superviseRun({ ...run, spawnId });
+    code = outcome.code;
+    spawnId = outcome.next;
+  }
+  return code;
+}
+
+async function superviseRun(run: SupervisorRun): Promise<{ code: number; next: string | null }> {
   const me = workerName();
   let stopSignalled = false;
   let stopChild: (() => void) | null = null;
@@ -82,17 +96,27 @@ export async function supervise(run: SupervisorRun): Promise<number> {
     stopSignalled = true;
     stopChild?.();
   };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, onSignal);
+  try {
+    return await watchOne(run, me, () => stopSignalled, (stop) => (stopChild = stop));
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+}
 
-  const spawn = await awaitSlot(run, me, () => stopSignalled);
-  if (spawn === null) return 0;
+async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean, onStop: (stop: () => void) => void): Promise<{ code: number; next: string | null }> {
+  const done = (code: number): { code: number; next: null } => ({ code, next: null });
+
+  const spawn = await awaitSlot(run, me, signalled);
+  if (spawn === null) return done(0);
   const client = spawn.client as SpawnableClient;
   const launch = LAUNCHES[client];
   const wanted = executableOf(client, run.env);
   const executable = findExecutable(wanted, run.env.PATH, spawn.folder);
   if (executable === null) {
     await startFailed(run, spawn, `no executable ${JSON.stringify(wanted)} on PATH (${run.env.PATH ?? ''})`);
-    return 1;
+    return done(1);
   }
   const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name, resume: spawn.sessionKey };
   const args = launch.headless(request);
@@ -108,7 +132,7 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   } catch (error) {
     closeSync(log);
     await startFailed(run, spawn, (error as Error).message);
-    return 1;
+    return done(1);
   }
   closeSync(log);
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
@@ -117,13 +141,14 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   });
   let stopping = false;
   let killTimer: NodeJS.Timeout | null = null;
-  stopChild = () => {
+  const stopChild = (): void => {
     if (stopping) return;
     stopping = true;
     signalGroup(child, 'SIGTERM');
     killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
   };
-  if (stopSignalled) stopChild();
+  onStop(stopChild);
+  if (signalled()) stopChild();
   if (child.pid !== undefined) await run.bus.fleet.started(spawn, child.pid);
 
   // A stop asked through the store (from another process, or another machine's hub) reaches this one.
@@ -131,7 +156,7 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   const feed = run.bus.changes();
   const watchingStops = eachChange({ feed, pollMs: POLL_MS, stopped: () => exited || stopping }, async () => {
     const now = await run.bus.fleet.byId(spawn.spawnId).catch(() => null);
-    if (now?.stopRequestedAt) stopChild?.();
+    if (now?.stopRequestedAt) stopChild();
     return undefined;
   }).catch(() => undefined);
 
@@ -143,7 +168,7 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   await feed.close().catch(() => undefined);
   if (outcome.error !== null) {
     await startFailed(run, spawn, outcome.error.message);
-    return 1;
+    return done(1);
   }
   // What it started may outlive it (a server, a hook): the group goes with it.
   signalGroup(child, 'SIGTERM');
@@ -154,6 +179,38 @@ export async function supervise(run: SupervisorRun): Promise<number> {
   const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
   const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
   logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? `exit ${outcome.code}`} (${category})`);
-  if (after !== null) await failOpenTask(run.bus, after);
-  return 0;
+  if (after === null) return done(0);
+  const next = signalled() ? null : await restartAfterCrash(run, after, signalled);
+  if (next !== null) return { code: 0, next: next.spawnId };
+  await failOpenTask(run.bus, after);
+  return done(0);
+}
+
+/**
+ * What a restart policy makes of an exit: a crash within the limit waits its cooldown and is started
+ * again on its own session (the next run, for this supervisor to watch); at the limit its spawner is
+ * told, once, and nothing starts. Anything else (a finish, a stop) ends here.
+ */
+async function restartAfterCrash(run: SupervisorRun, after: SpawnRecord, signalled: () => boolean): Promise<SpawnRecord | null> {
+  if (after.restartPolicy !== 'on-failure' || !isCrash(after.exitCategory) || after.stopRequestedAt !== null) return null;
+  if (after.restarts >= after.maxRestarts) {
+    logNote(after.logPath, run.busFolder, `not restarted: it crashed ${after.restarts + 1} times, and --max-restarts is ${after.maxRestarts}`);
+    await run.bus.mail
+      .send({
+        from: BUS_NAME,
+        to: after.spawnedBy,
+        urgent: true,
+        body: `[agent-bus] ${after.name} crashed (${exitText(after)}) after ${after.restarts} restart${after.restarts === 1 ? '' : 's'}, the most --max-restarts allows: it is not started again. Its output: agent-bus logs ${after.name}`,
+      })
+      .catch((error: unknown) => logNote(after.logPath, run.busFolder, `could not tell ${after.spawnedBy}: ${(error as Error).message}`));
+    return null;
+  }
+  const cooldown = restartCooldownMs(after.restarts);
+  logNote(after.logPath, run.busFolder, `restarting in ${(cooldown / 1000).toFixed(0)}s (restart ${after.restarts + 1} of ${after.maxRestarts})`);
+  await new Promise((resolve) => setTimeout(resolve, cooldown));
+  // A stop asked for meanwhile (of the run that crashed) holds the restart.
+  const now = await run.bus.fleet.byId(after.spawnId);
+  if (now?.stopRequestedAt || signalled()) return null;
+  const prompt = after.sessionKey === null ? after.prompt : `You were started again after your process ended (${exitText(after)}). Go on with your work from where you left it.`;
+  return run.bus.fleet.resume(after, { prompt, spawnedBy: after.spawnedBy, machine: hostname(), logPathFor: (name, spawnId) => logPathFor(run.busFolder, name, spawnId), restart: true });
 }

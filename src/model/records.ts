@@ -310,4 +310,9 @@ export interface SpawnRecord {
    * given at the request, the session a resume continues; recorded at the exit, the one it ran.
    */
   sessionKey: string | null;
+  /** Whether a crash starts it again (`on-failure`), and at most how many times. */
+  restartPolicy: 'on-failure' | null;
+  maxRestarts: number;
+  /** How many restarts came before this run (0 for the first, and for a resume a person asked for). */
+  restarts: number;
 }

@@ -30,6 +30,7 @@ export function renderFleet(spawns: readonly SpawnView[], presenceOf: (name: str
       `on ${printable(spawn.machine)}`,
       ...(spawn.task === null ? [] : [`task ${shortIdText(spawn.task)}`]),
       ...(spawn.yolo ? ['yolo'] : []),
+      ...(spawn.restart === null ? [] : [`restarts ${spawn.restarts}/${spawn.max_restarts}`]),
     ].filter((part) => part !== '');
     lines.push(`  ${padStyled(style.agent(spawn.name), spawn.name, width)}${parts.join('  ')}`);
   }

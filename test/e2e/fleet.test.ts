@@ -350,3 +350,39 @@ test('--worktree: two agents in one repo edit separate checkouts on branches of 
   assert.ok(!existsSync(rightFolder));
   assert.match(git('log', '--oneline', 'agent/right').stdout, / right\n/);
 }));
+
+test('--restart on-failure: a crash starts the agent again on its own session after a growing cooldown, up to --max-restarts; then its spawner is told once', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const usage = runCli(['spawn', 'claude', '--prompt', 'x', '--restart', 'always'], { env: agentEnv(bus, 'exit:0'), cwd: repo });
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /--restart takes on-failure, not 'always'/);
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'x', '--max-restarts', '2'], { env: agentEnv(bus, 'exit:0'), cwd: repo }).code, 2);
+  const made = runCli(['spawn', 'claude', '--prompt', 'work', '--label', 'crashy', '--restart', 'on-failure', '--max-restarts', '2'], { env: agentEnv(bus, 'exit:3'), cwd: repo });
+  assert.equal(made.code, 0, made.stderr);
+  const first = await exited(bus, 'shop/claude-crashy');
+  const session = (first as Spawned & { session: string }).session;
+  type Restarted = Spawned & { restarts: number; max_restarts: number; restart: string | null };
+  await waitUntil(() => {
+    const latest = spawned(bus, 'shop/claude-crashy') as Restarted;
+    return latest.restarts === 2 && latest.state === 'exited';
+  }, 'two restarts, both crashed', 20_000, 100);
+  const last = spawned(bus, 'shop/claude-crashy') as Restarted;
+  assert.deepEqual([last.restart, last.max_restarts, last.exit_category], ['on-failure', 2, 'failed']);
+  // Each restart continued the first run's session.
+  assert.match(runCli(['logs', 'shop/claude-crashy'], { env: bus.env }).stdout, new RegExp(`"--resume","${session}"`));
+  const rows = readFileSync(bus.audit, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  assert.deepEqual(rows.filter((row) => row.op === 'spawn' && row.to === 'shop/claude-crashy').map((row) => row.event), ['request', 'start', 'exit', 'restart', 'start', 'exit', 'restart', 'start', 'exit']);
+  const told = (): string[] =>
+    json<Array<{ from: string; body: string }>>(runCli(['inbox', '--peek', '--json'], { env: bus.env }))
+      .filter((message) => message.from === 'agent-bus')
+      .map((message) => message.body);
+  await waitUntil(() => told().length > 0, 'the spawner told');
+  assert.deepEqual(told(), ['[agent-bus] shop/claude-crashy crashed (exit 3 (failed)) after 2 restarts, the most --max-restarts allows: it is not started again. Its output: agent-bus logs shop/claude-crashy'], 'told once');
+  assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude-crashy .*restarts 2\/2/);
+  // A finish is not a crash: nothing starts again.
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'done', '--label', 'fine', '--restart', 'on-failure'], { env: agentEnv(bus, 'exit:0'), cwd: repo }).code, 0);
+  const fine = await exited(bus, 'shop/claude-fine');
+  assert.equal(fine.exit_category, 'finished');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal((spawned(bus, 'shop/claude-fine') as Restarted).restarts, 0, 'not restarted');
+}));

@@ -1,15 +1,15 @@
 /** `agent-bus spawn CLIENT`: start an agent headless in a repo, with a prompt; print its address and return. */
 import { busPaths } from '../../adapters/paths.js';
 import { gitRoot, repoName } from '../../adapters/identity.js';
-import { speakerName } from '../../client/speaker.js';
-import { exitText, spawnView } from '../../core/fleet-ops.js';
+import { speakerName, speakerRegistrations } from '../../client/speaker.js';
+import { DEFAULT_MAX_RESTARTS, exitText, spawnView } from '../../core/fleet-ops.js';
 import { startAgent, taskPrompt } from '../../fleet/start.js';
 import { BusError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
 import { setting } from '../../model/settings.js';
 import { openBusHere, refuseOverHub } from '../../runtime.js';
 import { UsageError } from '../args.js';
-import { readStdin } from '../context.js';
+import { positiveInt, readStdin } from '../context.js';
 import type { CommandRunner } from '../spec.js';
 import { resolve } from 'node:path';
 
@@ -18,6 +18,10 @@ export const run: CommandRunner = async (args, io) => {
   const given = typeof args.values.prompt === 'string' ? args.values.prompt : null;
   const taskId = typeof args.values.task === 'string' ? args.values.task.trim() : null;
   if (given === null && taskId === null) throw new UsageError('spawn: give the agent its prompt: --prompt TEXT (- reads it from standard input), or --task ID');
+  const restart = typeof args.values.restart === 'string' ? args.values.restart.trim() : null;
+  if (restart !== null && restart !== 'on-failure') throw new UsageError(`spawn: --restart takes on-failure, not ${quoted(restart)}`);
+  if (args.values['max-restarts'] !== undefined && restart === null) throw new UsageError('spawn: --max-restarts goes with --restart on-failure');
+  const maxRestarts = args.values['max-restarts'] === undefined ? undefined : positiveInt(args.values['max-restarts'], 'max-restarts', DEFAULT_MAX_RESTARTS, 100);
   const prompt = given === '-' ? await readStdin(io.stdin(), 'spawn: --prompt') : given;
   const start = typeof args.values.repo === 'string' ? resolve(io.cwd, args.values.repo) : io.cwd;
   const root = gitRoot(start);
@@ -25,6 +29,9 @@ export const run: CommandRunner = async (args, io) => {
   refuseOverHub(io.env);
   const bus = openBusHere(io.env);
   try {
+    // The one who asks is on the roster, so what the fleet tells them (a restart given up) reaches them.
+    const spawnedBy = speakerName(undefined, io.env);
+    await bus.roster.register(speakerRegistrations(spawnedBy, io.env, io.cwd));
     const task = taskId === null ? null : await bus.tasks.get(taskId);
     const spawn = await startAgent(
       { bus, env: io.env, busFolder: busPaths(io.env).folder, cli: { node: process.execPath, script: process.argv[1] as string } },
@@ -37,8 +44,10 @@ export const run: CommandRunner = async (args, io) => {
         model: typeof args.values.model === 'string' ? args.values.model : null,
         yolo: Boolean(args.values.yolo),
         task,
-        spawnedBy: speakerName(undefined, io.env),
+        spawnedBy,
         worktree: Boolean(args.values.worktree),
+        restartPolicy: restart === 'on-failure' ? 'on-failure' : null,
+        ...(maxRestarts === undefined ? {} : { maxRestarts }),
       },
     );
     if (args.values.json) io.stdout.write(`${JSON.stringify(spawnView(spawn))}\n`);

@@ -458,6 +458,11 @@ export const STEPS: PostgresStep[] = [
     description: "a spawned agent's session: the client's own id of its conversation, which a resume continues",
     sql: `ALTER TABLE spawns ADD COLUMN session_key ${T};`,
   },
+  {
+    step: 32,
+    description: "a spawned agent's restarts: whether a crash starts it again, at most how many times, and how many came before",
+    sql: `ALTER TABLE spawns ADD COLUMN restart_policy ${T}, ADD COLUMN max_restarts INTEGER NOT NULL DEFAULT 0, ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

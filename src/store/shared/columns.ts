@@ -240,6 +240,9 @@ export const SPAWN_FIELDS = {
   exitNote: 'exit_note',
   stopRequestedAt: 'stop_requested_at',
   sessionKey: 'session_key',
+  restartPolicy: 'restart_policy',
+  maxRestarts: 'max_restarts',
+  restarts: 'restarts',
 } as const satisfies Fields<SpawnRecord>;
 
 /** A spawn as both engines read it: the flag is a number there. */

@@ -560,6 +560,13 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'spawns', { session_key: 'TEXT' });
     },
   },
+  {
+    step: 32,
+    description: "a spawned agent's restarts: whether a crash starts it again, at most how many times, and how many came before",
+    apply(db) {
+      addColumns(db, 'spawns', { restart_policy: 'TEXT', max_restarts: 'INTEGER NOT NULL DEFAULT 0', restarts: 'INTEGER NOT NULL DEFAULT 0' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;
