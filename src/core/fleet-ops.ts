@@ -80,6 +80,20 @@ export function generatedLabel(random: () => number = Math.random): string {
   return label;
 }
 
+/** What a run is before its supervisor takes it: queued, with no process and no exit. */
+const NOT_STARTED = {
+  state: 'queued',
+  supervisor: null,
+  pid: null,
+  startedAt: null,
+  endedAt: null,
+  exitCode: null,
+  exitSignal: null,
+  exitCategory: null,
+  exitNote: null,
+  stopRequestedAt: null,
+} as const satisfies Partial<SpawnRecord>;
+
 function spawnRow(event: string, ts: string, actor: string, spawn: SpawnRecord, extra: Record<string, unknown> = {}): AuditRow {
   return textRow('spawn', ts, actor, { id: spawn.spawnId, from: spawn.spawnedBy, to: spawn.name, threadId: null, body: `${event}: ${spawn.prompt}` }, {
     event,
@@ -138,18 +152,9 @@ export class Fleet {
       taskId: request.taskId,
       spawnedBy: request.spawnedBy,
       depth: request.askerDepth + 1,
-      state: 'queued',
-      supervisor: null,
-      pid: null,
       logPath: request.logPathFor(name, spawnId),
       createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      exitCode: null,
-      exitSignal: null,
-      exitCategory: null,
-      exitNote: null,
-      stopRequestedAt: null,
+      ...NOT_STARTED,
       sessionKey: null,
       restartPolicy: request.restartPolicy ?? null,
       maxRestarts: request.restartPolicy ? (request.maxRestarts ?? DEFAULT_MAX_RESTARTS) : 0,
@@ -179,18 +184,9 @@ export class Fleet {
       machine: request.machine,
       prompt: request.prompt,
       spawnedBy: request.spawnedBy,
-      state: 'queued',
-      supervisor: null,
-      pid: null,
       logPath: request.logPathFor(previous.name, spawnId),
       createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      exitCode: null,
-      exitSignal: null,
-      exitCategory: null,
-      exitNote: null,
-      stopRequestedAt: null,
+      ...NOT_STARTED,
       restarts: request.restart ? previous.restarts + 1 : 0,
     };
     await this.store.addSpawn(spawn);
