@@ -20,14 +20,15 @@ const LOWER = {
   wake: ['model', 'audit', 'core', 'adapters', 'clients'],
   remote: ['model', 'audit', 'core', 'adapters', 'protocol'],
   // Spawned agents: the client's command line (clients/), the supervisor over the core's fleet.
-  fleet: ['model', 'audit', 'core', 'adapters', 'clients'],
+  // A runner's supervisors reach the hub (remote/) with the protocol's calls.
+  fleet: ['model', 'audit', 'core', 'adapters', 'clients', 'protocol', 'remote'],
   render: ['model', 'core'],
   client: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'remote', 'render'],
   hooks: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'remote', 'render'],
   // The stdio server answers its client's hooks (mcp_tool) with the hooks' own logic.
   mcp: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'fleet', 'hooks'],
   // The hub serves MCP and answers remote hooks and watchers: the one surface that uses two others.
-  http: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'hooks', 'mcp'],
+  http: ['model', 'audit', 'core', 'adapters', 'protocol', 'brain', 'clients', 'wake', 'fleet', 'hooks', 'mcp'],
   tui: ['model', 'core', 'adapters', 'client', 'render'],
   init: ['model', 'core', 'adapters', 'clients'],
   // The CLI's shared modules (the commands themselves are entry points).

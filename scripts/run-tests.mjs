@@ -24,7 +24,7 @@ function findTests(dir, suffix) {
 }
 
 /** The end-to-end and reliability suites that run on both engines. */
-const BOTH_ENGINES = /^test\/(?:reliability\/(?:concurrency|crashes|faults)|e2e\/(?:audit|prune|doctor|privacy|dashboard[a-z-]*|search|receipts|cli|hooks|mcp|notices[a-z-]*|brain-[a-z-]+|wake[a-z-]*|watch|concurrency|chat|hub|hub-remote|hub-chat|hub-sessions|reservations|commit-guard|tasks|fleet|presence|server-gone|hook-tool|urgent|integrations[a-z-]*|ids|times|exits))\.test\.ts$/;
+const BOTH_ENGINES = /^test\/(?:reliability\/(?:concurrency|crashes|faults)|e2e\/(?:audit|prune|doctor|privacy|dashboard[a-z-]*|search|receipts|cli|hooks|mcp|notices[a-z-]*|brain-[a-z-]+|wake[a-z-]*|watch|concurrency|chat|hub|hub-remote|hub-chat|hub-sessions|reservations|commit-guard|tasks|fleet[a-z-]*|presence|server-gone|hook-tool|urgent|integrations[a-z-]*|ids|times|exits))\.test\.ts$/;
 
 // --clients runs the suite that drives the real clients (test/clients/*.clients.ts) instead.
 const clients = process.argv.includes('--clients');

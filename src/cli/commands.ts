@@ -478,10 +478,11 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'yolo', type: 'boolean', description: "the client's own bypass of every permission (shown in agents and the audit)" },
       { name: 'worktree', type: 'boolean', description: 'its own git worktree of the repo, on a new branch agent/<label> (the repo needs a commit)' },
       { name: 'restart', type: 'string', value: 'on-failure', description: 'start it again on its own session when it crashes, waiting 1s, 2s, 4s… between' },
+      { name: 'on', type: 'string', value: 'MACHINE', description: "through a hub: the machine whose runner starts it (default: the one runner that offers the repo and client); --repo is then the repo's name" },
       { name: 'max-restarts', type: 'string', value: 'N', description: `with --restart: at most N times (default ${DEFAULT_MAX_RESTARTS}); then its spawner is told, once` },
       json,
     ],
-    examples: ['agent-bus spawn claude --prompt "make the login test pass"', 'agent-bus spawn codex --task 7f3a --label fixer --worktree'],
+    examples: ['agent-bus spawn codex --task 7f3a --label fixer --worktree', 'agent-bus spawn claude --on build-box --repo shop --prompt "run the slow suite"'],
   },
   {
     name: 'stop',
@@ -517,6 +518,30 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [{ name: 'NAME', required: true, description: 'its address, or its spawn id' }],
     options: [{ name: 'prompt', type: 'string', value: 'TEXT', description: 'what it is to do now (- reads it from standard input)' }, json],
     examples: ['agent-bus resume shop/claude-k7q2m --prompt "now run the tests"'],
+  },
+  {
+    name: 'runner',
+    group: 'fleet',
+    // With no hub set: refused before anything is offered.
+    warmup: { args: ['runner'], refused: true },
+    summary: "Offer this machine to the hub: start the agents asked of it there, in the repos and clients given, until stopped.",
+    details: [
+      'On a machine set to use a hub (agent-bus login URL) with a token of the spawn scope. It offers the machine',
+      'by its name (--name, default its host name) every AGENT_BUS_RUNNER_HEARTBEAT; spawn --on NAME anywhere',
+      'on the hub queues an agent for it, which it starts here headless, with the client found on this machine\'s',
+      'PATH, in the folder of one of its --repos: nothing else is run, and no command comes from the hub. It',
+      'records each exit at the hub, sends the hub each agent\'s log as it grows (agent-bus logs elsewhere), and',
+      'ends an agent a stop is asked for. Stopped (Ctrl-C), it leaves its agents running: the hub shows them',
+      'unknown until a runner of this machine returns and takes them back, or records how they ended.',
+    ].join('\n'),
+    positionals: [],
+    options: [
+      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients it runs, comma-separated (default: each of claude, codex, opencode, gemini, copilot found here)' },
+      { name: 'repos', type: 'string', value: 'PATH,…', description: 'the repos it runs agents in, comma-separated (default: the one this runs in)' },
+      { name: 'max', type: 'string', value: 'N', description: 'the most agents it runs at once (default AGENT_BUS_MAX_SPAWNED)' },
+      { name: 'name', type: 'string', value: 'MACHINE', description: 'the name spawn --on gives it (default: the host name)' },
+    ],
+    examples: ['agent-bus runner --clients claude,codex --repos ~/src/shop,~/src/api --max 2'],
   },
   {
     name: 'supervise',
@@ -843,7 +868,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { name: 'repo', type: 'string', value: 'PATH', description: 'create: the folder the agent works in, as the roster shows it (default: its repo name)' },
       { name: 'expires', type: 'string', value: 'DURATION', description: 'create: how long the token lasts (30m, 12h, 90d, 2w; default: until revoked)' },
-      { name: 'scope', type: 'string', value: 'SCOPES', description: 'create: more it may do, comma-separated: metrics (read /metrics from anywhere)' },
+      { name: 'scope', type: 'string', value: 'SCOPES', description: 'create: more it may do, comma-separated: metrics (read /metrics from anywhere), spawn (start and stop agents on any machine, run a runner)' },
       json,
     ],
     examples: [

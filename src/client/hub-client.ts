@@ -97,8 +97,9 @@ export class HubClient implements BusClient {
     return (await callHubTool(this.access, 'list_agents', {})).value;
   }
 
+  /** The fleet as the hub keeps it: every machine's spawned agents, each marked with its runner. */
   async spawned(): Promise<SpawnView[]> {
-    return [];
+    return callHubOp(this.access, 'fleet.list', {});
   }
 
   async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {

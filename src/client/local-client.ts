@@ -4,9 +4,8 @@
  * what `as` may see when the command line names one, and every message otherwise (the human at
  * this machine's own bus).
  */
-import { spawnView, type SpawnView } from '../core/fleet-ops.js';
+import type { SpawnView } from '../core/fleet-ops.js';
 import { supervisorGone } from '../adapters/procs.js';
-import type { SpawnRecord } from '../model/records.js';
 import type { Bus } from '../core/bus.js';
 import { receivedCounts } from '../core/notice-ops.js';
 import { sessionStatus } from '../core/session-status.js';
@@ -130,9 +129,7 @@ export class LocalClient implements BusClient {
   }
 
   async spawned(): Promise<SpawnView[]> {
-    const latest = new Map<string, SpawnRecord>();
-    for (const spawn of await this.bus.fleet.list()) latest.set(spawn.name, spawn);
-    return [...latest.values()].map((spawn) => spawnView(spawn, supervisorGone));
+    return this.bus.fleet.views(await this.bus.fleet.latest(), supervisorGone);
   }
 
   async send(request: { to: string; body: string; threadId?: string | null; urgent?: boolean }) {

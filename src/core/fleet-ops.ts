@@ -7,13 +7,24 @@ import { textRow, type AuditRow } from '../audit/record.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import { timeOrderedId } from '../model/ids.js';
 import { quoted } from '../model/quote.js';
-import type { ExitCategory, SpawnRecord } from '../model/records.js';
+import type { ExitCategory, RunnerRecord, SpawnRecord } from '../model/records.js';
 import { shortId } from '../model/short-id.js';
-import { stampOf, type Clock } from '../model/clock.js';
+import { stampOf, stampToMillis, type Clock } from '../model/clock.js';
 import type { SpawnExit, Store } from '../store/ports.js';
 import type { AuditSink } from './audit-sink.js';
 import { composeName, handleProblem, normaliseLabel } from './names.js';
 import { DEFAULT_MAX_RESTARTS } from '../model/fleet.js';
+
+/** How much of a remote agent's log the hub keeps: its last lines, as its runner sends them. */
+export const LOG_TAIL_CHARS = 64 * 1024;
+
+/** How many of its heartbeats a runner may miss before it counts as away, and its running agents as unknown. */
+const MISSED_HEARTBEATS = 3;
+
+/** Whether a runner has gone unheard too long: its agents' state is unknown until it returns. */
+export function runnerAway(runner: Pick<RunnerRecord, 'seenAt' | 'heartbeatMs'>, nowMs: number): boolean {
+  return nowMs - stampToMillis(runner.seenAt) > MISSED_HEARTBEATS * runner.heartbeatMs + 1_000;
+}
 
 /** The clients the bus can start, each in its own headless mode. */
 export const SPAWNABLE_CLIENTS = ['claude', 'codex', 'opencode', 'gemini', 'copilot'] as const;
@@ -41,6 +52,7 @@ export interface SpawnRequest {
 }
 
 export { DEFAULT_MAX_RESTARTS };
+export type { SpawnExit };
 
 /** Whether an exit is a crash a restart policy answers: not a finish, a stop, or a start that failed. */
 export function isCrash(category: ExitCategory | null): boolean {
@@ -241,6 +253,61 @@ export class Fleet {
     return this.store.spawns();
   }
 
+  /** Keep a remote agent's log's last lines, as its runner sent them. */
+  async noteLog(spawnId: string, tail: string): Promise<void> {
+    await this.store.noteSpawnLog(spawnId, tail.slice(-LOG_TAIL_CHARS));
+  }
+
+  /** A remote agent's log's last lines as its runner last sent them (none yet: empty). */
+  async remoteLog(spawnId: string): Promise<string[]> {
+    const tail = await this.store.spawnLog(spawnId);
+    return tail === null || tail === '' ? [] : tail.replace(/\n$/, '').split('\n');
+  }
+
+  /** A runner offering its machine (said again as its heartbeat), heard now; the first offer is audited. */
+  async offerRunner(offer: Omit<RunnerRecord, 'seenAt'>): Promise<RunnerRecord> {
+    const runner: RunnerRecord = { ...offer, seenAt: stampOf(this.clock) };
+    const before = (await this.store.runners()).find((known) => known.machine === offer.machine);
+    await this.store.offerRunner(runner);
+    if (before?.startedAt !== offer.startedAt) {
+      this.audit.append([
+        textRow('spawn', runner.seenAt, offer.agent, { id: `runner:${offer.machine}`, from: offer.agent, to: offer.machine, threadId: null, body: `runner: ${offer.machine} runs ${offer.clients.join(', ')} in ${offer.repos.map((repo) => repo.repo).join(', ')}` }, {
+          event: 'runner',
+          machine: offer.machine,
+          clients: offer.clients,
+          max: offer.maxSpawned,
+        }),
+      ]);
+    }
+    return runner;
+  }
+
+  async runners(): Promise<RunnerRecord[]> {
+    return this.store.runners();
+  }
+
+  /** Spawns as listings show them, each marked with its machine's runner (present, away, or none). */
+  async views(spawns: SpawnRecord[], supervisorGone?: (supervisor: string) => boolean | null): Promise<SpawnView[]> {
+    const now = this.clock.nowMicros() / 1000;
+    const runners = new Map((await this.store.runners()).map((runner) => [runner.machine, runner]));
+    return spawns.map((spawn) => {
+      const runner = runners.get(spawn.machine);
+      return spawnView(spawn, supervisorGone, runner === undefined ? null : runnerAway(runner, now) ? 'away' : 'present');
+    });
+  }
+
+  /** Each spawned agent as it now stands: the latest run of each name. */
+  async latest(): Promise<SpawnRecord[]> {
+    const latest = new Map<string, SpawnRecord>();
+    for (const spawn of await this.store.spawns()) latest.set(spawn.name, spawn);
+    return [...latest.values()];
+  }
+
+  /** The latest spawn of exactly this name, or null (a person, or an agent the bus did not start). */
+  async named(name: string): Promise<SpawnRecord | null> {
+    return this.store.spawnOf(name);
+  }
+
   async byId(spawnId: string): Promise<SpawnRecord | null> {
     return this.store.spawnById(spawnId);
   }
@@ -265,7 +332,8 @@ export interface SpawnView {
   repo: string;
   folder: string;
   machine: string;
-  state: SpawnRecord['state'];
+  /** As the store has it; `unknown` for a running agent whose machine's runner is away (it may run still). */
+  state: SpawnRecord['state'] | 'unknown';
   pid: number | null;
   yolo: boolean;
   model: string | null;
@@ -294,9 +362,15 @@ export interface SpawnView {
    * runs): its exit will not be recorded by it, and `stop` ends it itself. Null where it cannot be told.
    */
   supervisor_gone: boolean | null;
+  /** Whether it runs under a runner (on another machine of the hub), and whether that runner is away. */
+  runner: 'present' | 'away' | null;
 }
 
-export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: string) => boolean | null = () => null): SpawnView {
+/**
+ * A spawn as listings show it. `supervisorGone` tells of a supervisor on this machine; `runner`, of
+ * the runner of its machine, where it has one: an agent whose runner is away is `unknown`, not gone.
+ */
+export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: string) => boolean | null = () => null, runner: 'present' | 'away' | null = null): SpawnView {
   return {
     name: spawn.name,
     spawn_id: spawn.spawnId,
@@ -304,7 +378,7 @@ export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: strin
     repo: spawn.repo,
     folder: spawn.folder,
     machine: spawn.machine,
-    state: spawn.state,
+    state: spawn.state === 'running' && runner === 'away' ? 'unknown' : spawn.state,
     pid: spawn.pid,
     yolo: spawn.yolo,
     model: spawn.model,
@@ -325,6 +399,7 @@ export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: strin
     restart: spawn.restartPolicy,
     max_restarts: spawn.maxRestarts,
     restarts: spawn.restarts,
-    supervisor_gone: spawn.state === 'running' && spawn.supervisor !== null ? supervisorGone(spawn.supervisor) : null,
+    supervisor_gone: spawn.state === 'running' && spawn.supervisor !== null && runner === null ? supervisorGone(spawn.supervisor) : null,
+    runner,
   };
 }

@@ -17,8 +17,8 @@ import { quoted } from '../model/quote.js';
 
 const TOKEN_PATTERN = /^abt_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 const ID_PATTERN = /^[0-9a-f]{16}$/;
-/** What a token may be given beyond speaking as its agent. */
-export const TOKEN_SCOPES = ['metrics'] as const;
+/** What a token may be given beyond speaking as its agent: reading the hub's metrics; starting and stopping agents on any machine (and running a runner). */
+export const TOKEN_SCOPES = ['metrics', 'spawn'] as const;
 /** A token's use is written down at most this often, so a busy agent does not write at every request. */
 const USE_NOTED_EVERY_MS = 60_000;
 

@@ -9,51 +9,59 @@
 import { spawn as startProcess, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { workerName } from '../adapters/procs.js';
-import type { Bus } from '../core/bus.js';
 import { exitCategoryOf, exitText, isCrash, restartCooldownMs, type SpawnableClient } from '../core/fleet-ops.js';
-import { BUS_NAME } from '../core/names.js';
-import { hostname } from 'node:os';
 import { eachChange } from '../core/store-changes.js';
 import type { SpawnRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
 import { agentEnvironment } from './environment.js';
 import { findExecutable } from './executable.js';
 import { executableOf, LAUNCHES } from './launch.js';
-import { firstMatch, logNote, logPathFor, openLog } from './logs.js';
-import { failOpenTask } from './task-close.js';
+import type { FleetDesk } from './desk.js';
+import { firstMatch, logNote, openLog } from './logs.js';
+import { reasonLines } from './task-close.js';
 
 /** How often a supervisor looks at the store when no change is signalled: a slot freed, a stop asked. */
 const POLL_MS = 1_000;
 
 export interface SupervisorRun {
-  bus: Bus;
+  /** The bus as the supervisor reaches it: directly, or through the hub under a runner. */
+  desk: FleetDesk;
   env: Env;
   /** The bus folder, where the logs are. */
   busFolder: string;
   spawnId: string;
+  /** The most agents its machine runs at once: AGENT_BUS_MAX_SPAWNED unless said (a runner's --max). */
+  max?: number;
+  /**
+   * Whether the supervisor's own signals stop its agent: yes for the process `spawn` starts for one
+   * agent; no under a runner, whose agents outlive it and are reconciled when it returns.
+   */
+  ownSignals?: boolean;
+  /** How the supervisor names itself in the record: `<host>/<pid>/<random>` unless said (a runner's own). */
+  supervisorName?: string;
 }
 
 /** What an agent that would not start left: its exit record, its log's line, and its task failed. */
 async function startFailed(run: SupervisorRun, spawn: SpawnRecord, note: string): Promise<void> {
   logNote(spawn.logPath, run.busFolder, `could not start: ${note}`);
-  const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
-  if (after !== null) await failOpenTask(run.bus, after);
+  const after = await run.desk.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
+  if (after !== null) await run.desk.failOpenTask(after, reasonLines(after));
 }
 
 /** Wait for a slot; the spawn once it may start, or null when it is not to start (stopped, gone, started by another). */
 async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => boolean): Promise<SpawnRecord | null> {
-  const max = setting(run.env, 'AGENT_BUS_MAX_SPAWNED');
-  const feed = run.bus.changes();
+  const max = run.max ?? setting(run.env, 'AGENT_BUS_MAX_SPAWNED');
+  const feed = run.desk.changes();
   try {
     const outcome = await eachChange({ feed, pollMs: POLL_MS, stopped: () => false }, async () => {
-      const spawn = await run.bus.fleet.byId(run.spawnId);
+      const spawn = await run.desk.byId(run.spawnId);
       if (spawn === null || spawn.state !== 'queued') return { spawn: null };
       if (spawn.stopRequestedAt !== null || stopSignalled()) {
         logNote(spawn.logPath, run.busFolder, 'stopped while it waited for a slot');
-        await run.bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started' });
+        await run.desk.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started' });
         return { spawn: null };
       }
-      if (await run.bus.fleet.claimSlot(spawn.spawnId, me, max)) return { spawn: (await run.bus.fleet.byId(run.spawnId)) ?? spawn };
+      if (await run.desk.claimSlot(spawn.spawnId, me, max)) return { spawn: (await run.desk.byId(run.spawnId)) ?? spawn };
       return undefined;
     });
     return outcome?.spawn ?? null;
@@ -89,14 +97,14 @@ export async function supervise(run: SupervisorRun): Promise<number> {
 }
 
 async function superviseRun(run: SupervisorRun): Promise<{ code: number; next: string | null }> {
-  const me = workerName();
+  const me = run.supervisorName ?? workerName();
   let stopSignalled = false;
   let stopChild: (() => void) | null = null;
   const onSignal = (): void => {
     stopSignalled = true;
     stopChild?.();
   };
-  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  const signals = run.ownSignals === false ? [] : (['SIGTERM', 'SIGINT', 'SIGHUP'] as const);
   for (const signal of signals) process.on(signal, onSignal);
   try {
     return await watchOne(run, me, () => stopSignalled, (stop) => (stopChild = stop));
@@ -149,13 +157,13 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
   };
   onStop(stopChild);
   if (signalled()) stopChild();
-  if (child.pid !== undefined) await run.bus.fleet.started(spawn, child.pid);
+  if (child.pid !== undefined) await run.desk.started(spawn, child.pid);
 
   // A stop asked through the store (from another process, or another machine's hub) reaches this one.
   let exited = false;
-  const feed = run.bus.changes();
+  const feed = run.desk.changes();
   const watchingStops = eachChange({ feed, pollMs: POLL_MS, stopped: () => exited || stopping }, async () => {
-    const now = await run.bus.fleet.byId(spawn.spawnId).catch(() => null);
+    const now = await run.desk.byId(spawn.spawnId).catch(() => null);
     if (now?.stopRequestedAt) stopChild();
     return undefined;
   }).catch(() => undefined);
@@ -174,15 +182,15 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
   signalGroup(child, 'SIGTERM');
   // The conversation it ran, for a resume: as its hooks saw it, else as its output named it.
   const pattern = launch.sessionInOutput;
-  const session = (await run.bus.fleet.hooksSession(spawn).catch(() => null)) ?? (pattern === null ? null : firstMatch(spawn.logPath, pattern));
-  if (session !== null) await run.bus.fleet.noteSession(spawn.spawnId, session);
+  const session = (await run.desk.hooksSession(spawn).catch(() => null)) ?? (pattern === null ? null : firstMatch(spawn.logPath, pattern));
+  if (session !== null) await run.desk.noteSession(spawn.spawnId, session);
   const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
-  const after = await run.bus.fleet.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
+  const after = await run.desk.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
   logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? `exit ${outcome.code}`} (${category})`);
   if (after === null) return done(0);
   const next = signalled() ? null : await restartAfterCrash(run, after, signalled);
   if (next !== null) return { code: 0, next: next.spawnId };
-  await failOpenTask(run.bus, after);
+  await run.desk.failOpenTask(after, reasonLines(after));
   return done(0);
 }
 
@@ -195,13 +203,11 @@ async function restartAfterCrash(run: SupervisorRun, after: SpawnRecord, signall
   if (after.restartPolicy !== 'on-failure' || !isCrash(after.exitCategory) || after.stopRequestedAt !== null) return null;
   if (after.restarts >= after.maxRestarts) {
     logNote(after.logPath, run.busFolder, `not restarted: it crashed ${after.restarts + 1} times, and --max-restarts is ${after.maxRestarts}`);
-    await run.bus.mail
-      .send({
-        from: BUS_NAME,
-        to: after.spawnedBy,
-        urgent: true,
-        body: `[agent-bus] ${after.name} crashed (${exitText(after)}) after ${after.restarts} restart${after.restarts === 1 ? '' : 's'}, the most --max-restarts allows: it is not started again. Its output: agent-bus logs ${after.name}`,
-      })
+    await run.desk
+      .tellSpawner(
+        after,
+        `[agent-bus] ${after.name} crashed (${exitText(after)}) after ${after.restarts} restart${after.restarts === 1 ? '' : 's'}, the most --max-restarts allows: it is not started again. Its output: agent-bus logs ${after.name}`,
+      )
       .catch((error: unknown) => logNote(after.logPath, run.busFolder, `could not tell ${after.spawnedBy}: ${(error as Error).message}`));
     return null;
   }
@@ -209,8 +215,8 @@ async function restartAfterCrash(run: SupervisorRun, after: SpawnRecord, signall
   logNote(after.logPath, run.busFolder, `restarting in ${(cooldown / 1000).toFixed(0)}s (restart ${after.restarts + 1} of ${after.maxRestarts})`);
   await new Promise((resolve) => setTimeout(resolve, cooldown));
   // A stop asked for meanwhile (of the run that crashed) holds the restart.
-  const now = await run.bus.fleet.byId(after.spawnId);
+  const now = await run.desk.byId(after.spawnId);
   if (now?.stopRequestedAt || signalled()) return null;
   const prompt = after.sessionKey === null ? after.prompt : `You were started again after your process ended (${exitText(after)}). Go on with your work from where you left it.`;
-  return run.bus.fleet.resume(after, { prompt, spawnedBy: after.spawnedBy, machine: hostname(), logPathFor: (name, spawnId) => logPathFor(run.busFolder, name, spawnId), restart: true });
+  return run.desk.restart(after, prompt);
 }

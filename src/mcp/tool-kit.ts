@@ -29,6 +29,8 @@ export interface ToolContext {
    * its supervisor with); null over the hub, which never starts a process for a request.
    */
   fleet?: { busFolder: string; cli: { node: string; script: string } } | null;
+  /** Over the hub: whether the token may start and stop agents (its `spawn` scope), which runners then run. */
+  mayStart?: boolean;
 }
 
 export type Extra = { _meta?: Record<string, unknown> | undefined };

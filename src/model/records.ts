@@ -316,3 +316,29 @@ export interface SpawnRecord {
   /** How many restarts came before this run (0 for the first, and for a resume a person asked for). */
   restarts: number;
 }
+
+/** A repo a runner offers: its name on the bus, and its folder on the runner's machine. */
+export interface RunnerRepo {
+  repo: string;
+  folder: string;
+}
+
+/** A machine whose runner starts the agents the hub is asked for there. */
+export interface RunnerRecord {
+  /** The machine's name, which `spawn --on` gives. */
+  machine: string;
+  /** The token's agent the runner speaks as. */
+  agent: string;
+  /** The clients it runs, and the repos it runs them in: nothing else is started there. */
+  clients: string[];
+  repos: RunnerRepo[];
+  /** The most agents it runs at once. */
+  maxSpawned: number;
+  /** Its machine's bus folder, where the agents' logs are. */
+  busFolder: string;
+  /** How often it offers itself again: unheard for three of these, it is away. */
+  heartbeatMs: number;
+  startedAt: string;
+  /** When it last offered itself: a runner not heard for a while is away, and its agents are unknown. */
+  seenAt: string;
+}

@@ -288,6 +288,12 @@ export const SETTING_HELP = [
     meaning: 'how deep spawned agents may spawn others (default {AGENT_BUS_MAX_SPAWN_DEPTH}: a person spawns an agent, which may spawn one more) / set by the bus in each agent it starts: its own depth',
   },
   { names: ['AGENT_BUS_STOP_GRACE'], section: 'fleet', usedBy: 'stop', meaning: 'how long `stop` waits after its polite signal before it kills (default {AGENT_BUS_STOP_GRACE})' },
+  {
+    names: ['AGENT_BUS_RUNNER_HEARTBEAT'],
+    section: 'fleet',
+    usedBy: 'runner',
+    meaning: 'how often a runner offers its machine to the hub again (default {AGENT_BUS_RUNNER_HEARTBEAT}); unheard for three of them, it is away and its agents are unknown',
+  },
   { names: ['AGENT_BUS_CHAT_FORCE'], section: 'cli', usedBy: 'chat', meaning: 'run `agent-bus chat` even when standard input is not a terminal (scripts, benchmarks)' },
   { names: ['NO_COLOR'], section: 'cli', usedBy: 'CLI', meaning: 'any value turns colour off' },
   { names: ['AGENT_BUS_DEBUG'], section: 'cli', usedBy: 'CLI', meaning: 'print a stack trace with unexpected errors' },

@@ -136,6 +136,7 @@ export const SETTINGS = {
   // Set by the bus in the agents it starts: how deep in spawns each is (a person's is 0).
   AGENT_BUS_SPAWN_DEPTH: { kind: 'whole', default: 0, min: 0 },
   AGENT_BUS_STOP_GRACE: { kind: 'duration', default: 10_000, max: 3_600_000 },
+  AGENT_BUS_RUNNER_HEARTBEAT: { kind: 'duration', default: 5_000, max: 600_000 },
   NO_COLOR: { kind: 'present' },
   AGENT_BUS_DEBUG: { kind: 'present' },
   AGENT_BUS_HTTP_RATE: { kind: 'whole', default: 200, min: 1 },

@@ -15,6 +15,7 @@
  * machine that shows what `read_inbox` takes).
  */
 import type { SpawnView } from '../core/fleet-ops.js';
+import type { ExitCategory, RunnerRepo, SpawnRecord } from '../model/records.js';
 import type { AuditRow } from '../audit/record.js';
 import type { BrainStatus } from '../brain/status.js';
 import type { RefreshResult } from '../brain/refresh.js';
@@ -104,11 +105,11 @@ export interface HubTools {
   notify_when: { args: { name: string; state: string }; result: { name: string; state: string; now: string; notified: boolean } };
   list_tasks: { args: { state?: string | null; mine?: boolean | null; created?: boolean | null; repo?: string | null }; result: { tasks: TaskView[] } };
   spawn_agent: {
-    args: { client: string; prompt?: string | null; repo?: string | null; label?: string | null; task?: string | null; model?: string | null; worktree?: boolean | null };
+    args: { client: string; prompt?: string | null; repo?: string | null; label?: string | null; task?: string | null; model?: string | null; worktree?: boolean | null; machine?: string | null };
     result: SpawnView;
   };
   stop_agent: { args: { name: string }; result: SpawnView };
-  agent_logs: { args: { name: string; lines?: number | null }; result: { name: string; state: string; lines: string[] } };
+  agent_logs: { args: { name: string; lines?: number | null }; result: AgentLogs };
 }
 
 export type ToolName = keyof HubTools;
@@ -154,6 +155,66 @@ export interface HubCalls {
   'wake.note': { args: { session_key: string | null; message_id: string; status: NudgeStatus }; result: boolean };
   /** ...and the relay as the session's watcher: `socket` (said again as a heartbeat), `refused` (why in `note`), `stopped`. */
   'wake.watch': { args: { session_key: string | null; watcher: string; state: 'socket' | 'refused' | 'stopped'; note: string | null }; result: { reader: string } };
+  /**
+   * The fleet across machines, for a token with the `spawn` scope: an agent asked of a machine's
+   * runner (it starts it there), stopped, resumed, its log read. The spawner is the token's agent.
+   */
+  'fleet.spawn': { args: FleetSpawnArgs; result: SpawnView };
+  'fleet.stop': { args: { name: string }; result: SpawnView };
+  'fleet.resume': { args: { name: string; prompt: string | null }; result: SpawnView };
+  'fleet.find': { args: { name: string }; result: SpawnView };
+  'fleet.list': { args: NoArgs; result: SpawnView[] };
+  'fleet.logs': { args: { name: string; lines: number }; result: AgentLogs };
+  /**
+   * A runner (`agent-bus runner`, a token with the `spawn` scope) offering its machine, said again
+   * as its heartbeat: the agents of its machine that are not ended, queued ones to start and running
+   * ones to watch. Each call after names one of them, on a machine the token's agent runs.
+   */
+  'runner.offer': { args: RunnerOffer; result: { work: SpawnRecord[] } };
+  /** Between heartbeats, when the bus moves: the same work, asked without offering again (nothing is written). */
+  'runner.work': { args: { machine: string }; result: { work: SpawnRecord[] } };
+  'runner.spawn': { args: { spawn_id: string }; result: SpawnRecord | null };
+  'runner.claim': { args: { spawn_id: string; supervisor: string; max: number }; result: boolean };
+  'runner.started': { args: { spawn_id: string; pid: number }; result: boolean };
+  'runner.exited': { args: { spawn_id: string; exit_code: number | null; exit_signal: string | null; exit_category: ExitCategory; exit_note: string | null }; result: SpawnRecord | null };
+  'runner.hooks_session': { args: { spawn_id: string }; result: string | null };
+  'runner.session': { args: { spawn_id: string; session_key: string }; result: boolean };
+  'runner.fail_task': { args: { spawn_id: string; lines: string[] }; result: boolean };
+  'runner.restart': { args: { spawn_id: string; prompt: string }; result: SpawnRecord };
+  'runner.tell': { args: { spawn_id: string; body: string }; result: boolean };
+  'runner.log': { args: { spawn_id: string; tail: string }; result: boolean };
+}
+
+/** What `spawn --on MACHINE` asks of the hub: the repo by its name on the bus, whose folder the runner knows. */
+export interface FleetSpawnArgs {
+  client: string;
+  machine: string | null;
+  repo: string;
+  prompt: string | null;
+  label: string | null;
+  model: string | null;
+  yolo: boolean;
+  task: string | null;
+  restart: 'on-failure' | null;
+  max_restarts: number | null;
+}
+
+/** A spawned agent's output: its log's last lines, and whether it still runs. */
+export interface AgentLogs {
+  name: string;
+  state: string;
+  lines: string[];
+}
+
+/** What a runner offers: its machine, the clients and repos it runs, how many at once, and where its logs are. */
+export interface RunnerOffer {
+  machine: string;
+  clients: string[];
+  repos: RunnerRepo[];
+  max: number;
+  bus_folder: string;
+  heartbeat_ms: number;
+  started_at: string;
 }
 
 /** What came of a nudge: posted into the socket, refused by it, or held back by the hourly limit. */

@@ -11,6 +11,8 @@ import type { HubAccess } from '../adapters/hub-access.js';
 
 /** One wait at the hub, at most: long enough to be cheap, short enough that no proxy cuts it. */
 const WAIT_CAP_MS = 25_000;
+/** How long a wait the hub refused pauses before it says nothing moved. */
+const REFUSED_PAUSE_MS = 1_000;
 
 export class HubChangeFeed implements ChangeFeed {
   private seen: number | null = null;
@@ -44,6 +46,8 @@ export class HubChangeFeed implements ChangeFeed {
     try {
       const reply = await postToHub(this.access, HUB_PATHS.changes, { since, wait_seconds: ms / 1000 }, ms + 15_000, controller.signal);
       const version = reply.status === 200 ? (reply.body as { version?: unknown } | null)?.version : undefined;
+      // A refusal (a rate limit, a restart) is answered at once: waited out here, so no caller asks again in a tight loop.
+      if (reply.status !== 200 && ms > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(ms, REFUSED_PAUSE_MS)));
       return typeof version === 'number' ? version : (this.seen ?? 0);
     } catch (error) {
       // An interrupted or failed wait reads as "nothing moved"; the chat looks again at its poll.

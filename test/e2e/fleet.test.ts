@@ -238,14 +238,14 @@ test('the MCP tools: an agent spawns a helper of another client, reads its outpu
   }
 }));
 
-test('over the hub, spawn_agent, stop_agent and agent_logs are refused: the hub never starts a process for a request', withHub({}, async (bus, hub) => {
+test('over the hub, spawn_agent, stop_agent and agent_logs are refused to a token without the spawn scope, and nothing is asked', withHub({}, async (bus, hub) => {
   const { token } = createToken(bus, 'shop/claude');
   const remote = await connectHttp(hub.url, token);
   try {
     for (const [tool, args] of [['spawn_agent', { client: 'claude', prompt: 'x' }], ['stop_agent', { name: 'shop/claude-x' }], ['agent_logs', { name: 'shop/claude-x' }]] as const) {
       const answer = await remote.call(tool, args);
       assert.equal(answer.isError, true, tool);
-      assert.match(answer.text, /spawning over the hub needs a runner/, tool);
+      assert.match(answer.text, /takes a token with the spawn scope/, tool);
     }
     assert.equal(readFileSync(bus.audit, 'utf8').includes('"op":"spawn"'), false, 'nothing was asked for');
   } finally {

@@ -51,6 +51,12 @@ function populate(bus: TempBus): void {
   bus.sql("INSERT INTO presence_watches (watcher, name, state, created_at) VALUES ('shop/claude', 'shop/codex', 'idle', '2026-12-01T00:00:00.000000Z')");
   // A spawned agent's record: one whose client could not start, kept with its exit.
   assert.equal(runCli(['spawn', 'claude', '--prompt', 'a spawn', '--label', 'copied'], { env: { ...bus.env, AGENT_BUS_CLAUDE_BIN: 'no-such-claude' }, cwd: repo }).code, 1);
+  // A runner's offer, and a remote agent's log as it sent it (rows only a hub writes).
+  bus.sql(
+    `INSERT INTO runners (machine, agent, clients, repos, max_spawned, bus_folder, heartbeat_ms, started_at, seen_at)
+     VALUES ('box-2', 'shop/claude', 'claude codex', '[{"repo":"shop","folder":"/srv/shop"}]', 4, '/home/u/.agent-bus', 5000, '2026-12-01T00:00:00.000000Z', '2026-12-01T00:00:05.000000Z')`,
+  );
+  bus.sql("UPDATE spawns SET log_tail = 'a line' WHERE label = 'copied'");
   // An integration, and a delivery it took.
   assert.equal(runCli(['integration', 'add', 'github', '--kind', 'github', '--to', '{repo}'], { env: bus.env }).code, 0);
   bus.sql("INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ('github', 'd-1', '2026-12-01T00:00:00.000000Z')");

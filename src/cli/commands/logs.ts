@@ -2,6 +2,8 @@
 import { followLines } from '../../audit/follow.js';
 import { statSync } from 'node:fs';
 import { lastLines } from '../../fleet/logs.js';
+import { hubAccess } from '../../adapters/hub-access.js';
+import { logsOverHub } from '../fleet-remote.js';
 import { openBusHere, refuseOverHub } from '../../runtime.js';
 import { positiveInt } from '../context.js';
 import type { CommandRunner } from '../spec.js';
@@ -10,8 +12,10 @@ import type { CommandRunner } from '../spec.js';
 const ENDED_POLL_MS = 500;
 
 export const run: CommandRunner = async (args, io) => {
-  refuseOverHub(io.env);
   const count = positiveInt(args.values.lines, 'lines', 50);
+  const access = hubAccess(io.env);
+  if (access !== null) return logsOverHub(access, io, args.positionals[0] as string, count, Boolean(args.values.follow));
+  refuseOverHub(io.env);
   const bus = openBusHere(io.env);
   try {
     const spawn = await bus.fleet.find(args.positionals[0] as string);

@@ -4,6 +4,8 @@ import { speakerName } from '../../client/speaker.js';
 import { exitText, spawnView } from '../../core/fleet-ops.js';
 import { resumeAgent } from '../../fleet/start.js';
 import { BusError } from '../../model/errors.js';
+import { hubAccess } from '../../adapters/hub-access.js';
+import { resumeOverHub } from '../fleet-remote.js';
 import { openBusHere, refuseOverHub } from '../../runtime.js';
 import { readStdin } from '../context.js';
 import type { CommandRunner } from '../spec.js';
@@ -14,6 +16,8 @@ const GO_ON = 'Go on with your work from where you left it.';
 export const run: CommandRunner = async (args, io) => {
   const given = typeof args.values.prompt === 'string' ? args.values.prompt : null;
   const prompt = given === '-' ? await readStdin(io.stdin(), 'resume: --prompt') : (given ?? GO_ON);
+  const access = hubAccess(io.env);
+  if (access !== null) return resumeOverHub(access, io, args.positionals[0] as string, given === null ? null : prompt, Boolean(args.values.json));
   refuseOverHub(io.env);
   const bus = openBusHere(io.env);
   try {

@@ -7,11 +7,24 @@ import { startAgent, taskPrompt } from '../../fleet/start.js';
 import { BusError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
 import { setting } from '../../model/settings.js';
+import { hubAccess } from '../../adapters/hub-access.js';
+import { spawnOverHub } from '../fleet-remote.js';
 import { openBusHere, refuseOverHub } from '../../runtime.js';
 import { UsageError } from '../args.js';
 import { positiveInt, readStdin } from '../context.js';
 import type { CommandRunner } from '../spec.js';
 import { resolve } from 'node:path';
+
+/**
+ * The repo an agent is asked for through a hub, by its name on the bus: the git repo at --repo (or
+ * here), else --repo taken as the name itself (a repo of the runner's machine, not of this one).
+ */
+function repoNamed(given: string | null, cwd: string): string {
+  const root = gitRoot(given === null ? cwd : resolve(cwd, given));
+  if (root !== null) return repoName(root);
+  if (given !== null && !given.includes('/')) return given;
+  throw new UsageError(`spawn: ${quoted(given ?? cwd)} is in no git repo: give --repo the repo's name (as the runner offers it)`);
+}
 
 export const run: CommandRunner = async (args, io) => {
   const [client] = args.positionals as [string];
@@ -23,6 +36,29 @@ export const run: CommandRunner = async (args, io) => {
   if (args.values['max-restarts'] !== undefined && restart === null) throw new UsageError('spawn: --max-restarts goes with --restart on-failure');
   const maxRestarts = args.values['max-restarts'] === undefined ? undefined : positiveInt(args.values['max-restarts'], 'max-restarts', DEFAULT_MAX_RESTARTS, 100);
   const prompt = given === '-' ? await readStdin(io.stdin(), 'spawn: --prompt') : given;
+  const on = typeof args.values.on === 'string' ? args.values.on.trim() : null;
+  const access = hubAccess(io.env);
+  if (on !== null && access === null) throw new UsageError("spawn: --on MACHINE asks a hub's runner there, and this machine uses no hub ('agent-bus login URL' sets one)");
+  if (access !== null) {
+    if (args.values.worktree) throw new UsageError('spawn: --worktree is made on the machine that runs the agent: through a hub, spawn it without one');
+    return spawnOverHub(
+      access,
+      io,
+      {
+        client,
+        machine: on,
+        repo: repoNamed(typeof args.values.repo === 'string' ? args.values.repo : null, io.cwd),
+        prompt,
+        label: typeof args.values.label === 'string' ? args.values.label : null,
+        model: typeof args.values.model === 'string' ? args.values.model : null,
+        yolo: Boolean(args.values.yolo),
+        task: taskId,
+        restart: restart === 'on-failure' ? 'on-failure' : null,
+        max_restarts: maxRestarts ?? null,
+      },
+      Boolean(args.values.json),
+    );
+  }
   const start = typeof args.values.repo === 'string' ? resolve(io.cwd, args.values.repo) : io.cwd;
   const root = gitRoot(start);
   if (root === null) throw new BusError(`spawn: ${quoted(start)} is in no git repo: run it inside the repo, or give --repo PATH`);

@@ -6,10 +6,18 @@ import { isFleetWorktree, removeWorktree } from '../../fleet/worktree.js';
 import { busPaths } from '../../adapters/paths.js';
 import { profileFor } from '../../clients/registry/profiles.js';
 import { stampToMillis } from '../../model/clock.js';
+import { hubAccess } from '../../adapters/hub-access.js';
+import { UsageError } from '../args.js';
+import { stopOverHub } from '../fleet-remote.js';
 import { openBusHere, refuseOverHub } from '../../runtime.js';
 import type { CommandRunner } from '../spec.js';
 
 export const run: CommandRunner = async (args, io) => {
+  const access = hubAccess(io.env);
+  if (access !== null) {
+    if (args.values.clean) throw new UsageError("stop: --clean removes a worktree of this machine's bus: through a hub, stop without it");
+    return stopOverHub(access, io.env, io, args.positionals[0] as string, Boolean(args.values.json));
+  }
   refuseOverHub(io.env);
   const bus = openBusHere(io.env);
   try {

@@ -1,5 +1,6 @@
 /** `agent-bus supervise ID`: started by `spawn`, detached; watches one spawned agent until it exits (fleet/supervisor.ts). */
 import { busPaths } from '../../adapters/paths.js';
+import { localDesk } from '../../fleet/desk.js';
 import { supervise } from '../../fleet/supervisor.js';
 import { openBusHere } from '../../runtime.js';
 import type { CommandRunner } from '../spec.js';
@@ -7,7 +8,8 @@ import type { CommandRunner } from '../spec.js';
 export const run: CommandRunner = async (args, io) => {
   const bus = openBusHere(io.env);
   try {
-    return await supervise({ bus, env: io.env, busFolder: busPaths(io.env).folder, spawnId: args.positionals[0] as string });
+    const busFolder = busPaths(io.env).folder;
+    return await supervise({ desk: localDesk(bus, busFolder), env: io.env, busFolder, spawnId: args.positionals[0] as string });
   } finally {
     await bus.close();
   }

@@ -15,6 +15,7 @@ import type { Env } from '../../model/settings.js';
 import { InvalidInputError } from '../../model/errors.js';
 import { ForbiddenError } from '../errors.js';
 import type { TokenRecord } from '../../model/records.js';
+import { FLEET_OPS } from './fleet-calls.js';
 import { hubSpeaker } from './hub-session.js';
 import { repoFilesArg, sessionKeyArg } from './request-args.js';
 import { quoted } from '../../model/quote.js';
@@ -50,7 +51,7 @@ function ownName(token: TokenRecord, name: string): boolean {
 const limitOf = (args: Args, fallback: number, max: number): number => (typeof args.limit === 'number' && Number.isInteger(args.limit) ? Math.min(max, Math.max(0, args.limit)) : fallback);
 
 /** One call: its arguments checked from the request's JSON (a bad one is a 400), and what it does. */
-interface Operation<K extends CallName> {
+export interface Operation<K extends CallName> {
   parse(args: Args): CallArgs<K>;
   run(context: CallContext, args: CallArgs<K>): Promise<CallResult<K>>;
 }
@@ -161,6 +162,7 @@ const OPS: { [K in CallName]: Operation<K> } = {
       return true;
     },
   },
+  ...FLEET_OPS,
   'wake.watch': {
     parse: (args) => {
       const state = text(args, 'state', true);

@@ -4,6 +4,7 @@
  * transport serves one request), speaking as the agent its token names, so any
  * hub sharing the database can answer any request: no sticky sessions.
  */
+import { hasScope } from '../../core/tokens.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -55,7 +56,7 @@ export class McpServers {
     const { context } = this;
     const session = new HubSession(context.bus, token, context.env, context.memory.registered);
     const server = new McpServer({ name: 'agent-bus', version: context.version }, { instructions: instructionsFor(session.name), jsonSchemaValidator: this.validator });
-    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touched: context.memory.touched, env: context.env });
+    buildTools(server, { bus: context.bus, session, auditPath: context.auditPath, tailAudit, touched: context.memory.touched, env: context.env, mayStart: hasScope(token, 'spawn') });
     return { server, session };
   }
 

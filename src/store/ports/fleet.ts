@@ -1,5 +1,5 @@
 /** The fleet: the agents the bus started, each from its request to its exit record. */
-import type { ExitCategory, SpawnRecord } from '../../model/records.js';
+import type { ExitCategory, RunnerRecord, SpawnRecord } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 
 /** A spawned agent's exit, as its supervisor records it. */
@@ -34,6 +34,14 @@ export interface FleetPort {
   spawnById(spawnId: string): Promise<SpawnRecord | null>;
   /** The latest spawn of this name, or null. */
   spawnOf(name: string): Promise<SpawnRecord | null>;
+  /** Keep a remote agent's log's last lines, as its runner sent them. */
+  noteSpawnLog(spawnId: string, tail: string): Promise<void>;
+  /** A remote agent's log's last lines, as its runner last sent them, or null. */
+  spawnLog(spawnId: string): Promise<string | null>;
+  /** A runner offering its machine: kept, or said again (its offer and the time it was heard). */
+  offerRunner(runner: RunnerRecord): Promise<void>;
+  /** Every runner ever heard, by machine. */
+  runners(): Promise<RunnerRecord[]>;
 }
 
 export const FLEET_ATTEMPTS = {
@@ -48,4 +56,8 @@ export const FLEET_ATTEMPTS = {
   spawns: 'retryable',
   spawnById: 'retryable',
   spawnOf: 'retryable',
+  noteSpawnLog: 'retryable',
+  spawnLog: 'retryable',
+  offerRunner: 'retryable',
+  runners: 'retryable',
 } as const satisfies AttemptsOf<FleetPort>;

@@ -1,6 +1,6 @@
 /** The fleet on PostgreSQL: a slot is claimed under a lock on its machine, so two supervisors never both take the last one. */
 import type { FleetPort } from '../ports/fleet.js';
-import { columnList, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList } from '../shared/columns.js';
+import { columnList, runnerRecordOf, runnerValues, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList, type RunnerRow } from '../shared/columns.js';
 import { LOCK, type PostgresPool } from './pool.js';
 
 type SpawnRow = Parameters<typeof spawnRecordOf>[0];
@@ -61,6 +61,30 @@ export function postgresFleet(pool: PostgresPool): FleetPort {
     async spawnOf(name) {
       const row = await pool.one<SpawnRow>(`${select} WHERE name = $1 ORDER BY created_at DESC, spawn_id DESC LIMIT 1`, [name]);
       return row === undefined ? null : spawnRecordOf(row);
+    },
+
+    async noteSpawnLog(spawnId, tail) {
+      await pool.transaction([], (query) => query('UPDATE spawns SET log_tail = $2 WHERE spawn_id = $1', [spawnId, tail]));
+    },
+
+    async spawnLog(spawnId) {
+      return (await pool.one<{ log_tail: string | null }>('SELECT log_tail FROM spawns WHERE spawn_id = $1', [spawnId]))?.log_tail ?? null;
+    },
+
+    async offerRunner(runner) {
+      const row = runnerValues(runner);
+      await pool.transaction([], (query) =>
+        query(
+          `INSERT INTO runners (machine, agent, clients, repos, max_spawned, bus_folder, heartbeat_ms, started_at, seen_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (machine) DO UPDATE SET agent = EXCLUDED.agent, clients = EXCLUDED.clients, repos = EXCLUDED.repos,
+             max_spawned = EXCLUDED.max_spawned, bus_folder = EXCLUDED.bus_folder, heartbeat_ms = EXCLUDED.heartbeat_ms, started_at = EXCLUDED.started_at, seen_at = EXCLUDED.seen_at`,
+          [row.machine, row.agent, row.clients, row.repos, row.max_spawned, row.bus_folder, row.heartbeat_ms, row.started_at, row.seen_at],
+        ),
+      );
+    },
+
+    async runners() {
+      return (await pool.read<RunnerRow>('SELECT * FROM runners ORDER BY machine')).map(runnerRecordOf);
     },
   };
 }

@@ -463,6 +463,24 @@ export const STEPS: PostgresStep[] = [
     description: "a spawned agent's restarts: whether a crash starts it again, at most how many times, and how many came before",
     sql: `ALTER TABLE spawns ADD COLUMN restart_policy ${T}, ADD COLUMN max_restarts INTEGER NOT NULL DEFAULT 0, ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    step: 33,
+    description: "runners: the machines that start agents the hub is asked for, what each offers and when it was last heard; a remote agent's log as its runner sends it",
+    sql: `
+        CREATE TABLE runners (
+          machine ${T} PRIMARY KEY,
+          agent ${T} NOT NULL,
+          clients ${T} NOT NULL,
+          repos ${T} NOT NULL,
+          max_spawned INTEGER NOT NULL,
+          bus_folder ${T} NOT NULL,
+          heartbeat_ms INTEGER NOT NULL,
+          started_at ${T} NOT NULL,
+          seen_at ${T} NOT NULL
+        );
+        ALTER TABLE spawns ADD COLUMN log_tail ${T};
+    `,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

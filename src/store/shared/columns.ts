@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, SessionRecord, SpawnRecord, TaskRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, RunnerRecord, SessionRecord, SpawnRecord, TaskRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 import { patternAnchor } from '../../model/reservation-anchor.js';
 
@@ -281,4 +281,52 @@ export function columnList(fields: Record<string, string>): string {
 /** A VALUES list for every column of `fields`, each written by `at` (a named or a numbered placeholder). */
 export function valuesList(fields: Record<string, string>, at: (field: string, index: number) => string): string {
   return Object.keys(fields).map(at).join(', ');
+}
+
+/** A runner's row: its clients as words, its repos as JSON. */
+export interface RunnerRow {
+  machine: string;
+  agent: string;
+  clients: string;
+  repos: string;
+  max_spawned: number;
+  bus_folder: string;
+  heartbeat_ms: number;
+  started_at: string;
+  seen_at: string;
+}
+
+export function runnerRecordOf(row: RunnerRow): RunnerRecord {
+  let repos: RunnerRecord['repos'] = [];
+  try {
+    const parsed: unknown = JSON.parse(row.repos);
+    if (Array.isArray(parsed)) repos = parsed.filter((item): item is RunnerRecord['repos'][number] => typeof item?.repo === 'string' && typeof item?.folder === 'string');
+  } catch {
+    // A row no runner wrote offers no repo.
+  }
+  return {
+    machine: row.machine,
+    agent: row.agent,
+    clients: row.clients === '' ? [] : row.clients.split(' '),
+    repos,
+    maxSpawned: Number(row.max_spawned),
+    busFolder: row.bus_folder,
+    heartbeatMs: Number(row.heartbeat_ms),
+    startedAt: row.started_at,
+    seenAt: row.seen_at,
+  };
+}
+
+export function runnerValues(runner: RunnerRecord): RunnerRow {
+  return {
+    machine: runner.machine,
+    agent: runner.agent,
+    clients: runner.clients.join(' '),
+    repos: JSON.stringify(runner.repos),
+    max_spawned: runner.maxSpawned,
+    bus_folder: runner.busFolder,
+    heartbeat_ms: runner.heartbeatMs,
+    started_at: runner.startedAt,
+    seen_at: runner.seenAt,
+  };
 }

@@ -1,6 +1,6 @@
 /** The fleet on SQLite: a slot is claimed inside the write lock, so the count it checks is the one it changes. */
 import type { FleetPort } from '../ports/fleet.js';
-import { columnList, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList } from '../shared/columns.js';
+import { columnList, runnerRecordOf, runnerValues, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList, type RunnerRow } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 
 type SpawnRow = Parameters<typeof spawnRecordOf>[0];
@@ -57,6 +57,30 @@ export function sqliteFleet(db: SqliteConnection): FleetPort {
     async spawnOf(name) {
       const row = db.get<SpawnRow>(`${select} WHERE name = ? ORDER BY created_at DESC, spawn_id DESC LIMIT 1`, [name]);
       return row === undefined ? null : spawnRecordOf(row);
+    },
+
+    async noteSpawnLog(spawnId, tail) {
+      db.immediate(() => db.run('UPDATE spawns SET log_tail = ? WHERE spawn_id = ?', [tail, spawnId]));
+    },
+
+    async spawnLog(spawnId) {
+      return db.get<{ log_tail: string | null }>('SELECT log_tail FROM spawns WHERE spawn_id = ?', [spawnId])?.log_tail ?? null;
+    },
+
+    async offerRunner(runner) {
+      db.immediate(() =>
+        db.run(
+          `INSERT INTO runners (machine, agent, clients, repos, max_spawned, bus_folder, heartbeat_ms, started_at, seen_at)
+           VALUES (@machine, @agent, @clients, @repos, @max_spawned, @bus_folder, @heartbeat_ms, @started_at, @seen_at)
+           ON CONFLICT (machine) DO UPDATE SET agent = excluded.agent, clients = excluded.clients, repos = excluded.repos,
+             max_spawned = excluded.max_spawned, bus_folder = excluded.bus_folder, heartbeat_ms = excluded.heartbeat_ms, started_at = excluded.started_at, seen_at = excluded.seen_at`,
+          { ...runnerValues(runner) },
+        ),
+      );
+    },
+
+    async runners() {
+      return db.all<RunnerRow>('SELECT * FROM runners ORDER BY machine').map(runnerRecordOf);
     },
   };
 }

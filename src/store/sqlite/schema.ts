@@ -567,6 +567,26 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'spawns', { restart_policy: 'TEXT', max_restarts: 'INTEGER NOT NULL DEFAULT 0', restarts: 'INTEGER NOT NULL DEFAULT 0' });
     },
   },
+  {
+    step: 33,
+    description: "runners: the machines that start agents the hub is asked for, what each offers and when it was last heard; a remote agent's log as its runner sends it",
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS runners (
+          machine TEXT PRIMARY KEY,
+          agent TEXT NOT NULL,
+          clients TEXT NOT NULL,
+          repos TEXT NOT NULL,
+          max_spawned INTEGER NOT NULL,
+          bus_folder TEXT NOT NULL,
+          heartbeat_ms INTEGER NOT NULL,
+          started_at TEXT NOT NULL,
+          seen_at TEXT NOT NULL
+        );
+      `);
+      addColumns(db, 'spawns', { log_tail: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

@@ -1,0 +1,202 @@
+/**
+ * The fleet across machines: a real hub, a real `agent-bus runner` on a "machine" of its own (its own
+ * home and bus folder, reaching the bus only through the hub with a token of the spawn scope), and a
+ * person on a third, whose `spawn --on`, `agents`, `logs` and `stop` go through the hub. The client is
+ * the stand-in agent, named by the runner machine's own executable setting.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, json, ROOT, runCli, type TempBus } from '../helpers/bus-env.js';
+import { connectHttp, createToken, withHub, type RunningHub } from '../helpers/hub.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const FAKE_AGENT = join(ROOT, 'test', 'helpers', 'fake-agent.mjs');
+
+interface Spawned {
+  name: string;
+  spawn_id: string;
+  machine: string;
+  state: string;
+  pid: number | null;
+  exit_category: string | null;
+  exit_note: string | null;
+  runner: string | null;
+  spawned_by: string;
+}
+
+/** A machine that reaches the bus only through the hub, as `name`'s token. */
+function machineEnv(bus: TempBus, hub: RunningHub, name: string, token: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const dir = join(bus.dir, `machine-${name.replace(/\W+/g, '-')}`);
+  mkdirSync(join(dir, 'home'), { recursive: true });
+  return { PATH: bus.env.PATH, HOME: join(dir, 'home'), AGENT_BUS_HOME: join(dir, 'bus'), AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token, NO_COLOR: '1', ...extra };
+}
+
+interface Runner {
+  child: ChildProcess;
+  said(): string;
+}
+
+async function startRunner(env: NodeJS.ProcessEnv, repo: string, machine: string): Promise<Runner> {
+  const child = spawn(process.execPath, [CLI, 'runner', '--clients', 'claude', '--repos', repo, '--max', '3', '--name', machine], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  child.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  await waitUntil(() => said.includes(`offering ${machine}`), 'the runner says what it offers', 10_000);
+  return { child, said: () => said };
+}
+
+function killRunner(runner: Runner): Promise<void> {
+  return new Promise((resolve) => {
+    if (runner.child.exitCode !== null || runner.child.signalCode !== null) return resolve();
+    runner.child.once('close', () => resolve());
+    runner.child.kill('SIGKILL');
+  });
+}
+
+function fleet(env: NodeJS.ProcessEnv): Spawned[] {
+  const agents = json<Array<{ name: string; spawned: Spawned | null }>>(runCli(['agents', '--json'], { env }));
+  return agents.flatMap((agent) => (agent.spawned === null ? [] : [agent.spawned]));
+}
+
+function one(env: NodeJS.ProcessEnv, name: string): Spawned {
+  const found = fleet(env).find((spawned) => spawned.name === name);
+  assert.ok(found, `${name} is listed among the agents`);
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('spawn --on a runner\'s machine through the hub: it starts there under its repo\'s folder, its log reaches the asker, and a stop across machines ends it', withHub({}, async (bus, hub) => {
+  const { token: runnerToken, id: runnerTokenId } = createToken(bus, 'shop/claude', ['--scope', 'spawn']);
+  const askerToken = createToken(bus, 'ops/codex', ['--scope', 'spawn']).token;
+  const plainToken = createToken(bus, 'ops/gemini').token;
+  const runnerEnv = machineEnv(bus, hub, 'box-2', runnerToken, { AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, FAKE_AGENT: 'say:remote hello,sleep:60000', AGENT_BUS_RUNNER_HEARTBEAT: '1' });
+  const repo = join(bus.dir, 'machine-box-2', 'src', 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const asker = machineEnv(bus, hub, 'laptop', askerToken);
+  const runner = await startRunner(runnerEnv, repo, 'box-2');
+  try {
+    const started = runCli(['spawn', 'claude', '--on', 'box-2', '--repo', 'shop', '--prompt', 'run the slow suite', '--label', 'far'], { env: asker });
+    assert.equal(started.code, 0, started.stderr);
+    assert.equal(started.stdout, 'shop/claude-far\n');
+    assert.match(started.stderr, /started claude on box-2 \(pid \d+\)/);
+    const running = one(asker, 'shop/claude-far');
+    assert.deepEqual([running.machine, running.state, running.runner, running.spawned_by], ['box-2', 'running', 'present', 'ops/codex']);
+    assert.ok(running.pid !== null && alive(running.pid), 'the agent runs on the runner\'s machine');
+    // Its output, sent to the hub by the runner, read from the asker's machine.
+    await waitUntil(() => runCli(['logs', 'shop/claude-far'], { env: asker }).stdout.includes('remote hello'), 'the log reaches the asker', 10_000, 200);
+    const logs = runCli(['logs', 'shop/claude-far', '--lines', '50'], { env: asker }).stdout;
+    assert.match(logs, /fake-agent name shop\/claude-far depth 1\n/, 'it runs as its name on the bus');
+    assert.match(logs, new RegExp(`starting shop/claude-far: .* \\(in ${repo.replace(/[/.]/g, '\\$&')}\\)`), 'in the folder the runner offered for the repo');
+    // On a quiet bus the runner and its supervisor wait at the hub: a few requests a second, never a busy loop (its own offers move the bus).
+    const requests = async (): Promise<number> => Number(new RegExp(`agent_bus_token_requests_total\\{token_id="${runnerTokenId}"\\} (\\d+)`).exec(await (await fetch(`${hub.url}/metrics`)).text())?.[1]);
+    const before = await requests();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const quiet = (await requests()) - before;
+    assert.ok(quiet < 45, `the runner made ${quiet} requests in 3 s of a quiet bus`);
+
+    // What is refused: a token without the spawn scope, a machine with no runner, a repo or client it does not offer.
+    const plain = runCli(['spawn', 'claude', '--on', 'box-2', '--repo', 'shop', '--prompt', 'x'], { env: machineEnv(bus, hub, 'other', plainToken) });
+    assert.equal(plain.code, 1);
+    assert.match(plain.stderr, /takes a token with the spawn scope/);
+    const nowhere = runCli(['spawn', 'claude', '--on', 'nowhere', '--repo', 'shop', '--prompt', 'x'], { env: asker });
+    assert.equal(nowhere.code, 1);
+    assert.match(nowhere.stderr, /no runner is present on 'nowhere': runners are on box-2/);
+    assert.match(runCli(['spawn', 'claude', '--on', 'box-2', '--repo', 'api', '--prompt', 'x'], { env: asker }).stderr, /runs agents in shop, not 'api'/);
+    assert.match(runCli(['spawn', 'codex', '--on', 'box-2', '--repo', 'shop', '--prompt', 'x'], { env: asker }).stderr, /runs claude, not codex/);
+    assert.equal(fleet(asker).length, 1, 'nothing refused was queued');
+
+    const stopped = runCli(['stop', 'shop/claude-far'], { env: asker });
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(stopped.stdout, /^stopped shop\/claude-far on box-2: SIGTERM \(stopped\)|^stopped shop\/claude-far on box-2: exit 143 \(stopped\)/);
+    assert.equal(one(asker, 'shop/claude-far').exit_category, 'stopped');
+    await waitUntil(() => !alive(running.pid as number), 'the agent\'s process is gone');
+    // The hub's audit log: the runner's offer, and the agent from its request to its exit.
+    const audit = readFileSync(bus.audit, 'utf8');
+    for (const event of ['runner', 'request', 'start', 'stop', 'exit']) assert.match(audit, new RegExp(`"op":"spawn"[^\\n]*"event":"${event}"`), event);
+    assert.match(audit, /"op":"spawn","actor":"ops\/codex"[^\n]*"event":"request"/);
+  } finally {
+    await killRunner(runner);
+  }
+}));
+
+test('a runner that goes away leaves its agents unknown, not gone; back, it takes the living one again and records how the other ended', withHub({}, async (bus, hub) => {
+  const runnerToken = createToken(bus, 'shop/claude', ['--scope', 'spawn']).token;
+  const askerToken = createToken(bus, 'ops/codex', ['--scope', 'spawn']).token;
+  const runnerEnv = machineEnv(bus, hub, 'box-3', runnerToken, { AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, FAKE_AGENT: 'sleep:60000', AGENT_BUS_RUNNER_HEARTBEAT: '1' });
+  const repo = join(bus.dir, 'machine-box-3', 'src', 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const asker = machineEnv(bus, hub, 'laptop', askerToken);
+  let runner = await startRunner(runnerEnv, repo, 'box-3');
+  const pids: number[] = [];
+  try {
+    for (const label of ['kept', 'lost']) {
+      const started = runCli(['spawn', 'claude', '--on', 'box-3', '--repo', 'shop', '--prompt', 'long work', '--label', label], { env: asker });
+      assert.equal(started.code, 0, started.stderr);
+      pids.push(one(asker, `shop/claude-${label}`).pid as number);
+    }
+    await killRunner(runner);
+    assert.ok(pids.every(alive), 'its agents run on without it');
+    await waitUntil(() => fleet(asker).every((spawned) => spawned.state === 'unknown' && spawned.runner === 'away'), () => `the agents of an away runner are unknown: ${JSON.stringify(fleet(asker))}`, 10_000, 200);
+    // One of them ends while nobody watches.
+    process.kill(-(pids[1] as number), 'SIGKILL');
+    await waitUntil(() => !alive(pids[1] as number), 'the lost one is gone');
+    runner = await startRunner(runnerEnv, repo, 'box-3');
+    await waitUntil(() => one(asker, 'shop/claude-lost').state === 'exited', 'the one that ended while the runner was away is recorded', 10_000, 200);
+    const lost = one(asker, 'shop/claude-lost');
+    assert.equal(lost.exit_category, 'failed');
+    assert.match(lost.exit_note ?? '', /ended while its runner was away or restarting: its exit code is unknown/);
+    const kept = one(asker, 'shop/claude-kept');
+    assert.deepEqual([kept.state, kept.runner], ['running', 'present'], 'the living one is running again, its runner present');
+    // Said on its standard error, read here as the event loop turns (the CLI calls above block it).
+    await waitUntil(() => /adopting shop\/claude-kept/.test(runner.said()), 'the runner says it took the living one again');
+    // A stop reaches the adopted one through its new runner.
+    const stopped = runCli(['stop', 'shop/claude-kept', '--json'], { env: asker });
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.equal(json<Spawned>(stopped).exit_category, 'stopped');
+    await waitUntil(() => !alive(pids[0] as number), 'the adopted agent\'s process is gone');
+  } finally {
+    await killRunner(runner);
+    for (const pid of pids) if (alive(pid)) process.kill(-pid, 'SIGKILL');
+  }
+}));
+
+test('over the hub, spawn_agent starts a helper on the runner that offers the repo, agent_logs reads it and stop_agent ends it; without the spawn scope they are refused', withHub({}, async (bus, hub) => {
+  const runnerToken = createToken(bus, 'shop/claude', ['--scope', 'spawn']).token;
+  const leadToken = createToken(bus, 'shop/codex', ['--scope', 'spawn']).token;
+  const plainToken = createToken(bus, 'shop/gemini').token;
+  const runnerEnv = machineEnv(bus, hub, 'box-4', runnerToken, { AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, FAKE_AGENT: 'say:helper here,sleep:60000', AGENT_BUS_RUNNER_HEARTBEAT: '1' });
+  const repo = join(bus.dir, 'machine-box-4', 'src', 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const runner = await startRunner(runnerEnv, repo, 'box-4');
+  const lead = await connectHttp(hub.url, leadToken);
+  const plain = await connectHttp(hub.url, plainToken);
+  try {
+    const asked = await lead.call('spawn_agent', { client: 'claude', prompt: 'write the changelog', label: 'helper' });
+    assert.equal(asked.isError, false, asked.text);
+    const spawned = asked.value as Spawned;
+    assert.deepEqual([spawned.name, spawned.machine, spawned.spawned_by], ['shop/claude-helper', 'box-4', 'shop/codex']);
+    await waitUntil(async () => ((await lead.call('agent_logs', { name: 'shop/claude-helper' })).value as { lines: string[] }).lines.includes('helper here'), 'the helper\'s output reaches the lead', 10_000, 200);
+    for (const [tool, args] of [['spawn_agent', { client: 'claude', prompt: 'x' }], ['stop_agent', { name: 'shop/claude-helper' }], ['agent_logs', { name: 'shop/claude-helper' }]] as const) {
+      const answer = await plain.call(tool, args);
+      assert.equal(answer.isError, true, tool);
+      assert.match(answer.text, /takes a token with the spawn scope/, tool);
+    }
+    const stopping = await lead.call('stop_agent', { name: 'shop/claude-helper' });
+    assert.equal(stopping.isError, false, stopping.text);
+    await waitUntil(async () => ((await lead.call('agent_logs', { name: 'shop/claude-helper' })).value as { state: string }).state === 'exited', () => `the helper has ended: ${runner.said()}`, 10_000, 200);
+  } finally {
+    await lead.close();
+    await plain.close();
+    await killRunner(runner);
+  }
+}));
