@@ -63,13 +63,24 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
   },
   opencode: {
     executable: { variable: 'AGENT_BUS_OPENCODE_BIN', fallback: 'opencode' },
-    headless: ({ prompt, model, resume }) => ['run', '--format', 'json', ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), prompt],
+    // `opencode run` rejects whatever would ask for permission; --auto approves it instead.
+    headless: ({ prompt, model, yolo, resume }) => ['run', '--format', 'json', ...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), prompt],
     sessionInOutput: /"sessionID":"([^"]+)"/,
   },
   gemini: {
     executable: { variable: 'AGENT_BUS_GEMINI_BIN', fallback: 'gemini' },
-    headless: ({ prompt, model, yolo, resume }) => ['-p', prompt, ...(resume === null ? [] : ['--resume', resume]), '--approval-mode', yolo ? 'yolo' : 'auto_edit', ...modelArgs(model)],
-    sessionInOutput: null,
+    // Its servers are not told the session's id (only its hooks are): its stream-json output names it first, for a resume.
+    headless: ({ prompt, model, yolo, resume }) => [
+      '-p',
+      prompt,
+      ...(resume === null ? [] : ['--resume', resume]),
+      '--output-format',
+      'stream-json',
+      '--approval-mode',
+      yolo ? 'yolo' : 'auto_edit',
+      ...modelArgs(model),
+    ],
+    sessionInOutput: /"session_id":"([^"]+)"/,
   },
   copilot: {
     executable: { variable: 'AGENT_BUS_COPILOT_BIN', fallback: 'copilot' },

@@ -187,41 +187,44 @@ function offered(body: ChatBody, tool: string): string | undefined {
 }
 
 /**
- * `opencode run` against a fake chat completions server. The fake provider goes in the user's
- * config under the machine's HOME (its XDG folders), so the project files stay exactly what init wrote.
+ * What keeps an opencode run offline against a fake chat completions server: the fake provider as the
+ * model in the user's config under the machine's HOME (its XDG folders), so the project files stay
+ * exactly what init wrote; no model list fetched, no updates, no sharing.
  */
+export function opencodeOffline(machine: Machine, modelUrl: string): NodeJS.ProcessEnv {
+  const config = join(machine.home, '.config');
+  mkdirSync(join(config, 'opencode'), { recursive: true });
+  writeFileSync(
+    join(config, 'opencode', 'opencode.json'),
+    JSON.stringify({
+      model: 'fake/fake-model',
+      small_model: 'fake/fake-model',
+      autoupdate: false,
+      share: 'disabled',
+      provider: {
+        fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${modelUrl}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
+      },
+    }),
+  );
+  return {
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: join(machine.home, '.local', 'share'),
+    XDG_CACHE_HOME: join(machine.home, '.cache'),
+    XDG_STATE_HOME: join(machine.home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+  };
+}
+
+/** `opencode run` against a fake chat completions server, offline (opencodeOffline). */
 export const opencode: ClientDriver = {
   id: 'opencode',
   label: 'opencode',
   skip: skipUnless('opencode', 'opencode', { ...process.env, HOME: '/tmp' }, 30_000),
   prepare: () => undefined,
-  run(machine, modelUrl, prompt, launch = {}) {
-    const config = join(machine.home, '.config');
-    mkdirSync(join(config, 'opencode'), { recursive: true });
-    writeFileSync(
-      join(config, 'opencode', 'opencode.json'),
-      JSON.stringify({
-        model: 'fake/fake-model',
-        small_model: 'fake/fake-model',
-        autoupdate: false,
-        share: 'disabled',
-        provider: {
-          fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${modelUrl}/v1`, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake Model', tool_call: true } } },
-        },
-      }),
-    );
-    return runClient(join(CLIENT_BIN, 'opencode'), ['run', '--format', 'json', prompt], machine.repo, {
-      ...machine.env,
-      ...launch,
-      XDG_CONFIG_HOME: config,
-      XDG_DATA_HOME: join(machine.home, '.local', 'share'),
-      XDG_CACHE_HOME: join(machine.home, '.cache'),
-      XDG_STATE_HOME: join(machine.home, '.local', 'state'),
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      OPENCODE_DISABLE_SHARE: '1',
-    });
-  },
+  run: (machine, modelUrl, prompt, launch = {}) =>
+    runClient(join(CLIENT_BIN, 'opencode'), ['run', '--format', 'json', prompt], machine.repo, { ...machine.env, ...launch, ...opencodeOffline(machine, modelUrl) }),
   startModel: (script) =>
     startFakeChat((body, _raw, index): ChatReply => {
       const turn = script({ index, afterTool: hasToolMessage(body), offers: (tool) => offered(body, tool) !== undefined });

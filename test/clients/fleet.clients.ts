@@ -1,15 +1,18 @@
 /**
- * The fleet with the real clients: `agent-bus spawn --task` starts the client headless in a wired repo,
- * with the command line the bus builds for it, against a scripted model. A model that calls
+ * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI):
+ * `agent-bus spawn --task` starts the client headless in a wired repo, with the command line the bus
+ * builds for it (src/fleet/launch.ts), against a scripted model. A model that calls
  * complete_task delivers the result to the task's creator (`task wait` exits 0); one that ends without
- * closing the task fails it with the exit's reason (`task wait` exits 5).
+ * closing the task fails it with the exit's reason (`task wait` exits 5). Resumed, an agent that has
+ * ended goes on in its own conversation, through the client's own resume.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
-import { claude, claudeOffline, codex, type ClientDriver, type Machine } from './drivers.js';
+import { waitUntil } from '../helpers/wait.js';
+import { claude, claudeOffline, codex, copilot, copilotOffline, gemini, geminiOffline, opencode, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
 import { CLIENT_BIN, wiredRepo } from './harness.js';
 
 interface TaskShown {
@@ -18,11 +21,26 @@ interface TaskShown {
   result: string | null;
 }
 
+interface Spawned {
+  spawn_id: string;
+  state: string;
+  exit_category: string | null;
+  session: string | null;
+}
+
+/** The latest run of the spawned agent `name`, as `agents --json` shows it. */
+function spawnedAs(env: NodeJS.ProcessEnv, name: string): Spawned {
+  const agents = json<Array<{ name: string; spawned: Spawned | null }>>(runCli(['agents', '--json'], { env }));
+  const found = agents.find((agent) => agent.name === name)?.spawned;
+  assert.ok(found, `${name} is among the agents, marked spawned`);
+  return found;
+}
+
 /**
  * What a user has set up before spawning: the client trusts the repo and talks to the model at `modelUrl`.
  * The command line is the bus's own, so what the test drivers pass as flags is set here as a user would.
  */
-const setUp: Record<'claude' | 'codex', (machine: Machine, modelUrl: string) => NodeJS.ProcessEnv> = {
+const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: string) => NodeJS.ProcessEnv> = {
   claude(machine, modelUrl) {
     claude.prepare(machine);
     return { ...claudeOffline(modelUrl), AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') };
@@ -47,10 +65,25 @@ const setUp: Record<'claude' | 'codex', (machine: Machine, modelUrl: string) => 
     );
     return { CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy', AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') };
   },
+  // The fake provider as its model in the user's config; opencode asks nothing before it runs a repo's plugin and server.
+  opencode(machine, modelUrl) {
+    return { ...opencodeOffline(machine, modelUrl), AGENT_BUS_OPENCODE_BIN: join(CLIENT_BIN, 'opencode') };
+  },
+  // API-key sign-in in the user's settings, the key and the fake's address, the workspace trusted.
+  gemini(machine, modelUrl) {
+    gemini.prepare(machine);
+    return { ...geminiOffline(modelUrl), AGENT_BUS_GEMINI_BIN: join(CLIENT_BIN, 'gemini') };
+  },
+  // A provider of the user's own, no GitHub sign-in. Nothing allows all tools (COPILOT_ALLOW_ALL): the
+  // bus's --allow-tool flags are all that lets it call the bus's tools, and its launch variables load
+  // the repo's hooks and server in -p mode.
+  copilot(_machine, modelUrl) {
+    return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
+  },
 };
 
-function taskScenario(driver: ClientDriver & { id: 'claude' | 'codex' }): void {
-  test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it`, { skip: driver.skip }, async () => {
+function taskScenario(driver: ClientDriver): void {
+  test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it, and resumed goes on in its own conversation`, { skip: driver.skip }, async () => {
     const { bus, repo } = wiredRepo(driver.id);
     try {
       const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
@@ -82,6 +115,28 @@ function taskScenario(driver: ClientDriver & { id: 'claude' | 'codex' }): void {
         const shown = json<TaskShown>(runCli(['task', 'show', abandoned.id, '--json'], { env: bus.env }));
         assert.match(shown.result ?? '', new RegExp(`^${quitter} ended \\(exit 0 \\(finished\\)\\) without closing the task\\.`));
         assert.match(shown.result ?? '', /I give up/, "the log's last lines carry the model's last words");
+
+        // Resumed with a new prompt, it goes on in its own conversation: the client is started on the
+        // session its run was recorded with, and the model is shown that run's prompt again.
+        const ended = spawnedAs(bus.env, quitter);
+        assert.ok(ended.session, `the session of ${quitter}'s run is recorded (by its hooks or its output)`);
+        const before = model.requests.length;
+        const resumed = runCli(['resume', quitter, '--prompt', 'say where you stopped'], { env, cwd: repo });
+        assert.equal(resumed.code, 0, resumed.stderr);
+        const logs = (): string => runCli(['logs', quitter, '--lines', '30'], { env: bus.env }).stdout;
+        await waitUntil(() => {
+          const now = spawnedAs(bus.env, quitter);
+          return now.spawn_id !== ended.spawn_id && now.state === 'exited';
+        }, () => `the resumed run's exit: ${logs()}`, 120_000, 250);
+        assert.equal(spawnedAs(bus.env, quitter).exit_category, 'finished', logs());
+        const started = logs().split('\n').find((line) => line.startsWith(`[agent-bus] starting ${quitter}: `)) ?? '';
+        assert.ok(started.includes(ended.session), `the client was started with its session's id (${ended.session}): ${logs()}`);
+        const later = model.requests.slice(before);
+        assert.ok(later.some((raw) => raw.includes('say where you stopped')), `the resumed run's prompt reached the model (${later.length} requests)`);
+        assert.ok(
+          later.some((raw) => /You hold agent-bus task [0-9a-f]+: a task nobody finishes/.test(raw)),
+          "the resumed run's requests carry the first run's prompt: its conversation went on",
+        );
       } finally {
         await model.close();
       }
@@ -91,5 +146,4 @@ function taskScenario(driver: ClientDriver & { id: 'claude' | 'codex' }): void {
   });
 }
 
-taskScenario(claude as ClientDriver & { id: 'claude' });
-taskScenario(codex as ClientDriver & { id: 'codex' });
+for (const driver of [claude, codex, opencode, gemini, copilot]) taskScenario(driver);

@@ -271,12 +271,12 @@ test('resume: an agent that ended starts again on its own session, with a new pr
   assert.equal(runCli(['stop', 'shop/claude-worker'], { env: bus.env }).code, 0);
   const audit = readFileSync(bus.audit, 'utf8');
   assert.match(audit, /"event":"resume"[^\n]*"session":"fake-session-/);
-  // A client that never named its session cannot be resumed.
-  assert.equal(runCli(['spawn', 'gemini', '--prompt', 'x', '--label', 'quiet'], { env: { ...agentEnv(bus, 'exit:0'), AGENT_BUS_GEMINI_BIN: FAKE_AGENT }, cwd: repo }).code, 0);
-  await exited(bus, 'shop/gemini-quiet');
-  const unknown = runCli(['resume', 'shop/gemini-quiet'], { env: bus.env, cwd: repo });
+  // A client whose session only its hooks name (Copilot CLI's output is not read for it), here with no hooks run, cannot be resumed.
+  assert.equal(runCli(['spawn', 'copilot', '--prompt', 'x', '--label', 'quiet'], { env: { ...agentEnv(bus, 'exit:0'), AGENT_BUS_COPILOT_BIN: FAKE_AGENT }, cwd: repo }).code, 0);
+  await exited(bus, 'shop/copilot-quiet');
+  const unknown = runCli(['resume', 'shop/copilot-quiet'], { env: bus.env, cwd: repo });
   assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /no session of shop\/gemini-quiet is known/);
+  assert.match(unknown.stderr, /no session of shop\/copilot-quiet is known/);
 }));
 
 test('a supervisor killed under its agent: agents says so, and stop ends the agent itself and records the exit', withTempBus(async (bus) => {
