@@ -1,7 +1,8 @@
 /**
  * `task add … --run CLIENT`: the task made, and an agent spawned to hold it, in the repo it is
  * addressed to (the folder the bus knows from init, or --repo PATH). Nobody of that repo need have
- * started a session. On this machine's bus only, for now: the command opens it.
+ * started a session. On this machine's bus only, for now: the command opens it, or `agent-bus web`
+ * runs it for its New task form.
  */
 import { resolve } from 'node:path';
 import { busPaths } from '../adapters/paths.js';
@@ -14,6 +15,7 @@ import { startAgent, taskPrompt } from '../fleet/start.js';
 import { BusError } from '../model/errors.js';
 import { quoted } from '../model/quote.js';
 import { shortId } from '../model/short-id.js';
+import type { Registration } from '../model/records.js';
 import type { Env } from '../model/settings.js';
 import type { Bus } from '../core/bus.js';
 
@@ -28,6 +30,8 @@ export interface TaskRunRequest {
   label: string | null;
   yolo: boolean;
   as: string | null;
+  /** The roster rows of the one who asks, written as any task made by them writes them. */
+  register?: Registration[];
 }
 
 export async function addTaskAndRun(bus: Bus, request: TaskRunRequest, env: Env, cwd: string): Promise<{ task: TaskView; spawned: SpawnView }> {
@@ -41,7 +45,7 @@ export async function addTaskAndRun(bus: Bus, request: TaskRunRequest, env: Env,
     folder = (await bus.roster.agents()).find((agent) => agent.group === repo && agent.repo_path !== '')?.repo_path ?? null;
     if (folder === null) throw new BusError(`task add --run: the bus knows no folder of repo ${quoted(repo)} (run 'agent-bus init' in it, or give --repo PATH): no task was made`);
   }
-  const task = await bus.tasks.create({ title: request.title, to: request.to, body: request.body, after: request.after, creator: request.as ?? speakerName(undefined, env) });
+  const task = await bus.tasks.create({ title: request.title, to: request.to, body: request.body, after: request.after, creator: request.as ?? speakerName(undefined, env) }, request.register ?? []);
   const spawn = await startAgent(
     { bus, env, busFolder: busPaths(env).folder, cli: { node: process.execPath, script: process.argv[1] as string } },
     { client: request.client, repo: request.repoPath === null ? repo : repoName(folder), folder, prompt: taskPrompt(task, null), label: request.label, model: null, yolo: request.yolo, task, spawnedBy: task.creator },

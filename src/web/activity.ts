@@ -1,7 +1,11 @@
-/** Activity: the audit log as it happens, filtered by agent, op and thread. */
+/**
+ * Activity: the audit log as it happens, filtered by agent, op and thread. Reservation and fleet
+ * rows read as sentences (who did what to which path, or to which spawned agent).
+ */
 import { matchesActivity, type ActivityFilter } from '../core/activity-filter.js';
 import { getJson } from './api.js';
 import { byId, el, Latest, show, type Child } from './dom.js';
+import { spawnWords } from './fleet-words.js';
 import { threadRef } from './ids.js';
 import { moment } from './time.js';
 import type { AuditRow } from './types.js';
@@ -65,6 +69,18 @@ export class Activity {
   }
 
   private item(row: AuditRow): HTMLLIElement {
+    const spawn = spawnWords(row);
+    if (spawn !== null) {
+      return el(
+        'li',
+        { class: `row op-spawn spawn-${String(row.event).replace(/[^a-z-]/g, '')}` },
+        moment(row.ts),
+        el('span', { class: 'op' }, row.op),
+        el('span', { class: 'who' }, spawn.who),
+        el('span', { class: 'what' }, ' ', ...spawn.what),
+        spawn.prompt ? el('span', { class: 'preview' }, spawn.prompt) : null,
+      );
+    }
     const reservation = reservationWords(row);
     if (reservation !== null) {
       return el('li', { class: `row op-${row.op}` }, moment(row.ts), el('span', { class: 'op' }, row.op), el('span', { class: 'who' }, reservation.who), el('span', { class: 'what' }, ' ', ...reservation.what));

@@ -4,7 +4,8 @@
  * Activity; a `change` of the store makes the views read again, at most a
  * few times a second however busy the bus is. First on the page: what needs
  * a person (tasks waiting, their unread mail, reservations, collisions) and
- * who is there; the pictures of the day come below.
+ * who is there; the tasks and the fleet of spawned agents next; the pictures
+ * of the day below.
  */
 import { Activity } from './activity.js';
 import { ApiError, getJson, postJson } from './api.js';
@@ -12,6 +13,7 @@ import { Brain } from './brain.js';
 import { Collisions } from './collisions.js';
 import { Compose } from './compose.js';
 import { byId, show } from './dom.js';
+import { Fleet } from './fleet.js';
 import { MyMail } from './my-mail.js';
 import { Notices } from './notices.js';
 import { loadPictures } from './pictures.js';
@@ -74,13 +76,16 @@ async function start(): Promise<void> {
   const reservations = new Reservations();
   reservations.releasing(me.name, me.may_release_reservations);
   const tasks = new Tasks();
+  tasks.running(me.may_spawn);
+  const fleet = new Fleet();
+  fleet.acting(me.may_spawn);
   const brain = new Brain();
   const wake = new Wake();
   const integrations = new Integrations();
   const myMail = new MyMail(me.name, (threadId) => void threads.show(threadId));
   const collisions = new Collisions();
   const everything = (): Promise<unknown> =>
-    Promise.allSettled([roster.load(), myMail.load(), tasks.load(), reservations.load(), collisions.load(), activity.load(), threads.load(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
+    Promise.allSettled([roster.load(), myMail.load(), tasks.load(), fleet.load(), reservations.load(), collisions.load(), activity.load(), threads.load(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
   keepMomentsCurrent();
 
   let pending: number | undefined;
@@ -91,7 +96,7 @@ async function start(): Promise<void> {
     pending = window.setTimeout(() => {
       pending = undefined;
       lastRead = Date.now();
-      void Promise.allSettled([roster.load(), myMail.load(), tasks.load(), reservations.load(), collisions.load(), threads.load(), compose.refresh(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
+      void Promise.allSettled([roster.load(), myMail.load(), tasks.load(), fleet.load(), reservations.load(), collisions.load(), threads.load(), compose.refresh(), notices.load(), brain.load(), wake.load(), integrations.load(), loadPictures()]);
     }, wait);
   };
   const live = byId('live');

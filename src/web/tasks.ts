@@ -2,7 +2,8 @@
  * Tasks: a board with a column per state, read again whenever the bus moves; a task opened shows its
  * facts and its history (the audit log's task rows), and may be reassigned or cancelled; a form makes one.
  * The tasks still waiting (open, blocked, taken) are listed first thing on the page too; an empty
- * board says how to add a task.
+ * board says how to add a task. On the bus's own machine the form may also run the task: an agent of
+ * the chosen client spawned to hold it, as `task add … --run CLIENT` does.
  */
 import { ApiError, getJson, postJson } from './api.js';
 import { byId, el, show, type Child } from './dom.js';
@@ -135,13 +136,26 @@ export class Tasks {
     this.board.querySelector<HTMLElement>(`button.task[data-task="${was ?? ''}"]`)?.focus();
   }
 
+  /** Whether the form offers to run the task with a client (on the bus's own machine, not the hub). */
+  running(maySpawn: boolean): void {
+    byId('task-new-run-field').hidden = !maySpawn;
+    if (!maySpawn) byId<HTMLSelectElement>('task-new-run').value = '';
+  }
+
   private async create(): Promise<void> {
     const title = byId<HTMLInputElement>('task-new-title');
     const to = byId<HTMLInputElement>('task-new-to');
     const body = byId<HTMLTextAreaElement>('task-new-body');
+    const run = byId<HTMLSelectElement>('task-new-run').value;
+    const asked = { title: title.value, to: to.value.trim(), body: body.value || null };
     try {
-      const made = await postJson<Task>('/api/tasks', { title: title.value, to: to.value.trim(), body: body.value || null });
-      this.said('ok', `Task ${taskRef(made)} made for ${made.to}.`);
+      if (run === '') {
+        const made = await postJson<Task>('/api/tasks', asked);
+        this.said('ok', `Task ${taskRef(made)} made for ${made.to}.`);
+      } else {
+        const { task, spawned } = await postJson<{ task: Task; spawned: { name: string } }>('/api/tasks/run', { ...asked, client: run });
+        this.said('ok', `Task ${taskRef(task)} made for ${task.to}; ${spawned.name} was spawned to hold it.`);
+      }
       title.value = '';
       body.value = '';
     } catch (error) {

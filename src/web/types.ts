@@ -11,6 +11,7 @@ export type { ListedNotice as Notice } from '../core/notice-ops.js';
 export type { ReservationView as Reservation } from '../core/reservation-ops.js';
 export type { TaskView as Task } from '../core/task-ops.js';
 export type { IntegrationStanding as Integration, OutboxView as OutboxEvent } from '../core/integration-ops.js';
+export type { FleetAgent, FleetPage } from '../http/dashboard/fleet-api.js';
 
 /** `/api/me`: who the page speaks as, and where. */
 export interface Me {
@@ -21,5 +22,7 @@ export interface Me {
   may_clear_notices: boolean;
   /** Whether it may release anyone's reservations (else only its own). */
   may_release_reservations: boolean;
+  /** Whether it may spawn and stop agents and read their logs: on the bus's own machine, not the hub. */
+  may_spawn: boolean;
   now: string;
 }

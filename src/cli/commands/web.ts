@@ -6,6 +6,7 @@ import type { CommandRunner } from '../spec.js';
 import { openClient } from '../../connect.js';
 import { openBusHere } from '../../runtime.js';
 import { quoted } from '../../model/quote.js';
+import { localFleet } from '../dashboard-fleet.js';
 
 export const run: CommandRunner = async (args, io) => {
   const host = String(args.values.host ?? '127.0.0.1').trim();
@@ -26,6 +27,8 @@ export const run: CommandRunner = async (args, io) => {
     actor,
     open: !args.values['no-open'],
     openBus: () => openBusHere(io.env),
+    // The dashboard's bus is this machine's: it spawns and stops agents here, as `agent-bus spawn` and `stop` do.
+    fleet: (bus) => localFleet(bus, io.env),
     log: (line) => io.stderr.write(`${line}\n`),
     announce: (line) => io.stdout.write(`${line}\n`),
   });

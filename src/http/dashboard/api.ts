@@ -19,6 +19,8 @@ import { quoted } from '../../model/quote.js';
 import { loadWakeConfig } from '../../wake/config.js';
 import { ForbiddenError } from '../errors.js';
 import type { DashboardActor } from './access.js';
+import { FLEET_GET_ROUTES, FLEET_POST_ROUTES, type DashboardFleet } from './fleet-api.js';
+import { flag, text, whole, type Body, type Query } from './input.js';
 
 export interface ApiContext {
   bus: Bus;
@@ -26,12 +28,11 @@ export interface ApiContext {
   auditPath: string;
   actor: DashboardActor;
   version: string;
+  /** This machine's fleet (`agent-bus web`), or null where the dashboard starts no process (the hub). */
+  fleet: DashboardFleet | null;
   /** The roster, kept a moment (completion asks at every key). */
   agents(): Promise<AgentView[]>;
 }
-
-type Query = URLSearchParams;
-type Body = Record<string, unknown>;
 
 /** The audit rows a view reads back through at most, looking for ones that match. */
 const ACTIVITY_SCAN = 5_000;
@@ -42,36 +43,12 @@ const INTEGRATION_ROWS = 30;
 /** Unread messages of the signed-in person's the page lists at most. */
 const INBOX_ROWS = 50;
 
-function whole(query: Query, key: string, fallback: number, max: number): number {
-  const raw = query.get(key);
-  if (raw === null || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new InvalidInputError(`${key} must be a whole number, got ${JSON.stringify(raw.slice(0, 40))}`);
-  return Math.min(max, Number.parseInt(raw, 10));
-}
-
-function text(body: Body, key: string, required = false): string | null {
-  const value = body[key];
-  if (value === undefined || value === null || value === '') {
-    if (required) throw new InvalidInputError(`${key} is required`);
-    return null;
-  }
-  if (typeof value !== 'string') throw new InvalidInputError(`${key} must be text`);
-  return value;
-}
-
-function flag(body: Body, key: string): boolean {
-  const value = body[key];
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw new InvalidInputError(`${key} must be true or false`);
-  return value;
-}
-
 function recentRows(path: string, limit: number, keep: (row: AuditRow) => boolean): AuditRow[] {
   return tailAudit(path, ACTIVITY_SCAN).filter(keep).slice(-limit);
 }
 
 export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => Promise<unknown>> = {
-  '/api/me': async ({ actor, bus, version }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, may_release_reservations: actor.mayReleaseReservations, now: nowStamp() }),
+  '/api/me': async ({ actor, bus, version, fleet }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, may_release_reservations: actor.mayReleaseReservations, may_spawn: fleet !== null, now: nowStamp() }),
   '/api/roster': ({ bus }, query) => bus.overview.rosterPage(whole(query, 'offset', 0, 1_000_000), Math.max(1, whole(query, 'limit', 50, 500)), query.get('filter') ?? ''),
   '/api/activity': async ({ auditPath }, query) => {
     const filter = { agent: query.get('agent') ?? '', op: query.get('op') ?? '', thread: query.get('thread') ?? '' };
@@ -130,6 +107,7 @@ export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => P
     const deliveredIn = (row: AuditRow): boolean => ((row.op === 'send' || (row.op === 'notice' && row.notice_event === 'publish')) && inbound.has(String(row.actor))) || (row.op === 'integration' && ['refused', 'dropped'].includes(String(row.event)));
     return { integrations, in: inbound.size === 0 ? [] : recentRows(auditPath, INTEGRATION_ROWS, deliveredIn), out: await bus.integrations.outbox({ limit: INTEGRATION_ROWS }) };
   },
+  ...FLEET_GET_ROUTES,
 };
 
 export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Promise<unknown>> = {
@@ -186,4 +164,5 @@ export const POST_ROUTES: Record<string, (context: ApiContext, body: Body) => Pr
     const settings = brainSettings(env);
     return { channel: settings.channel, ...(await refreshBrain(bus, settings)) };
   },
+  ...FLEET_POST_ROUTES,
 };

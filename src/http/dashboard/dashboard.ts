@@ -11,6 +11,7 @@ import { ForbiddenError } from '../errors.js';
 import type { SharedChanges } from '../waits.js';
 import { clearedCookie, sameOrigin, sessionCookie, type DashboardAccess, type DashboardActor } from './access.js';
 import { GET_ROUTES, POST_ROUTES, type ApiContext } from './api.js';
+import type { DashboardFleet } from './fleet-api.js';
 import { isAssetPath, MissingAssetsError, SECURITY_HEADERS, serveAsset } from './assets.js';
 import { DashboardEvents } from './events.js';
 import { readBody } from '../request-body.js';
@@ -22,6 +23,8 @@ export interface DashboardOptions {
   access: DashboardAccess;
   changes: SharedChanges;
   version: string;
+  /** This machine's fleet, to spawn and stop agents and read their logs: `agent-bus web`'s; none on the hub. */
+  fleet?: DashboardFleet | null;
   /** The Host headers this dashboard answers (its own names: a rebinding of another name is refused); null: any. */
   hosts?: ReadonlySet<string> | null;
   /** Seconds to wait before another request from `key` (a token id, or an address signing in) is taken; 0: now. */
@@ -44,7 +47,7 @@ const ANSWER_KEPT_MS = 1_000;
  * Views whose answer is the same for every actor. The rest say who is asking, or do something for
  * them: a thread drawn marks the copies addressed to the one looking delivered.
  */
-const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/mail', '/api/notices', '/api/reservations', '/api/activity', '/api/names', '/api/wake']);
+const SHARED_VIEWS = new Set(['/api/roster', '/api/threads', '/api/mail', '/api/notices', '/api/reservations', '/api/activity', '/api/names', '/api/wake', '/api/fleet']);
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -228,7 +231,7 @@ export class Dashboard {
 
   private context(actor: DashboardActor): ApiContext {
     const { bus, env, auditPath, version } = this.options;
-    return { bus, env, auditPath, actor, version, agents: () => this.agents() };
+    return { bus, env, auditPath, actor, version, fleet: this.options.fleet ?? null, agents: () => this.agents() };
   }
 
   private fail(res: ServerResponse, method: string, path: string, error: unknown): void {

@@ -13,6 +13,7 @@ import { listenOn } from '../listen.js';
 import { localAccess, type DashboardActor } from './access.js';
 import { checkAssets } from './assets.js';
 import { Dashboard } from './dashboard.js';
+import type { DashboardFleet } from './fleet-api.js';
 import { SharedChanges } from '../waits.js';
 import { serveOutbox } from '../../adapters/outbox-serving.js';
 
@@ -33,6 +34,8 @@ export interface WebOptions {
   log(line: string): void;
   /** Open this machine's bus. */
   openBus(): Bus;
+  /** This machine's fleet over the bus opened, for the dashboard to spawn and stop agents with. */
+  fleet?(bus: Bus): DashboardFleet;
 }
 
 export interface WebServer {
@@ -51,7 +54,17 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const access = localAccess(options.actor);
   // The names this dashboard answers to, once its port is known: another name rebound to this address is refused.
   const hosts = new Set<string>();
-  const dashboard = new Dashboard({ bus, env, auditPath: busPaths(env).audit, access, changes, version: options.version, log: options.log, hosts: WILDCARD_HOSTS.has(options.host) ? null : hosts });
+  const dashboard = new Dashboard({
+    bus,
+    env,
+    auditPath: busPaths(env).audit,
+    access,
+    changes,
+    version: options.version,
+    fleet: options.fleet?.(bus) ?? null,
+    log: options.log,
+    hosts: WILDCARD_HOSTS.has(options.host) ? null : hosts,
+  });
   const server = createServer((req, res) => {
     void dashboard.handle(req, res);
   });
