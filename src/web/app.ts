@@ -78,7 +78,7 @@ async function start(): Promise<void> {
   const tasks = new Tasks();
   tasks.running(me.may_spawn);
   const fleet = new Fleet();
-  fleet.acting(me.may_spawn);
+  fleet.acting(me.may_spawn, me.may_control_runners);
   const brain = new Brain();
   const wake = new Wake();
   const integrations = new Integrations();

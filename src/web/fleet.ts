@@ -3,7 +3,8 @@
  * machine, its client, how it stands (queued, running and for how long, or how it ended), its task,
  * whether it runs with --yolo, and its prompt; a Log button follows its output and a Stop button
  * ends it. A form spawns one. Read again whenever the bus moves; the uptimes tick on the page.
- * On the hub the fleet is only listed: spawning, stopping and logs are the agent's machine's.
+ * On the hub the fleet is only listed: spawning, stopping and logs are the agent's machine's, except for
+ * the agents runners run, which a token of the spawn scope stops and reads there.
  */
 import { ApiError, getJson, postJson } from './api.js';
 import { byId, el, rebuild, show } from './dom.js';
@@ -27,6 +28,7 @@ export class Fleet {
   /** The server's clock less the browser's, so an uptime is right on a machine whose clock is off. */
   private skew = 0;
   private mayAct = false;
+  private mayControlRunners = false;
   private readonly list = byId('fleet-list');
   private readonly result = byId('fleet-result');
   private readonly log = new FleetLog();
@@ -39,9 +41,13 @@ export class Fleet {
     window.setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Whether the one signed in may spawn, stop and read logs here (on the bus's own machine), or only look (the hub). */
-  acting(maySpawn: boolean): void {
+  /**
+   * Whether the one signed in may spawn, stop and read logs here (on the bus's own machine), or only look
+   * (the hub); on the hub, a token of the spawn scope stops and reads the agents that runners run.
+   */
+  acting(maySpawn: boolean, mayControlRunners: boolean): void {
     this.mayAct = maySpawn;
+    this.mayControlRunners = mayControlRunners;
     byId('fleet-spawn').hidden = !maySpawn;
     byId('fleet-hub-note').hidden = maySpawn;
   }
@@ -77,7 +83,7 @@ export class Fleet {
     const word = stateWord(agent);
     const running = agent.state === 'running' && agent.started_at !== null;
     const ran = agent.started_at !== null && agent.ended_at !== null ? stampMillis(agent.ended_at) - stampMillis(agent.started_at) : null;
-    const actions = this.mayAct ? [this.logButton(agent), agent.state === 'exited' ? null : this.stopButton(agent)] : [];
+    const actions = this.mayAct || (this.mayControlRunners && agent.runner !== null) ? [this.logButton(agent), agent.state === 'exited' ? null : this.stopButton(agent)] : [];
     return el(
       'li',
       { class: `spawn ${agent.state}`, 'data-spawn': agent.spawn_id, 'data-name': agent.name },
@@ -141,7 +147,9 @@ export class Fleet {
     button.textContent = 'Stopping…';
     try {
       const stopped = await postJson<FleetAgent>('/api/fleet/stop', { spawn_id: agent.spawn_id });
-      this.said('ok', `Stopped ${stopped.name}: ${exitWords({ code: stopped.exit_code, signal: stopped.exit_signal, category: stopped.exit_category })}.`);
+      // An agent a runner runs is stopped by its runner, within its heartbeat: the list shows its exit when it comes.
+      if (stopped.state !== 'exited') this.said('ok', `Asked the runner on ${stopped.machine} to stop ${stopped.name}.`);
+      else this.said('ok', `Stopped ${stopped.name}: ${exitWords({ code: stopped.exit_code, signal: stopped.exit_signal, category: stopped.exit_category })}.`);
     } catch (error) {
       this.said('error', error instanceof ApiError ? error.message : 'The dashboard could not be reached.');
     }

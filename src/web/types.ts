@@ -24,5 +24,7 @@ export interface Me {
   may_release_reservations: boolean;
   /** Whether it may spawn and stop agents and read their logs: on the bus's own machine, not the hub. */
   may_spawn: boolean;
+  /** On the hub, with a token of the spawn scope: stop and read the logs of the agents runners run. */
+  may_control_runners: boolean;
   now: string;
 }

@@ -5,7 +5,7 @@
  * named by the client's executable setting as the fleet's own tests name it.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,6 +14,7 @@ import { launchBrowser, startWeb, type RunningWeb } from '../helpers/browser.js'
 import { CLI, json, readAudit, ROOT, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { createToken, startHub } from '../helpers/hub.js';
 import { repoIn } from '../helpers/reservations.js';
+import { killRunner, machineEnv, startRunner } from '../helpers/runner.js';
 import { hasExited, waitUntil } from '../helpers/wait.js';
 import { shortId } from '../../src/model/short-id.js';
 
@@ -422,6 +423,49 @@ test("on the hub the fleet is listed, and spawn, stop, logs and a task's run are
     assert.deepEqual(json<unknown[]>(runCli(['task', 'list', '--state', 'all', '--json'], { env: bus.env })), [], 'the hub made the task');
   } finally {
     await context.close();
+    await hub.stop();
+    bus.cleanup();
+  }
+});
+
+test("on the hub, a token of the spawn scope reads the log of an agent a runner runs and stops it from the fleet view; one without it only looks", async () => {
+  const bus = tempBus();
+  const hub = await startHub(bus);
+  const runnerToken = createToken(bus, 'shop/claude', ['--scope', 'spawn']).token;
+  const lead = createToken(bus, 'lead', ['--scope', 'spawn']);
+  const plain = createToken(bus, 'watcher');
+  const repo = join(bus.dir, 'machine-box-9', 'src', 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const runner = await startRunner(machineEnv(bus, hub, 'box-9', runnerToken, { AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, FAKE_AGENT: 'say:runner hello,sleep:60000', AGENT_BUS_RUNNER_HEARTBEAT: '1' }), repo, 'box-9');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const asked = runCli(['spawn', 'claude', '--on', 'box-9', '--repo', 'shop', '--prompt', 'far away work', '--label', 'far'], { env: machineEnv(bus, hub, 'laptop', lead.token) });
+    assert.equal(asked.code, 0, asked.stderr);
+    const name = 'shop/claude-far';
+    const cookie = cookieFor(hub.url, plain.token);
+    const refused = await fetch(`${hub.url}/api/fleet/log?spawn_id=${spawned(bus, name).spawn_id}`, { headers: { cookie } });
+    assert.equal(refused.status, 400);
+    assert.match(((await refused.json()) as { error: string }).error, /runs under a runner, and this token has no spawn scope/);
+
+    const page = await context.newPage();
+    await page.goto(`${hub.url}/`);
+    await page.getByLabel('Token').fill(lead.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#whoami', { hasText: 'On the hub as lead' }).waitFor();
+    const item = itemOf(page, name);
+    await item.locator('.state', { hasText: 'running' }).waitFor({ timeout: 10_000 });
+    assert.match((await item.textContent()) ?? '', /on box-9/);
+    assert.equal(await page.locator('#fleet-spawn').isVisible(), false, 'no spawn form on the hub');
+    await item.getByRole('button', { name: /log/i }).click();
+    await page.locator('#fleet-log-lines', { hasText: 'runner hello' }).waitFor({ timeout: 10_000 });
+    await item.getByRole('button', { name: `Stop ${name}` }).click();
+    await page.getByText(`Asked the runner on box-9 to stop ${name}.`).waitFor({ timeout: 5_000 });
+    await waitUntil(() => spawned(bus, name).state === 'exited', `${name}'s exit recorded`, 10_000, 100);
+    assert.equal(spawned(bus, name).exit_category, 'stopped');
+    assert.ok(spawnRows(bus).some((row) => row.event === 'stop' && row.actor === 'lead'), 'the stop is audited as the one signed in');
+  } finally {
+    await context.close();
+    await killRunner(runner);
     await hub.stop();
     bus.cleanup();
   }

@@ -5,12 +5,12 @@
  * the stand-in agent, named by the runner machine's own executable setting.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, json, ROOT, runCli, type TempBus } from '../helpers/bus-env.js';
-import { connectHttp, createToken, withHub, type RunningHub } from '../helpers/hub.js';
+import { json, ROOT, runCli } from '../helpers/bus-env.js';
+import { connectHttp, createToken, withHub } from '../helpers/hub.js';
+import { killRunner, machineEnv, startRunner } from '../helpers/runner.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'helpers', 'fake-agent.mjs');
@@ -25,34 +25,6 @@ interface Spawned {
   exit_note: string | null;
   runner: string | null;
   spawned_by: string;
-}
-
-/** A machine that reaches the bus only through the hub, as `name`'s token. */
-function machineEnv(bus: TempBus, hub: RunningHub, name: string, token: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const dir = join(bus.dir, `machine-${name.replace(/\W+/g, '-')}`);
-  mkdirSync(join(dir, 'home'), { recursive: true });
-  return { PATH: bus.env.PATH, HOME: join(dir, 'home'), AGENT_BUS_HOME: join(dir, 'bus'), AGENT_BUS_URL: hub.url, AGENT_BUS_TOKEN: token, NO_COLOR: '1', ...extra };
-}
-
-interface Runner {
-  child: ChildProcess;
-  said(): string;
-}
-
-async function startRunner(env: NodeJS.ProcessEnv, repo: string, machine: string): Promise<Runner> {
-  const child = spawn(process.execPath, [CLI, 'runner', '--clients', 'claude', '--repos', repo, '--max', '3', '--name', machine], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let said = '';
-  child.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
-  await waitUntil(() => said.includes(`offering ${machine}`), 'the runner says what it offers', 10_000);
-  return { child, said: () => said };
-}
-
-function killRunner(runner: Runner): Promise<void> {
-  return new Promise((resolve) => {
-    if (runner.child.exitCode !== null || runner.child.signalCode !== null) return resolve();
-    runner.child.once('close', () => resolve());
-    runner.child.kill('SIGKILL');
-  });
 }
 
 function fleet(env: NodeJS.ProcessEnv): Spawned[] {

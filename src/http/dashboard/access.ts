@@ -6,6 +6,7 @@
  * and SameSite=Strict, and a request that changes something must also come
  * from the dashboard's own origin.
  */
+import { hasScope } from '../../core/tokens.js';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Registration, TokenRecord } from '../../model/records.js';
@@ -23,6 +24,8 @@ export interface DashboardActor {
   place: 'local' | 'hub';
   /** On the hub: the id of the token signed in with (its audit rows carry it, as every hub request's do). */
   tokenId?: string;
+  /** On the hub: whether the token may stop agents and read their logs, which their runners do (its `spawn` scope). */
+  mayStart?: boolean;
 }
 
 /**
@@ -121,7 +124,7 @@ export function tokenAccess(check: TokenCheck, registrationsOf: (token: TokenRec
       if (presented === null) return null;
       const result = await check(presented);
       if (!result.ok) return null;
-      return { name: result.token.agent, registrations: registrationsOf(result.token), mayClearNotices: false, mayReleaseReservations: false, place: 'hub', tokenId: result.token.tokenId };
+      return { name: result.token.agent, registrations: registrationsOf(result.token), mayClearNotices: false, mayReleaseReservations: false, place: 'hub', tokenId: result.token.tokenId, mayStart: hasScope(result.token, 'spawn') };
     },
     async signIn(presented) {
       const result = await check(presented.trim());

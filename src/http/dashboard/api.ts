@@ -48,7 +48,7 @@ function recentRows(path: string, limit: number, keep: (row: AuditRow) => boolea
 }
 
 export const GET_ROUTES: Record<string, (context: ApiContext, query: Query) => Promise<unknown>> = {
-  '/api/me': async ({ actor, bus, version, fleet }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, may_release_reservations: actor.mayReleaseReservations, may_spawn: fleet !== null, now: nowStamp() }),
+  '/api/me': async ({ actor, bus, version, fleet }) => ({ name: actor.name, place: actor.place, version, store: actor.place === 'local' ? bus.health.location : null, may_clear_notices: actor.mayClearNotices, may_release_reservations: actor.mayReleaseReservations, may_spawn: fleet !== null, may_control_runners: actor.place === 'hub' && actor.mayStart === true, now: nowStamp() }),
   '/api/roster': ({ bus }, query) => bus.overview.rosterPage(whole(query, 'offset', 0, 1_000_000), Math.max(1, whole(query, 'limit', 50, 500)), query.get('filter') ?? ''),
   '/api/activity': async ({ auditPath }, query) => {
     const filter = { agent: query.get('agent') ?? '', op: query.get('op') ?? '', thread: query.get('thread') ?? '' };

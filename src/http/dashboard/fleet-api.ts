@@ -11,7 +11,8 @@ import { gitRoot, repoName } from '../../adapters/identity.js';
 import { supervisorGone } from '../../adapters/procs.js';
 import { bodyPreview } from '../../audit/record.js';
 import type { Bus } from '../../core/bus.js';
-import { exitText, spawnView, type SpawnView } from '../../core/fleet-ops.js';
+import { exitText, type SpawnView } from '../../core/fleet-ops.js';
+import { agentLogLines, askToStop } from '../../fleet/on-runner.js';
 import type { TaskView } from '../../core/task-ops.js';
 import { nowStamp } from '../../model/clock.js';
 import { BusError, InvalidInputError, NotFoundError } from '../../model/errors.js';
@@ -58,8 +59,24 @@ function here(fleet: DashboardFleet | null, what: string, instead: string): Dash
   return fleet;
 }
 
-function fleetAgent(spawn: SpawnRecord, titles: ReadonlyMap<string, string> = new Map()): FleetAgent {
-  return { ...spawnView(spawn, supervisorGone), prompt: bodyPreview(spawn.prompt), task_title: spawn.taskId === null ? null : (titles.get(spawn.taskId) ?? null) };
+/** Spawned agents as the fleet view shows them, each marked with its machine's runner where it has one (away: unknown). */
+async function fleetAgents(bus: Bus, spawns: SpawnRecord[], titles: ReadonlyMap<string, string> = new Map()): Promise<FleetAgent[]> {
+  const views = await bus.fleet.views(spawns, supervisorGone);
+  return spawns.map((spawn, index) => ({ ...(views[index] as SpawnView), prompt: bodyPreview(spawn.prompt), task_title: spawn.taskId === null ? null : (titles.get(spawn.taskId) ?? null) }));
+}
+
+async function fleetAgent(bus: Bus, spawn: SpawnRecord): Promise<FleetAgent> {
+  return (await fleetAgents(bus, [spawn]))[0] as FleetAgent;
+}
+
+/**
+ * On the hub, an agent a runner runs: its log as the runner sent it, and a stop the runner does, for a
+ * token of the spawn scope. Null where this is not the hub's dashboard or the agent has no runner.
+ */
+async function underRunner(bus: Bus, actor: ApiContext['actor'], spawn: SpawnRecord, what: string): Promise<boolean> {
+  if (actor.place !== 'hub' || !(await bus.fleet.runners()).some((runner) => runner.machine === spawn.machine)) return false;
+  if (!actor.mayStart) throw new BusError(`${what}: ${spawn.name} runs under a runner, and this token has no spawn scope: sign in with one made by 'agent-bus token create NAME --scope spawn'`);
+  return true;
 }
 
 /** Running and queued first (oldest first: who has run longest), then those that ended, newest first. */
@@ -91,18 +108,20 @@ export const FLEET_GET_ROUTES: Record<string, (context: ApiContext, query: Query
     for (const agent of await agents()) if (agent.repo_path !== '' && !repos.has(agent.repo_path)) repos.set(agent.repo_path, agent.group);
     return {
       now: nowStamp(),
-      agents: shown.map((spawn) => fleetAgent(spawn, titles)),
+      agents: await fleetAgents(bus, shown, titles),
       ended_more: endedMore,
       repos: [...repos].map(([folder, repo]) => ({ repo, folder })).sort((a, b) => a.repo.localeCompare(b.repo) || a.folder.localeCompare(b.folder)),
     };
   },
   // Never a shared view: a log grows with no change to the store, so each read reads it anew.
-  '/api/fleet/log': async ({ bus, fleet }, query) => {
-    const logs = here(fleet, 'logs', "read it on the machine it ran on ('agent-bus logs NAME' there)");
+  '/api/fleet/log': async ({ bus, fleet, actor }, query) => {
     const id = query.get('spawn_id') ?? '';
     if (id === '') throw new InvalidInputError('spawn_id is required: the spawned agent whose log to show');
     const spawn = await spawnById(bus, id);
-    return { spawn_id: spawn.spawnId, name: spawn.name, state: spawn.state, lines: logs.lastLines(spawn, Math.max(1, whole(query, 'lines', LOG_LINES, MOST_LOG_LINES))) };
+    const count = Math.max(1, whole(query, 'lines', LOG_LINES, MOST_LOG_LINES));
+    if (await underRunner(bus, actor, spawn, 'logs')) return { spawn_id: spawn.spawnId, name: spawn.name, state: (await fleetAgent(bus, spawn)).state, lines: await agentLogLines(bus, spawn, count) };
+    const logs = here(fleet, 'logs', "read it on the machine it ran on ('agent-bus logs NAME' there)");
+    return { spawn_id: spawn.spawnId, name: spawn.name, state: spawn.state, lines: logs.lastLines(spawn, count) };
   },
 };
 
@@ -133,12 +152,14 @@ export const FLEET_POST_ROUTES: Record<string, (context: ApiContext, body: Body)
     });
     // A start that failed is a failure, as `agent-bus spawn` says it; one that ran and ended already is its record.
     if (spawn.state === 'exited' && spawn.exitCategory === 'start-failed') throw new BusError(`spawn: ${spawn.name} could not start: ${spawn.exitNote ?? exitText(spawn)}; its log is ${spawn.logPath}`);
-    return fleetAgent(spawn);
+    return fleetAgent(bus, spawn);
   },
   '/api/fleet/stop': async ({ bus, fleet, actor }, body) => {
-    const stopper = here(fleet, 'stop', "stop it on the machine it runs on ('agent-bus stop NAME' there)");
     const spawn = await spawnById(bus, text(body, 'spawn_id', true) as string);
-    return fleetAgent(await stopper.stop(spawn.spawnId, actor.name));
+    // Under a runner the stop is asked, and the runner ends it within its heartbeat.
+    if (await underRunner(bus, actor, spawn, 'stop')) return fleetAgent(bus, await askToStop(bus, spawn.spawnId, actor.name));
+    const stopper = here(fleet, 'stop', "stop it on the machine it runs on ('agent-bus stop NAME' there)");
+    return fleetAgent(bus, await stopper.stop(spawn.spawnId, actor.name));
   },
   // As `agent-bus task add TITLE --to REPO --run CLIENT`: the task made by the one signed in, and an agent spawned to hold it.
   '/api/tasks/run': async ({ fleet, actor }, body) => {
