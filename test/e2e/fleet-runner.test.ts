@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { json, ROOT, runCli } from '../helpers/bus-env.js';
+import { json, ROOT, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 import { killRunner, machineEnv, startRunner } from '../helpers/runner.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -92,6 +92,20 @@ test('spawn --on a runner\'s machine through the hub: it starts there under its 
     assert.match(stopped.stdout, /^stopped shop\/claude-far on box-2: SIGTERM \(stopped\)|^stopped shop\/claude-far on box-2: exit 143 \(stopped\)/);
     assert.equal(one(asker, 'shop/claude-far').exit_category, 'stopped');
     await waitUntil(() => !alive(running.pid as number), 'the agent\'s process is gone');
+
+    // A task handed to an agent on another machine: its end with the task open fails it, with the log's last lines the runner sent.
+    const task = json<{ id: string }>(runCli(['task', 'add', 'run the slow suite', '--to', 'shop', '--json'], { env: asker }));
+    const holder = runCli(['spawn', 'claude', '--on', 'box-2', '--repo', 'shop', '--task', task.id, '--label', 'holder'], { env: asker });
+    assert.equal(holder.code, 0, holder.stderr);
+    const held = json<{ state: string; holder: string }>(runCli(['task', 'show', task.id, '--json'], { env: asker }));
+    assert.deepEqual([held.state, held.holder], ['taken', 'shop/claude-holder']);
+    await waitUntil(() => runCli(['logs', 'shop/claude-holder'], { env: asker }).stdout.includes('remote hello'), 'the holder has said its line', 10_000, 200);
+    assert.equal(runCli(['stop', 'shop/claude-holder'], { env: asker }).code, 0);
+    const waited = await runCliAsync(['task', 'wait', task.id, '--timeout', '10s'], { env: asker });
+    assert.equal(waited.code, 5, waited.stdout + waited.stderr);
+    const failed = json<{ state: string; result: string | null }>(runCli(['task', 'show', task.id, '--json'], { env: asker }));
+    assert.equal(failed.state, 'failed');
+    assert.match(failed.result ?? '', /shop\/claude-holder ended \(.*\(stopped\)\) without closing the task\.\nThe last lines of its log:\n(.*\n)*remote hello/);
     // The hub's audit log: the runner's offer, and the agent from its request to its exit.
     const audit = readFileSync(bus.audit, 'utf8');
     for (const event of ['runner', 'request', 'start', 'stop', 'exit']) assert.match(audit, new RegExp(`"op":"spawn"[^\\n]*"event":"${event}"`), event);
