@@ -220,6 +220,11 @@ export class Fleet {
     await this.store.noteSpawnSession(spawnId, sessionKey);
   }
 
+  /** Name the supervisor that waits for a slot for a queued spawn: a queue whose supervisor is gone can then be told. */
+  async waiting(spawnId: string, supervisor: string): Promise<void> {
+    await this.store.noteSpawnWaiter(spawnId, supervisor);
+  }
+
   /** Take a slot on the spawn's machine for it, if one is free: whether it may start now. */
   async claimSlot(spawnId: string, supervisor: string, max: number): Promise<boolean> {
     return this.store.claimSpawnSlot(spawnId, supervisor, max, stampOf(this.clock));
@@ -358,8 +363,9 @@ export interface SpawnView {
   max_restarts: number;
   restarts: number;
   /**
-   * A running agent whose supervisor is known to be gone (a process of this machine that no longer
-   * runs): its exit will not be recorded by it, and `stop` ends it itself. Null where it cannot be told.
+   * A running or queued agent whose supervisor is known to be gone (a process of this machine that no
+   * longer runs): its exit will not be recorded by it, nor will it start; `stop` ends it itself. Null
+   * where it cannot be told.
    */
   supervisor_gone: boolean | null;
   /** Whether it runs under a runner (on another machine of the hub), and whether that runner is away. */
@@ -399,7 +405,7 @@ export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: strin
     restart: spawn.restartPolicy,
     max_restarts: spawn.maxRestarts,
     restarts: spawn.restarts,
-    supervisor_gone: spawn.state === 'running' && spawn.supervisor !== null && runner === null ? supervisorGone(spawn.supervisor) : null,
+    supervisor_gone: spawn.state !== 'exited' && spawn.supervisor !== null && runner === null ? supervisorGone(spawn.supervisor) : null,
     runner,
   };
 }

@@ -15,6 +15,8 @@ import { failOpenTask } from './task-close.js';
 
 export interface FleetDesk {
   byId(spawnId: string): Promise<SpawnRecord | null>;
+  /** Name the supervisor that waits for a slot, where the desk keeps it (a runner's own agents it takes up again itself). */
+  waiting?(spawnId: string, supervisor: string): Promise<void>;
   /** Take a slot on the spawn's machine, under `max` running: whether it may start now. */
   claimSlot(spawnId: string, supervisor: string, max: number): Promise<boolean>;
   started(spawn: SpawnRecord, pid: number): Promise<void>;
@@ -36,6 +38,7 @@ export interface FleetDesk {
 export function localDesk(bus: Bus, busFolder: string): FleetDesk {
   return {
     byId: (spawnId) => bus.fleet.byId(spawnId),
+    waiting: (spawnId, supervisor) => bus.fleet.waiting(spawnId, supervisor),
     claimSlot: (spawnId, supervisor, max) => bus.fleet.claimSlot(spawnId, supervisor, max),
     started: (spawn, pid) => bus.fleet.started(spawn, pid),
     exited: (spawnId, exit) => bus.fleet.exited(spawnId, exit),

@@ -59,7 +59,14 @@ export async function stopAgent(bus: Bus, env: Env, nameOrId: string, actor: str
   await bus.fleet.requestStop(spawn, actor);
   const pid = localPid(spawn.supervisor);
   const grace = setting(env, 'AGENT_BUS_STOP_GRACE');
-  if (pid !== null && !signal(pid, 'SIGTERM') && spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, spawn, spawn.pid, grace);
+  if (pid !== null && !signal(pid, 'SIGTERM')) {
+    if (spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, spawn, spawn.pid, grace);
+    // Queued (or not yet started), and the supervisor that was to start it is gone: nothing will, and nothing runs.
+    const after = await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started; its supervisor was gone' });
+    if (after === null) return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
+    await failOpenTask(bus, after);
+    return after;
+  }
   const deadline = Date.now() + grace + RECORD_SLACK_MS;
   for (;;) {
     const now = await bus.fleet.byId(spawn.spawnId);

@@ -51,6 +51,7 @@ async function startFailed(run: SupervisorRun, spawn: SpawnRecord, note: string)
 /** Wait for a slot; the spawn once it may start, or null when it is not to start (stopped, gone, started by another). */
 async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => boolean): Promise<SpawnRecord | null> {
   const max = run.max ?? setting(run.env, 'AGENT_BUS_MAX_SPAWNED');
+  await run.desk.waiting?.(run.spawnId, me);
   const feed = run.desk.changes();
   try {
     const outcome = await eachChange({ feed, pollMs: POLL_MS, stopped: () => false }, async () => {

@@ -7,7 +7,7 @@ import type { Style } from './style.js';
 
 /** How it stands: queued, running (with how long, and its turn where its hooks say), or how it ended. */
 function standing(spawn: SpawnView, presence: string | null, now: number): string {
-  if (spawn.state === 'queued') return 'queued';
+  if (spawn.state === 'queued') return spawn.supervisor_gone === true ? 'queued, supervisor gone' : 'queued';
   if (spawn.state === 'running') {
     const since = spawn.started_at === null ? '' : ` ${durationText(now - stampToMillis(spawn.started_at))}`;
     const note = spawn.supervisor_gone === true ? ', supervisor gone' : spawn.stop_requested_at === null ? '' : ', stopping';

@@ -128,7 +128,9 @@ test('a runner that goes away leaves its agents unknown, not gone; back, it take
     for (const label of ['kept', 'lost']) {
       const started = runCli(['spawn', 'claude', '--on', 'box-3', '--repo', 'shop', '--prompt', 'long work', '--label', label], { env: asker });
       assert.equal(started.code, 0, started.stderr);
-      pids.push(one(asker, `shop/claude-${label}`).pid as number);
+      const record = one(asker, `shop/claude-${label}`);
+      assert.ok(record.state === 'running' && record.pid !== null, `${label} runs: ${JSON.stringify(record)}; spawn said ${started.stderr}; the runner said ${runner.said()}`);
+      pids.push(record.pid);
     }
     await killRunner(runner);
     assert.ok(pids.every(alive), 'its agents run on without it');

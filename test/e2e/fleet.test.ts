@@ -386,3 +386,31 @@ test('--restart on-failure: a crash starts the agent again on its own session af
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal((spawned(bus, 'shop/claude-fine') as Restarted).restarts, 0, 'not restarted');
 }));
+
+test('a queued agent whose supervisor is gone is shown so, and stop records it stopped at once, failing the task it held', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  const env = agentEnv(bus, 'sleep:60000', { AGENT_BUS_MAX_SPAWNED: '1' });
+  runCli(['init', '--clients', 'claude'], { env: bus.env, cwd: repo });
+  assert.equal(runCli(['spawn', 'claude', '--prompt', 'hold the slot', '--label', 'first'], { env, cwd: repo }).code, 0);
+  const task = json<{ id: string }>(runCli(['task', 'add', 'waits its turn', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
+  const queued = runCli(['spawn', 'claude', '--task', task.id, '--label', 'second'], { env, cwd: repo });
+  assert.equal(queued.code, 0, queued.stderr);
+  try {
+    await waitUntil(() => spawned(bus, 'shop/claude-second').state === 'queued' && (spawned(bus, 'shop/claude-second') as Spawned & { supervisor: string | null }).supervisor !== null, 'the queued one names its waiting supervisor');
+    const supervisor = (spawned(bus, 'shop/claude-second') as Spawned & { supervisor: string }).supervisor;
+    const pid = Number(supervisor.split('/')[1]);
+    process.kill(pid, 'SIGKILL');
+    await waitUntil(() => (spawned(bus, 'shop/claude-second') as Spawned & { supervisor_gone: boolean | null }).supervisor_gone === true, 'the queue shows its supervisor gone');
+    assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude-second +claude +queued, supervisor gone/);
+    const started = Date.now();
+    const stopped = runCli(['stop', 'shop/claude-second', '--json'], { env: bus.env });
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.ok(Date.now() - started < 5_000, 'stop did not wait for a supervisor that is gone');
+    const record = json<Spawned>(stopped);
+    assert.deepEqual([record.state, record.exit_category, record.exit_note], ['exited', 'stopped', 'stopped before it started; its supervisor was gone']);
+    const shown = json<{ state: string; result: string }>(runCli(['task', 'show', task.id, '--json'], { env: bus.env }));
+    assert.equal(shown.state, 'failed');
+  } finally {
+    runCli(['stop', 'shop/claude-first'], { env: bus.env });
+  }
+}));

@@ -27,6 +27,10 @@ export function postgresFleet(pool: PostgresPool): FleetPort {
       });
     },
 
+    async noteSpawnWaiter(spawnId, supervisor) {
+      await pool.transaction([], (query) => query("UPDATE spawns SET supervisor = $2 WHERE spawn_id = $1 AND state = 'queued'", [spawnId, supervisor]));
+    },
+
     async noteSpawnPid(spawnId, pid) {
       await pool.transaction([], (query) => query('UPDATE spawns SET pid = $2 WHERE spawn_id = $1', [spawnId, pid]));
     },

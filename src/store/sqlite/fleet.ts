@@ -23,6 +23,10 @@ export function sqliteFleet(db: SqliteConnection): FleetPort {
       });
     },
 
+    async noteSpawnWaiter(spawnId, supervisor) {
+      db.immediate(() => db.run("UPDATE spawns SET supervisor = ? WHERE spawn_id = ? AND state = 'queued'", [supervisor, spawnId]));
+    },
+
     async noteSpawnPid(spawnId, pid) {
       db.immediate(() => db.run('UPDATE spawns SET pid = ? WHERE spawn_id = ?', [pid, spawnId]));
     },
