@@ -549,7 +549,7 @@ export const COMMANDS: CommandSpec[] = [
     warmup: { args: ['supervise', 'warming-the-code-cache'] },
     summary: 'Run by spawn, detached: start one spawned agent when a slot is free and record its exit.',
     positionals: [{ name: 'ID', required: true, description: 'the spawn id' }],
-    options: [],
+    options: [{ name: 'handover', type: 'string', value: 'WORD', description: 'the word spawn named it by when it took the slot and started the client itself' }],
     examples: ['agent-bus supervise 0193a6f2c4d87e2f9b1a3c5d7e9f0a1b'],
   },
   {

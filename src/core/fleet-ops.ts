@@ -74,6 +74,8 @@ export function exitCategoryOf(exit: { code: number | null; signal: string | nul
   // 137 is 128 + SIGKILL, as a shell reports a process the kernel's OOM killer ended.
   if (exit.code === 137) return 'oom';
   if (exit.signal !== null) return exit.signal === 'SIGKILL' ? 'oom' : 'signal';
+  // A shell says a process a signal ended as 128 and the signal's number.
+  if (exit.code !== null && exit.code > 128 && exit.code < 128 + 32) return 'signal';
   return exit.code === 0 ? 'finished' : 'failed';
 }
 

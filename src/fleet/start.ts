@@ -5,6 +5,7 @@
  * the exit record and its log line kept, never a silent "started".
  */
 import { spawn as startProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Bus } from '../core/bus.js';
 import { generatedLabel, SpawnRefusedError, SPAWNABLE_CLIENTS, type SpawnableClient } from '../core/fleet-ops.js';
@@ -20,6 +21,7 @@ import type { TaskView } from '../core/task-ops.js';
 import { findExecutable } from './executable.js';
 import { executableOf } from './launch.js';
 import { logNote, logPathFor } from './logs.js';
+import { startSpawnClient } from './supervisor.js';
 
 export interface StartRequest {
   client: string;
@@ -153,9 +155,22 @@ async function launch(context: StartContext, spawn: SpawnRecord, task: TaskView 
   }
   // A machine at its limit queues it: said at once, rather than after a wait for a start that is not coming.
   const running = (await bus.fleet.list()).filter((other) => other.machine === spawn.machine && other.state === 'running').length;
-  const queued = running >= setting(env, 'AGENT_BUS_MAX_SPAWNED');
-  const supervisor = startProcess(context.cli.node, [context.cli.script, 'supervise', spawn.spawnId], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv, cwd: spawn.folder });
+  const max = setting(env, 'AGENT_BUS_MAX_SPAWNED');
+  const queued = running >= max;
+  // The supervisor's name is known before it runs (this machine, its pid, a word given it), so the slot
+  // can be taken in its name here and the client started at once, while the supervisor starts up.
+  const word = randomBytes(4).toString('hex');
+  const supervisor = startProcess(context.cli.node, [context.cli.script, 'supervise', spawn.spawnId, '--handover', word], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv, cwd: spawn.folder });
   supervisor.on('error', () => undefined);
   supervisor.unref();
+  if (!queued && supervisor.pid !== undefined && (await bus.fleet.claimSlot(spawn.spawnId, `${hostname()}/${supervisor.pid}/${word}`, max))) {
+    const started = await startSpawnClient(env, busFolder, spawn);
+    if ('problem' in started) {
+      await refuse(started.problem, new BusError(`${what}: cannot start ${client}: ${started.problem}; its log is ${spawn.logPath}`));
+    } else {
+      await bus.fleet.started(spawn, started.pid);
+      return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
+    }
+  }
   return queued ? spawn : settled(bus, spawn.spawnId, 3_000);
 }

@@ -6,9 +6,9 @@
  * store's request, or a signal to the supervisor) is a polite signal to the agent's process group,
  * then a kill after the grace period.
  */
-import { spawn as startProcess, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { workerName } from '../adapters/procs.js';
+import { awaitEnd, readExit, startClient, type StartedClient } from './client-process.js';
 import { exitCategoryOf, exitText, isCrash, restartCooldownMs, type SpawnableClient } from '../core/fleet-ops.js';
 import { eachChange } from '../core/store-changes.js';
 import type { SpawnRecord } from '../model/records.js';
@@ -48,41 +48,91 @@ async function startFailed(run: SupervisorRun, spawn: SpawnRecord, note: string)
   if (after !== null) await run.desk.failOpenTask(after, reasonLines(after));
 }
 
-/** Wait for a slot; the spawn once it may start, or null when it is not to start (stopped, gone, started by another). */
-async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => boolean): Promise<SpawnRecord | null> {
+/**
+ * Wait for a slot: the spawn once it may start (`handedOver` when `spawn` took the slot in this
+ * supervisor's name and starts the client itself), or null when it is not to start (stopped, gone,
+ * started by another).
+ */
+async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => boolean): Promise<{ spawn: SpawnRecord; handedOver: boolean } | null> {
   const max = run.max ?? setting(run.env, 'AGENT_BUS_MAX_SPAWNED');
   await run.desk.waiting?.(run.spawnId, me);
   const feed = run.desk.changes();
   try {
     const outcome = await eachChange({ feed, pollMs: POLL_MS, stopped: () => false }, async () => {
       const spawn = await run.desk.byId(run.spawnId);
+      // `spawn` took the slot in this supervisor's name and starts the client itself: this one watches it.
+      if (spawn?.state === 'running' && spawn.supervisor === me) return { spawn, handedOver: true };
       if (spawn === null || spawn.state !== 'queued') return { spawn: null };
       if (spawn.stopRequestedAt !== null || stopSignalled()) {
         logNote(spawn.logPath, run.busFolder, 'stopped while it waited for a slot');
         await run.desk.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started' });
         return { spawn: null };
       }
-      if (await run.desk.claimSlot(spawn.spawnId, me, max)) return { spawn: (await run.desk.byId(run.spawnId)) ?? spawn };
+      if (await run.desk.claimSlot(spawn.spawnId, me, max)) return { spawn: (await run.desk.byId(run.spawnId)) ?? spawn, handedOver: false };
       return undefined;
     });
-    return outcome?.spawn ?? null;
+    return outcome?.spawn ? { spawn: outcome.spawn, handedOver: outcome.handedOver ?? false } : null;
   } finally {
     await feed.close().catch(() => undefined);
   }
 }
 
 /** Signal the agent's whole process group (its servers and hooks with it), or the process alone where there is no group. */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-child.pid, signal);
+    process.kill(-pid, signal);
   } catch {
     try {
-      child.kill(signal);
+      process.kill(pid, signal);
     } catch {
       // Gone already.
     }
   }
+}
+
+/** Where a spawn's client's exit status is written: beside its log, as private. */
+export function exitFileOf(spawn: Pick<SpawnRecord, 'logPath'>): string {
+  return spawn.logPath.replace(/\.log$/, '') + '.exit';
+}
+
+/**
+ * Start a spawn's client, headless, with its output in its log: its process, or why it could not
+ * start (its executable not found, or no process at all). Used by the supervisor, and by `spawn`
+ * itself when a slot is free, so the client starts without waiting for the supervisor's own start.
+ */
+export async function startSpawnClient(env: Env, busFolder: string, spawn: SpawnRecord): Promise<StartedClient | { problem: string }> {
+  const client = spawn.client as SpawnableClient;
+  const launch = LAUNCHES[client];
+  const wanted = executableOf(client, env);
+  const executable = findExecutable(wanted, env.PATH, spawn.folder);
+  if (executable === null) return { problem: `no executable ${JSON.stringify(wanted)} on PATH (${env.PATH ?? ''})` };
+  const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name, resume: spawn.sessionKey };
+  const args = launch.headless(request);
+  const log = openLog(spawn.logPath, busFolder);
+  logNote(spawn.logPath, busFolder, `starting ${spawn.name}: ${executable} ${args.map((arg) => JSON.stringify(arg)).join(' ')} (in ${spawn.folder})`);
+  try {
+    return await startClient({ executable, args, env: agentEnvironment(env, spawn, launch.env?.(request) ?? {}), folder: spawn.folder, logFd: log, exitFile: exitFileOf(spawn) });
+  } catch (error) {
+    return { problem: (error as Error).message };
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** How long a supervisor waits for `spawn` to say the pid of a client it started in the supervisor's name. */
+const HANDOVER_MS = 10_000;
+/** How often a client that another process started is looked at, to see that it has ended. */
+const END_POLL_MS = 50;
+
+/** The pid of the client `spawn` started for this supervisor, once it is recorded; null if it never is. */
+async function handedOverPid(run: SupervisorRun, spawn: SpawnRecord): Promise<number | null> {
+  const deadline = Date.now() + HANDOVER_MS;
+  let now: SpawnRecord | null = spawn;
+  while (now !== null && now.state === 'running' && now.pid === null && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    now = await run.desk.byId(spawn.spawnId);
+  }
+  return now?.state === 'running' ? now.pid : null;
 }
 
 export async function supervise(run: SupervisorRun): Promise<number> {
@@ -117,48 +167,43 @@ async function superviseRun(run: SupervisorRun): Promise<{ code: number; next: s
 async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean, onStop: (stop: () => void) => void): Promise<{ code: number; next: string | null }> {
   const done = (code: number): { code: number; next: null } => ({ code, next: null });
 
-  const spawn = await awaitSlot(run, me, signalled);
-  if (spawn === null) return done(0);
-  const client = spawn.client as SpawnableClient;
-  const launch = LAUNCHES[client];
-  const wanted = executableOf(client, run.env);
-  const executable = findExecutable(wanted, run.env.PATH, spawn.folder);
-  if (executable === null) {
-    await startFailed(run, spawn, `no executable ${JSON.stringify(wanted)} on PATH (${run.env.PATH ?? ''})`);
-    return done(1);
-  }
-  const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name, resume: spawn.sessionKey };
-  const args = launch.headless(request);
-  const env = agentEnvironment(run.env, spawn, launch.env?.(request) ?? {});
-  const log = openLog(spawn.logPath, run.busFolder);
-  logNote(spawn.logPath, run.busFolder, `starting ${spawn.name}: ${executable} ${args.map((arg) => JSON.stringify(arg)).join(' ')} (in ${spawn.folder})`);
-
+  const slot = await awaitSlot(run, me, signalled);
+  if (slot === null) return done(0);
+  const { spawn } = slot;
+  const launch = LAUNCHES[spawn.client as SpawnableClient];
   const grace = setting(run.env, 'AGENT_BUS_STOP_GRACE');
-  let child: ChildProcess;
-  try {
-    // Its own process group: a stop reaches the servers and hooks it started, and the supervisor's own signals do not.
-    child = startProcess(executable, args, { cwd: spawn.folder, env, stdio: ['ignore', log, log], detached: true });
-  } catch (error) {
-    closeSync(log);
-    await startFailed(run, spawn, (error as Error).message);
-    return done(1);
+  let pid: number;
+  /** Its end as its parent hears it, where this supervisor started it; else its pid is watched. */
+  let ended: Promise<void> | null = null;
+  if (slot.handedOver) {
+    const handed = spawn.pid ?? (await handedOverPid(run, spawn));
+    if (handed === null) {
+      const now = await run.desk.byId(spawn.spawnId);
+      if (now?.state === 'exited') return done(0);
+      await startFailed(run, spawn, 'spawn took its slot and did not say that it started the client');
+      return done(1);
+    }
+    pid = handed;
+  } else {
+    const started = await startSpawnClient(run.env, run.busFolder, spawn);
+    if ('problem' in started) {
+      await startFailed(run, spawn, started.problem);
+      return done(1);
+    }
+    pid = started.pid;
+    ended = started.ended;
   }
-  closeSync(log);
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
-    child.once('error', (error) => resolve({ code: null, signal: null, error }));
-    child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
-  });
   let stopping = false;
   let killTimer: NodeJS.Timeout | null = null;
   const stopChild = (): void => {
     if (stopping) return;
     stopping = true;
-    signalGroup(child, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
+    signalGroup(pid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), grace);
   };
   onStop(stopChild);
   if (signalled()) stopChild();
-  if (child.pid !== undefined) await run.desk.started(spawn, child.pid);
+  if (ended !== null) await run.desk.started(spawn, pid);
 
   // A stop asked through the store (from another process, or another machine's hub) reaches this one.
   let exited = false;
@@ -169,18 +214,15 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
     return undefined;
   }).catch(() => undefined);
 
-  const outcome = await ended;
+  await (ended ?? awaitEnd(pid, END_POLL_MS));
+  const outcome = readExit(exitFileOf(spawn));
   exited = true;
   if (killTimer !== null) clearTimeout(killTimer);
   feed.interrupt();
   await watchingStops;
   await feed.close().catch(() => undefined);
-  if (outcome.error !== null) {
-    await startFailed(run, spawn, outcome.error.message);
-    return done(1);
-  }
   // What it started may outlive it (a server, a hook): the group goes with it.
-  signalGroup(child, 'SIGTERM');
+  signalGroup(pid, 'SIGTERM');
   // The conversation it ran, for a resume: as its hooks saw it, else as its output named it.
   const pattern = launch.sessionInOutput;
   const session = (await run.desk.hooksSession(spawn).catch(() => null)) ?? (pattern === null ? null : firstMatch(spawn.logPath, pattern));
