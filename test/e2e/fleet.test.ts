@@ -152,19 +152,36 @@ test('stop: a polite signal, then the kill after the grace period; the exit is r
   assert.equal(runCli(['stop', 'shop/claude-nobody'], { env: bus.env }).code, 1);
 }));
 
-test('beyond AGENT_BUS_MAX_SPAWNED a spawn queues, is shown queued, and starts when a slot frees', withTempBus(async (bus) => {
+test('beyond AGENT_BUS_MAX_SPAWNED a spawn queues, is shown queued, and starts when a slot frees: five spawns with a limit of 4', withTempBus(async (bus) => {
   const repo = repoIn(bus);
-  const env = agentEnv(bus, 'sleep:2500', { AGENT_BUS_MAX_SPAWNED: '2' });
-  for (const label of ['one', 'two']) assert.equal(runCli(['spawn', 'claude', '--prompt', 'work', '--label', label], { env, cwd: repo }).code, 0);
-  const third = runCli(['spawn', 'claude', '--prompt', 'work', '--label', 'three'], { env: { ...env, FAKE_AGENT: 'exit:0' }, cwd: repo });
-  assert.equal(third.code, 0, third.stderr);
-  assert.match(third.stderr, /^queued: 2 spawned agents run on this machine/);
-  assert.equal(spawned(bus, 'shop/claude-three').state, 'queued');
-  assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude-three +claude +queued/);
-  const after = await exited(bus, 'shop/claude-three', 15_000);
+  const env = agentEnv(bus, 'sleep:2500', { AGENT_BUS_MAX_SPAWNED: '4' });
+  for (const label of ['one', 'two', 'three', 'four']) assert.equal(runCli(['spawn', 'claude', '--prompt', 'work', '--label', label], { env, cwd: repo }).code, 0);
+  const fifth = runCli(['spawn', 'claude', '--prompt', 'work', '--label', 'five'], { env: { ...env, FAKE_AGENT: 'exit:0' }, cwd: repo });
+  assert.equal(fifth.code, 0, fifth.stderr);
+  assert.match(fifth.stderr, /^queued: 4 spawned agents run on this machine/);
+  assert.equal(spawned(bus, 'shop/claude-five').state, 'queued');
+  assert.match(runCli(['agents'], { env: bus.env }).stdout, /shop\/claude-five +claude +queued/);
+  const after = await exited(bus, 'shop/claude-five', 15_000);
   assert.equal(after.exit_category, 'finished');
-  const [one, two] = [spawned(bus, 'shop/claude-one'), spawned(bus, 'shop/claude-two')];
-  assert.equal(one.state === 'exited' || two.state === 'exited', true, 'it started only once another had ended');
+  const firstFour = ['one', 'two', 'three', 'four'].map((label) => spawned(bus, `shop/claude-${label}`));
+  assert.ok(firstFour.some((spawn) => spawn.state === 'exited'), 'it started only once another had ended');
+}));
+
+test('a spawned agent whose process is killed fails the task it held, with the exit as the reason', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  runCli(['init', '--clients', 'claude'], { env: bus.env, cwd: repo });
+  const made = json<{ id: string }>(runCli(['task', 'add', 'a task whose agent is killed', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
+  assert.equal(runCli(['spawn', 'claude', '--task', made.id, '--label', 'victim'], { env: agentEnv(bus, 'say:working,sleep:60000'), cwd: repo }).code, 0);
+  await waitUntil(() => /working/.test(runCli(['logs', 'shop/claude-victim'], { env: bus.env }).stdout), 'the agent is at work');
+  // Killed from outside, as the OOM killer or a person would: the client alone, not its group.
+  const clientPid = Number(/fake-agent pid (\d+)/.exec(runCli(['logs', 'shop/claude-victim'], { env: bus.env }).stdout)?.[1]);
+  assert.ok(clientPid > 0 && clientPid !== spawned(bus, 'shop/claude-victim').pid, 'the client, not the shell that leads its group');
+  process.kill(clientPid, 'SIGKILL');
+  const failed = runCli(['task', 'wait', made.id, '--timeout', '20s'], { env: bus.env });
+  assert.equal(failed.code, 5, failed.stderr + failed.stdout);
+  const shown = json<{ state: string; result: string }>(runCli(['task', 'show', made.id, '--json'], { env: bus.env }));
+  assert.equal(shown.state, 'failed');
+  assert.match(shown.result, /^shop\/claude-victim ended \(exit 137 \(oom\)\) without closing the task\.\nThe last lines of its log:\n(.*\n)*working/);
 }));
 
 test('a task handed to a spawned agent: closed by the agent, its result comes back; left open at its exit, it fails with the reason', withTempBus(async (bus) => {

@@ -8,13 +8,14 @@
 //   write:FILE    write FILE in the folder it runs in, saying where it ran
 //   stamp         print the time it is about to go on (epoch milliseconds), for the fleet's benchmark
 //   exit:CODE     exit with CODE (the last step; 0 when no step says)
-// Its first line says when it started (epoch milliseconds).
+// Its first line says when it started (epoch milliseconds), its second its own pid.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const say = (line) => process.stdout.write(`${line}\n`);
 say(`fake-agent started ${Date.now()}`);
+say(`fake-agent pid ${process.pid}`);
 say(`fake-agent args ${JSON.stringify(args)}`);
 say(`fake-agent name ${process.env.AGENT_BUS_NAME ?? ''} depth ${process.env.AGENT_BUS_SPAWN_DEPTH ?? ''}`);
 // As Claude Code's stream-json names its conversation (a resumed one keeps its id).
