@@ -49,6 +49,8 @@ export interface SpawnRequest {
   /** Whether a crash starts it again on its own session, and at most how many times. */
   restartPolicy?: 'on-failure' | null;
   maxRestarts?: number;
+  /** It runs in a git worktree of its own (made already, as `folder`; or by its runner when it starts it). */
+  worktree?: boolean;
 }
 
 export { DEFAULT_MAX_RESTARTS };
@@ -173,6 +175,7 @@ export class Fleet {
       restartPolicy: request.restartPolicy ?? null,
       maxRestarts: request.restartPolicy ? (request.maxRestarts ?? DEFAULT_MAX_RESTARTS) : 0,
       restarts: 0,
+      worktree: request.worktree ?? false,
     };
     await this.store.addSpawn(spawn);
     this.audit.append([spawnRow('request', now, request.spawnedBy, spawn)]);
@@ -230,6 +233,11 @@ export class Fleet {
   /** Take a slot on the spawn's machine for it, if one is free: whether it may start now. */
   async claimSlot(spawnId: string, supervisor: string, max: number): Promise<boolean> {
     return this.store.claimSpawnSlot(spawnId, supervisor, max, stampOf(this.clock));
+  }
+
+  /** The folder it runs in: its worktree, once its runner has made it. */
+  async movedTo(spawnId: string, folder: string): Promise<void> {
+    await this.store.noteSpawnFolder(spawnId, folder);
   }
 
   /** The process it started as. */
@@ -364,6 +372,8 @@ export interface SpawnView {
   restart: 'on-failure' | null;
   max_restarts: number;
   restarts: number;
+  /** Whether it runs in a git worktree of its own, on the branch agent/<label>. */
+  worktree: boolean;
   /**
    * A running or queued agent whose supervisor is known to be gone (a process of this machine that no
    * longer runs): its exit will not be recorded by it, nor will it start; `stop` ends it itself. Null
@@ -407,6 +417,7 @@ export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: strin
     restart: spawn.restartPolicy,
     max_restarts: spawn.maxRestarts,
     restarts: spawn.restarts,
+    worktree: spawn.worktree,
     supervisor_gone: spawn.state !== 'exited' && spawn.supervisor !== null && runner === null ? supervisorGone(spawn.supervisor) : null,
     runner,
   };

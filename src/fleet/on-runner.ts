@@ -29,6 +29,8 @@ export interface RemoteSpawnRequest {
   spawnedBy: string;
   restartPolicy: 'on-failure' | null;
   maxRestarts: number | null;
+  /** A worktree of its own, made by the runner on its machine. */
+  worktree?: boolean;
 }
 
 function offers(runner: RunnerRecord, client: string, repo: string): boolean {
@@ -84,6 +86,7 @@ export async function spawnOnRunner(bus: Bus, env: Env, request: RemoteSpawnRequ
     logPathFor: (name, spawnId) => logPathFor(runner.busFolder, name, spawnId),
     restartPolicy: request.restartPolicy,
     ...(request.maxRestarts === null ? {} : { maxRestarts: request.maxRestarts }),
+    worktree: request.worktree ?? false,
   });
   if (task !== null) {
     try {

@@ -19,6 +19,9 @@ import type { FleetDesk } from './desk.js';
 import { hubDesk } from './hub-desk.js';
 import { lastLines, logNote } from './logs.js';
 import { supervise } from './supervisor.js';
+import { addWorktree } from './worktree.js';
+import { profileFor } from '../clients/registry/profiles.js';
+import type { SpawnableClient } from '../core/fleet-ops.js';
 import { reasonLines } from './task-close.js';
 
 /** How many of a log's last lines the hub keeps for `logs` elsewhere. */
@@ -99,6 +102,26 @@ async function adopt(desk: FleetDesk, options: RunnerOptions, spawn: SpawnRecord
   if (after !== null) await desk.failOpenTask(after, reasonLines(after));
 }
 
+/**
+ * The worktree of an agent asked to have one, made here before it starts (its folder is then the
+ * worktree, at the hub too): whether it may start. A repo with no commit is its start failed.
+ */
+async function ownWorktree(desk: FleetDesk, options: RunnerOptions, spawn: SpawnRecord): Promise<boolean> {
+  if (!spawn.worktree || !options.repos.some((repo) => repo.folder === spawn.folder)) return true;
+  let folder: string;
+  try {
+    folder = addWorktree(options.busFolder, spawn.folder, spawn.repo, spawn.label, profileFor(spawn.client as SpawnableClient).configFiles);
+  } catch (error) {
+    const note = (error as Error).message.replace(/^spawn: /, '');
+    logNote(spawn.logPath, options.busFolder, `could not start: ${note}`);
+    const after = await desk.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'start-failed', exitNote: note });
+    if (after !== null) await desk.failOpenTask(after, []);
+    return false;
+  }
+  await callHubOp(options.access, 'runner.folder', { spawn_id: spawn.spawnId, folder });
+  return true;
+}
+
 /** Run until stopped: offer the machine, take its work, send its logs. */
 export async function runRunner(options: RunnerOptions): Promise<void> {
   const { access, env } = options;
@@ -172,7 +195,13 @@ export async function runRunner(options: RunnerOptions): Promise<void> {
       if (spawn.state === 'queued') {
         options.say(`starting ${spawn.name} (${spawn.client} in ${spawn.folder})`);
         // A restart after a crash is the next run, and this supervisor watches it too: its id is new.
-        watch(spawn, supervise({ desk, env, busFolder: options.busFolder, spawnId: spawn.spawnId, max: options.max, ownSignals: false, supervisorName: me }).then(() => undefined));
+        watch(
+          spawn,
+          (async () => {
+            if (!(await ownWorktree(desk, options, spawn))) return;
+            await supervise({ desk, env, busFolder: options.busFolder, spawnId: spawn.spawnId, max: options.max, ownSignals: false, supervisorName: me });
+          })(),
+        );
       } else if (spawn.state === 'running' && spawn.supervisor?.startsWith('runner:') && !spawn.supervisor.startsWith(`runner:${options.machine}/${process.pid}/`)) {
         // Only an earlier runner's: an agent a supervisor of this machine's own bus watches is that supervisor's.
         options.say(`adopting ${spawn.name} (pid ${spawn.pid ?? '?'}), started before this runner`);

@@ -118,6 +118,7 @@ export async function startAgent(context: StartContext, request: StartRequest): 
     logPathFor: (name, spawnId) => logPathFor(busFolder, name, spawnId),
     restartPolicy: request.restartPolicy ?? null,
     ...(request.maxRestarts === undefined ? {} : { maxRestarts: request.maxRestarts }),
+    worktree: request.worktree ?? false,
   });
   return launch(context, spawn, request.task, 'spawn');
 }

@@ -36,7 +36,6 @@ export function fleetTools(kit: ToolKit): void {
     async ({ client, prompt, repo, label, task, model, worktree, machine }) => {
       if (!prompt?.trim() && !task?.trim()) throw new InvalidInputError('spawn_agent: give the agent a prompt, or a task to hold');
       if (overHub()) {
-        if (worktree) throw new InvalidInputError('spawn_agent: a worktree is made on the machine that runs the agent: over the hub, spawn it without one');
         const spawn = await spawnOnRunner(bus, env, {
           client,
           machine: machine?.trim() ? machine.trim() : null,
@@ -49,6 +48,7 @@ export function fleetTools(kit: ToolKit): void {
           spawnedBy: session.name,
           restartPolicy: null,
           maxRestarts: null,
+          worktree: worktree === true,
         });
         return (await fleetViews(bus, [spawn]))[0] as SpawnView;
       }

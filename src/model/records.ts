@@ -315,6 +315,11 @@ export interface SpawnRecord {
   maxRestarts: number;
   /** How many restarts came before this run (0 for the first, and for a resume a person asked for). */
   restarts: number;
+  /**
+   * Whether it runs in a git worktree of its own (`--worktree`): its folder is that worktree once it
+   * is made (here at the request; under a runner, by the runner when it starts it).
+   */
+  worktree: boolean;
 }
 
 /** A repo a runner offers: its name on the bus, and its folder on the runner's machine. */

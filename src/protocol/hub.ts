@@ -183,6 +183,8 @@ export interface HubCalls {
   'runner.restart': { args: { spawn_id: string; prompt: string }; result: SpawnRecord };
   'runner.tell': { args: { spawn_id: string; body: string }; result: boolean };
   'runner.log': { args: { spawn_id: string; tail: string }; result: boolean };
+  /** The worktree the runner made for the agent, which it runs in from now on. */
+  'runner.folder': { args: { spawn_id: string; folder: string }; result: boolean };
 }
 
 /** What `spawn --on MACHINE` asks of the hub: the repo by its name on the bus, whose folder the runner knows. */
@@ -197,6 +199,8 @@ export interface FleetSpawnArgs {
   task: string | null;
   restart: 'on-failure' | null;
   max_restarts: number | null;
+  /** A git worktree of its own, which the runner makes on its machine when it starts it. */
+  worktree: boolean;
 }
 
 /** A spawned agent's output: its log's last lines, and whether it still runs. */

@@ -5,12 +5,13 @@
  * the stand-in agent, named by the runner machine's own executable setting.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, ROOT, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
-import { killRunner, machineEnv, startRunner } from '../helpers/runner.js';
+import { killRunner, machineEnv, startRunner, startRunnerWith } from '../helpers/runner.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'helpers', 'fake-agent.mjs');
@@ -185,6 +186,52 @@ test('over the hub, spawn_agent starts a helper on the runner that offers the re
   } finally {
     await lead.close();
     await plain.close();
+    await killRunner(runner);
+  }
+}));
+
+test('spawn --on with --worktree: the runner makes each agent its own worktree of the repo on its machine, and an empty repo is refused', withHub({}, async (bus, hub) => {
+  const runnerToken = createToken(bus, 'shop/claude', ['--scope', 'spawn']).token;
+  const askerToken = createToken(bus, 'ops/codex', ['--scope', 'spawn']).token;
+  const runnerEnv = machineEnv(bus, hub, 'box-5', runnerToken, { AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, FAKE_AGENT: 'write:note.txt,sleep:60000', AGENT_BUS_RUNNER_HEARTBEAT: '1' });
+  const repo = join(bus.dir, 'machine-box-5', 'src', 'shop');
+  const empty = join(bus.dir, 'machine-box-5', 'src', 'empty');
+  const git = (args: string[], cwd: string): void => {
+    const result = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...runnerEnv, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    assert.equal(result.status, 0, result.stderr);
+  };
+  for (const folder of [repo, empty]) {
+    mkdirSync(folder, { recursive: true });
+    git(['init', '-q'], folder);
+  }
+  writeFileSync(join(repo, 'README'), 'shop\n');
+  git(['add', 'README'], repo);
+  git(['commit', '-qm', 'first'], repo);
+  const asker = machineEnv(bus, hub, 'laptop', askerToken);
+  const runner = await startRunnerWith(runnerEnv, [repo, empty], 'box-5');
+  try {
+    const folders: string[] = [];
+    for (const label of ['left', 'right']) {
+      const started = runCli(['spawn', 'claude', '--on', 'box-5', '--repo', 'shop', '--prompt', 'edit', '--label', label, '--worktree', '--json'], { env: asker });
+      assert.equal(started.code, 0, started.stderr);
+      const record = json<Spawned & { folder: string; worktree: boolean }>(started);
+      assert.equal(record.worktree, true);
+      assert.equal(record.folder, join(bus.dir, 'machine-box-5', 'bus', 'fleet', 'worktrees', 'shop', label), 'its folder is its worktree on the runner\'s machine');
+      folders.push(record.folder);
+    }
+    for (const [index, label] of ['left', 'right'].entries()) {
+      const note = join(folders[index] as string, 'note.txt');
+      await waitUntil(() => existsSync(note), `${label} wrote in its own checkout`);
+      assert.equal(readFileSync(note, 'utf8'), `written by shop/claude-${label} in ${folders[index]}\n`);
+      const branch = spawnSync('git', ['branch', '--show-current'], { cwd: folders[index], encoding: 'utf8' }).stdout.trim();
+      assert.equal(branch, `agent/${label}`);
+    }
+    assert.equal(existsSync(join(repo, 'note.txt')), false, 'nothing was written in the repo\'s own checkout');
+    const refused = runCli(['spawn', 'claude', '--on', 'box-5', '--repo', 'empty', '--prompt', 'edit', '--label', 'nowhere', '--worktree'], { env: asker });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /could not start on box-5: --worktree needs a repo with at least one commit/);
+    for (const label of ['left', 'right']) assert.equal(runCli(['stop', `shop/claude-${label}`], { env: asker }).code, 0);
+  } finally {
     await killRunner(runner);
   }
 }));

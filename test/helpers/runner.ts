@@ -18,8 +18,13 @@ export interface Runner {
   said(): string;
 }
 
-export async function startRunner(env: NodeJS.ProcessEnv, repo: string, machine: string): Promise<Runner> {
-  const child = spawn(process.execPath, [CLI, 'runner', '--clients', 'claude', '--repos', repo, '--max', '3', '--name', machine], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+export function startRunner(env: NodeJS.ProcessEnv, repo: string, machine: string): Promise<Runner> {
+  return startRunnerWith(env, [repo], machine);
+}
+
+/** `agent-bus runner --clients claude --repos REPOS --max 3 --name MACHINE`, once it says what it offers. */
+export async function startRunnerWith(env: NodeJS.ProcessEnv, repos: string[], machine: string): Promise<Runner> {
+  const child = spawn(process.execPath, [CLI, 'runner', '--clients', 'claude', '--repos', repos.join(','), '--max', '3', '--name', machine], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let said = '';
   child.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
   await waitUntil(() => said.includes(`offering ${machine}`), 'the runner says what it offers', 10_000);

@@ -40,7 +40,6 @@ export const run: CommandRunner = async (args, io) => {
   const access = hubAccess(io.env);
   if (on !== null && access === null) throw new UsageError("spawn: --on MACHINE asks a hub's runner there, and this machine uses no hub ('agent-bus login URL' sets one)");
   if (access !== null) {
-    if (args.values.worktree) throw new UsageError('spawn: --worktree is made on the machine that runs the agent: through a hub, spawn it without one');
     return spawnOverHub(
       access,
       io,
@@ -55,6 +54,7 @@ export const run: CommandRunner = async (args, io) => {
         task: taskId,
         restart: restart === 'on-failure' ? 'on-failure' : null,
         max_restarts: maxRestarts ?? null,
+        worktree: Boolean(args.values.worktree),
       },
       Boolean(args.values.json),
     );

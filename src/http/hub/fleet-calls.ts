@@ -72,6 +72,7 @@ function spawnArgs(args: Args): FleetSpawnArgs {
     task: optionalText(args.task, 'task', 100),
     restart,
     max_restarts: args.max_restarts === undefined || args.max_restarts === null ? null : whole(args, 'max_restarts', 1, 100),
+    worktree: args.worktree === true,
   };
 }
 
@@ -125,6 +126,7 @@ export const FLEET_OPS = {
         spawnedBy: token.agent,
         restartPolicy: request.restart,
         maxRestarts: request.max_restarts,
+        worktree: request.worktree,
       });
       return oneView(bus, spawn);
     },
@@ -230,6 +232,19 @@ export const FLEET_OPS = {
     (args) => ({ body: required(args, 'body', 10_000) }),
     async ({ bus }, spawn, args) => {
       await bus.mail.send({ from: BUS_NAME, to: spawn.spawnedBy, urgent: true, body: args.body as string });
+      return true;
+    },
+  ),
+  'runner.folder': aboutItsAgent<'runner.folder'>(
+    (args) => {
+      const folder = required(args, 'folder', 4096);
+      if (!folder.startsWith('/')) throw new InvalidInputError('folder must be an absolute path');
+      return { folder };
+    },
+    async ({ bus }, spawn, args) => {
+      // Only the worktree of an agent that asked for one, before it has started.
+      if (!spawn.worktree || spawn.pid !== null) throw new ForbiddenError(`${spawn.name} has no worktree to make now`);
+      await bus.fleet.movedTo(spawn.spawnId, args.folder as string);
       return true;
     },
   ),

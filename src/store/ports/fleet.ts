@@ -22,6 +22,8 @@ export interface FleetPort {
   claimSpawnSlot(spawnId: string, supervisor: string, max: number, now: string): Promise<boolean>;
   /** Note the supervisor waiting for a slot for a queued spawn (a claim names it again); nothing once it is not queued. */
   noteSpawnWaiter(spawnId: string, supervisor: string): Promise<void>;
+  /** Note the folder a spawn runs in (its worktree, once its runner has made it). */
+  noteSpawnFolder(spawnId: string, folder: string): Promise<void>;
   /** Note the process a running spawn runs as. */
   noteSpawnPid(spawnId: string, pid: number): Promise<void>;
   /** Note the client's own id of the spawn's conversation. */
@@ -52,6 +54,7 @@ export const FLEET_ATTEMPTS = {
   // Run again, it finds the spawn running and says it was not claimed: run once.
   claimSpawnSlot: 'once',
   noteSpawnWaiter: 'retryable',
+  noteSpawnFolder: 'retryable',
   noteSpawnPid: 'retryable',
   noteSpawnSession: 'retryable',
   recordSpawnExit: 'once',

@@ -31,6 +31,10 @@ export function postgresFleet(pool: PostgresPool): FleetPort {
       await pool.transaction([], (query) => query("UPDATE spawns SET supervisor = $2 WHERE spawn_id = $1 AND state = 'queued'", [spawnId, supervisor]));
     },
 
+    async noteSpawnFolder(spawnId, folder) {
+      await pool.transaction([], (query) => query('UPDATE spawns SET folder = $2 WHERE spawn_id = $1', [spawnId, folder]));
+    },
+
     async noteSpawnPid(spawnId, pid) {
       await pool.transaction([], (query) => query('UPDATE spawns SET pid = $2 WHERE spawn_id = $1', [spawnId, pid]));
     },

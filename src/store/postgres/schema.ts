@@ -465,7 +465,7 @@ export const STEPS: PostgresStep[] = [
   },
   {
     step: 33,
-    description: "runners: the machines that start agents the hub is asked for, what each offers and when it was last heard; a remote agent's log as its runner sends it",
+    description: "runners: the machines that start agents the hub is asked for, what each offers and when it was last heard; a remote agent's log as its runner sends it, and whether an agent has a worktree of its own",
     sql: `
         CREATE TABLE runners (
           machine ${T} PRIMARY KEY,
@@ -478,7 +478,7 @@ export const STEPS: PostgresStep[] = [
           started_at ${T} NOT NULL,
           seen_at ${T} NOT NULL
         );
-        ALTER TABLE spawns ADD COLUMN log_tail ${T};
+        ALTER TABLE spawns ADD COLUMN log_tail ${T}, ADD COLUMN worktree INTEGER NOT NULL DEFAULT 0;
     `,
   },
 ];

@@ -243,16 +243,18 @@ export const SPAWN_FIELDS = {
   restartPolicy: 'restart_policy',
   maxRestarts: 'max_restarts',
   restarts: 'restarts',
+  // 0 or 1, as yolo.
+  worktree: 'worktree',
 } as const satisfies Fields<SpawnRecord>;
 
-/** A spawn as both engines read it: the flag is a number there. */
-export function spawnRecordOf(row: Omit<SpawnRecord, 'yolo'> & { yolo: number | boolean }): SpawnRecord {
-  return { ...row, yolo: Boolean(row.yolo) };
+/** A spawn as both engines read it: the flags are numbers there. */
+export function spawnRecordOf(row: Omit<SpawnRecord, 'yolo' | 'worktree'> & { yolo: number | boolean; worktree: number | boolean }): SpawnRecord {
+  return { ...row, yolo: Boolean(row.yolo), worktree: Boolean(row.worktree) };
 }
 
-/** A spawn's values for an INSERT, the flag as a number. */
+/** A spawn's values for an INSERT, the flags as numbers. */
 export function spawnValues(spawn: SpawnRecord): Record<string, string | number | null> {
-  return { ...spawn, yolo: spawn.yolo ? 1 : 0 };
+  return { ...spawn, yolo: spawn.yolo ? 1 : 0, worktree: spawn.worktree ? 1 : 0 };
 }
 
 export const EDIT_FIELDS = {

@@ -27,6 +27,10 @@ export function sqliteFleet(db: SqliteConnection): FleetPort {
       db.immediate(() => db.run("UPDATE spawns SET supervisor = ? WHERE spawn_id = ? AND state = 'queued'", [supervisor, spawnId]));
     },
 
+    async noteSpawnFolder(spawnId, folder) {
+      db.immediate(() => db.run('UPDATE spawns SET folder = ? WHERE spawn_id = ?', [folder, spawnId]));
+    },
+
     async noteSpawnPid(spawnId, pid) {
       db.immediate(() => db.run('UPDATE spawns SET pid = ? WHERE spawn_id = ?', [pid, spawnId]));
     },

@@ -569,7 +569,7 @@ export const STEPS: MigrationStep[] = [
   },
   {
     step: 33,
-    description: "runners: the machines that start agents the hub is asked for, what each offers and when it was last heard; a remote agent's log as its runner sends it",
+    description: "runners: the machines that start agents the hub is asked for, what each offers and when it was last heard; a remote agent's log as its runner sends it, and whether an agent has a worktree of its own",
     apply(db) {
       db.exec(`
         CREATE TABLE IF NOT EXISTS runners (
@@ -584,7 +584,7 @@ export const STEPS: MigrationStep[] = [
           seen_at TEXT NOT NULL
         );
       `);
-      addColumns(db, 'spawns', { log_tail: 'TEXT' });
+      addColumns(db, 'spawns', { log_tail: 'TEXT', worktree: 'INTEGER NOT NULL DEFAULT 0' });
     },
   },
 ];
