@@ -180,7 +180,7 @@ export function pruneRow(ts: string, actor: string, olderThan: string, counts: P
     thread_id: null,
     body_preview:
       `prune: ${counts.messages} message(s) in ${counts.threads} thread(s), ${counts.notices} expired notice(s), ` +
-      `${counts.receipts} receipt(s), ${counts.sessions} ended session(s), older than ${olderThan}`,
+      `${counts.receipts} receipt(s), ${counts.sessions} ended session(s), ${counts.spawns} ended spawned agent(s), older than ${olderThan}`,
     body_sha256: null,
     older_than: olderThan,
     messages: counts.messages,
@@ -188,5 +188,6 @@ export function pruneRow(ts: string, actor: string, olderThan: string, counts: P
     notices: counts.notices,
     receipts: counts.receipts,
     sessions: counts.sessions,
+    spawns: counts.spawns,
   };
 }

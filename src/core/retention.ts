@@ -3,8 +3,8 @@
  * AGENT_BUS_RETENTION_DAYS. Read mail goes a whole thread at a time, once every
  * message of the thread is read and older than the cutoff; unread mail never
  * goes. Expired notices go with their receipts, ended sessions once their
- * resume window has passed, and the record of file edits once it is older than
- * the collision window. Every prune that removes something writes a `prune`
+ * resume window has passed, spawned agents' records once they ended before the
+ * cutoff, and the record of file edits once it is older than the collision window. Every prune that removes something writes a `prune`
  * audit row with its counts and cutoff, which `audit verify` reads to tell
  * pruned mail from lost mail.
  */
@@ -58,7 +58,7 @@ export class Retention {
     });
     // Edits older than the collision window can make no collision: they go with every prune, uncounted.
     if (!request.dryRun) await this.store.pruneEdits(formatStamp(micros - this.settings.collisionWindowMs * 1000));
-    const removed = counts.messages + counts.notices + counts.receipts + counts.sessions;
+    const removed = counts.messages + counts.notices + counts.receipts + counts.sessions + counts.spawns;
     let reclaimed: PruneReport['reclaimed'] = null;
     if (!request.dryRun && removed > 0) {
       this.audit.append([pruneRow(formatStamp(micros), request.actor, olderThan, counts)]);

@@ -2,7 +2,7 @@
  * A spawned agent's output: one private file per spawn in the bus folder's `fleet/logs/`, written by
  * its client and by its supervisor's own lines (started, exited), read back by `logs`.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { shortId } from '../model/short-id.js';
 
@@ -75,4 +75,27 @@ export function lastLines(path: string, count: number, maxBytes = 1 << 20): stri
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Remove the logs (and exit files) in this bus folder of spawns no longer on record (pruned): the
+ * number of agents whose files went. `kept`: the log paths of every spawn the store still has.
+ */
+export function removeLogsNotIn(busFolder: string, kept: Iterable<string>): number {
+  const folder = logFolder(busFolder);
+  const keep = new Set([...kept].map((path) => path.replace(/\.log$/, '')));
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const match = /^(.*)\.(log|exit)$/.exec(name);
+    if (match === null || keep.has(join(folder, match[1] as string))) continue;
+    rmSync(join(folder, name), { force: true });
+    if (match[2] === 'log') removed++;
+  }
+  return removed;
 }

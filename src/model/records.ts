@@ -196,6 +196,8 @@ export interface PruneCounts {
   notices: number;
   receipts: number;
   sessions: number;
+  /** Spawned agents' records, of those that ended before the cutoff. */
+  spawns: number;
 }
 
 /** A hold on files or globs in one repo: exclusive or shared, until it is released, expires, or its session ends. */

@@ -1,9 +1,9 @@
 /** `agent-bus prune` and AGENT_BUS_RETENTION_DAYS through the real CLI and MCP server. */
 import assert from 'node:assert/strict';
-import { statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { json, readAudit, runCli, tempBus, ON_POSTGRES, type TempBus, messageLines } from '../helpers/bus-env.js';
+import { json, readAudit, ROOT, runCli, tempBus, ON_POSTGRES, type TempBus, messageLines } from '../helpers/bus-env.js';
 import { connect } from '../helpers/mcp.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -21,13 +21,14 @@ interface PruneReport {
   notices: number;
   receipts: number;
   sessions: number;
+  spawns: number;
   dry_run: boolean;
   older_than: string;
   reclaimed: { before: number; after: number } | null;
 }
 
-function cli(bus: TempBus, args: string[], env: NodeJS.ProcessEnv = {}): ReturnType<typeof runCli> {
-  return runCli(args, { env: { ...bus.env, ...env } });
+function cli(bus: TempBus, args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): ReturnType<typeof runCli> {
+  return runCli(args, { env: { ...bus.env, ...env }, ...(cwd === undefined ? {} : { cwd }) });
 }
 
 function sendOn(bus: TempBus, body: string, to: string, from: string, thread?: string): string {
@@ -102,7 +103,7 @@ test('prune --dry-run counts what would go and removes nothing', () => {
     assert.deepEqual([report.notices, report.receipts, report.sessions], [1, 1, 1]);
     assert.equal(count(bus, 'SELECT COUNT(*) AS n FROM messages'), before, 'nothing removed');
     assert.equal(readAudit(bus.audit).filter((row) => row.op === 'prune').length, 0, 'a dry run writes no prune row');
-    assert.match(cli(bus, ['prune', '--older-than', AGE, '--dry-run']).stdout, /^would remove \d+ messages in 6 threads, 1 expired notice and 1 receipt, 1 ended session .*nothing was removed\n$/);
+    assert.match(cli(bus, ['prune', '--older-than', AGE, '--dry-run']).stdout, /^would remove \d+ messages in 6 threads, 1 expired notice and 1 receipt, 1 ended session, 0 ended spawned agents .*nothing was removed\n$/);
   } finally {
     bus.cleanup();
   }
@@ -187,6 +188,33 @@ test('AGENT_BUS_RETENTION_DAYS: an MCP server prunes on its own, once a day howe
     assert.equal(readAudit(bus.audit).filter((row) => row.op === 'prune').length, 1, 'one prune for the day');
     assert.equal(count(bus, "SELECT COUNT(*) AS n FROM maintenance WHERE task = 'retention'"), 1);
     assert.ok(count(bus, 'SELECT COUNT(*) AS n FROM messages WHERE read_at IS NULL') > 0, 'unread mail stays');
+  } finally {
+    bus.cleanup();
+  }
+});
+
+test('prune removes the records of spawned agents that ended before the cutoff, and their logs on this machine; a running or recent one stays', async () => {
+  const bus = tempBus();
+  try {
+    const repo = join(bus.dir, 'shop');
+    mkdirSync(join(repo, '.git'), { recursive: true });
+    const env = { ...bus.env, AGENT_BUS_CLAUDE_BIN: join(ROOT, 'test', 'helpers', 'fake-agent.mjs') };
+    const spawnOne = (label: string, steps: string): { log: string } => json<{ log: string }>(cli(bus, ['spawn', 'claude', '--prompt', 'x', '--label', label, '--json'], { ...env, FAKE_AGENT: steps }, repo));
+    const old = spawnOne('old', 'exit:0');
+    const recent = spawnOne('recent', 'exit:0');
+    const running = spawnOne('running', 'sleep:60000');
+    await waitUntil(() => count(bus, "SELECT COUNT(*) AS n FROM spawns WHERE state = 'exited'") === 2, 'the two short ones have ended');
+    bus.sql("UPDATE spawns SET ended_at = '2020-01-01T00:00:00.000000Z' WHERE label = 'old'");
+    const dry = json<PruneReport & { logs_removed: number }>(cli(bus, ['prune', '--older-than', '30d', '--dry-run', '--json']));
+    assert.deepEqual([dry.spawns, dry.logs_removed], [1, 0]);
+    assert.ok(existsSync(old.log), 'a dry run removes no log');
+    const report = json<PruneReport & { logs_removed: number }>(cli(bus, ['prune', '--older-than', '30d', '--json']));
+    assert.deepEqual([report.spawns, report.logs_removed], [1, 1]);
+    assert.deepEqual(bus.rows<{ label: string }>('SELECT label FROM spawns ORDER BY label').map((row) => row.label), ['recent', 'running']);
+    assert.equal(existsSync(old.log), false, 'the pruned agent\'s log went');
+    assert.ok(existsSync(recent.log) && existsSync(running.log), 'the others\' logs stay');
+    assert.equal(readAudit(bus.audit).find((row) => row.op === 'prune')?.spawns, 1);
+    assert.equal(cli(bus, ['stop', 'shop/claude-running'], env, repo).code, 0);
   } finally {
     bus.cleanup();
   }

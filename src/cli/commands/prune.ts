@@ -7,6 +7,8 @@ import { UsageError } from '../args.js';
 import type { CommandRunner } from '../spec.js';
 import { speakerName } from '../context.js';
 import { when } from '../../model/when.js';
+import { busPaths } from '../../adapters/paths.js';
+import { removeLogsNotIn } from '../../fleet/logs.js';
 
 export const run: CommandRunner = async (args, io) => {
   if (args.positionals.length > 0) throw new UsageError(`prune: unexpected argument; give the age with --older-than. See 'agent-bus prune --help'.`);
@@ -18,7 +20,9 @@ export const run: CommandRunner = async (args, io) => {
   const bus = openBus(io.env);
   try {
     const report = await bus.retention.prune({ olderThanMs, dryRun, actor: speakerName(undefined, io.env) });
-    io.stdout.write(args.values.json ? `${JSON.stringify(report)}\n` : `${describe(report)}\n`);
+    // The logs of spawned agents this machine ran whose records went.
+    const logs = dryRun || report.spawns === 0 ? 0 : removeLogsNotIn(busPaths(io.env).folder, (await bus.fleet.list()).map((spawn) => spawn.logPath));
+    io.stdout.write(args.values.json ? `${JSON.stringify({ ...report, logs_removed: logs })}\n` : `${describe(report)}${logs > 0 ? `; ${plural(logs, 'log')} of them removed` : ''}\n`);
     return 0;
   } finally {
     await bus.close();
@@ -36,7 +40,8 @@ function megabytes(bytes: number): string {
 function describe(report: PruneReport): string {
   const what =
     `${plural(report.messages, 'message')} in ${plural(report.threads, 'thread')}, ` +
-    `${plural(report.notices, 'expired notice')} and ${plural(report.receipts, 'receipt')}, ${plural(report.sessions, 'ended session')}`;
+    `${plural(report.notices, 'expired notice')} and ${plural(report.receipts, 'receipt')}, ${plural(report.sessions, 'ended session')}, ` +
+    `${plural(report.spawns, 'ended spawned agent')}`;
   const cutoff = `read mail from before ${when(report.older_than)}`;
   const head = report.dry_run ? `would remove ${what} (${cutoff}); nothing was removed` : `removed ${what} (${cutoff})`;
   const space = report.reclaimed === null ? '' : `; the database went from ${megabytes(report.reclaimed.before)} to ${megabytes(report.reclaimed.after)}`;

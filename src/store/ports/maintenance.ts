@@ -4,7 +4,7 @@ import type { AttemptsOf } from './attempts.js';
 
 /** What `prune` removes, in one transaction. */
 export interface PruneInput {
-  /** Mail of every thread whose messages are all read and all sent before this (unread mail never goes). */
+  /** Mail of every thread whose messages are all read and all sent before this (unread mail never goes); spawned agents that ended before it. */
   mailBefore: string;
   /** Notices expired by this, with their receipts, and receipts whose notice is gone already. */
   now: string;

@@ -23,6 +23,7 @@ export function postgresMaintenance(pool: PostgresPool): MaintenancePort {
           const threadParams = [threads, input.mailBefore];
           const orphanReceipts = 'notice_id IN (SELECT notice_id FROM notices WHERE expires_at <= $1) OR NOT EXISTS (SELECT 1 FROM notices n WHERE n.notice_id = notice_receipts.notice_id)';
           const endedSessions = 'ended_at IS NOT NULL AND ended_at < $1';
+          const endedSpawns = "state = 'exited' AND ended_at < $1";
           if (input.dryRun) {
             return {
               threads: threads.length,
@@ -30,6 +31,7 @@ export function postgresMaintenance(pool: PostgresPool): MaintenancePort {
               notices: await count('SELECT COUNT(*)::int AS n FROM notices WHERE expires_at <= $1', [input.now]),
               receipts: await count(`SELECT COUNT(*)::int AS n FROM notice_receipts WHERE ${orphanReceipts}`, [input.now]),
               sessions: await count(`SELECT COUNT(*)::int AS n FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore]),
+              spawns: await count(`SELECT COUNT(*)::int AS n FROM spawns WHERE ${endedSpawns}`, [input.mailBefore]),
             };
           }
           const messages = (await query(`DELETE FROM messages WHERE ${inThreads}`, threadParams)).rowCount ?? 0;
@@ -39,7 +41,8 @@ export function postgresMaintenance(pool: PostgresPool): MaintenancePort {
           const receipts = (await query(`DELETE FROM notice_receipts WHERE ${orphanReceipts}`, [input.now])).rowCount ?? 0;
           const notices = (await query('DELETE FROM notices WHERE expires_at <= $1', [input.now])).rowCount ?? 0;
           const sessions = (await query(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore])).rowCount ?? 0;
-          return { messages, threads: threads.length, notices, receipts, sessions };
+          const spawns = (await query(`DELETE FROM spawns WHERE ${endedSpawns}`, [input.mailBefore])).rowCount ?? 0;
+          return { messages, threads: threads.length, notices, receipts, sessions, spawns };
         },
         !input.dryRun,
       );

@@ -22,6 +22,7 @@ export function sqliteMaintenance(db: SqliteConnection): MaintenancePort {
         const expired = 'SELECT notice_id FROM notices WHERE expires_at <= ?';
         const orphanReceipts = `notice_id IN (${expired}) OR notice_id NOT IN (SELECT notice_id FROM notices)`;
         const endedSessions = 'ended_at IS NOT NULL AND ended_at < ?';
+        const endedSpawns = "state = 'exited' AND ended_at < ?";
         if (input.dryRun) {
           return {
             threads: threads.length,
@@ -29,13 +30,15 @@ export function sqliteMaintenance(db: SqliteConnection): MaintenancePort {
             notices: db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (${expired})`, [input.now])?.n ?? 0,
             receipts: db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notice_receipts WHERE ${orphanReceipts}`, [input.now])?.n ?? 0,
             sessions: db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore])?.n ?? 0,
+            spawns: db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM spawns WHERE ${endedSpawns}`, [input.mailBefore])?.n ?? 0,
           };
         }
         const messages = db.run(`DELETE FROM messages WHERE ${inThreads}`, threadParams).changes;
         const receipts = db.run(`DELETE FROM notice_receipts WHERE ${orphanReceipts}`, [input.now]).changes;
         const notices = db.run('DELETE FROM notices WHERE expires_at <= ?', [input.now]).changes;
         const sessions = db.run(`DELETE FROM sessions WHERE ${endedSessions}`, [input.sessionsEndedBefore]).changes;
-        return { messages, threads: threads.length, notices, receipts, sessions };
+        const spawns = db.run(`DELETE FROM spawns WHERE ${endedSpawns}`, [input.mailBefore]).changes;
+        return { messages, threads: threads.length, notices, receipts, sessions, spawns };
       };
       if (input.dryRun) return db.deferred(work);
       // Events queued for integrations out name their messages: made into the outbox before any message goes.
