@@ -8,6 +8,8 @@ import type { Style } from './style.js';
 /** How it stands: queued, running (with how long, and its turn where its hooks say), or how it ended. */
 function standing(spawn: SpawnView, presence: string | null, now: number): string {
   if (spawn.state === 'queued') return spawn.supervisor_gone === true ? 'queued, supervisor gone' : 'queued';
+  // Its runner is away: it may run still, or have ended; the runner says when it is back.
+  if (spawn.state === 'unknown') return 'unknown, runner away';
   if (spawn.state === 'running') {
     const since = spawn.started_at === null ? '' : ` ${durationText(now - stampToMillis(spawn.started_at))}`;
     const note = spawn.supervisor_gone === true ? ', supervisor gone' : spawn.stop_requested_at === null ? '' : ', stopping';

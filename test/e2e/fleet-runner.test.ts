@@ -136,6 +136,7 @@ test('a runner that goes away leaves its agents unknown, not gone; back, it take
     await killRunner(runner);
     assert.ok(pids.every(alive), 'its agents run on without it');
     await waitUntil(() => fleet(asker).every((spawned) => spawned.state === 'unknown' && spawned.runner === 'away'), () => `the agents of an away runner are unknown: ${JSON.stringify(fleet(asker))}`, 10_000, 200);
+    assert.match(runCli(['agents'], { env: asker }).stdout, /shop\/claude-kept +claude +unknown, runner away/);
     // One of them ends while nobody watches.
     process.kill(-(pids[1] as number), 'SIGKILL');
     await waitUntil(() => !alive(pids[1] as number), 'the lost one is gone');
