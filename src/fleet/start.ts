@@ -20,6 +20,7 @@ import type { TaskView } from '../core/task-ops.js';
 import { findExecutable } from './executable.js';
 import { executableOf } from './launch.js';
 import { logNote, logPathFor } from './logs.js';
+import { attachCommand, noTmux } from './tmux.js';
 
 export interface StartRequest {
   client: string;
@@ -37,6 +38,8 @@ export interface StartRequest {
   /** Started again on its own session when it crashes, at most `maxRestarts` times. */
   restartPolicy?: 'on-failure' | null;
   maxRestarts?: number;
+  /** Interactive in a tmux window of this machine, for a person to watch or take over, rather than headless. */
+  tmux?: boolean;
 }
 
 export interface StartContext {
@@ -68,6 +71,13 @@ async function settled(bus: Bus, spawnId: string, waitMs: number): Promise<Spawn
     if (spawn.state === 'exited' || (spawn.state === 'running' && spawn.pid !== null) || Date.now() >= deadline) return spawn;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** What `spawn` and `resume` say of an agent started in tmux: its window, and the command that shows it. */
+export function tmuxStarted(spawn: SpawnRecord, env: Env): string {
+  const attach = spawn.tmux === null ? null : attachCommand(spawn.tmux, env);
+  const where = `started ${spawn.client} (pid ${spawn.pid ?? '?'}) in tmux window ${spawn.tmux?.window ?? '?'}, named ${spawn.name}`;
+  return attach === null ? where : `${where}; watch it: ${attach}`;
 }
 
 export function clientOf(word: string): SpawnableClient {
@@ -116,6 +126,7 @@ export async function startAgent(context: StartContext, request: StartRequest): 
     logPathFor: (name, spawnId) => logPathFor(busFolder, name, spawnId),
     restartPolicy: request.restartPolicy ?? null,
     ...(request.maxRestarts === undefined ? {} : { maxRestarts: request.maxRestarts }),
+    tmux: request.tmux ?? false,
   });
   return launch(context, spawn, request.task, 'spawn');
 }
@@ -142,6 +153,10 @@ async function launch(context: StartContext, spawn: SpawnRecord, task: TaskView 
   if (findExecutable(wanted, env.PATH, spawn.folder) === null) {
     const note = `no executable ${quoted(wanted)} on PATH (${env.PATH ?? ''})`;
     await refuse(note, new BusError(`${what}: cannot start ${client}: ${note}; its log is ${spawn.logPath}`));
+  }
+  if (spawn.tmux !== null && findExecutable('tmux', env.PATH, spawn.folder) === null) {
+    const note = noTmux(env);
+    await refuse(note, new BusError(`${what}: cannot start ${client} in tmux: ${note}; its log is ${spawn.logPath}`));
   }
   if (task !== null) {
     try {
