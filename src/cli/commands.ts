@@ -457,7 +457,7 @@ export const COMMANDS: CommandSpec[] = [
     group: 'fleet',
     // Outside any repo: refused after the command's start-up has run.
     warmup: { args: ['spawn', 'claude', '--prompt', 'warming the code cache'], refused: true },
-    summary: 'Start an agent headless in a repo with a prompt; print its address and return.',
+    summary: 'Start an agent in a repo with a prompt, headless or in tmux; print its address and return.',
     details: [
       'CLIENT: claude, codex, opencode, gemini or copilot, started in its own headless mode (claude -p, codex exec,',
       'opencode run, gemini -p, copilot -p) in the repo\'s root, as <repo>/<client>-<label>: an ordinary agent of the',
@@ -468,6 +468,10 @@ export const COMMANDS: CommandSpec[] = [
       'queue. It inherits the environment spawn runs in (PATH and keys included), without the asking session\'s own.',
       '--task ID: the agent holds that task from its start, and its prompt says how to close it; if its process ends',
       'with the task still open, the task fails with the exit and the last lines of the log.',
+      '--tmux: the client runs interactive with that first prompt instead, in a new tmux window named',
+      'after the agent (in the tmux session spawn runs in, else in a session agent-bus, made when none',
+      'runs), for a person to watch or take over; stderr says how to attach. The pane\'s output is its',
+      'log; stop ends it and closes the window.',
     ].join('\n'),
     positionals: [{ name: 'CLIENT', required: true, description: 'claude, codex, opencode, gemini or copilot' }],
     options: [
@@ -478,12 +482,13 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'model', type: 'string', value: 'MODEL', description: "the client's --model" },
       { name: 'yolo', type: 'boolean', description: "the client's own bypass of every permission (shown in agents and the audit)" },
       { name: 'worktree', type: 'boolean', description: 'its own git worktree of the repo, on a new branch agent/<label> (the repo needs a commit)' },
+      { name: 'tmux', type: 'boolean', description: 'interactive in a new tmux window named after it, to watch or take over (this machine only; needs tmux on PATH)' },
       { name: 'restart', type: 'string', value: 'on-failure', description: 'start it again on its own session when it crashes, waiting 1s, 2s, 4s… between' },
       { name: 'on', type: 'string', value: 'MACHINE', description: "through a hub: the machine whose runner starts it (default: the one runner that offers the repo and client); --repo is then the repo's name" },
       { name: 'max-restarts', type: 'string', value: 'N', description: `with --restart: at most N times (default ${DEFAULT_MAX_RESTARTS}); then its spawner is told, once` },
       json,
     ],
-    examples: ['agent-bus spawn codex --task 7f3a --label fixer --worktree', 'agent-bus spawn claude --on build-box --repo shop --prompt "run the slow suite"'],
+    examples: ['agent-bus spawn claude --tmux --label fixer --worktree --prompt "fix the flaky test"', 'agent-bus spawn codex --on build-box --repo shop --task 7f3a'],
   },
   {
     name: 'stop',
@@ -552,6 +557,19 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [{ name: 'ID', required: true, description: 'the spawn id' }],
     options: [{ name: 'handover', type: 'string', value: 'WORD', description: 'the word spawn named it by when it took the slot and started the client itself' }],
     examples: ['agent-bus supervise 0193a6f2c4d87e2f9b1a3c5d7e9f0a1b'],
+  },
+  {
+    name: 'tmux-pane',
+    group: 'hooks',
+    // Without its command: refused after the start-up has run.
+    warmup: { args: ['tmux-pane'], refused: true },
+    summary: "Run by spawn --tmux in its pane: start the agent's client and keep how it ended.",
+    positionals: [
+      { name: 'EXIT_FILE', required: true, description: 'where its exit (code or signal) is kept' },
+      { name: 'COMMAND', required: true, variadic: true, description: 'the executable and its arguments, after --' },
+    ],
+    options: [],
+    examples: ['agent-bus tmux-pane /tmp/agent.exit -- claude "fix the test"'],
   },
   {
     name: 'guard',

@@ -7,7 +7,7 @@ import { textRow, type AuditRow } from '../audit/record.js';
 import { BusError, InvalidInputError } from '../model/errors.js';
 import { timeOrderedId } from '../model/ids.js';
 import { quoted } from '../model/quote.js';
-import type { ExitCategory, RunnerRecord, SpawnRecord } from '../model/records.js';
+import type { ExitCategory, RunnerRecord, SpawnRecord, SpawnTmux } from '../model/records.js';
 import { shortId } from '../model/short-id.js';
 import { stampOf, stampToMillis, type Clock } from '../model/clock.js';
 import type { SpawnExit, Store } from '../store/ports.js';
@@ -51,9 +51,14 @@ export interface SpawnRequest {
   maxRestarts?: number;
   /** It runs in a git worktree of its own (made already, as `folder`; or by its runner when it starts it). */
   worktree?: boolean;
+  /** Interactive in a tmux window of its machine, rather than headless. */
+  tmux?: boolean;
 }
 
 export { DEFAULT_MAX_RESTARTS };
+
+/** The tmux place of a run not yet started: interactive in tmux, its window still to be made. */
+const TMUX_TO_MAKE: SpawnTmux = { socket: null, session: null, window: null, pane: null };
 export type { SpawnExit };
 
 /** Whether an exit is a crash a restart policy answers: not a finish, a stop, or a start that failed. */
@@ -176,6 +181,7 @@ export class Fleet {
       maxRestarts: request.restartPolicy ? (request.maxRestarts ?? DEFAULT_MAX_RESTARTS) : 0,
       restarts: 0,
       worktree: request.worktree ?? false,
+      tmux: request.tmux ? TMUX_TO_MAKE : null,
     };
     await this.store.addSpawn(spawn);
     this.audit.append([spawnRow('request', now, request.spawnedBy, spawn)]);
@@ -205,6 +211,8 @@ export class Fleet {
       createdAt: now,
       ...NOT_STARTED,
       restarts: request.restart ? previous.restarts + 1 : 0,
+      // Interactive in tmux again, in a window of its own.
+      tmux: previous.tmux === null ? null : TMUX_TO_MAKE,
     };
     await this.store.addSpawn(spawn);
     this.audit.append([spawnRow(request.restart ? 'restart' : 'resume', now, request.spawnedBy, spawn, { session: previous.sessionKey, restarts: spawn.restarts })]);
@@ -240,10 +248,10 @@ export class Fleet {
     await this.store.noteSpawnFolder(spawnId, folder);
   }
 
-  /** The process it started as. */
-  async started(spawn: SpawnRecord, pid: number): Promise<void> {
-    await this.store.noteSpawnPid(spawn.spawnId, pid);
-    this.audit.append([spawnRow('start', stampOf(this.clock), spawn.name, spawn, { pid })]);
+  /** The process it started as, and the tmux window it runs in where it runs in one. */
+  async started(spawn: SpawnRecord, pid: number, tmux?: SpawnTmux): Promise<void> {
+    await this.store.noteSpawnPid(spawn.spawnId, pid, tmux);
+    this.audit.append([spawnRow('start', stampOf(this.clock), spawn.name, spawn, { pid, ...(tmux === undefined ? {} : { tmux_window: tmux.window }) })]);
   }
 
   /** Record how it ended, once: the record as it now stands, or null when another recorded it first. */
@@ -382,6 +390,11 @@ export interface SpawnView {
   supervisor_gone: boolean | null;
   /** Whether it runs under a runner (on another machine of the hub), and whether that runner is away. */
   runner: 'present' | 'away' | null;
+  /**
+   * Where it runs interactive in tmux (`spawn --tmux`): its server's socket and the ids of its session,
+   * window and pane (null until its window is made); null for an agent run headless.
+   */
+  tmux: SpawnTmux | null;
 }
 
 /**
@@ -420,5 +433,6 @@ export function spawnView(spawn: SpawnRecord, supervisorGone: (supervisor: strin
     worktree: spawn.worktree,
     supervisor_gone: spawn.state !== 'exited' && spawn.supervisor !== null && runner === null ? supervisorGone(spawn.supervisor) : null,
     runner,
+    tmux: spawn.tmux,
   };
 }

@@ -9,7 +9,7 @@ import type { Bus } from '../core/bus.js';
 import type { SpawnExit } from '../core/fleet-ops.js';
 import { BUS_NAME } from '../core/names.js';
 import type { ChangeFeed } from '../core/store-changes.js';
-import type { SpawnRecord } from '../model/records.js';
+import type { SpawnRecord, SpawnTmux } from '../model/records.js';
 import { logPathFor } from './logs.js';
 import { failOpenTask } from './task-close.js';
 
@@ -19,7 +19,8 @@ export interface FleetDesk {
   waiting?(spawnId: string, supervisor: string): Promise<void>;
   /** Take a slot on the spawn's machine, under `max` running: whether it may start now. */
   claimSlot(spawnId: string, supervisor: string, max: number): Promise<boolean>;
-  started(spawn: SpawnRecord, pid: number): Promise<void>;
+  /** The process it started as, and the tmux window it runs in where it runs in one. */
+  started(spawn: SpawnRecord, pid: number, tmux?: SpawnTmux): Promise<void>;
   /** Record the exit once: the record as it then stands, or null when another recorded it first. */
   exited(spawnId: string, exit: Omit<SpawnExit, 'endedAt'>): Promise<SpawnRecord | null>;
   /** The session its hooks saw, or null. */
@@ -40,7 +41,7 @@ export function localDesk(bus: Bus, busFolder: string): FleetDesk {
     byId: (spawnId) => bus.fleet.byId(spawnId),
     waiting: (spawnId, supervisor) => bus.fleet.waiting(spawnId, supervisor),
     claimSlot: (spawnId, supervisor, max) => bus.fleet.claimSlot(spawnId, supervisor, max),
-    started: (spawn, pid) => bus.fleet.started(spawn, pid),
+    started: (spawn, pid, tmux) => bus.fleet.started(spawn, pid, tmux),
     exited: (spawnId, exit) => bus.fleet.exited(spawnId, exit),
     hooksSession: (spawn) => bus.fleet.hooksSession(spawn),
     noteSession: (spawnId, sessionKey) => bus.fleet.noteSession(spawnId, sessionKey),

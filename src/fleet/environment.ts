@@ -8,7 +8,7 @@ import type { ClientProfile } from '../clients/profile.js';
 import type { Env } from '../model/settings.js';
 
 /** Every variable a client sets to mark its session, its shell or its servers. */
-function sessionMarkers(): Set<string> {
+export function sessionMarkers(): Set<string> {
   const names = new Set<string>(['AGENT_BUS_NAME', 'AGENT_BUS_SESSION', 'AGENT_BUS_CLIENT']);
   for (const profile of Object.values(PROFILES) as ClientProfile[]) {
     if (profile.sessionVariable) names.add(profile.sessionVariable);
@@ -23,6 +23,9 @@ function sessionMarkers(): Set<string> {
   }
   return names;
 }
+
+/** The variables that are the agent's own, set over whatever it inherits. */
+export const AGENT_OWN_VARIABLES = ['AGENT_BUS_NAME', 'AGENT_BUS_SPAWN_DEPTH'] as const;
 
 export function agentEnvironment(from: Env, agent: { name: string; depth: number }, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const markers = sessionMarkers();

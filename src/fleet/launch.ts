@@ -2,8 +2,9 @@
  * How each client is started by the bus: its executable (a setting may name another), and the
  * command line of its own headless mode for a prompt, in its safe mode that lets it edit inside its
  * folder and call the bus's tools without a permission prompt nobody would answer (or, with --yolo,
- * its own bypass). The words are the client's flags and the prompt as one argument: nothing here
- * ever goes through a shell.
+ * its own bypass); and the command line of its interactive mode with that first prompt, in the same
+ * mode, for a person to watch or take over in tmux. The words are the client's flags and the prompt
+ * as one argument: nothing here ever goes through a shell.
  */
 import type { SpawnableClient } from '../core/fleet-ops.js';
 import { setting, type Env, type SettingOfKind } from '../model/settings.js';
@@ -23,7 +24,9 @@ export interface ClientLaunch {
   executable: { variable: SettingOfKind<'text'>; fallback: string };
   /** The arguments of one headless run of `request`, a new conversation or the one it resumes. */
   headless(request: LaunchRequest): string[];
-  /** Variables its run needs besides the agent's own. */
+  /** The arguments of its interactive mode, started on `request`'s prompt: a new conversation or the one it resumes. */
+  interactive(request: LaunchRequest): string[];
+  /** Variables its headless run needs besides the agent's own. */
   env?: (request: LaunchRequest) => Record<string, string>;
   /** The conversation's id in what its headless run prints, where it prints one (its first match's group). */
   sessionInOutput: RegExp | null;
@@ -45,6 +48,14 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
       ...(yolo ? ['--dangerously-skip-permissions'] : ['--permission-mode', 'acceptEdits', '--allowedTools', 'mcp__agent-bus']),
       ...modelArgs(model),
     ],
+    // The prompt is its positional argument, after `--`: --allowedTools takes every word up to the next flag.
+    interactive: ({ prompt, model, yolo, resume }) => [
+      ...(resume === null ? [] : ['--resume', resume]),
+      ...(yolo ? ['--dangerously-skip-permissions'] : ['--permission-mode', 'acceptEdits', '--allowedTools', 'mcp__agent-bus']),
+      ...modelArgs(model),
+      '--',
+      prompt,
+    ],
     sessionInOutput: /"session_id":"([^"]+)"/,
   },
   codex: {
@@ -59,12 +70,23 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
       ...(resume === null ? [] : ['resume', resume]),
       prompt,
     ],
+    // `codex resume` takes the sandbox flags of its own.
+    interactive: ({ prompt, model, yolo, resume }) => [
+      ...(resume === null ? [] : ['resume']),
+      ...(yolo ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']),
+      ...modelArgs(model),
+      '--',
+      ...(resume === null ? [] : [resume]),
+      prompt,
+    ],
     sessionInOutput: /"thread_id":"([^"]+)"/,
   },
   opencode: {
     executable: { variable: 'AGENT_BUS_OPENCODE_BIN', fallback: 'opencode' },
     // `opencode run` rejects whatever would ask for permission; --auto approves it instead.
     headless: ({ prompt, model, yolo, resume }) => ['run', '--format', 'json', ...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), prompt],
+    // Its TUI takes a first prompt by --prompt (its positional argument is a project's path).
+    interactive: ({ prompt, model, yolo, resume }) => [...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), '--prompt', prompt],
     sessionInOutput: /"sessionID":"([^"]+)"/,
   },
   gemini: {
@@ -80,6 +102,8 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
       yolo ? 'yolo' : 'auto_edit',
       ...modelArgs(model),
     ],
+    // -i runs the prompt and goes on interactive.
+    interactive: ({ prompt, model, yolo, resume }) => [...(resume === null ? [] : ['--resume', resume]), '--approval-mode', yolo ? 'yolo' : 'auto_edit', ...modelArgs(model), '-i', prompt],
     sessionInOutput: /"session_id":"([^"]+)"/,
   },
   copilot: {
@@ -90,6 +114,13 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
       ...(resume === null ? [] : [`--resume=${resume}`]),
       ...(yolo ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'agent-bus']),
       '-s',
+      ...modelArgs(model),
+    ],
+    interactive: ({ prompt, model, yolo, resume }) => [
+      '-i',
+      prompt,
+      ...(resume === null ? [] : [`--resume=${resume}`]),
+      ...(yolo ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'agent-bus']),
       ...modelArgs(model),
     ],
     // In -p mode Copilot CLI runs a repo's hooks and servers only when told to.

@@ -22,6 +22,7 @@ import { findExecutable } from './executable.js';
 import { executableOf } from './launch.js';
 import { logNote, logPathFor } from './logs.js';
 import { startSpawnClient } from './supervisor.js';
+import { attachCommand, noTmux } from './tmux.js';
 
 export interface StartRequest {
   client: string;
@@ -39,6 +40,8 @@ export interface StartRequest {
   /** Started again on its own session when it crashes, at most `maxRestarts` times. */
   restartPolicy?: 'on-failure' | null;
   maxRestarts?: number;
+  /** Interactive in a tmux window of this machine, for a person to watch or take over, rather than headless. */
+  tmux?: boolean;
 }
 
 export interface StartContext {
@@ -70,6 +73,13 @@ async function settled(bus: Bus, spawnId: string, waitMs: number): Promise<Spawn
     if (spawn.state === 'exited' || (spawn.state === 'running' && spawn.pid !== null) || Date.now() >= deadline) return spawn;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** What `spawn` and `resume` say of an agent started in tmux: its window, and the command that shows it. */
+export function tmuxStarted(spawn: SpawnRecord, env: Env): string {
+  const attach = spawn.tmux === null ? null : attachCommand(spawn.tmux, env);
+  const where = `started ${spawn.client} (pid ${spawn.pid ?? '?'}) in tmux window ${spawn.tmux?.window ?? '?'}, named ${spawn.name}`;
+  return attach === null ? where : `${where}; watch it: ${attach}`;
 }
 
 export function clientOf(word: string): SpawnableClient {
@@ -119,6 +129,7 @@ export async function startAgent(context: StartContext, request: StartRequest): 
     restartPolicy: request.restartPolicy ?? null,
     ...(request.maxRestarts === undefined ? {} : { maxRestarts: request.maxRestarts }),
     worktree: request.worktree ?? false,
+    tmux: request.tmux ?? false,
   });
   return launch(context, spawn, request.task, 'spawn');
 }
@@ -146,6 +157,10 @@ async function launch(context: StartContext, spawn: SpawnRecord, task: TaskView 
     const note = `no executable ${quoted(wanted)} on PATH (${env.PATH ?? ''})`;
     await refuse(note, new BusError(`${what}: cannot start ${client}: ${note}; its log is ${spawn.logPath}`));
   }
+  if (spawn.tmux !== null && findExecutable('tmux', env.PATH, spawn.folder) === null) {
+    const note = noTmux(env);
+    await refuse(note, new BusError(`${what}: cannot start ${client} in tmux: ${note}; its log is ${spawn.logPath}`));
+  }
   if (task !== null) {
     try {
       await bus.tasks.take(task.id, spawn.name, false);
@@ -164,7 +179,8 @@ async function launch(context: StartContext, spawn: SpawnRecord, task: TaskView 
   const supervisor = startProcess(context.cli.node, [context.cli.script, 'supervise', spawn.spawnId, '--handover', word], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv, cwd: spawn.folder });
   supervisor.on('error', () => undefined);
   supervisor.unref();
-  if (!queued && supervisor.pid !== undefined && (await bus.fleet.claimSlot(spawn.spawnId, `${hostname()}/${supervisor.pid}/${word}`, max))) {
+  // (An agent in tmux is started by its supervisor, which opens its window and watches its pane.)
+  if (!queued && spawn.tmux === null && supervisor.pid !== undefined && (await bus.fleet.claimSlot(spawn.spawnId, `${hostname()}/${supervisor.pid}/${word}`, max))) {
     const started = await startSpawnClient(env, busFolder, spawn);
     if ('problem' in started) {
       await refuse(started.problem, new BusError(`${what}: cannot start ${client}: ${started.problem}; its log is ${spawn.logPath}`));

@@ -1,7 +1,8 @@
 /**
  * Stopping a spawned agent: the request kept in the store (its supervisor, here or on another
  * machine, hears it within a second), and a signal to its supervisor where it runs on this machine.
- * Then a wait for the exit record: the polite signal's grace, and a little more.
+ * Then a wait for the exit record: the polite signal's grace, and a little more. An agent in a tmux
+ * window is stopped the same way; its supervisor closes the window once its exit is read.
  */
 import { hostname } from 'node:os';
 import type { Bus } from '../core/bus.js';
@@ -9,7 +10,9 @@ import { exitText } from '../core/fleet-ops.js';
 import { BusError } from '../model/errors.js';
 import type { SpawnRecord } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
+import { findExecutable } from './executable.js';
 import { failOpenTask } from './task-close.js';
+import { closePane } from './tmux.js';
 
 /** How much longer than the grace period a stop waits for the exit record. */
 const RECORD_SLACK_MS = 5_000;
@@ -35,7 +38,7 @@ function signal(pid: number, name: NodeJS.Signals | 0): boolean {
  * process group itself, the polite signal and then the kill, and records the exit, whose code no
  * one is left to read.
  */
-async function stopOrphan(bus: Bus, spawn: SpawnRecord, pid: number, grace: number): Promise<SpawnRecord> {
+async function stopOrphan(bus: Bus, env: Env, spawn: SpawnRecord, pid: number, grace: number): Promise<SpawnRecord> {
   let last: NodeJS.Signals = 'SIGTERM';
   if (signal(-pid, 'SIGTERM') || signal(pid, 'SIGTERM')) {
     const deadline = Date.now() + grace;
@@ -45,6 +48,9 @@ async function stopOrphan(bus: Bus, spawn: SpawnRecord, pid: number, grace: numb
       if (!signal(-pid, 'SIGKILL')) signal(pid, 'SIGKILL');
     }
   }
+  // Its tmux window, kept for the exit nobody is left to read, closes.
+  const tmux = spawn.tmux === null ? null : findExecutable('tmux', env.PATH, spawn.folder);
+  if (spawn.tmux !== null && tmux !== null) await closePane(tmux, env as NodeJS.ProcessEnv, spawn.tmux, null);
   const note = 'its supervisor was gone: stop ended it, and its exit code is unknown';
   const after = await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: last, exitCategory: 'stopped', exitNote: note });
   if (after === null) return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
@@ -60,7 +66,7 @@ export async function stopAgent(bus: Bus, env: Env, nameOrId: string, actor: str
   const pid = localPid(spawn.supervisor);
   const grace = setting(env, 'AGENT_BUS_STOP_GRACE');
   if (pid !== null && !signal(pid, 'SIGTERM')) {
-    if (spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, spawn, spawn.pid, grace);
+    if (spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, env, spawn, spawn.pid, grace);
     // Queued (or not yet started), and the supervisor that was to start it is gone: nothing will, and nothing runs.
     const after = await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started; its supervisor was gone' });
     if (after === null) return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;

@@ -4,18 +4,20 @@
  * exit the moment it comes (with its code or signal and a category), fails a task the agent held and
  * left open, and then exits: nothing of the bus stays behind an agent that has ended. A stop (the
  * store's request, or a signal to the supervisor) is a polite signal to the agent's process group,
- * then a kill after the grace period.
+ * then a kill after the grace period. An agent spawned with --tmux runs interactive in a tmux window
+ * instead (fleet/tmux.ts), watched the same way.
  */
-import { closeSync } from 'node:fs';
-import { workerName } from '../adapters/procs.js';
+import { closeSync, readFileSync, rmSync } from 'node:fs';
+import { processRuns, workerName } from '../adapters/procs.js';
 import { awaitEnd, readExit, startClient, type StartedClient } from './client-process.js';
 import { exitCategoryOf, exitText, isCrash, restartCooldownMs, type SpawnableClient } from '../core/fleet-ops.js';
 import { eachChange } from '../core/store-changes.js';
-import type { SpawnRecord } from '../model/records.js';
+import type { SpawnRecord, SpawnTmux } from '../model/records.js';
 import { setting, type Env } from '../model/settings.js';
-import { agentEnvironment } from './environment.js';
+import { agentEnvironment, AGENT_OWN_VARIABLES } from './environment.js';
 import { findExecutable } from './executable.js';
-import { executableOf, LAUNCHES } from './launch.js';
+import { executableOf, LAUNCHES, type LaunchRequest } from './launch.js';
+import { closePane, noTmux, openWindow, paneEnd, paneStatus } from './tmux.js';
 import type { FleetDesk } from './desk.js';
 import { firstMatch, logNote, openLog } from './logs.js';
 import { reasonLines } from './task-close.js';
@@ -39,6 +41,8 @@ export interface SupervisorRun {
   ownSignals?: boolean;
   /** How the supervisor names itself in the record: `<host>/<pid>/<random>` unless said (a runner's own). */
   supervisorName?: string;
+  /** The program a tmux pane runs the agent's client under: `node` and the CLI's own file (this process's unless said). */
+  cli?: { node: string; script: string };
 }
 
 /** What an agent that would not start left: its exit record, its log's line, and its task failed. */
@@ -78,7 +82,8 @@ async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => bo
 }
 
 /** Signal the agent's whole process group (its servers and hooks with it), or the process alone where there is no group. */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
   try {
     process.kill(-pid, signal);
   } catch {
@@ -135,6 +140,117 @@ async function handedOverPid(run: SupervisorRun, spawn: SpawnRecord): Promise<nu
   return now?.state === 'running' ? now.pid : null;
 }
 
+/** How a run of the agent's process ended: its code or signal, an error that kept it from running, a note for the record. */
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error: Error | null;
+  note: string | null;
+}
+
+/** The agent's process, started: headless as the supervisor's child, or in a tmux pane. */
+interface Started {
+  pid: number | undefined;
+  /** Its tmux window, where it runs in one. */
+  tmux?: SpawnTmux;
+  ended: Promise<Ended>;
+  /** Signal its process group. */
+  signal(signal: NodeJS.Signals): void;
+  /** What is left to do once it has ended and its exit is read: its window closed. */
+  after?(): Promise<void>;
+}
+
+/** How often an agent in a tmux pane is looked at: its exit file each time, tmux every fifth. */
+const PANE_POLL_MS = 200;
+
+/**
+ * Interactive, in a tmux window named after it. Its pane's process (`agent-bus tmux-pane`) starts
+ * the client on the pane's terminal, in the pane's process group, and keeps how it ended in a file;
+ * tmux keeps the pane when it ends, for what that file cannot say (a kill), and the window closes.
+ */
+function startInTmux(run: SupervisorRun, spawn: SpawnRecord, executable: string, request: LaunchRequest): Started {
+  const tmux = findExecutable('tmux', run.env.PATH, spawn.folder);
+  if (tmux === null) throw new Error(noTmux(run.env));
+  const args = LAUNCHES[spawn.client as SpawnableClient].interactive(request);
+  const env = agentEnvironment(run.env, spawn);
+  const exitFile = exitFileOf(spawn);
+  rmSync(exitFile, { force: true });
+  logNote(spawn.logPath, run.busFolder, `starting ${spawn.name} in tmux: ${executable} ${args.map((arg) => JSON.stringify(arg)).join(' ')} (in ${spawn.folder})`);
+  const cli = run.cli ?? { node: process.execPath, script: process.argv[1] as string };
+  const command = [cli.node, cli.script, 'tmux-pane', exitFile, '--', executable, ...args];
+  const { pid, place } = openWindow({ tmux, env, own: AGENT_OWN_VARIABLES, name: spawn.name, folder: spawn.folder, command, logPath: spawn.logPath });
+  logNote(spawn.logPath, run.busFolder, `its tmux window: ${place.window ?? '?'} (pane ${place.pane ?? '?'}, session ${place.session ?? '?'}, server ${place.socket ?? '?'})`);
+  let lastSignal: NodeJS.Signals | null = null;
+  const ended = new Promise<Ended>((resolve) => {
+    let ticks = 0;
+    let doneSince: number | null = null;
+    const timer = setInterval(() => {
+      ticks++;
+      const kept = readExitFile(exitFile);
+      if (kept === null && doneSince === null) {
+        // Its process has ended: gone, or a zombie tmux has not reaped; or tmux says its pane has (its terminal closed).
+        if (paneProcessRuns(pid) && (ticks % 5 !== 0 || paneEnd(tmux, env, place) !== 'dead')) return;
+        doneSince = Date.now();
+      }
+      // The pane's process writes the exit as it ends: a moment for it, then what tmux kept.
+      if (kept === null && Date.now() - (doneSince ?? 0) < 1_000) return;
+      clearInterval(timer);
+      if (kept !== null) return resolve(kept);
+      const end = paneStatus(tmux, env, place);
+      if (end !== null) return resolve({ ...end, error: null, note: null });
+      // Killed with its pane's process (the stop's kill), or its window gone: nothing kept how it ended.
+      resolve({ code: null, signal: lastSignal === 'SIGKILL' ? 'SIGKILL' : null, error: null, note: lastSignal === 'SIGKILL' ? null : 'its tmux pane ended without saying how: its exit code is unknown' });
+    }, PANE_POLL_MS);
+  });
+  return {
+    pid,
+    tmux: place,
+    ended,
+    signal: (signal) => {
+      lastSignal = signal;
+      signalGroup(pid, signal);
+    },
+    after: async () => {
+      rmSync(exitFile, { force: true });
+      await closePane(tmux, env, place, spawn.logPath);
+    },
+  };
+}
+
+/** Whether the pane's process runs: not gone, and not a zombie its parent (tmux) has left unreaped (where /proc says). */
+function paneProcessRuns(pid: number): boolean {
+  if (!processRuns(pid)) return false;
+  try {
+    return !(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** The exit the pane's process kept, once it has written it whole; null before. */
+function readExitFile(path: string): Ended | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  if (!text.endsWith('\n')) return null;
+  try {
+    const kept = JSON.parse(text) as { code?: unknown; signal?: unknown; error?: unknown };
+    const error = typeof kept.error === 'string' ? new Error(kept.error) : null;
+    return { code: typeof kept.code === 'number' ? kept.code : null, signal: typeof kept.signal === 'string' ? (kept.signal as NodeJS.Signals) : null, error, note: null };
+  } catch {
+    return null;
+  }
+}
+
+/** A client started headless (by this supervisor, or by `spawn` in its name), watched to its end; how it ended is read from its exit file. */
+function headlessStarted(spawn: SpawnRecord, pid: number, parentHears: Promise<void> | null): Started {
+  const ended = (parentHears ?? awaitEnd(pid, END_POLL_MS)).then((): Ended => ({ ...readExit(exitFileOf(spawn)), error: null, note: null }));
+  return { pid, ended, signal: (signal) => signalGroup(pid, signal) };
+}
+
 export async function supervise(run: SupervisorRun): Promise<number> {
   let spawnId: string | null = run.spawnId;
   let code = 0;
@@ -171,11 +287,9 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
   if (slot === null) return done(0);
   const { spawn } = slot;
   const launch = LAUNCHES[spawn.client as SpawnableClient];
-  const grace = setting(run.env, 'AGENT_BUS_STOP_GRACE');
-  let pid: number;
-  /** Its end as its parent hears it, where this supervisor started it; else its pid is watched. */
-  let ended: Promise<void> | null = null;
+  let started: Started;
   if (slot.handedOver) {
+    // `spawn` started it, in this supervisor's name, and recorded its pid.
     const handed = spawn.pid ?? (await handedOverPid(run, spawn));
     if (handed === null) {
       const now = await run.desk.byId(spawn.spawnId);
@@ -183,27 +297,43 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
       await startFailed(run, spawn, 'spawn took its slot and did not say that it started the client');
       return done(1);
     }
-    pid = handed;
-  } else {
-    const started = await startSpawnClient(run.env, run.busFolder, spawn);
-    if ('problem' in started) {
-      await startFailed(run, spawn, started.problem);
+    started = headlessStarted(spawn, handed, null);
+  } else if (spawn.tmux) {
+    const client = spawn.client as SpawnableClient;
+    const wanted = executableOf(client, run.env);
+    const executable = findExecutable(wanted, run.env.PATH, spawn.folder);
+    if (executable === null) {
+      await startFailed(run, spawn, `no executable ${JSON.stringify(wanted)} on PATH (${run.env.PATH ?? ''})`);
       return done(1);
     }
-    pid = started.pid;
-    ended = started.ended;
+    const request = { prompt: spawn.prompt, model: spawn.model, yolo: spawn.yolo, name: spawn.name, resume: spawn.sessionKey };
+    try {
+      started = startInTmux(run, spawn, executable, request);
+    } catch (error) {
+      await startFailed(run, spawn, (error as Error).message);
+      return done(1);
+    }
+  } else {
+    const headless = await startSpawnClient(run.env, run.busFolder, spawn);
+    if ('problem' in headless) {
+      await startFailed(run, spawn, headless.problem);
+      return done(1);
+    }
+    started = headlessStarted(spawn, headless.pid, headless.ended);
   }
+
+  const grace = setting(run.env, 'AGENT_BUS_STOP_GRACE');
   let stopping = false;
   let killTimer: NodeJS.Timeout | null = null;
   const stopChild = (): void => {
     if (stopping) return;
     stopping = true;
-    signalGroup(pid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), grace);
+    started.signal('SIGTERM');
+    killTimer = setTimeout(() => started.signal('SIGKILL'), grace);
   };
   onStop(stopChild);
   if (signalled()) stopChild();
-  if (ended !== null) await run.desk.started(spawn, pid);
+  if (!slot.handedOver && started.pid !== undefined) await run.desk.started(spawn, started.pid, started.tmux);
 
   // A stop asked through the store (from another process, or another machine's hub) reaches this one.
   let exited = false;
@@ -214,22 +344,27 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
     return undefined;
   }).catch(() => undefined);
 
-  await (ended ?? awaitEnd(pid, END_POLL_MS));
-  const outcome = readExit(exitFileOf(spawn));
+  const outcome = await started.ended;
   exited = true;
   if (killTimer !== null) clearTimeout(killTimer);
   feed.interrupt();
   await watchingStops;
   await feed.close().catch(() => undefined);
+  // A tmux window closes, its output in the log.
+  await started.after?.();
+  if (outcome.error !== null) {
+    await startFailed(run, spawn, outcome.error.message);
+    return done(1);
+  }
   // What it started may outlive it (a server, a hook): the group goes with it.
-  signalGroup(pid, 'SIGTERM');
+  started.signal('SIGTERM');
   // The conversation it ran, for a resume: as its hooks saw it, else as its output named it.
   const pattern = launch.sessionInOutput;
   const session = (await run.desk.hooksSession(spawn).catch(() => null)) ?? (pattern === null ? null : firstMatch(spawn.logPath, pattern));
   if (session !== null) await run.desk.noteSession(spawn.spawnId, session);
   const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
-  const after = await run.desk.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: null });
-  logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? `exit ${outcome.code}`} (${category})`);
+  const after = await run.desk.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: outcome.note });
+  logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? (outcome.code === null ? 'no exit code' : `exit ${outcome.code}`)} (${category})`);
   if (after === null) return done(0);
   const next = signalled() ? null : await restartAfterCrash(run, after, signalled);
   if (next !== null) return { code: 0, next: next.spawnId };

@@ -7,10 +7,20 @@ import { lastLines } from './logs.js';
 /** How many of the log's last lines a failed task's reason carries. */
 export const REASON_LINES = 10;
 
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CODES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
+/** A line of a terminal's output (an agent in tmux) as it reads: its escape codes dropped, and what a carriage return wrote over. */
+function plainLine(line: string): string {
+  const segments = line.split('\r').filter((segment) => segment !== '');
+  return (segments.at(-1) ?? '').replace(TERMINAL_CODES, '');
+}
+
 /** The last lines of an agent's log a failed task's reason carries: its output, without the bus's own notes. */
 export function reasonLines(spawn: SpawnRecord): string[] {
   return lastLines(spawn.logPath, REASON_LINES + 5)
     .filter((line) => !line.startsWith('[agent-bus] '))
+    .map((line) => (spawn.tmux ? plainLine(line) : line))
     .slice(-REASON_LINES);
 }
 

@@ -273,6 +273,17 @@ export type SpawnState = 'queued' | 'running' | 'exited';
 /** How a spawned agent's process ended. */
 export type ExitCategory = 'finished' | 'failed' | 'signal' | 'oom' | 'stopped' | 'start-failed';
 
+/**
+ * Where an agent spawned with `--tmux` runs: its tmux server's socket, and the ids of its session,
+ * window and pane there; each null until its window is made.
+ */
+export interface SpawnTmux {
+  socket: string | null;
+  session: string | null;
+  window: string | null;
+  pane: string | null;
+}
+
 /** A session the bus started (`spawn`, `task add --run`), watched by its supervisor until it exits. */
 export interface SpawnRecord {
   spawnId: string;
@@ -322,6 +333,8 @@ export interface SpawnRecord {
    * is made (here at the request; under a runner, by the runner when it starts it).
    */
   worktree: boolean;
+  /** Interactive in a tmux window (`spawn --tmux`), and where; null for an agent run headless. */
+  tmux: SpawnTmux | null;
 }
 
 /** A repo a runner offers: its name on the bus, and its folder on the runner's machine. */

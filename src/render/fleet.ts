@@ -31,6 +31,7 @@ export function renderFleet(spawns: readonly SpawnView[], presenceOf: (name: str
       spawn.pid === null ? '' : `pid ${spawn.pid}`,
       `on ${printable(spawn.machine)}`,
       ...(spawn.task === null ? [] : [`task ${shortIdText(spawn.task)}`]),
+      ...(spawn.tmux ? [spawn.tmux.window === null || spawn.state === 'exited' ? 'tmux' : `tmux ${spawn.tmux.window}`] : []),
       ...(spawn.yolo ? ['yolo'] : []),
       ...(spawn.restart === null ? [] : [`restarts ${spawn.restarts}/${spawn.max_restarts}`]),
     ].filter((part) => part !== '');

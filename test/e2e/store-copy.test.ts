@@ -57,6 +57,8 @@ function populate(bus: TempBus): void {
      VALUES ('box-2', 'shop/claude', 'claude codex', '[{"repo":"shop","folder":"/srv/shop"}]', 4, '/home/u/.agent-bus', 5000, '2026-12-01T00:00:00.000000Z', '2026-12-01T00:00:05.000000Z')`,
   );
   bus.sql("UPDATE spawns SET log_tail = 'a line' WHERE label = 'copied'");
+  // An agent spawned with --tmux, as its supervisor notes its window.
+  bus.sql(`UPDATE spawns SET tmux = '{"socket":"/tmp/tmux-1000/default","session":"$1","window":"@3","pane":"%3"}' WHERE label = 'copied'`);
   // An integration, and a delivery it took.
   assert.equal(runCli(['integration', 'add', 'github', '--kind', 'github', '--to', '{repo}'], { env: bus.env }).code, 0);
   bus.sql("INSERT INTO integration_deliveries (integration, delivery_id, received_at) VALUES ('github', 'd-1', '2026-12-01T00:00:00.000000Z')");

@@ -2,7 +2,7 @@
 import { busPaths } from '../../adapters/paths.js';
 import { speakerName } from '../../client/speaker.js';
 import { exitText, spawnView } from '../../core/fleet-ops.js';
-import { resumeAgent } from '../../fleet/start.js';
+import { resumeAgent, tmuxStarted } from '../../fleet/start.js';
 import { BusError } from '../../model/errors.js';
 import { hubAccess } from '../../adapters/hub-access.js';
 import { resumeOverHub } from '../fleet-remote.js';
@@ -27,6 +27,7 @@ export const run: CommandRunner = async (args, io) => {
     else io.stdout.write(`${spawn.name}\n`);
     if (spawn.state === 'exited' && spawn.exitCategory === 'start-failed') throw new BusError(`resume: ${spawn.name} could not start: ${spawn.exitNote ?? exitText(spawn)}`);
     if (spawn.state === 'queued') io.stderr.write('queued: the machine runs as many spawned agents as AGENT_BUS_MAX_SPAWNED allows; it starts when one ends\n');
+    else if (spawn.state === 'running' && spawn.tmux !== null) io.stderr.write(`resumed ${spawn.client} session ${previous.sessionKey ?? '?'}: ${tmuxStarted(spawn, io.env)}\n`);
     else if (spawn.state === 'running' && !args.values.json) io.stderr.write(`resumed ${spawn.client} session ${previous.sessionKey ?? '?'} (pid ${spawn.pid ?? '?'}); follow it: agent-bus logs ${spawn.name} -f\n`);
     return 0;
   } finally {

@@ -1,9 +1,9 @@
-/** `agent-bus spawn CLIENT`: start an agent headless in a repo, with a prompt; print its address and return. */
+/** `agent-bus spawn CLIENT`: start an agent headless (or interactive in tmux) in a repo, with a prompt; print its address and return. */
 import { busPaths } from '../../adapters/paths.js';
 import { gitRoot, repoName } from '../../adapters/identity.js';
 import { speakerName, speakerRegistrations } from '../../client/speaker.js';
 import { DEFAULT_MAX_RESTARTS, exitText, spawnView } from '../../core/fleet-ops.js';
-import { startAgent, taskPrompt } from '../../fleet/start.js';
+import { startAgent, taskPrompt, tmuxStarted } from '../../fleet/start.js';
 import { BusError } from '../../model/errors.js';
 import { quoted } from '../../model/quote.js';
 import { setting } from '../../model/settings.js';
@@ -37,7 +37,11 @@ export const run: CommandRunner = async (args, io) => {
   const maxRestarts = args.values['max-restarts'] === undefined ? undefined : positiveInt(args.values['max-restarts'], 'max-restarts', DEFAULT_MAX_RESTARTS, 100);
   const prompt = given === '-' ? await readStdin(io.stdin(), 'spawn: --prompt') : given;
   const on = typeof args.values.on === 'string' ? args.values.on.trim() : null;
+  const tmux = Boolean(args.values.tmux);
+  // One line, exit 2: the window is this machine's, and through a hub a runner elsewhere would start it.
+  if (tmux && on !== null) throw new BusError('spawn: --tmux opens a tmux window on this machine: it does not go with --on', 2);
   const access = hubAccess(io.env);
+  if (tmux && access !== null) throw new BusError(`spawn: --tmux opens a tmux window on this machine, and this machine spawns through the hub at ${access.url}: spawn without --tmux`, 2);
   if (on !== null && access === null) throw new UsageError("spawn: --on MACHINE asks a hub's runner there, and this machine uses no hub ('agent-bus login URL' sets one)");
   if (access !== null) {
     return spawnOverHub(
@@ -84,6 +88,7 @@ export const run: CommandRunner = async (args, io) => {
         worktree: Boolean(args.values.worktree),
         restartPolicy: restart === 'on-failure' ? 'on-failure' : null,
         ...(maxRestarts === undefined ? {} : { maxRestarts }),
+        tmux,
       },
     );
     if (args.values.json) io.stdout.write(`${JSON.stringify(spawnView(spawn))}\n`);
@@ -94,6 +99,8 @@ export const run: CommandRunner = async (args, io) => {
       io.stderr.write(`${spawn.name} has already ended: ${exitText(spawn)}; its log: agent-bus logs ${spawn.name}\n`);
     } else if (spawn.state === 'queued') {
       io.stderr.write(`queued: ${setting(io.env, 'AGENT_BUS_MAX_SPAWNED')} spawned agents run on this machine (AGENT_BUS_MAX_SPAWNED); it starts when one ends\n`);
+    } else if (spawn.tmux !== null) {
+      io.stderr.write(`${tmuxStarted(spawn, io.env)}; stop it: agent-bus stop ${spawn.name}\n`);
     } else if (!args.values.json) {
       io.stderr.write(`started ${spawn.client} (pid ${spawn.pid ?? '?'}) in ${spawn.folder}${spawn.yolo ? ', with --yolo' : ''}; follow it: agent-bus logs ${spawn.name} -f; stop it: agent-bus stop ${spawn.name}\n`);
     }

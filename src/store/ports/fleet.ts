@@ -1,5 +1,5 @@
 /** The fleet: the agents the bus started, each from its request to its exit record. */
-import type { ExitCategory, RunnerRecord, SpawnRecord } from '../../model/records.js';
+import type { ExitCategory, RunnerRecord, SpawnRecord, SpawnTmux } from '../../model/records.js';
 import type { AttemptsOf } from './attempts.js';
 
 /** A spawned agent's exit, as its supervisor records it. */
@@ -24,8 +24,8 @@ export interface FleetPort {
   noteSpawnWaiter(spawnId: string, supervisor: string): Promise<void>;
   /** Note the folder a spawn runs in (its worktree, once its runner has made it). */
   noteSpawnFolder(spawnId: string, folder: string): Promise<void>;
-  /** Note the process a running spawn runs as. */
-  noteSpawnPid(spawnId: string, pid: number): Promise<void>;
+  /** Note the process a running spawn runs as, and the tmux window it runs in where it runs in one. */
+  noteSpawnPid(spawnId: string, pid: number, tmux?: SpawnTmux): Promise<void>;
   /** Note the client's own id of the spawn's conversation. */
   noteSpawnSession(spawnId: string, sessionKey: string): Promise<void>;
   /** Record a spawn's exit, once: whether this call recorded it (a second exit of one spawn changes nothing). */

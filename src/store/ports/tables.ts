@@ -75,7 +75,7 @@ export const TABLES: TableModel[] = [
   { name: 'presence_watches', columns: ['watcher', 'name', 'state', 'created_at'], key: ['watcher', 'name', 'state'] },
   {
     name: 'spawns',
-    columns: ['spawn_id', 'name', 'client', 'label', 'repo', 'folder', 'machine', 'prompt', 'model', 'yolo', 'task_id', 'spawned_by', 'depth', 'state', 'supervisor', 'pid', 'log_path', 'created_at', 'started_at', 'ended_at', 'exit_code', 'exit_signal', 'exit_category', 'exit_note', 'stop_requested_at', 'session_key', 'restart_policy', 'max_restarts', 'restarts', 'log_tail', 'worktree'],
+    columns: ['spawn_id', 'name', 'client', 'label', 'repo', 'folder', 'machine', 'prompt', 'model', 'yolo', 'task_id', 'spawned_by', 'depth', 'state', 'supervisor', 'pid', 'log_path', 'created_at', 'started_at', 'ended_at', 'exit_code', 'exit_signal', 'exit_category', 'exit_note', 'stop_requested_at', 'session_key', 'restart_policy', 'max_restarts', 'restarts', 'log_tail', 'worktree', 'tmux'],
     key: ['spawn_id'],
   },
   { name: 'runners', columns: ['machine', 'agent', 'clients', 'repos', 'max_spawned', 'bus_folder', 'heartbeat_ms', 'started_at', 'seen_at'], key: ['machine'] },

@@ -1,6 +1,6 @@
 /** The fleet on PostgreSQL: a slot is claimed under a lock on its machine, so two supervisors never both take the last one. */
 import type { FleetPort } from '../ports/fleet.js';
-import { columnList, runnerRecordOf, runnerValues, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList, type RunnerRow } from '../shared/columns.js';
+import { columnList, runnerRecordOf, runnerValues, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, tmuxText, valuesList, type RunnerRow } from '../shared/columns.js';
 import { LOCK, type PostgresPool } from './pool.js';
 
 type SpawnRow = Parameters<typeof spawnRecordOf>[0];
@@ -35,8 +35,8 @@ export function postgresFleet(pool: PostgresPool): FleetPort {
       await pool.transaction([], (query) => query('UPDATE spawns SET folder = $2 WHERE spawn_id = $1', [spawnId, folder]));
     },
 
-    async noteSpawnPid(spawnId, pid) {
-      await pool.transaction([], (query) => query('UPDATE spawns SET pid = $2 WHERE spawn_id = $1', [spawnId, pid]));
+    async noteSpawnPid(spawnId, pid, tmux) {
+      await pool.transaction([], (query) => query('UPDATE spawns SET pid = $2, tmux = COALESCE($3, tmux) WHERE spawn_id = $1', [spawnId, pid, tmux === undefined ? null : tmuxText(tmux)]));
     },
 
     async noteSpawnSession(spawnId, sessionKey) {

@@ -481,6 +481,11 @@ export const STEPS: PostgresStep[] = [
         ALTER TABLE spawns ADD COLUMN log_tail ${T}, ADD COLUMN worktree INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    step: 34,
+    description: 'a spawned agent run interactive in a tmux window (spawn --tmux): where that window is',
+    sql: `ALTER TABLE spawns ADD COLUMN tmux ${T};`,
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;

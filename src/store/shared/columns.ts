@@ -4,7 +4,7 @@
  */
 import type { NoticeRecord } from '../../model/notices.js';
 import type { ReceiptRecord } from '../../model/receipts.js';
-import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, RunnerRecord, SessionRecord, SpawnRecord, TaskRecord, TokenRecord } from '../../model/records.js';
+import type { AgentRecord, BrainState, ClientRoute, EditRecord, IntegrationRecord, MessageRecord, OutboxRecord, ReservationRecord, RunnerRecord, SessionRecord, SpawnRecord, SpawnTmux, TaskRecord, TokenRecord } from '../../model/records.js';
 import type { FanoutCopy } from '../ports/inbox.js';
 import { patternAnchor } from '../../model/reservation-anchor.js';
 
@@ -245,16 +245,29 @@ export const SPAWN_FIELDS = {
   restarts: 'restarts',
   // 0 or 1, as yolo.
   worktree: 'worktree',
+  tmux: 'tmux',
 } as const satisfies Fields<SpawnRecord>;
 
-/** A spawn as both engines read it: the flags are numbers there. */
-export function spawnRecordOf(row: Omit<SpawnRecord, 'yolo' | 'worktree'> & { yolo: number | boolean; worktree: number | boolean }): SpawnRecord {
-  return { ...row, yolo: Boolean(row.yolo), worktree: Boolean(row.worktree) };
+/** A tmux window's place as a column holds it: JSON, or null for an agent run headless. */
+export function tmuxText(tmux: SpawnTmux | null): string | null {
+  return tmux === null ? null : JSON.stringify({ socket: tmux.socket, session: tmux.session, window: tmux.window, pane: tmux.pane });
 }
 
-/** A spawn's values for an INSERT, the flags as numbers. */
+function tmuxOf(text: string | null): SpawnTmux | null {
+  if (text === null || text === '') return null;
+  const value = JSON.parse(text) as Partial<Record<keyof SpawnTmux, unknown>>;
+  const field = (key: keyof SpawnTmux): string | null => (typeof value[key] === 'string' ? value[key] : null);
+  return { socket: field('socket'), session: field('session'), window: field('window'), pane: field('pane') };
+}
+
+/** A spawn as both engines read it: the flags are numbers there, and the tmux window JSON. */
+export function spawnRecordOf(row: Omit<SpawnRecord, 'yolo' | 'worktree' | 'tmux'> & { yolo: number | boolean; worktree: number | boolean; tmux: string | null }): SpawnRecord {
+  return { ...row, yolo: Boolean(row.yolo), worktree: Boolean(row.worktree), tmux: tmuxOf(row.tmux) };
+}
+
+/** A spawn's values for an INSERT, the flags as numbers and the tmux window as JSON. */
 export function spawnValues(spawn: SpawnRecord): Record<string, string | number | null> {
-  return { ...spawn, yolo: spawn.yolo ? 1 : 0, worktree: spawn.worktree ? 1 : 0 };
+  return { ...spawn, yolo: spawn.yolo ? 1 : 0, worktree: spawn.worktree ? 1 : 0, tmux: tmuxText(spawn.tmux) };
 }
 
 export const EDIT_FIELDS = {

@@ -1,6 +1,6 @@
 /** The fleet on SQLite: a slot is claimed inside the write lock, so the count it checks is the one it changes. */
 import type { FleetPort } from '../ports/fleet.js';
-import { columnList, runnerRecordOf, runnerValues, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, valuesList, type RunnerRow } from '../shared/columns.js';
+import { columnList, runnerRecordOf, runnerValues, selectList, SPAWN_FIELDS, spawnRecordOf, spawnValues, tmuxText, valuesList, type RunnerRow } from '../shared/columns.js';
 import type { SqliteConnection } from './driver.js';
 
 type SpawnRow = Parameters<typeof spawnRecordOf>[0];
@@ -31,8 +31,8 @@ export function sqliteFleet(db: SqliteConnection): FleetPort {
       db.immediate(() => db.run('UPDATE spawns SET folder = ? WHERE spawn_id = ?', [folder, spawnId]));
     },
 
-    async noteSpawnPid(spawnId, pid) {
-      db.immediate(() => db.run('UPDATE spawns SET pid = ? WHERE spawn_id = ?', [pid, spawnId]));
+    async noteSpawnPid(spawnId, pid, tmux) {
+      db.immediate(() => db.run('UPDATE spawns SET pid = ?, tmux = COALESCE(?, tmux) WHERE spawn_id = ?', [pid, tmux === undefined ? null : tmuxText(tmux), spawnId]));
     },
 
     async noteSpawnSession(spawnId, sessionKey) {

@@ -587,6 +587,13 @@ export const STEPS: MigrationStep[] = [
       addColumns(db, 'spawns', { log_tail: 'TEXT', worktree: 'INTEGER NOT NULL DEFAULT 0' });
     },
   },
+  {
+    step: 34,
+    description: 'a spawned agent run interactive in a tmux window (spawn --tmux): where that window is',
+    apply(db) {
+      addColumns(db, 'spawns', { tmux: 'TEXT' });
+    },
+  },
 ];
 
 export const TARGET_VERSION = SCHEMA_EPOCH * EPOCH_SIZE + STEPS.length;
