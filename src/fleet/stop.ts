@@ -1,7 +1,6 @@
 /**
  * Stopping a spawned agent: the request kept in the store (its supervisor, here or on another
- * machine, hears it within a second), and a signal to its supervisor where it runs on this machine.
- * Then a wait for the exit record: the polite signal's grace, and a little more. An agent in a tmux
+ * machine, hears it at once through the change feed, or within a second). Then a wait for the exit record: the polite signal's grace, and a little more. An agent in a tmux
  * window is stopped the same way; its supervisor closes the window once its exit is read.
  */
 import { hostname } from 'node:os';
@@ -59,24 +58,34 @@ async function stopOrphan(bus: Bus, env: Env, spawn: SpawnRecord, pid: number, g
 }
 
 /** Stop the agent `nameOrId` as `actor`: its exit record once it is there. */
+/** An agent whose supervisor is gone: ended by `stop` itself where it runs, else (queued, or not yet started) recorded stopped. */
+async function stopWithoutSupervisor(bus: Bus, env: Env, spawn: SpawnRecord, grace: number): Promise<SpawnRecord> {
+  if (spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, env, spawn, spawn.pid, grace);
+  // Queued (or not yet started), and the supervisor that was to start it is gone: nothing will, and nothing runs.
+  const after = await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started; its supervisor was gone' });
+  if (after === null) return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
+  await failOpenTask(bus, after);
+  return after;
+}
+
+/**
+ * Stop the agent `nameOrId` as `actor`: its exit record once it is there. The request is the store's
+ * (its supervisor hears it through the change feed); the supervisor is not signalled, as one still
+ * starting up (the client already running, started by `spawn`) has no handler yet and would die of it.
+ */
 export async function stopAgent(bus: Bus, env: Env, nameOrId: string, actor: string): Promise<SpawnRecord> {
   const spawn = await bus.fleet.find(nameOrId);
   if (spawn.state === 'exited') throw new BusError(`stop: ${spawn.name} has ended already: ${exitText(spawn)}`);
   await bus.fleet.requestStop(spawn, actor);
   const pid = localPid(spawn.supervisor);
   const grace = setting(env, 'AGENT_BUS_STOP_GRACE');
-  if (pid !== null && !signal(pid, 'SIGTERM')) {
-    if (spawn.state === 'running' && spawn.pid !== null) return stopOrphan(bus, env, spawn, spawn.pid, grace);
-    // Queued (or not yet started), and the supervisor that was to start it is gone: nothing will, and nothing runs.
-    const after = await bus.fleet.exited(spawn.spawnId, { exitCode: null, exitSignal: null, exitCategory: 'stopped', exitNote: 'stopped before it started; its supervisor was gone' });
-    if (after === null) return (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
-    await failOpenTask(bus, after);
-    return after;
-  }
+  const supervisorGone = (): boolean => pid !== null && !signal(pid, 0);
   const deadline = Date.now() + grace + RECORD_SLACK_MS;
   for (;;) {
-    const now = await bus.fleet.byId(spawn.spawnId);
-    if (now?.state === 'exited') return now;
+    const now = (await bus.fleet.byId(spawn.spawnId)) ?? spawn;
+    if (now.state === 'exited') return now;
+    // Gone before the stop, or while it waited for the exit: nobody else will end it or record it.
+    if (supervisorGone()) return stopWithoutSupervisor(bus, env, now, grace);
     if (Date.now() >= deadline) throw new BusError(`stop: asked ${spawn.name} to stop, and its exit is not recorded yet: its supervisor on ${spawn.machine} may be gone ('agent-bus agents' shows it)`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -431,3 +431,23 @@ test('a queued agent whose supervisor is gone is shown so, and stop records it s
     runCli(['stop', 'shop/claude-first'], { env: bus.env });
   }
 }));
+
+test('a stop right after spawn, while the supervisor is still starting up, ends the agent and records it stopped', withTempBus(async (bus) => {
+  const repo = repoIn(bus);
+  for (const label of ['early', 'earlier']) {
+    assert.equal(runCli(['spawn', 'claude', '--prompt', 'wait', '--label', label], { env: agentEnv(bus, 'sleep:60000'), cwd: repo }).code, 0);
+    const stop = runCli(['stop', `shop/claude-${label}`, '--json'], { env: bus.env });
+    assert.equal(stop.code, 0, stop.stderr);
+    const record = json<Spawned>(stop);
+    assert.deepEqual([record.state, record.exit_category], ['exited', 'stopped']);
+    const shellPid = record.pid as number;
+    await waitUntil(() => {
+      try {
+        process.kill(-shellPid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, `${label}'s process group has ended`);
+  }
+}));
