@@ -14,6 +14,8 @@ export interface HubAccess {
   token: string;
   /** Where it was set: the environment, or the login file. */
   from: 'env' | 'login';
+  /** The name this machine's agent was given (AGENT_BUS_NAME), said with each request: a session of the token's agent is held under it. */
+  name?: string;
 }
 
 export const LOGIN_FILE = 'hub.json';
@@ -25,7 +27,9 @@ export function loginPath(env: Env): string {
 export function hubAccess(env: Env): HubAccess | null {
   const url = setting(env, 'AGENT_BUS_URL');
   const token = setting(env, 'AGENT_BUS_TOKEN');
-  if (url !== '') return { url: url.replace(/\/+$/, ''), token, from: 'env' };
+  const name = setting(env, 'AGENT_BUS_NAME').trim();
+  const named = name === '' ? {} : { name };
+  if (url !== '') return { url: url.replace(/\/+$/, ''), token, from: 'env', ...named };
   let saved: unknown;
   try {
     saved = JSON.parse(readFileSync(loginPath(env), 'utf8'));
@@ -34,5 +38,5 @@ export function hubAccess(env: Env): HubAccess | null {
   }
   const record = saved as { url?: unknown; token?: unknown };
   if (typeof record.url !== 'string' || record.url.trim() === '') return null;
-  return { url: record.url.trim().replace(/\/+$/, ''), token: token !== '' ? token : typeof record.token === 'string' ? record.token : '', from: 'login' };
+  return { url: record.url.trim().replace(/\/+$/, ''), token: token !== '' ? token : typeof record.token === 'string' ? record.token : '', from: 'login', ...named };
 }

@@ -19,6 +19,7 @@ import type { HubAccess } from '../adapters/hub-access.js';
 import { sessionFromEnvironment } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { HUB_PATHS, SESSION_HEADER } from '../protocol/hub.js';
+import { nameHeaders } from '../remote/http.js';
 import type { Env } from '../model/settings.js';
 
 export interface RelayOptions {
@@ -72,7 +73,8 @@ export async function relayToHub(options: RelayOptions): Promise<number> {
   const { access, env, log } = options;
   // The conversation id the client gives its server (Claude Code's session id) picks the session address at the hub.
   const sessionKey = sessionFromEnvironment(profileFor(options.client), env);
-  const headers: Record<string, string> = { authorization: `Bearer ${access.token}` };
+  // The name the agent was given here (AGENT_BUS_NAME, as a spawned agent has it) is the session address it holds there.
+  const headers: Record<string, string> = { authorization: `Bearer ${access.token}`, ...nameHeaders(access) };
   if (sessionKey !== null) headers[SESSION_HEADER] = sessionKey;
   const upstream = new StreamableHTTPClientTransport(new URL(`${access.url}${HUB_PATHS.mcp}`), { requestInit: { headers } });
   const local = new StdioServerTransport();

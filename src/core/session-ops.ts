@@ -166,9 +166,17 @@ export class Sessions {
    * The session address a session id holds over the hub, for a token that speaks for a client
    * address: the one it holds already (noted as heard from), else one taken by the rules a
    * starting server follows. Any hub finds the same row: no sticky sessions. `readAlready`: the
-   * client address's rows, read a moment ago by the caller.
+   * client address's rows, read a moment ago by the caller. `pinned`: the handle the agent's name
+   * asks for (`writer` of `shop/claude-writer`), taken as a local server's AGENT_BUS_NAME takes it.
    */
-  async hubSession(clientAddress: string, repoPath: string, sessionKey: string, resumeHours: number, readAlready: SessionRecord[] | null = null): Promise<{ name: string; key: SessionRowKey; warnings: string[] }> {
+  async hubSession(
+    clientAddress: string,
+    repoPath: string,
+    sessionKey: string,
+    resumeHours: number,
+    readAlready: SessionRecord[] | null = null,
+    pinned: string | null = null,
+  ): Promise<{ name: string; key: SessionRowKey; warnings: string[] }> {
     const micros = this.clock.nowMicros();
     const held = heldBy(readAlready ?? (await this.store.sessionRows(clientAddress)), sessionKey);
     if (held !== null) {
@@ -178,7 +186,7 @@ export class Sessions {
       return { name: held.name, key: rowKeyOf(held), warnings: [] };
     }
     const row = hubSessionRow(clientAddress, repoPath, sessionKey, micros);
-    const started = await this.start({ clientAddress, clientProcess: null, sessionKey, pinned: null }, row, { nowMicros: micros, resumeHours });
+    const started = await this.start({ clientAddress, clientProcess: null, sessionKey, pinned }, row, { nowMicros: micros, resumeHours });
     return { ...started, key: rowKeyOf(row) };
   }
 

@@ -38,7 +38,7 @@ export interface SettingHelp {
 
 /** The reference's rows; within a topic, in its order. */
 export const SETTING_HELP = [
-  { names: ['AGENT_BUS_NAME'], section: 'identity', usedBy: 'server, hooks, CLI', meaning: "the agent's full name; wins over everything else (the CLI defaults to `human`, the person `init` puts on the roster)" },
+  { names: ['AGENT_BUS_NAME'], section: 'identity', usedBy: 'server, hooks, CLI', meaning: "the agent's full name; wins over everything else (the CLI defaults to `human`, the person `init` puts on the roster). Over a hub it goes with each request as `X-Agent-Bus-Name`: a session address of the token's client address is the name the session holds there" },
   { names: ['AGENT_BUS_REPO'], section: 'identity', usedBy: 'server, hooks, CLI', meaning: 'the folder of the repo this agent works in; default: the git top level of the folder it runs in' },
   {
     names: ['AGENT_BUS_CLIENT'],

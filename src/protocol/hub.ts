@@ -47,6 +47,15 @@ export const HUB_PATHS = {
 /** The header in which a client names the conversation a call at `/mcp` belongs to: a session address of the token's client address is held for it. */
 export const SESSION_HEADER = 'x-agent-bus-session';
 
+/**
+ * The header in which a machine set to use a hub says the name its agent was given there
+ * (AGENT_BUS_NAME: the name `spawn`, or a runner's start, gave it). When it names a session address
+ * of the token's client address (`shop/claude-writer` for a token of `shop/claude`), the conversation
+ * the request's session id names holds that address, as a local server's session is pinned by the
+ * same variable; any other name is ignored: the token alone says who may speak.
+ */
+export const NAME_HEADER = 'x-agent-bus-name';
+
 /** The header in which the hub says which name a tool call spoke as. */
 export const SPEAKER_HEADER = 'x-agent-bus-agent';
 

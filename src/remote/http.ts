@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type { HubAccess } from '../adapters/hub-access.js';
 import { quoted } from '../model/quote.js';
+import { NAME_HEADER } from '../protocol/hub.js';
 
 export class HubUnreachable extends Error {}
 
@@ -16,6 +17,11 @@ export interface HubResponse {
 
 const load = createRequire(import.meta.filename);
 
+/** The agent's name as a header, when it is one a header can carry (printable ASCII, one line); else none. */
+export function nameHeaders(access: HubAccess): Record<string, string> {
+  return access.name !== undefined && /^[\x21-\x7e]{1,200}$/.test(access.name) ? { [NAME_HEADER]: access.name } : {};
+}
+
 /** `signal`: ends the request early (it rejects with HubUnreachable('aborted')). */
 export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<HubResponse> {
   let target: URL;
@@ -26,7 +32,7 @@ export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: stri
   }
   if (/[\r\n]/.test(access.token)) return Promise.reject(new HubUnreachable('the token holds a line break'));
   const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
-  if (target.protocol === 'http:') return plainRequest(target, method, access.token, data, timeoutMs, signal);
+  if (target.protocol === 'http:') return plainRequest(target, method, access.token, nameHeaders(access), data, timeoutMs, signal);
   if (target.protocol !== 'https:') return Promise.reject(new HubUnreachable(`${quoted(access.url)} is not an http or https URL`));
   const transport = load('node:https') as typeof import('node:https');
   return new Promise((resolve, reject) => {
@@ -37,6 +43,7 @@ export function hubRequest(access: HubAccess, method: 'GET' | 'POST', path: stri
         headers: {
           authorization: `Bearer ${access.token}`,
           accept: 'application/json, text/event-stream',
+          ...nameHeaders(access),
           ...(data === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(data.length) }),
         },
       },
@@ -92,10 +99,13 @@ function unchunk(raw: Buffer): Buffer {
  * answer, and loading node:http costs a hook as much as the rest of its start-up. The request
  * asks the hub to close the connection, so the answer ends where the stream does.
  */
-function plainRequest(target: URL, method: string, token: string, data: Buffer | undefined, timeoutMs: number, signal?: AbortSignal): Promise<HubResponse> {
+function plainRequest(target: URL, method: string, token: string, extra: Record<string, string>, data: Buffer | undefined, timeoutMs: number, signal?: AbortSignal): Promise<HubResponse> {
   const net = load('node:net') as typeof import('node:net');
   const head =
     `${method} ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: Bearer ${token}\r\n` +
+    Object.entries(extra)
+      .map(([header, value]) => `${header}: ${value}\r\n`)
+      .join('') +
     'Accept: application/json, text/event-stream\r\nConnection: close\r\n' +
     (data === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${data.length}\r\n`) +
     '\r\n';

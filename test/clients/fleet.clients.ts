@@ -7,13 +7,12 @@
  * ended goes on in its own conversation, through the client's own resume.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
-import { claude, claudeOffline, codex, copilot, copilotOffline, gemini, geminiOffline, opencode, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
-import { CLIENT_BIN, wiredRepo } from './harness.js';
+import { claude, codex, copilot, gemini, opencode, type ClientDriver, type Machine } from './drivers.js';
+import { setUp } from './fleet-setup.js';
+import { wiredRepo } from './harness.js';
 
 interface TaskShown {
   state: string;
@@ -35,52 +34,6 @@ function spawnedAs(env: NodeJS.ProcessEnv, name: string): Spawned {
   assert.ok(found, `${name} is among the agents, marked spawned`);
   return found;
 }
-
-/**
- * What a user has set up before spawning: the client trusts the repo and talks to the model at `modelUrl`.
- * The command line is the bus's own, so what the test drivers pass as flags is set here as a user would.
- */
-const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: string) => NodeJS.ProcessEnv> = {
-  claude(machine, modelUrl) {
-    claude.prepare(machine);
-    return { ...claudeOffline(modelUrl), AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') };
-  },
-  codex(machine, modelUrl) {
-    const codexHome = join(machine.dir, 'codex-home');
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(
-      join(codexHome, 'config.toml'),
-      [
-        'model = "fake-model"',
-        'model_provider = "fake"',
-        '[model_providers.fake]',
-        'name = "fake"',
-        `base_url = "${modelUrl}/v1"`,
-        'env_key = "OPENAI_API_KEY"',
-        'wire_api = "responses"',
-        `[projects.${JSON.stringify(machine.repo)}]`,
-        'trust_level = "trusted"',
-        '',
-      ].join('\n'),
-    );
-    return { CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy', AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') };
-  },
-  // The fake provider as its model in the user's config; opencode asks nothing before it runs a repo's plugin and server.
-  opencode(machine, modelUrl) {
-    return { ...opencodeOffline(machine, modelUrl), AGENT_BUS_OPENCODE_BIN: join(CLIENT_BIN, 'opencode') };
-  },
-  // API-key sign-in in the user's settings, the key and the fake's address, the workspace trusted.
-  gemini(machine, modelUrl) {
-    gemini.prepare(machine);
-    return { ...geminiOffline(modelUrl), AGENT_BUS_GEMINI_BIN: join(CLIENT_BIN, 'gemini') };
-  },
-  // A provider of the user's own, no GitHub sign-in. Nothing allows all tools (COPILOT_ALLOW_ALL): the
-  // bus's --allow-tool flags are all that lets it call the bus's tools, and its launch variables load
-  // the repo's hooks and server in -p mode.
-  copilot(_machine, modelUrl) {
-    return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
-  },
-};
 
 function taskScenario(driver: ClientDriver): void {
   test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it, and resumed goes on in its own conversation`, { skip: driver.skip }, async () => {

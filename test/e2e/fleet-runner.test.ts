@@ -64,6 +64,9 @@ test('spawn --on a runner\'s machine through the hub: it starts there under its 
     assert.match(started.stderr, /started claude on box-2 \(pid \d+\)/);
     const running = one(asker, 'shop/claude-far');
     assert.deepEqual([running.machine, running.state, running.runner, running.spawned_by], ['box-2', 'running', 'present', 'ops/codex']);
+    // Its token speaks for all it offers (claude in shop), which it looked at before it took any work.
+    await waitUntil(() => runner.said().includes('starting shop/claude-far'), 'the runner says it starts the agent');
+    assert.doesNotMatch(runner.said(), /its token speaks for/);
     assert.ok(running.pid !== null && alive(running.pid), 'the agent runs on the runner\'s machine');
     // Its output, sent to the hub by the runner, read from the asker's machine.
     await waitUntil(() => runCli(['logs', 'shop/claude-far'], { env: asker }).stdout.includes('remote hello'), 'the log reaches the asker', 10_000, 200);
@@ -211,6 +214,9 @@ test('spawn --on with --worktree: the runner makes each agent its own worktree o
   const asker = machineEnv(bus, hub, 'laptop', askerToken);
   const runner = await startRunnerWith(runnerEnv, [repo, empty], 'box-5');
   try {
+    // Its token is shop/claude's: it says the agents of the other repo would not speak as their own names.
+    await waitUntil(() => runner.said().includes('its token speaks for'), () => `the runner says whose token it holds: ${runner.said()}`);
+    assert.match(runner.said(), /runner: its token speaks for shop\/claude: agents of empty\/claude started here would speak on the hub as shop\/claude, not as their own names, and could not close the tasks they hold; offer each from a runner whose token is its own \(agent-bus token create empty\/claude --scope spawn\), under another --name\n/);
     const folders: string[] = [];
     for (const label of ['left', 'right']) {
       const started = runCli(['spawn', 'claude', '--on', 'box-5', '--repo', 'shop', '--prompt', 'edit', '--label', label, '--worktree', '--json'], { env: asker });

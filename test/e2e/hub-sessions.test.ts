@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ON_POSTGRES, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { connectHttp, createToken, startHub, withHub, type HttpMcp } from '../helpers/hub.js';
+import { connect } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const homes: string[] = [];
@@ -131,6 +132,41 @@ test('over the hub a session with an address takes a label; one without is refus
   } finally {
     await one.close();
   }
+}));
+
+test("an agent's name on its machine (AGENT_BUS_NAME, as spawn gives it) is the address its conversation holds over the hub, whichever request comes first: its status, its relay's tool calls and its hooks speak as it; a name of another client address, the client address itself, or one a live conversation holds is not taken", withHub({}, async (bus, hub) => {
+  const { token } = createToken(bus, 'shop/claude');
+  const writer = { ...remoteEnv(hub.url, token), AGENT_BUS_NAME: 'shop/claude-writer' };
+  // The conversation's first request is its status line (a call); its relay's tool calls come after.
+  assert.equal(statusName(writer, 's-1'), 'shop/claude-writer');
+  const relay = await connect({ ...writer, CLAUDE_CODE_SESSION_ID: 's-1' }, { args: ['--client', 'claude'] });
+  try {
+    assert.equal((await relay.call<Whoami>('whoami')).name, 'shop/claude-writer');
+    const sent = await relay.call<{ message_id: string }>('send_message', { to: 'human', body: 'from the writer' });
+    assert.deepEqual(bus.rows(`SELECT from_agent FROM messages WHERE message_id = '${sent.message_id}'`), [{ from_agent: 'shop/claude-writer' }]);
+  } finally {
+    await relay.close();
+  }
+  assert.equal(runCli(['send', 'for the writer', '--to', 'shop/claude-writer'], { env: bus.env }).code, 0);
+  assert.match(promptHook(writer, 'claude', 's-1'), /for the writer/);
+  // A conversation whose hook comes first holds its name too.
+  const reviewer = { ...remoteEnv(hub.url, token), AGENT_BUS_NAME: 'shop/claude-reviewer' };
+  assert.doesNotMatch(promptHook(reviewer, 'claude', 's-2'), /for the writer/);
+  assert.equal(statusName(reviewer, 's-2'), 'shop/claude-reviewer');
+
+  // The token alone says who may speak: another client address's name, or the client address, pins nothing.
+  assert.equal(statusName({ ...writer, AGENT_BUS_NAME: 'lab/claude-writer' }, 's-3'), 'shop/claude-1');
+  assert.equal(statusName({ ...writer, AGENT_BUS_NAME: 'shop/claude' }, 's-4'), 'shop/claude-2');
+  // A name a live conversation holds is not taken from it: another conversation gets a number.
+  assert.equal(statusName(writer, 's-5'), 'shop/claude-3');
+  assert.equal(statusName(writer, 's-1'), 'shop/claude-writer');
+  assert.deepEqual(bus.rows("SELECT name, session_key FROM sessions WHERE client_address = 'shop/claude' ORDER BY name"), [
+    { name: 'shop/claude-1', session_key: 's-3' },
+    { name: 'shop/claude-2', session_key: 's-4' },
+    { name: 'shop/claude-3', session_key: 's-5' },
+    { name: 'shop/claude-reviewer', session_key: 's-2' },
+    { name: 'shop/claude-writer', session_key: 's-1' },
+  ]);
 }));
 
 test('a hub session lives while it is heard from: silent past AGENT_BUS_HUB_SESSION_IDLE_MINUTES it counts as ended, its mail goes to the client address at the next claim, and the same session id comes back to its address', async () => {

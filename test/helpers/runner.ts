@@ -22,9 +22,9 @@ export function startRunner(env: NodeJS.ProcessEnv, repo: string, machine: strin
   return startRunnerWith(env, [repo], machine);
 }
 
-/** `agent-bus runner --clients claude --repos REPOS --max 3 --name MACHINE`, once it says what it offers. */
-export async function startRunnerWith(env: NodeJS.ProcessEnv, repos: string[], machine: string): Promise<Runner> {
-  const child = spawn(process.execPath, [CLI, 'runner', '--clients', 'claude', '--repos', repos.join(','), '--max', '3', '--name', machine], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+/** `agent-bus runner --clients CLIENTS --repos REPOS --max 3 --name MACHINE`, once it says what it offers. */
+export async function startRunnerWith(env: NodeJS.ProcessEnv, repos: string[], machine: string, clients: string[] = ['claude']): Promise<Runner> {
+  const child = spawn(process.execPath, [CLI, 'runner', '--clients', clients.join(','), '--repos', repos.join(','), '--max', '3', '--name', machine], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let said = '';
   child.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
   await waitUntil(() => said.includes(`offering ${machine}`), 'the runner says what it offers', 10_000);

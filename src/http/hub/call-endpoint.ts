@@ -30,6 +30,8 @@ export interface CallContext {
   env: Env;
   auditPath: string;
   token: TokenRecord;
+  /** The handle the asking agent's name pins for a conversation not yet held (pinnedHandle). */
+  pinned?: string | null;
 }
 
 type Args = Record<string, unknown>;
@@ -111,10 +113,9 @@ const OPS: { [K in CallName]: Operation<K> } = {
       const channels = Array.isArray(given.channels) ? given.channels.filter((channel): channel is string => typeof channel === 'string').slice(0, 200) : [];
       return { subscriptions: { all: given.all === true, channels }, session_key: sessionKeyArg(args.session_key) };
     },
-    run: async ({ bus, env, token }, { subscriptions, session_key }) => {
+    run: async (context, { subscriptions, session_key }) => {
       // A client address's session counts the mail of the session address its session id holds.
-      const reader = (await hubSpeaker(bus, env, token, session_key))?.name ?? token.agent;
-      return sessionStatus(bus, reader, subscriptions);
+      return sessionStatus(context.bus, await readerOf(context, session_key), subscriptions);
     },
   },
   'roster.forget': {
@@ -126,10 +127,10 @@ const OPS: { [K in CallName]: Operation<K> } = {
   },
   'reservations.check': {
     parse: (args) => ({ files: repoFilesArg(args.files, 'files'), session_key: sessionKeyArg(args.session_key), refuse: args.refuse === true }),
-    run: async ({ bus, env, token }, { files, session_key, refuse }) => {
+    run: async (context, { files, session_key, refuse }) => {
       // The token's agent, or the session of it its session id holds, in the token's own repo.
-      const speaker = (await hubSpeaker(bus, env, token, session_key))?.name ?? token.agent;
-      return bus.reservations.checkCommit(speaker, async () => speaker, repoOf(token.agent), files, refuse);
+      const speaker = await readerOf(context, session_key);
+      return context.bus.reservations.checkCommit(speaker, async () => speaker, repoOf(context.token.agent), files, refuse);
     },
   },
   'wake.look': {
@@ -183,9 +184,9 @@ const OPS: { [K in CallName]: Operation<K> } = {
   },
 };
 
-/** The name a wake call is about: the session the conversation id holds, else the token's agent. */
-async function readerOf({ bus, env, token }: CallContext, sessionKey: string | null): Promise<string> {
-  return (await hubSpeaker(bus, env, token, sessionKey))?.name ?? token.agent;
+/** The name a call about a conversation is about: the session the conversation id holds, else the token's agent. */
+async function readerOf({ bus, env, token, pinned }: CallContext, sessionKey: string | null): Promise<string> {
+  return (await hubSpeaker(bus, env, token, sessionKey, null, pinned ?? null))?.name ?? token.agent;
 }
 
 /** The message, when it is among the oldest mail waiting for `reader`: a relay may name no other. */

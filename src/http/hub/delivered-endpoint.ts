@@ -44,12 +44,19 @@ export function pendingDeliveryArg(value: unknown): PendingDelivery {
   };
 }
 
-export async function confirmRemoteDelivery(bus: Bus, env: Env, token: TokenRecord, body: unknown, sessions: SessionsRead | null = null): Promise<EndpointResponse<'/v1/delivered'>> {
+export async function confirmRemoteDelivery(
+  bus: Bus,
+  env: Env,
+  token: TokenRecord,
+  body: unknown,
+  sessions: SessionsRead | null = null,
+  pinned: string | null = null,
+): Promise<EndpointResponse<'/v1/delivered'>> {
   const request = (body ?? {}) as { delivery?: unknown; session_key?: unknown; printed?: unknown };
   const pending = pendingDeliveryArg(request.delivery);
   if (typeof request.printed !== 'boolean') throw new InvalidInputError('printed must be true (the mail was printed) or false (give it back)');
   // The reader is the token's (or the session address its session id holds), never one the request names.
-  const reader = (await hubSpeaker(bus, env, token, sessionKeyArg(request.session_key), sessions))?.name ?? token.agent;
+  const reader = (await hubSpeaker(bus, env, token, sessionKeyArg(request.session_key), sessions, pinned))?.name ?? token.agent;
   if (!request.printed) {
     await bus.inbox.giveBack(reader, pending);
     return { marked: 0 };

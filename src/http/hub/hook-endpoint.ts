@@ -62,6 +62,7 @@ export async function answerRemoteHook(
   body: unknown,
   warn: (line: string) => void,
   sessions: SessionsRead | null = null,
+  pinned: string | null = null,
 ): Promise<HookAnswer> {
   const { registered } = memory;
   const request = (body ?? {}) as Record<string, unknown>;
@@ -83,8 +84,8 @@ export async function answerRemoteHook(
     // A hook the session's server relays (mcp_tool) is answered in JSON, the only form it reads.
     ...(request.json === true ? { dialect: jsonDialect } : {}),
   };
-  // A client address's session reads as the session address its session id holds.
-  const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions);
+  // A client address's session reads as the session address its session id holds (one not yet held takes the address its agent's name pins).
+  const held = await hubSpeaker(bus, env, token, turn.sessionKey, sessions, pinned);
   if (held === null && !registered.has(token.agent)) {
     await bus.roster.register(registrationsFor(token.agent, token.repoPath, true));
     registered.add(token.agent);

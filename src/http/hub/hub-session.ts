@@ -9,7 +9,7 @@
 import type { ReceiptWay, SurfaceWay } from '../../model/receipts.js';
 import type { Bus } from '../../core/bus.js';
 import { sessionsEnabled } from '../../adapters/identity.js';
-import { clientAddressOf, normaliseLabel } from '../../core/names.js';
+import { clientAddressOf, normaliseLabel, parseNameLenient } from '../../core/names.js';
 import { presentedTokenId } from '../../core/tokens.js';
 import { registrationsFor } from '../../core/roster.js';
 import type { Env } from '../../model/settings.js';
@@ -64,11 +64,30 @@ export class SessionsReadAhead {
   }
 }
 
-/** The name a request with `sessionKey` speaks as: the session address it holds, else the token's agent. */
-export async function hubSpeaker(bus: Bus, env: Env, token: TokenRecord, sessionKey: string | null, read: SessionsRead | null = null): Promise<{ name: string; key: SessionRowKey } | null> {
+/**
+ * The handle a request's agent name (the NAME_HEADER, its machine's AGENT_BUS_NAME) pins: the name's
+ * when it is a session address of the token's client address, else null (the name is ignored).
+ */
+export function pinnedHandle(token: TokenRecord, named: string | null, env: Env): string | null {
+  if (named === null || !givesSessions(token.agent, env) || clientAddressOf(named) !== token.agent) return null;
+  return parseNameLenient(named)?.handle ?? null;
+}
+
+/**
+ * The name a request with `sessionKey` speaks as: the session address it holds, else the token's
+ * agent. A conversation not yet held takes the address `pinned` names (see pinnedHandle), if free.
+ */
+export async function hubSpeaker(
+  bus: Bus,
+  env: Env,
+  token: TokenRecord,
+  sessionKey: string | null,
+  read: SessionsRead | null = null,
+  pinned: string | null = null,
+): Promise<{ name: string; key: SessionRowKey } | null> {
   if (sessionKey === null || !givesSessions(token.agent, env)) return null;
   const rows = read !== null && read.agent === token.agent ? await read.rows : null;
-  const held = await bus.sessions.hubSession(token.agent, token.repoPath, sessionKey, bus.settings.sessionResumeHours, rows);
+  const held = await bus.sessions.hubSession(token.agent, token.repoPath, sessionKey, bus.settings.sessionResumeHours, rows, pinned);
   return { name: held.name, key: held.key };
 }
 
@@ -80,6 +99,8 @@ export class HubSession implements ToolSession {
   private conversation: string | null = null;
   /** A session of the token's agent the current request speaks as (the hub checked it), else null. */
   private speakAs: string | null = null;
+  /** The handle the current request's agent name pins for its conversation (pinnedHandle), else null. */
+  private pinned: string | null = null;
   /** How the current request shows the mail it reads: a model's call, or the remote chat or inbox that said so. */
   readWay: ReceiptWay = 'read_inbox';
 
@@ -91,10 +112,14 @@ export class HubSession implements ToolSession {
     private readonly registered: Set<string>,
   ) {}
 
-  /** A new request: what it asked to speak as (checked by the hub), the session id its headers sent, and the surface it said it is. */
-  begin(speakAs: string | null, conversation: string | null, via: SurfaceWay | null = null): void {
+  /**
+   * A new request: what it asked to speak as (checked by the hub), the session id its headers sent,
+   * the surface it said it is, and the handle its agent's name pins.
+   */
+  begin(speakAs: string | null, conversation: string | null, via: SurfaceWay | null = null, pinned: string | null = null): void {
     this.speakAs = speakAs;
     this.conversation = conversation;
+    this.pinned = pinned;
     this.readWay = via ?? 'read_inbox';
     this.held = null;
   }
@@ -126,7 +151,7 @@ export class HubSession implements ToolSession {
 
   async ensure(callKey: string | null): Promise<void> {
     if (this.speakAs === null) {
-      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation);
+      this.held = await hubSpeaker(this.bus, this.env, this.token, callKey ?? this.conversation, null, this.pinned);
       if (this.held !== null) return; // Taken (and so on the roster) or held already.
     }
     const name = this.name;

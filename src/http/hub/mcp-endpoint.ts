@@ -70,11 +70,14 @@ export class McpServers {
     if (list.length < IDLE_PER_TOKEN) list.push(pooled);
   }
 
-  /** `speakAs`: a session of the token's agent this request speaks as (checked by the caller); `via`: the remote surface that reads. */
-  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, via: SurfaceWay | null = null): Promise<void> {
+  /**
+   * `speakAs`: a session of the token's agent this request speaks as (checked by the caller); `via`:
+   * the remote surface that reads; `pinned`: the handle the asking agent's name pins (pinnedHandle).
+   */
+  async serve(token: TokenRecord, req: IncomingMessage, res: ServerResponse, body: unknown, speakAs: string | null = null, via: SurfaceWay | null = null, pinned: string | null = null): Promise<void> {
     const header = req.headers[SESSION_HEADER];
     const pooled = this.borrow(token);
-    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, via);
+    pooled.session.begin(speakAs, typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 200) : null, via, pinned);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
       void pooled.server

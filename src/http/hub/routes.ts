@@ -12,7 +12,7 @@ import type { Env } from '../../model/settings.js';
 import { isSurfaceWay } from '../../model/receipts.js';
 import type { TokenRecord } from '../../model/records.js';
 import { quoted } from '../../model/quote.js';
-import { HUB_PATHS, SPEAKER_HEADER, type EndpointPath, type EndpointResponse } from '../../protocol/hub.js';
+import { HUB_PATHS, NAME_HEADER, SPEAKER_HEADER, type EndpointPath, type EndpointResponse } from '../../protocol/hub.js';
 import type { TokenCheck } from '../dashboard/access.js';
 import { Dashboard } from '../dashboard/dashboard.js';
 import { answerRefusal, sendJson } from '../errors.js';
@@ -24,7 +24,7 @@ import { waitForChange } from './changes-endpoint.js';
 import { confirmRemoteDelivery } from './delivered-endpoint.js';
 import { followSends } from './follow-endpoint.js';
 import { answerRemoteHook } from './hook-endpoint.js';
-import type { HubMemory, SessionsRead, SessionsReadAhead } from './hub-session.js';
+import { pinnedHandle, type HubMemory, type SessionsRead, type SessionsReadAhead } from './hub-session.js';
 import type { RateLimiter } from './limits.js';
 import type { McpServers } from './mcp-endpoint.js';
 import type { HubMetrics } from './metrics.js';
@@ -69,14 +69,16 @@ interface EndpointCall {
   sessions: SessionsRead | null;
   /** Ends when the asker goes away: a wait stops, and a watcher takes nothing. */
   gone: AbortSignal;
+  /** The handle the asking agent's name pins for a conversation not yet held (pinnedHandle), else null. */
+  pinned: string | null;
 }
 
 /** Each endpoint of the protocol, answering with the type the protocol gives it. */
 const ENDPOINTS: { [P in EndpointPath]: (hub: HubContext, call: EndpointCall) => Promise<EndpointResponse<P>> } = {
-  '/v1/call': async (hub, { token, body }) => ({ result: await callOperation({ bus: hub.bus, env: hub.env, auditPath: hub.auditPath, token }, body) }),
-  '/v1/hook': (hub, { token, body, sessions }) => answerRemoteHook(hub.bus, hub.env, token, hub.memory, body, (line) => hub.log(`agent-bus hub: ${line}`), sessions),
-  '/v1/watch': (hub, { token, body, sessions, gone }) => watchForMail(hub.bus, hub.env, hub.changes, hub.metrics, token, body, gone, sessions),
-  '/v1/delivered': (hub, { token, body, sessions }) => confirmRemoteDelivery(hub.bus, hub.env, token, body, sessions),
+  '/v1/call': async (hub, { token, body, pinned }) => ({ result: await callOperation({ bus: hub.bus, env: hub.env, auditPath: hub.auditPath, token, pinned }, body) }),
+  '/v1/hook': (hub, { token, body, sessions, pinned }) => answerRemoteHook(hub.bus, hub.env, token, hub.memory, body, (line) => hub.log(`agent-bus hub: ${line}`), sessions, pinned),
+  '/v1/watch': (hub, { token, body, sessions, gone, pinned }) => watchForMail(hub.bus, hub.env, hub.changes, hub.metrics, token, body, gone, sessions, pinned),
+  '/v1/delivered': (hub, { token, body, sessions, pinned }) => confirmRemoteDelivery(hub.bus, hub.env, token, body, sessions, pinned),
   '/v1/follow': (hub, { body, gone }) => followSends(hub.bus, hub.changes, hub.metrics, body, gone),
   '/v1/changes': (hub, { body, gone }) => waitForChange(hub.changes, hub.metrics, body, gone),
 };
@@ -186,6 +188,9 @@ export async function route(hub: HubContext, req: IncomingMessage, res: ServerRe
   const as = params.get('as');
   // The remote chat and inbox say so: the mail they read is a person's to see, not a model's call.
   const via = params.get('via');
+  // The name the asking machine gave its agent: a session of the token's agent it pins, else nothing.
+  const named = req.headers[NAME_HEADER];
+  const pinned = pinnedHandle(token, typeof named === 'string' ? named.trim() : null, hub.env);
   if (as !== null && speakerProblem(as) !== null) {
     sendJson(res, 400, { error: 'invalid_request', error_description: `${quoted(as)} is not a name to speak as: ${speakerProblem(as)}` });
     return;
@@ -215,14 +220,14 @@ export async function route(hub: HubContext, req: IncomingMessage, res: ServerRe
     // Which name the token spoke as: the remote CLI prints it.
     res.setHeader(SPEAKER_HEADER, as ?? token.agent);
     if (path === HUB_PATHS.mcp) {
-      await hub.servers.serve(token, req, res, body, as === token.agent ? null : as, isSurfaceWay(via) ? via : null);
+      await hub.servers.serve(token, req, res, body, as === token.agent ? null : as, isSurfaceWay(via) ? via : null, pinned);
       return;
     }
     // A waiter that goes away stops its wait.
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     try {
-      sendJson(res, 200, await ENDPOINTS[path as EndpointPath](hub, { token, body, sessions, gone: gone.signal }));
+      sendJson(res, 200, await ENDPOINTS[path as EndpointPath](hub, { token, body, sessions, gone: gone.signal, pinned }));
     } catch (error) {
       if (!answerRefusal(res, error)) throw error;
     }

@@ -28,12 +28,13 @@ export async function watchForMail(
   body: unknown,
   signal: AbortSignal,
   sessions: SessionsRead | null = null,
+  pinned: string | null = null,
 ): Promise<WatchAnswer> {
   const raw = (body as { wait_seconds?: unknown } | null)?.wait_seconds ?? 25;
   if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) throw new InvalidInputError('wait_seconds must be a number of seconds');
   // A client address's session waits for the mail of the session address its session id holds.
   const sessionKey = sessionKeyArg((body as { session_key?: unknown } | null)?.session_key);
-  const reader = (await hubSpeaker(bus, env, token, sessionKey, sessions))?.name ?? token.agent;
+  const reader = (await hubSpeaker(bus, env, token, sessionKey, sessions, pinned))?.name ?? token.agent;
   const deadline = Date.now() + Math.min(raw, MAX_WAIT_SECONDS) * 1000;
   metrics.waitsOpen++;
   try {

@@ -1,0 +1,56 @@
+/**
+ * What a user sets up on a machine before the bus starts a real client there headless (`spawn`, or a
+ * runner's start): the client trusts the repo and talks to the scripted model, through the variables
+ * and the user's own config files a user would use. The command line is the bus's own.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
+import { CLIENT_BIN } from './harness.js';
+
+/**
+ * Each client's set-up on `machine` against the model at `modelUrl`: its config files written, and the
+ * variables the bus's start must find in its environment. What the test drivers pass as flags is set
+ * here as a user would, since the command line is the bus's own.
+ */
+export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: string) => NodeJS.ProcessEnv> = {
+  claude(machine, modelUrl) {
+    claude.prepare(machine);
+    return { ...claudeOffline(modelUrl), AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude') };
+  },
+  codex(machine, modelUrl) {
+    const codexHome = join(machine.dir, 'codex-home');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        'model = "fake-model"',
+        'model_provider = "fake"',
+        '[model_providers.fake]',
+        'name = "fake"',
+        `base_url = "${modelUrl}/v1"`,
+        'env_key = "OPENAI_API_KEY"',
+        'wire_api = "responses"',
+        `[projects.${JSON.stringify(machine.repo)}]`,
+        'trust_level = "trusted"',
+        '',
+      ].join('\n'),
+    );
+    return { CODEX_HOME: codexHome, OPENAI_API_KEY: 'dummy', AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') };
+  },
+  // The fake provider as its model in the user's config; opencode asks nothing before it runs a repo's plugin and server.
+  opencode(machine, modelUrl) {
+    return { ...opencodeOffline(machine, modelUrl), AGENT_BUS_OPENCODE_BIN: join(CLIENT_BIN, 'opencode') };
+  },
+  // API-key sign-in in the user's settings, the key and the fake's address, the workspace trusted.
+  gemini(machine, modelUrl) {
+    gemini.prepare(machine);
+    return { ...geminiOffline(modelUrl), AGENT_BUS_GEMINI_BIN: join(CLIENT_BIN, 'gemini') };
+  },
+  // A provider of the user's own, no GitHub sign-in. Nothing allows all tools (COPILOT_ALLOW_ALL): the
+  // bus's --allow-tool flags are all that lets it call the bus's tools, and its launch variables load
+  // the repo's hooks and server in -p mode.
+  copilot(_machine, modelUrl) {
+    return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
+  },
+};
