@@ -98,3 +98,17 @@ export function readExit(exitFile: string): { code: number | null; signal: NodeJ
   if (!/^\d+$/.test(text)) return { code: null, signal: 'SIGKILL' };
   return { code: Number(text), signal: null };
 }
+
+/** Signal the agent's whole process group (its servers and hooks with it), or the process alone where there is no group. */
+export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}

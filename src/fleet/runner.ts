@@ -17,6 +17,7 @@ import { callHubOp } from '../remote/calls.js';
 import { HubChangeFeed } from '../remote/changes.js';
 import type { FleetDesk } from './desk.js';
 import { hubDesk } from './hub-desk.js';
+import { processEnded, signalGroup } from './client-process.js';
 import { lastLines, logNote } from './logs.js';
 import { supervise } from './supervisor.js';
 import { addWorktree } from './worktree.js';
@@ -45,28 +46,6 @@ export interface RunnerOptions {
   say(line: string): void;
 }
 
-/** Whether a process runs (or runs as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Gone already.
-    }
-  }
-}
-
 /**
  * An agent of this machine started under an earlier runner: watched by its pid until it ends (a stop
  * asked meanwhile ends its group), then its exit recorded, whose code no one is left to read.
@@ -75,7 +54,7 @@ async function adopt(desk: FleetDesk, options: RunnerOptions, spawn: SpawnRecord
   const grace = setting(options.env, 'AGENT_BUS_STOP_GRACE');
   let stopAskedAt: number | null = null;
   if (spawn.pid !== null) {
-    while (alive(spawn.pid) && stillWanted()) {
+    while (!processEnded(spawn.pid) && stillWanted()) {
       const now = await desk.byId(spawn.spawnId).catch(() => spawn);
       if (now === null || now.state === 'exited') return;
       if (now.stopRequestedAt !== null) {
@@ -86,7 +65,7 @@ async function adopt(desk: FleetDesk, options: RunnerOptions, spawn: SpawnRecord
       }
       await new Promise((resolve) => setTimeout(resolve, ADOPTED_POLL_MS));
     }
-    if (alive(spawn.pid)) return; // The runner is ending: the agent runs on, for the next one to adopt.
+    if (!processEnded(spawn.pid)) return; // The runner is ending: the agent runs on, for the next one to adopt.
   }
   const note =
     spawn.pid === null ? 'its runner ended before it started it' : 'it ended while its runner was away or restarting: its exit code is unknown';

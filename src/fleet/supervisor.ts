@@ -9,7 +9,7 @@
  */
 import { closeSync, readFileSync, rmSync } from 'node:fs';
 import { processRuns, workerName } from '../adapters/procs.js';
-import { awaitEnd, readExit, startClient, type StartedClient } from './client-process.js';
+import { awaitEnd, readExit, signalGroup, startClient, type StartedClient } from './client-process.js';
 import { exitCategoryOf, exitText, isCrash, restartCooldownMs, type SpawnableClient } from '../core/fleet-ops.js';
 import { eachChange } from '../core/store-changes.js';
 import type { SpawnRecord, SpawnTmux } from '../model/records.js';
@@ -78,20 +78,6 @@ async function awaitSlot(run: SupervisorRun, me: string, stopSignalled: () => bo
     return outcome?.spawn ? { spawn: outcome.spawn, handedOver: outcome.handedOver ?? false } : null;
   } finally {
     await feed.close().catch(() => undefined);
-  }
-}
-
-/** Signal the agent's whole process group (its servers and hooks with it), or the process alone where there is no group. */
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Gone already.
-    }
   }
 }
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
+import { exitedOf, spawnedOf } from '../helpers/fleet.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'helpers', 'fake-agent.mjs');
 const skip = spawnSync('tmux', ['-V']).status === 0 ? false : 'needs tmux';
@@ -55,17 +56,9 @@ function windows(bus: TempBus): string[] {
   return listed.code === 0 ? listed.out.split('\n').filter(Boolean) : [];
 }
 
-function spawned(bus: TempBus, name: string): Spawned {
-  const agents = json<Array<{ name: string; spawned: Spawned | null }>>(runCli(['agents', '--json'], { env: bus.env }));
-  const found = agents.find((agent) => agent.name === name)?.spawned;
-  assert.ok(found, `${name} is among the agents, marked spawned: ${JSON.stringify(agents)}`);
-  return found;
-}
+const spawned = (bus: TempBus, name: string): Spawned => spawnedOf<Spawned>(bus, name);
 
-async function exited(bus: TempBus, name: string, timeoutMs = 15_000): Promise<Spawned> {
-  await waitUntil(() => spawned(bus, name).state === 'exited', `${name}'s exit recorded`, timeoutMs, 100);
-  return spawned(bus, name);
-}
+const exited = (bus: TempBus, name: string, timeoutMs = 15_000): Promise<Spawned> => exitedOf<Spawned>(bus, name, timeoutMs);
 
 /** A test with its own tmux server, killed after whatever happened. */
 function withTmux(work: (bus: TempBus) => Promise<void>): () => Promise<void> {

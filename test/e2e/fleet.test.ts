@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
+import { exitedOf, spawnedOf } from '../helpers/fleet.js';
 import { connect } from '../helpers/mcp.js';
 import { connectHttp, createToken, withHub } from '../helpers/hub.js';
 
@@ -43,17 +44,9 @@ function agentEnv(bus: TempBus, steps: string, extra: NodeJS.ProcessEnv = {}): N
   return { ...bus.env, AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, AGENT_BUS_CODEX_BIN: FAKE_AGENT, FAKE_AGENT: steps, FAKE_AGENT_CLI: CLI, ...extra };
 }
 
-function spawned(bus: TempBus, name: string): Spawned {
-  const agents = json<Array<{ name: string; spawned: Spawned | null }>>(runCli(['agents', '--json'], { env: bus.env }));
-  const found = agents.find((agent) => agent.name === name)?.spawned;
-  assert.ok(found, `${name} is among the agents, marked spawned: ${JSON.stringify(agents)}`);
-  return found;
-}
+const spawned = (bus: TempBus, name: string): Spawned => spawnedOf<Spawned>(bus, name);
 
-async function exited(bus: TempBus, name: string, timeoutMs = 10_000): Promise<Spawned> {
-  await waitUntil(() => spawned(bus, name).state === 'exited', `${name}'s exit recorded`, timeoutMs, 100);
-  return spawned(bus, name);
-}
+const exited = (bus: TempBus, name: string, timeoutMs = 10_000): Promise<Spawned> => exitedOf<Spawned>(bus, name, timeoutMs);
 
 test('spawn returns at once with the address; the agent runs as that name, its log is private, and its exit is recorded with its code', withTempBus(async (bus) => {
   const repo = repoIn(bus);
