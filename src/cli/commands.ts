@@ -424,6 +424,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'run', type: 'string', value: 'CLIENT', description: 'add: spawn an agent of CLIENT (claude, codex, …) that holds the task' },
       { name: 'label', type: 'string', value: 'LABEL', description: "add --run: the end of the agent's address" },
       { name: 'yolo', type: 'boolean', description: "add --run: the client's own bypass of every permission" },
+      { name: 'worktree', type: 'boolean', description: 'add --run: its own git worktree of the repo, on a new branch agent/<label> (the repo needs a commit)' },
       { name: 'timeout', type: 'string', value: 'DURATION', description: 'wait: how long (30s, 5m, 1h)', default: '10m' },
       speaker,
       json,

@@ -29,6 +29,8 @@ export interface TaskRunRequest {
   repoPath: string | null;
   label: string | null;
   yolo: boolean;
+  /** Its own git worktree of the repo, on a new branch agent/<label>. */
+  worktree?: boolean;
   as: string | null;
   /** The roster rows of the one who asks, written as any task made by them writes them. */
   register?: Registration[];
@@ -48,7 +50,7 @@ export async function addTaskAndRun(bus: Bus, request: TaskRunRequest, env: Env,
   const task = await bus.tasks.create({ title: request.title, to: request.to, body: request.body, after: request.after, creator: request.as ?? speakerName(undefined, env) }, request.register ?? []);
   const spawn = await startAgent(
     { bus, env, busFolder: busPaths(env).folder, cli: { node: process.execPath, script: process.argv[1] as string } },
-    { client: request.client, repo: request.repoPath === null ? repo : repoName(folder), folder, prompt: taskPrompt(task, null), label: request.label, model: null, yolo: request.yolo, task, spawnedBy: task.creator },
+    { client: request.client, repo: request.repoPath === null ? repo : repoName(folder), folder, prompt: taskPrompt(task, null), label: request.label, model: null, yolo: request.yolo, worktree: request.worktree ?? false, task, spawnedBy: task.creator },
   ).catch((error: unknown) => {
     // The task stands, offered as any task is: the failure says so, with its id.
     throw new BusError(`${(error as Error).message}; task ${shortId(task.id)} was made, and is offered to ${task.to}`);

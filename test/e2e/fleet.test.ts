@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, json, ROOT, runCli, withTempBus, type TempBus } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -346,6 +346,13 @@ test('--worktree: two agents in one repo edit separate checkouts on branches of 
   assert.match(readFileSync(join(leftFolder, 'left.txt'), 'utf8'), new RegExp(`written by shop/claude-left in ${leftFolder}`));
   assert.ok(!existsSync(join(leftFolder, 'right.txt')) && !existsSync(join(repo, 'left.txt')) && !existsSync(join(repo, 'right.txt')), 'each edited its own checkout, the repo none');
   assert.ok(existsSync(join(leftFolder, '.mcp.json')), "the client's wiring is there, so the agent is on the bus");
+  // task add --run --worktree: the agent that holds the task works in a checkout of its own too.
+  const task = runCli(['task', 'add', 'edit in a checkout', '--to', 'shop', '--run', 'claude', '--label', 'tasked', '--worktree', '--json'], { env: agentEnv(bus, 'write:tasked.txt,exit:0'), cwd: repo });
+  assert.equal(task.code, 0, task.stderr);
+  const taskedFolder = (await exited(bus, 'shop/claude-tasked') as Spawned & { folder: string; worktree: boolean }).folder;
+  assert.equal(taskedFolder, join(dirname(leftFolder), 'tasked'));
+  assert.match(readFileSync(join(taskedFolder, 'tasked.txt'), 'utf8'), new RegExp(`written by shop/claude-tasked in ${taskedFolder}`));
+  assert.ok(!existsSync(join(repo, 'tasked.txt')), 'nothing in the repo\'s own checkout');
   assert.match(git('branch', '--list', 'agent/*').stdout, /agent\/left[\s\S]*agent\/right/);
   // One with work left in it is kept, and the line says what; one whose work is committed is removed, its branch kept.
   const kept = runCli(['stop', 'shop/claude-left', '--clean'], { env: bus.env });

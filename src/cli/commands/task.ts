@@ -87,7 +87,7 @@ export const run: CommandRunner = async (args, io) => {
           const bus = openBusHere(io.env);
           const made = await addTaskAndRun(
             bus,
-            { client: runWith, title, to: text(args, 'to') as string, body: await textOrStdin(args, 'body', io), after, repoPath: text(args, 'repo'), label: text(args, 'label'), yolo: Boolean(args.values.yolo), as },
+            { client: runWith, title, to: text(args, 'to') as string, body: await textOrStdin(args, 'body', io), after, repoPath: text(args, 'repo'), label: text(args, 'label'), yolo: Boolean(args.values.yolo), worktree: Boolean(args.values.worktree), as },
             io.env,
             io.cwd,
           ).finally(() => bus.close());
