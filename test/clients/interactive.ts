@@ -26,10 +26,11 @@ export interface InteractiveClaude {
 }
 
 /**
- * Start Claude Code in `s.repo` against the fake model at `modelUrl` (`launch` added to its environment), and wait for its input
- * prompt; in bypass-permissions mode (--dangerously-skip-permissions) unless `bypass` is false.
+ * What a user's first interactive runs of Claude Code leave in the HOME of `s`'s bus: onboarding done,
+ * the API key accepted, `s.repo` trusted and its agent-bus server (.mcp.json) enabled, the
+ * bypass-permissions warning acknowledged.
  */
-export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, launch: NodeJS.ProcessEnv = {}, options: { bypass?: boolean } = {}): Promise<InteractiveClaude> {
+export function firstRunsDone(s: WiredRepo): void {
   const home = s.bus.env.HOME as string;
   writeFileSync(
     join(home, '.claude.json'),
@@ -37,6 +38,15 @@ export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, lau
   );
   mkdirSync(join(home, '.claude'), { recursive: true });
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
+}
+
+/**
+ * Start Claude Code in `s.repo` against the fake model at `modelUrl` (`launch` added to its environment), and wait for its input
+ * prompt; in bypass-permissions mode (--dangerously-skip-permissions) unless `bypass` is false.
+ */
+export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, launch: NodeJS.ProcessEnv = {}, options: { bypass?: boolean } = {}): Promise<InteractiveClaude> {
+  const home = s.bus.env.HOME as string;
+  firstRunsDone(s);
   const socket = join(s.bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-test', ...args], { env: { ...process.env, TMUX_TMPDIR: socket, HOME: home }, encoding: 'utf8' });
