@@ -108,6 +108,8 @@ export async function runRunner(options: RunnerOptions): Promise<void> {
   const heartbeat = setting(env, 'AGENT_BUS_RUNNER_HEARTBEAT');
   const startedAt = nowStamp();
   const me = `runner:${options.machine}/${process.pid}/${randomBytes(4).toString('hex')}`;
+  /** Each supervisor of this runner has a name of its own, so none takes another's agent for one handed to it. */
+  let supervisors = 0;
   const watching = new Map<string, Promise<void>>();
   /** Each watched agent's log: its path and the size last sent. */
   const logs = new Map<string, { path: string; sent: number }>();
@@ -129,15 +131,17 @@ export async function runRunner(options: RunnerOptions): Promise<void> {
     log.sent = size;
   };
 
+  /** A run's log, sent as it grows from its start, and once more at its end. */
+  const logStarts = (spawn: SpawnRecord): void => void logs.set(spawn.spawnId, { path: spawn.logPath, sent: -1 });
+  const logEnds = async (spawn: SpawnRecord): Promise<void> => {
+    await sendLog(spawn.spawnId).catch(() => undefined);
+    logs.delete(spawn.spawnId);
+  };
+
   const watch = (spawn: SpawnRecord, work: Promise<void>): void => {
-    logs.set(spawn.spawnId, { path: spawn.logPath, sent: -1 });
     const done = work
       .catch((error: unknown) => options.say(`${spawn.name}: ${(error as Error).message}`))
-      .then(() => sendLog(spawn.spawnId).catch(() => undefined))
-      .finally(() => {
-        watching.delete(spawn.spawnId);
-        logs.delete(spawn.spawnId);
-      });
+      .finally(() => watching.delete(spawn.spawnId));
     watching.set(spawn.spawnId, done);
   };
 
@@ -178,13 +182,15 @@ export async function runRunner(options: RunnerOptions): Promise<void> {
           spawn,
           (async () => {
             if (!(await ownWorktree(desk, options, spawn))) return;
-            await supervise({ desk, env, busFolder: options.busFolder, spawnId: spawn.spawnId, max: options.max, ownSignals: false, supervisorName: me });
+            // Each run it starts (a restart is a run of its own, with a log of its own) has its log sent.
+            await supervise({ desk, env, busFolder: options.busFolder, spawnId: spawn.spawnId, max: options.max, ownSignals: false, supervisorName: `${me}-${++supervisors}`, onRun: logStarts, onRunEnded: logEnds });
           })(),
         );
       } else if (spawn.state === 'running' && spawn.supervisor?.startsWith('runner:') && !spawn.supervisor.startsWith(`runner:${options.machine}/${process.pid}/`)) {
         // Only an earlier runner's: an agent a supervisor of this machine's own bus watches is that supervisor's.
         options.say(`adopting ${spawn.name} (pid ${spawn.pid ?? '?'}), started before this runner`);
-        watch(spawn, adopt(desk, options, spawn, () => !options.stopped()));
+        logStarts(spawn);
+        watch(spawn, adopt(desk, options, spawn, () => !options.stopped()).finally(() => logEnds(spawn)));
       }
     }
     if (reachable) for (const spawnId of logs.keys()) await sendLog(spawnId).catch(() => undefined);

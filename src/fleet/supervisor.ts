@@ -41,6 +41,9 @@ export interface SupervisorRun {
   ownSignals?: boolean;
   /** How the supervisor names itself in the record: `<host>/<pid>/<random>` unless said (a runner's own). */
   supervisorName?: string;
+  /** Told of each run once its client has started, and once its exit is recorded (a runner sends its log to the hub between). */
+  onRun?(spawn: SpawnRecord): void;
+  onRunEnded?(spawn: SpawnRecord): Promise<void>;
   /** The program a tmux pane runs the agent's client under: `node` and the CLI's own file (this process's unless said). */
   cli?: { node: string; script: string };
 }
@@ -320,6 +323,7 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
   onStop(stopChild);
   if (signalled()) stopChild();
   if (!slot.handedOver && started.pid !== undefined) await run.desk.started(spawn, started.pid, started.tmux);
+  run.onRun?.(spawn);
 
   // A stop asked through the store (from another process, or another machine's hub) reaches this one.
   let exited = false;
@@ -351,6 +355,7 @@ async function watchOne(run: SupervisorRun, me: string, signalled: () => boolean
   const category = exitCategoryOf({ code: outcome.code, signal: outcome.signal, stopRequested: stopping });
   const after = await run.desk.exited(spawn.spawnId, { exitCode: outcome.code, exitSignal: outcome.signal, exitCategory: category, exitNote: outcome.note });
   logNote(spawn.logPath, run.busFolder, `exited: ${outcome.signal ?? (outcome.code === null ? 'no exit code' : `exit ${outcome.code}`)} (${category})`);
+  await run.onRunEnded?.(spawn);
   if (after === null) return done(0);
   const next = signalled() ? null : await restartAfterCrash(run, after, signalled);
   if (next !== null) return { code: 0, next: next.spawnId };

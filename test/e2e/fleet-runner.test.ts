@@ -242,3 +242,31 @@ test('spawn --on with --worktree: the runner makes each agent its own worktree o
     await killRunner(runner);
   }
 }));
+
+test('--restart on-failure through a runner: a crash is started again on the runner\'s machine, its new run\'s log reaches the asker, and at the limit the spawner is told', withHub({}, async (bus, hub) => {
+  const runnerToken = createToken(bus, 'shop/claude', ['--scope', 'spawn']).token;
+  const askerToken = createToken(bus, 'ops/codex', ['--scope', 'spawn']).token;
+  const runnerEnv = machineEnv(bus, hub, 'box-6', runnerToken, { AGENT_BUS_CLAUDE_BIN: FAKE_AGENT, FAKE_AGENT: 'say:crashing now,exit:3', AGENT_BUS_RUNNER_HEARTBEAT: '1' });
+  const repo = join(bus.dir, 'machine-box-6', 'src', 'shop');
+  mkdirSync(join(repo, '.git'), { recursive: true });
+  const asker = machineEnv(bus, hub, 'laptop', askerToken);
+  const runner = await startRunner(runnerEnv, repo, 'box-6');
+  try {
+    const started = runCli(['spawn', 'claude', '--on', 'box-6', '--repo', 'shop', '--prompt', 'work', '--label', 'crashy', '--restart', 'on-failure', '--max-restarts', '1'], { env: asker });
+    assert.equal(started.code, 0, started.stderr);
+    await waitUntil(() => {
+      const latest = one(asker, 'shop/claude-crashy') as Spawned & { restarts: number };
+      return latest.restarts === 1 && latest.state === 'exited';
+    }, () => `the restarted run has ended: ${JSON.stringify(one(asker, 'shop/claude-crashy'))}; the runner said ${runner.said()}`, 20_000, 200);
+    const latest = one(asker, 'shop/claude-crashy') as Spawned & { restarts: number; machine: string };
+    assert.deepEqual([latest.machine, latest.exit_category], ['box-6', 'failed']);
+    // The new run's own log, sent by the runner.
+    await waitUntil(() => /crashing now[\s\S]*exited: exit 3 \(failed\)/.test(runCli(['logs', 'shop/claude-crashy'], { env: asker }).stdout), 'the restarted run\'s log reaches the asker', 10_000, 200);
+    const audit = readFileSync(bus.audit, 'utf8');
+    assert.match(audit, /"op":"spawn"[^\n]*"event":"restart"/);
+    // At the limit, the spawner is told once.
+    await waitUntil(() => /crashed \(exit 3 \(failed\)\) after 1 restart, the most --max-restarts allows/.test(runCli(['inbox', '--json'], { env: asker }).stdout), 'the spawner is told', 10_000, 200);
+  } finally {
+    await killRunner(runner);
+  }
+}));
