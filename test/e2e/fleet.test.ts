@@ -273,7 +273,8 @@ test('resume: an agent that ended starts again on its own session, with a new pr
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.equal(resumed.stdout, 'shop/claude-worker\n');
   assert.match(resumed.stderr, new RegExp(`resumed claude session ${session}`));
-  await waitUntil(() => /"--resume"/.test(runCli(['logs', 'shop/claude-worker'], { env: bus.env }).stdout), 'the resumed run');
+  // The client's own line (the bus's "starting" line, written before it, names the flags too).
+  await waitUntil(() => /fake-agent args .*"--resume"/.test(runCli(['logs', 'shop/claude-worker'], { env: bus.env }).stdout), 'the resumed run');
   assert.match(runCli(['logs', 'shop/claude-worker'], { env: bus.env }).stdout, new RegExp(`fake-agent args \\["-p","second part","--resume","${session}"`));
   const still = runCli(['resume', 'shop/claude-worker'], { env: agentEnv(bus, 'exit:0'), cwd: repo });
   assert.equal(still.code, 1);

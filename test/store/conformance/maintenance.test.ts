@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { formatStamp, nowMicros, nowStamp } from '../../../src/model/clock.js';
 import { conformance } from './harness.js';
 
-conformance('prune: a thread goes only when it is wholly read and wholly older; expired notices, their receipts, receipts of notices gone and sessions ended long ago go too; a dry run counts the same and removes nothing', async (ctx) => {
+conformance('prune: a thread goes only when it is wholly read and wholly older; expired notices, their receipts, receipts of notices gone, sessions ended long ago and spawned agents that ended before the cutoff go too; a dry run counts the same and removes nothing', async (ctx) => {
   await ctx.register(['alpha', 'beta']);
   const micros = nowMicros();
   const daysAgo = (days: number): string => formatStamp(micros - days * 86_400_000_000);
@@ -36,10 +36,16 @@ conformance('prune: a thread goes only when it is wholly read and wholly older; 
   ctx.paths.sql(session(1, 'repo-a/claude-1', daysAgo(10)));
   ctx.paths.sql(session(2, 'repo-a/claude-2', daysAgo(1)));
   ctx.paths.sql(session(3, 'repo-a/claude-3', null));
+  const spawn = (label: string, state: string, endedAt: string | null): string =>
+    `INSERT INTO spawns (spawn_id, name, client, label, repo, folder, machine, prompt, spawned_by, depth, state, log_path, created_at, ended_at)
+     VALUES ('s-${label}', 'repo-a/claude-${label}', 'claude', '${label}', 'repo-a', '/repos/a', 'box', 'p', 'human', 1, '${state}', '/l/${label}.log', '${daysAgo(60)}', ${endedAt === null ? 'NULL' : `'${endedAt}'`})`;
+  ctx.paths.sql(spawn('ended-long-ago', 'exited', daysAgo(40)));
+  ctx.paths.sql(spawn('ended-lately', 'exited', daysAgo(1)));
+  ctx.paths.sql(spawn('running', 'running', null));
 
   const input = { mailBefore: daysAgo(30), now: nowStamp(), sessionsEndedBefore: daysAgo(7), dryRun: true };
-  const expected = { threads: 1, messages: 2, notices: 1, receipts: 2, sessions: 1 };
-  const sizes = (): number[] => ['messages', 'notices', 'notice_receipts', 'sessions'].map((table) => ctx.count(`SELECT COUNT(*) AS n FROM ${table}`));
+  const expected = { threads: 1, messages: 2, notices: 1, receipts: 2, sessions: 1, spawns: 1 };
+  const sizes = (): number[] => ['messages', 'notices', 'notice_receipts', 'sessions', 'spawns'].map((table) => ctx.count(`SELECT COUNT(*) AS n FROM ${table}`));
   const before = sizes();
   assert.deepEqual(await ctx.store.prune(input), expected, 'a dry run counts');
   assert.deepEqual(sizes(), before, 'a dry run removes nothing');
@@ -54,6 +60,7 @@ conformance('prune: a thread goes only when it is wholly read and wholly older; 
   assert.deepEqual(ctx.paths.rows('SELECT notice_id FROM notices'), [{ notice_id: 'live' }]);
   assert.deepEqual(ctx.paths.rows('SELECT notice_id FROM notice_receipts'), [{ notice_id: 'live' }]);
   assert.deepEqual(ctx.paths.rows('SELECT name FROM sessions ORDER BY name'), [{ name: 'repo-a/claude-2' }, { name: 'repo-a/claude-3' }]);
+  assert.deepEqual(ctx.paths.rows('SELECT label FROM spawns ORDER BY label'), [{ label: 'ended-lately' }, { label: 'running' }], 'a spawned agent goes once it ended before the cutoff');
 });
 
 conformance('prune: the record of file edits goes once it is older than the collision window; a dry run keeps it', async (ctx) => {
