@@ -158,6 +158,8 @@ test('beyond AGENT_BUS_MAX_SPAWNED a spawn queues, is shown queued, and starts w
   assert.equal(after.exit_category, 'finished');
   const firstFour = ['one', 'two', 'three', 'four'].map((label) => spawned(bus, `shop/claude-${label}`));
   assert.ok(firstFour.some((spawn) => spawn.state === 'exited'), 'it started only once another had ended');
+  // Every one ends before the bus's folder goes: their supervisors write their logs to the last.
+  for (const label of ['one', 'two', 'three', 'four']) await exited(bus, `shop/claude-${label}`);
 }));
 
 test('a spawned agent whose process is killed fails the task it held, with the exit as the reason', withTempBus(async (bus) => {
