@@ -9,7 +9,7 @@ import { hasToolResult, startFakeAnthropic, toolResults, type Reply } from './fa
 import { hasToolMessage, startFakeChat, toolMessages, type ChatBody, type ChatReply } from './fake-chat.js';
 import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesBody, type ResponsesReply } from './fake-responses.js';
 import { functionResponses, hasFunctionResponse, offeredTools, startFakeGemini, type GeminiReply } from './fake-gemini.js';
-import { CLIENT_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
+import { CLIENT_BIN, OPENCODE1_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
 
 /** Where a client runs: the repo it works in, its HOME, a folder for its own state, and the environment it starts with. */
 export interface Machine {
@@ -80,8 +80,7 @@ export interface ClientDriver {
   toolResults(raw: string): string[];
 }
 
-function skipUnless(id: string, name: string, env: NodeJS.ProcessEnv = process.env, timeout = 20_000): false | string {
-  const bin = join(CLIENT_BIN, id);
+function skipUnless(id: string, name: string, env: NodeJS.ProcessEnv = process.env, timeout = 20_000, bin = join(CLIENT_BIN, id)): false | string {
   const runnable = existsSync(bin) && spawnSync(bin, ['--version'], { encoding: 'utf8', timeout, env }).status === 0;
   return runnable ? false : `${name} is not installed in clients/ (npm run test:clients installs it)`;
 }
@@ -221,10 +220,10 @@ export function opencodeOffline(machine: Machine, modelUrl: string): NodeJS.Proc
 export const opencode: ClientDriver = {
   id: 'opencode',
   label: 'opencode',
-  skip: skipUnless('opencode', 'opencode', { ...process.env, HOME: '/tmp' }, 30_000),
+  skip: skipUnless('opencode', 'opencode', { ...process.env, HOME: '/tmp' }, 30_000, OPENCODE1_BIN),
   prepare: () => undefined,
   run: (machine, modelUrl, prompt, launch = {}) =>
-    runClient(join(CLIENT_BIN, 'opencode'), ['run', '--format', 'json', prompt], machine.repo, { ...machine.env, ...launch, ...opencodeOffline(machine, modelUrl) }),
+    runClient(OPENCODE1_BIN, ['run', '--format', 'json', prompt], machine.repo, { ...machine.env, ...launch, ...opencodeOffline(machine, modelUrl) }),
   startModel: (script) =>
     startFakeChat((body, _raw, index): ChatReply => {
       const turn = script({ index, afterTool: hasToolMessage(body), offers: (tool) => offered(body, tool) !== undefined });

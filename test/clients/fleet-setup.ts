@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
-import { CLIENT_BIN } from './harness.js';
+import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
 /**
  * Each client's set-up on `machine` against the model at `modelUrl`: its config files written, and the
@@ -40,7 +40,7 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
   },
   // The fake provider as its model in the user's config; opencode asks nothing before it runs a repo's plugin and server.
   opencode(machine, modelUrl) {
-    return { ...opencodeOffline(machine, modelUrl), AGENT_BUS_OPENCODE_BIN: join(CLIENT_BIN, 'opencode') };
+    return { ...opencodeOffline(machine, modelUrl), AGENT_BUS_OPENCODE_BIN: OPENCODE1_BIN };
   },
   // API-key sign-in in the user's settings, the key and the fake's address, the workspace trusted.
   gemini(machine, modelUrl) {

@@ -14,6 +14,11 @@ import { agentBusOnPath } from '../helpers/on-path.js';
 
 /** Where the pinned real clients are installed (npm run test:clients). */
 export const CLIENT_BIN = join(ROOT, 'clients', 'node_modules', '.bin');
+/**
+ * opencode 1.x, by its own package's binary: `@opencode/cli` (2.x) installs a binary of the same
+ * name, so `.bin/opencode` may be either.
+ */
+export const OPENCODE1_BIN = join(ROOT, 'clients', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe');
 
 export interface FakeServer {
   url: string;
