@@ -16,6 +16,8 @@ localScenarios(opencode, {
   duringTurn: 'next-turn',
   readInbox: 'read-later',
   urgent: 'after its next tool call, through the plugin',
+  // `opencode run` exits at idle before the plugin hears of it: the session shows working after (claims.json).
+  presence: false,
   notices: {
     tools: ['channel_list'],
     shown: 'the plugin shows a critical one after each tool call and an info one at the first turn',

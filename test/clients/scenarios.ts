@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { json, readAudit, runCli, tempBus, type TempBus } from '../helpers/bus-env.js';
 import { agentBusOnPath } from '../helpers/on-path.js';
+import { waitUntil } from '../helpers/wait.js';
 import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
 import type { ClientDriver, FileEdit, Machine, RunOptions, Script, Turn } from './drivers.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS, publishTestNotices, wiredRepo, type ClientRun, type FakeServer } from './harness.js';
@@ -56,6 +57,8 @@ export interface LocalPlan {
   notices: NoticePlan;
   /** A launch AGENT_BUS_CHANNELS over the repo's default: what the title says it wins over, and whether the model calls a tool. */
   launchChannels?: { over: string; callsATool: boolean };
+  /** False where the client's sessions do not show their presence honestly (the reason in test/clients/claims.json). */
+  presence?: false;
   /** Where urgent mail sent during a turn reaches the model, for the title ("at its next tool call"); no test where unset. */
   urgent?: string;
 }
@@ -147,6 +150,12 @@ function resultsIn(driver: ClientDriver, requests: readonly string[]): string[] 
 function afterFirstTool(driver: ClientDriver, requests: readonly string[]): string[] {
   const first = requests.findIndex((raw) => driver.toolResults(raw).length > 0);
   return first < 0 ? [] : requests.slice(first);
+}
+
+/** The presence `agents --json` shows for each session of `client` in shop. */
+function sessionStates(bus: TempBus, client: string): string[] {
+  const name = new RegExp(`^shop/${client}(-\\d+)?$`);
+  return json<Array<{ name: string; state: string }>>(runCli(['agents', '--json'], { env: bus.env })).filter((row) => name.test(row.name)).map((row) => row.state);
 }
 
 /** The audit's rows of `op`. */
@@ -278,6 +287,21 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
       plan.notices.check(model.requests, s.bus);
       assert.ok(model.requests.every((raw) => !raw.includes(NOTICE_MARKERS.unsubscribed)), 'a channel the repo does not subscribe to never reaches it');
       assertReceiptsHonest(s.bus, s.agent, model.requests, { noneExpected: true });
+    });
+  }));
+
+  if (plan.presence !== false) test(`${label}: agents shows the session working during its turn, and not once the run has ended`, { skip }, local(async (s) => {
+    const tool = plan.notices.tools[0] as string;
+    let during: string[] | undefined;
+    await withModel(driver, (request) => {
+      if (!request.offers(tool)) return { text: 'a title' };
+      during ??= sessionStates(s.bus, driver.id);
+      return { text: 'done' };
+    }, async (model) => {
+      ranCleanly(await s.run(model, 'say done'));
+      assert.ok(during?.includes('working'), `agents showed the session working while its model was asked: ${JSON.stringify(during)}`);
+      // Once the client has exited (its server goes with it), the session is not working, whatever its last hook said.
+      await waitUntil(() => !sessionStates(s.bus, driver.id).includes('working'), () => `the session no longer working once the run ended: ${JSON.stringify(sessionStates(s.bus, driver.id))}`, 15_000, 200);
     });
   }));
 
