@@ -231,7 +231,7 @@ export const opencode: ClientDriver = {
         if (!(body.tools ?? []).some((entry) => entry.function?.name === 'edit')) throw new Error('the scenario edited a file, and this request does not offer edit');
         return { tool: 'edit', input: { filePath: turn.edit.file, oldString: turn.edit.old, newString: turn.edit.new } };
       }
-      if ('shell' in turn) throw new Error('this driver has no shell turn');
+      if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell, description: 'Run the command' } };
       if (!('call' in turn)) return turn;
       const tool = offered(body, turn.call);
       if (tool === undefined) throw new Error(`the scenario called ${turn.call}, which this request does not offer`);
@@ -239,6 +239,7 @@ export const opencode: ClientDriver = {
     }),
   turns: (requests, tool) => requests.filter((raw) => raw.includes(tool)),
   editTool: 'edit',
+  shellTool: 'bash',
   toolResults: toolMessages,
 };
 
@@ -266,11 +267,12 @@ export const gemini: ClientDriver = {
       const turn = script({ index, afterTool: hasFunctionResponse(body), offers: (tool) => offeredTools(body).includes(`mcp_agent-bus_${tool}`) });
       if ('call' in turn) return { call: `mcp_agent-bus_${turn.call}`, args: turn.input };
       if ('edit' in turn) return { call: 'replace', args: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new, instruction: 'edit the line' } };
-      if ('shell' in turn) throw new Error('this driver has no shell turn');
+      if ('shell' in turn) return { call: 'run_shell_command', args: { command: turn.shell, description: 'Run the command' } };
       return turn;
     }),
   turns: (requests) => [...requests],
   editTool: 'replace',
+  shellTool: 'run_shell_command',
   toolResults: functionResponses,
 };
 
@@ -311,10 +313,11 @@ export const copilot: ClientDriver = {
       const turn = script({ index, afterTool: hasToolResult(body), offers: (tool) => name(tool) !== undefined });
       if ('call' in turn) return { tool: name(turn.call) ?? `agent-bus-${turn.call}`, input: turn.input };
       if ('edit' in turn) return { tool: 'edit', input: { path: turn.edit.file, old_str: turn.edit.old, new_str: turn.edit.new } };
-      if ('shell' in turn) throw new Error('this driver has no shell turn');
+      if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell, description: 'Run the command' } };
       return turn;
     }),
   turns: (requests) => [...requests],
   editTool: 'edit',
+  shellTool: 'bash',
   toolResults,
 };
