@@ -4,12 +4,15 @@
  * (PI_CODING_AGENT_DIR) in the temp machine's.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { json, runCli } from '../helpers/bus-env.js';
-import { pi } from './drivers.js';
-import { NOTICE_MARKERS } from './harness.js';
-import { localScenarios } from './scenarios.js';
+import { waitUntil } from '../helpers/wait.js';
+import { PI_MODEL_ARGS, pi, piOffline } from './drivers.js';
+import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS } from './harness.js';
+import { localScenarios, withLocal } from './scenarios.js';
 
 localScenarios(pi, {
   wiring(repo) {
@@ -34,3 +37,122 @@ localScenarios(pi, {
   },
   launchChannels: { over: "the extension's CHANNELS", callsATool: false },
 });
+
+// ------------------------------------------------------------------ Pi's own
+
+/** A Pi session in RPC mode, which stays up between prompts: its stdout's events, a prompt sent, and its end. */
+interface RpcPi {
+  events: Array<{ type?: string }>;
+  prompt(text: string): void;
+  stop(): Promise<void>;
+}
+
+function startRpcPi(repo: string, env: NodeJS.ProcessEnv): RpcPi {
+  const child = spawn(join(CLIENT_BIN, 'pi'), ['--mode', 'rpc', ...PI_MODEL_ARGS], { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const events: Array<{ type?: string }> = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let end = buffered.indexOf('\n');
+    while (end >= 0) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      end = buffered.indexOf('\n');
+      try {
+        events.push(JSON.parse(line) as { type?: string });
+      } catch {
+        // Not an event.
+      }
+    }
+  });
+  child.stderr.on('data', () => undefined);
+  return {
+    events,
+    prompt: (text) => child.stdin.write(`${JSON.stringify({ type: 'prompt', message: text })}\n`),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.stdin.end();
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const agentEnds = (session: RpcPi): number => session.events.filter((event) => event.type === 'agent_end').length;
+
+test('Pi: urgent mail sent during a turn is in the model request after the next tool call; plain mail sent with it waits for the turn to end', { skip: pi.skip }, withLocal(pi, {}, async (s) => {
+  const urgent = mailBody('URGENT-MID-TURN');
+  const plain = mailBody('PLAIN-MID-TURN');
+  let calls = 0;
+  const model = await pi.startModel((request) => {
+    if (calls === 0) {
+      for (const [body, flags] of [[urgent, ['--urgent']], [plain, []]] as const) assert.equal(runCli(['send', body, '--to', s.agent, ...flags], { env: s.bus.env }).code, 0);
+    }
+    if (calls >= 2 || !request.offers('list_agents')) return { text: 'done' };
+    calls++;
+    return { call: 'list_agents', input: {} };
+  });
+  try {
+    const run = await s.run(model, 'check the fleet twice');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const [first, afterCall, afterSecond] = model.requests;
+    assert.ok(first !== undefined && afterCall !== undefined && afterSecond !== undefined, `two tool calls and the requests after them (${model.requests.length} requests)`);
+    assert.ok(!modelSaw(urgent, [first]), 'the first request came before the mail');
+    assert.ok(modelSaw(urgent, [afterCall]), 'the urgent mail is in the request after the tool call');
+    assert.ok(!modelSaw(plain, [afterCall, afterSecond]), 'the plain mail is not in the turn of tool calls');
+    assert.ok(modelSaw(plain, model.requests.slice(3)), 'the plain mail reached the model when the turn would have ended');
+    assertReceiptsHonest(s.bus, s.agent, model.requests, {
+      delivered: [
+        { body: urgent, via: 'hook-pre-tool' },
+        { body: plain, via: 'hook-stop' },
+      ],
+    });
+  } finally {
+    await model.close();
+  }
+}));
+
+test('Pi: mail arriving at every turn keeps the session working for AGENT_BUS_STOP_KEEPS turns in a row, no more', { skip: pi.skip }, withLocal(pi, {}, async (s) => {
+  const bodies: string[] = [];
+  const model = await pi.startModel(() => {
+    const body = mailBody(`MAIL-AT-TURN-${bodies.length + 1}`);
+    bodies.push(body);
+    assert.equal(runCli(['send', body, '--to', s.agent], { env: s.bus.env }).code, 0);
+    return { text: 'working on it' };
+  });
+  try {
+    const run = await s.run(model, 'do the task', { AGENT_BUS_STOP_KEEPS: '2' });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.equal(model.requests.length, 3, 'the prompt, then two turns the stop hook started, then the guard let it stop');
+    assert.ok(modelSaw(bodies[0] as string, model.requests.slice(1, 2)) && modelSaw(bodies[1] as string, model.requests.slice(2, 3)), 'each kept turn carried the mail that kept it');
+    assert.ok(!modelSaw(bodies[2] as string, model.requests), 'the last mail waits, unread, for the next prompt');
+    assertReceiptsHonest(s.bus, s.agent, model.requests);
+  } finally {
+    await model.close();
+  }
+}));
+
+test('Pi: an idle session in RPC mode is woken by mail: the extension\'s socket takes the server\'s nudge and starts a turn, whose prompt shows the mail', { skip: pi.skip, timeout: 120_000 }, withLocal(pi, {}, async (s) => {
+  const mail = mailBody('MAIL-TO-AN-IDLE-SESSION');
+  const model = await pi.startModel(() => ({ text: 'ok' }));
+  const session = startRpcPi(s.machine.repo, { ...s.machine.env, ...piOffline(s.machine, model.url) });
+  try {
+    session.prompt('wait for mail');
+    await waitUntil(() => agentEnds(session) === 1, () => `the first prompt's turn ended (${JSON.stringify(session.events.map((event) => event.type))})`, 60_000);
+    // Idle once its stop hook has let it stop: the mail then comes.
+    await waitUntil(() => json<Array<{ name: string; state?: string }>>(runCli(['agents', '--json'], { env: s.bus.env })).some((agent) => agent.name.startsWith(s.agent) && agent.state === 'idle'), 'the session is idle', 20_000);
+    assert.equal(runCli(['send', mail, '--to', s.agent], { env: s.bus.env }).code, 0);
+    await waitUntil(() => modelSaw(mail, model.requests), () => `a woken turn's request carried the mail (${model.requests.length} requests)`, 60_000);
+    await waitUntil(() => agentEnds(session) === 2, 'the woken turn ended', 30_000);
+    assert.match(model.requests.at(-1) ?? '', /agent-bus: new mail from/, "the turn began with the server's nudge");
+    assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+  } finally {
+    await session.stop();
+    await model.close();
+  }
+}));

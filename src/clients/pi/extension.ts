@@ -201,6 +201,36 @@ async function registerTools(pi: PiApi, link: BusLink): Promise<void> {
   }
 }
 
+/**
+ * Whether the agent's runs have settled: none under way (seen from its first model request to its
+ * agent_end, which Pi hands the extension after the run's turn_end), and none the stop hook has started
+ * that has not begun yet.
+ */
+export class RunTracker {
+  private running = false;
+  private starting = false;
+
+  started(): void {
+    this.running = true;
+    this.starting = false;
+  }
+
+  ended(): void {
+    this.running = false;
+  }
+
+  /** The stop hook sent a follow-up that starts a run. */
+  triggered(): void {
+    this.starting = true;
+  }
+
+  /** Resolves once no run is under way or about to start and Pi says it is idle, or after `limitMs`. */
+  async settled(idle: () => boolean, limitMs = 30 * 60_000, everyMs = 25): Promise<void> {
+    const deadline = Date.now() + limitMs;
+    while ((this.running || this.starting || !idle()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
 /** Wire agent-bus into one Pi process: called by the extension file with the agent-bus it found. */
 export function activate(pi: PiApi, options: PiOptions): void {
   // Commands the agent runs in Pi's bash tool (a git commit's guard) are known as this client's.
@@ -208,6 +238,7 @@ export function activate(pi: PiApi, options: PiOptions): void {
   if (options.hub !== null) process.env.AGENT_BUS_URL = options.hub;
   let link: BusLink | null = null;
   let context: PiContext | null = null;
+  const runs = new RunTracker();
 
   pi.on('session_start', async (_event, ctx) => {
     context = ctx;
@@ -266,6 +297,14 @@ export function activate(pi: PiApi, options: PiOptions): void {
     return undefined;
   });
 
+  // Pi does not wait for turn_end's handlers before it ends the run: by the time the stop hook has
+  // answered, the run is over, and the follow-up starts a new one (triggerTurn).
+  pi.on('context', () => {
+    runs.started();
+    return undefined;
+  });
+  pi.on('agent_end', () => runs.ended());
+
   pi.on('turn_end', async (event, ctx) => {
     const message = event.message as PiMessage | undefined;
     // Only the turn the agent would stop after: no tool call left, not aborted or failed, nothing queued.
@@ -273,11 +312,15 @@ export function activate(pi: PiApi, options: PiOptions): void {
     if (message.stopReason === 'aborted' || message.stopReason === 'error' || ctx.hasPendingMessages()) return;
     const answer = await link.hook('stop', { hook_event_name: 'turn_end', last_assistant_message: textOf(message.content) });
     if (answer.decision === 'block' && typeof answer.reason === 'string' && answer.reason.trim() !== '') {
+      runs.triggered();
       pi.sendMessage({ customType: MESSAGE_TYPE, content: answer.reason, display: true }, { triggerTurn: true, deliverAs: 'followUp' });
     }
   });
 
-  pi.on('session_shutdown', async () => {
+  pi.on('session_shutdown', async (_event, ctx) => {
+    // Print mode quits as soon as its prompt's run is over: a turn the stop hook started for mail (the
+    // mail taken, and shown to the model in it) is let finish first. A person who quits is not held.
+    if (!ctx.hasUI) await runs.settled(() => ctx.isIdle());
     const ending = link;
     link = null;
     if (ending === null) return;
