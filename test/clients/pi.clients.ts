@@ -12,7 +12,7 @@ import { json, runCli } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
 import { PI_MODEL_ARGS, pi, piOffline } from './drivers.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS } from './harness.js';
-import { localScenarios, withLocal } from './scenarios.js';
+import { localScenarios, remoteScenarios, withLocal, withRemote } from './scenarios.js';
 
 localScenarios(pi, {
   wiring(repo) {
@@ -37,6 +37,9 @@ localScenarios(pi, {
   },
   launchChannels: { over: "the extension's CHANNELS", callsATool: false },
 });
+
+// Over a hub the extension's server is a relay, which sends Pi's session id with each call: the session speaks as a session address of its own.
+remoteScenarios(pi, { sender: 'shop/pi-1', sessions: [['shop/pi-1', true]], readInbox: true });
 
 // ------------------------------------------------------------------ Pi's own
 
@@ -151,6 +154,40 @@ test('Pi: an idle session in RPC mode is woken by mail: the extension\'s socket 
     await waitUntil(() => agentEnds(session) === 2, 'the woken turn ended', 30_000);
     assert.match(model.requests.at(-1) ?? '', /agent-bus: new mail from/, "the turn began with the server's nudge");
     assertReceiptsHonest(s.bus, s.agent, model.requests, { delivered: [{ body: mail, via: 'hook-user-prompt', readVia: 'hook-user-prompt' }] });
+  } finally {
+    await session.stop();
+    await model.close();
+  }
+}));
+
+test('Pi wired by init --remote: mail arriving at the hub during a turn keeps it working, and an idle RPC session is woken by mail sent at the hub', { skip: pi.skip, timeout: 120_000 }, withRemote(pi, async (r) => {
+  const during = mailBody('REMOTE-MAIL-DURING-THE-TURN');
+  const later = mailBody('REMOTE-MAIL-TO-AN-IDLE-SESSION');
+  let sent = false;
+  const model = await pi.startModel(() => {
+    if (!sent) {
+      sent = true;
+      assert.equal(runCli(['send', during, '--to', r.agent], { env: r.hubBus.env }).code, 0);
+    }
+    return { text: 'working on it' };
+  });
+  const session = startRpcPi(r.machine.repo, { ...r.machine.env, ...piOffline(r.machine, model.url) });
+  try {
+    session.prompt('do the task');
+    await waitUntil(() => modelSaw(during, model.requests), () => `the stop hook's follow-up carried the mail (${model.requests.length} requests)`, 60_000);
+    await waitUntil(() => agentEnds(session) === 2, () => `the prompt's run and the follow-up's ended (${JSON.stringify(session.events.map((event) => event.type))})`, 30_000);
+    await waitUntil(() => json<Array<{ name: string; state?: string }>>(runCli(['agents', '--json'], { env: r.hubBus.env })).some((agent) => agent.name.startsWith(r.agent) && agent.state === 'idle'), 'the session is idle at the hub', 20_000);
+    const before = model.requests.length;
+    assert.equal(runCli(['send', later, '--to', r.agent], { env: r.hubBus.env }).code, 0);
+    await waitUntil(() => modelSaw(later, model.requests), () => `a woken turn's request carried the mail (${model.requests.length} requests)`, 60_000);
+    assert.match(model.requests[before] ?? '', /agent-bus: new mail from/, "the woken turn began with the relay's nudge");
+    await waitUntil(() => agentEnds(session) === 3, 'the woken turn ended', 30_000);
+    assertReceiptsHonest(r.hubBus, r.agent, model.requests, {
+      delivered: [
+        { body: during, via: 'hook-stop', readVia: 'hook-stop' },
+        { body: later, via: 'hook-user-prompt', readVia: 'hook-user-prompt' },
+      ],
+    });
   } finally {
     await session.stop();
     await model.close();
