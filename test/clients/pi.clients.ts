@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli } from '../helpers/bus-env.js';
@@ -50,6 +50,20 @@ interface RpcPi {
   stop(): Promise<void>;
 }
 
+/** The agent-bus servers Pi's extension started in `repo` that still run. */
+function serversIn(repo: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === repo && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes('serve --client pi');
+      } catch {
+        return false;
+      }
+    });
+}
+
 function startRpcPi(repo: string, env: NodeJS.ProcessEnv): RpcPi {
   const child = spawn(join(CLIENT_BIN, 'pi'), ['--mode', 'rpc', ...PI_MODEL_ARGS], { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const events: Array<{ type?: string }> = [];
@@ -76,9 +90,10 @@ function startRpcPi(repo: string, env: NodeJS.ProcessEnv): RpcPi {
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        // Its server gives up the session as it ends, writing to the bus: the test's folder goes once it has.
         child.once('close', () => {
           clearTimeout(timer);
-          resolve();
+          void waitUntil(() => serversIn(repo).length === 0, 'the session\'s server ended', 15_000).then(resolve, resolve);
         });
         child.stdin.end();
         child.kill('SIGTERM');

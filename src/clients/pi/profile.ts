@@ -31,11 +31,11 @@ export const piProfile: ClientProfile = {
   // Its hooks are answered by the session's server, which answers in JSON whatever the dialect.
   dialect: jsonDialect,
   // The extension gives the server it starts Pi's session id, and puts it in each hook's payload.
-  sessionVariable: 'AGENT_BUS_PI_SESSION',
+  sessionVariable: 'PI_AGENT_BUS_SESSION',
   // The extension sets AGENT_BUS_CLIENT in Pi's own environment, which its bash tool's commands inherit.
   shell: null,
   manySessionsPerProcess: false,
-  wake: { kind: 'watch', startedBy: 'plugin', interactive: null, socket: { path: 'AGENT_BUS_PI_SOCKET', token: 'AGENT_BUS_PI_SOCKET_TOKEN' } },
+  wake: { kind: 'watch', startedBy: 'plugin', interactive: null, socket: { path: 'PI_AGENT_BUS_SOCKET', token: 'PI_AGENT_BUS_SOCKET_TOKEN' } },
   approvedToolName: null,
   settings: null,
 };
