@@ -4,21 +4,11 @@
  * URL. It is committed: it runs the bare `agent-bus` and names no agent. Pi reads no personal file
  * in the repo.
  */
-import { readFileSync } from 'node:fs';
 import { DEFAULT_SUBSCRIPTIONS } from '../../core/subscriptions.js';
+import { readConfigText as readText } from '../config-files.js';
 import { configPaths, noPersonalFileNote, type ClientWiring, type Launcher, type WiringInspection, type WiringPlan } from '../wiring.js';
 import { EXTENSION_MARKER, extensionChannels, piExtensionSource } from './extension-file.js';
 import { piProfile as profile } from './profile.js';
-
-type TextRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
-
-function readText(path: string): TextRead {
-  try {
-    return { kind: 'ok', text: readFileSync(path, 'utf8') };
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', reason: (error as Error).message };
-  }
-}
 
 export const piWiring: ClientWiring = {
   profile,
