@@ -91,6 +91,7 @@ test('doctor: the Pi extension present and current passes; a stale one, or none,
   try {
     const current = piWiring(bus);
     assert.equal(current.level, 'ok', current.detail);
+    assert.match(current.detail, /: its extension in place \(hooks answered by its server, no process\)$/);
     const written = readFileSync(extension, 'utf8');
     writeFileSync(extension, written.replace("const RUNTIME = ", "const RUNTIME_OLD = ").replace('...RUNTIME)', '...RUNTIME_OLD)'));
     const stale = piWiring(bus);

@@ -30,6 +30,7 @@ export const piProfile: ClientProfile = {
   writtenFiles: piWrites,
   // Its hooks are answered by the session's server, which answers in JSON whatever the dialect.
   dialect: jsonDialect,
+  hooksByServer: true,
   // The extension gives the server it starts Pi's session id, and puts it in each hook's payload.
   sessionVariable: 'PI_AGENT_BUS_SESSION',
   // The extension sets AGENT_BUS_CLIENT in Pi's own environment, which its bash tool's commands inherit.
