@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { json, runCli } from '../helpers/bus-env.js';
+import { pathWithoutAgentBus } from '../helpers/clean-path.js';
+import { createToken } from '../helpers/hub.js';
 import { waitUntil } from '../helpers/wait.js';
 import { PI_MODEL_ARGS, pi, piOffline } from './drivers.js';
 import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS } from './harness.js';
@@ -205,6 +207,43 @@ test('Pi wired by init --remote: mail arriving at the hub during a turn keeps it
     });
   } finally {
     await session.stop();
+    await model.close();
+  }
+}));
+
+test('Pi wired by init --remote: a reservation held at the hub refuses the model\'s edit of the file, which stays untouched, and the model is told who holds it', { skip: pi.skip }, withRemote(pi, async (r) => {
+  const file = join(r.machine.repo, 'src', 'auth.ts');
+  mkdirSync(join(r.machine.repo, 'src'), { recursive: true });
+  writeFileSync(file, 'export const version = 1;\n');
+  // Another agent, on this machine too, holds the file at the hub.
+  const holder = createToken(r.hubBus, 'shop/claude');
+  const held = runCli(['reserve', 'src/auth.ts', '--reason', 'rewriting login'], { env: { ...r.machine.env, AGENT_BUS_URL: r.hub.url, AGENT_BUS_TOKEN: holder.token }, cwd: r.machine.repo });
+  assert.equal(held.code, 0, held.stderr);
+  let asked = false;
+  const model = await pi.startModel((request) => {
+    if (asked || !request.offers('send_message')) return { text: 'done' };
+    asked = true;
+    return { edit: { file, old: 'export const version = 1;', new: 'export const version = 2;' } };
+  });
+  try {
+    const run = await r.run(model, 'update the login');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.equal(readFileSync(file, 'utf8'), 'export const version = 1;\n', 'the refused edit left the file untouched');
+    const results = model.requests.flatMap((raw) => pi.toolResults(raw));
+    assert.ok(results.length > 0 && results.every((result) => /\[agent-bus\] src\/auth\.ts is reserved by shop\/claude for another \d+ (?:min|h) \(rewriting login\): this edit was refused/.test(result)), JSON.stringify(results));
+  } finally {
+    await model.close();
+  }
+}));
+
+test('Pi without agent-bus on PATH: the extension says so in one line, and the session runs without the bus', { skip: pi.skip }, withLocal(pi, {}, async (s) => {
+  const model = await pi.startModel((request) => ({ text: request.offers('send_message') ? 'the bus is here' : 'no bus here' }));
+  try {
+    const run = await s.run(model, 'anything new?', { PATH: pathWithoutAgentBus() });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.equal(run.stdout.trim(), 'no bus here', 'the model was asked, with none of the bus\'s tools');
+    assert.match(run.stderr, /^agent-bus: agent-bus is not on PATH, so this Pi session is not on the bus \(npm install -g agent-bus\)$/m);
+  } finally {
     await model.close();
   }
 }));
