@@ -55,7 +55,7 @@ function findAgentBus() {
   return null;
 }
 
-export default async function agentBus(pi) {
+export default async function agentBus(pi: unknown) {
   const found = findAgentBus();
   if (found === null) {
     console.error(\`agent-bus: \${BIN} is not on PATH, so this Pi session is not on the bus (npm install -g agent-bus)\`);
