@@ -38,6 +38,7 @@ localScenarios(pi, {
     },
   },
   launchChannels: { over: "the extension's CHANNELS", callsATool: false },
+  urgent: "at its next tool call, steered in after the tool's result",
 });
 
 // Over a hub the extension's server is a relay, which sends Pi's session id with each call: the session speaks as a session address of its own.
@@ -244,6 +245,47 @@ test('Pi without agent-bus on PATH: the extension says so in one line, and the s
     assert.equal(run.stdout.trim(), 'no bus here', 'the model was asked, with none of the bus\'s tools');
     assert.match(run.stderr, /^agent-bus: agent-bus is not on PATH, so this Pi session is not on the bus \(npm install -g agent-bus\)$/m);
   } finally {
+    await model.close();
+  }
+}));
+
+test('Pi notices: a critical one published during a turn reaches the model in the request after its next tool call', { skip: pi.skip }, withLocal(pi, {}, async (s) => {
+  let calls = 0;
+  const model = await pi.startModel((request) => {
+    if (calls === 0) {
+      const published = runCli(['channel', 'publish', 'amygdala', NOTICE_MARKERS.critical, '-s', 'critical'], { env: s.bus.env });
+      assert.equal(published.code, 0, published.stderr);
+    }
+    if (calls >= 2 || !request.offers('list_agents')) return { text: 'done' };
+    calls++;
+    return { call: 'list_agents', input: {} };
+  });
+  try {
+    const run = await s.run(model, 'check the fleet twice');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.ok(!(model.requests[0] ?? '').includes(NOTICE_MARKERS.critical), 'published after the first request was made');
+    assert.ok((model.requests[1] ?? '').includes(NOTICE_MARKERS.critical), `the request after the tool call carries it (${model.requests.length} requests)`);
+    assertReceiptsHonest(s.bus, s.agent, model.requests, { noneExpected: true });
+  } finally {
+    await model.close();
+  }
+}));
+
+test('Pi: agents shows the session working in its turn and idle after', { skip: pi.skip, timeout: 120_000 }, withLocal(pi, {}, async (s) => {
+  const stateOf = (): string | undefined => json<Array<{ name: string; state?: string }>>(runCli(['agents', '--json'], { env: s.bus.env })).find((agent) => agent.name.startsWith(`${s.agent}-`))?.state;
+  let during: string | undefined;
+  const model = await pi.startModel(() => {
+    during ??= stateOf();
+    return { text: 'ok' };
+  });
+  const session = startRpcPi(s.machine.repo, { ...s.machine.env, ...piOffline(s.machine, model.url) });
+  try {
+    session.prompt('work a little');
+    await waitUntil(() => agentEnds(session) === 1, 'the turn ended', 60_000);
+    assert.equal(during, 'working', 'in its turn, the session is working');
+    await waitUntil(() => stateOf() === 'idle', () => `the session is idle after its turn (${stateOf() ?? 'not on the roster'})`, 20_000);
+  } finally {
+    await session.stop();
     await model.close();
   }
 }));
