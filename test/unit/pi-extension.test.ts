@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openInboxSocket } from '../../src/clients/pi/inbox-socket.js';
+import { RunTracker } from '../../src/clients/pi/extension.js';
 import { postToSession } from '../../src/wake/session-socket.js';
 import { piWrites } from '../../src/clients/writes.js';
 
@@ -38,4 +39,24 @@ test("the files Pi's write, edit and bash calls write", async () => {
   assert.deepEqual(await piWrites({ tool_name: 'read', tool_input: { path: 'src/a.ts' } }), []);
   const shell = await piWrites({ tool_name: 'bash', tool_input: { command: 'echo 1 > out.txt' }, cwd: '/repo' });
   assert.deepEqual(shell.map((file) => join('/repo', file.replace(/^\/repo\/?/, ''))), ['/repo/out.txt']);
+});
+
+test('runs settle once none is under way or started by the stop hook, and Pi is idle', async () => {
+  const runs = new RunTracker();
+  const settledAfter = async (idle: () => boolean): Promise<boolean> => {
+    let settled = false;
+    const waiting = runs.settled(idle, 1_000, 5).then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return settled || (await Promise.race([waiting, Promise.resolve(false)]));
+  };
+  assert.equal(await settledAfter(() => true), true, 'nothing ran');
+  runs.started();
+  assert.equal(await settledAfter(() => true), false, 'a run is under way');
+  runs.triggered();
+  runs.ended();
+  assert.equal(await settledAfter(() => true), false, 'the stop hook started another, which has not begun');
+  runs.started();
+  runs.ended();
+  assert.equal(await settledAfter(() => false), false, 'Pi is not idle yet');
+  assert.equal(await settledAfter(() => true), true, 'all done');
 });

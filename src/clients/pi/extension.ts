@@ -76,6 +76,8 @@ export interface PiApi {
 export const MESSAGE_TYPE = 'agent-bus';
 
 const HOOK_TIMEOUT_MS = Number(process.env.AGENT_BUS_HOOK_TIMEOUT_MS) || 10_000;
+/** How long Pi's start waits for the server to answer: past it, the session goes on without the bus. */
+const START_TIMEOUT_MS = 20_000;
 
 /** A hook's answer, as the server prints it for a tool call (jsonDialect). */
 interface HookAnswer {
@@ -133,7 +135,7 @@ class BusLink {
       // The server's diagnostics must not write over Pi's screen.
       stderr: 'ignore',
     });
-    await this.client.connect(transport);
+    await this.client.connect(transport, { timeout: START_TIMEOUT_MS });
     this.connected = true;
   }
 
@@ -142,7 +144,7 @@ class BusLink {
   }
 
   async tools(): Promise<Array<{ name: string; description?: string; inputSchema: unknown }>> {
-    const listed = await this.client.listTools();
+    const listed = await this.client.listTools(undefined, { timeout: START_TIMEOUT_MS });
     // The hook tool answers this extension, never the model.
     return listed.tools.filter((tool) => tool.name !== HOOK_TOOL);
   }
