@@ -117,3 +117,12 @@ export const copilotWrites: WrittenFiles = (payload) => {
   const file = text(given.path) ?? text(given.file_path);
   return file === null ? [] : [file];
 };
+
+/** Pi: `write` and `edit` name `path`, absolute or relative to the session's folder (a leading `@` is dropped, as Pi does); `bash` runs `command`. */
+export const piWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  if (tool === 'bash') return shellToolWrites(payload);
+  if (tool !== 'write' && tool !== 'edit') return [];
+  const file = text(input(payload).path);
+  return file === null ? [] : [file.replace(/^@/, '')];
+};

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
+import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, piOffline, type ClientDriver, type Machine } from './drivers.js';
 import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
 /**
@@ -52,5 +52,11 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
   // the repo's hooks and server in -p mode.
   copilot(_machine, modelUrl) {
     return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
+  },
+  // The fake provider in Pi's own folder, chosen as its default model in its settings, as a user picks one.
+  pi(machine, modelUrl) {
+    const env = piOffline(machine, modelUrl);
+    writeFileSync(join(env.PI_CODING_AGENT_DIR as string, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model' }));
+    return { ...env, AGENT_BUS_PI_BIN: join(CLIENT_BIN, 'pi') };
   },
 };
