@@ -36,7 +36,7 @@ test('a single repo is wired at once, and a re-run changes nothing', withBus((bu
   assert.equal(first.code, 0, first.stderr);
   assert.match(
     first.stdout,
-    /^ {2}write {2}acme-dev {2}.*acme\.dev {3}\[claude\]\n {6}create {5}\.mcp\.json {2}\(claude\)\n {6}create {5}\.claude\/settings\.json {2}\(claude\)\n\n1 repo\(s\) scanned · clients=claude · write=1 refresh=0/,
+    /^ {2}write {2}acme-dev {2}.*acme\.dev {3}\[claude\]\n {6}create {5}\.mcp\.json {2}\(claude\)\n {6}create {5}\.claude\/settings\.json {2}\(claude\)\n\n1 repo\(s\) scanned · clients=claude \(no client found on PATH\) · write=1 refresh=0/,
   );
   assert.match(first.stdout, /\nApplied to 1 repo\(s\)\.\nOn the bus: acme-dev\/claude /);
   const mcp = read(join(path, '.mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> };

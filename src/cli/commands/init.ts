@@ -9,7 +9,7 @@ import { gitRoot } from '../../adapters/identity.js';
 import { guardPlace, installGuard } from '../../init/commit-guard.js';
 import { ensureIgnored } from '../../init/git-ignore.js';
 import { WIRINGS } from '../../clients/registry/wirings.js';
-import { DEFAULT_CLIENT, profileFor } from '../../clients/registry/profiles.js';
+import { DEFAULT_CLIENT, PROFILES, profileFor } from '../../clients/registry/profiles.js';
 import type { Launcher } from '../../clients/wiring.js';
 import { clientAddressOf, parseNameLenient } from '../../core/names.js';
 import type { Bus } from '../../core/bus.js';
@@ -62,8 +62,14 @@ export function launcherFor(flag: string | undefined, env: Env, cwd: string): La
   return { command: COMMAND, local: resolve(cwd, given) };
 }
 
-function parseClients(raw: string | undefined): string[] {
-  const clients = [...new Set((raw ?? DEFAULT_CLIENT).split(',').map((client) => client.trim()).filter((client) => client !== ''))];
+/** The clients init wires when none are named: those whose command is on PATH, in the registry's order; Claude Code where none is. */
+export function clientsOnPath(env: Env): { clients: string[]; found: boolean } {
+  const found = Object.keys(PROFILES).filter((id) => id in WIRINGS && onPath(profileFor(id).command, env) !== null);
+  return found.length > 0 ? { clients: found, found: true } : { clients: [DEFAULT_CLIENT], found: false };
+}
+
+function parseClients(raw: string): string[] {
+  const clients = [...new Set(raw.split(',').map((client) => client.trim()).filter((client) => client !== ''))];
   const known = Object.keys(WIRINGS).sort();
   const unknown = clients.filter((client) => !known.includes(client));
   if (clients.length === 0 || unknown.length > 0) {
@@ -76,7 +82,8 @@ function shortPath(path: string, home: string): string {
   return home !== '' && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
 }
 
-function render(plans: RepoPlan[], clients: string[], home: string): string {
+/** The plan, a repo a block; `chosen` says how the clients were chosen when --clients did not name them. */
+function render(plans: RepoPlan[], clients: string[], home: string, chosen: string): string {
   if (plans.length === 0) return '(no repos found)\n';
   const actionWidth = Math.max(...plans.map((plan) => plan.action.length));
   const nameWidth = Math.max(8, ...plans.map((plan) => (plan.name ?? '-').length));
@@ -96,7 +103,7 @@ function render(plans: RepoPlan[], clients: string[], home: string): string {
   const renamed = plans.filter((plan) => plan.previous_name !== null).length;
   lines.push(
     '',
-    `${plans.length} repo(s) scanned · clients=${clients.join(',')} · write=${count('write')} refresh=${count('refresh')} renamed=${renamed} ` +
+    `${plans.length} repo(s) scanned · clients=${clients.join(',')}${chosen} · write=${count('write')} refresh=${count('refresh')} renamed=${renamed} ` +
       `handwritten-skip=${count('skip-handwritten')} unreadable-skip=${count('skip-unreadable')} ignored=${count('skip-ignored')} not-repo=${count('skip-not-repo')}`,
   );
   return `${lines.join('\n')}\n`;
@@ -200,7 +207,9 @@ export const run: CommandRunner = async (args, io) => {
   if (name !== undefined && (scan || args.positionals.length > 1)) {
     throw new UsageError('--name only applies to single-repo init (omit --scan and pass exactly one path)');
   }
-  const clients = parseClients(typeof args.values.clients === 'string' ? args.values.clients : undefined);
+  const named = typeof args.values.clients === 'string' ? args.values.clients : null;
+  const detected = named === null ? clientsOnPath(io.env) : null;
+  const clients = detected?.clients ?? parseClients(named ?? '');
   // A machine set to use a hub wires its repos with --remote: said before anything else.
   const hub = hubAccess(io.env);
   if (remote === null && hub !== null) throw new BusError(`this machine is set to use the hub at ${hub.url}: wire the repo for it with agent-bus init --remote ${hub.url}, or ${hub.from === 'env' ? 'unset AGENT_BUS_URL' : 'run agent-bus logout'} to wire it for this machine's own bus`);
@@ -252,7 +261,7 @@ export const run: CommandRunner = async (args, io) => {
       return 0;
     }
     const home = io.env.HOME ?? homedir();
-    io.stdout.write(render(plans, clients, home));
+    io.stdout.write(render(plans, clients, home, detected === null ? '' : detected.found ? ' (found on PATH)' : ' (no client found on PATH)'));
     // Nothing to wire is never a silent success.
     if (plans.every((plan) => plan.action === 'skip-not-repo')) {
       const where = options.paths.length > 0 ? options.paths.map((path) => resolve(io.cwd, path)).join(', ') : io.cwd;
