@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
+import { claude, claudeOffline, clineAuth, copilotOffline, gemini, geminiOffline, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
 import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
 /**
@@ -52,5 +52,10 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
   // the repo's hooks and server in -p mode.
   copilot(_machine, modelUrl) {
     return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
+  },
+  // The fake provider signed in through `cline auth`, its state under the machine's HOME.
+  cline(machine, modelUrl) {
+    clineAuth(machine, modelUrl);
+    return { AGENT_BUS_CLINE_BIN: join(CLIENT_BIN, 'cline') };
   },
 };
