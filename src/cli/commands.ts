@@ -242,7 +242,7 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (with --scan, folders to search); default: this repo' }],
     options: [
-      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, agy', default: 'claude' },
+      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, agy, cline', default: 'claude' },
       { name: 'scan', type: 'boolean', description: 'treat PATHS as roots and find the git repos under them' },
       { name: 'apply', type: 'boolean', description: 'write the plan (needed with --scan or several paths)' },
       { name: 'force', type: 'boolean', description: 'replace hand-written agent-bus entries' },
