@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { runCli } from '../helpers/bus-env.js';
 import { cline } from './drivers.js';
 import { assertReceiptsHonest, mailBody, modelSaw, NOTICE_MARKERS, wiredRepo } from './harness.js';
-import { localScenarios } from './scenarios.js';
+import { localScenarios, remoteScenarios } from './scenarios.js';
 
 localScenarios(cline, {
   wiring(repo) {
@@ -31,6 +31,9 @@ localScenarios(cline, {
   },
   launchChannels: { over: "the repo's default in the plugin", callsATool: true },
 });
+
+// Over a hub, the server in Cline's user settings is a relay (AGENT_BUS_URL), and the plugin's hooks reach the hub.
+remoteScenarios(cline, { sender: 'shop/cline', readInbox: true });
 
 test('Cline CLI in a run of three tool calls: urgent mail sent as the first is made reaches the model after it (beforeTool), and plain mail sent with it waits for the run to end (submit_and_exit refused once while it waits)', { skip: cline.skip, timeout: 180_000 }, async () => {
   const s = wiredRepo('cline');
