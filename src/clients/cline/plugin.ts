@@ -95,7 +95,8 @@ const run = (subcommand, payload) => {
   });
 };
 
-const sessionOf = (snapshot) => snapshot?.conversationId || sessionId;
+// The core session's id (what \`cline --id\` resumes), else the conversation's.
+const sessionOf = (snapshot) => sessionId || snapshot?.conversationId || null;
 const isSubagent = (snapshot) => Boolean(snapshot?.parentAgentId);
 const decisionOf = (text) => {
   if (!text.startsWith('{')) return null;
