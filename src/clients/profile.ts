@@ -113,6 +113,10 @@ export interface ClientProfile {
   readonly wake: WakeWay;
   /** How it names an MCP tool for pre-approval; null when it approves the server whole, or nothing. */
   readonly approvedToolName: ((server: string, tool: string) => string) | null;
+  /** What agent-bus does for other clients and cannot do for this one, each said plainly by doctor; absent: nothing. */
+  readonly limits?: readonly string[];
+  /** Commands the client runs agent-bus's part with, found on PATH (Cline's plugin sandbox runs `node`): doctor checks them. */
+  readonly needsOnPath?: readonly { readonly command: string; readonly why: string }[];
   /** Its settings files that may set a session's subscriptions; null when only the environment does. */
   readonly settings: SettingsFiles | null;
   /**

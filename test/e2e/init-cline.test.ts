@@ -97,3 +97,33 @@ test("the hooks the plugin runs answer in what it reads: mail as plain text, a r
   assert.match(denied.reason, /src\/a\.ts is reserved by live\/claude/);
   assert.equal(hook('hook-pre-tool', { hook_event_name: 'PreToolUse', tool_name: 'read_files', tool_input: { files: [{ path: join(repo, 'src', 'a.ts') }] } }), '');
 }));
+
+test("doctor says what Cline cannot do, and fails where the node Cline runs the plugin with is not on PATH", withTempBus((bus) => {
+  const repo = gitRepo(bus, 'shop');
+  assert.equal(init(bus, [], repo).code, 0);
+  type Report = { checks: Array<{ check: string; level: string; detail: string }> };
+  const wiring = (env: NodeJS.ProcessEnv) => (JSON.parse(runCli(['doctor', '--json'], { env }).stdout) as Report).checks.filter((check) => check.check === 'wiring' && check.detail.startsWith('shop/cline'));
+  const here = wiring(onPath(bus));
+  assert.ok(here.some((check) => check.level === 'ok' && check.detail.includes('server and hooks in place')), JSON.stringify(here));
+  const limits = here.find((check) => check.detail.includes('what Cline CLI cannot do'));
+  assert.equal(limits?.level, 'ok', JSON.stringify(here));
+  assert.match(limits?.detail ?? '', /a stop is held while mail waits only in a headless `cline -y` run/);
+  assert.match(limits?.detail ?? '', /no wake/);
+  assert.ok(!here.some((check) => check.level === 'fail'), JSON.stringify(here));
+  // PATH holding agent-bus alone: no node for Cline's plugin sandbox.
+  const bare = wiring({ ...bus.env, PATH: agentBusOnPath(bus.dir, '').folder });
+  const missing = bare.find((check) => check.detail.includes('node is not on PATH here'));
+  assert.equal(missing?.level, 'fail', JSON.stringify(bare));
+}));
+
+test("a clone with the committed plugin and no server in this machine's Cline settings: doctor fails and names the file; init adds it", withTempBus((bus) => {
+  const repo = gitRepo(bus, 'shop');
+  assert.equal(init(bus, [], repo).code, 0);
+  writeFileSync(settingsPath(bus), JSON.stringify({ mcpServers: {} }));
+  const report = JSON.parse(runCli(['doctor', '--json'], { env: onPath(bus) }).stdout) as { checks: Array<{ check: string; level: string; detail: string }> };
+  const missing = report.checks.find((check) => check.check === 'wiring' && check.detail.startsWith('shop/cline'));
+  assert.equal(missing?.level, 'fail', JSON.stringify(report.checks));
+  assert.ok(missing?.detail.includes(settingsPath(bus)), missing?.detail);
+  assert.equal(init(bus, [], repo).code, 0);
+  assert.ok(JSON.parse(readFileSync(settingsPath(bus), 'utf8')).mcpServers['agent-bus']);
+}));

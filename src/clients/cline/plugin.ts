@@ -34,6 +34,7 @@ export function clinePluginChannels(source: string): string | null {
 
 /** The plugin's source, with the command, subscriptions and hub embedded as JSON literals (never spliced into a shell). */
 export function clinePluginSource(bin: string, channels: string, remote: string | null = null): string {
+  // The hub's variable is named only in a plugin wired to one: doctor reads a plugin that names it as a hub's.
   return `${CLINE_PLUGIN_MARKER}
 // agent-bus for Cline: shows new mail and notices to the model, refuses writes of files other agents hold,
 // and keeps a headless run working while mail waits.
@@ -69,7 +70,7 @@ const run = (subcommand, payload) => {
     try {
       child = spawn(BIN, [subcommand, '--client', 'cline'], {
         cwd: folder,
-        env: { ...process.env, ...(HUB ? { AGENT_BUS_URL: HUB } : {}), AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
+        env: { ...process.env, ${remote ? 'AGENT_BUS_URL: HUB, ' : ''}AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
         stdio: ['pipe', 'pipe', 'ignore'],
       });
     } catch {

@@ -44,4 +44,11 @@ export const clineProfile: ClientProfile = {
   wake: { kind: 'none' },
   approvedToolName: null,
   settings: null,
+  limits: [
+    'a stop is held while mail waits only in a headless `cline -y` run, at submit_and_exit; an interactive or plain `cline "…"` run ends at a reply no hook can hold',
+    "no wake: nothing outside a session can start its turn (only a --zen session runs in Cline's hub daemon), so an idle session waits for its next prompt or wake.json",
+    'no presence while it waits on a person (Cline tells no hook of an approval prompt)',
+    "its MCP server is in the user's settings, not the repo: each teammate runs agent-bus init once",
+  ],
+  needsOnPath: [{ command: 'node', why: 'Cline runs the plugin, and so every agent-bus hook, in a sandbox started with node from PATH' }],
 };

@@ -56,7 +56,8 @@ export const clineWiring: ClientWiring = {
     if (mcp.kind === 'unreadable') return { status: 'unreadable', previousName: null, problem: `${mcpPath}: ${mcp.reason}, left alone` };
     const entry = mcp.kind === 'ok' && isObject(mcp.value.mcpServers) ? mcp.value.mcpServers[SERVER_KEY] : undefined;
     if (entry !== undefined && !isOurEntry(entry)) return { status: 'handwritten', previousName: null };
-    return { status: plugin === null ? 'absent' : 'managed', previousName: isObject(entry) ? legacyName(entry.env) : null };
+    // A clone with the committed plugin and no server in this machine's settings is not wired here yet.
+    return { status: plugin === null || entry === undefined ? 'absent' : 'managed', previousName: isObject(entry) ? legacyName(entry.env) : null };
   },
 
   plan(repo, launcher: Launcher, remote = null): WiringPlan {
