@@ -134,7 +134,7 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
     headless: ({ prompt, model, resume }) => ['--json', '-y', ...(resume === null ? [] : ['--id', resume]), ...modelArgs(model), prompt],
     interactive: ({ prompt, model, resume }) => ['-i', ...(resume === null ? [] : ['--id', resume]), ...modelArgs(model), prompt],
     // Its output names only the conversation, never the session --id resumes, and its plugins run in a
-    // sandbox process whose output is not the run's: a resumed agent starts a new conversation.
+    // sandbox process whose output is not the run's: the bus never learns it, and resume refuses a Cline agent.
     sessionInOutput: null,
   },
 };

@@ -37,7 +37,7 @@ function spawnedAs(env: NodeJS.ProcessEnv, name: string): Spawned {
 
 /**
  * `resumes`: whether the bus learns the client's session and resumes it; Cline CLI names it nowhere
- * the bus reads (its output names the conversation only), so its resumed agent starts anew.
+ * the bus reads (its output names the conversation only), so the bus cannot resume it.
  */
 function taskScenario(driver: ClientDriver, resumes = true): void {
   test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it${resumes ? ', and resumed goes on in its own conversation' : ''}`, { skip: driver.skip }, async () => {
