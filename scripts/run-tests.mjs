@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { checkClaims, loadClaims } from './client-claims.mjs';
 import { startPostgres, stopPostgres } from './postgres.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -71,9 +72,10 @@ async function runSuite(list, extraEnv, label) {
   running = child;
   const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   running = null;
-  const counts = { passed: 0, failed: 0, skipped: 0, status, failures: [] };
+  const counts = { passed: 0, failed: 0, skipped: 0, status, failures: [], report: '' };
   try {
     const report = readFileSync(tap, 'utf8');
+    counts.report = report;
     counts.failures = failuresIn(report).map((failure) => `${label}: ${failure}`);
     counts.passed = Number(/^# pass (\d+)/m.exec(report)?.[1] ?? 0);
     counts.failed = Number(/^# fail (\d+)/m.exec(report)?.[1] ?? 0);
@@ -161,6 +163,14 @@ try {
     totals.skipped += counts.skipped;
     failures.push(...counts.failures);
     if (counts.status !== 0) ok = false;
+  }
+  // A whole run of a suite proves the clients table's claims it backs (test/clients/claims.json):
+  // a claim its tests did not bear out fails the run.
+  if (filter.length === 0 && runs.length > 0) {
+    const { failures: unproven, unverified } = checkClaims(loadClaims(), clients ? 'clients' : 'main', runs[0].report);
+    for (const line of unverified) console.log(`unverified: ${line}`);
+    failures.push(...unproven);
+    totals.failed += unproven.length;
   }
 } finally {
   if (server?.dir) stopPostgres(server.dir, server.bin);

@@ -18,6 +18,7 @@ localScenarios(codex, {
   promptHook: 'the prompt hook',
   duringTurn: 'continues',
   readInbox: 'read',
+  urgent: "at its next tool call, with the tool's output",
   notices: {
     tools: ['channel_list'],
     shown: 'a critical one reaches the model between a tool call and its output, an info one once',

@@ -17,6 +17,7 @@ localScenarios(copilot, {
   promptHook: 'the prompt hook (UserPromptSubmit)',
   duringTurn: 'continues',
   readInbox: 'read',
+  urgent: 'at its next tool call (PreToolUse)',
   notices: {
     tools: ['channel_list'],
     shown: 'a critical one reaches the model at the tool call (PreToolUse), an info one once',

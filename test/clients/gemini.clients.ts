@@ -14,6 +14,7 @@ localScenarios(gemini, {
   promptHook: 'the prompt hook (BeforeAgent)',
   duringTurn: 'continues',
   readInbox: 'read',
+  urgent: 'with the next tool result (AfterTool)',
   notices: {
     tools: ['channel_list'],
     shown: 'a critical one reaches the model after the tool call, with its result (AfterTool); an info one once',

@@ -15,6 +15,7 @@ localScenarios(opencode, {
   // `opencode run` ends at idle: the plugin's Stop hook only peeks, and the follow-up turn that would take the mail does not come.
   duringTurn: 'next-turn',
   readInbox: 'read-later',
+  urgent: 'after its next tool call, through the plugin',
   notices: {
     tools: ['channel_list'],
     shown: 'the plugin shows a critical one after each tool call and an info one at the first turn',

@@ -56,6 +56,8 @@ export interface LocalPlan {
   notices: NoticePlan;
   /** A launch AGENT_BUS_CHANNELS over the repo's default: what the title says it wins over, and whether the model calls a tool. */
   launchChannels?: { over: string; callsATool: boolean };
+  /** Where urgent mail sent during a turn reaches the model, for the title ("at its next tool call"); no test where unset. */
+  urgent?: string;
 }
 
 /** The model's turn: call `tool` with `input`. */
@@ -279,6 +281,26 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
     });
   }));
 
+  if (plan.urgent !== undefined) {
+    test(`${label}: urgent mail sent during a turn of tool calls reaches the model ${plan.urgent}, before the turn ends; plain mail sent with it waits for the turn's end`, { skip }, local(async (s) => {
+      const urgent = mailBody('URGENT-MID-TURN');
+      const plain = mailBody('PLAIN-MID-TURN');
+      const tool = plan.notices.tools[0] as string;
+      await withModel(driver, callsWhileMailComes(tool, 3, () => {
+        sendOk(s.bus, plain, s.agent);
+        assert.equal(runCli(['send', urgent, '--to', s.agent, '--urgent'], { env: s.bus.env }).code, 0);
+      }), async (model) => {
+        ranCleanly(await s.run(model, 'check the fleet three times'));
+        const turns = driver.turns(model.requests, tool);
+        const shown = turns.findIndex((raw) => modelSaw(urgent, [raw]));
+        assert.ok(shown >= 1, `the urgent mail reached the model after the first request, sent at it (${turns.length} requests of the turn)`);
+        assert.ok(shown <= 3, `the urgent mail came while the model was still calling tools: request ${shown + 1}, of ${turns.length}`);
+        assert.ok(!modelSaw(plain, turns.slice(0, shown + 1)), 'the plain mail waited for the turn to end');
+        assertReceiptsHonest(s.bus, s.agent, model.requests);
+      });
+    }));
+  }
+
   test(`${label}: another agent's reservation refuses the model's ${driver.editTool} of the file, which stays untouched, and the model is told who holds it; released, the same edit goes ahead`, { skip }, local(async (s) => {
     const holder = driver.id === 'claude' ? 'shop/codex' : 'shop/claude';
     const { file, edit, edited } = sourceFile(s.machine.repo, 'auth.ts');
@@ -351,6 +373,18 @@ export function localScenarios(driver: ClientDriver, plan: LocalPlan): void {
       });
     }));
   }
+}
+
+/** A model that calls `tool` `times` times in the agent's turn, then says "done"; mail is sent at the turn's first request, after the prompt hook looked. */
+function callsWhileMailComes(tool: string, times: number, send: () => void): Script {
+  let calls = 0;
+  return (request) => {
+    if (!request.offers(tool)) return { text: 'a title' };
+    if (calls === 0) send();
+    if (calls >= times) return { text: 'done' };
+    calls++;
+    return call(tool);
+  };
 }
 
 /**
