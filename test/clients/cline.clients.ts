@@ -30,6 +30,7 @@ localScenarios(cline, {
     },
   },
   launchChannels: { over: "the repo's default in the plugin", callsATool: true },
+  urgent: 'after the tool call it was sent at (beforeTool)',
 });
 
 // Over a hub, the server in Cline's user settings is a relay (AGENT_BUS_URL), and the plugin's hooks reach the hub.
