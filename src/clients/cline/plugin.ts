@@ -15,22 +15,16 @@
  * one line a user edits; init keeps it. The plugin is committed with the repo: it runs the bare
  * `agent-bus` and names no agent; each hook finds its agent from `--client cline` and the folder.
  */
-export const CLINE_PLUGIN_MARKER = '// Managed by `agent-bus init` — regenerated on every run; only the CHANNELS line is kept.';
+import { PLUGIN_MARKER, pluginChannels } from '../opencode/plugin.js';
+
+/** The subscriptions in a plugin init wrote earlier (perhaps edited since), or null: its CHANNELS line is opencode's plugin's. */
+export const clinePluginChannels = pluginChannels;
+
+/** The first line of a plugin init wrote: opencode's plugin's. */
+export const CLINE_PLUGIN_MARKER = PLUGIN_MARKER;
 
 /** The tool whose successful call ends a headless Cline run. */
 export const CLINE_SUBMIT_TOOL = 'submit_and_exit';
-
-/** The subscriptions in a plugin init wrote earlier (perhaps edited since), or null. */
-export function clinePluginChannels(source: string): string | null {
-  const match = /^const CHANNELS = ("(?:[^"\\\n]|\\.)*");/m.exec(source);
-  if (!match) return null;
-  try {
-    const value: unknown = JSON.parse(match[1] as string);
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The plugin's source, with the command, subscriptions and hub embedded as JSON literals (never spliced into a shell). */
 export function clinePluginSource(bin: string, channels: string, remote: string | null = null): string {
