@@ -78,3 +78,29 @@ test('Cline CLI in a run of three tool calls: urgent mail sent as the first is m
 function resultsOf(requests: readonly string[]): string[] {
   return requests.flatMap((raw) => cline.toolResults(raw));
 }
+
+test("Cline CLI: mail to the session address its server holds reaches the model through the plugin's hooks, which run in Cline's plugin sandbox and still find that session", { skip: cline.skip, timeout: 180_000 }, async () => {
+  const s = wiredRepo('cline');
+  const machine = { repo: s.repo, home: s.bus.env.HOME as string, dir: s.bus.dir, env: s.bus.env };
+  const mail = mailBody('MAIL-TO-THE-SESSION');
+  let session = '';
+  const model = await cline.startModel((request) => {
+    if (request.index === 1) return { call: 'whoami', input: {} };
+    if (session === '') {
+      // whoami's result names the session address; mail to it comes while the run goes on.
+      session = /"name\\?":\\?"(shop\/cline-\d+)\\?"/.exec(resultsOf([model.requests.at(-1) ?? '']).join('\n'))?.[1] ?? 'unknown';
+      assert.equal(runCli(['send', mail, '--to', session], { env: s.bus.env }).code, 0);
+    }
+    return { text: 'finished the work here' };
+  });
+  try {
+    const run = await cline.run(machine, model.url, 'say who you are');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.match(session, /^shop\/cline-\d+$/, 'whoami named a session address');
+    assert.ok(modelSaw(mail, model.requests), `the mail to ${session} reached the model (${model.requests.length} requests)`);
+    assertReceiptsHonest(s.bus, 'shop/cline', model.requests, { delivered: [{ body: mail, via: 'hook-stop' }] });
+  } finally {
+    await model.close();
+    s.bus.cleanup();
+  }
+});

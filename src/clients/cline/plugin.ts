@@ -10,7 +10,9 @@
  *   `stop`: the run goes on);
  * - `submit_and_exit`, the tool that ends a headless run: `hook-stop`, and while mail waits to be acted
  *   on, the call is skipped with the mail as its reason, so the agent works on (the hook counts the
- *   stops it refuses in a row and lets the run end past AGENT_BUS_STOP_KEEPS).
+ *   stops it refuses in a row and lets the run end past AGENT_BUS_STOP_KEEPS);
+ * - `afterRun`: `hook-stop --peek`, which takes nothing and notes the session idle when no mail waits
+ *   (an interactive run ends at a reply, where nothing holds it).
  * A subagent's calls are left alone: its parent takes the mail. The subscriptions (CHANNELS) are the
  * one line a user edits; init keeps it. The plugin is committed with the repo: it runs the bare
  * `agent-bus` and names no agent; each hook finds its agent from `--client cline` and the folder.
@@ -49,7 +51,7 @@ const started = new Set();
 const stuck = new Set();
 
 // Run one hook with the payload on stdin; never throws, never waits past TIMEOUT_MS, never restarts one still stuck.
-const run = (subcommand, payload) => {
+const run = (subcommand, payload, flags = []) => {
   if (stuck.has(subcommand)) return Promise.resolve('');
   return new Promise((resolve) => {
     let out = '';
@@ -62,7 +64,7 @@ const run = (subcommand, payload) => {
     };
     let child;
     try {
-      child = spawn(BIN, [subcommand, '--client', 'cline'], {
+      child = spawn(BIN, [subcommand, '--client', 'cline', ...flags], {
         cwd: folder,
         env: { ...process.env, ${remote ? 'AGENT_BUS_URL: HUB, ' : ''}AGENT_BUS_DEFAULT_CHANNELS: CHANNELS },
         stdio: ['pipe', 'pipe', 'ignore'],
@@ -142,6 +144,15 @@ export default {
         return text ? { appendContext: text } : undefined;
       } catch {
         return undefined;
+      }
+    },
+    // A run that ended at a reply (an interactive one) is idle until its next prompt: the stop hook only
+    // looks (--peek takes no mail), which notes the session idle when no mail waits for it.
+    async afterRun({ snapshot }) {
+      try {
+        if (!isSubagent(snapshot)) await run('hook-stop', { session_id: sessionOf(snapshot), hook_event_name: 'Stop' }, ['--peek']);
+      } catch {
+        // Presence stays as it was.
       }
     },
   },

@@ -44,6 +44,8 @@ export const clineProfile: ClientProfile = {
   wake: { kind: 'none' },
   approvedToolName: null,
   settings: null,
+  // The plugin, and so every hook, runs in a sandbox process Cline starts with node.
+  hookHost: 'node',
   limits: [
     'a stop is held while mail waits only in a headless `cline -y` run, at submit_and_exit; an interactive or plain `cline "…"` run ends at a reply no hook can hold',
     "no wake: nothing outside a session can start its turn (only a --zen session runs in Cline's hub daemon), so an idle session waits for its next prompt or wake.json",
