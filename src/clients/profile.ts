@@ -113,6 +113,16 @@ export interface ClientProfile {
   readonly wake: WakeWay;
   /** How it names an MCP tool for pre-approval; null when it approves the server whole, or nothing. */
   readonly approvedToolName: ((server: string, tool: string) => string) | null;
+  /**
+   * The process the client runs agent-bus's hooks under, between itself and them (Cline's plugin
+   * sandbox, `node`): a hook skips it when it looks for its client process, so it finds the session its
+   * client's server holds. Absent: the hooks' first ancestor that is not a shell is the client.
+   */
+  readonly hookHost?: string;
+  /** What agent-bus does for other clients and cannot do for this one, each said plainly by doctor; absent: nothing. */
+  readonly limits?: readonly string[];
+  /** Commands the client runs agent-bus's part with, found on PATH (Cline's plugin sandbox runs `node`): doctor checks them. */
+  readonly needsOnPath?: readonly { readonly command: string; readonly why: string }[];
   /** Its settings files that may set a session's subscriptions; null when only the environment does. */
   readonly settings: SettingsFiles | null;
   /**

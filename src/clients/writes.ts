@@ -126,3 +126,21 @@ export const piWrites: WrittenFiles = (payload) => {
   const file = text(input(payload).path);
   return file === null ? [] : [file.replace(/^@/, '')];
 };
+
+/**
+ * Cline CLI, as its plugin hands the pre-tool hook a call: `editor` creates, replaces in or inserts
+ * into the file at `path` (absolute); its shell tool `run_commands` runs `commands`, each read as
+ * Claude Code's Bash command is.
+ */
+export const clineWrites: WrittenFiles = async (payload) => {
+  const tool = text(payload.tool_name);
+  const given = input(payload);
+  if (tool === 'run_commands' && Array.isArray(given.commands)) {
+    const commands = given.commands.filter((command): command is string => typeof command === 'string');
+    const each = await Promise.all(commands.map((command) => shellToolWrites({ ...payload, tool_input: { command } })));
+    return [...new Set(each.flat())];
+  }
+  if (tool === null || !['editor', 'write_to_file', 'replace_in_file'].includes(tool)) return [];
+  const file = text(given.path);
+  return file === null ? [] : [file];
+};

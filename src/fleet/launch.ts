@@ -141,6 +141,16 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
     interactive: ({ prompt, model, resume }) => [...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), piPrompt(prompt)],
     sessionInOutput: /^\{"type":"session","version":\d+,"id":"([^"]+)"/m,
   },
+  cline: {
+    executable: { variable: 'AGENT_BUS_CLINE_BIN', fallback: 'cline' },
+    // Cline has no mode that keeps its tools to its folder: a one-shot run approves every tool either
+    // way. -y is the run that ends only by submit_and_exit, where the plugin holds a stop while mail waits.
+    headless: ({ prompt, model, resume }) => ['--json', '-y', ...(resume === null ? [] : ['--id', resume]), ...modelArgs(model), prompt],
+    interactive: ({ prompt, model, resume }) => ['-i', ...(resume === null ? [] : ['--id', resume]), ...modelArgs(model), prompt],
+    // Its output names only the conversation, never the session --id resumes, and its plugins run in a
+    // sandbox process whose output is not the run's: the bus never learns it, and resume refuses a Cline agent.
+    sessionInOutput: null,
+  },
 };
 
 /** The executable to start for `client`: the setting's, else its usual name. */

@@ -59,7 +59,7 @@ export type Script = (request: ModelRequest) => Turn;
 
 export interface ClientDriver {
   /** The client part of its address (`shop/<id>`) and its `--clients` id. */
-  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'pi';
+  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'pi' | 'cline';
   /** Its name in test titles. */
   label: string;
   /** Why its tests skip (it is not installed in clients/), or false. */
@@ -366,4 +366,54 @@ export const pi: ClientDriver = {
   editTool: 'edit',
   shellTool: 'bash',
   toolResults,
+};
+
+/** The words a Cline run ends with: it takes at least ten characters. */
+function clineSummary(text: string): string {
+  return text.length >= 10 ? text : `${text} (submitted)`;
+}
+
+/**
+ * Cline CLI pointed at a fake chat completions server on 127.0.0.1, as `cline auth` does for an
+ * OpenAI-compatible provider with a base URL, its state under the machine's HOME (~/.cline), where
+ * init wrote its MCP settings.
+ */
+export function clineAuth(machine: Machine, modelUrl: string): void {
+  const auth = spawnSync(join(CLIENT_BIN, 'cline'), ['auth', '--provider', 'openai', '--apikey', 'dummy', '--modelid', 'fake-model', '--baseurl', `${modelUrl}/v1`], {
+    cwd: machine.repo,
+    env: machine.env,
+    encoding: 'utf8',
+    timeout: 30_000,
+    killSignal: 'SIGKILL',
+  });
+  if (auth.status !== 0) throw new Error(`cline auth failed: ${auth.stderr}${auth.stdout}`);
+}
+
+/**
+ * `cline --json -y` against a fake chat completions server. A headless run ends only when the model
+ * calls `submit_and_exit`, so a scenario's line of text is that call, the text its summary. Cline
+ * offers an MCP server's tools as `<server>__<tool>`; it ignores SIGTERM, and runClient kills it with
+ * SIGKILL past its time.
+ */
+export const cline: ClientDriver = {
+  id: 'cline',
+  label: 'Cline CLI',
+  skip: skipUnless('cline', 'Cline CLI', { ...process.env, HOME: '/tmp' }, 30_000),
+  prepare: () => undefined,
+  run(machine, modelUrl, prompt, launch = {}) {
+    clineAuth(machine, modelUrl);
+    return runClient(join(CLIENT_BIN, 'cline'), ['--json', '-y', prompt], machine.repo, { ...machine.env, ...launch });
+  },
+  startModel: (script) =>
+    startFakeChat((body, _raw, index): ChatReply => {
+      const turn = script({ index, afterTool: hasToolMessage(body), offers: (tool) => offered(body, `agent-bus__${tool}`) !== undefined });
+      if ('call' in turn) return { tool: `agent-bus__${turn.call}`, input: turn.input };
+      if ('edit' in turn) return { tool: 'editor', input: { path: turn.edit.file, old_text: turn.edit.old, new_text: turn.edit.new } };
+      if ('shell' in turn) return { tool: 'run_commands', input: { commands: [turn.shell] } };
+      return { tool: 'submit_and_exit', input: { summary: clineSummary(turn.text), verified: true } };
+    }),
+  turns: (requests) => [...requests],
+  editTool: 'editor',
+  shellTool: 'run_commands',
+  toolResults: toolMessages,
 };

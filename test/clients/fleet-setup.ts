@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, piOffline, type ClientDriver, type Machine } from './drivers.js';
+import { claude, claudeOffline, clineAuth, copilotOffline, gemini, geminiOffline, opencodeOffline, piOffline, type ClientDriver, type Machine } from './drivers.js';
 import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
 /**
@@ -58,5 +58,10 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
     const env = piOffline(machine, modelUrl);
     writeFileSync(join(env.PI_CODING_AGENT_DIR as string, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model' }));
     return { ...env, AGENT_BUS_PI_BIN: join(CLIENT_BIN, 'pi') };
+  },
+  // The fake provider signed in through `cline auth`, its state under the machine's HOME.
+  cline(machine, modelUrl) {
+    clineAuth(machine, modelUrl);
+    return { AGENT_BUS_CLINE_BIN: join(CLIENT_BIN, 'cline') };
   },
 };

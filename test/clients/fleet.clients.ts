@@ -1,5 +1,5 @@
 /**
- * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI, Pi):
+ * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI, Pi, Cline CLI):
  * `agent-bus spawn --task` starts the client headless in a wired repo, with the command line the bus
  * builds for it (src/fleet/launch.ts), against a scripted model. A model that calls
  * complete_task delivers the result to the task's creator (`task wait` exits 0); one that ends without
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
-import { claude, codex, copilot, gemini, opencode, pi, type ClientDriver, type Machine } from './drivers.js';
+import { claude, cline, codex, copilot, gemini, opencode, pi, type ClientDriver, type Machine } from './drivers.js';
 import { setUp } from './fleet-setup.js';
 import { wiredRepo } from './harness.js';
 
@@ -35,8 +35,12 @@ function spawnedAs(env: NodeJS.ProcessEnv, name: string): Spawned {
   return found;
 }
 
-function taskScenario(driver: ClientDriver): void {
-  test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it, and resumed goes on in its own conversation`, { skip: driver.skip }, async () => {
+/**
+ * `resumes`: whether the bus learns the client's session and resumes it; Cline CLI names it nowhere
+ * the bus reads (its output names the conversation only), so the bus cannot resume it.
+ */
+function taskScenario(driver: ClientDriver, resumes = true): void {
+  test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it${resumes ? ', and resumed goes on in its own conversation' : ''}`, { skip: driver.skip }, async () => {
     const { bus, repo } = wiredRepo(driver.id);
     try {
       const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
@@ -69,6 +73,7 @@ function taskScenario(driver: ClientDriver): void {
         assert.match(shown.result ?? '', new RegExp(`^${quitter} ended \\(exit 0 \\(finished\\)\\) without closing the task\\.`));
         assert.match(shown.result ?? '', /I give up/, "the log's last lines carry the model's last words");
 
+        if (!resumes) return;
         // Resumed with a new prompt, it goes on in its own conversation: the client is started on the
         // session its run was recorded with, and the model is shown that run's prompt again.
         const ended = spawnedAs(bus.env, quitter);
@@ -100,3 +105,4 @@ function taskScenario(driver: ClientDriver): void {
 }
 
 for (const driver of [claude, codex, opencode, gemini, copilot, pi]) taskScenario(driver);
+taskScenario(cline, false);

@@ -25,7 +25,10 @@ test('every client folder is a profile and a wiring under its name', () => {
     const profile = profileFor(folder);
     assert.equal(profile.id, folder);
     assert.equal(wiringFor(folder)?.profile, profile, `${folder}: its wiring is its profile's`);
-    assert.deepEqual(wiringFor(folder)?.files('/repo'), configPaths(profile, '/repo'), `${folder}: init's files are the profile's`);
+    // Its files in the repo are the profile's; a client that reads its server from the user's settings alone (Cline) adds that file after them.
+    const files = wiringFor(folder)?.files('/repo') ?? [];
+    assert.deepEqual(files.slice(0, profile.configFiles.length), configPaths(profile, '/repo'), `${folder}: init's files in the repo are the profile's`);
+    assert.ok(files.slice(profile.configFiles.length).every((path) => !path.startsWith('/repo/')), `${folder}: the files after them are outside the repo`);
   }
 });
 

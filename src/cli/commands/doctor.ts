@@ -308,9 +308,20 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
       });
       continue;
     }
-    findings.push(hookKindFinding(what, client, way, env, rewire));
+    findings.push(hookKindFinding(what, client, way, env, rewire), ...clientLimits(what, client, env));
   }
   return findings;
+}
+
+/** What a wired client needs on PATH and cannot do, said plainly: a command missing fails, a limit is noted. */
+function clientLimits(what: string, client: string, env: Env): Finding[] {
+  const profile = profileFor(client);
+  const missing = (profile.needsOnPath ?? []).filter(({ command }) => onPath(command, env) === null);
+  const limits = profile.limits ?? [];
+  return [
+    ...missing.map(({ command, why }): Finding => ({ check: 'wiring', level: 'fail', detail: `${what}: ${command} is not on PATH here: ${why}`, fix: `install ${command}, or put it on PATH` })),
+    ...(limits.length === 0 ? [] : [{ check: 'wiring', level: 'ok' as const, detail: `${what}: what ${profile.name} cannot do: ${limits.join('; ')}` }]),
+  ];
 }
 
 /** How each running session is woken when mail comes while it is idle; a socket given up is a warning. */

@@ -82,6 +82,12 @@ function shortPath(path: string, home: string): string {
   return home !== '' && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
 }
 
+/** A file init writes, under its repo as a relative path; a client's user settings outside it (Cline's MCP servers) from the home folder. */
+function shownPath(repo: string, path: string, home: string): string {
+  const inside = relative(repo, path);
+  return inside.startsWith('..') ? shortPath(path, home) : inside;
+}
+
 /** The plan, a repo a block; `chosen` says how the clients were chosen when --clients did not name them. */
 function render(plans: RepoPlan[], clients: string[], home: string, chosen: string): string {
   if (plans.length === 0) return '(no repos found)\n';
@@ -94,7 +100,7 @@ function render(plans: RepoPlan[], clients: string[], home: string, chosen: stri
     // Then each file: what happens to it.
     const what = (before: string | null, after: string): string => (before === null ? 'create' : before === after ? 'unchanged' : 'refresh');
     const files = plan.clients.flatMap((client) =>
-      client.files.map((file) => `      ${what(file.before, file.after).padEnd(9)}  ${relative(plan.repo, file.path)}  (${client.client}${file.personal ? ', personal: not committed' : ''})`),
+      client.files.map((file) => `      ${what(file.before, file.after).padEnd(9)}  ${shownPath(plan.repo, file.path, home)}  (${client.client}${file.personal ? ', personal: not committed' : ''})`),
     );
     const pin = plan.pin === null ? [] : [`      ${what(plan.pin.before, plan.pin.after).padEnd(9)}  ${relative(plan.repo, plan.pin.path)}  (the repo's name)`];
     return [head, ...files, ...pin];

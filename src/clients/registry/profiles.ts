@@ -5,6 +5,7 @@
  */
 import { agyProfile } from '../agy/profile.js';
 import { claudeProfile } from '../claude/profile.js';
+import { clineProfile } from '../cline/profile.js';
 import { codexProfile } from '../codex/profile.js';
 import { copilotProfile } from '../copilot/profile.js';
 import { geminiProfile } from '../gemini/profile.js';
@@ -17,6 +18,7 @@ import { sessionFromEnvironment, UNKNOWN_CLIENT, type ClientProfile, type QueueW
 export const PROFILES = {
   agy: agyProfile,
   claude: claudeProfile,
+  cline: clineProfile,
   codex: codexProfile,
   copilot: copilotProfile,
   gemini: geminiProfile,

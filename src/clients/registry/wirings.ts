@@ -4,6 +4,7 @@
  */
 import { agyWiring } from '../agy/wiring.js';
 import { claudeWiring } from '../claude/wiring.js';
+import { clineWiring } from '../cline/wiring.js';
 import { codexWiring } from '../codex/wiring.js';
 import { copilotWiring } from '../copilot/wiring.js';
 import { geminiWiring } from '../gemini/wiring.js';
@@ -12,7 +13,7 @@ import { piWiring } from '../pi/wiring.js';
 import type { ClientId } from './profiles.js';
 import type { ClientWiring } from '../wiring.js';
 
-export const WIRINGS: Record<ClientId, ClientWiring> = { agy: agyWiring, claude: claudeWiring, codex: codexWiring, copilot: copilotWiring, gemini: geminiWiring, opencode: opencodeWiring, pi: piWiring };
+export const WIRINGS: Record<ClientId, ClientWiring> = { agy: agyWiring, claude: claudeWiring, cline: clineWiring, codex: codexWiring, copilot: copilotWiring, gemini: geminiWiring, opencode: opencodeWiring, pi: piWiring };
 
 /** The wiring of a client init can wire, or undefined. */
 export function wiringFor(client: string): ClientWiring | undefined {
