@@ -227,7 +227,7 @@ export const COMMANDS: CommandSpec[] = [
     warmup: { args: ['init', '.', '--json'] },
     summary: 'Wire a repo for your clients: the MCP server, the hooks, pre-approved tools.',
     details: [
-      'Wires each client as <repo>/<client>: claude, codex, gemini, copilot, opencode or agy. The files',
+      'Wires each client as <repo>/<client>: claude, codex, gemini, copilot, opencode, agy or qwen. The files',
       'a team commits (.mcp.json, .claude/settings.json, .codex/, ...) run the bare agent-bus and hold',
       "no path of this machine: each session finds its agent from the repo it runs in. A --bin-path",
       'goes only in a personal, git-ignored file (.claude/settings.local.json). The repo\'s addresses',
@@ -242,7 +242,7 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (with --scan, folders to search); default: this repo' }],
     options: [
-      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, agy', default: 'claude' },
+      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, agy, qwen', default: 'claude' },
       { name: 'scan', type: 'boolean', description: 'treat PATHS as roots and find the git repos under them' },
       { name: 'apply', type: 'boolean', description: 'write the plan (needed with --scan or several paths)' },
       { name: 'force', type: 'boolean', description: 'replace hand-written agent-bus entries' },

@@ -9,6 +9,7 @@ import { codexProfile } from '../codex/profile.js';
 import { copilotProfile } from '../copilot/profile.js';
 import { geminiProfile } from '../gemini/profile.js';
 import { opencodeProfile } from '../opencode/profile.js';
+import { qwenProfile } from '../qwen/profile.js';
 import type { Env } from '../../model/settings.js';
 import type { HookDialect } from '../dialect.js';
 import { sessionFromEnvironment, UNKNOWN_CLIENT, type ClientProfile, type QueueWake } from '../profile.js';
@@ -20,6 +21,7 @@ export const PROFILES = {
   copilot: copilotProfile,
   gemini: geminiProfile,
   opencode: opencodeProfile,
+  qwen: qwenProfile,
 } satisfies Record<string, ClientProfile>;
 
 export type ClientId = keyof typeof PROFILES;

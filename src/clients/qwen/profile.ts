@@ -1,0 +1,40 @@
+/**
+ * Qwen Code: hooks in the repo's `.qwen/settings.json`, in Claude Code's shape and event names, with
+ * Claude Code's payloads, answered in JSON (`hookSpecificOutput.additionalContext`, PreToolUse's
+ * `permissionDecision`, Stop's `decision: block`). Its UserPromptSubmit fires again on each send of
+ * tool results and continuations (the prompt empty then): the prompt hook takes only mail not yet
+ * shown, so nothing shows twice, and what it prints reaches that very request. Qwen Code caps the
+ * Stop blocks in a row itself (8) and says so in `stop_hook_active`. Its MCP servers, hooks and shell
+ * commands get QWEN_CODE_SESSION_ID. It runs command hooks only (no `mcp_tool`).
+ */
+import { jsonDialect } from '../dialect.js';
+import type { ClientProfile } from '../profile.js';
+import { qwenWrites } from '../writes.js';
+
+export const qwenProfile: ClientProfile = {
+  id: 'qwen',
+  name: 'Qwen Code',
+  command: 'qwen',
+  configFiles: ['.qwen/settings.json'],
+  hookEvents: [
+    ['SessionStart', 'hook-session-start'],
+    ['UserPromptSubmit', 'hook-user-prompt'],
+    ['PreToolUse', 'hook-pre-tool'],
+    ['Stop', 'hook-stop'],
+    // Presence: waiting on a person (a permission prompt), never its other notices (a sign-in, an idle prompt).
+    ['Notification', 'hook-notification', 'permission_prompt|elicitation_dialog'],
+    ['SessionEnd', 'hook-session-end'],
+  ],
+  preToolEvent: true,
+  writtenFiles: qwenWrites,
+  // Plain stdout of a hook is not read as context: every answer is JSON.
+  dialect: jsonDialect,
+  sessionVariable: 'QWEN_CODE_SESSION_ID',
+  // Its shell tool's commands get QWEN_CODE=1 and the session's id.
+  shell: { markers: ['QWEN_CODE'], sessionVariable: 'QWEN_CODE_SESSION_ID' },
+  manySessionsPerProcess: false,
+  wake: { kind: 'none' },
+  // Its config trusts the server whole (`trust`): no per-tool approval names.
+  approvedToolName: null,
+  settings: null,
+};
