@@ -3,9 +3,10 @@
  * runner's start): the client trusts the repo and talks to the scripted model, through the variables
  * and the user's own config files a user would use. The command line is the bus's own.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, type ClientDriver, type Machine } from './drivers.js';
+import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, prepareQwenHome, qwenOffline, type ClientDriver, type Machine } from './drivers.js';
+import { qwenNode, QWEN_ENTRY } from './qwen-node.js';
 import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
 /**
@@ -52,5 +53,14 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
   // the repo's hooks and server in -p mode.
   copilot(_machine, modelUrl) {
     return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
+  },
+  // Anthropic as its sign-in in the user's settings. Its executable is one that runs it on Node.js 22,
+  // as a user whose own Node.js is older would install it.
+  qwen(machine, modelUrl) {
+    prepareQwenHome(machine.home);
+    const bin = join(machine.dir, 'qwen-on-22');
+    writeFileSync(bin, `#!/bin/sh\nexec '${qwenNode() ?? 'node'}' '${QWEN_ENTRY}' "$@"\n`);
+    chmodSync(bin, 0o755);
+    return { ...qwenOffline(modelUrl), AGENT_BUS_QWEN_BIN: bin };
   },
 };

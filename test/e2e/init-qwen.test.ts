@@ -81,7 +81,7 @@ test("init --clients qwen merges the server and a hook for each Qwen Code event 
   assert.match(ours(hubbed, 'UserPromptSubmit'), /^AGENT_BUS_URL=http:\/\/127\.0\.0\.1:9 /);
 }));
 
-test("the hook commands as written answer Qwen Code's events in its JSON: mail at the prompt once, writes refused at PreToolUse (a shell command's too), urgent mail before a call, the turn kept once for mail", withTempBus((bus) => {
+test("the hook commands as written answer Qwen Code's events in its JSON: mail at a prompt (none at its own sends of tool results), writes refused at PreToolUse (a shell command's too), urgent mail before a call, the turn kept once for mail", withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
   register(agentEnv(bus, 'live/codex', path));
@@ -101,8 +101,11 @@ test("the hook commands as written answer Qwen Code's events in its JSON: mail a
   assert.equal(runCli(['send', 'mail for the turn', '--to', 'live/qwen'], { env: bus.env }).code, 0);
   assert.match(context(run('UserPromptSubmit', { prompt: 'go on', submitted_prompt: 'go on', prompt_id: 'q-1########0' }), 'UserPromptSubmit'), /mail for the turn/);
   assert.equal(receipt('mail for the turn')?.delivered_via, 'hook-user-prompt');
-  // Qwen Code runs UserPromptSubmit again when it sends a tool's result (the prompt empty): the mail shown is not shown again.
+  // Qwen Code runs UserPromptSubmit again when it sends a tool's result (the prompt empty): that is no prompt, and
+  // it answers nothing, the mail come since left for the stop hook.
+  assert.equal(runCli(['send', 'mail during the turn', '--to', 'live/qwen'], { env: bus.env }).code, 0);
   assert.equal(run('UserPromptSubmit', { prompt: '', prompt_id: 'q-1########0' }), '');
+  assert.equal(receipt('mail during the turn')?.read_at, null, 'not taken by a send of tool results');
 
   // Another agent's reservation: the write is refused at PreToolUse, naming the holder; through the shell tool too.
   assert.equal(runCli(['reserve', 'src/app.ts', '--reason', 'refactor'], { env: agentEnv(bus, 'live/codex', path), cwd: path }).code, 0);
@@ -128,6 +131,7 @@ test("the hook commands as written answer Qwen Code's events in its JSON: mail a
   const kept = JSON.parse(run('Stop', { stop_hook_active: false, last_assistant_message: 'done' })) as { decision: string; reason: string };
   assert.equal(kept.decision, 'block');
   assert.match(kept.reason, /please review/);
+  assert.match(kept.reason, /mail during the turn/);
   assert.equal(run('Stop', { stop_hook_active: true, last_assistant_message: 'done' }), '', 'no mail left: the turn ends');
 
   // A permission prompt is the session waiting on its person.

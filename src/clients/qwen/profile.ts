@@ -2,8 +2,8 @@
  * Qwen Code: hooks in the repo's `.qwen/settings.json`, in Claude Code's shape and event names, with
  * Claude Code's payloads, answered in JSON (`hookSpecificOutput.additionalContext`, PreToolUse's
  * `permissionDecision`, Stop's `decision: block`). Its UserPromptSubmit fires again on each send of
- * tool results and continuations (the prompt empty then): the prompt hook takes only mail not yet
- * shown, so nothing shows twice, and what it prints reaches that very request. Qwen Code caps the
+ * tool results and continuations, the prompt empty: the prompt hook answers those with nothing, so
+ * mail keeps to the prompt, the stop and (urgent) the next tool call, as elsewhere. Qwen Code caps the
  * Stop blocks in a row itself (8) and says so in `stop_hook_active`. Its MCP servers, hooks and shell
  * commands get QWEN_CODE_SESSION_ID. It runs command hooks only (no `mcp_tool`).
  */
@@ -26,6 +26,8 @@ export const qwenProfile: ClientProfile = {
     ['SessionEnd', 'hook-session-end'],
   ],
   preToolEvent: true,
+  // A person's prompt, an ACP prompt and a wake's nudge all have words; its own sends have none.
+  promptResent: (payload) => typeof payload.prompt !== 'string' || payload.prompt.trim() === '',
   writtenFiles: qwenWrites,
   // Plain stdout of a hook is not read as context: every answer is JSON.
   dialect: jsonDialect,
