@@ -49,7 +49,7 @@ test("init --clients qwen merges the server and a hook for each Qwen Code event 
   assert.deepEqual(settings.model, mine.model);
   assert.deepEqual(settings.mcpServers.mine, mine.mcpServers.mine);
   assert.deepEqual(settings.mcpServers['agent-bus'], { command: 'agent-bus', args: ['serve', '--client', 'qwen'], env: { AGENT_BUS_DEFAULT_CHANNELS: 'brain,amygdala' }, trust: true });
-  assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'Stop', 'Notification', 'SessionEnd']);
+  assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'Notification', 'SessionEnd']);
   assert.deepEqual(settings.hooks.PreToolUse?.[0], mine.hooks.PreToolUse[0], "the user's hook is first, as it was");
   assert.deepEqual(settings.hooks.PreToolUse?.[1], {
     matcher: '',
@@ -57,6 +57,7 @@ test("init --clients qwen merges the server and a hook for each Qwen Code event 
   });
   assert.equal(settings.hooks.Notification?.[0]?.matcher, 'permission_prompt|elicitation_dialog', 'presence: only a wait on the person');
   assert.equal(ours(path, 'Stop'), 'agent-bus hook-stop --client qwen || true');
+  assert.equal(ours(path, 'PostToolUse'), ours(path, 'PreToolUse'), 'one pre-tool command for both tool events');
   const before = readFileSync(join(path, '.qwen', 'settings.json'), 'utf8');
   assert.match(init(bus, [], path).stdout, /nothing to do/);
   assert.equal(readFileSync(join(path, '.qwen', 'settings.json'), 'utf8'), before);
@@ -81,7 +82,7 @@ test("init --clients qwen merges the server and a hook for each Qwen Code event 
   assert.match(ours(hubbed, 'UserPromptSubmit'), /^AGENT_BUS_URL=http:\/\/127\.0\.0\.1:9 /);
 }));
 
-test("the hook commands as written answer Qwen Code's events in its JSON: mail at a prompt (none at its own sends of tool results), writes refused at PreToolUse (a shell command's too), urgent mail before a call, the turn kept once for mail", withTempBus((bus) => {
+test("the hook commands as written answer Qwen Code's events in its JSON: mail at a prompt (none at its own sends of tool results), writes refused at PreToolUse (a shell command's too), urgent mail with a call's result (PostToolUse), the turn kept once for mail", withTempBus((bus) => {
   const path = repo(bus, 'live');
   assert.equal(init(bus, [], path).code, 0);
   register(agentEnv(bus, 'live/codex', path));
@@ -121,9 +122,11 @@ test("the hook commands as written answer Qwen Code's events in its JSON: mail a
   assert.equal(run('PreToolUse', { tool_name: 'read_file', tool_input: { file_path: 'src/app.ts' } }), '', 'a read is let through');
   assert.deepEqual(readAudit(bus.audit).filter((row) => row.op === 'deny').map((row) => [row.actor, row.to]), Array(3).fill(['live/qwen', 'live/codex']), 'each refusal is audited');
 
-  // Urgent mail is shown before the next tool call, as context the model reads.
+  // Urgent mail waits through PreToolUse, whose context Qwen Code drops, and is shown with the call's result (PostToolUse).
   assert.equal(runCli(['send', 'stop the deploy', '--to', 'live/qwen', '--urgent'], { env: bus.env }).code, 0);
-  assert.match(context(run('PreToolUse', { tool_name: 'read_file', tool_input: { file_path: 'README.md' } }), 'PreToolUse'), /stop the deploy/);
+  assert.equal(run('PreToolUse', { tool_name: 'read_file', tool_input: { file_path: 'README.md' } }), '');
+  assert.equal(receipt('stop the deploy')?.read_at, null, 'nothing taken where the model would not see it');
+  assert.match(context(run('PostToolUse', { tool_name: 'read_file', tool_input: { file_path: 'README.md' }, tool_response: { llmContent: 'text' } }), 'PostToolUse'), /stop the deploy/);
   assert.equal(receipt('stop the deploy')?.delivered_via, 'hook-pre-tool');
 
   // Stop: mail to act on keeps the turn once; with stop_hook_active and nothing new, it may end.

@@ -1,15 +1,21 @@
 /**
  * Qwen Code: hooks in the repo's `.qwen/settings.json`, in Claude Code's shape and event names, with
  * Claude Code's payloads, answered in JSON (`hookSpecificOutput.additionalContext`, PreToolUse's
- * `permissionDecision`, Stop's `decision: block`). Its UserPromptSubmit fires again on each send of
+ * `permissionDecision`, Stop's `decision: block`). It drops PreToolUse's context (0.24.4 reads only its
+ * decision) and appends PostToolUse's to the tool's result: so the pre-tool hook runs twice a call,
+ * refusing a reserved file's write at PreToolUse and showing notices and urgent mail at PostToolUse,
+ * and nothing is marked shown that its model would not see. Its UserPromptSubmit fires again on each send of
  * tool results and continuations, the prompt empty: the prompt hook answers those with nothing, so
  * mail keeps to the prompt, the stop and (urgent) the next tool call, as elsewhere. Qwen Code caps the
  * Stop blocks in a row itself (8) and says so in `stop_hook_active`. Its MCP servers, hooks and shell
  * commands get QWEN_CODE_SESSION_ID. It runs command hooks only (no `mcp_tool`).
  */
-import { jsonDialect } from '../dialect.js';
+import { additionalContext, jsonDialect, type HookDialect } from '../dialect.js';
 import type { ClientProfile } from '../profile.js';
 import { qwenWrites } from '../writes.js';
+
+// Every answer is JSON; the context between tool calls is PostToolUse's.
+const dialect: HookDialect = { ...jsonDialect, preTool: additionalContext('PostToolUse') };
 
 export const qwenProfile: ClientProfile = {
   id: 'qwen',
@@ -20,17 +26,18 @@ export const qwenProfile: ClientProfile = {
     ['SessionStart', 'hook-session-start'],
     ['UserPromptSubmit', 'hook-user-prompt'],
     ['PreToolUse', 'hook-pre-tool'],
+    ['PostToolUse', 'hook-pre-tool'],
     ['Stop', 'hook-stop'],
     // Presence: waiting on a person (a permission prompt), never its other notices (a sign-in, an idle prompt).
     ['Notification', 'hook-notification', 'permission_prompt|elicitation_dialog'],
     ['SessionEnd', 'hook-session-end'],
   ],
   preToolEvent: true,
+  preToolSplit: { guard: 'PreToolUse', context: 'PostToolUse' },
   // A person's prompt, an ACP prompt and a wake's nudge all have words; its own sends have none.
   promptResent: (payload) => typeof payload.prompt !== 'string' || payload.prompt.trim() === '',
   writtenFiles: qwenWrites,
-  // Plain stdout of a hook is not read as context: every answer is JSON.
-  dialect: jsonDialect,
+  dialect,
   sessionVariable: 'QWEN_CODE_SESSION_ID',
   // Its shell tool's commands get QWEN_CODE=1 and the session's id.
   shell: { markers: ['QWEN_CODE'], sessionVariable: 'QWEN_CODE_SESSION_ID' },
