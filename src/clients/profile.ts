@@ -34,7 +34,7 @@ export type WakeWay =
        * it has one: its MCP server posts a nudge there when mail arrives for an idle session, and no
        * hook-watch process runs while it does.
        */
-      socket: { path: string; token: string } | null;
+      socket: { path: string; token: string; frame?: 'qwen' } | null;
     }
   /**
    * The sender queues a turn for an idle session by its thread id, running the client's executable

@@ -42,7 +42,11 @@ export const qwenProfile: ClientProfile = {
   // Its shell tool's commands get QWEN_CODE=1 and the session's id.
   shell: { markers: ['QWEN_CODE'], sessionVariable: 'QWEN_CODE_SESSION_ID' },
   manySessionsPerProcess: false,
-  wake: { kind: 'none' },
+  // An interactive session gives the processes it starts its inbox socket, and the token that makes a
+  // post its own (taken without review): its MCP server posts a nudge there for an idle session. The
+  // turn a post starts runs no UserPromptSubmit: the nudge asks for read_inbox, and the stop hook holds
+  // the turn for what waits. It has no hook that can start a turn, so no watcher stands behind the socket.
+  wake: { kind: 'watch', startedBy: 'hook', interactive: null, socket: { path: 'QWEN_CODE_MESSAGING_SOCKET', token: 'QWEN_CODE_MESSAGING_TOKEN', frame: 'qwen' } },
   // Its config trusts the server whole (`trust`): no per-tool approval names.
   approvedToolName: null,
   settings: null,
