@@ -120,6 +120,8 @@ export interface ClientProfile {
   readonly wake: WakeWay;
   /** How it names an MCP tool for pre-approval; null when it approves the server whole, or nothing. */
   readonly approvedToolName: ((server: string, tool: string) => string) | null;
+  /** The oldest Node.js it runs on, where that is newer than agent-bus's own (doctor checks the node its executable starts with). */
+  readonly needsNode?: readonly number[] | null;
   /** Its settings files that may set a session's subscriptions; null when only the environment does. */
   readonly settings: SettingsFiles | null;
   /**

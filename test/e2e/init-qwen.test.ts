@@ -142,3 +142,24 @@ test("the hook commands as written answer Qwen Code's events in its JSON: mail a
   const state = (json<Array<{ name: string; state?: string }>>(runCli(['agents', '--json'], { env: bus.env })).find((row) => row.name.startsWith('live/qwen')) ?? {}).state;
   assert.equal(state, 'waiting');
 }));
+
+test('doctor warns when a repo is wired for Qwen Code and the qwen on PATH starts on a Node.js older than 22, and says nothing of it on 22', withTempBus((bus) => {
+  const path = repo(bus, 'node-check');
+  assert.equal(init(bus, [], path).code, 0);
+  // A qwen as npm installs it (`#!/usr/bin/env node`), and a node first on PATH of a version of our choosing.
+  const bin = join(bus.dir, 'node-bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'qwen'), '#!/usr/bin/env node\nconsole.log("0.24.4");\n', { mode: 0o755 });
+  const withNode = (version: string): NodeJS.ProcessEnv => {
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\necho v${version}\n`, { mode: 0o755 });
+    return { ...onPath(bus), PATH: `${bin}:${onPath(bus).PATH ?? ''}` };
+  };
+  type Report = { checks: Array<{ check: string; level: string; detail: string; fix?: string }> };
+  const findings = (env: NodeJS.ProcessEnv) => (json<Report>(runCli(['doctor', '--json'], { env })).checks).filter((check) => /Qwen Code needs Node\.js/.test(check.detail));
+  const old = findings(withNode('20.19.1'));
+  assert.equal(old.length, 1, JSON.stringify(old));
+  assert.equal(old[0]?.level, 'warn');
+  assert.match(old[0]?.detail ?? '', /^node-check\/qwen \(qwen in .*\): Qwen Code needs Node\.js 22 or later, and .*\/node-bin\/qwen runs on Node\.js 20\.19\.1 here/);
+  assert.match(old[0]?.fix ?? '', /install Node\.js 22 or later/);
+  assert.deepEqual(findings(withNode('22.23.5')), [], 'on Node.js 22 there is nothing to say');
+}));

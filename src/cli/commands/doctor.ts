@@ -30,6 +30,7 @@ import { withWakeWays } from '../../wake/ways.js';
 import { wakeText } from '../../render/roster.js';
 import { version } from '../main.js';
 import { launcherFor, onPath } from './init.js';
+import { clientNode } from '../../clients/client-node.js';
 import type { CommandRunner } from '../spec.js';
 
 type Level = 'ok' | 'warn' | 'fail';
@@ -308,8 +309,26 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
       continue;
     }
     findings.push(hookKindFinding(what, client, way, env, rewire));
+    const node = nodeFinding(what, client, env);
+    if (node !== null) findings.push(node);
   }
   return findings;
+}
+
+/** A wired client that needs a newer Node.js than agent-bus (ClientProfile.needsNode), found on PATH here starting with an older one. */
+function nodeFinding(what: string, client: string, env: Env): Finding | null {
+  const profile = profileFor(client);
+  const needs = profile.needsNode ?? null;
+  const bin = needs === null ? null : onPath(profile.command, env);
+  if (needs === null || bin === null) return null;
+  const node = clientNode(bin, needs, env);
+  if (node === null || !node.tooOld) return null;
+  return {
+    check: 'wiring',
+    level: 'warn',
+    detail: `${what}: ${profile.name} needs Node.js ${needs.join('.')} or later, and ${bin} runs on Node.js ${node.version ?? '?'} here: its sessions may not start, or fail part-way`,
+    fix: `install Node.js ${needs.join('.')} or later and put it first on PATH (then reinstall ${profile.name} with it)`,
+  };
 }
 
 /** How each running session is woken when mail comes while it is idle; a socket given up is a warning. */

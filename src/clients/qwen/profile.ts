@@ -49,5 +49,7 @@ export const qwenProfile: ClientProfile = {
   wake: { kind: 'watch', startedBy: 'hook', interactive: null, socket: { path: 'QWEN_CODE_MESSAGING_SOCKET', token: 'QWEN_CODE_MESSAGING_TOKEN', frame: 'qwen' } },
   // Its config trusts the server whole (`trust`): no per-tool approval names.
   approvedToolName: null,
+  // Its package declares Node.js 22 or later (engines), which agent-bus, on 20.19 too, does not.
+  needsNode: [22],
   settings: null,
 };
