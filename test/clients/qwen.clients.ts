@@ -15,6 +15,7 @@ localScenarios(qwen, {
   promptHook: 'the prompt hook (UserPromptSubmit)',
   duringTurn: 'continues',
   readInbox: 'read',
+  urgent: 'with the next tool result (PostToolUse)',
   notices: {
     tools: ['channel_list'],
     shown: 'a critical one reaches the model with the tool call\'s result (PostToolUse), an info one once',
