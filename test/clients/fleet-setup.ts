@@ -73,7 +73,7 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
  * server's entry as init wrote it, bound to a hash of it (sha256 of its JSON, keys sorted), so an
  * edited entry asks again.
  */
-function approveQwenServer(machine: Machine): void {
+export function approveQwenServer(machine: Pick<Machine, 'repo' | 'home'>): void {
   const entry = (JSON.parse(readFileSync(join(machine.repo, '.qwen', 'settings.json'), 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers['agent-bus'];
   const sorted = JSON.stringify(entry, (_key, value: unknown) =>
     value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value,

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { json, readAudit, runCli, type TempBus, withTempBus } from '../helpers/bus-env.js';
 import { agentEnv, register } from '../helpers/agents.js';
 import { agentBusOnPath } from '../helpers/on-path.js';
+import { approveQwenServer } from '../clients/fleet-setup.js';
 
 /** The bus's environment with agent-bus on PATH, as an installed one is: what the committed files run. */
 const onPath = (bus: TempBus): NodeJS.ProcessEnv => ({ ...bus.env, PATH: agentBusOnPath(bus.dir).PATH });
@@ -162,4 +163,24 @@ test('doctor warns when a repo is wired for Qwen Code and the qwen on PATH start
   assert.match(old[0]?.detail ?? '', /^node-check\/qwen \(qwen in .*\): Qwen Code needs Node\.js 22 or later, and .*\/node-bin\/qwen runs on Node\.js 20\.19\.1 here/);
   assert.match(old[0]?.fix ?? '', /install Node\.js 22 or later/);
   assert.deepEqual(findings(withNode('22.23.5')), [], 'on Node.js 22 there is nothing to say');
+}));
+
+test("doctor warns while this machine's Qwen Code has not approved the repo's agent-bus server, or approved an earlier entry; approved as Qwen Code records it, nothing", withTempBus((bus) => {
+  const path = repo(bus, 'approval');
+  assert.equal(init(bus, [], path).code, 0);
+  mkdirSync(join(bus.env.HOME as string, '.qwen'), { recursive: true });
+  type Report = { checks: Array<{ check: string; level: string; detail: string; fix?: string }> };
+  const findings = () => json<Report>(runCli(['doctor', '--json'], { env: onPath(bus) })).checks.filter((check) => check.detail.startsWith('approval/qwen ') && /approve|changed since/.test(check.detail));
+  const [pending] = findings();
+  assert.match(pending?.detail ?? '', /Qwen Code has not been asked to approve its agent-bus server here yet: its sessions run without the bus's tools, but under --yolo$/);
+  assert.equal(pending?.level, 'warn');
+  assert.match(pending?.fix ?? '', /^start qwen in .*approval and approve the agent-bus server when it asks/);
+  // What approving it in Qwen Code records (the real Qwen Code takes this record: the fleet's Qwen Code test).
+  approveQwenServer({ repo: path, home: bus.env.HOME as string });
+  assert.deepEqual(findings(), []);
+  // Other subscriptions change the server's entry: Qwen Code asks again, and so does doctor.
+  const file = join(path, '.qwen', 'settings.json');
+  writeFileSync(file, readFileSync(file, 'utf8').replaceAll('brain,amygdala', 'deploy'));
+  assert.equal(init(bus, [], path).code, 0);
+  assert.match(findings()[0]?.detail ?? '', /its agent-bus server changed since Qwen Code approved it/);
 }));

@@ -4,6 +4,7 @@
  * warning alone (something to look at) leaves it 0.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { shownName } from '../../audit/files.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus } from '../../brain/status.js';
@@ -311,6 +312,15 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
     findings.push(hookKindFinding(what, client, way, env, rewire));
     const node = nodeFinding(what, client, env);
     if (node !== null) findings.push(node);
+    const approval = wiring.approvalProblem?.(repo, env.HOME ?? homedir()) ?? null;
+    if (approval !== null) {
+      findings.push({
+        check: 'wiring',
+        level: 'warn',
+        detail: `${what}: ${approval}: its sessions run without the bus's tools, but under --yolo`,
+        fix: `start ${profileFor(client).command} in ${repo} and approve the agent-bus server when it asks (/mcp)`,
+      });
+    }
   }
   return findings;
 }
