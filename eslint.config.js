@@ -50,7 +50,8 @@ function tier(folder, extra = { patterns: [], packages: [], message: '' }) {
         'error',
         {
           paths: extra.packages.map((name) => ({ name, message: `${folder}/ may not load ${name}. ${extra.message}`.trim() })),
-          patterns: [{ group: [...folderPatterns(forbidden), ...COMPOSERS.map((file) => `**/${file}.js`), ...extra.patterns], message }],
+          // A package's own folders (the MCP SDK's client/) are not agent-bus's: scoped packages are let through the folder patterns.
+          patterns: [{ group: [...folderPatterns(forbidden), ...COMPOSERS.map((file) => `**/${file}.js`), '!@*/**', ...extra.patterns], message }],
         },
       ],
       // The same edges for dynamic import(): a module loaded on demand is still a dependency.
@@ -83,7 +84,7 @@ export default tseslint.config(
   // The core knows no engine, no driver, no process and no protocol library: it talks to the store
   // through its ports and writes audit rows to a sink it is handed.
   tier('core', {
-    patterns: ['**/store/sqlite/*', '**/store/postgres/*', '**/store/shared/*', '**/store/open.js', '**/audit/log.js'],
+    patterns: ['**/store/sqlite/*', '**/store/postgres/*', '**/store/shared/*', '**/store/open.js', '**/audit/log.js', '@modelcontextprotocol/sdk/**'],
     packages: ['pg', 'better-sqlite3', 'node:child_process', 'child_process', '@modelcontextprotocol/sdk', 'zod'],
     message: 'The core reaches the store through store/ports.js and the audit log through its sink (core/audit-sink.ts).',
   }),

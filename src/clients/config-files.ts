@@ -19,14 +19,21 @@ export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function readJsonConfig(path: string): ConfigRead {
-  let text: string;
+export type TextRead = { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable'; reason: string };
+
+/** A config file's text: missing, read, or unreadable (and why). */
+export function readConfigText(path: string): TextRead {
   try {
-    text = readFileSync(path, 'utf8');
+    return { kind: 'ok', text: readFileSync(path, 'utf8') };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'unreadable', reason: (error as Error).message };
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', reason: (error as Error).message };
   }
+}
+
+export function readJsonConfig(path: string): ConfigRead {
+  const read = readConfigText(path);
+  if (read.kind !== 'ok') return read;
+  const { text } = read;
   if (text.trim() === '') return { kind: 'ok', value: {}, text };
   try {
     const value: unknown = JSON.parse(text);

@@ -125,6 +125,11 @@ export interface ClientProfile {
   /** Its settings files that may set a session's subscriptions; null when only the environment does. */
   readonly settings: SettingsFiles | null;
   /**
+   * Where the client's own extension asks the session's server every hook (`client_hook`), with no hook
+   * file and no process per hook (Pi): doctor checks that extension, not hook entries.
+   */
+  readonly hooksByServer?: boolean;
+  /**
    * Where the client can call a tool of the session's own MCP server as a hook (`mcp_tool`), with no
    * process: from which of its versions, the executable asked for its version, and the hook commands
    * that stay commands (an event it will not route to a server, or one that comes once its server is

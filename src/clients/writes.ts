@@ -31,13 +31,16 @@ export function patchFiles(patch: string): string[] {
   return [...new Set(files)];
 }
 
-/** The files a shell tool's command (`tool_input.command`) writes, relative to the session's folder (`workdir` is where it runs, if given). */
+/**
+ * The files a shell tool's command (`tool_input.command`) writes, relative to the session's folder
+ * (`workdir`, or Gemini CLI's `dir_path`, is where it runs, if given).
+ */
 async function shellToolWrites(payload: Payload): Promise<string[]> {
   const given = input(payload);
   const command = text(given.command);
   if (command === null) return [];
   const folder = text(payload.cwd);
-  const workdir = text(given.workdir);
+  const workdir = text(given.workdir) ?? text(given.dir_path);
   const runsIn = workdir === null ? folder : isAbsolute(workdir) || folder === null ? workdir : join(folder, workdir);
   const files = await shellCommandWrites(command, runsIn ?? process.cwd());
   return workdir === null ? files : files.map((file) => (isAbsolute(file) ? file : join(workdir, file)));
@@ -73,10 +76,11 @@ export const codexWrites: WrittenFiles = (payload) => {
 /**
  * opencode, as its plugin hands the call on (`tool_name` the tool's id, `tool_input` its args): `edit`
  * and `write` name `filePath`, absolute or relative to the session's folder; `apply_patch` (`patch` in
- * older releases) carries the patch in `patchText`.
+ * older releases) carries the patch in `patchText`; `bash` runs `command`.
  */
 export const opencodeWrites: WrittenFiles = (payload) => {
   const tool = text(payload.tool_name);
+  if (tool === 'bash') return shellToolWrites(payload);
   const given = input(payload);
   if (tool === 'edit' || tool === 'write' || tool === 'multiedit') {
     const file = text(given.filePath);
@@ -89,9 +93,13 @@ export const opencodeWrites: WrittenFiles = (payload) => {
   return [];
 };
 
-/** Gemini CLI: `write_file` and `replace` name `file_path`, absolute or relative to the session's folder. */
+/**
+ * Gemini CLI: `write_file` and `replace` name `file_path`, absolute or relative to the session's folder;
+ * `run_shell_command` runs `command`, in `dir_path` if given.
+ */
 export const geminiWrites: WrittenFiles = (payload) => {
   const tool = text(payload.tool_name);
+  if (tool === 'run_shell_command') return shellToolWrites(payload);
   if (tool !== 'write_file' && tool !== 'replace') return [];
   const file = text(input(payload).file_path);
   return file === null ? [] : [file];
@@ -99,14 +107,24 @@ export const geminiWrites: WrittenFiles = (payload) => {
 
 /**
  * Copilot CLI, as its hooks name its tools in Claude Code's terms: `Write` (its `create`) and `Edit`
- * name the file in `path`, absolute or relative to the session's folder.
+ * name the file in `path`, absolute or relative to the session's folder; its shell tool runs `command`.
  */
 export const copilotWrites: WrittenFiles = (payload) => {
   const tool = text(payload.tool_name);
+  if (tool === 'Bash' || tool === 'bash') return shellToolWrites(payload);
   if (tool === null || !['Write', 'Edit', 'create', 'edit'].includes(tool)) return [];
   const given = input(payload);
   const file = text(given.path) ?? text(given.file_path);
   return file === null ? [] : [file];
+};
+
+/** Pi: `write` and `edit` name `path`, absolute or relative to the session's folder (a leading `@` is dropped, as Pi does); `bash` runs `command`. */
+export const piWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  if (tool === 'bash') return shellToolWrites(payload);
+  if (tool !== 'write' && tool !== 'edit') return [];
+  const file = text(input(payload).path);
+  return file === null ? [] : [file.replace(/^@/, '')];
 };
 
 /**

@@ -34,6 +34,12 @@ export interface ClientLaunch {
 
 const modelArgs = (model: string | null, flag = '--model'): string[] => (model === null ? [] : [flag, model]);
 
+/**
+ * A prompt as Pi's one argument: Pi takes no `--`, and reads a word that starts with `-` as a flag and
+ * one that starts with `@` as a file to attach. A leading space makes it the prompt it is.
+ */
+const piPrompt = (prompt: string): string => (/^[-@]/.test(prompt) ? ` ${prompt}` : prompt);
+
 export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
   claude: {
     executable: { variable: 'AGENT_BUS_CLAUDE_BIN', fallback: 'claude' },
@@ -126,6 +132,14 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
     // In -p mode Copilot CLI runs a repo's hooks and servers only when told to.
     env: () => ({ GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true', GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP: 'true' }),
     sessionInOutput: null,
+  },
+  pi: {
+    executable: { variable: 'AGENT_BUS_PI_BIN', fallback: 'pi' },
+    // Pi asks no permission for its tools, so --yolo changes nothing. Its JSON mode runs the prompt and
+    // exits, printing the session's header first: its id, for a resume (--session takes it).
+    headless: ({ prompt, model, resume }) => ['--mode', 'json', ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), piPrompt(prompt)],
+    interactive: ({ prompt, model, resume }) => [...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), piPrompt(prompt)],
+    sessionInOutput: /^\{"type":"session","version":\d+,"id":"([^"]+)"/m,
   },
   qwen: {
     executable: { variable: 'AGENT_BUS_QWEN_BIN', fallback: 'qwen' },

@@ -60,7 +60,7 @@ export type Script = (request: ModelRequest) => Turn;
 
 export interface ClientDriver {
   /** The client part of its address (`shop/<id>`) and its `--clients` id. */
-  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'qwen';
+  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'pi' | 'qwen';
   /** Its name in test titles. */
   label: string;
   /** Why its tests skip (it is not installed in clients/), or false. */
@@ -232,7 +232,7 @@ export const opencode: ClientDriver = {
         if (!(body.tools ?? []).some((entry) => entry.function?.name === 'edit')) throw new Error('the scenario edited a file, and this request does not offer edit');
         return { tool: 'edit', input: { filePath: turn.edit.file, oldString: turn.edit.old, newString: turn.edit.new } };
       }
-      if ('shell' in turn) throw new Error('this driver has no shell turn');
+      if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell, description: 'Run the command' } };
       if (!('call' in turn)) return turn;
       const tool = offered(body, turn.call);
       if (tool === undefined) throw new Error(`the scenario called ${turn.call}, which this request does not offer`);
@@ -240,6 +240,7 @@ export const opencode: ClientDriver = {
     }),
   turns: (requests, tool) => requests.filter((raw) => raw.includes(tool)),
   editTool: 'edit',
+  shellTool: 'bash',
   toolResults: toolMessages,
 };
 
@@ -267,11 +268,12 @@ export const gemini: ClientDriver = {
       const turn = script({ index, afterTool: hasFunctionResponse(body), offers: (tool) => offeredTools(body).includes(`mcp_agent-bus_${tool}`) });
       if ('call' in turn) return { call: `mcp_agent-bus_${turn.call}`, args: turn.input };
       if ('edit' in turn) return { call: 'replace', args: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new, instruction: 'edit the line' } };
-      if ('shell' in turn) throw new Error('this driver has no shell turn');
+      if ('shell' in turn) return { call: 'run_shell_command', args: { command: turn.shell, description: 'Run the command' } };
       return turn;
     }),
   turns: (requests) => [...requests],
   editTool: 'replace',
+  shellTool: 'run_shell_command',
   toolResults: functionResponses,
 };
 
@@ -312,11 +314,58 @@ export const copilot: ClientDriver = {
       const turn = script({ index, afterTool: hasToolResult(body), offers: (tool) => name(tool) !== undefined });
       if ('call' in turn) return { tool: name(turn.call) ?? `agent-bus-${turn.call}`, input: turn.input };
       if ('edit' in turn) return { tool: 'edit', input: { path: turn.edit.file, old_str: turn.edit.old, new_str: turn.edit.new } };
-      if ('shell' in turn) throw new Error('this driver has no shell turn');
+      if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell, description: 'Run the command' } };
       return turn;
     }),
   turns: (requests) => [...requests],
   editTool: 'edit',
+  shellTool: 'bash',
+  toolResults,
+};
+
+/**
+ * What keeps a Pi run offline against a fake Anthropic Messages API: its own folder (PI_CODING_AGENT_DIR)
+ * in the machine's, whose models.json names the fake as a provider, and no network look-ups (PI_OFFLINE).
+ */
+export function piOffline(machine: Machine, modelUrl: string): NodeJS.ProcessEnv {
+  const agentDir = join(machine.dir, 'pi-agent');
+  mkdirSync(agentDir, { recursive: true });
+  const model = { id: 'fake-model', name: 'Fake', reasoning: false, input: ['text'], contextWindow: 200_000, maxTokens: 4096 };
+  writeFileSync(join(agentDir, 'models.json'), JSON.stringify({ providers: { fake: { baseUrl: modelUrl, api: 'anthropic-messages', apiKey: 'dummy', models: [model] } } }));
+  return { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1' };
+}
+
+/** Pi's arguments for the fake model, without a session file. */
+export const PI_MODEL_ARGS = ['--no-session', '--provider', 'fake', '--model', 'fake-model'];
+
+/** Whether the request carries a tool's result since the model last spoke (Pi may steer a message in after it). */
+function piAfterTool(body: Parameters<typeof hasToolResult>[0]): boolean {
+  const messages = body.messages ?? [];
+  const lastAssistant = messages.map((message) => message.role).lastIndexOf('assistant');
+  return lastAssistant >= 0 && messages.slice(lastAssistant + 1).some((message) => hasToolResult({ messages: [message] }));
+}
+
+/**
+ * `pi -p` against a fake Anthropic Messages API, offline (piOffline). The repo's extension, as init
+ * wrote it, offers our tools under their own names; Pi's own are `edit` (a path and its edits) and `bash`.
+ */
+export const pi: ClientDriver = {
+  id: 'pi',
+  label: 'Pi',
+  skip: skipUnless('pi', 'Pi', { ...process.env, HOME: '/tmp' }),
+  prepare: () => undefined,
+  run: (machine, modelUrl, prompt, launch = {}) => runClient(join(CLIENT_BIN, 'pi'), ['-p', ...PI_MODEL_ARGS, prompt], machine.repo, { ...machine.env, ...piOffline(machine, modelUrl), ...launch }),
+  startModel: (script) =>
+    startFakeAnthropic((body, _raw, index): Reply => {
+      const turn = script({ index, afterTool: piAfterTool(body), offers: (tool) => offersTool(body, tool) });
+      if ('call' in turn) return { tool: turn.call, input: turn.input };
+      if ('edit' in turn) return { tool: 'edit', input: { path: turn.edit.file, edits: [{ oldText: turn.edit.old, newText: turn.edit.new }] } };
+      if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell } };
+      return turn;
+    }),
+  turns: (requests) => [...requests],
+  editTool: 'edit',
+  shellTool: 'bash',
   toolResults,
 };
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, prepareQwenHome, qwenOffline, type ClientDriver, type Machine } from './drivers.js';
+import { claude, claudeOffline, copilotOffline, gemini, geminiOffline, opencodeOffline, piOffline, prepareQwenHome, qwenOffline, type ClientDriver, type Machine } from './drivers.js';
 import { qwenNode, QWEN_ENTRY } from './qwen-node.js';
 import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
@@ -54,6 +54,12 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
   // the repo's hooks and server in -p mode.
   copilot(_machine, modelUrl) {
     return { ...copilotOffline(modelUrl), AGENT_BUS_COPILOT_BIN: join(CLIENT_BIN, 'copilot') };
+  },
+  // The fake provider in Pi's own folder, chosen as its default model in its settings, as a user picks one.
+  pi(machine, modelUrl) {
+    const env = piOffline(machine, modelUrl);
+    writeFileSync(join(env.PI_CODING_AGENT_DIR as string, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model' }));
+    return { ...env, AGENT_BUS_PI_BIN: join(CLIENT_BIN, 'pi') };
   },
   // Anthropic as its sign-in in the user's settings, and the repo's agent-bus server approved, as the user
   // does once (Qwen Code starts a project's server outside --yolo only once approved). Its executable is

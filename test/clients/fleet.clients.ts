@@ -1,5 +1,5 @@
 /**
- * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI, Qwen Code):
+ * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI, Pi, Qwen Code):
  * `agent-bus spawn --task` starts the client headless in a wired repo, with the command line the bus
  * builds for it (src/fleet/launch.ts), against a scripted model. A model that calls
  * complete_task delivers the result to the task's creator (`task wait` exits 0); one that ends without
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
-import { claude, codex, copilot, gemini, opencode, qwen, type ClientDriver, type Machine } from './drivers.js';
+import { claude, codex, copilot, gemini, opencode, pi, qwen, type ClientDriver, type Machine } from './drivers.js';
 import { setUp } from './fleet-setup.js';
 import { wiredRepo } from './harness.js';
 
@@ -99,4 +99,4 @@ function taskScenario(driver: ClientDriver): void {
   });
 }
 
-for (const driver of [claude, codex, opencode, gemini, copilot, qwen]) taskScenario(driver);
+for (const driver of [claude, codex, opencode, gemini, copilot, pi, qwen]) taskScenario(driver);

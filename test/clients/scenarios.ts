@@ -543,7 +543,7 @@ async function remoteSetup(driver: ClientDriver): Promise<Remote & { close(): Pr
 }
 
 /** A test body with a hub and a client machine for `driver`, both gone afterwards whatever happens. */
-function withRemote(driver: ClientDriver, work: (r: Remote) => Promise<void>): () => Promise<void> {
+export function withRemote(driver: ClientDriver, work: (r: Remote) => Promise<void>): () => Promise<void> {
   return async () => {
     const r = await remoteSetup(driver);
     try {

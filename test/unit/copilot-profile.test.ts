@@ -18,12 +18,12 @@ test('Stop keeps the turn with decision block; a tool call is refused with permi
   assert.deepEqual(JSON.parse(copilot.dialect.denyTool?.('reserved') ?? ''), { permissionDecision: 'deny', permissionDecisionReason: 'reserved' });
 });
 
-test('its hooks name create and edit Write and Edit, the file in path', () => {
+test('its hooks name create and edit Write and Edit, the file in path; its shell tool writes what its command writes', async () => {
   const writes = copilot.writtenFiles;
   assert.ok(writes);
   assert.deepEqual(writes({ tool_name: 'Write', tool_input: { path: '/repo/a.txt', file_text: 'x' } }), ['/repo/a.txt']);
   assert.deepEqual(writes({ tool_name: 'Edit', tool_input: { path: 'src/b.ts', old_str: 'a', new_str: 'b' } }), ['src/b.ts']);
-  assert.deepEqual(writes({ tool_name: 'Bash', tool_input: { command: 'ls' } }), []);
+  assert.deepEqual(await writes({ tool_name: 'Bash', tool_input: { command: 'ls' } }), []);
   assert.deepEqual(writes({ tool_name: 'view', tool_input: { path: 'src/b.ts' } }), []);
 });
 

@@ -159,3 +159,15 @@ test("Claude Code's Bash and Codex's shell tool name the files their command wri
   assert.ok(codex);
   assert.deepEqual(await codex({ tool_name: 'Bash', cwd, tool_input: { command: 'git checkout a.txt', workdir: 'sub' } }), ['sub/a.txt']);
 });
+
+test("Gemini CLI's run_shell_command (in its dir_path), Copilot CLI's shell tool and opencode's bash name the files their command writes", async () => {
+  for (const [client, tool] of [['gemini', 'run_shell_command'], ['copilot', 'bash'], ['copilot', 'Bash'], ['opencode', 'bash']] as const) {
+    const writes = profileFor(client).writtenFiles;
+    assert.ok(writes);
+    assert.deepEqual(await writes({ tool_name: tool, cwd, tool_input: { command: 'cd sub && echo x > b.txt' } }), ['sub/b.txt'], `${client} ${tool}`);
+    assert.deepEqual(await writes({ tool_name: tool, cwd, tool_input: { command: 'cat a.txt' } }), [], `${client} ${tool}`);
+  }
+  const gemini = profileFor('gemini').writtenFiles;
+  assert.ok(gemini);
+  assert.deepEqual(await gemini({ tool_name: 'run_shell_command', cwd, tool_input: { command: 'rm a.txt', dir_path: 'sub' } }), ['sub/a.txt']);
+});

@@ -218,6 +218,7 @@ function hookWayIn(texts: string[]): HookWay {
 /** A wired client whose files are as init writes them: which kind of hook it runs, and whether its installed version runs that kind. */
 function hookKindFinding(what: string, client: string, way: HookWay, env: Env, rewire: string): Finding {
   const profile = profileFor(client);
+  if (profile.hooksByServer) return { check: 'wiring', level: 'ok', detail: `${what}: its extension in place (hooks answered by its server, no process)` };
   const since = hookToolsSince(profile);
   if (since === null) return { check: 'wiring', level: 'ok', detail: `${what}: server and hooks in place (command hooks)` };
   const { supported, version } = supportsHookTools(profile, env);

@@ -9,6 +9,7 @@ import { codexProfile } from '../codex/profile.js';
 import { copilotProfile } from '../copilot/profile.js';
 import { geminiProfile } from '../gemini/profile.js';
 import { opencodeProfile } from '../opencode/profile.js';
+import { piProfile } from '../pi/profile.js';
 import { qwenProfile } from '../qwen/profile.js';
 import type { Env } from '../../model/settings.js';
 import type { HookDialect } from '../dialect.js';
@@ -21,6 +22,7 @@ export const PROFILES = {
   copilot: copilotProfile,
   gemini: geminiProfile,
   opencode: opencodeProfile,
+  pi: piProfile,
   qwen: qwenProfile,
 } satisfies Record<string, ClientProfile>;
 
