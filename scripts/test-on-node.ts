@@ -33,11 +33,17 @@ function run(command: string, args: string[], options: SpawnSyncOptions): number
   return result.status ?? 1;
 }
 
-/** The folder holding bin/node and include/node for `version`, fetched from the npm registry once. */
+/**
+ * The folder holding bin/node and include/node for `version`, fetched from the npm registry once.
+ * Safe when several processes ask at once (CI prepares these copies while the client suite fetches
+ * Node.js 22 for Qwen Code): each unpacks in a scratch folder of its own, on the cache's file system,
+ * and renames it into place in one step; the first rename wins, and the others use its folder.
+ */
 export function nodeFolder(version: string): string {
   const folder = join(CACHE, `node-${version}`);
   if (existsSync(join(folder, 'bin', 'node'))) return folder;
-  const scratch = mkdtempSync(join(tmpdir(), 'agent-bus-node-'));
+  mkdirSync(CACHE, { recursive: true });
+  const scratch = mkdtempSync(join(CACHE, `.fetch-${version}-`));
   try {
     const spec = `node-${process.platform}-${process.arch}@${version}`;
     if (run('npm', ['pack', spec, '--pack-destination', scratch, '--silent'], { cwd: scratch, stdio: ['ignore', 'ignore', 'inherit'] }) !== 0) {
@@ -45,9 +51,15 @@ export function nodeFolder(version: string): string {
     }
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
     if (!tarball || run('tar', ['-xzf', tarball], { cwd: scratch }) !== 0) throw new Error(`cannot unpack ${spec}`);
-    mkdirSync(CACHE, { recursive: true });
-    rmSync(folder, { recursive: true, force: true });
-    renameSync(join(scratch, 'package'), folder);
+    // A folder there without bin/node is no rename's (a rename is whole): what an interrupted older fetch left.
+    if (existsSync(folder) && !existsSync(join(folder, 'bin', 'node'))) rmSync(folder, { recursive: true, force: true });
+    try {
+      renameSync(join(scratch, 'package'), folder);
+    } catch (error) {
+      // Another fetch put its folder there first: the same version, whole.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (!((code === 'ENOTEMPTY' || code === 'EEXIST') && existsSync(join(folder, 'bin', 'node')))) throw error;
+    }
     return folder;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

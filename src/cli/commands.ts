@@ -227,7 +227,7 @@ export const COMMANDS: CommandSpec[] = [
     warmup: { args: ['init', '.', '--json'] },
     summary: 'Wire a repo for your clients: the MCP server, the hooks, pre-approved tools.',
     details: [
-      'Wires each client as <repo>/<client>: claude, codex, gemini, copilot, opencode, pi, agy or cline. The files',
+      'Wires each client as <repo>/<client>: claude, codex, gemini, copilot, opencode, pi, qwen, agy or cline. The files',
       'a team commits (.mcp.json, .claude/settings.json, .codex/, ...) run the bare agent-bus and hold',
       "no path of this machine: each session finds its agent from the repo it runs in. A --bin-path",
       'goes only in a personal, git-ignored file (.claude/settings.local.json). The repo\'s addresses',
@@ -242,7 +242,7 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [{ name: 'PATHS...', required: false, variadic: true, description: 'repos (with --scan, folders to search); default: this repo' }],
     options: [
-      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, pi, agy, cline', default: 'the clients found on PATH, else claude' },
+      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients to wire, comma-separated: claude, codex, gemini, copilot, opencode, pi, qwen, agy, cline', default: 'the clients found on PATH, else claude' },
       { name: 'scan', type: 'boolean', description: 'treat PATHS as roots and find the git repos under them' },
       { name: 'apply', type: 'boolean', description: 'write the plan (needed with --scan or several paths)' },
       { name: 'force', type: 'boolean', description: 'replace hand-written agent-bus entries' },
@@ -460,8 +460,8 @@ export const COMMANDS: CommandSpec[] = [
     warmup: { args: ['spawn', 'claude', '--prompt', 'warming the code cache'], refused: true },
     summary: 'Start an agent in a repo with a prompt, headless or in tmux; print its address and return.',
     details: [
-      'CLIENT: claude, codex, opencode, gemini, copilot, pi or cline, started in its own headless mode (claude -p, codex exec,',
-      'opencode run, gemini -p, copilot -p, pi --mode json, cline -y) in the repo\'s root, as <repo>/<client>-<label>: an ordinary agent of the',
+      'CLIENT: claude, codex, opencode, gemini, copilot, pi, qwen or cline, started in its own headless mode (claude -p, codex exec,',
+      'opencode run, gemini -p, copilot -p, pi --mode json, qwen -p, cline -y) in the repo\'s root, as <repo>/<client>-<label>: an ordinary agent of the',
       'bus, whose hooks, server, mail, reservations and presence work as in a session a person started. It runs in',
       "the client's safe mode, which edits inside its folder and calls the bus's tools without asking; --yolo passes",
       "the client's own bypass instead. Its output goes to a private log (agent-bus logs NAME); a supervisor records",
@@ -474,7 +474,7 @@ export const COMMANDS: CommandSpec[] = [
       'runs), for a person to watch or take over; stderr says how to attach. The pane\'s output is its',
       'log; stop ends it and closes the window.',
     ].join('\n'),
-    positionals: [{ name: 'CLIENT', required: true, description: 'claude, codex, opencode, gemini, copilot, pi or cline' }],
+    positionals: [{ name: 'CLIENT', required: true, description: 'claude, codex, opencode, gemini, copilot, pi, qwen or cline' }],
     options: [
       { name: 'prompt', type: 'string', value: 'TEXT', description: 'what the agent is to do (- reads it from standard input)' },
       { name: 'repo', type: 'string', value: 'PATH', description: 'the repo to run in (default: the one this runs in)' },
@@ -520,7 +520,7 @@ export const COMMANDS: CommandSpec[] = [
     details: [
       'The same name, repo, folder and client; the session is the one its hooks saw (else the one its output',
       'named), continued with the client\'s own resume (claude --resume, codex exec resume, opencode run --session,',
-      'gemini --resume, copilot --resume, cline --id). The prompt defaults to going on where it left off.',
+      'gemini --resume, copilot --resume, qwen --resume, cline --id). The prompt defaults to going on where it left off.',
     ].join('\n'),
     positionals: [{ name: 'NAME', required: true, description: 'its address, or its spawn id' }],
     options: [{ name: 'prompt', type: 'string', value: 'TEXT', description: 'what it is to do now (- reads it from standard input)' }, json],
@@ -543,7 +543,7 @@ export const COMMANDS: CommandSpec[] = [
     ].join('\n'),
     positionals: [],
     options: [
-      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients it runs, comma-separated (default: each of claude, codex, opencode, gemini, copilot, pi, cline found here)' },
+      { name: 'clients', type: 'string', value: 'LIST', description: 'the clients it runs, comma-separated (default: each of claude, codex, opencode, gemini, copilot, pi, qwen, cline found here)' },
       { name: 'repos', type: 'string', value: 'PATH,…', description: 'the repos it runs agents in, comma-separated (default: the one this runs in)' },
       { name: 'max', type: 'string', value: 'N', description: 'the most agents it runs at once (default AGENT_BUS_MAX_SPAWNED)' },
       { name: 'name', type: 'string', value: 'MACHINE', description: 'the name spawn --on gives it (default: the host name)' },

@@ -34,7 +34,7 @@ export type WakeWay =
        * it has one: its MCP server posts a nudge there when mail arrives for an idle session, and no
        * hook-watch process runs while it does.
        */
-      socket: { path: string; token: string } | null;
+      socket: { path: string; token: string; frame?: 'qwen' } | null;
     }
   /**
    * The sender queues a turn for an idle session by its thread id, running the client's executable
@@ -88,6 +88,13 @@ export interface ClientProfile {
    * the hook counts them itself, and stops at AGENT_BUS_STOP_KEEPS.
    */
   readonly stopKeepsCounted?: boolean;
+  /**
+   * Where the client runs its prompt hook again on its own sends (Qwen Code's UserPromptSubmit fires
+   * on each send of tool results and on a continuation): whether a payload is such a send, no prompt
+   * of a person's or the bus's. The hook answers nothing there: mail that comes during a turn waits
+   * for the stop hook (urgent mail for the next tool call), as in every other client.
+   */
+  readonly promptResent?: ((payload: Record<string, unknown>) => boolean) | null;
   /** The files a tool call is about to write, from its pre-tool hook's payload; null where the hook is not told. */
   readonly writtenFiles: WrittenFiles | null;
   readonly dialect: HookDialect;
@@ -123,6 +130,8 @@ export interface ClientProfile {
   readonly limits?: readonly string[];
   /** Commands the client runs agent-bus's part with, found on PATH (Cline's plugin sandbox runs `node`): doctor checks them. */
   readonly needsOnPath?: readonly { readonly command: string; readonly why: string }[];
+  /** The oldest Node.js it runs on, where that is newer than agent-bus's own (doctor checks the node its executable starts with). */
+  readonly needsNode?: readonly number[] | null;
   /** Its settings files that may set a session's subscriptions; null when only the environment does. */
   readonly settings: SettingsFiles | null;
   /**
@@ -174,6 +183,11 @@ export function preToolPartOf(profile: ClientProfile, payload: Record<string, un
   const split = profile.preToolSplit ?? null;
   if (split === null) return 'both';
   return payload.hook_event_name === split.context ? 'context' : 'guard';
+}
+
+/** Whether a hook of `kind` has nothing to answer for this payload: a prompt hook run on the client's own send (ClientProfile.promptResent). */
+export function nothingToAnswer(profile: ClientProfile, kind: string, payload: Record<string, unknown>): boolean {
+  return kind === 'prompt' && (profile.promptResent?.(payload) ?? false);
 }
 
 /** The conversation id the client put in this process's environment, if it does. */

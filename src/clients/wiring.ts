@@ -57,6 +57,12 @@ export interface ClientWiring {
   forceable: boolean;
   /** The client's personal file in the repo (git-ignored), where this machine's agent-bus goes; absent where it reads none. */
   personalFile?: string;
+  /**
+   * Where the client starts a repo's server only once the user approved it on this machine: what is
+   * wrong with that approval for the server init wrote (not given, refused, or given to an earlier
+   * entry), or null when it is given. Absent where the client asks nothing.
+   */
+  approvalProblem?(repo: string, home: string): string | null;
   files(repo: string): string[];
   inspect(repo: string): WiringInspection;
   /**

@@ -144,3 +144,26 @@ export const clineWrites: WrittenFiles = async (payload) => {
   const file = text(given.path);
   return file === null ? [] : [file];
 };
+
+/**
+ * Qwen Code, whose hooks name its own tools: `write_file` and `edit` name `file_path`, `notebook_edit`
+ * `notebook_path`, absolute or relative to the session's folder; `run_shell_command` runs `command`
+ * (in `directory`, where given), read as Claude Code's Bash is.
+ */
+export const qwenWrites: WrittenFiles = (payload) => {
+  const tool = text(payload.tool_name);
+  const given = input(payload);
+  if (tool === 'run_shell_command') {
+    const directory = text(given.directory);
+    return shellToolWrites(directory === null ? payload : { ...payload, tool_input: { ...given, workdir: directory } });
+  }
+  if (tool === 'write_file' || tool === 'edit') {
+    const file = text(given.file_path);
+    return file === null ? [] : [file];
+  }
+  if (tool === 'notebook_edit') {
+    const file = text(given.notebook_path) ?? text(given.file_path);
+    return file === null ? [] : [file];
+  }
+  return [];
+};

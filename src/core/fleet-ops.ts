@@ -27,7 +27,7 @@ export function runnerAway(runner: Pick<RunnerRecord, 'seenAt' | 'heartbeatMs'>,
 }
 
 /** The clients the bus can start, each in its own headless mode. */
-export const SPAWNABLE_CLIENTS = ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'pi', 'cline'] as const;
+export const SPAWNABLE_CLIENTS = ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'pi', 'qwen', 'cline'] as const;
 export type SpawnableClient = (typeof SPAWNABLE_CLIENTS)[number];
 
 export interface SpawnRequest {

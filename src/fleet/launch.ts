@@ -151,6 +151,24 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
     // sandbox process whose output is not the run's: the bus never learns it, and resume refuses a Cline agent.
     sessionInOutput: null,
   },
+  qwen: {
+    executable: { variable: 'AGENT_BUS_QWEN_BIN', fallback: 'qwen' },
+    // auto-edit lets it edit in its folder; the bus's server is trusted in the settings init writes.
+    headless: ({ prompt, model, yolo, resume }) => [
+      '-p',
+      prompt,
+      ...(resume === null ? [] : ['--resume', resume]),
+      '--output-format',
+      'stream-json',
+      ...(yolo ? ['--yolo'] : ['--approval-mode', 'auto-edit']),
+      ...modelArgs(model),
+    ],
+    // -i runs the prompt and goes on interactive.
+    interactive: ({ prompt, model, yolo, resume }) => [...(resume === null ? [] : ['--resume', resume]), ...(yolo ? ['--yolo'] : ['--approval-mode', 'auto-edit']), ...modelArgs(model), '-i', prompt],
+    // A headless --yolo run warns on stderr that nothing is sandboxed: the bus asked for it.
+    env: ({ yolo }): Record<string, string> => (yolo ? { QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' } : {}),
+    sessionInOutput: /"session_id":"([^"]+)"/,
+  },
 };
 
 /** The executable to start for `client`: the setting's, else its usual name. */

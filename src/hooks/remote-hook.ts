@@ -5,7 +5,7 @@
  * dialect's "nothing", and the hook exits 0 within AGENT_BUS_HOOK_TIMEOUT_MS.
  */
 import { printerFor } from '../clients/dialect.js';
-import { preToolPartOf, sessionFromEnvironment } from '../clients/profile.js';
+import { nothingToAnswer, preToolPartOf, sessionFromEnvironment } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { busDotEnv } from '../adapters/dot-env.js';
 import { setting, type Env } from '../model/settings.js';
@@ -38,6 +38,11 @@ function nothingFor(kind: HookKind, client: string | null): string {
 
 export async function runRemoteHook(run: RemoteHookRun, access: HubAccess): Promise<number> {
   const payload = await readPayload(payloadTimeoutMs(run.env));
+  // A send of the client's own (no prompt) asks the hub nothing.
+  if (nothingToAnswer(profileFor(run.client), run.kind, payload)) {
+    run.write(nothingFor(run.kind, run.client));
+    return 0;
+  }
   const request = await hookRequestOf(payload, run);
   const answered = await askHub(access, request, run);
   if (answered === null) {

@@ -8,7 +8,7 @@
 import { checkWrites, type WriteCheck } from './write-guard.js';
 import { plannedWrites, type PlannedWrites } from './planned-writes.js';
 import { printerFor, type HookDialect } from '../clients/dialect.js';
-import { preToolPartOf, sessionFromEnvironment, type PreToolPart } from '../clients/profile.js';
+import { nothingToAnswer, preToolPartOf, sessionFromEnvironment, type PreToolPart } from '../clients/profile.js';
 import { profileFor } from '../clients/registry/profiles.js';
 import { isBusError, isStoreUnavailable } from '../model/errors.js';
 import { storeProblem } from '../adapters/store-problem.js';
@@ -131,6 +131,10 @@ export async function runHook(run: HookRun): Promise<number> {
   const nothing = print(null);
   // Always take the payload in, so the client's pipe never blocks on a full buffer.
   const payload = await readPayload(payloadTimeoutMs(run.env));
+  if (nothingToAnswer(profile, run.kind, payload)) {
+    run.write(nothing);
+    return 0;
+  }
   let bus;
   try {
     bus = run.openBus();

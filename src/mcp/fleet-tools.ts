@@ -30,7 +30,7 @@ export function fleetTools(kit: ToolKit): void {
     'spawn_agent',
     {
       description:
-        "Start another coding agent headless: client is claude, codex, opencode, gemini, copilot or cline; it works in repo (here a folder, default yours; worktree: its own git worktree on a new branch; over a hub, a repo's name, run by the runner of machine) on prompt, or holds task (an id) and closes it, its result coming back to the task's creator. Returns its address (<repo>/<client>-<label>) at once; read its output with agent_logs, end it with stop_agent.",
+        "Start another coding agent headless: client is claude, codex, opencode, gemini, copilot, pi, qwen or cline; it works in repo (here a folder, default yours; worktree: its own git worktree on a new branch; over a hub, a repo's name, run by the runner of machine) on prompt, or holds task (an id) and closes it, its result coming back to the task's creator. Returns its address (<repo>/<client>-<label>) at once; read its output with agent_logs, end it with stop_agent.",
       inputSchema: { client: z.string().min(1), prompt: optionalText(), repo: optionalText(), label: optionalText(), task: optionalText(), model: optionalText(), worktree: z.boolean().nullish(), machine: optionalText() },
     },
     async ({ client, prompt, repo, label, task, model, worktree, machine }) => {

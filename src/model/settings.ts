@@ -133,6 +133,7 @@ export const SETTINGS = {
   AGENT_BUS_COPILOT_BIN: { kind: 'text' },
   AGENT_BUS_PI_BIN: { kind: 'text' },
   AGENT_BUS_CLINE_BIN: { kind: 'text' },
+  AGENT_BUS_QWEN_BIN: { kind: 'text' },
   AGENT_BUS_MAX_SPAWNED: { kind: 'whole', default: 4, min: 1 },
   AGENT_BUS_MAX_SPAWN_DEPTH: { kind: 'whole', default: 2, min: 1 },
   // Set by the bus in the agents it starts: how deep in spawns each is (a person's is 0).

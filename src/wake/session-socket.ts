@@ -1,28 +1,35 @@
 /**
- * A client session's own inbox socket (Claude Code's `CLAUDE_CODE_MESSAGING_SOCKET`): a process the
- * client started may post a line of text into the session, which starts a turn when it is idle. The
- * frames are two lines of JSON, an auth line with the session's token, then a user message whose
- * content is a string. The socket never answers: a post has worked as far as we can tell when the
+ * A client session's own inbox socket (Claude Code's `CLAUDE_CODE_MESSAGING_SOCKET`, Qwen Code's
+ * `QWEN_CODE_MESSAGING_SOCKET`): a process the client started may post a line of text into the session,
+ * which starts a turn when it is idle. The frames are two lines of JSON, an auth line with the
+ * session's token, then a user message whose content is a string; Qwen Code's carry a version and
+ * a message id besides (its peer frames). The socket never answers: a post has worked as far as we can tell when the
  * connection took both lines and closed cleanly; whether a turn followed is seen elsewhere (the
  * prompt hook's receipt).
  *
  * The user frame is not in Claude Code's documentation (it prints it in its debug log), so a
  * version may refuse it: every failure here is an answer, never a throw, and the caller falls back.
  */
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { lstatSync } from 'node:fs';
 import type { Env } from '../model/settings.js';
+
+/** Whose frames a socket takes: Claude Code's (absent), or Qwen Code's peer frames. */
+export type SocketFrame = 'qwen';
 
 /** Where a session's inbox socket is, and the token that proves a post is the session's own. */
 export interface SessionSocket {
   path: string;
   token: string | null;
+  frame?: SocketFrame;
 }
 
-/** The variables a client gives the processes it starts to name its session's socket. */
+/** The variables a client gives the processes it starts to name its session's socket, and its frames. */
 export interface SocketVariables {
   path: string;
   token: string;
+  frame?: SocketFrame;
 }
 
 /** The session's socket named in this process's environment, or null. */
@@ -30,14 +37,17 @@ export function sessionSocketOf(variables: SocketVariables, env: Env): SessionSo
   const path = (env[variables.path] ?? '').trim();
   if (path === '') return null;
   const token = (env[variables.token] ?? '').trim();
-  return { path, token: token === '' ? null : token };
+  return { path, token: token === '' ? null : token, ...(variables.frame === undefined ? {} : { frame: variables.frame }) };
 }
 
 /** The two lines a post writes: the auth line (where there is a token), then the message. */
 export function socketFrames(socket: SessionSocket, text: string): string {
+  // Qwen Code's frames say their version, and a message carries an id of its own (a repeat is dropped by it).
+  const peer = socket.frame === 'qwen' ? { msgV: 1 } : {};
   const lines: string[] = [];
-  if (socket.token !== null) lines.push(JSON.stringify({ type: 'auth', token: socket.token }));
-  lines.push(JSON.stringify({ type: 'user', message: { role: 'user', content: text } }));
+  if (socket.token !== null) lines.push(JSON.stringify({ ...peer, type: 'auth', token: socket.token }));
+  const id = socket.frame === 'qwen' ? { msgId: randomUUID() } : {};
+  lines.push(JSON.stringify({ ...peer, ...id, type: 'user', ...(socket.frame === 'qwen' ? { priority: 'next' } : {}), message: { role: 'user', content: text } }));
   return `${lines.map((line) => `${line}\n`).join('')}`;
 }
 

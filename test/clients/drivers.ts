@@ -5,11 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasToolResult, offersTool, startFakeAnthropic, toolResults, type Reply } from './fake-anthropic.js';
+import { hasToolResult, offersTool, resultText, startFakeAnthropic, toolResults, type Reply } from './fake-anthropic.js';
 import { hasToolMessage, startFakeChat, toolMessages, type ChatBody, type ChatReply } from './fake-chat.js';
 import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesBody, type ResponsesReply } from './fake-responses.js';
 import { functionResponses, hasFunctionResponse, offeredTools, startFakeGemini, type GeminiReply } from './fake-gemini.js';
 import { CLIENT_BIN, OPENCODE1_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
+import { qwenNode, QWEN_ENTRY } from './qwen-node.js';
 
 /** Where a client runs: the repo it works in, its HOME, a folder for its own state, and the environment it starts with. */
 export interface Machine {
@@ -59,7 +60,7 @@ export type Script = (request: ModelRequest) => Turn;
 
 export interface ClientDriver {
   /** The client part of its address (`shop/<id>`) and its `--clients` id. */
-  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'pi' | 'cline';
+  id: 'claude' | 'codex' | 'opencode' | 'gemini' | 'copilot' | 'pi' | 'qwen' | 'cline';
   /** Its name in test titles. */
   label: string;
   /** Why its tests skip (it is not installed in clients/), or false. */
@@ -417,3 +418,123 @@ export const cline: ClientDriver = {
   shellTool: 'run_commands',
   toolResults: toolMessages,
 };
+/**
+ * What keeps a Qwen Code run offline against a fake Anthropic Messages API: the key and address in
+ * its environment, and in the user's settings Anthropic as the sign-in, the model, and none of its
+ * own background requests (memory extraction, follow-up suggestions, statistics, updates).
+ */
+export function qwenOffline(modelUrl: string): NodeJS.ProcessEnv {
+  return { ANTHROPIC_API_KEY: 'dummy', ANTHROPIC_BASE_URL: modelUrl, ANTHROPIC_MODEL: 'claude-fake', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' };
+}
+
+/** The user settings qwenOffline needs beside its environment, written under the machine's HOME. */
+export function prepareQwenHome(home: string): void {
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(
+    join(home, '.qwen', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'anthropic' } },
+      model: { name: 'claude-fake' },
+      memory: { enableManagedAutoMemory: false },
+      privacy: { usageStatisticsEnabled: false },
+      general: { enableAutoUpdate: false },
+      ui: { enableFollowupSuggestions: false },
+    }),
+  );
+}
+
+/** The tools the Qwen Code driver calls on its own, before a scenario's call or edit: their results are not the scenario's. */
+const QWEN_DRIVER_STEPS = new Set(['tool_search', 'read_file']);
+
+type QwenBody = { messages?: Array<{ role: string; content: unknown }> };
+type Part = { type?: string; id?: string; name?: string; tool_use_id?: string; content?: unknown };
+
+/** The ids of the driver's own tool calls in a request's conversation. */
+function driverStepIds(body: QwenBody): Set<string> {
+  const parts = (body.messages ?? []).flatMap((message) => (message.role === 'assistant' && Array.isArray(message.content) ? (message.content as Part[]) : []));
+  return new Set(parts.filter((part) => part.type === 'tool_use' && QWEN_DRIVER_STEPS.has(part.name ?? '')).map((part) => part.id ?? ''));
+}
+
+/** The texts of the tool results a request carries, less those of the driver's own steps. */
+function qwenToolResults(raw: string): string[] {
+  const body = JSON.parse(raw) as QwenBody;
+  const own = driverStepIds(body);
+  return (body.messages ?? []).flatMap((message) =>
+    Array.isArray(message.content) ? (message.content as Part[]).filter((part) => part.type === 'tool_result' && !own.has(part.tool_use_id ?? '')).map((part) => resultText(part.content)) : [],
+  );
+}
+
+/** A request's last message carries only the results of the driver's own steps. */
+function afterDriverStep(raw: string): boolean {
+  const body = JSON.parse(raw) as QwenBody;
+  const own = driverStepIds(body);
+  const last = body.messages?.at(-1)?.content;
+  const results = Array.isArray(last) ? (last as Part[]).filter((part) => part.type === 'tool_result') : [];
+  return results.length > 0 && results.every((part) => own.has(part.tool_use_id ?? ''));
+}
+
+/**
+ * `qwen -p … --yolo` on Node.js 22 (qwenNode) against a fake Anthropic Messages API. Qwen Code lists
+ * an MCP server's tools (`mcp__agent-bus__<tool>`) in a reminder and defers them: a model looks a
+ * tool up with `tool_search` once, then calls it through `tool_call {name, arguments}`. Its `edit`
+ * takes only a file read in the session. The driver makes those steps itself, each in a request of
+ * its own, so a scenario's script sees only its own calls and their results.
+ */
+export const qwen: ClientDriver = {
+  id: 'qwen',
+  label: 'Qwen Code',
+  // Asked once, when a test first wants it: the Node.js 22 it needs may have to be fetched.
+  get skip(): false | string {
+    return qwenSkip();
+  },
+  prepare: (machine) => prepareQwenHome(machine.home),
+  run: (machine, modelUrl, prompt, launch = {}) => runClient(qwenNode() ?? 'node', [QWEN_ENTRY, '-p', prompt, '--yolo'], machine.repo, { ...machine.env, ...qwenOffline(modelUrl), ...launch }),
+  startModel(script) {
+    const searched = new Set<string>();
+    const read = new Set<string>();
+    let pending: Reply | null = null;
+    return startFakeAnthropic((body, raw, index): Reply => {
+      if (pending !== null) {
+        const next = pending;
+        pending = null;
+        return next;
+      }
+      // Its own side requests (a title, a summary) offer no tool_search.
+      const agentTurn = offersTool(body, 'tool_search');
+      const turn = script({ index, afterTool: hasToolResult(body), offers: (tool) => agentTurn && raw.includes(`mcp__agent-bus__${tool}`) });
+      if ('call' in turn) {
+        const name = `mcp__agent-bus__${turn.call}`;
+        const call: Reply = { tool: 'tool_call', input: { name, arguments: turn.input } };
+        if (searched.has(name)) return call;
+        searched.add(name);
+        pending = call;
+        return { tool: 'tool_search', input: { query: `select:${name}` } };
+      }
+      if ('edit' in turn) {
+        const edit: Reply = { tool: 'edit', input: { file_path: turn.edit.file, old_string: turn.edit.old, new_string: turn.edit.new } };
+        if (read.has(turn.edit.file)) return edit;
+        read.add(turn.edit.file);
+        pending = edit;
+        return { tool: 'read_file', input: { file_path: turn.edit.file } };
+      }
+      if ('shell' in turn) return { tool: 'run_shell_command', input: { command: turn.shell, description: 'Run the command' } };
+      return turn;
+    });
+  },
+  // The agent's turns, less the requests that carry only the driver's own steps' results.
+  turns: (requests) => requests.filter((raw) => !afterDriverStep(raw)),
+  editTool: 'edit',
+  shellTool: 'run_shell_command',
+  toolResults: qwenToolResults,
+};
+
+let qwenSkipped: false | string | undefined;
+
+/** Why Qwen Code's tests skip: no Node.js 22 to run it on, or it is not installed in clients/. */
+function qwenSkip(): false | string {
+  if (qwenSkipped !== undefined) return qwenSkipped;
+  const node = qwenNode();
+  if (node === null) return (qwenSkipped = 'Qwen Code needs Node.js 22 or later, and none could be had (scripts/test-on-node.ts --fetch-only 22.23.5 fetches it)');
+  const runnable = existsSync(QWEN_ENTRY) && spawnSync(node, [QWEN_ENTRY, '--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: '/tmp' } }).status === 0;
+  return (qwenSkipped = runnable ? false : 'Qwen Code is not installed in clients/ (npm run test:clients installs it)');
+}

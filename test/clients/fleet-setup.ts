@@ -3,9 +3,11 @@
  * runner's start): the client trusts the repo and talks to the scripted model, through the variables
  * and the user's own config files a user would use. The command line is the bus's own.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude, claudeOffline, clineAuth, copilotOffline, gemini, geminiOffline, opencodeOffline, piOffline, type ClientDriver, type Machine } from './drivers.js';
+import { claude, claudeOffline, clineAuth, copilotOffline, gemini, geminiOffline, opencodeOffline, piOffline, prepareQwenHome, qwenOffline, type ClientDriver, type Machine } from './drivers.js';
+import { qwenNode, QWEN_ENTRY } from './qwen-node.js';
 import { CLIENT_BIN, OPENCODE1_BIN } from './harness.js';
 
 /**
@@ -64,4 +66,29 @@ export const setUp: Record<ClientDriver['id'], (machine: Machine, modelUrl: stri
     clineAuth(machine, modelUrl);
     return { AGENT_BUS_CLINE_BIN: join(CLIENT_BIN, 'cline') };
   },
+  // Anthropic as its sign-in in the user's settings, and the repo's agent-bus server approved, as the user
+  // does once (Qwen Code starts a project's server outside --yolo only once approved). Its executable is
+  // one that runs it on Node.js 22, as a user whose own Node.js is older would install it.
+  qwen(machine, modelUrl) {
+    prepareQwenHome(machine.home);
+    approveQwenServer(machine);
+    const bin = join(machine.dir, 'qwen-on-22');
+    writeFileSync(bin, `#!/bin/sh\nexec '${qwenNode() ?? 'node'}' '${QWEN_ENTRY}' "$@"\n`);
+    chmodSync(bin, 0o755);
+    return { ...qwenOffline(modelUrl), AGENT_BUS_QWEN_BIN: bin };
+  },
 };
+
+/**
+ * What approving the repo's agent-bus server in Qwen Code leaves (~/.qwen/mcpApprovals.json): the
+ * server's entry as init wrote it, bound to a hash of it (sha256 of its JSON, keys sorted), so an
+ * edited entry asks again.
+ */
+export function approveQwenServer(machine: Pick<Machine, 'repo' | 'home'>): void {
+  const entry = (JSON.parse(readFileSync(join(machine.repo, '.qwen', 'settings.json'), 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers['agent-bus'];
+  const sorted = JSON.stringify(entry, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value,
+  );
+  const hash = createHash('sha256').update(sorted).digest('hex');
+  writeFileSync(join(machine.home, '.qwen', 'mcpApprovals.json'), JSON.stringify({ [machine.repo]: { 'agent-bus': { hash, status: 'approved' } } }));
+}

@@ -1,5 +1,5 @@
 /**
- * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI, Pi, Cline CLI):
+ * The fleet with the real clients (Claude Code, Codex, opencode, Gemini CLI, Copilot CLI, Pi, Qwen Code, Cline CLI):
  * `agent-bus spawn --task` starts the client headless in a wired repo, with the command line the bus
  * builds for it (src/fleet/launch.ts), against a scripted model. A model that calls
  * complete_task delivers the result to the task's creator (`task wait` exits 0); one that ends without
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
-import { claude, cline, codex, copilot, gemini, opencode, pi, type ClientDriver, type Machine } from './drivers.js';
+import { claude, cline, codex, copilot, gemini, opencode, pi, qwen, type ClientDriver, type Machine } from './drivers.js';
 import { setUp } from './fleet-setup.js';
 import { wiredRepo } from './harness.js';
 
@@ -104,5 +104,5 @@ function taskScenario(driver: ClientDriver, resumes = true): void {
   });
 }
 
-for (const driver of [claude, codex, opencode, gemini, copilot, pi]) taskScenario(driver);
+for (const driver of [claude, codex, opencode, gemini, copilot, pi, qwen]) taskScenario(driver);
 taskScenario(cline, false);

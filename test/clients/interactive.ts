@@ -45,29 +45,37 @@ export function firstRunsDone(s: WiredRepo): void {
  * prompt; in bypass-permissions mode (--dangerously-skip-permissions) unless `bypass` is false.
  */
 export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, launch: NodeJS.ProcessEnv = {}, options: { bypass?: boolean } = {}): Promise<InteractiveClaude> {
-  const home = s.bus.env.HOME as string;
   firstRunsDone(s);
+  return startInTmux(s, 'claude', { ...s.bus.env, ...claudeOffline(modelUrl), IS_SANDBOX: '1', TERM: 'xterm-256color', ...launch }, `'${CLAUDE}'${options.bypass === false ? '' : ' --dangerously-skip-permissions'}`, /^❯/m);
+}
+
+/**
+ * Start `command` (a shell command line) in `s.repo` in a tmux pane of its own, with `env` exported,
+ * and wait for the screen to match `ready` (its input prompt).
+ */
+export async function startInTmux(s: WiredRepo, name: string, env: NodeJS.ProcessEnv, command: string, ready: RegExp): Promise<InteractiveClaude> {
+  const home = env.HOME as string;
   const socket = join(s.bus.dir, 'tmux');
   mkdirSync(socket, { recursive: true });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', 'agent-bus-test', ...args], { env: { ...process.env, TMUX_TMPDIR: socket, HOME: home }, encoding: 'utf8' });
-  const start = join(s.bus.dir, 'start-claude.sh');
-  const exports = Object.entries({ ...s.bus.env, ...claudeOffline(modelUrl), IS_SANDBOX: '1', TERM: 'xterm-256color', ...launch })
+  const start = join(s.bus.dir, `start-${name}.sh`);
+  const exports = Object.entries(env)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `export ${key}='${String(value).replace(/'/g, `'\\''`)}'`);
-  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec '${CLAUDE}'${options.bypass === false ? '' : ' --dangerously-skip-permissions'}\n`);
+  writeFileSync(start, `#!/bin/sh\n${exports.join('\n')}\ncd '${s.repo}'\nexec ${command}\n`);
   chmodSync(start, 0o755);
-  const pane = (): string => tmux('capture-pane', '-p', '-t', 'claude').stdout ?? '';
+  const pane = (): string => tmux('capture-pane', '-p', '-t', name).stdout ?? '';
   let stopped = false;
   const session: InteractiveClaude = {
     pane,
     type(prompt) {
-      tmux('send-keys', '-t', 'claude', '-l', prompt);
-      tmux('send-keys', '-t', 'claude', 'Enter');
+      tmux('send-keys', '-t', name, '-l', prompt);
+      tmux('send-keys', '-t', name, 'Enter');
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      const panePid = Number((tmux('display-message', '-p', '-t', 'claude', '#{pane_pid}').stdout ?? '').trim());
+      const panePid = Number((tmux('display-message', '-p', '-t', name, '#{pane_pid}').stdout ?? '').trim());
       if (panePid > 0) {
         try {
           process.kill(panePid, 'SIGTERM');
@@ -76,13 +84,13 @@ export async function startInteractiveClaude(s: WiredRepo, modelUrl: string, lau
         }
       }
       tmux('kill-server');
-      // Claude Code and its hooks take a moment to go after their terminal does.
+      // The client and its hooks take a moment to go after their terminal does.
       await sleep(1000);
     },
   };
-  if (tmux('new-session', '-d', '-s', 'claude', '-x', '200', '-y', '50', start).status !== 0) throw new Error('tmux could not start Claude Code');
+  if (tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '50', start).status !== 0) throw new Error(`tmux could not start ${name}`);
   try {
-    await waitUntil(() => /^❯/m.test(pane()), () => `the input prompt; the screen shows:\n${pane()}`, 60_000, 100);
+    await waitUntil(() => ready.test(pane()), () => `the input prompt; the screen shows:\n${pane()}`, 60_000, 100);
   } catch (error) {
     await session.stop();
     throw error;

@@ -232,7 +232,7 @@ test("the spawn form starts an agent as the signed-in person: it appears running
       [{ client: 'codex', folder: repo, prompt: '  ' }, 'prompt is required'],
       [{ client: 'codex', folder: 'shop', prompt: 'x' }, "folder must be a repo's full path, got 'shop'"],
       [{ client: 'codex', folder: bus.dir, prompt: 'x' }, `spawn: '${bus.dir}' is in no git repo: give the folder of a repo`],
-      [{ client: 'vim', folder: repo, prompt: 'x' }, "spawn: 'vim' is no client the bus can start: one of claude, codex, opencode, gemini, copilot, pi, cline"],
+      [{ client: 'vim', folder: repo, prompt: 'x' }, "spawn: 'vim' is no client the bus can start: one of claude, codex, opencode, gemini, copilot, pi, qwen, cline"],
       [{ client: 'codex', folder: repo, prompt: 'x', yolo: 'yes' }, 'yolo must be true or false'],
     ] as const) {
       const refused = await post(web.origin, cookie, '/api/fleet/spawn', body);

@@ -113,7 +113,7 @@ test('a client whose executable is missing: exit 1 with one line naming it and t
   // Bad input is refused before anything is kept.
   const unknown = runCli(['spawn', 'vim', '--prompt', 'x'], { env, cwd: repo });
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /'vim' is no client the bus can start: one of claude, codex, opencode, gemini, copilot, pi, cline/);
+  assert.match(unknown.stderr, /'vim' is no client the bus can start: one of claude, codex, opencode, gemini, copilot, pi, qwen, cline/);
   const noPrompt = runCli(['spawn', 'claude'], { env, cwd: repo });
   assert.equal(noPrompt.code, 2);
   assert.match(noPrompt.stderr, /give the agent its prompt/);

@@ -18,7 +18,7 @@ import { filesUnder, json, readAudit, ROOT, runCli, tempBus, type TempBus } from
 import { agentBusOnPath } from '../helpers/on-path.js';
 import { pathWithoutAgentBus } from '../helpers/clean-path.js';
 
-const ALL = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'agy'];
+const ALL = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'agy', 'qwen'];
 /** `claude --version` answers 2.1.332: the wake hook is written too. */
 const FAKE_CLAUDE = join(ROOT, 'test', 'helpers', 'fake-claude.sh');
 
@@ -115,6 +115,8 @@ function serverOf(repo: string, client: string): { command: string; args: string
       return { env: {}, ...read('.gemini/settings.json').mcpServers['agent-bus'] };
     case 'copilot':
       return { env: {}, ...read('.github/mcp.json').mcpServers['agent-bus'] };
+    case 'qwen':
+      return { env: {}, ...read('.qwen/settings.json').mcpServers['agent-bus'] };
     case 'opencode': {
       const entry = read('.opencode/opencode.json').mcp['agent-bus'] as { command: string[]; environment?: Record<string, string> };
       return { command: entry.command[0] as string, args: entry.command.slice(1), env: entry.environment ?? {} };

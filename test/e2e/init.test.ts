@@ -249,7 +249,7 @@ test('bad init usage exits 2 with one line', withBus((bus) => {
   const path = repo(bus, 'x');
   const unknown = init(bus, ['--clients', 'nonesuch'], path);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /^agent-bus: unknown client\(s\): nonesuch\. init can wire: agy, claude, cline, codex, copilot, gemini, opencode, pi\nUsage: agent-bus init /);
+  assert.match(unknown.stderr, /^agent-bus: unknown client\(s\): nonesuch\. init can wire: agy, claude, cline, codex, copilot, gemini, opencode, pi, qwen\nUsage: agent-bus init /);
   const named = init(bus, ['--scan', '--name', 'y', bus.dir]);
   assert.equal(named.code, 2);
   assert.match(named.stderr, /--name only applies to single-repo init/);

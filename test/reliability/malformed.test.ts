@@ -17,7 +17,7 @@ import { figure, randomFrom, seedFor } from './report.js';
 
 const STACK_TRACE = /\n\s+at .+[(:]\d+/;
 const HOOKS = ['hook-user-prompt', 'hook-stop', 'hook-session-start', 'hook-pre-tool'];
-const CLIENTS = ['claude', 'codex', 'opencode', 'agy', 'gemini', 'copilot'];
+const CLIENTS = ['claude', 'codex', 'opencode', 'agy', 'gemini', 'copilot', 'qwen'];
 
 function deep(levels: number): string {
   return `${'{"a":['.repeat(levels)}1${']}'.repeat(levels)}`;

@@ -4,6 +4,7 @@
  * warning alone (something to look at) leaves it 0.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { shownName } from '../../audit/files.js';
 import { brainSettings } from '../../brain/settings.js';
 import { brainStatus } from '../../brain/status.js';
@@ -30,6 +31,7 @@ import { withWakeWays } from '../../wake/ways.js';
 import { wakeText } from '../../render/roster.js';
 import { version } from '../main.js';
 import { launcherFor, onPath } from './init.js';
+import { clientNode } from '../../clients/client-node.js';
 import type { CommandRunner } from '../spec.js';
 
 type Level = 'ok' | 'warn' | 'fail';
@@ -309,6 +311,17 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
       continue;
     }
     findings.push(hookKindFinding(what, client, way, env, rewire), ...clientLimits(what, client, env));
+    const node = nodeFinding(what, client, env);
+    if (node !== null) findings.push(node);
+    const approval = wiring.approvalProblem?.(repo, env.HOME ?? homedir()) ?? null;
+    if (approval !== null) {
+      findings.push({
+        check: 'wiring',
+        level: 'warn',
+        detail: `${what}: ${approval}: its sessions run without the bus's tools, but under --yolo`,
+        fix: `start ${profileFor(client).command} in ${repo} and approve the agent-bus server when it asks (/mcp)`,
+      });
+    }
   }
   return findings;
 }
@@ -322,6 +335,22 @@ function clientLimits(what: string, client: string, env: Env): Finding[] {
     ...missing.map(({ command, why }): Finding => ({ check: 'wiring', level: 'fail', detail: `${what}: ${command} is not on PATH here: ${why}`, fix: `install ${command}, or put it on PATH` })),
     ...(limits.length === 0 ? [] : [{ check: 'wiring', level: 'ok' as const, detail: `${what}: what ${profile.name} cannot do: ${limits.join('; ')}` }]),
   ];
+}
+
+/** A wired client that needs a newer Node.js than agent-bus (ClientProfile.needsNode), found on PATH here starting with an older one. */
+function nodeFinding(what: string, client: string, env: Env): Finding | null {
+  const profile = profileFor(client);
+  const needs = profile.needsNode ?? null;
+  const bin = needs === null ? null : onPath(profile.command, env);
+  if (needs === null || bin === null) return null;
+  const node = clientNode(bin, needs, env);
+  if (node === null || !node.tooOld) return null;
+  return {
+    check: 'wiring',
+    level: 'warn',
+    detail: `${what}: ${profile.name} needs Node.js ${needs.join('.')} or later, and ${bin} runs on Node.js ${node.version ?? '?'} here: its sessions may not start, or fail part-way`,
+    fix: `install Node.js ${needs.join('.')} or later and put it first on PATH (then reinstall ${profile.name} with it)`,
+  };
 }
 
 /** How each running session is woken when mail comes while it is idle; a socket given up is a warning. */

@@ -11,6 +11,7 @@ import { copilotProfile } from '../copilot/profile.js';
 import { geminiProfile } from '../gemini/profile.js';
 import { opencodeProfile } from '../opencode/profile.js';
 import { piProfile } from '../pi/profile.js';
+import { qwenProfile } from '../qwen/profile.js';
 import type { Env } from '../../model/settings.js';
 import type { HookDialect } from '../dialect.js';
 import { sessionFromEnvironment, UNKNOWN_CLIENT, type ClientProfile, type QueueWake } from '../profile.js';
@@ -24,6 +25,7 @@ export const PROFILES = {
   gemini: geminiProfile,
   opencode: opencodeProfile,
   pi: piProfile,
+  qwen: qwenProfile,
 } satisfies Record<string, ClientProfile>;
 
 export type ClientId = keyof typeof PROFILES;

@@ -10,10 +10,11 @@ import { copilotWiring } from '../copilot/wiring.js';
 import { geminiWiring } from '../gemini/wiring.js';
 import { opencodeWiring } from '../opencode/wiring.js';
 import { piWiring } from '../pi/wiring.js';
+import { qwenWiring } from '../qwen/wiring.js';
 import type { ClientId } from './profiles.js';
 import type { ClientWiring } from '../wiring.js';
 
-export const WIRINGS: Record<ClientId, ClientWiring> = { agy: agyWiring, claude: claudeWiring, cline: clineWiring, codex: codexWiring, copilot: copilotWiring, gemini: geminiWiring, opencode: opencodeWiring, pi: piWiring };
+export const WIRINGS: Record<ClientId, ClientWiring> = { agy: agyWiring, claude: claudeWiring, cline: clineWiring, codex: codexWiring, copilot: copilotWiring, gemini: geminiWiring, opencode: opencodeWiring, pi: piWiring, qwen: qwenWiring };
 
 /** The wiring of a client init can wire, or undefined. */
 export function wiringFor(client: string): ClientWiring | undefined {
