@@ -71,8 +71,9 @@ const PRESENCE_EVENTS = {
   'permission.replied': ['hook-notification', { notification_type: 'permission_replied' }],
   'session.deleted': ['hook-session-end', null],
 };
-// opencode 2's events for a session's turn ending: what opencode 1.x calls idle.
-const IDLE_EVENTS = new Set(['session.execution.succeeded', 'session.execution.failed', 'session.execution.interrupted']);
+// opencode 2's events for a session's turn ending: what opencode 1.x calls idle. An interrupted one (a
+// person's Esc, or opencode ending) holds no stop and starts no watcher: nobody may be there to show mail to.
+const IDLE_EVENTS = new Set(['session.execution.succeeded', 'session.execution.failed']);
 
 // How long a session's first prompt waits for the bus's MCP tools (opencode 2 connects servers in the background).
 const TOOLS_WAIT_MS = 10000;
@@ -124,8 +125,10 @@ const agentBus = (directory, host) => {
 
   // Run one hook; never throws, never waits past TIMEOUT_MS, never restarts a hook that is still stuck.
   // \`call\`: the tool call a pre-tool hook is about (its id and args), so it can check the files it writes.
+  // Its output, or null when it did not run to its end (stuck, not started, cut off with nothing said,
+  // failed): "the hook said nothing" and "nobody knows" differ where nothing would be taken for no mail.
   const run = (subcommand, sessionID, flags = [], call = null) => {
-    if (stuck.has(subcommand)) return Promise.resolve('');
+    if (stuck.has(subcommand)) return Promise.resolve(null);
     return new Promise((resolve) => {
       let out = '';
       let done = false;
@@ -133,7 +136,7 @@ const agentBus = (directory, host) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        resolve(text.trim());
+        resolve(text === null ? null : text.trim());
       };
       let child;
       try {
@@ -143,23 +146,23 @@ const agentBus = (directory, host) => {
           stdio: ['pipe', 'pipe', 'ignore'],
         });
       } catch {
-        return finish('');
+        return finish(null);
       }
       stuck.add(subcommand);
       // Past the time, what the hook has printed is used, and its output is closed: a hook that has not
       // printed yet then cannot, and gives its mail back rather than count it delivered.
       const timer = setTimeout(() => {
         child.stdout.destroy();
-        finish(out);
+        finish(out.trim() === '' ? null : out);
       }, TIMEOUT_MS);
       child.stdout.on('data', (chunk) => (out += chunk));
       child.on('error', () => {
         stuck.delete(subcommand);
-        finish('');
+        finish(null);
       });
-      child.on('close', () => {
+      child.on('close', (code) => {
         stuck.delete(subcommand);
-        finish(out);
+        finish(code === 0 || out.trim() !== '' ? out : null);
       });
       child.stdin.on('error', () => {});
       child.stdin.end(JSON.stringify({ cwd: directory, session_id: sessionID ?? null, ...(call ?? {}) }));
@@ -176,6 +179,10 @@ const agentBus = (directory, host) => {
     },
     busy(sessionID) {
       if (sessionID) busy.add(sessionID);
+    },
+    interrupted(sessionID) {
+      busy.delete(sessionID);
+      turnText.delete(sessionID);
     },
     // What the session's next model request adds to its system prompt, or null.
     async systemText(sessionID) {
@@ -216,7 +223,7 @@ const agentBus = (directory, host) => {
       try {
         if (!sessionID) return;
         const text = await run('hook-pre-tool', sessionID, [], { tool_name: tool ?? null, tool_input: args ?? null });
-        const decision = text.startsWith('{') ? JSON.parse(text) : null;
+        const decision = text?.startsWith('{') ? JSON.parse(text) : null;
         if (decision?.decision === 'deny' && typeof decision.reason === 'string') refused = decision.reason;
         else if (text) beforeTool.set(sessionID, text);
       } catch {
@@ -248,6 +255,9 @@ const agentBus = (directory, host) => {
         // Only whether mail to act on waits: taking it here would mark it delivered before the model
         // has it, and the follow-up turn may never reach the model (\`opencode run\` may exit at idle).
         const answer = await run('hook-stop', sessionID, ['--peek']);
+        // Not known (the hook stuck, or cut off as opencode ends): a watcher now could take mail that
+        // the session, ending, never shows. The next turn's prompt hook shows it.
+        if (answer === null) return;
         const decision = answer ? JSON.parse(answer) : null;
         if (decision?.decision === 'block' && decision.reason) {
           followUp.add(sessionID);
@@ -376,6 +386,7 @@ const setup = async (ctx) => {
           if (await bus.presence(event?.type, sessionID)) continue;
           if (event?.type === 'session.execution.started') bus.busy(sessionID);
           else if (IDLE_EVENTS.has(event?.type)) await bus.idle(sessionID);
+          else if (event?.type === 'session.execution.interrupted') bus.interrupted(sessionID);
         } catch {
           // Best effort.
         }
