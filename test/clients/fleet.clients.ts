@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
-import { claude, codex, copilot, gemini, opencode, type ClientDriver, type Machine } from './drivers.js';
+import { claude, codex, copilot, gemini, opencode, opencode2, type ClientDriver, type Machine } from './drivers.js';
 import { setUp } from './fleet-setup.js';
-import { wiredRepo } from './harness.js';
+import { wiredRepoWith } from './harness.js';
 
 interface TaskShown {
   state: string;
@@ -37,7 +37,7 @@ function spawnedAs(env: NodeJS.ProcessEnv, name: string): Spawned {
 
 function taskScenario(driver: ClientDriver): void {
   test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it, and resumed goes on in its own conversation`, { skip: driver.skip }, async () => {
-    const { bus, repo } = wiredRepo(driver.id);
+    const { bus, repo } = wiredRepoWith({ env: driver.initEnv }, driver.id);
     try {
       const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
       const shipped = json<{ id: string }>(runCli(['task', 'add', 'ship the release notes', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
@@ -50,7 +50,8 @@ function taskScenario(driver: ClientDriver): void {
         return { call: 'complete_task', input: { id: shipped.id, result: 'notes shipped' } };
       });
       try {
-        const env = { ...bus.env, ...setUp[driver.id](machine, model.url) };
+        // The client's own executable where the driver names one (opencode 2 beside 1.x).
+        const env = { ...bus.env, ...setUp[driver.id](machine, model.url), ...driver.initEnv };
         const writer = `shop/${driver.id}-writer`;
         const spawn = runCli(['spawn', driver.id, '--task', shipped.id, '--label', 'writer'], { env, cwd: repo });
         assert.equal(spawn.code, 0, spawn.stderr);
@@ -99,4 +100,4 @@ function taskScenario(driver: ClientDriver): void {
   });
 }
 
-for (const driver of [claude, codex, opencode, gemini, copilot]) taskScenario(driver);
+for (const driver of [claude, codex, opencode, opencode2, gemini, copilot]) taskScenario(driver);
