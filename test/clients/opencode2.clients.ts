@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import { json, runCli } from '../helpers/bus-env.js';
 import { hasExited, waitFor, waitUntil } from '../helpers/wait.js';
 import { opencode2, opencodeOffline, type Machine, type Script } from './drivers.js';
-import { assertReceiptsHonest, mailBody, modelSaw, NOTICE_MARKERS, OPENCODE2_BIN, runClient, wiredRepoWith, type ClientRun, type FakeServer } from './harness.js';
+import { assertReceiptsHonest, mailBody, modelSaw, OPENCODE2_BIN, runClient, wiredRepoWith, type ClientRun, type FakeServer } from './harness.js';
+import { opencodeNotices } from './opencode-plan.js';
 import { localScenarios, remoteScenarios } from './scenarios.js';
 
 localScenarios(opencode2, {
@@ -28,19 +29,7 @@ localScenarios(opencode2, {
   // (the served session below shows that turn come).
   duringTurn: 'next-turn',
   readInbox: 'read',
-  notices: {
-    tools: ['channel_list'],
-    shown: 'the plugin shows a critical one after each tool call and an info one at the first turn',
-    check(requests, bus) {
-      const agentRequests = opencode2.turns(requests, 'channel_list');
-      assert.ok(agentRequests.length >= 2, `a tool call and the request after it (${requests.length} requests)`);
-      const afterTool = agentRequests.at(-1) ?? '';
-      assert.ok(afterTool.split(NOTICE_MARKERS.critical).length - 1 >= 2, 'the pre-tool hook added the critical notice after the tool call');
-      assert.ok(agentRequests.every((raw) => raw.includes(NOTICE_MARKERS.info)), 'the info notice stays in the turn it was shown in');
-      const listed = json<Array<{ message: string; delivered_to: number }>>(runCli(['channel', 'list', '--notices', '--json'], { env: bus.env }));
-      assert.equal(listed.find((notice) => notice.message === NOTICE_MARKERS.info)?.delivered_to, 1, 'shown to one session, once');
-    },
-  },
+  notices: opencodeNotices(opencode2),
   launchChannels: { over: "the plugin's CHANNELS", callsATool: false },
 });
 
