@@ -72,6 +72,11 @@ export interface ClientWiring {
    * `hooks`: the kind of hook to write (init --hooks), where the client has a choice.
    */
   plan(repo: string, launcher: Launcher, remote?: string | null, hooks?: HooksChoice): WiringPlan;
+  /**
+   * Why the repo's wiring does not fit the version of the client installed here (a shape it no
+   * longer reads, or not yet), or null: for doctor, whatever URL or agent-bus the files name.
+   */
+  drift?(repo: string, env: NodeJS.ProcessEnv): string | null;
 }
 
 /** The client's config files in `repo` (its profile's, in order). */

@@ -75,7 +75,7 @@ export const codexWrites: WrittenFiles = (payload) => {
 
 /**
  * opencode, as its plugin hands the call on (`tool_name` the tool's id, `tool_input` its args): `edit`
- * and `write` name `filePath`, absolute or relative to the session's folder; `apply_patch` (`patch` in
+ * and `write` name `filePath` (opencode 2: `path`), absolute or relative to the session's folder; `apply_patch` (`patch` in
  * older releases) carries the patch in `patchText`; `bash` runs `command`.
  */
 export const opencodeWrites: WrittenFiles = (payload) => {
@@ -83,7 +83,8 @@ export const opencodeWrites: WrittenFiles = (payload) => {
   if (tool === 'bash') return shellToolWrites(payload);
   const given = input(payload);
   if (tool === 'edit' || tool === 'write' || tool === 'multiedit') {
-    const file = text(given.filePath);
+    // opencode 1.x names the file `filePath`, opencode 2 `path`.
+    const file = text(given.filePath) ?? text(given.path);
     return file === null ? [] : [file];
   }
   if (tool === 'apply_patch' || tool === 'patch') {

@@ -8,6 +8,7 @@
  */
 import type { SpawnableClient } from '../core/fleet-ops.js';
 import { setting, type Env, type SettingOfKind } from '../model/settings.js';
+import { opencodeGeneration } from '../clients/opencode/generation.js';
 
 export interface LaunchRequest {
   prompt: string;
@@ -39,6 +40,13 @@ const modelArgs = (model: string | null, flag = '--model'): string[] => (model =
  * one that starts with `@` as a file to attach. A leading space makes it the prompt it is.
  */
 const piPrompt = (prompt: string): string => (/^[-@]/.test(prompt) ? ` ${prompt}` : prompt);
+
+/**
+ * opencode 2 runs a session in the machine's shared background service unless told --standalone
+ * (1.x knows no such flag): there, the agent's own environment would not reach the bus's server and
+ * plugin, and they would outlive the agent. Its own server is a child of the process spawn watches.
+ */
+const opencodeOwnServer = (): string[] => (opencodeGeneration(process.env).major === 2 ? ['--standalone'] : []);
 
 export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
   claude: {
@@ -90,9 +98,9 @@ export const LAUNCHES: Record<SpawnableClient, ClientLaunch> = {
   opencode: {
     executable: { variable: 'AGENT_BUS_OPENCODE_BIN', fallback: 'opencode' },
     // `opencode run` rejects whatever would ask for permission; --auto approves it instead.
-    headless: ({ prompt, model, yolo, resume }) => ['run', '--format', 'json', ...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), prompt],
+    headless: ({ prompt, model, yolo, resume }) => ['run', ...opencodeOwnServer(), '--format', 'json', ...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), prompt],
     // Its TUI takes a first prompt by --prompt (its positional argument is a project's path).
-    interactive: ({ prompt, model, yolo, resume }) => [...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), '--prompt', prompt],
+    interactive: ({ prompt, model, yolo, resume }) => [...opencodeOwnServer(), ...(yolo ? ['--auto'] : []), ...(resume === null ? [] : ['--session', resume]), ...modelArgs(model), '--prompt', prompt],
     sessionInOutput: /"sessionID":"([^"]+)"/,
   },
   gemini: {

@@ -277,8 +277,8 @@ export const SETTING_HELP = [
   {
     names: ['AGENT_BUS_OPENCODE_BIN', 'AGENT_BUS_GEMINI_BIN', 'AGENT_BUS_COPILOT_BIN', 'AGENT_BUS_PI_BIN', 'AGENT_BUS_QWEN_BIN', 'AGENT_BUS_CLINE_BIN'],
     section: 'fleet',
-    usedBy: 'spawn',
-    meaning: 'the executable spawn starts for opencode, Gemini CLI, Copilot CLI, Pi, Qwen Code and Cline CLI (default `opencode`, `gemini`, `copilot`, `pi`, `qwen`, `cline` on PATH; Claude Code and Codex: AGENT_BUS_CLAUDE_BIN, AGENT_BUS_CODEX_BIN)',
+    usedBy: 'spawn, init, doctor',
+    meaning: 'the executable spawn starts for opencode, Gemini CLI, Copilot CLI, Pi, Qwen Code and Cline CLI, and the opencode init and doctor ask for its version (default `opencode`, `gemini`, `copilot`, `pi`, `qwen`, `cline` on PATH; Claude Code and Codex: AGENT_BUS_CLAUDE_BIN, AGENT_BUS_CODEX_BIN)',
   },
   { names: ['AGENT_BUS_MAX_SPAWNED'], section: 'fleet', usedBy: 'spawn', meaning: 'how many spawned agents run at once on a machine; more wait in a queue (default {AGENT_BUS_MAX_SPAWNED})' },
   {

@@ -9,7 +9,7 @@ import { hasToolResult, offersTool, resultText, startFakeAnthropic, toolResults,
 import { hasToolMessage, startFakeChat, toolMessages, type ChatBody, type ChatReply } from './fake-chat.js';
 import { hasToolOutput, startFakeResponses, toolOutputs, type ResponsesBody, type ResponsesReply } from './fake-responses.js';
 import { functionResponses, hasFunctionResponse, offeredTools, startFakeGemini, type GeminiReply } from './fake-gemini.js';
-import { CLIENT_BIN, OPENCODE1_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
+import { CLIENT_BIN, OPENCODE1_BIN, OPENCODE2_BIN, runClient, type ClientRun, type FakeServer } from './harness.js';
 import { qwenNode, QWEN_ENTRY } from './qwen-node.js';
 
 /** Where a client runs: the repo it works in, its HOME, a folder for its own state, and the environment it starts with. */
@@ -79,6 +79,8 @@ export interface ClientDriver {
   shellTool?: string;
   /** The texts of the tool results a model request carries, in order. */
   toolResults(raw: string): string[];
+  /** What init is run with for this client beside the usual (harness.ts initVersions): which executable it asks for its version. */
+  initEnv?: NodeJS.ProcessEnv;
 }
 
 function skipUnless(id: string, name: string, env: NodeJS.ProcessEnv = process.env, timeout = 20_000, bin = join(CLIENT_BIN, id)): false | string {
@@ -217,6 +219,22 @@ export function opencodeOffline(machine: Machine, modelUrl: string): NodeJS.Proc
   };
 }
 
+/** A fake chat model for opencode answering from `script`: `edit` takes the file in `fileKey` (`filePath` in 1.x, `path` in 2). */
+function opencodeModel(script: Script, fileKey: 'filePath' | 'path'): Promise<FakeServer> {
+  return startFakeChat((body, _raw, index): ChatReply => {
+    const turn = script({ index, afterTool: hasToolMessage(body), offers: (tool) => offered(body, tool) !== undefined });
+    if ('edit' in turn) {
+      if (!(body.tools ?? []).some((entry) => entry.function?.name === 'edit')) throw new Error('the scenario edited a file, and this request does not offer edit');
+      return { tool: 'edit', input: { [fileKey]: turn.edit.file, oldString: turn.edit.old, newString: turn.edit.new } };
+    }
+    if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell, description: 'Run the command' } };
+    if (!('call' in turn)) return turn;
+    const tool = offered(body, turn.call);
+    if (tool === undefined) throw new Error(`the scenario called ${turn.call}, which this request does not offer`);
+    return { tool, input: turn.input };
+  });
+}
+
 /** `opencode run` against a fake chat completions server, offline (opencodeOffline). */
 export const opencode: ClientDriver = {
   id: 'opencode',
@@ -225,23 +243,32 @@ export const opencode: ClientDriver = {
   prepare: () => undefined,
   run: (machine, modelUrl, prompt, launch = {}) =>
     runClient(OPENCODE1_BIN, ['run', '--format', 'json', prompt], machine.repo, { ...machine.env, ...launch, ...opencodeOffline(machine, modelUrl) }),
-  startModel: (script) =>
-    startFakeChat((body, _raw, index): ChatReply => {
-      const turn = script({ index, afterTool: hasToolMessage(body), offers: (tool) => offered(body, tool) !== undefined });
-      if ('edit' in turn) {
-        if (!(body.tools ?? []).some((entry) => entry.function?.name === 'edit')) throw new Error('the scenario edited a file, and this request does not offer edit');
-        return { tool: 'edit', input: { filePath: turn.edit.file, oldString: turn.edit.old, newString: turn.edit.new } };
-      }
-      if ('shell' in turn) return { tool: 'bash', input: { command: turn.shell, description: 'Run the command' } };
-      if (!('call' in turn)) return turn;
-      const tool = offered(body, turn.call);
-      if (tool === undefined) throw new Error(`the scenario called ${turn.call}, which this request does not offer`);
-      return { tool, input: turn.input };
-    }),
+  startModel: (script) => opencodeModel(script, 'filePath'),
   turns: (requests, tool) => requests.filter((raw) => raw.includes(tool)),
   editTool: 'edit',
   shellTool: 'bash',
   toolResults: toolMessages,
+  initEnv: { AGENT_BUS_OPENCODE_BIN: OPENCODE1_BIN },
+};
+
+/**
+ * opencode 2: `opencode run --standalone` (a private server of the run's own, where a plain run would
+ * start or join the machine's shared background service, which outlives it) with stdin closed (it
+ * waits on a piped one), offline as 1.x is. Init is asked with this opencode, so it writes 2.x's shape.
+ */
+export const opencode2: ClientDriver = {
+  id: 'opencode',
+  label: 'opencode 2',
+  skip: skipUnless('opencode', 'opencode 2', { ...process.env, HOME: '/tmp' }, 30_000, OPENCODE2_BIN),
+  prepare: () => undefined,
+  run: (machine, modelUrl, prompt, launch = {}) =>
+    runClient(OPENCODE2_BIN, ['run', '--standalone', '--format', 'json', prompt], machine.repo, { ...machine.env, ...launch, ...opencodeOffline(machine, modelUrl) }),
+  startModel: (script) => opencodeModel(script, 'path'),
+  turns: (requests, tool) => requests.filter((raw) => raw.includes(tool)),
+  editTool: 'edit',
+  shellTool: 'bash',
+  toolResults: toolMessages,
+  initEnv: { AGENT_BUS_OPENCODE_BIN: OPENCODE2_BIN },
 };
 
 /** What keeps a Gemini CLI run offline against a fake Gemini API: an API key, the fake's address, the workspace trusted. */

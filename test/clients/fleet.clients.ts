@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { json, runCli, runCliAsync } from '../helpers/bus-env.js';
 import { waitUntil } from '../helpers/wait.js';
-import { claude, cline, codex, copilot, gemini, opencode, pi, qwen, type ClientDriver, type Machine } from './drivers.js';
+import { claude, cline, codex, copilot, gemini, opencode, opencode2, pi, qwen, type ClientDriver, type Machine } from './drivers.js';
 import { setUp } from './fleet-setup.js';
-import { wiredRepo } from './harness.js';
+import { wiredRepoWith } from './harness.js';
 
 interface TaskShown {
   state: string;
@@ -41,7 +41,7 @@ function spawnedAs(env: NodeJS.ProcessEnv, name: string): Spawned {
  */
 function taskScenario(driver: ClientDriver, resumes = true): void {
   test(`${driver.label} spawned for a task: complete_task brings the result back to its creator; a run that leaves it open fails it${resumes ? ', and resumed goes on in its own conversation' : ''}`, { skip: driver.skip }, async () => {
-    const { bus, repo } = wiredRepo(driver.id);
+    const { bus, repo } = wiredRepoWith({ env: driver.initEnv }, driver.id);
     try {
       const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
       const shipped = json<{ id: string }>(runCli(['task', 'add', 'ship the release notes', '--to', 'shop', '--json'], { env: bus.env, cwd: repo }));
@@ -54,7 +54,8 @@ function taskScenario(driver: ClientDriver, resumes = true): void {
         return { call: 'complete_task', input: { id: shipped.id, result: 'notes shipped' } };
       });
       try {
-        const env = { ...bus.env, ...setUp[driver.id](machine, model.url) };
+        // The client's own executable where the driver names one (opencode 2 beside 1.x).
+        const env = { ...bus.env, ...setUp[driver.id](machine, model.url), ...driver.initEnv };
         const writer = `shop/${driver.id}-writer`;
         const spawn = runCli(['spawn', driver.id, '--task', shipped.id, '--label', 'writer'], { env, cwd: repo });
         assert.equal(spawn.code, 0, spawn.stderr);
@@ -104,5 +105,5 @@ function taskScenario(driver: ClientDriver, resumes = true): void {
   });
 }
 
-for (const driver of [claude, codex, opencode, gemini, copilot, pi, qwen]) taskScenario(driver);
+for (const driver of [claude, codex, opencode, opencode2, gemini, copilot, pi, qwen]) taskScenario(driver);
 taskScenario(cline, false);

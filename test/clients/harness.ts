@@ -19,6 +19,17 @@ export const CLIENT_BIN = join(ROOT, 'clients', 'node_modules', '.bin');
  * name, so `.bin/opencode` may be either.
  */
 export const OPENCODE1_BIN = join(ROOT, 'clients', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe');
+/** opencode 2, by its own package's binary (`@opencode/cli`). */
+export const OPENCODE2_BIN = join(ROOT, 'clients', 'node_modules', '@opencode', 'cli', 'bin', 'opencode.exe');
+
+/**
+ * The client executables init asks for their versions, as it would on a user's machine: the real Claude
+ * Code and Codex (the wake hook is wired too, and both get the hooks their session's server answers),
+ * and opencode 1.x unless a driver names another (`AGENT_BUS_OPENCODE_BIN`).
+ */
+export function initVersions(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude'), AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex'), AGENT_BUS_OPENCODE_BIN: OPENCODE1_BIN, ...env };
+}
 
 export interface FakeServer {
   url: string;
@@ -64,8 +75,11 @@ export function wiredRepo(...clients: string[]): WiredRepo {
   return wiredRepoWith({}, ...clients);
 }
 
-/** wiredRepo, with the kind of hook init is asked for (--hooks): command hooks, as an older client gets. */
-export function wiredRepoWith(options: { hooks?: 'command' | 'mcp' }, ...clients: string[]): WiredRepo {
+/**
+ * wiredRepo, with the kind of hook init is asked for (--hooks: command hooks, as an older client gets),
+ * and `env` for init (which client executables it asks for their versions).
+ */
+export function wiredRepoWith(options: { hooks?: 'command' | 'mcp'; env?: NodeJS.ProcessEnv }, ...clients: string[]): WiredRepo {
   const hookKind = options.hooks === undefined ? [] : ['--hooks', options.hooks];
   const bus = tempBus();
   bus.env.PATH = agentBusOnPath(bus.dir).PATH;
@@ -73,9 +87,7 @@ export function wiredRepoWith(options: { hooks?: 'command' | 'mcp' }, ...clients
   mkdirSync(repo);
   // Codex trusts a project only inside a real git repository; the others accept one too.
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
-  // Init asks the real Claude Code and Codex their versions, as it would on a user's machine: the wake
-  // hook is wired too, and both get the hooks their session's server answers.
-  const versions = { AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude'), AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') };
+  const versions = initVersions(options.env);
   const init = runCli(['init', '--clients', clients.join(','), ...hookKind], { env: { ...bus.env, ...versions }, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
   assert.match(init.stdout, new RegExp(`^On the bus: ${clients.map((client) => `shop/${client}`).join(', ')} `, 'm'));

@@ -15,7 +15,7 @@ import { agentBusOnPath } from '../helpers/on-path.js';
 import { waitUntil } from '../helpers/wait.js';
 import { createToken, startHub, type RunningHub } from '../helpers/hub.js';
 import type { ClientDriver, FileEdit, Machine, RunOptions, Script, Turn } from './drivers.js';
-import { assertReceiptsHonest, CLIENT_BIN, mailBody, modelSaw, NOTICE_MARKERS, publishTestNotices, wiredRepo, type ClientRun, type FakeServer } from './harness.js';
+import { assertReceiptsHonest, initVersions, mailBody, modelSaw, NOTICE_MARKERS, publishTestNotices, wiredRepo, wiredRepoWith, type ClientRun, type FakeServer } from './harness.js';
 
 /** A client on its own machine, wired to a private bus. */
 export interface Local {
@@ -166,7 +166,7 @@ function auditRows(bus: TempBus, op: string): Array<Record<string, unknown>> {
 /** A local client's test body: set up, run `work`, and the bus and model gone afterwards whatever happens. */
 export function withLocal(driver: ClientDriver, plan: Pick<LocalPlan, 'wiring'>, work: (local: Local) => Promise<void>): () => Promise<void> {
   return async () => {
-    const { bus, repo } = wiredRepo(driver.id);
+    const { bus, repo } = wiredRepoWith({ env: driver.initEnv }, driver.id);
     try {
       plan.wiring?.(repo);
       const machine: Machine = { repo, home: bus.env.HOME as string, dir: bus.dir, env: bus.env };
@@ -521,7 +521,7 @@ async function remoteSetup(driver: ClientDriver): Promise<Remote & { close(): Pr
   assert.equal(spawnSync('git', ['init', '-q', repo]).status, 0);
   // agent-bus on PATH, as an installed one is: the committed files run the bare command.
   const env: NodeJS.ProcessEnv = { PATH: agentBusOnPath(home).PATH, HOME: home, NO_COLOR: '1', AGENT_BUS_TOKEN: token };
-  const init = runCli(['init', '--clients', driver.id, '--remote', hub.url], { env: { ...env, AGENT_BUS_CLAUDE_BIN: join(CLIENT_BIN, 'claude'), AGENT_BUS_CODEX_BIN: join(CLIENT_BIN, 'codex') }, cwd: repo });
+  const init = runCli(['init', '--clients', driver.id, '--remote', hub.url], { env: { ...env, ...initVersions(driver.initEnv) }, cwd: repo });
   assert.equal(init.code, 0, init.stderr);
   // Claude Code's and Codex's hooks are answered by their server, the relay, which asks the hub.
   const hooksFile = { claude: '.claude/settings.json', codex: '.codex/hooks.json' }[driver.id as 'claude' | 'codex'];

@@ -52,7 +52,7 @@ async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?
   process.env.FAKE_LOG = log;
   if (timeoutMs === undefined) delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
   else process.env.AGENT_BUS_HOOK_TIMEOUT_MS = String(timeoutMs);
-  const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+  const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { server: (input: unknown) => Promise<Hooks> } };
   const prompts: Array<{ id: string; text: string }> = [];
   const client = {
     session: {
@@ -62,7 +62,7 @@ async function harness(bus: TempBus, script: Record<string, unknown>, timeoutMs?
       },
     },
   };
-  const hooks = await module.AgentBus({ client, directory: path });
+  const hooks = await module.default.server({ client, directory: path });
   const calls = () =>
     readFileSync(log, 'utf8')
       .split('\n')
@@ -238,9 +238,9 @@ test('a real hook the plugin stopped waiting for finds its output closed: the ma
   // The plugin runs hooks with its own process's environment: this bus, and a time no hook can start in.
   Object.assign(process.env, bus.env, { AGENT_BUS_HOOK_TIMEOUT_MS: '1', LOGGING_BIN_LOG: log, PATH: pathWith(bus, LOGGING_BIN) });
   try {
-    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { server: (input: unknown) => Promise<Hooks> } };
     const client = { session: { get: async () => ({ data: {} }), prompt: async () => undefined } };
-    const hooks = await module.AgentBus({ client, directory: path });
+    const hooks = await module.default.server({ client, directory: path });
     await hooks['chat.message']({ sessionID: 's-1' });
     assert.deepEqual(await request(hooks), ['base'], 'the request went ahead without the hook');
     // The hook ran on after the plugin gave up: it took the mail, could not print it, gave it back.
@@ -267,8 +267,8 @@ test("the plugin hands the pre-tool hook the tool call: an edit of a file anothe
   Object.assign(process.env, bus.env, { PATH: pathWith(bus) });
   delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
   try {
-    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
-    const hooks = await module.AgentBus({ client: { session: {} }, directory: path });
+    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { server: (input: unknown) => Promise<Hooks> } };
+    const hooks = await module.default.server({ client: { session: {} }, directory: path });
     await assert.rejects(
       hooks['tool.execute.before']({ sessionID: 's-1', tool: 'edit' }, { args: { filePath: join(path, 'src', 'auth.ts'), oldString: 'a', newString: 'b' } }),
       /^Error: \[agent-bus\] src\/auth\.ts is reserved by guarded\/claude for another \d+ (?:s|min|h) \(rewriting login\): this edit was refused/,
@@ -295,9 +295,9 @@ test("the plugin reports presence from opencode's events: a turn working, a perm
   Object.assign(process.env, bus.env, { AGENT_BUS_NATIVE_WAKE: '0', PATH: pathWith(bus) });
   delete process.env.AGENT_BUS_HOOK_TIMEOUT_MS;
   try {
-    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks> };
+    const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { server: (input: unknown) => Promise<Hooks> } };
     const client = { session: { get: async () => ({ data: {} }), prompt: async () => undefined } };
-    const hooks = await module.AgentBus({ client, directory: path });
+    const hooks = await module.default.server({ client, directory: path });
     await hooks['chat.message']({ sessionID: 's-1' });
     await request(hooks);
     assert.equal(state(), 'working');
@@ -323,8 +323,8 @@ test("the shell tool's commands are known as opencode's by the client, not a nam
   mkdirSync(join(path, 'src'), { recursive: true });
   assert.equal(spawnSync('git', ['init', '-q', path]).status, 0);
   assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: path }).code, 0);
-  const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { AgentBus: (input: unknown) => Promise<Hooks & { 'shell.env': (input: unknown, output: { env: Record<string, string> }) => Promise<void> }> };
-  const hooks = await module.AgentBus({ client: { session: {} }, directory: path });
+  const module = (await import(`${join(path, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { server: (input: unknown) => Promise<Hooks & { 'shell.env': (input: unknown, output: { env: Record<string, string> }) => Promise<void> }> } };
+  const hooks = await module.default.server({ client: { session: {} }, directory: path });
   const output = { env: {} as Record<string, string> };
   await hooks['shell.env']({}, output);
   assert.deepEqual(output.env, { AGENT_BUS_CLIENT: 'opencode' });

@@ -11,7 +11,8 @@ import { brainStatus } from '../../brain/status.js';
 import { DEFAULT_CLIENT, profileFor } from '../../clients/registry/profiles.js';
 import { settingsProject } from '../../clients/profile.js';
 import { sessionSubscriptionSource } from '../../clients/subscription-source.js';
-import { wiringFor } from '../../clients/registry/wirings.js';
+import { WIRINGS, wiringFor } from '../../clients/registry/wirings.js';
+import { gitRoot } from '../../adapters/identity.js';
 import { LOCAL_BIN_VARIABLE } from '../../clients/wiring.js';
 import { hookToolsSince, supportsHookTools, type HookWay } from '../../clients/hook-entries.js';
 import { HOOK_TOOL } from '../../protocol/tool-names.js';
@@ -87,6 +88,7 @@ export const run: CommandRunner = async (args, io) => {
       }
     }
   }
+  findings.push(...driftHere(io.env, io.cwd, findings));
   findings.push(...permissionsHealth(paths));
   add(wakeHealth(io.env));
   const failed = findings.filter((finding) => finding.level === 'fail').length;
@@ -285,6 +287,12 @@ async function wiringHealth(bus: Bus, env: Env, cwd: string): Promise<Finding[]>
       findings.push({ check: 'wiring', level: 'warn', detail: `${what}: a hand-written agent-bus entry; its hooks are not checked`, fix: `${rewire} --force, to let init manage it` });
       continue;
     }
+    // Files for another version of the client than the one installed: it may start, and do nothing.
+    const drift = wiring.drift?.(repo, env) ?? null;
+    if (drift !== null) {
+      findings.push({ check: 'wiring', level: 'fail', detail: `${what}: ${drift}`, fix: rewire });
+      continue;
+    }
     // Wired for a hub: what init writes depends on the hub's URL, which its files name.
     const remote = committed.some((text) => text.includes('AGENT_BUS_URL'));
     if (!remote && planned.files.some((file) => file.after !== (file.before ?? ''))) {
@@ -351,6 +359,23 @@ function nodeFinding(what: string, client: string, env: Env): Finding | null {
     detail: `${what}: ${profile.name} needs Node.js ${needs.join('.')} or later, and ${bin} runs on Node.js ${node.version ?? '?'} here: its sessions may not start, or fail part-way`,
     fix: `install Node.js ${needs.join('.')} or later and put it first on PATH (then reinstall ${profile.name} with it)`,
   };
+}
+
+/**
+ * The repo doctor runs in, wired for another version of a client than the one installed: checked
+ * whatever the roster says, since a repo wired for a hub is on no roster of this machine's.
+ */
+function driftHere(env: Env, cwd: string, already: readonly Finding[]): Finding[] {
+  const repo = gitRoot(cwd);
+  if (repo === null) return [];
+  const found: Finding[] = [];
+  for (const wiring of Object.values(WIRINGS)) {
+    if (wiring.drift === undefined || wiring.inspect(repo).status !== 'managed') continue;
+    const drift = wiring.drift(repo, env);
+    if (drift === null || already.some((finding) => finding.detail.includes(drift))) continue;
+    found.push({ check: 'wiring', level: 'fail', detail: `${wiring.profile.name} in ${repo}: ${drift}`, fix: `agent-bus init --clients ${wiring.profile.id} ${repo}` });
+  }
+  return found;
 }
 
 /** How each running session is woken when mail comes while it is idle; a socket given up is a warning. */

@@ -11,6 +11,8 @@ export const opencodeProfile: ClientProfile = {
   name: 'opencode',
   command: 'opencode',
   configFiles: ['.opencode/opencode.json', '.opencode/plugins/agent-bus.js'],
+  // opencode 1.x's names; on opencode 2 the plugin runs the same hooks at `context`, `execute.before` and
+  // `session.execution.*` (plugin.ts).
   hookEvents: [
     ['experimental.chat.system.transform', 'hook-session-start'],
     ['experimental.chat.system.transform', 'hook-user-prompt'],
