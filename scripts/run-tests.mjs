@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Runs every test file under test/ with node's test runner (through tsx) and
 // ends with the plain summary line CI reads: "N passed, N failed". The main
-// suite runs on SQLite; then the end-to-end suites of the CLI, hooks, MCP
+// suite runs on SQLite; beside it, the end-to-end suites of the CLI, hooks, MCP
 // server, notices, brain and wake run again on PostgreSQL, against a
 // throwaway server this script starts (or AGENT_BUS_TEST_PG_URL's).
-// AGENT_BUS_TEST_CONCURRENCY sets how many test files run at once (2 unless set).
+// AGENT_BUS_TEST_CONCURRENCY sets how many test files each pass runs at once (2 unless set);
+// AGENT_BUS_TEST_SIDE_BY_SIDE=0 runs the PostgreSQL pass after the SQLite one.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -45,34 +46,39 @@ mkdirSync(home);
 
 // Stopped by a signal (Ctrl-C, a CI's timeout), the runner stops the test runner it started, then the
 // throwaway PostgreSQL and its folder, before it exits: a run cut short leaves no server behind.
-let running = null;
+const running = new Set();
 let stoppedBy = null;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     stoppedBy = signal;
-    running?.kill(signal);
+    for (const child of running) child.kill(signal);
   });
 }
 
-/** One run of node's test runner over `list`; its counts, read from its TAP report. */
-async function runSuite(list, extraEnv, label) {
+/**
+ * One run of node's test runner over `list`; its counts, read from its TAP report. Its spec report goes
+ * to our output as it comes, or, when `quiet` (a pass running beside another), is kept in `spec` for
+ * the caller to print whole, so no two passes' lines interleave.
+ */
+async function runSuite(list, extraEnv, label, { quiet = false } = {}) {
   const tap = join(scratch, `${label}.tap`);
+  const spec = join(scratch, `${label}.spec`);
   const child = spawn(
     process.execPath,
     [
       '--import', 'tsx',
       '--test',
       `--test-concurrency=${process.env.AGENT_BUS_TEST_CONCURRENCY ?? 2}`,
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=spec', `--test-reporter-destination=${quiet ? spec : 'stdout'}`,
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       ...list.map((file) => relative(root, file)),
     ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, HOME: home, NO_COLOR: '1', ...extraEnv } },
   );
-  running = child;
+  running.add(child);
   const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
-  running = null;
-  const counts = { passed: 0, failed: 0, skipped: 0, status, failures: [], report: '' };
+  running.delete(child);
+  const counts = { passed: 0, failed: 0, skipped: 0, status, failures: [], report: '', spec: quiet && existsSync(spec) ? readFileSync(spec, 'utf8') : '' };
   try {
     const report = readFileSync(tap, 'utf8');
     counts.report = report;
@@ -142,6 +148,8 @@ try {
   // AGENT_BUS_TEST_ENGINES=sqlite leaves out the second pass (the other Node.js versions' runs: the
   // PostgreSQL driver is plain JavaScript, and the conformance suite still runs on both engines there).
   const secondPass = (process.env.AGENT_BUS_TEST_ENGINES ?? '').trim() !== 'sqlite';
+  // AGENT_BUS_TEST_SIDE_BY_SIDE=0 runs the PostgreSQL pass after the SQLite one instead of beside it.
+  const sideBySide = (process.env.AGENT_BUS_TEST_SIDE_BY_SIDE ?? '').trim() !== '0';
   const postgresFiles = clients || !secondPass ? [] : files.filter((file) => BOTH_ENGINES.test(relative(root, file)));
   // The main suite always has a PostgreSQL: the conformance suite and the PostgreSQL tests use it in the first run too.
   if (!clients) {
@@ -152,10 +160,22 @@ try {
       ok = false;
     }
   }
-  const runs = stoppedBy === null ? [await runSuite(files, { ...(server?.env ?? {}), AGENT_BUS_TEST_ENGINE: 'sqlite' }, 'sqlite')] : [];
-  if (server && postgresFiles.length > 0 && stoppedBy === null) {
-    console.log('\n== the end-to-end suites again, on PostgreSQL ==');
-    runs.push(await runSuite(postgresFiles, { ...server.env, AGENT_BUS_TEST_ENGINE: 'postgres' }, 'postgres'));
+  const sqlitePass = () => runSuite(files, { ...(server?.env ?? {}), AGENT_BUS_TEST_ENGINE: 'sqlite' }, 'sqlite');
+  const postgresPass = (quiet) => {
+    if (!quiet) console.log('\n== the end-to-end suites again, on PostgreSQL ==');
+    return runSuite(postgresFiles, { ...server.env, AGENT_BUS_TEST_ENGINE: 'postgres' }, 'postgres', { quiet });
+  };
+  const runs = [];
+  const withPostgres = server !== null && postgresFiles.length > 0;
+  if (stoppedBy === null && withPostgres && sideBySide) {
+    // Much of a pass is waiting on the processes its tests start: the two share the cores well.
+    console.log('== the end-to-end suites on PostgreSQL run beside the whole suite on SQLite; their report follows it ==');
+    const [sqlite, postgres] = await Promise.all([sqlitePass(), postgresPass(true)]);
+    console.log(`\n== the end-to-end suites on PostgreSQL ==\n${postgres.spec}`);
+    runs.push(sqlite, postgres);
+  } else {
+    if (stoppedBy === null) runs.push(await sqlitePass());
+    if (withPostgres && stoppedBy === null) runs.push(await postgresPass(false));
   }
   for (const counts of runs) {
     totals.passed += counts.passed;

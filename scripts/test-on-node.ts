@@ -16,6 +16,8 @@
  * `--fetch-only` puts the binaries in place and prints their paths, one a line.
  * `--prepare-into DIR` only installs the copies, into DIR/<version>, so CI can
  * do it while other work runs; `--prepared DIR` then runs the suites in them.
+ * `--side-by-side` runs the versions' suites at once, each one's output printed whole as it ends.
+ * However they ran, the last lines of each suite that failed are said again at the very end.
  */
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -138,10 +140,39 @@ async function prepareAll(versions: string[], into: string, omitAddon: string[])
   });
 }
 
-function suiteIn(version: string, copy: string): boolean {
-  if (!existsSync(join(copy, READY))) return false;
-  console.log(`\n== the main suite on Node.js ${version} (${copy}) ==`);
-  return run('npm', ['test'], { cwd: copy, env: environmentFor(nodeFolder(version)) }) === 0;
+/** What a suite printed last: enough to hold run-tests' list of failed tests and its count. */
+const TAIL_LINES = 40;
+
+interface SuiteOutcome {
+  version: string;
+  passed: boolean;
+  /** Its last lines, said again at the end: a later version's log would push them out of sight. */
+  tail: string[];
+}
+
+/**
+ * The README's test command in a version's copy. Its output goes to ours as it comes, or, when
+ * `buffered` (suites running side by side), whole once it ends, so no two suites' lines interleave.
+ */
+function suiteIn(version: string, copy: string, buffered: boolean): Promise<SuiteOutcome> {
+  return new Promise((resolveOutcome, reject) => {
+    const heading = `\n== the main suite on Node.js ${version} (${copy}) ==\n`;
+    if (!buffered) process.stdout.write(heading);
+    const child = spawn('npm', ['test'], { cwd: copy, env: environmentFor(nodeFolder(version)), stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    const take = (sink: NodeJS.WriteStream) => (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (!buffered) sink.write(chunk);
+    };
+    child.stdout.on('data', take(process.stdout));
+    child.stderr.on('data', take(process.stderr));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const output = Buffer.concat(chunks).toString('utf8');
+      if (buffered) process.stdout.write(heading + output);
+      resolveOutcome({ version, passed: code === 0, tail: output.trimEnd().split('\n').slice(-TAIL_LINES) });
+    });
+  });
 }
 
 /** The command line (this module is imported too: by the benchmark, for the Node.js binaries and copies). */
@@ -161,10 +192,11 @@ async function main(): Promise<void> {
   const prepareInto = option('--prepare-into');
   const prepared = option('--prepared');
   const omitAddon = args.filter((_arg, index) => args[index - 1] === '--omit-addon');
+  const sideBySide = args.includes('--side-by-side');
   // A version named by --omit-addon is one to run on as well.
   const versions = [...new Set(args.filter((arg, index) => !arg.startsWith('--') && !['--prepare-into', '--prepared'].includes(args[index - 1] ?? '')))];
   if (versions.length === 0) {
-    console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] [--omit-addon VERSION]... VERSION...');
+    console.error('usage: node --import tsx scripts/test-on-node.ts [--fetch-only | --prepare-into DIR | --prepared DIR] [--side-by-side] [--omit-addon VERSION]... VERSION...');
     process.exit(2);
   }
   if (args.includes('--fetch-only')) {
@@ -180,7 +212,17 @@ async function main(): Promise<void> {
     // Copies installed earlier are used as they are; a version without one is installed now.
     const missing = versions.filter((version) => !existsSync(join(scratch, version, READY)));
     const unprepared = missing.length > 0 ? await prepareAll(missing, scratch, omitAddon) : [];
-    const failed = versions.filter((version) => unprepared.includes(version) || !suiteIn(version, join(scratch, version)));
+    const runnable = versions.filter((version) => !unprepared.includes(version) && existsSync(join(scratch, version, READY)));
+    const outcomes: SuiteOutcome[] = [];
+    if (sideBySide) {
+      outcomes.push(...(await Promise.all(runnable.map((version) => suiteIn(version, join(scratch, version), true)))));
+    } else {
+      for (const version of runnable) outcomes.push(await suiteIn(version, join(scratch, version), false));
+    }
+    const failed = versions.filter((version) => !outcomes.some((outcome) => outcome.version === version && outcome.passed));
+    for (const outcome of outcomes.filter((each) => !each.passed)) {
+      console.log(`\n== how the main suite ended on Node.js ${outcome.version} ==\n${outcome.tail.join('\n')}`);
+    }
     console.log(failed.length === 0 ? `\nthe main suite passed on Node.js ${versions.join(', ')}` : `\nthe main suite failed on Node.js ${failed.join(', ')}`);
     process.exitCode = failed.length === 0 ? 0 : 1;
   } finally {
