@@ -213,3 +213,17 @@ test('--tmux is refused with one line and exit 2 through a hub, and with --on; n
   assert.equal(json<unknown[]>(runCli(['agents', '--json'], { env: bus.env })).length, 0, 'nothing was kept');
   assert.deepEqual(windows(bus), []);
 }));
+
+test("a pane's client that cannot start: one printable line naming it quoted, and its failure kept for the supervisor", withTempBus((bus) => {
+  const exitFile = join(bus.dir, 'pane.exit');
+  const executable = 'no-such-client\u001b[31m\u202e\r\nforged line';
+  const result = runCli(['tmux-pane', exitFile, '--', executable, 'a prompt'], { env: bus.env });
+  assert.equal(result.code, 1);
+  const lines = result.stderr.split('\n').filter((line) => line !== '');
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0] as string, /^agent-bus: could not start 'no-such-client\\u001b\[31m\\u202e\\u000d\\u000aforged line': /);
+  for (const raw of ['\u001b', '\u202e', '\r']) assert.ok(!result.stderr.includes(raw), `no raw ${JSON.stringify(raw)} on stderr`);
+  const ending = JSON.parse(readFileSync(exitFile, 'utf8')) as { code: number | null; error: string | null };
+  assert.equal(ending.code, null);
+  assert.match(ending.error ?? '', /ENOENT/);
+}));

@@ -10,6 +10,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { errorLine, quoted } from '../../model/quote.js';
+import { printable } from '../../render/format.js';
 import type { CommandRunner } from '../spec.js';
 
 interface Ending {
@@ -34,7 +36,8 @@ export const run: CommandRunner = async (args, io) => {
     child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
   });
   writeFileSync(exitFile, `${JSON.stringify(ending)}\n`, { mode: 0o600 });
-  if (ending.error !== null) io.stderr.write(`agent-bus: could not start ${executable}: ${ending.error}\n`);
+  // The executable is whatever the pane was given: quoted, and the error naming it kept to one printable line.
+  if (ending.error !== null) io.stderr.write(`agent-bus: could not start ${quoted(executable)}: ${printable(errorLine(ending.error))}\n`);
   if (ending.signal !== null) return 128 + (constants.signals[ending.signal] ?? 0);
   return ending.code ?? 1;
 };
