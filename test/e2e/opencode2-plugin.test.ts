@@ -50,7 +50,7 @@ interface V2Harness {
   cleanup: () => void;
 }
 
-async function harness(bus: TempBus, script: Record<string, unknown>, options: { toolsAfter?: number; failPrompts?: number; parents?: Record<string, string> } = {}): Promise<V2Harness> {
+async function harness(bus: TempBus, script: Record<string, unknown>, options: { toolsAfter?: number; failPrompts?: number; parents?: Record<string, string>; argv?: string[] } = {}): Promise<V2Harness> {
   const repo = join(bus.dir, `oc2-${Math.random().toString(36).slice(2)}`);
   mkdirSync(join(repo, '.git'), { recursive: true });
   assert.equal(runCli(['init', '--clients', 'opencode'], { env: bus.env, cwd: repo }).code, 0);
@@ -61,7 +61,16 @@ async function harness(bus: TempBus, script: Record<string, unknown>, options: {
   process.env.FAKE_SCRIPT = scriptPath;
   process.env.FAKE_LOG = `${scriptPath}.log`;
   process.env.AGENT_BUS_NATIVE_WAKE = '0'; // No watcher: it would outlive the test.
-  const module = (await import(`${join(repo, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { id: string; setup: (ctx: unknown) => Promise<() => void> } };
+  // The plugin reads opencode's command line as it loads: the process it runs in, as the test says.
+  const argv = process.argv;
+  if (options.argv) process.argv = [argv[0] as string, argv[1] as string, ...options.argv];
+  const module = await (async () => {
+    try {
+      return (await import(`${join(repo, '.opencode', 'plugins', 'agent-bus.js')}?v=${Math.random()}`)) as { default: { id: string; setup: (ctx: unknown) => Promise<() => void> } };
+    } finally {
+      process.argv = argv;
+    }
+  })();
   assert.equal(module.default.id, 'agent-bus');
   const hooks = new Map<string, Handler>();
   const prompts: Prompted[] = [];
@@ -144,5 +153,25 @@ test('opencode 2: mail waiting at the end of a turn queues one follow-up prompt,
     assert.equal(h.prompts.length, 1);
   } finally {
     h.cleanup();
+  }
+}));
+
+test("a one-shot `opencode run` (the plugin in the run's own process, as 1.x runs it) queues no follow-up at its idle and takes no mail there; a `serve --stdio` started by no run does", withTempBus(async (bus) => {
+  const reason = { decision: 'block', reason: 'Pending messages from peers: handle them before stopping' };
+  for (const [argv, queued] of [[['run', '--format', 'json', 'do the task'], 0], [['serve', '--stdio', '--port', '0'], 1]] as const) {
+    const h = await harness(bus, { 'hook-stop': [JSON.stringify(reason)] }, { argv: [...argv] });
+    try {
+      h.events.push({ type: 'session.execution.started', data: { sessionID: 's-1' } });
+      h.events.push({ type: 'session.execution.succeeded', data: { sessionID: 's-1' } });
+      // A later event through the same stream: once the plugin has handled it, the idle above is done.
+      h.events.push({ type: 'session.deleted', data: { sessionID: 's-1' } });
+      await waitUntil(() => h.calls().some((call) => call.subcommand === 'hook-session-end'), 'the session end, after the idle', 10_000);
+      assert.equal(h.prompts.length, queued, `${argv.join(' ')}: ${JSON.stringify(h.prompts)}`);
+      const stops = h.calls().filter((call) => call.subcommand === 'hook-stop');
+      assert.equal(stops.length, queued, `${argv.join(' ')}: the stop hook looked only where a follow-up may come`);
+      assert.ok(stops.every((call) => call.args.includes('--peek')), 'nothing was taken at the idle');
+    } finally {
+      h.cleanup();
+    }
   }
 }));

@@ -55,6 +55,7 @@ export function opencodePluginSource(bin: string, channels: string, remote: stri
 // agent-bus for opencode: shows new mail and notices to the model and asks for a follow-up turn when mail waits.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 // The notice channels this repo's sessions receive (comma-separated; * for all; empty for global notices only),
 // unless opencode was started with AGENT_BUS_CHANNELS, which wins.
@@ -77,6 +78,22 @@ const IDLE_EVENTS = new Set(['session.execution.succeeded', 'session.execution.f
 
 // How long a session's first prompt waits for the bus's MCP tools (opencode 2 connects servers in the background).
 const TOOLS_WAIT_MS = 10000;
+
+// \`opencode run\` ends at its session's first idle and takes this plugin with it: 1.x runs the plugin in
+// the run's own process, 2.x in a \`serve --stdio\` child of the run. A turn queued there for mail could
+// start, take the mail into its request and be cut off before the request leaves, the mail marked
+// read and never seen; so a one-shot run's idle leaves the mail unread for the session's next prompt.
+// (A served session, the TUI and the shared service are not one-shot; where /proc cannot say, neither.)
+const commandOf = (args) => args.find((arg) => !arg.startsWith('-'));
+const parentArgs = () => {
+  try {
+    return readFileSync(\`/proc/\${process.ppid}/cmdline\`, 'utf8').split('\\0').slice(1);
+  } catch {
+    return [];
+  }
+};
+const ownCommand = commandOf(process.argv.slice(2));
+const ONE_SHOT_RUN = ownCommand === 'run' || (ownCommand === 'serve' && process.argv.includes('--stdio') && commandOf(parentArgs()) === 'run');
 
 // The bus's side of opencode's sessions, whichever plugin API runs it. \`host\`: how to reach opencode:
 // prompt(sessionID, text, delivery) starts or joins a turn, parentOf(sessionID) a session's parent,
@@ -246,6 +263,7 @@ const agentBus = (directory, host) => {
         busy.delete(sessionID);
         turnText.delete(sessionID);
         if (await host.parentOf(sessionID)) return; // A subagent's session: its parent handles mail.
+        if (ONE_SHOT_RUN) return; // The run ends here: its mail waits, unread, for the next prompt.
         const waiting = handover.get(sessionID);
         if (waiting) {
           handover.delete(sessionID);
