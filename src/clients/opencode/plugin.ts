@@ -76,7 +76,8 @@ const PRESENCE_EVENTS = {
 // person's Esc, or opencode ending) holds no stop and starts no watcher: nobody may be there to show mail to.
 const IDLE_EVENTS = new Set(['session.execution.succeeded', 'session.execution.failed']);
 
-// How long a session's first prompt waits for the bus's MCP tools (opencode 2 connects servers in the background).
+// How long a session's first prompt waits for the bus's MCP tools (opencode 2 connects servers in the
+// background) or, in opencode 1.x, for its MCP servers to connect.
 const TOOLS_WAIT_MS = 10000;
 
 // \`opencode run\` ends at its session's first idle and takes this plugin with it: 1.x runs the plugin in
@@ -97,10 +98,14 @@ const ONE_SHOT_RUN = ownCommand === 'run' || (ownCommand === 'serve' && process.
 
 // The bus's side of opencode's sessions, whichever plugin API runs it. \`host\`: how to reach opencode:
 // prompt(sessionID, text, delivery) starts or joins a turn, parentOf(sessionID) a session's parent,
-// steers: whether mail found while a turn runs can join it (opencode 2) or waits for its end (1.x).
+// steers: whether mail found while a turn runs can join it (opencode 2) or waits for its end (1.x),
+// ready() (where given) what a session's first hook waits for.
 const agentBus = (directory, host) => {
   const stuck = new Set();
-  const started = new Set();
+  // Each session's start hook, run once: a request that comes while it runs (opencode 1.x asks for a
+  // title beside the turn's first request) waits for it, so no hook of the session runs before the
+  // session is known to the bus.
+  const started = new Map();
   const turnStarting = new Set();
   const turnText = new Map();
   const beforeTool = new Map();
@@ -206,10 +211,13 @@ const agentBus = (directory, host) => {
       try {
         const turn = turnText.get(sessionID) ?? [];
         if (!started.has(sessionID)) {
-          started.add(sessionID);
-          const text = await run('hook-session-start', sessionID);
+          // The bus's MCP server first (opencode 1.x connects it at a turn's first tools, which a title
+          // request comes before): it takes the session's address, which the hooks then speak as.
+          const starting = (host.ready ? host.ready() : Promise.resolve()).then(() => run('hook-session-start', sessionID));
+          started.set(sessionID, starting);
+          const text = await starting;
           if (text) turn.push(text);
-        }
+        } else await started.get(sessionID);
         // A turn starts at the first request after a user message (or the first this plugin sees).
         if (turnStarting.has(sessionID) || !turnText.has(sessionID)) {
           turnStarting.delete(sessionID);
@@ -301,9 +309,27 @@ const agentBus = (directory, host) => {
 
 // opencode 1.x: a server plugin returning its hooks.
 const server = async ({ client, directory }) => {
+  let mcpReady = null;
   const bus = agentBus(directory, {
     steers: false,
-    prompt: (sessionID, text) => client.session.prompt({ path: { id: sessionID }, body: { parts: [{ type: 'text', text }] } }),
+    // Connects the MCP servers (the bus's among them) and waits for them, bounded.
+    ready: () =>
+      (mcpReady ??= new Promise((resolve) => {
+        const timer = setTimeout(resolve, TOOLS_WAIT_MS);
+        Promise.resolve()
+          .then(() => client.mcp.status())
+          .catch(() => {})
+          .finally(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+      })),
+    // Admitted, not answered: \`prompt\` would wait out the whole turn, whose own idle would then find
+    // the session still being checked, and start no watcher.
+    prompt: (sessionID, text) => {
+      const request = { path: { id: sessionID }, body: { parts: [{ type: 'text', text }] } };
+      return client.session.promptAsync ? client.session.promptAsync(request) : client.session.prompt(request);
+    },
     parentOf: async (sessionID) => {
       const session = await client.session.get({ path: { id: sessionID } });
       return session?.data?.parentID ?? session?.parentID ?? null;
