@@ -1,9 +1,11 @@
 /** The Pi extension's parts that need no Pi: its inbox socket, which takes the frames a session's server posts, and the files a Pi tool call writes. */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { openInboxSocket } from '../../src/clients/pi/inbox-socket.js';
 import { RunTracker } from '../../src/clients/pi/extension.js';
 import { postToSession } from '../../src/wake/session-socket.js';
@@ -59,4 +61,14 @@ test('runs settle once none is under way or started by the stop hook, and Pi is 
   runs.ended();
   assert.equal(await settledAfter(() => false), false, 'Pi is not idle yet');
   assert.equal(await settledAfter(() => true), true, 'all done');
+});
+
+test('the inbox socket\'s folder goes with a process that exits without closing it, as Pi in print mode may', () => {
+  const module = fileURLToPath(new URL('../../src/clients/pi/inbox-socket.ts', import.meta.url));
+  const script = `const { openInboxSocket } = await import(${JSON.stringify(module)}); const socket = await openInboxSocket(() => {}); console.log(socket.path); process.exit(0);`;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  const path = child.stdout.trim();
+  assert.match(path, /agent-bus-pi-[^/]+\/inbox\.sock$/);
+  assert.ok(!existsSync(join(path, '..')), `the folder ${join(path, '..')} is gone`);
 });

@@ -84,6 +84,10 @@ export async function openInboxSocket(deliver: (text: string) => void): Promise<
   server.on('error', () => undefined);
   // A wake is a courtesy: the socket never keeps the client's process alive.
   server.unref();
+  // Pi may quit before its shutdown handler's close has run (print mode exits at its run's end): the
+  // folder goes with the process however it ends, so no dead socket is left behind in the temp folder.
+  const removeFolder = (): void => rmSync(folder, { recursive: true, force: true });
+  process.once('exit', removeFolder);
   return {
     path,
     token,
@@ -91,7 +95,8 @@ export async function openInboxSocket(deliver: (text: string) => void): Promise<
       new Promise<void>((resolve) => {
         for (const connection of connections) connection.destroy();
         server.close(() => {
-          rmSync(folder, { recursive: true, force: true });
+          process.removeListener('exit', removeFolder);
+          removeFolder();
           resolve();
         });
       }),
